@@ -1,0 +1,51 @@
+# One command surface for people, CI and hooks alike.
+PYTHON ?= python3
+VENV ?= .venv
+BIN := $(VENV)/bin
+STAMP := $(VENV)/.installed
+BENCH_STAMP := $(VENV)/.bench-installed
+
+.PHONY: install lint format typecheck test test-fast test-reliability demo bench clean
+
+install: $(STAMP)
+
+$(STAMP): pyproject.toml
+	test -x $(BIN)/python || $(PYTHON) -m venv $(VENV)
+	$(BIN)/python -m pip install --quiet --upgrade pip
+	$(BIN)/python -m pip install --quiet -e '.[dev,all]'
+	touch $(STAMP)
+
+lint: install
+	$(BIN)/ruff check adk_runtime tests bench
+	$(BIN)/ruff format --check adk_runtime tests bench
+
+format: install
+	$(BIN)/ruff check --fix adk_runtime tests bench
+	$(BIN)/ruff format adk_runtime tests bench
+
+typecheck: install
+	$(BIN)/mypy adk_runtime
+
+# Everything: lint, type check and the whole suite on every backend.
+test: lint typecheck
+	$(BIN)/pytest
+
+# The suite without the server backends, for a machine with no PostgreSQL or Redis.
+test-fast: install
+	$(BIN)/pytest -m "not postgres and not redis"
+
+test-reliability: install
+	$(BIN)/pytest -m reliability --run-reliability
+
+demo: install
+	$(BIN)/python -m adk_runtime.demo
+
+$(BENCH_STAMP): $(STAMP)
+	$(BIN)/python -m pip install --quiet -e '.[dev,all,bench]'
+	touch $(BENCH_STAMP)
+
+bench: $(BENCH_STAMP)
+	$(BIN)/python -m bench
+
+clean:
+	rm -rf $(VENV) .pytest_cache .mypy_cache .ruff_cache .hypothesis

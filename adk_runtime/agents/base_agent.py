@@ -1,0 +1,155 @@
+"""BaseAgent: the unit the Runner drives; subclasses implement ``_run_async_impl``."""
+
+from __future__ import annotations
+
+from collections.abc import AsyncGenerator, Awaitable, Callable, Sequence
+from contextlib import aclosing
+from typing import Any, TypeAlias
+
+from google.genai import types
+from pydantic import BaseModel, ConfigDict, Field, field_validator
+
+from adk_runtime.agents import _callbacks
+from adk_runtime.agents.callback_context import CallbackContext
+from adk_runtime.agents.invocation_context import InvocationContext
+from adk_runtime.events import Event
+
+__all__ = ["AfterAgentCallback", "BaseAgent", "BeforeAgentCallback"]
+
+_AgentCallback: TypeAlias = Callable[
+    [CallbackContext], Awaitable[types.Content | None] | types.Content | None
+]
+BeforeAgentCallback: TypeAlias = _AgentCallback | Sequence[_AgentCallback]
+AfterAgentCallback: TypeAlias = _AgentCallback | Sequence[_AgentCallback]
+
+
+class BaseAgent(BaseModel):
+    """An agent: yields events for the Runner to commit.
+
+    Attributes:
+        name: A Python identifier, unique in the agent tree, and not ``"user"``.
+        description: What the agent does (other agents read it to decide on transfers).
+        parent_agent: Set when the agent is added as a sub-agent.
+        sub_agents: Child agents.
+        before_agent_callback: Called with ``callback_context`` before the agent runs. The
+            first one that returns a ``Content`` replaces the run: its content is yielded and
+            the invocation ends. State written by callbacks rides on the yielded event.
+        after_agent_callback: Called after the run; a returned ``Content`` is yielded as a
+            last event; state written rides on that event.
+    """
+
+    model_config = ConfigDict(extra="forbid", arbitrary_types_allowed=True)
+
+    name: str
+    description: str = ""
+    parent_agent: BaseAgent | None = Field(default=None, exclude=True, repr=False)
+    sub_agents: list[BaseAgent] = Field(default_factory=list)
+    before_agent_callback: BeforeAgentCallback | None = None
+    after_agent_callback: AfterAgentCallback | None = None
+
+    @field_validator("name")
+    @classmethod
+    def _check_name(cls, value: str) -> str:
+        if not value.isidentifier():
+            raise ValueError(f"Agent name {value!r} must be a Python identifier.")
+        if value == "user":
+            raise ValueError("Agent name 'user' is reserved for the end user's events.")
+        return value
+
+    def model_post_init(self, context: Any, /) -> None:
+        """Point each sub-agent at this agent as its parent."""
+        for sub_agent in self.sub_agents:
+            if sub_agent.parent_agent is not None and sub_agent.parent_agent is not self:
+                raise ValueError(
+                    f"Agent {sub_agent.name!r} already has parent "
+                    f"{sub_agent.parent_agent.name!r}; an agent can have only one parent."
+                )
+            sub_agent.parent_agent = self
+
+    @property
+    def root_agent(self) -> BaseAgent:
+        """The top of this agent's tree."""
+        agent = self
+        while agent.parent_agent is not None:
+            agent = agent.parent_agent
+        return agent
+
+    def find_agent(self, name: str) -> BaseAgent | None:
+        """Return this agent or the descendant called ``name``."""
+        if self.name == name:
+            return self
+        return self.find_sub_agent(name)
+
+    def find_sub_agent(self, name: str) -> BaseAgent | None:
+        """Return the descendant called ``name``."""
+        for sub_agent in self.sub_agents:
+            found = sub_agent.find_agent(name)
+            if found is not None:
+                return found
+        return None
+
+    def can_transfer_to_parent(self) -> bool:
+        """Whether a conversation handed to this agent may continue with it on the next turn.
+
+        Only LLM agents that allow transfer back to their parent answer True; see
+        ``Runner`` for how the next turn's agent is chosen.
+        """
+        return False
+
+    async def run_async(self, parent_context: InvocationContext) -> AsyncGenerator[Event, None]:
+        """Run the agent: before callbacks, ``_run_async_impl``, after callbacks.
+
+        Yields:
+            The events of the run, for the Runner to commit.
+        """
+        ctx = self._create_invocation_context(parent_context)
+        event = await self._handle_agent_callbacks(ctx, self.before_agent_callback, before=True)
+        if event is not None:
+            yield event
+        if _ended(ctx):
+            return
+        async with aclosing(self._run_async_impl(ctx)) as events:
+            async for event in events:
+                yield event
+        if _ended(ctx):
+            return
+        event = await self._handle_agent_callbacks(ctx, self.after_agent_callback, before=False)
+        if event is not None:
+            yield event
+
+    def _run_async_impl(self, ctx: InvocationContext) -> AsyncGenerator[Event, None]:
+        """Produce the agent's events; subclasses implement this as an async generator."""
+        raise NotImplementedError(f"{type(self).__name__} must implement _run_async_impl.")
+
+    def _create_invocation_context(self, parent_context: InvocationContext) -> InvocationContext:
+        return parent_context.model_copy(update={"agent": self})
+
+    async def _handle_agent_callbacks(
+        self,
+        ctx: InvocationContext,
+        callbacks: BeforeAgentCallback | None,
+        *,
+        before: bool,
+    ) -> Event | None:
+        callback_context = CallbackContext(ctx)
+        content: types.Content | None = None
+        for callback in _callbacks.as_list(callbacks):
+            content = await _callbacks.invoke(callback, callback_context=callback_context)
+            if content is not None:
+                break
+        if content is None and not callback_context.state.has_delta():
+            return None
+        if content is not None and before:
+            ctx.end_invocation = True
+        return Event(
+            invocation_id=ctx.invocation_id,
+            author=self.name,
+            branch=ctx.branch,
+            content=content,
+            actions=callback_context.actions,
+        )
+
+
+def _ended(ctx: InvocationContext) -> bool:
+    """Read ``end_invocation`` afresh (agents and callbacks set it while we wait)."""
+    return ctx.end_invocation

@@ -1,0 +1,84 @@
+"""InvocationContext: everything one ``Runner.run_async`` call shares between its agents."""
+
+from __future__ import annotations
+
+import uuid
+from typing import TYPE_CHECKING, Any
+
+from google.genai import types
+from pydantic import BaseModel, ConfigDict, Field, PrivateAttr
+
+from adk_runtime.agents.run_config import RunConfig
+from adk_runtime.errors import AdkRuntimeError
+from adk_runtime.sessions.base import BaseSessionService
+from adk_runtime.sessions.session import Session
+
+if TYPE_CHECKING:
+    from adk_runtime.agents.base_agent import BaseAgent
+
+__all__ = ["InvocationContext", "LlmCallsLimitExceededError", "new_invocation_context_id"]
+
+
+class LlmCallsLimitExceededError(AdkRuntimeError):
+    """The invocation made more model calls than ``RunConfig.max_llm_calls`` allows."""
+
+
+def new_invocation_context_id() -> str:
+    """Return a new invocation id (``"e-"`` and a uuid4)."""
+    return "e-" + str(uuid.uuid4())
+
+
+class InvocationContext(BaseModel):
+    """The state of one invocation: its session, services, agent and settings.
+
+    Attributes:
+        invocation_id: ``"e-"`` + uuid4 unless the caller chose one.
+        session: The session being run; its ``state`` includes dirty writes and ``temp:`` keys.
+        agent: The agent currently running.
+        session_service: Where events are committed.
+        artifact_service: Where artifacts are saved, if configured.
+        memory_service: Where memories are searched, if configured.
+        user_content: The user message that started the invocation.
+        branch: ``parent.child`` path isolating parallel sub-agents' histories.
+        end_invocation: Set to stop the invocation after the current step.
+        run_config: The settings of this invocation.
+    """
+
+    model_config = ConfigDict(extra="forbid", arbitrary_types_allowed=True)
+
+    invocation_id: str
+    session: Session
+    agent: BaseAgent
+    session_service: BaseSessionService
+    artifact_service: Any | None = None
+    memory_service: Any | None = None
+    user_content: types.Content | None = None
+    branch: str | None = None
+    end_invocation: bool = False
+    run_config: RunConfig = Field(default_factory=RunConfig)
+
+    _llm_call_count: int = PrivateAttr(default=0)
+
+    @property
+    def app_name(self) -> str:
+        """The session's app name."""
+        return self.session.app_name
+
+    @property
+    def user_id(self) -> str:
+        """The session's user id."""
+        return self.session.user_id
+
+    def increment_llm_call_count(self) -> None:
+        """Count one model call.
+
+        Raises:
+            LlmCallsLimitExceededError: The count passed ``run_config.max_llm_calls``.
+        """
+        self._llm_call_count += 1
+        limit = self.run_config.max_llm_calls
+        if limit > 0 and self._llm_call_count > limit:
+            raise LlmCallsLimitExceededError(
+                f"The invocation exceeded max_llm_calls={limit}; raise RunConfig.max_llm_calls "
+                "if the agent needs more model calls."
+            )

@@ -1,0 +1,48 @@
+"""ReadonlyContext: what instructions and callbacks may read about an invocation."""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from types import MappingProxyType
+from typing import TYPE_CHECKING, Any
+
+from google.genai import types
+
+if TYPE_CHECKING:
+    from adk_runtime.agents.invocation_context import InvocationContext
+    from adk_runtime.sessions.session import Session
+
+__all__ = ["ReadonlyContext"]
+
+
+class ReadonlyContext:
+    """A read-only view of the running invocation."""
+
+    def __init__(self, invocation_context: InvocationContext) -> None:
+        """Wrap ``invocation_context``."""
+        self._invocation_context = invocation_context
+
+    @property
+    def user_content(self) -> types.Content | None:
+        """The user message that started the invocation."""
+        return self._invocation_context.user_content
+
+    @property
+    def invocation_id(self) -> str:
+        """The id of the running invocation."""
+        return self._invocation_context.invocation_id
+
+    @property
+    def agent_name(self) -> str:
+        """The name of the running agent."""
+        return self._invocation_context.agent.name
+
+    @property
+    def session(self) -> Session:
+        """The session of the invocation."""
+        return self._invocation_context.session
+
+    @property
+    def state(self) -> Mapping[str, Any]:
+        """The session state (merged, including dirty writes of this invocation), read-only."""
+        return MappingProxyType(self._invocation_context.session.state)

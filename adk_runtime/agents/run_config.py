@@ -1,0 +1,46 @@
+"""RunConfig: per-invocation settings."""
+
+from __future__ import annotations
+
+import enum
+from typing import Any
+
+from google.genai import types
+from pydantic import BaseModel, ConfigDict, Field
+
+from adk_runtime.sessions.base import GetSessionConfig
+
+__all__ = ["RunConfig", "StreamingMode"]
+
+
+class StreamingMode(str, enum.Enum):
+    """How model output reaches the caller."""
+
+    NONE = "none"
+    SSE = "sse"
+    BIDI = "bidi"
+
+
+class RunConfig(BaseModel):
+    """Settings for one ``Runner.run_async`` call.
+
+    Attributes:
+        streaming_mode: ``SSE`` yields the model's chunks as partial events as they arrive.
+        max_llm_calls: Upper bound of model calls in one invocation (<= 0 means no bound).
+        response_modalities: Requested output modalities.
+        speech_config: Speech settings for audio output.
+        save_input_blobs_as_artifacts: Save inline data of the user message as artifacts.
+        custom_metadata: Free-form metadata for the invocation.
+        get_session_config: Which events the Runner loads with the session (default: all).
+    """
+
+    model_config = ConfigDict(extra="forbid", arbitrary_types_allowed=True)
+
+    streaming_mode: StreamingMode = StreamingMode.NONE
+    max_llm_calls: int = 500
+    response_modalities: list[str] | None = None
+    speech_config: types.SpeechConfig | None = None
+    save_input_blobs_as_artifacts: bool = False
+    custom_metadata: dict[str, Any] | None = None
+    get_session_config: GetSessionConfig | None = None
+    support_cfc: bool = Field(default=False, description="Compositional function calling.")

@@ -1,0 +1,101 @@
+"""Typed errors of adk_runtime.
+
+Every error the runtime raises on purpose derives from :class:`AdkRuntimeError`. Errors that
+google-adk raises as ``ValueError`` (a missing session, a stale session, bad input) derive from
+``ValueError`` too, so code written against google-adk keeps catching them.
+
+Messages say what happened and what to do. They never contain a password or a full payload:
+URLs pass through :func:`redact_url` before they reach a message or a log line.
+"""
+
+from __future__ import annotations
+
+import re
+
+__all__ = [
+    "AdkRuntimeError",
+    "AlreadyExistsError",
+    "BackendUnavailableError",
+    "ConfigurationError",
+    "InputValidationError",
+    "SerializationError",
+    "SessionNotFoundError",
+    "StaleSessionError",
+    "redact_url",
+]
+
+STALE_SESSION_MESSAGE = (
+    "The session has been modified in storage since it was loaded. "
+    "Please reload the session before appending more events."
+)
+
+
+class AdkRuntimeError(Exception):
+    """Root of every error adk_runtime raises on purpose."""
+
+
+class SessionNotFoundError(AdkRuntimeError, ValueError):
+    """The session does not exist under this (app_name, user_id, session_id)."""
+
+
+class AlreadyExistsError(AdkRuntimeError):
+    """A session with this (app_name, user_id, session_id) already exists."""
+
+
+class StaleSessionError(AdkRuntimeError, ValueError):
+    """The session changed in storage after the caller loaded it; nothing was written."""
+
+    def __init__(self, message: str = STALE_SESSION_MESSAGE) -> None:
+        super().__init__(message)
+
+
+class SerializationError(AdkRuntimeError, ValueError):
+    """A value cannot be stored as JSON; ``path`` names where it sits (e.g. ``state['a']``)."""
+
+    def __init__(self, path: str, reason: str) -> None:
+        self.path = path
+        self.reason = reason
+        super().__init__(f"Cannot store the value at {path}: {reason}. Nothing was written.")
+
+
+class InputValidationError(AdkRuntimeError, ValueError):
+    """An argument is malformed (an id that is empty, too long or has control characters...)."""
+
+
+class ConfigurationError(AdkRuntimeError):
+    """The runtime is configured wrongly (unknown URL, schema behind, missing extra...)."""
+
+
+class BackendUnavailableError(AdkRuntimeError, ConnectionError):
+    """The storage backend could not be reached or dropped the connection mid-call.
+
+    The operation did not complete. For an append, the store is consistent: the event is
+    either fully stored or not at all; retrying the same event is safe (appends are idempotent
+    by event id).
+    """
+
+
+_USERINFO = re.compile(r"^(?P<scheme>[A-Za-z][A-Za-z0-9+.\-]*://)(?P<userinfo>[^@/?#]*)@")
+_QUERY_SECRET = re.compile(r"(?i)([?&](?:password|pass|pwd|secret|token|api_key)=)[^&#]*")
+
+
+def redact_url(url: str) -> str:
+    """Return ``url`` with any password (and secret query parameters) replaced by ``***``.
+
+    Args:
+        url: A database or Redis URL, possibly with credentials.
+
+    Returns:
+        The URL safe to show in a message or a log line.
+    """
+    text = str(url)
+
+    def _userinfo(match: re.Match[str]) -> str:
+        userinfo = match.group("userinfo")
+        if ":" in userinfo:
+            user = userinfo.split(":", 1)[0]
+            userinfo = f"{user}:***"
+        return f"{match.group('scheme')}{userinfo}@"
+
+    text = _USERINFO.sub(_userinfo, text, count=1)
+    return _QUERY_SECRET.sub(r"\1***", text)

@@ -1,0 +1,37 @@
+"""Pydantic field types for free-form (``Any``-valued) event fields.
+
+In JSON mode they go through :mod:`adk_runtime.codec`, so bytes, datetimes and awkward floats
+round-trip exactly. Validation decodes only input that came from storage (JSON text, or a
+dict parsed from it and validated with :data:`STORED`), never a value a user built in Python.
+"""
+
+from __future__ import annotations
+
+from typing import Annotated, Any
+
+from pydantic import BeforeValidator, PlainSerializer, ValidationInfo
+
+from adk_runtime import codec
+
+STORED: dict[str, bool] = {"adk_runtime_stored": True}
+"""Validation context for a dict that was parsed from stored JSON."""
+
+
+def _serialize(value: Any) -> Any:
+    return codec.encode_value(value)
+
+
+def _validate(value: Any, info: ValidationInfo) -> Any:
+    if value is None:
+        return None
+    if info.mode == "json" or (info.context is not None and info.context.get("adk_runtime_stored")):
+        return codec.decode_value(value)
+    return value
+
+
+JsonDict = Annotated[
+    dict[str, Any],
+    PlainSerializer(_serialize, when_used="json"),
+    BeforeValidator(_validate),
+]
+"""A ``dict[str, Any]`` whose values are stored through the shared codec."""

@@ -1,0 +1,151 @@
+"""Event: one step of a conversation, as the Runner commits and yields it."""
+
+from __future__ import annotations
+
+import re
+import time
+import uuid
+from typing import Any
+
+from google.genai import types
+from pydantic import BaseModel, ConfigDict, Field, alias_generators
+from pydantic_core import PydanticSerializationError
+
+from adk_runtime import codec
+from adk_runtime.errors import SerializationError
+from adk_runtime.events._json_fields import STORED, JsonDict
+from adk_runtime.events.event_actions import EventActions
+
+__all__ = ["Event", "event_from_json", "event_to_json"]
+
+
+class Event(BaseModel):
+    """An event in a session, with google-adk's field names and meaning.
+
+    ``id`` is a fresh uuid4 string and ``timestamp`` the creation time in float seconds,
+    unless given. Events are ordered by when they were committed, never by timestamp.
+
+    Attributes:
+        invocation_id: The invocation this event belongs to.
+        author: ``"user"`` or the name of the agent that produced the event.
+        content: The message (a google-genai ``Content``).
+        actions: The side effects committed with the event.
+        partial: A streaming chunk: yielded, never stored, its actions never applied.
+        branch: ``agent_1.agent_2`` path of the agent that produced it, for isolation.
+        long_running_tool_ids: Function-call ids of long-running tools still pending.
+    """
+
+    model_config = ConfigDict(
+        extra="forbid",
+        alias_generator=alias_generators.to_camel,
+        populate_by_name=True,
+        ser_json_bytes="base64",
+        val_json_bytes="base64",
+        arbitrary_types_allowed=True,
+    )
+
+    model_version: str | None = None
+    content: types.Content | None = None
+    grounding_metadata: types.GroundingMetadata | None = None
+    citation_metadata: types.CitationMetadata | None = None
+    usage_metadata: types.GenerateContentResponseUsageMetadata | None = None
+    finish_reason: types.FinishReason | None = None
+    avg_logprobs: float | None = None
+    input_transcription: types.Transcription | None = None
+    output_transcription: types.Transcription | None = None
+    partial: bool | None = None
+    turn_complete: bool | None = None
+    error_code: str | None = None
+    error_message: str | None = None
+    interrupted: bool | None = None
+    custom_metadata: JsonDict | None = None
+
+    invocation_id: str = ""
+    author: str = ""
+    actions: EventActions = Field(default_factory=EventActions)
+    long_running_tool_ids: set[str] | None = None
+    branch: str | None = None
+    id: str = Field(default_factory=lambda: Event.new_id())
+    timestamp: float = Field(default_factory=time.time)
+
+    @staticmethod
+    def new_id() -> str:
+        """Return a new random event id (a uuid4 string)."""
+        return str(uuid.uuid4())
+
+    def get_function_calls(self) -> list[types.FunctionCall]:
+        """Return the function calls in this event's content, in order."""
+        if self.content is None or not self.content.parts:
+            return []
+        return [part.function_call for part in self.content.parts if part.function_call]
+
+    def get_function_responses(self) -> list[types.FunctionResponse]:
+        """Return the function responses in this event's content, in order."""
+        if self.content is None or not self.content.parts:
+            return []
+        return [part.function_response for part in self.content.parts if part.function_response]
+
+    def has_trailing_code_execution_result(self) -> bool:
+        """Return True when the last part of the content is a code execution result."""
+        if self.content is None or not self.content.parts:
+            return False
+        return self.content.parts[-1].code_execution_result is not None
+
+    def is_final_response(self) -> bool:
+        """Return True when this event is the agent's final answer for the turn.
+
+        As in google-adk: an event that skips summarization or carries long-running tool ids
+        is final; otherwise it is final when it is complete (not partial) and holds no
+        function call, no function response and no trailing code execution result.
+        """
+        if self.actions.skip_summarization or self.long_running_tool_ids:
+            return True
+        return (
+            not self.get_function_calls()
+            and not self.get_function_responses()
+            and not self.partial
+            and not self.has_trailing_code_execution_result()
+        )
+
+
+# A NUL in any string shows up as an unescaped-backslash "\u0000" in the JSON text.
+_NUL_ESCAPE = re.compile(r"(?<!\\)(?:\\\\)*\\u0000")
+
+
+def event_to_json(event: Event) -> str:
+    """Serialize an event for storage (camelCase, no nulls, the shared codec for free values).
+
+    Raises:
+        SerializationError: A value cannot be stored; the error names its key path, e.g.
+            ``state_delta['bad']['inner']``.
+    """
+    try:
+        text = event.model_dump_json(by_alias=True, exclude_none=True)
+    except PydanticSerializationError:
+        _raise_with_path(event)
+        raise SerializationError("event", "the event cannot be serialized") from None
+    if "\\u0000" in text and _NUL_ESCAPE.search(text):
+        raise SerializationError(
+            "event.content", "strings must not contain NUL characters (PostgreSQL rejects them)"
+        )
+    return text
+
+
+def _raise_with_path(event: Event) -> None:
+    """Re-run the codec on the free-form fields to raise an error that names the key path."""
+    fields: dict[str, Any] = {
+        "state_delta": event.actions.state_delta,
+        "requested_auth_configs": event.actions.requested_auth_configs,
+        "agent_state": event.actions.agent_state,
+        "custom_metadata": event.custom_metadata,
+    }
+    for name, value in fields.items():
+        if value is not None:
+            codec.encode_value(value, name)
+
+
+def event_from_json(data: str | bytes | dict[str, Any]) -> Event:
+    """Rebuild an event from :func:`event_to_json` output (text or an already-parsed dict)."""
+    if isinstance(data, dict):
+        return Event.model_validate(data, context=STORED)
+    return Event.model_validate_json(data)

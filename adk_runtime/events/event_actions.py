@@ -1,0 +1,69 @@
+"""EventActions: the side effects an event carries (state changes, artifacts, control flow)."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from pydantic import BaseModel, ConfigDict, Field, alias_generators
+
+from adk_runtime.events._json_fields import JsonDict
+
+__all__ = ["EventActions"]
+
+
+class EventActions(BaseModel):
+    """The actions attached to an event, with google-adk's field names and meaning.
+
+    Attributes:
+        state_delta: State changes committed together with the event. Keys may carry the
+            ``app:``, ``user:`` or ``temp:`` prefix; ``temp:`` keys are never stored.
+        artifact_delta: Artifact filename to the version saved by this step.
+        transfer_to_agent: Name of the agent to hand the conversation to.
+        escalate: Ask the enclosing workflow (e.g. a ``LoopAgent``) to stop.
+        skip_summarization: Do not ask the model to summarize a function response.
+        requested_auth_configs: Function-call id to the auth configuration it needs.
+        end_of_agent: The authoring agent finished its run.
+        agent_state: Resumable state of the authoring agent.
+    """
+
+    model_config = ConfigDict(
+        extra="forbid",
+        alias_generator=alias_generators.to_camel,
+        populate_by_name=True,
+        ser_json_bytes="base64",
+        val_json_bytes="base64",
+    )
+
+    skip_summarization: bool | None = None
+    state_delta: JsonDict = Field(default_factory=dict)
+    artifact_delta: dict[str, int] = Field(default_factory=dict)
+    transfer_to_agent: str | None = None
+    escalate: bool | None = None
+    requested_auth_configs: JsonDict = Field(default_factory=dict)
+    end_of_agent: bool | None = None
+    agent_state: JsonDict | None = None
+
+    def is_empty(self) -> bool:
+        """Return True when the actions carry nothing (no delta, no control flow)."""
+        return not (
+            self.state_delta
+            or self.artifact_delta
+            or self.transfer_to_agent
+            or self.escalate
+            or self.skip_summarization
+            or self.requested_auth_configs
+            or self.end_of_agent
+            or self.agent_state
+        )
+
+    def merge(self, other: EventActions) -> None:
+        """Fold ``other`` into these actions (later values win), in place."""
+        self.state_delta.update(other.state_delta)
+        self.artifact_delta.update(other.artifact_delta)
+        self.requested_auth_configs.update(other.requested_auth_configs)
+        for name in ("skip_summarization", "transfer_to_agent", "escalate", "end_of_agent"):
+            value: Any = getattr(other, name)
+            if value is not None:
+                setattr(self, name, value)
+        if other.agent_state is not None:
+            self.agent_state = other.agent_state

@@ -1,0 +1,333 @@
+"""The Runner: load the session, then for every event the agent yields — commit, yield, resume.
+
+``run_async`` drives one invocation (DESIGN §2):
+
+1. load the session (missing → ``SessionNotFoundError``, unless ``auto_create_session``);
+2. commit the user event (author ``"user"``, carrying the caller's ``state_delta``), not yielded;
+3. pick the agent to run (the agent the conversation was transferred to, else the root);
+4. for each event the agent yields: commit it unless it is partial, yield it upstream, and only
+   then let the agent resume, so after its ``yield`` the agent sees committed state and storage
+   already holds the event.
+
+If the agent raises, what was committed stays, nothing of the failed step is stored, and the
+exception reaches the caller. Two invocations on one session never interleave: in one process
+the later one fails at once with :class:`SessionBusyError` (a ``StaleSessionError``) before
+writing anything; across processes the revision check makes the slower writer fail with
+``StaleSessionError``.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import queue
+import threading
+import weakref
+from collections.abc import AsyncGenerator, Generator, Iterator
+from contextlib import aclosing
+from typing import Any
+
+from google.genai import types
+
+from adk_runtime.agents.base_agent import BaseAgent
+from adk_runtime.agents.invocation_context import InvocationContext, new_invocation_context_id
+from adk_runtime.agents.run_config import RunConfig
+from adk_runtime.errors import SessionNotFoundError, StaleSessionError
+from adk_runtime.events import Event, EventActions
+from adk_runtime.sessions._validation import validate_id, validate_session_key
+from adk_runtime.sessions.base import BaseSessionService
+from adk_runtime.sessions.memory import InMemorySessionService
+from adk_runtime.sessions.session import Session
+from adk_runtime.sessions.state import State
+
+__all__ = ["InMemoryRunner", "Runner", "SessionBusyError"]
+
+_SessionKey = tuple[str, str, str]
+# Invocations in flight, per session service, so that two Runners sharing a service agree.
+_ACTIVE: weakref.WeakKeyDictionary[BaseSessionService, set[_SessionKey]] = (
+    weakref.WeakKeyDictionary()
+)
+_ACTIVE_LOCK = threading.Lock()
+
+
+class SessionBusyError(StaleSessionError):
+    """Another invocation is running on this session in this process; nothing was written."""
+
+    def __init__(self, session_id: str) -> None:
+        super().__init__(
+            f"Another invocation is already running on session {session_id!r}. Wait for it to "
+            "finish (or close its event stream), then send the message again."
+        )
+
+
+class Runner:
+    """Runs an agent on sessions stored by a session service."""
+
+    def __init__(
+        self,
+        *,
+        app_name: str,
+        agent: BaseAgent,
+        session_service: BaseSessionService,
+        artifact_service: Any | None = None,
+        memory_service: Any | None = None,
+        auto_create_session: bool = False,
+    ) -> None:
+        """Create a runner.
+
+        Args:
+            app_name: The application's name; it keys every session.
+            agent: The root agent.
+            session_service: Where sessions and events are stored.
+            artifact_service: Where artifacts are stored, if the agents use them.
+            memory_service: Where memories are searched, if the agents use them.
+            auto_create_session: Create a missing session instead of raising
+                ``SessionNotFoundError``.
+        """
+        self.app_name = validate_id(app_name, "app_name")
+        self.agent = agent
+        self.session_service = session_service
+        self.artifact_service = artifact_service
+        self.memory_service = memory_service
+        self.auto_create_session = auto_create_session
+
+    async def run_async(
+        self,
+        *,
+        user_id: str,
+        session_id: str,
+        new_message: types.Content | None = None,
+        state_delta: dict[str, Any] | None = None,
+        run_config: RunConfig | None = None,
+        invocation_id: str | None = None,
+    ) -> AsyncGenerator[Event, None]:
+        """Run one invocation and yield its events as they are committed.
+
+        Args:
+            user_id: The user.
+            session_id: The session to run on.
+            new_message: The user's message, committed as the invocation's first event.
+            state_delta: State changes committed with the user's message.
+            run_config: Settings of this invocation.
+            invocation_id: Reuse an id (e.g. to resume a paused invocation).
+
+        Yields:
+            Each event the agent produces: partial ones at once, the others once committed.
+
+        Raises:
+            SessionNotFoundError: The session does not exist (and auto-creation is off).
+            SessionBusyError: Another invocation is running on this session in this process.
+            StaleSessionError: Another process wrote to the session during the invocation.
+        """
+        validate_session_key(self.app_name, user_id, session_id)
+        if invocation_id is not None:
+            validate_id(invocation_id, "invocation_id")
+        run_config = run_config or RunConfig()
+        with self._claim((self.app_name, user_id, session_id)):
+            session = await self._load_session(user_id, session_id, run_config)
+            ctx = InvocationContext(
+                invocation_id=invocation_id or new_invocation_context_id(),
+                session=session,
+                agent=self.agent,
+                session_service=self.session_service,
+                artifact_service=self.artifact_service,
+                memory_service=self.memory_service,
+                user_content=new_message,
+                run_config=run_config,
+            )
+            if new_message is not None or state_delta:
+                await self._append_user_event(ctx, new_message, state_delta)
+            ctx.agent = self._find_agent_to_run(session)
+            async with aclosing(ctx.agent.run_async(ctx)) as events:
+                async for event in events:
+                    if event.partial:
+                        yield _without_temp(event)
+                        continue
+                    committed = await self.session_service.append_event(session, event)
+                    yield committed
+
+    def run(
+        self,
+        *,
+        user_id: str,
+        session_id: str,
+        new_message: types.Content | None = None,
+        state_delta: dict[str, Any] | None = None,
+        run_config: RunConfig | None = None,
+    ) -> Generator[Event, None, None]:
+        """Synchronous ``run_async``: the loop runs in a background thread.
+
+        The agent resumes only when the caller asks for the next event, as with
+        ``run_async``. An exception of the run is re-raised here; closing the generator early
+        cancels the run (what was committed stays).
+        """
+        stream = _ThreadedRun(
+            self.run_async(
+                user_id=user_id,
+                session_id=session_id,
+                new_message=new_message,
+                state_delta=state_delta,
+                run_config=run_config,
+            )
+        )
+        try:
+            yield from stream
+        finally:
+            stream.close()
+
+    async def _load_session(self, user_id: str, session_id: str, run_config: RunConfig) -> Session:
+        session = await self.session_service.get_session(
+            app_name=self.app_name,
+            user_id=user_id,
+            session_id=session_id,
+            config=run_config.get_session_config,
+        )
+        if session is not None:
+            return session
+        if not self.auto_create_session:
+            raise SessionNotFoundError(
+                f"Session {session_id!r} of user {user_id!r} in app {self.app_name!r} does not "
+                "exist. Create it first, or build the Runner with auto_create_session=True."
+            )
+        return await self.session_service.create_session(
+            app_name=self.app_name, user_id=user_id, session_id=session_id
+        )
+
+    async def _append_user_event(
+        self,
+        ctx: InvocationContext,
+        new_message: types.Content | None,
+        state_delta: dict[str, Any] | None,
+    ) -> None:
+        event = Event(
+            invocation_id=ctx.invocation_id,
+            author="user",
+            content=new_message,
+            actions=EventActions(state_delta=dict(state_delta or {})),
+        )
+        await self.session_service.append_event(ctx.session, event)
+
+    def _find_agent_to_run(self, session: Session) -> BaseAgent:
+        """Pick the agent that continues the conversation.
+
+        The author of the most recent agent event decides: the root agent, or a sub-agent the
+        conversation was transferred to, if it (and every agent above it) may transfer back
+        to its parent. Otherwise the root agent runs.
+        """
+        root = self.agent
+        for event in reversed(session.events):
+            if event.author == "user":
+                continue
+            if event.author == root.name:
+                return root
+            agent = root.find_sub_agent(event.author)
+            if agent is not None and _transferable_across_tree(agent):
+                return agent
+        return root
+
+    @contextlib.contextmanager
+    def _claim(self, key: _SessionKey) -> Iterator[None]:
+        with _ACTIVE_LOCK:
+            active = _ACTIVE.setdefault(self.session_service, set())
+            if key in active:
+                raise SessionBusyError(key[2])
+            active.add(key)
+        try:
+            yield
+        finally:
+            with _ACTIVE_LOCK:
+                active.discard(key)
+
+
+class InMemoryRunner(Runner):
+    """A Runner on an :class:`InMemorySessionService`, for tests and experiments."""
+
+    def __init__(self, agent: BaseAgent, *, app_name: str = "InMemoryRunner") -> None:
+        """Create a runner with fresh in-memory services."""
+        super().__init__(
+            app_name=app_name,
+            agent=agent,
+            session_service=InMemorySessionService(),
+        )
+
+
+def _transferable_across_tree(agent: BaseAgent) -> bool:
+    current: BaseAgent | None = agent
+    while current is not None:
+        if not current.can_transfer_to_parent():
+            return False
+        current = current.parent_agent
+    return True
+
+
+def _without_temp(event: Event) -> Event:
+    delta = event.actions.state_delta
+    if not any(key.startswith(State.TEMP_PREFIX) for key in delta):
+        return event
+    kept = {k: v for k, v in delta.items() if not k.startswith(State.TEMP_PREFIX)}
+    actions = event.actions.model_copy(update={"state_delta": kept})
+    return event.model_copy(update={"actions": actions})
+
+
+class _Done:
+    pass
+
+
+class _ThreadedRun:
+    """Drives an async generator on a private loop in a thread, one item per request."""
+
+    def __init__(self, agen: AsyncGenerator[Event, None]) -> None:
+        self._agen = agen
+        self._out: queue.Queue[Event | BaseException | _Done] = queue.Queue()
+        self._ready = threading.Event()
+        self._loop: asyncio.AbstractEventLoop | None = None
+        self._demand: asyncio.Queue[None] | None = None
+        self._task: asyncio.Task[None] | None = None
+        self._finished = False
+        self._thread = threading.Thread(target=self._thread_main, name="adk-runner", daemon=True)
+        self._thread.start()
+        self._ready.wait()
+
+    def _thread_main(self) -> None:
+        asyncio.run(self._main())
+
+    async def _main(self) -> None:
+        self._loop = asyncio.get_running_loop()
+        self._demand = asyncio.Queue()
+        self._task = asyncio.current_task()
+        self._ready.set()
+        try:
+            async with aclosing(self._agen) as events:
+                while True:
+                    await self._demand.get()
+                    try:
+                        event = await events.__anext__()
+                    except StopAsyncIteration:
+                        break
+                    self._out.put(event)
+        except asyncio.CancelledError:
+            pass
+        except BaseException as exc:  # re-raised in the caller's thread
+            self._out.put(exc)
+            return
+        self._out.put(_Done())
+
+    def __iter__(self) -> Iterator[Event]:
+        assert self._loop is not None
+        assert self._demand is not None
+        while True:
+            self._loop.call_soon_threadsafe(self._demand.put_nowait, None)
+            item = self._out.get()
+            if isinstance(item, _Done):
+                self._finished = True
+                return
+            if isinstance(item, BaseException):
+                self._finished = True
+                raise item
+            yield item
+
+    def close(self) -> None:
+        if not self._finished and self._loop is not None and self._task is not None:
+            with contextlib.suppress(RuntimeError):
+                self._loop.call_soon_threadsafe(self._task.cancel)
+        self._thread.join()

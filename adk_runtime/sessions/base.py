@@ -1,0 +1,306 @@
+"""The SessionService contract every backend implements (DESIGN §4).
+
+Guarantees, on every backend:
+
+1. **Atomic append.** The event, the session/app/user state changes and the revision bump
+   commit together or not at all.
+2. **Revisions, not clocks.** Each session has an integer ``revision``, bumped by every
+   append; each event gets the next gapless per-session sequence number (equal to the
+   revision it produced). History order is commit order, whatever the timestamps.
+3. **Stale writers fail closed.** An append from a session object loaded at an older revision
+   raises :class:`~adk_runtime.errors.StaleSessionError` and writes nothing, also between
+   processes sharing one database or Redis server.
+4. **Idempotent append.** Re-appending an event whose id is already stored in the session
+   returns the stored event and changes nothing in storage (a retry after a lost
+   acknowledgement). If that event is the one right after the caller's revision, the caller's
+   session object is brought up to date as if the first attempt had been acknowledged.
+5. **Cheap reads.** ``get_session`` with ``GetSessionConfig(num_recent_events=k)`` costs O(k);
+   state is stored materialized. ``list_sessions`` never returns events and is paginated.
+6. **Typed errors** from :mod:`adk_runtime.errors`; bad input is rejected before anything is
+   written; values are stored as JSON through :mod:`adk_runtime.codec` (never pickle).
+7. **Isolation.** ``(app_name, user_id, session_id)`` is the key.
+8. **Delete** removes the session and its events together; app and user state stay.
+
+Backends implement the abstract methods below; :meth:`BaseSessionService.append_event` is
+shared: it validates and serializes the event, strips ``temp:`` keys, calls the backend's
+:meth:`BaseSessionService._append_event` (one atomic commit), then updates the caller's
+session object.
+"""
+
+from __future__ import annotations
+
+import abc
+import base64
+import binascii
+import dataclasses
+import json
+from types import TracebackType
+from typing import Any
+
+from pydantic import BaseModel, ConfigDict, Field, alias_generators
+
+from adk_runtime import codec
+from adk_runtime.errors import InputValidationError
+from adk_runtime.events import Event, event_to_json
+from adk_runtime.sessions._validation import validate_id, validate_optional_text
+from adk_runtime.sessions.session import Session
+from adk_runtime.sessions.state import split_state_delta
+
+__all__ = [
+    "AppendResult",
+    "BaseSessionService",
+    "GetSessionConfig",
+    "ListSessionsResponse",
+    "PreparedAppend",
+]
+
+MAX_PAGE_SIZE = 1000
+
+
+class GetSessionConfig(BaseModel):
+    """Which events ``get_session`` loads.
+
+    Attributes:
+        num_recent_events: Load only the last k events (0 loads none).
+        after_timestamp: Load only events whose timestamp is >= this value.
+    """
+
+    model_config = ConfigDict(alias_generator=alias_generators.to_camel, populate_by_name=True)
+
+    num_recent_events: int | None = Field(default=None, ge=0)
+    after_timestamp: float | None = None
+
+
+class ListSessionsResponse(BaseModel):
+    """A page of sessions (without events) and the token of the next page, if any."""
+
+    model_config = ConfigDict(alias_generator=alias_generators.to_camel, populate_by_name=True)
+
+    sessions: list[Session] = Field(default_factory=list)
+    next_page_token: str | None = None
+
+
+@dataclasses.dataclass(frozen=True)
+class PreparedAppend:
+    """An event checked and serialized for one commit, handed to a backend.
+
+    Attributes:
+        event: The event, its ``temp:`` keys already removed from ``actions.state_delta``.
+        event_json: The event as stored (see :func:`adk_runtime.events.event_to_json`).
+        expected_revision: The caller's revision; storage must still be at it.
+        session_delta: Session-scoped keys, values encoded with :mod:`adk_runtime.codec`.
+        app_delta: ``app:`` keys without the prefix, values encoded.
+        user_delta: ``user:`` keys without the prefix, values encoded.
+    """
+
+    event: Event
+    event_json: str
+    expected_revision: int
+    session_delta: dict[str, Any]
+    app_delta: dict[str, Any]
+    user_delta: dict[str, Any]
+
+
+@dataclasses.dataclass(frozen=True)
+class AppendResult:
+    """What a backend's commit did.
+
+    Attributes:
+        event: The stored event (the caller's object on a fresh commit).
+        sequence: The event's per-session sequence number (= the revision it produced).
+        update_time: The session's last update time after the commit.
+        already_stored: True when the event id was already stored and nothing changed.
+    """
+
+    event: Event
+    sequence: int
+    update_time: float
+    already_stored: bool = False
+
+
+class BaseSessionService(abc.ABC):
+    """Stores sessions, their events and their app/user/session state."""
+
+    @abc.abstractmethod
+    async def create_session(
+        self,
+        *,
+        app_name: str,
+        user_id: str,
+        state: dict[str, Any] | None = None,
+        session_id: str | None = None,
+    ) -> Session:
+        """Create a session.
+
+        ``app:`` and ``user:`` keys of ``state`` go to the app and user state; ``temp:`` keys
+        are dropped. A missing ``session_id`` gets a fresh uuid4.
+
+        Raises:
+            AlreadyExistsError: The session already exists; nothing changed.
+            InputValidationError: An id is malformed.
+            SerializationError: A state value cannot be stored (the error names its key).
+        """
+
+    @abc.abstractmethod
+    async def get_session(
+        self,
+        *,
+        app_name: str,
+        user_id: str,
+        session_id: str,
+        config: GetSessionConfig | None = None,
+    ) -> Session | None:
+        """Return the session with its merged state and (some of) its events, or None."""
+
+    @abc.abstractmethod
+    async def list_sessions(
+        self,
+        *,
+        app_name: str,
+        user_id: str | None = None,
+        page_size: int | None = None,
+        page_token: str | None = None,
+    ) -> ListSessionsResponse:
+        """List sessions (merged state, no events), most recently updated first.
+
+        ``page_size=None`` returns every session (google-adk's behaviour); otherwise at most
+        ``page_size`` sessions and a ``next_page_token`` when more remain.
+        """
+
+    @abc.abstractmethod
+    async def delete_session(self, *, app_name: str, user_id: str, session_id: str) -> None:
+        """Delete the session and its events (app and user state stay); a no-op if missing."""
+
+    @abc.abstractmethod
+    async def _append_event(self, session: Session, prepared: PreparedAppend) -> AppendResult:
+        """Commit ``prepared`` atomically: the backend's one job in an append.
+
+        In one atomic step: if the event id is already stored in the session, return it with
+        ``already_stored=True`` and change nothing; else if the session is gone raise
+        ``SessionNotFoundError``; else if its revision differs from
+        ``prepared.expected_revision`` raise ``StaleSessionError``; else store the event with
+        sequence ``expected_revision + 1``, apply the three deltas and bump the revision.
+        """
+
+    async def append_event(self, session: Session, event: Event) -> Event:
+        """Commit ``event`` to ``session`` and update the ``session`` object.
+
+        Partial events are returned untouched and never stored. ``temp:`` keys are applied to
+        ``session.state`` (visible for the rest of the invocation) and removed from the event's
+        ``state_delta``; the rest is committed atomically (see the module docstring).
+
+        Returns:
+            The committed event (the stored one when the id was already stored).
+
+        Raises:
+            StaleSessionError: Storage moved past ``session.revision``; nothing was written.
+            SessionNotFoundError: The session no longer exists.
+            SerializationError: A value cannot be stored (the error names its key path).
+            InputValidationError: An id is malformed.
+        """
+        if event.partial:
+            return event
+        prepared, temp = _prepare(session, event)
+        result = await self._append_event(session, prepared)
+        _apply_result(session, prepared, temp, result)
+        return result.event
+
+    async def close(self) -> None:
+        """Release what the service opened (connections, clients); the default has nothing."""
+        return None
+
+    async def __aenter__(self) -> BaseSessionService:
+        return self
+
+    async def __aexit__(
+        self,
+        exc_type: type[BaseException] | None,
+        exc: BaseException | None,
+        tb: TracebackType | None,
+    ) -> None:
+        await self.close()
+
+
+def _prepare(session: Session, event: Event) -> tuple[PreparedAppend, dict[str, Any]]:
+    validate_id(event.id, "event.id")
+    validate_optional_text(event.invocation_id, "event.invocation_id")
+    original = event.actions.state_delta
+    session_delta, app_delta, user_delta, temp = split_state_delta(original)
+    if temp:
+        event.actions.state_delta = {k: v for k, v in original.items() if k not in temp}
+    try:
+        event_json = event_to_json(event)
+        encoded = [
+            _encode_scope(session_delta, ""),
+            _encode_scope(app_delta, "app:"),
+            _encode_scope(user_delta, "user:"),
+        ]
+    except BaseException:
+        event.actions.state_delta = original
+        raise
+    prepared = PreparedAppend(
+        event=event,
+        event_json=event_json,
+        expected_revision=session.revision,
+        session_delta=encoded[0],
+        app_delta=encoded[1],
+        user_delta=encoded[2],
+    )
+    return prepared, temp
+
+
+def _encode_scope(delta: dict[str, Any], prefix: str) -> dict[str, Any]:
+    return {
+        key: codec.encode_value(value, f"state_delta[{prefix + key!r}]")
+        for key, value in delta.items()
+    }
+
+
+def _apply_result(
+    session: Session, prepared: PreparedAppend, temp: dict[str, Any], result: AppendResult
+) -> None:
+    if result.already_stored:
+        if result.sequence != session.revision + 1:
+            return
+        event = result.event
+        delta = event.actions.state_delta
+    else:
+        event = prepared.event
+        delta = event.actions.state_delta
+    session.state.update(temp)
+    session.state.update(delta)
+    session.events.append(event)
+    session.revision = result.sequence
+    session.last_update_time = result.update_time
+
+
+def encode_page_token(position: list[Any]) -> str:
+    """Return an opaque page token for a keyset ``position``."""
+    raw = json.dumps(position, separators=(",", ":")).encode("utf-8")
+    return base64.urlsafe_b64encode(raw).decode("ascii").rstrip("=")
+
+
+def decode_page_token(token: str) -> list[Any]:
+    """Parse a token from :func:`encode_page_token`.
+
+    Raises:
+        InputValidationError: The token was not produced by this service.
+    """
+    try:
+        padded = token + "=" * (-len(token) % 4)
+        position = json.loads(base64.urlsafe_b64decode(padded.encode("ascii")))
+    except (ValueError, binascii.Error, UnicodeError):
+        raise InputValidationError("page_token is not a token this service issued.") from None
+    if not isinstance(position, list):
+        raise InputValidationError("page_token is not a token this service issued.")
+    return position
+
+
+def validate_page_size(page_size: int | None) -> None:
+    """Raise :class:`InputValidationError` unless ``page_size`` is None or 1..MAX_PAGE_SIZE."""
+    if page_size is None:
+        return
+    if isinstance(page_size, bool) or not isinstance(page_size, int):
+        raise InputValidationError("page_size must be an integer.")
+    if not 1 <= page_size <= MAX_PAGE_SIZE:
+        raise InputValidationError(f"page_size must be between 1 and {MAX_PAGE_SIZE}.")

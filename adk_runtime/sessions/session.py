@@ -1,0 +1,42 @@
+"""Session: one conversation of one user with one app."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from pydantic import BaseModel, ConfigDict, Field, alias_generators
+
+from adk_runtime.events import Event
+
+__all__ = ["Session"]
+
+
+class Session(BaseModel):
+    """A conversation: its merged state and its events in commit order.
+
+    Attributes:
+        id: The session id, unique per ``(app_name, user_id)``.
+        app_name: The application.
+        user_id: The user.
+        state: The merged view: session keys, plus ``app:`` and ``user:`` keys with prefix.
+        events: The events loaded with the session, in commit order.
+        last_update_time: Wall-clock time of the last commit (float seconds; display only).
+        revision: Bumped by every committed append; an append from a session object whose
+            revision is behind storage fails with ``StaleSessionError``. It equals the
+            sequence number of the session's last event (0 for a new session).
+    """
+
+    model_config = ConfigDict(
+        extra="forbid",
+        alias_generator=alias_generators.to_camel,
+        populate_by_name=True,
+        arbitrary_types_allowed=True,
+    )
+
+    id: str
+    app_name: str
+    user_id: str
+    state: dict[str, Any] = Field(default_factory=dict)
+    events: list[Event] = Field(default_factory=list)
+    last_update_time: float = 0.0
+    revision: int = 0
