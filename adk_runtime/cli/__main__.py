@@ -1,0 +1,3 @@
+from adk_runtime.cli import main
+
+main()
