@@ -32,8 +32,12 @@ from google.genai import types
 from adk_runtime.agents.base_agent import BaseAgent
 from adk_runtime.agents.invocation_context import InvocationContext, new_invocation_context_id
 from adk_runtime.agents.run_config import RunConfig
+from adk_runtime.artifacts.base import BaseArtifactService
+from adk_runtime.artifacts.memory import InMemoryArtifactService
 from adk_runtime.errors import SessionNotFoundError, StaleSessionError
 from adk_runtime.events import Event, EventActions
+from adk_runtime.memory.base import BaseMemoryService
+from adk_runtime.memory.in_memory import InMemoryMemoryService
 from adk_runtime.sessions._validation import validate_id, validate_session_key
 from adk_runtime.sessions.base import BaseSessionService
 from adk_runtime.sessions.memory import InMemorySessionService
@@ -69,8 +73,8 @@ class Runner:
         app_name: str,
         agent: BaseAgent,
         session_service: BaseSessionService,
-        artifact_service: Any | None = None,
-        memory_service: Any | None = None,
+        artifact_service: BaseArtifactService | None = None,
+        memory_service: BaseMemoryService | None = None,
         auto_create_session: bool = False,
     ) -> None:
         """Create a runner.
@@ -248,6 +252,8 @@ class InMemoryRunner(Runner):
             app_name=app_name,
             agent=agent,
             session_service=InMemorySessionService(),
+            artifact_service=InMemoryArtifactService(),
+            memory_service=InMemoryMemoryService(),
         )
 
 

@@ -3,13 +3,15 @@
 from __future__ import annotations
 
 import uuid
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING
 
 from google.genai import types
 from pydantic import BaseModel, ConfigDict, Field, PrivateAttr
 
 from adk_runtime.agents.run_config import RunConfig
+from adk_runtime.artifacts.base import BaseArtifactService
 from adk_runtime.errors import AdkRuntimeError
+from adk_runtime.memory.base import BaseMemoryService
 from adk_runtime.sessions.base import BaseSessionService
 from adk_runtime.sessions.session import Session
 
@@ -50,8 +52,8 @@ class InvocationContext(BaseModel):
     session: Session
     agent: BaseAgent
     session_service: BaseSessionService
-    artifact_service: Any | None = None
-    memory_service: Any | None = None
+    artifact_service: BaseArtifactService | None = None
+    memory_service: BaseMemoryService | None = None
     user_content: types.Content | None = None
     branch: str | None = None
     end_invocation: bool = False
