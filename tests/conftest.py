@@ -31,6 +31,23 @@ def blockbuster() -> Iterator[BlockBuster]:
         yield bb
 
 
+@pytest.fixture(autouse=True)
+def _no_blocking_calls_with_a_session_service(
+    request: pytest.FixtureRequest,
+) -> Iterator[None]:
+    """Every test that uses a session service runs with blocking calls on the loop failing.
+
+    The service is opened (and, for SQL, migrated) before the check starts, and closed after
+    it ends; everything the test itself does on the loop must be non-blocking.
+    """
+    if "session_service" not in request.fixturenames:
+        yield
+        return
+    request.getfixturevalue("session_service")
+    with blockbuster_ctx():
+        yield
+
+
 def pytest_addoption(parser: Any) -> None:
     parser.addoption(
         "--run-reliability", action="store_true", help="run the long reliability tests"
