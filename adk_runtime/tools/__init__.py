@@ -1,0 +1,29 @@
+"""Tools the model may call (``google.adk.tools`` → ``adk_runtime.tools``)."""
+
+from adk_runtime.tools.agent_tool import AgentTool
+from adk_runtime.tools.base_tool import BaseTool
+from adk_runtime.tools.function_tool import FunctionTool
+from adk_runtime.tools.load_memory_tool import LoadMemoryTool, load_memory_tool
+from adk_runtime.tools.long_running_tool import LongRunningFunctionTool
+from adk_runtime.tools.preload_memory_tool import PreloadMemoryTool, preload_memory_tool
+from adk_runtime.tools.tool_context import ToolContext
+from adk_runtime.tools.transfer_to_agent_tool import TransferToAgentTool
+
+# As in google-adk, the package-level names are the tool instances.
+load_memory = load_memory_tool
+preload_memory = preload_memory_tool
+
+__all__ = [
+    "AgentTool",
+    "BaseTool",
+    "FunctionTool",
+    "LoadMemoryTool",
+    "LongRunningFunctionTool",
+    "PreloadMemoryTool",
+    "ToolContext",
+    "TransferToAgentTool",
+    "load_memory",
+    "load_memory_tool",
+    "preload_memory",
+    "preload_memory_tool",
+]
