@@ -1,0 +1,80 @@
+"""Long-running tools: the invocation pauses, and a later message with the response resumes it."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from google.genai import types
+
+from adk_runtime.agents import LlmAgent
+from adk_runtime.runners import Runner
+from adk_runtime.sessions import BaseSessionService
+from adk_runtime.testing import ScriptedModel, function_call
+from adk_runtime.tools import LongRunningFunctionTool, ToolContext
+from tests.llm.helpers import APP, send, start, stored, texts
+
+
+def ask_approval(amount: int, tool_context: ToolContext) -> dict[str, Any]:
+    """Ask a manager to approve a refund."""
+    tool_context.state["pending_amount"] = amount
+    return {"status": "pending", "ticket": 7}
+
+
+def build_agents(
+    root_replies: list[Any], approver_replies: list[Any]
+) -> tuple[LlmAgent, ScriptedModel]:
+    """A fresh agent tree, as a new process would build it."""
+    approver_model = ScriptedModel(replies=approver_replies)
+    approver = LlmAgent(
+        name="approver",
+        model=approver_model,
+        tools=[LongRunningFunctionTool(ask_approval)],
+        disallow_transfer_to_parent=True,
+        disallow_transfer_to_peers=True,
+    )
+    root = LlmAgent(name="root", model=ScriptedModel(replies=root_replies), sub_agents=[approver])
+    return root, approver_model
+
+
+def approval(call_id: str, status: str) -> types.Content:
+    response = types.FunctionResponse(id=call_id, name="ask_approval", response={"status": status})
+    return types.Content(role="user", parts=[types.Part(function_response=response)])
+
+
+async def pause(runner: Runner) -> list[Any]:
+    events = await send(runner, "refund 30 please")
+    return events
+
+
+async def test_pause_then_resume_with_new_runner(session_service: BaseSessionService) -> None:
+    root, _ = build_agents(
+        [function_call("transfer_to_agent", {"agent_name": "approver"})],
+        [function_call("ask_approval", {"amount": 30}, id="lr-1")],
+    )
+    runner = await start(root, session_service)
+    events = await pause(runner)
+    assert [e.author for e in events] == ["root", "root", "approver", "approver"]
+    call_event, pending = events[2], events[3]
+    assert call_event.long_running_tool_ids == {"lr-1"}
+    assert pending.get_function_responses()[0].response == {"status": "pending", "ticket": 7}
+    assert pending.actions.state_delta == {"pending_amount": 30}
+    invocation_id = call_event.invocation_id
+
+    # A "restart": new agent objects, new models, a new Runner on the same store.
+    root2, approver_model = build_agents([], ["refund approved"])
+    runner2 = Runner(app_name=APP, agent=root2, session_service=session_service)
+    resumed = await send(runner2, approval("lr-1", "approved"))
+    assert [e.author for e in resumed] == ["approver"]
+    assert texts(resumed) == ["refund approved"]
+    assert resumed[0].invocation_id == invocation_id
+    contents = approver_model.requests[0].contents
+    # the call is followed by its final response (the pending one is superseded)
+    responses = [
+        p.function_response for c in contents for p in c.parts or [] if p.function_response
+    ]
+    assert [r.response for r in responses] == [{"status": "approved"}]
+    assert contents[-1].parts[0].function_response is not None  # type: ignore[index]
+    session = await stored(runner2)
+    assert session.events[-2].author == "user"
+    assert session.events[-2].invocation_id == invocation_id
+    assert session.state["pending_amount"] == 30
