@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import asyncio
 from collections.abc import AsyncGenerator
 from functools import cached_property
 from typing import Any
@@ -62,6 +63,19 @@ class Gemini(BaseLlm):
         )
         return genai.Client(http_options=options)
 
+    async def _client(self) -> genai.Client:
+        client = self.__dict__.get("api_client")
+        if client is None:
+            # Building the client reads certificates from disk: keep that off the event loop.
+            client = await asyncio.to_thread(lambda: self.api_client)
+        return client  # type: ignore[no-any-return]
+
+    async def aclose(self) -> None:
+        """Close the HTTP connections of the client (a later call opens new ones)."""
+        client = self.__dict__.pop("api_client", None)
+        if client is not None:
+            await client.aio.aclose()
+
     async def generate_content_async(
         self, llm_request: LlmRequest, stream: bool = False
     ) -> AsyncGenerator[LlmResponse, None]:
@@ -72,16 +86,17 @@ class Gemini(BaseLlm):
             aggregated reply.
         """
         model = llm_request.model or self.model
+        client = await self._client()
         try:
             if not stream:
-                response = await self.api_client.aio.models.generate_content(
+                response = await client.aio.models.generate_content(
                     model=model,
                     contents=llm_request.contents,
                     config=llm_request.config,
                 )
                 yield LlmResponse.create(response)
                 return
-            chunks = await self.api_client.aio.models.generate_content_stream(
+            chunks = await client.aio.models.generate_content_stream(
                 model=model,
                 contents=llm_request.contents,
                 config=llm_request.config,
