@@ -2,7 +2,6 @@
 
 # The agents package first: tool contexts build on its contexts, and agents use tools.
 import adk_runtime.agents  # noqa: F401
-
 from adk_runtime.tools.agent_tool import AgentTool
 from adk_runtime.tools.base_tool import BaseTool
 from adk_runtime.tools.function_tool import FunctionTool
