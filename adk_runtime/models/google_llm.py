@@ -64,11 +64,11 @@ class Gemini(BaseLlm):
         return genai.Client(http_options=options)
 
     async def _client(self) -> genai.Client:
-        client = self.__dict__.get("api_client")
+        client: genai.Client | None = self.__dict__.get("api_client")
         if client is None:
             # Building the client reads certificates from disk: keep that off the event loop.
             client = await asyncio.to_thread(lambda: self.api_client)
-        return client  # type: ignore[no-any-return]
+        return client
 
     async def aclose(self) -> None:
         """Close the HTTP connections of the client (a later call opens new ones)."""
