@@ -3,15 +3,12 @@
 from __future__ import annotations
 
 import json
-from typing import Any
 
 from google.genai import types
 
 from adk_runtime.events import Event
 
-__all__ = ["CLIENT_CALL_ID_PREFIX", "build_contents"]
-
-CLIENT_CALL_ID_PREFIX = "adk-"
+__all__ = ["build_contents"]
 
 
 def build_contents(
@@ -22,8 +19,8 @@ def build_contents(
     The agent's own turns (and the user's) are sent as they are; other agents' turns are
     retold as user-side context, so the model does not mistake them for its own. Events of
     other branches are left out. A function call is followed by its responses, also when
-    they arrived later (long-running tools). Function-call ids minted by the runtime are
-    removed, since the model did not issue them.
+    they arrived later (long-running tools). Function-call ids minted by the runtime
+    (``adk-…``) stay; a model adapter whose API rejects them removes them (see ``Gemini``).
     """
     visible = [e for e in events if _has_content(e) and _in_branch(branch, e)]
     if current_turn_only:
@@ -34,7 +31,7 @@ def build_contents(
         if _is_other_agent(agent_name, event):
             contents.append(_as_context(event))
         else:
-            contents.append(_without_client_ids(event.content))
+            contents.append(event.content)
     return contents
 
 
@@ -101,28 +98,6 @@ def _merge_responses(events: list[Event]) -> Event:
     last = events[-1]
     content = types.Content(role="user", parts=list(parts.values()))
     return Event(author=last.author, content=content, branch=last.branch)
-
-
-def _without_client_ids(content: types.Content) -> types.Content:
-    parts = content.parts or []
-    if not any(_client_id(part) for part in parts):
-        return content
-    new_parts: list[types.Part] = []
-    for part in parts:
-        if part.function_call is not None and _client_id(part):
-            part = part.model_copy(
-                update={"function_call": part.function_call.model_copy(update={"id": None})}
-            )
-        elif part.function_response is not None and _client_id(part):
-            response = part.function_response.model_copy(update={"id": None})
-            part = part.model_copy(update={"function_response": response})
-        new_parts.append(part)
-    return types.Content(role=content.role, parts=new_parts)
-
-
-def _client_id(part: types.Part) -> bool:
-    item: Any = part.function_call or part.function_response
-    return item is not None and bool(item.id) and item.id.startswith(CLIENT_CALL_ID_PREFIX)
 
 
 def _as_context(event: Event) -> types.Content:

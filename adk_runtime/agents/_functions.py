@@ -11,9 +11,9 @@ from typing import TYPE_CHECKING, Any, TypeAlias
 from google.genai import types
 
 from adk_runtime.agents import _callbacks
-from adk_runtime.agents._contents import CLIENT_CALL_ID_PREFIX
 from adk_runtime.agents.invocation_context import InvocationContext
 from adk_runtime.events import Event, EventActions
+from adk_runtime.models._call_ids import CLIENT_CALL_ID_PREFIX
 from adk_runtime.tools.base_tool import BaseTool
 from adk_runtime.tools.tool_context import ToolContext
 

@@ -10,6 +10,7 @@ from typing import Any
 from google import genai
 from google.genai import errors, types
 
+from adk_runtime.models._call_ids import without_client_ids
 from adk_runtime.models.base_llm import BaseLlm
 from adk_runtime.models.llm_request import LlmRequest
 from adk_runtime.models.llm_response import LlmResponse
@@ -86,19 +87,20 @@ class Gemini(BaseLlm):
             aggregated reply.
         """
         model = llm_request.model or self.model
+        contents = without_client_ids(llm_request.contents)  # the API did not issue them
         client = await self._client()
         try:
             if not stream:
                 response = await client.aio.models.generate_content(
                     model=model,
-                    contents=llm_request.contents,
+                    contents=contents,
                     config=llm_request.config,
                 )
                 yield LlmResponse.create(response)
                 return
             chunks = await client.aio.models.generate_content_stream(
                 model=model,
-                contents=llm_request.contents,
+                contents=contents,
                 config=llm_request.config,
             )
             aggregator = StreamAggregator()

@@ -32,8 +32,15 @@ class FunctionTool(BaseTool):
         super().__init__(name=name, description=inspect.getdoc(func) or "")
         self.func = func
         self._signature = Signature(func, self.name, self.description)
+        self._declaration: types.FunctionDeclaration | None = None
 
     def _get_declaration(self) -> types.FunctionDeclaration | None:
+        if self._declaration is None:
+            self._declaration = self._build_declaration()
+        return self._declaration
+
+    def _build_declaration(self) -> types.FunctionDeclaration:
+        """Build the declaration (once; it is cached)."""
         return self._signature.declaration()
 
     async def run_async(self, *, args: dict[str, Any], tool_context: ToolContext) -> Any:

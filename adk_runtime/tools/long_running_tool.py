@@ -32,9 +32,8 @@ class LongRunningFunctionTool(FunctionTool):
         super().__init__(func)
         self.is_long_running = True
 
-    def _get_declaration(self) -> types.FunctionDeclaration | None:
-        declaration = super()._get_declaration()
-        if declaration is not None:
-            description = declaration.description or ""
-            declaration.description = f"{description}\n\n{_NOTE}".strip()
+    def _build_declaration(self) -> types.FunctionDeclaration:
+        declaration = super()._build_declaration()
+        description = declaration.description or ""
+        declaration.description = f"{description}\n\n{_NOTE}".strip()
         return declaration
