@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from typing import Any
 
+import pytest
 from google.genai import types
 
 from adk_runtime.agents import LlmAgent
@@ -11,7 +12,8 @@ from adk_runtime.runners import Runner
 from adk_runtime.sessions import BaseSessionService
 from adk_runtime.testing import ScriptedModel, function_call
 from adk_runtime.tools import LongRunningFunctionTool, ToolContext
-from tests.llm.helpers import APP, send, start, stored, texts
+from tests.backends import BACKENDS, Backend
+from tests.llm.helpers import APP, USER, send, start, stored, texts
 
 
 def ask_approval(amount: int, tool_context: ToolContext) -> dict[str, Any]:
@@ -78,3 +80,44 @@ async def test_pause_then_resume_with_new_runner(session_service: BaseSessionSer
     assert session.events[-2].author == "user"
     assert session.events[-2].invocation_id == invocation_id
     assert session.state["pending_amount"] == 30
+
+
+DURABLE = [backend.param() for backend in BACKENDS if backend.durable]
+
+
+@pytest.mark.parametrize("backend", DURABLE)
+async def test_resume_after_restart_on_durable_store(
+    backend: Backend, session_service: BaseSessionService, request: pytest.FixtureRequest
+) -> None:
+    root, _ = build_agents(
+        [function_call("transfer_to_agent", {"agent_name": "approver"})],
+        [function_call("ask_approval", {"amount": 30}, id="lr-9")],
+    )
+    runner = await start(root, session_service)
+    paused = await pause(runner)
+    invocation_id = paused[-1].invocation_id
+
+    # The restarted process: new service objects on the same database, new agents and Runner.
+    async with backend.open(request) as reopened:
+        before = await reopened.get_session(app_name=APP, user_id=USER, session_id="s1")
+        assert before is not None, f"{backend.name}: a second service must see the same store"
+        assert before.events[-2].long_running_tool_ids == {"lr-9"}
+        root2, approver_model = build_agents([], ["refund approved"])
+        runner2 = Runner(app_name=APP, agent=root2, session_service=reopened)
+        resumed = await send(runner2, approval("lr-9", "approved"))
+        assert [(e.author, e.invocation_id) for e in resumed] == [("approver", invocation_id)]
+        assert texts(resumed) == ["refund approved"]
+        session = await stored(runner2)
+        assert [e.author for e in session.events] == [
+            "user",
+            "root",
+            "root",
+            "approver",
+            "approver",
+            "user",
+            "approver",
+        ]
+        assert session.state["pending_amount"] == 30
+        assert approver_model.requests[0].contents[-1].parts[0].function_response.response == {  # type: ignore[index,union-attr]
+            "status": "approved"
+        }
