@@ -87,37 +87,36 @@ DURABLE = [backend.param() for backend in BACKENDS if backend.durable]
 
 @pytest.mark.parametrize("backend", DURABLE)
 async def test_resume_after_restart_on_durable_store(
-    backend: Backend, session_service: BaseSessionService, request: pytest.FixtureRequest
+    backend: Backend, request: pytest.FixtureRequest
 ) -> None:
-    root, _ = build_agents(
-        [function_call("transfer_to_agent", {"agent_name": "approver"})],
-        [function_call("ask_approval", {"amount": 30}, id="lr-9")],
-    )
-    runner = await start(root, session_service)
-    paused = await pause(runner)
-    invocation_id = paused[-1].invocation_id
+    # Two service objects on one store stand for two processes (SQL engines are built
+    # outside the blocking-call check here; the other tests run under it).
+    async with backend.open(request) as first_process:
+        root, _ = build_agents(
+            [function_call("transfer_to_agent", {"agent_name": "approver"})],
+            [function_call("ask_approval", {"amount": 30}, id="lr-9")],
+        )
+        runner = await start(root, first_process)
+        paused = await pause(runner)
+        invocation_id = paused[-1].invocation_id
 
-    # The restarted process: new service objects on the same database, new agents and Runner.
-    async with backend.open(request) as reopened:
-        before = await reopened.get_session(app_name=APP, user_id=USER, session_id="s1")
-        assert before is not None, f"{backend.name}: a second service must see the same store"
-        assert before.events[-2].long_running_tool_ids == {"lr-9"}
-        root2, approver_model = build_agents([], ["refund approved"])
-        runner2 = Runner(app_name=APP, agent=root2, session_service=reopened)
-        resumed = await send(runner2, approval("lr-9", "approved"))
-        assert [(e.author, e.invocation_id) for e in resumed] == [("approver", invocation_id)]
-        assert texts(resumed) == ["refund approved"]
-        session = await stored(runner2)
-        assert [e.author for e in session.events] == [
-            "user",
-            "root",
-            "root",
-            "approver",
-            "approver",
-            "user",
-            "approver",
-        ]
-        assert session.state["pending_amount"] == 30
-        assert approver_model.requests[0].contents[-1].parts[0].function_response.response == {  # type: ignore[index,union-attr]
-            "status": "approved"
-        }
+        # The restarted process: new service objects, new agents and a new Runner.
+        async with backend.open(request) as reopened:
+            await _resume(backend, reopened, invocation_id)
+
+
+async def _resume(backend: Backend, service: BaseSessionService, invocation_id: str) -> None:
+    before = await service.get_session(app_name=APP, user_id=USER, session_id="s1")
+    assert before is not None, f"{backend.name}: a second service must see the same store"
+    assert before.events[-2].long_running_tool_ids == {"lr-9"}
+    root, approver_model = build_agents([], ["refund approved"])
+    runner = Runner(app_name=APP, agent=root, session_service=service)
+    resumed = await send(runner, approval("lr-9", "approved"))
+    assert [(e.author, e.invocation_id) for e in resumed] == [("approver", invocation_id)]
+    assert texts(resumed) == ["refund approved"]
+    session = await stored(runner)
+    authors = ["user", "root", "root", "approver", "approver", "user", "approver"]
+    assert [e.author for e in session.events] == authors
+    assert session.state["pending_amount"] == 30
+    last_content = approver_model.requests[0].contents[-1]
+    assert last_content.parts[0].function_response.response == {"status": "approved"}  # type: ignore[index,union-attr]

@@ -88,11 +88,9 @@ async def test_parallel_resumes_after_commit(session_service: BaseSessionService
             for _ in range(3):
                 event = Event(invocation_id=ctx.invocation_id, author=self.name, branch=ctx.branch)
                 yield event
-                # when a branch resumes, storage already holds its event
-                stored_session = await ctx.session_service.get_session(
-                    app_name=ctx.app_name, user_id=ctx.user_id, session_id=ctx.session.id
-                )
-                committed_on_resume.append(event.id in {e.id for e in stored_session.events})
+                # when a branch resumes, its event is committed: append_event puts the
+                # stored event into the Runner's session object only after storage took it
+                committed_on_resume.append(any(e.id == event.id for e in ctx.session.events))
 
     agents = [Probe(name=f"p{i}", model=ScriptedModel()) for i in range(3)]
     runner = await start(ParallelAgent(name="par", sub_agents=agents), session_service)
