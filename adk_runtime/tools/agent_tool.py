@@ -7,6 +7,7 @@ from typing import TYPE_CHECKING, Any
 
 from google.genai import types
 
+from adk_runtime.tools._forwarding_artifacts import ForwardingArtifactService
 from adk_runtime.tools.base_tool import BaseTool
 from adk_runtime.tools.tool_context import ToolContext
 
@@ -22,6 +23,7 @@ class AgentTool(BaseTool):
     The agent runs in a fresh in-memory session seeded with a copy of the caller's state.
     The state changes its events commit come back through the tool context, so they ride on
     the caller's function-response event and are committed there, atomically with the answer.
+    Artifacts it saves go to the caller's session and into that event's ``artifact_delta``.
 
     Attributes:
         agent: The agent to run.
@@ -59,6 +61,9 @@ class AgentTool(BaseTool):
             app_name=ctx.app_name,
             agent=self.agent,
             session_service=service,
+            artifact_service=(
+                ForwardingArtifactService(tool_context) if ctx.artifact_service else None
+            ),
             memory_service=ctx.memory_service,
         )
         session = await service.create_session(

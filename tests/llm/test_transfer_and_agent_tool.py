@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from google.genai import types
+
 from adk_runtime.agents import LlmAgent
 from adk_runtime.sessions import BaseSessionService
 from adk_runtime.testing import ScriptedModel, function_call
@@ -79,9 +81,10 @@ async def test_transfer_to_unknown_agent_is_an_error_for_the_model(
 
 
 async def test_agent_tool_state_comes_back(session_service: BaseSessionService) -> None:
-    def stamp(tool_context: ToolContext) -> str:
+    async def stamp(tool_context: ToolContext) -> str:
         """Stamp the document."""
         tool_context.state["stamped_by"] = "clerk"
+        await tool_context.save_artifact("stamp.txt", types.Part(text="STAMP"))
         return "stamped " + str(tool_context.state.get("doc"))
 
     clerk_model = ScriptedModel(replies=[function_call("stamp"), "stamped it"])
@@ -93,10 +96,19 @@ async def test_agent_tool_state_comes_back(session_service: BaseSessionService) 
     response_event = events[1]
     assert response_event.get_function_responses()[0].response == {"result": "stamped it"}
     assert response_event.actions.state_delta == {"stamped_by": "clerk"}
+    assert response_event.actions.artifact_delta == {"stamp.txt": 0}
     assert clerk_model.requests[0].contents[0].parts[0].text == "stamp it"  # type: ignore[index]
     assert clerk_model.requests[1].contents[-1].parts[0].function_response.response == {  # type: ignore[index,union-attr]
         "result": "stamped memo"
     }
     session = await stored(runner)
     assert session.state["stamped_by"] == "clerk"
+    part = await runner.artifact_service.load_artifact(  # type: ignore[union-attr]
+        app_name=session.app_name,
+        user_id=session.user_id,
+        session_id=session.id,
+        filename="stamp.txt",
+    )
+    assert part is not None
+    assert part.text == "STAMP"
     assert {e.author for e in session.events} == {"user", "boss"}
