@@ -246,3 +246,60 @@ async def test_model_error_response_is_committed(session_service: BaseSessionSer
     events = await send(runner, "hi")
     assert [(e.error_code, e.error_message) for e in events] == [("429", "slow down")]
     assert (await stored(runner)).events[-1].error_code == "429"
+
+
+async def test_max_llm_calls_is_per_invocation_across_agents(
+    session_service: BaseSessionService,
+) -> None:
+    from adk_runtime.agents import SequentialAgent
+
+    first = LlmAgent(name="first", model=ScriptedModel(replies=["1", "2"]))
+    second = LlmAgent(name="second", model=ScriptedModel(replies=["3", "4"]))
+    loop = SequentialAgent(name="seq", sub_agents=[first, second])
+    runner = await start(loop, session_service)
+    await send(runner, "go", run_config=RunConfig(max_llm_calls=2))
+    with pytest.raises(LlmCallsLimitExceededError):
+        await send(runner, "go", run_config=RunConfig(max_llm_calls=1))
+
+
+async def test_sync_callbacks_run_off_the_loop(session_service: BaseSessionService) -> None:
+    import time
+
+    from adk_runtime.agents import CallbackContext
+
+    def slow_before(callback_context: CallbackContext, llm_request: LlmRequest) -> None:
+        time.sleep(0.01)  # would fail the blocking-call check on the loop
+        callback_context.state["slept"] = True
+
+    agent = LlmAgent(
+        name="a", model=ScriptedModel(replies=["ok"]), before_model_callback=slow_before
+    )
+    runner = await start(agent, session_service)
+    events = await send(runner, "hi")
+    assert events[0].actions.state_delta == {"slept": True}
+
+
+async def test_script_exhausted(session_service: BaseSessionService) -> None:
+    from adk_runtime.testing import ScriptExhaustedError
+
+    runner = await start(LlmAgent(name="a", model=ScriptedModel(replies=[])), session_service)
+    with pytest.raises(ScriptExhaustedError, match="call #1"):
+        await send(runner, "hi")
+
+
+async def test_artifact_in_instruction(session_service: BaseSessionService) -> None:
+    from adk_runtime.artifacts.memory import InMemoryArtifactService
+
+    artifacts = InMemoryArtifactService()
+    await artifacts.save_artifact(
+        app_name="app",
+        user_id="u1",
+        session_id="s1",
+        filename="style",
+        artifact=types.Part(text="terse"),
+    )
+    model = ScriptedModel(replies=["ok"])
+    agent = LlmAgent(name="a", model=model, instruction="Style: {artifact.style}{artifact.none?}")
+    runner = await start(agent, session_service, artifact_service=artifacts)
+    await send(runner, "hi")
+    assert model.requests[0].config.system_instruction == "Style: terse"
