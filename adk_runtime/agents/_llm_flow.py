@@ -49,15 +49,12 @@ class _Step:
         self.ctx = ctx
         self.last_event: Event | None = None
         self.stop = False
+        self._new_model_event()
 
     async def run(self) -> AsyncGenerator[Event, None]:
         request = await self._build_request()
-        model_event = Event(
-            invocation_id=self.ctx.invocation_id, author=self.agent.name, branch=self.ctx.branch
-        )
-        callback_context = CallbackContext(self.ctx, event_actions=model_event.actions)
-        async for response in self._call_model(request, callback_context):
-            event = _event_for(response, model_event)
+        async for response in self._call_model(request):
+            event = _event_for(response, self.model_event)
             if event is None:
                 continue
             self.last_event = event
@@ -67,10 +64,18 @@ class _Step:
             _functions.assign_call_ids(event)
             event.long_running_tool_ids = _functions.long_running_ids(event, request.tools_dict)
             self._apply_output_key(event)
+            self._new_model_event()  # a further complete response is a new event
             yield event
             if event.get_function_calls():
                 async for follow_up in self._after_calls(event, request):
                     yield follow_up
+
+    def _new_model_event(self) -> None:
+        """The event the next complete model response fills; model callbacks write on it."""
+        self.model_event = Event(
+            invocation_id=self.ctx.invocation_id, author=self.agent.name, branch=self.ctx.branch
+        )
+        self.callback_context = CallbackContext(self.ctx, event_actions=self.model_event.actions)
 
     async def _build_request(self) -> LlmRequest:
         agent, ctx = self.agent, self.ctx
@@ -93,12 +98,10 @@ class _Step:
         )
         return request
 
-    async def _call_model(
-        self, request: LlmRequest, callback_context: CallbackContext
-    ) -> AsyncGenerator[LlmResponse, None]:
+    async def _call_model(self, request: LlmRequest) -> AsyncGenerator[LlmResponse, None]:
         for callback in _callbacks.as_list(self.agent.before_model_callback):
             response = await _callbacks.invoke(
-                callback, callback_context=callback_context, llm_request=request
+                callback, callback_context=self.callback_context, llm_request=request
             )
             if response is not None:
                 yield response
@@ -111,14 +114,13 @@ class _Step:
                 if response.partial:
                     yield response
                     continue
-                yield await self._after_model(response, callback_context)
+                yield await self._after_model(response)
 
-    async def _after_model(
-        self, response: LlmResponse, callback_context: CallbackContext
-    ) -> LlmResponse:
+    async def _after_model(self, response: LlmResponse) -> LlmResponse:
+        """Run the after-model callbacks on a complete response (partial chunks skip them)."""
         for callback in _callbacks.as_list(self.agent.after_model_callback):
             replaced = await _callbacks.invoke(
-                callback, callback_context=callback_context, llm_response=response
+                callback, callback_context=self.callback_context, llm_response=response
             )
             if replaced is not None:
                 return replaced  # type: ignore[no-any-return]

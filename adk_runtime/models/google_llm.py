@@ -21,7 +21,7 @@ _RETRYABLE_STATUSES = [408, 429, 500, 502, 503, 504]
 
 
 def default_retry_options() -> types.HttpRetryOptions:
-    """Retry 408/429/5xx four times with exponential backoff and jitter (google-genai's retry)."""
+    """Up to 4 attempts on 408/429/5xx, exponential backoff with jitter (google-genai's retry)."""
     return types.HttpRetryOptions(
         attempts=4, initial_delay=1.0, max_delay=30.0, http_status_codes=_RETRYABLE_STATUSES
     )

@@ -303,3 +303,26 @@ async def test_artifact_in_instruction(session_service: BaseSessionService) -> N
     runner = await start(agent, session_service, artifact_service=artifacts)
     await send(runner, "hi")
     assert model.requests[0].config.system_instruction == "Style: terse"
+
+
+async def test_several_complete_responses_are_separate_events(
+    session_service: BaseSessionService,
+) -> None:
+    from adk_runtime.agents import CallbackContext
+    from adk_runtime.models import LlmResponse
+
+    def reply(text: str) -> LlmResponse:
+        return LlmResponse(content=types.Content(role="model", parts=[types.Part(text=text)]))
+
+    def mark(callback_context: CallbackContext, llm_response: LlmResponse) -> None:
+        callback_context.state[llm_response.content.parts[0].text] = True  # type: ignore[union-attr,index]
+
+    model = ScriptedModel(replies=[[reply("first"), reply("second")]])
+    runner = await start(
+        LlmAgent(name="a", model=model, after_model_callback=mark), session_service
+    )
+    events = await send(runner, "hi")
+    assert texts(events) == ["first", "second"]
+    assert events[0].id != events[1].id
+    assert [e.actions.state_delta for e in events] == [{"first": True}, {"second": True}]
+    assert texts((await stored(runner)).events) == ["hi", "first", "second"]
