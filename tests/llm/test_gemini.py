@@ -56,7 +56,8 @@ async def test_plain_text(fake: FakeGemini) -> None:
     assert response.usage_metadata is not None
     assert response.usage_metadata.total_token_count == 5
     path, body = fake.requests[0]
-    assert path == "/v1beta/models/gemini-2.5-flash:generateContent"
+    # google-genai 2.x calls v1beta, 3.x v1
+    assert path in {f"/{v}/models/gemini-2.5-flash:generateContent" for v in ("v1beta", "v1")}
     assert body["contents"] == [{"role": "user", "parts": [{"text": "hi"}]}]
     assert body["systemInstruction"]["parts"][0]["text"] == "Be brief."
 
