@@ -98,6 +98,14 @@ class CallbackContext(ReadonlyContext):
             app_name=ctx.app_name, user_id=ctx.user_id, query=query
         )
 
+    async def add_session_to_memory(self) -> None:
+        """Remember this session (as stored so far) in the memory service.
+
+        Raises:
+            ConfigurationError: The Runner has no memory service.
+        """
+        await self._memory_service().add_session_to_memory(self._invocation_context.session)
+
     def _artifact_service(self) -> BaseArtifactService:
         service = self._invocation_context.artifact_service
         if service is None:

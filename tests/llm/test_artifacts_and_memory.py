@@ -123,3 +123,18 @@ async def test_preload_memory_tool(session_service: BaseSessionService) -> None:
     assert request.config.tools is None  # nothing declared to the model
     await send(runner, "zzz qqq")
     assert "PAST_CONVERSATIONS" not in str(model.requests[1].config.system_instruction)
+
+
+async def test_callback_adds_session_to_memory(session_service: BaseSessionService) -> None:
+    memory = InMemoryMemoryService()
+
+    async def remember(callback_context: CallbackContext) -> None:
+        await callback_context.add_session_to_memory()
+
+    agent = LlmAgent(
+        name="a", model=ScriptedModel(replies=["noted"]), after_agent_callback=remember
+    )
+    runner = await start(agent, session_service, memory_service=memory)
+    await send(runner, "my dog is Rex")
+    found = await memory.search_memory(app_name=APP, user_id=USER, query="dog")
+    assert [m.content.parts[0].text for m in found.memories] == ["my dog is Rex"]  # type: ignore[index]
