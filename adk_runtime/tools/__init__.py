@@ -4,6 +4,7 @@
 import adk_runtime.agents  # noqa: F401
 from adk_runtime.tools.agent_tool import AgentTool
 from adk_runtime.tools.base_tool import BaseTool
+from adk_runtime.tools.exit_loop_tool import exit_loop
 from adk_runtime.tools.function_tool import FunctionTool
 from adk_runtime.tools.load_memory_tool import LoadMemoryTool, load_memory_tool
 from adk_runtime.tools.long_running_tool import LongRunningFunctionTool
@@ -24,6 +25,7 @@ __all__ = [
     "PreloadMemoryTool",
     "ToolContext",
     "TransferToAgentTool",
+    "exit_loop",
     "load_memory",
     "load_memory_tool",
     "preload_memory",

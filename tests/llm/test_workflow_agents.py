@@ -131,3 +131,17 @@ async def test_loop_max_iterations(session_service: BaseSessionService) -> None:
     runner = await start(loop, session_service)
     events = await send(runner, "go")
     assert texts(events) == ["again"] * 3
+
+
+async def test_exit_loop_tool(session_service: BaseSessionService) -> None:
+    from adk_runtime.tools import exit_loop
+
+    model = ScriptedModel(replies=["draft 1", function_call("exit_loop"), "never"])
+    worker = LlmAgent(name="worker", model=model, tools=[exit_loop])
+    loop = LoopAgent(name="loop", sub_agents=[worker], max_iterations=5)
+    runner = await start(loop, session_service)
+    events = await send(runner, "go")
+    # the exit_loop response is final (skip_summarization): no further model call
+    assert len(model.requests) == 2
+    assert events[-1].actions.escalate is True
+    assert events[-1].get_function_responses()[0].name == "exit_loop"
