@@ -53,22 +53,24 @@ class _Step:
 
     async def run(self) -> AsyncGenerator[Event, None]:
         request = await self._build_request()
-        async for response in self._call_model(request):
-            event = _event_for(response, self.model_event)
-            if event is None:
-                continue
-            self.last_event = event
-            if event.partial:
+        async with aclosing(self._call_model(request)) as responses:
+            async for response in responses:
+                event = _event_for(response, self.model_event)
+                if event is None:
+                    continue
+                self.last_event = event
+                if event.partial:
+                    yield event
+                    continue
+                _functions.assign_call_ids(event)
+                event.long_running_tool_ids = _functions.long_running_ids(event, request.tools_dict)
+                self._apply_output_key(event)
+                self._new_model_event()  # a further complete response is a new event
                 yield event
-                continue
-            _functions.assign_call_ids(event)
-            event.long_running_tool_ids = _functions.long_running_ids(event, request.tools_dict)
-            self._apply_output_key(event)
-            self._new_model_event()  # a further complete response is a new event
-            yield event
-            if event.get_function_calls():
-                async for follow_up in self._after_calls(event, request):
-                    yield follow_up
+                if event.get_function_calls():
+                    async with aclosing(self._after_calls(event, request)) as follow_ups:
+                        async for follow_up in follow_ups:
+                            yield follow_up
 
     def _new_model_event(self) -> None:
         """The event the next complete model response fills; model callbacks write on it."""
