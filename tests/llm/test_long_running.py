@@ -120,3 +120,33 @@ async def _resume(backend: Backend, service: BaseSessionService, invocation_id: 
     assert session.state["pending_amount"] == 30
     last_content = approver_model.requests[0].contents[-1]
     assert last_content.parts[0].function_response.response == {"status": "approved"}  # type: ignore[index,union-attr]
+
+
+async def test_long_running_tool_without_intermediate_result(
+    session_service: BaseSessionService,
+) -> None:
+    started: list[str] = []
+
+    def start_job(name: str) -> None:
+        """Start a job; its result arrives later."""
+        started.append(name)
+
+    model = ScriptedModel(
+        replies=[function_call("start_job", {"name": "build"}, id="job-1"), "built"]
+    )
+    agent = LlmAgent(name="ops", model=model, tools=[LongRunningFunctionTool(start_job)])
+    runner = await start(agent, session_service)
+    events = await send(runner, "build it")
+    assert started == ["build"]
+    assert len(events) == 1  # the call only: no response yet, the invocation pauses
+    assert events[0].long_running_tool_ids == {"job-1"}
+    assert events[0].is_final_response()
+    assert len(model.requests) == 1
+    done = types.FunctionResponse(id="job-1", name="start_job", response={"ok": True})
+    resumed = await send(
+        runner, types.Content(role="user", parts=[types.Part(function_response=done)])
+    )
+    assert texts(resumed) == ["built"]
+    assert resumed[0].invocation_id == events[0].invocation_id
+    declaration = model.requests[0].config.tools[0].function_declarations[0]  # type: ignore[index]
+    assert "long time" in (declaration.description or "")
