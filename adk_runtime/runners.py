@@ -129,6 +129,9 @@ class Runner:
         run_config = run_config or RunConfig()
         with self._claim((self.app_name, user_id, session_id)):
             session = await self._load_session(user_id, session_id, run_config)
+            call_event = _function_call_event(session, new_message)
+            if invocation_id is None and call_event is not None:
+                invocation_id = call_event.invocation_id  # resume the paused invocation
             ctx = InvocationContext(
                 invocation_id=invocation_id or new_invocation_context_id(),
                 session=session,
@@ -141,7 +144,7 @@ class Runner:
             )
             if new_message is not None or state_delta:
                 await self._append_user_event(ctx, new_message, state_delta)
-            ctx.agent = self._find_agent_to_run(session)
+            ctx.agent = self._find_agent_to_run(session, call_event)
             async with aclosing(ctx.agent.run_async(ctx)) as events:
                 async for event in events:
                     if event.partial:
@@ -211,14 +214,19 @@ class Runner:
         )
         await self.session_service.append_event(ctx.session, event)
 
-    def _find_agent_to_run(self, session: Session) -> BaseAgent:
+    def _find_agent_to_run(self, session: Session, call_event: Event | None = None) -> BaseAgent:
         """Pick the agent that continues the conversation.
 
-        The author of the most recent agent event decides: the root agent, or a sub-agent the
-        conversation was transferred to, if it (and every agent above it) may transfer back
-        to its parent. Otherwise the root agent runs.
+        A message answering a function call goes to the agent that made the call.
+        Otherwise the author of the most recent agent event decides: the root agent, or a
+        sub-agent the conversation was transferred to, if it (and every agent above it) may
+        transfer back to its parent. Otherwise the root agent runs.
         """
         root = self.agent
+        if call_event is not None:
+            caller = root.find_agent(call_event.author)
+            if caller is not None:
+                return caller
         for event in reversed(session.events):
             if event.author == "user":
                 continue
@@ -255,6 +263,23 @@ class InMemoryRunner(Runner):
             artifact_service=InMemoryArtifactService(),
             memory_service=InMemoryMemoryService(),
         )
+
+
+def _function_call_event(session: Session, message: types.Content | None) -> Event | None:
+    """The stored event holding the function call that ``message`` answers, if any."""
+    if message is None or not message.parts:
+        return None
+    ids = {
+        part.function_response.id
+        for part in message.parts
+        if part.function_response is not None and part.function_response.id
+    }
+    if not ids:
+        return None
+    for event in reversed(session.events):
+        if any(call.id in ids for call in event.get_function_calls()):
+            return event
+    return None
 
 
 def _transferable_across_tree(agent: BaseAgent) -> bool:

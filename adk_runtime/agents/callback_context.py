@@ -4,12 +4,17 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING
 
+from google.genai import types
+
 from adk_runtime.agents.readonly_context import ReadonlyContext
+from adk_runtime.errors import ConfigurationError
 from adk_runtime.events import EventActions
 from adk_runtime.sessions.state import State
 
 if TYPE_CHECKING:
     from adk_runtime.agents.invocation_context import InvocationContext
+    from adk_runtime.artifacts.base import BaseArtifactService
+    from adk_runtime.memory.base import BaseMemoryService, SearchMemoryResponse
 
 __all__ = ["CallbackContext"]
 
@@ -43,3 +48,76 @@ class CallbackContext(ReadonlyContext):
     def actions(self) -> EventActions:
         """The actions of the event that will carry this step."""
         return self._event_actions
+
+    async def save_artifact(self, filename: str, artifact: types.Part) -> int:
+        """Save a new version of ``filename``; the step's event records it in ``artifact_delta``.
+
+        Returns:
+            The new version number.
+
+        Raises:
+            ConfigurationError: The Runner has no artifact service.
+        """
+        ctx = self._invocation_context
+        version = await self._artifact_service().save_artifact(
+            app_name=ctx.app_name,
+            user_id=ctx.user_id,
+            session_id=ctx.session.id,
+            filename=filename,
+            artifact=artifact,
+        )
+        self._event_actions.artifact_delta[filename] = version
+        return version
+
+    async def load_artifact(self, filename: str, version: int | None = None) -> types.Part | None:
+        """Return a version (default: the latest) of ``filename``, or None when there is none."""
+        ctx = self._invocation_context
+        return await self._artifact_service().load_artifact(
+            app_name=ctx.app_name,
+            user_id=ctx.user_id,
+            session_id=ctx.session.id,
+            filename=filename,
+            version=version,
+        )
+
+    async def list_artifacts(self) -> list[str]:
+        """Return the filenames of the session's and the user's artifacts, sorted."""
+        ctx = self._invocation_context
+        return await self._artifact_service().list_artifact_keys(
+            app_name=ctx.app_name, user_id=ctx.user_id, session_id=ctx.session.id
+        )
+
+    async def search_memory(self, query: str) -> SearchMemoryResponse:
+        """Search the user's memories in this app.
+
+        Raises:
+            ConfigurationError: The Runner has no memory service.
+        """
+        ctx = self._invocation_context
+        return await self._memory_service().search_memory(
+            app_name=ctx.app_name, user_id=ctx.user_id, query=query
+        )
+
+    async def add_session_to_memory(self) -> None:
+        """Remember this session (as stored so far) in the memory service.
+
+        Raises:
+            ConfigurationError: The Runner has no memory service.
+        """
+        await self._memory_service().add_session_to_memory(self._invocation_context.session)
+
+    def _artifact_service(self) -> BaseArtifactService:
+        service = self._invocation_context.artifact_service
+        if service is None:
+            raise ConfigurationError(
+                "No artifact service is configured: pass artifact_service to the Runner."
+            )
+        return service
+
+    def _memory_service(self) -> BaseMemoryService:
+        service = self._invocation_context.memory_service
+        if service is None:
+            raise ConfigurationError(
+                "No memory service is configured: pass memory_service to the Runner."
+            )
+        return service

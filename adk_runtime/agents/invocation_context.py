@@ -59,7 +59,8 @@ class InvocationContext(BaseModel):
     end_invocation: bool = False
     run_config: RunConfig = Field(default_factory=RunConfig)
 
-    _llm_call_count: int = PrivateAttr(default=0)
+    # Shared by the copies made for sub-agents and branches, so the limit is per invocation.
+    _llm_calls: list[int] = PrivateAttr(default_factory=lambda: [0])
 
     @property
     def app_name(self) -> str:
@@ -77,9 +78,9 @@ class InvocationContext(BaseModel):
         Raises:
             LlmCallsLimitExceededError: The count passed ``run_config.max_llm_calls``.
         """
-        self._llm_call_count += 1
+        self._llm_calls[0] += 1
         limit = self.run_config.max_llm_calls
-        if limit > 0 and self._llm_call_count > limit:
+        if limit > 0 and self._llm_calls[0] > limit:
             raise LlmCallsLimitExceededError(
                 f"The invocation exceeded max_llm_calls={limit}; raise RunConfig.max_llm_calls "
                 "if the agent needs more model calls."

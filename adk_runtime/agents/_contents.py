@@ -1,0 +1,123 @@
+"""Build the model's view of the conversation from the session history."""
+
+from __future__ import annotations
+
+import json
+
+from google.genai import types
+
+from adk_runtime.events import Event
+
+__all__ = ["build_contents"]
+
+
+def build_contents(
+    events: list[Event], agent_name: str, branch: str | None, *, current_turn_only: bool
+) -> list[types.Content]:
+    """Return the contents the model sees.
+
+    The agent's own turns (and the user's) are sent as they are; other agents' turns are
+    retold as user-side context, so the model does not mistake them for its own. Events of
+    other branches are left out. A function call is followed by its responses, also when
+    they arrived later (long-running tools). Function-call ids minted by the runtime
+    (``adk-…``) stay; a model adapter whose API rejects them removes them (see ``Gemini``).
+    """
+    visible = [e for e in events if _has_content(e) and _in_branch(branch, e)]
+    if current_turn_only:
+        visible = _current_turn(visible, agent_name)
+    contents: list[types.Content] = []
+    for event in _pair_function_responses(visible):
+        assert event.content is not None
+        if _is_other_agent(agent_name, event):
+            contents.append(_as_context(event))
+        else:
+            contents.append(event.content)
+    return contents
+
+
+def _has_content(event: Event) -> bool:
+    return not event.partial and event.content is not None and bool(event.content.parts)
+
+
+def _in_branch(branch: str | None, event: Event) -> bool:
+    if not branch or not event.branch:
+        return True
+    return branch == event.branch or branch.startswith(event.branch + ".")
+
+
+def _is_other_agent(agent_name: str, event: Event) -> bool:
+    return bool(event.author) and event.author not in (agent_name, "user")
+
+
+def _current_turn(events: list[Event], agent_name: str) -> list[Event]:
+    for index in range(len(events) - 1, -1, -1):
+        event = events[index]
+        if event.author == "user" or _is_other_agent(agent_name, event):
+            return events[index:]
+    return []
+
+
+def _pair_function_responses(events: list[Event]) -> list[Event]:
+    """Move every function response right after its call, one merged event per call event."""
+    owner: dict[str, int] = {}
+    answers: dict[int, list[int]] = {}
+    for index, event in enumerate(events):
+        for call in event.get_function_calls():
+            if call.id:
+                owner[call.id] = index
+        responses = event.get_function_responses()
+        if responses:
+            owners = {owner.get(response.id or "", -1) for response in responses}
+            if len(owners) == 1 and (call_index := owners.pop()) >= 0:
+                answers.setdefault(call_index, []).append(index)
+    moving = {
+        call_index: indexes
+        for call_index, indexes in answers.items()
+        if indexes != [call_index + 1]
+    }
+    if not moving:
+        return events
+    moved = {index for indexes in moving.values() for index in indexes}
+    result: list[Event] = []
+    for index, event in enumerate(events):
+        if index in moved:
+            continue
+        result.append(event)
+        if index in moving:
+            result.append(_merge_responses([events[i] for i in moving[index]]))
+    return result
+
+
+def _merge_responses(events: list[Event]) -> Event:
+    """One event holding the latest response for each call id (later responses win)."""
+    parts: dict[str, types.Part] = {}
+    for event in events:
+        for part in event.content.parts or [] if event.content else []:
+            if part.function_response is not None:
+                parts[part.function_response.id or ""] = part
+    last = events[-1]
+    content = types.Content(role="user", parts=list(parts.values()))
+    return Event(author=last.author, content=content, branch=last.branch)
+
+
+def _as_context(event: Event) -> types.Content:
+    assert event.content is not None
+    parts = [types.Part(text="For context:")]
+    for part in event.content.parts or []:
+        if part.thought:
+            continue
+        if part.text:
+            parts.append(types.Part(text=f"[{event.author}] said: {part.text}"))
+        elif part.function_call is not None:
+            call = part.function_call
+            args = json.dumps(call.args or {}, default=str)
+            parts.append(types.Part(text=f"[{event.author}] called tool `{call.name}` with {args}"))
+        elif part.function_response is not None:
+            response = part.function_response
+            result = json.dumps(response.response or {}, default=str)
+            parts.append(
+                types.Part(text=f"[{event.author}] tool `{response.name}` returned {result}")
+            )
+        else:
+            parts.append(part)
+    return types.Content(role="user", parts=parts)

@@ -1,0 +1,129 @@
+"""Run the function calls of a model response and build the one function-response event."""
+
+from __future__ import annotations
+
+import asyncio
+import logging
+import uuid
+from collections.abc import Awaitable, Callable, Sequence
+from typing import TYPE_CHECKING, Any, TypeAlias
+
+from google.genai import types
+
+from adk_runtime.agents import _callbacks
+from adk_runtime.agents.invocation_context import InvocationContext
+from adk_runtime.events import Event, EventActions
+from adk_runtime.models._call_ids import CLIENT_CALL_ID_PREFIX
+from adk_runtime.tools.base_tool import BaseTool
+from adk_runtime.tools.tool_context import ToolContext
+
+if TYPE_CHECKING:
+    from adk_runtime.agents.llm_agent import LlmAgent
+
+__all__ = [
+    "AfterToolCallback",
+    "BeforeToolCallback",
+    "assign_call_ids",
+    "long_running_ids",
+    "run_function_calls",
+]
+
+logger = logging.getLogger(__name__)
+
+_ToolResult: TypeAlias = dict[str, Any] | None
+_BeforeTool: TypeAlias = Callable[..., Awaitable[_ToolResult] | _ToolResult]
+BeforeToolCallback: TypeAlias = _BeforeTool | Sequence[_BeforeTool]
+AfterToolCallback: TypeAlias = _BeforeTool | Sequence[_BeforeTool]
+
+
+def assign_call_ids(event: Event) -> None:
+    """Give every function call without an id one minted by the runtime (``adk-…``)."""
+    for call in event.get_function_calls():
+        if not call.id:
+            call.id = CLIENT_CALL_ID_PREFIX + str(uuid.uuid4())
+
+
+def long_running_ids(event: Event, tools: dict[str, BaseTool]) -> set[str] | None:
+    """The ids of the event's calls to long-running tools, or None when there are none."""
+    ids = {
+        call.id
+        for call in event.get_function_calls()
+        if call.id and call.name in tools and tools[call.name].is_long_running
+    }
+    return ids or None
+
+
+async def run_function_calls(
+    agent: LlmAgent, ctx: InvocationContext, call_event: Event, tools: dict[str, BaseTool]
+) -> Event | None:
+    """Run the calls concurrently; return one event with every response and merged actions.
+
+    A call that fails (unknown tool, a tool or callback that raises) is answered with an
+    ``{"error": ...}`` response the model sees, and what it wrote is discarded.
+    """
+    calls = call_event.get_function_calls()
+    results = await asyncio.gather(*(_run_one(agent, ctx, call, tools) for call in calls))
+    parts: list[types.Part] = []
+    actions = EventActions()
+    for part, call_actions in results:
+        actions.merge(call_actions)
+        if part is not None:
+            parts.append(part)
+    if not parts and actions.is_empty():
+        return None
+    return Event(
+        invocation_id=ctx.invocation_id,
+        author=agent.name,
+        branch=ctx.branch,
+        content=types.Content(role="user", parts=parts) if parts else None,
+        actions=actions,
+    )
+
+
+async def _run_one(
+    agent: LlmAgent,
+    ctx: InvocationContext,
+    call: types.FunctionCall,
+    tools: dict[str, BaseTool],
+) -> tuple[types.Part | None, EventActions]:
+    name = call.name or ""
+    tool = tools.get(name)
+    tool_context = ToolContext(ctx, function_call_id=call.id)
+    if tool is None:
+        response: Any = {"error": f"There is no tool {name!r}; available: {sorted(tools)}."}
+    else:
+        try:
+            response = await _call_tool(agent, tool, dict(call.args or {}), tool_context)
+        except Exception as exc:
+            logger.warning("Tool %r failed: %s", name, type(exc).__name__)
+            tool_context.discard_changes()
+            response = {"error": f"{type(exc).__name__}: {exc}"}
+        if response is None and tool.is_long_running:
+            return None, tool_context.actions
+    if not isinstance(response, dict):
+        response = {"result": response}
+    part = types.Part(
+        function_response=types.FunctionResponse(id=call.id, name=name, response=response)
+    )
+    return part, tool_context.actions
+
+
+async def _call_tool(
+    agent: LlmAgent, tool: BaseTool, args: dict[str, Any], tool_context: ToolContext
+) -> Any:
+    response: Any = None
+    for callback in _callbacks.as_list(agent.before_tool_callback):
+        response = await _callbacks.invoke(
+            callback, tool=tool, args=args, tool_context=tool_context
+        )
+        if response is not None:
+            break
+    else:
+        response = await tool.run_async(args=args, tool_context=tool_context)
+    for callback in _callbacks.as_list(agent.after_tool_callback):
+        replaced = await _callbacks.invoke(
+            callback, tool=tool, args=args, tool_context=tool_context, tool_response=response
+        )
+        if replaced is not None:
+            return replaced
+    return response

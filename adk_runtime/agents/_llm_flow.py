@@ -1,0 +1,198 @@
+"""The LLM agent's loop: build the request, call the model, run tools, repeat until done."""
+
+from __future__ import annotations
+
+from collections.abc import AsyncGenerator
+from contextlib import aclosing
+from typing import TYPE_CHECKING
+
+from adk_runtime.agents import _callbacks, _functions
+from adk_runtime.agents._contents import build_contents
+from adk_runtime.agents._instructions import render_instruction
+from adk_runtime.agents.callback_context import CallbackContext
+from adk_runtime.agents.invocation_context import InvocationContext
+from adk_runtime.agents.readonly_context import ReadonlyContext
+from adk_runtime.agents.run_config import StreamingMode
+from adk_runtime.events import Event
+from adk_runtime.models.llm_request import LlmRequest
+from adk_runtime.models.llm_response import LlmResponse
+from adk_runtime.tools.tool_context import ToolContext
+
+if TYPE_CHECKING:
+    from adk_runtime.agents.llm_agent import LlmAgent
+
+__all__ = ["run_flow"]
+
+
+async def run_flow(agent: LlmAgent, ctx: InvocationContext) -> AsyncGenerator[Event, None]:
+    """Run model steps until a final response, a transfer, a pause or the end of the invocation.
+
+    Yields:
+        Model-response events (partial chunks when streaming), function-response events and
+        the events of an agent the conversation is transferred to.
+    """
+    while not ctx.end_invocation:
+        step = _Step(agent, ctx)
+        async with aclosing(step.run()) as events:
+            async for event in events:
+                yield event
+        last = step.last_event
+        if step.stop or last is None or last.partial or last.is_final_response():
+            return
+
+
+class _Step:
+    """One model call and what follows from it."""
+
+    def __init__(self, agent: LlmAgent, ctx: InvocationContext) -> None:
+        self.agent = agent
+        self.ctx = ctx
+        self.last_event: Event | None = None
+        self.stop = False
+        self._new_model_event()
+
+    async def run(self) -> AsyncGenerator[Event, None]:
+        request = await self._build_request()
+        async with aclosing(self._call_model(request)) as responses:
+            async for response in responses:
+                event = _event_for(response, self.model_event)
+                if event is None:
+                    continue
+                self.last_event = event
+                if event.partial:
+                    yield event
+                    continue
+                _functions.assign_call_ids(event)
+                event.long_running_tool_ids = _functions.long_running_ids(event, request.tools_dict)
+                self._apply_output_key(event)
+                self._new_model_event()  # a further complete response is a new event
+                yield event
+                if event.get_function_calls():
+                    async with aclosing(self._after_calls(event, request)) as follow_ups:
+                        async for follow_up in follow_ups:
+                            yield follow_up
+
+    def _new_model_event(self) -> None:
+        """The event the next complete model response fills; model callbacks write on it."""
+        self.model_event = Event(
+            invocation_id=self.ctx.invocation_id, author=self.agent.name, branch=self.ctx.branch
+        )
+        self.callback_context = CallbackContext(self.ctx, event_actions=self.model_event.actions)
+
+    async def _build_request(self) -> LlmRequest:
+        agent, ctx = self.agent, self.ctx
+        llm = agent.canonical_model
+        config = agent.generate_content_config
+        request = LlmRequest(model=llm.model)
+        if config is not None:
+            request.config = config.model_copy(deep=True)
+        if agent.instruction:
+            text = await render_instruction(agent.instruction, ReadonlyContext(ctx))
+            request.append_instructions([text])
+        tool_context = ToolContext(ctx)
+        for tool in agent.canonical_tools():
+            await tool.process_llm_request(tool_context=tool_context, llm_request=request)
+        request.contents = build_contents(
+            ctx.session.events,
+            agent.name,
+            ctx.branch,
+            current_turn_only=agent.include_contents == "none",
+        )
+        return request
+
+    async def _call_model(self, request: LlmRequest) -> AsyncGenerator[LlmResponse, None]:
+        for callback in _callbacks.as_list(self.agent.before_model_callback):
+            response = await _callbacks.invoke(
+                callback, callback_context=self.callback_context, llm_request=request
+            )
+            if response is not None:
+                yield response
+                return
+        self.ctx.increment_llm_call_count()
+        stream = self.ctx.run_config.streaming_mode == StreamingMode.SSE
+        llm = self.agent.canonical_model
+        async with aclosing(llm.generate_content_async(request, stream=stream)) as responses:
+            async for response in responses:
+                if response.partial:
+                    yield response
+                    continue
+                yield await self._after_model(response)
+
+    async def _after_model(self, response: LlmResponse) -> LlmResponse:
+        """Run the after-model callbacks on a complete response (partial chunks skip them)."""
+        for callback in _callbacks.as_list(self.agent.after_model_callback):
+            replaced = await _callbacks.invoke(
+                callback, callback_context=self.callback_context, llm_response=response
+            )
+            if replaced is not None:
+                return replaced  # type: ignore[no-any-return]
+        return response
+
+    def _apply_output_key(self, event: Event) -> None:
+        key = self.agent.output_key
+        if not key or not event.is_final_response() or event.content is None:
+            return
+        parts = event.content.parts or []
+        if not any(part.text is not None for part in parts):
+            return
+        text = "".join(part.text for part in parts if part.text and not part.thought)
+        event.actions.state_delta[key] = text
+
+    async def _after_calls(
+        self, call_event: Event, request: LlmRequest
+    ) -> AsyncGenerator[Event, None]:
+        if call_event.long_running_tool_ids:
+            self.stop = True
+        response_event = await _functions.run_function_calls(
+            self.agent, self.ctx, call_event, request.tools_dict
+        )
+        if response_event is None:
+            return
+        self.last_event = response_event
+        yield response_event
+        target_name = response_event.actions.transfer_to_agent
+        if not target_name:
+            return
+        target = self.agent.root_agent.find_agent(target_name)
+        if target is None:
+            return
+        self.stop = True
+        async with aclosing(target.run_async(self.ctx)) as events:
+            async for event in events:
+                yield event
+
+
+_COPIED_FIELDS = (
+    "model_version",
+    "grounding_metadata",
+    "citation_metadata",
+    "usage_metadata",
+    "finish_reason",
+    "avg_logprobs",
+    "turn_complete",
+    "error_code",
+    "error_message",
+    "interrupted",
+    "custom_metadata",
+)
+
+
+def _event_for(response: LlmResponse, model_event: Event) -> Event | None:
+    """The event for a model response (partial chunks get their own, action-less event)."""
+    if response.content is None and not response.error_code and not response.interrupted:
+        return None
+    if response.partial:
+        event = Event(
+            invocation_id=model_event.invocation_id,
+            author=model_event.author,
+            branch=model_event.branch,
+            partial=True,
+        )
+    else:
+        event = model_event
+    event.content = response.content
+    for name in _COPIED_FIELDS:
+        value = getattr(response, name)
+        if value is not None:
+            setattr(event, name, value)
+    return event

@@ -1,0 +1,147 @@
+"""LlmAgent (alias Agent): an agent driven by a model, with tools and sub-agents."""
+
+from __future__ import annotations
+
+from collections.abc import AsyncGenerator, Awaitable, Callable, Sequence
+from contextlib import aclosing
+from typing import Any, Literal, TypeAlias
+
+from google.genai import types
+from pydantic import Field, PrivateAttr
+
+from adk_runtime.agents._functions import AfterToolCallback, BeforeToolCallback
+from adk_runtime.agents._instructions import InstructionProvider
+from adk_runtime.agents._llm_flow import run_flow
+from adk_runtime.agents.base_agent import BaseAgent
+from adk_runtime.agents.callback_context import CallbackContext
+from adk_runtime.agents.invocation_context import InvocationContext
+from adk_runtime.events import Event
+from adk_runtime.models.base_llm import BaseLlm
+from adk_runtime.models.llm_request import LlmRequest
+from adk_runtime.models.llm_response import LlmResponse
+from adk_runtime.models.registry import LLMRegistry
+from adk_runtime.tools.base_tool import BaseTool
+from adk_runtime.tools.function_tool import FunctionTool
+from adk_runtime.tools.transfer_to_agent_tool import TransferToAgentTool
+
+__all__ = ["Agent", "LlmAgent", "ToolUnion"]
+
+DEFAULT_MODEL = "gemini-2.5-flash"
+
+ToolUnion: TypeAlias = BaseTool | Callable[..., Any]
+_BeforeModel: TypeAlias = Callable[
+    [CallbackContext, LlmRequest], Awaitable[LlmResponse | None] | LlmResponse | None
+]
+_AfterModel: TypeAlias = Callable[
+    [CallbackContext, LlmResponse], Awaitable[LlmResponse | None] | LlmResponse | None
+]
+BeforeModelCallback: TypeAlias = _BeforeModel | Sequence[_BeforeModel]
+AfterModelCallback: TypeAlias = _AfterModel | Sequence[_AfterModel]
+
+
+class LlmAgent(BaseAgent):
+    """An agent that asks a model what to do, runs the tools it calls, and answers.
+
+    Each step builds a request from the session history, calls the model and yields the
+    model-response event; if the model called functions, the tools run concurrently and
+    one function-response event carries all results and the merged ``state_delta`` /
+    ``artifact_delta`` of their contexts. Steps repeat until a final response.
+
+    Attributes:
+        model: A model name resolved through ``LLMRegistry`` (e.g. ``"gemini-2.5-flash"``)
+            or a ``BaseLlm``; empty inherits the nearest ancestor LLM agent's model.
+        instruction: The system instruction: a string with ``{key}`` / ``{app:key}`` /
+            ``{user:key}`` / ``{temp:key}`` / ``{key?}`` placeholders filled from the state,
+            or a callable of the ``ReadonlyContext`` (used verbatim).
+        tools: Tools, or plain functions wrapped as ``FunctionTool``.
+        generate_content_config: Generation settings (the instruction and tool declarations
+            are added to a copy).
+        include_contents: ``"default"`` sends the history; ``"none"`` only the current turn.
+        output_key: Store the final response's text in this state key (on the final event).
+        disallow_transfer_to_parent: The model may not hand back to the parent agent, and the
+            next turn does not continue with this agent.
+        disallow_transfer_to_peers: The model may not hand over to sibling agents.
+        before_model_callback: ``(callback_context, llm_request)``; a returned
+            ``LlmResponse`` replaces the model call.
+        after_model_callback: ``(callback_context, llm_response)``; a returned
+            ``LlmResponse`` replaces the model's response.
+        before_tool_callback: ``(tool, args, tool_context)``; a returned dict replaces the
+            tool call.
+        after_tool_callback: ``(tool, args, tool_context, tool_response)``; a returned dict
+            replaces the tool's response.
+    """
+
+    model: str | BaseLlm = ""
+    instruction: str | InstructionProvider = ""
+    tools: list[ToolUnion] = Field(default_factory=list)
+    generate_content_config: types.GenerateContentConfig | None = None
+    include_contents: Literal["default", "none"] = "default"
+    output_key: str | None = None
+    disallow_transfer_to_parent: bool = False
+    disallow_transfer_to_peers: bool = False
+    before_model_callback: BeforeModelCallback | None = None
+    after_model_callback: AfterModelCallback | None = None
+    before_tool_callback: BeforeToolCallback | None = None
+    after_tool_callback: AfterToolCallback | None = None
+
+    _llm: BaseLlm | None = PrivateAttr(default=None)
+    _wrapped: dict[int, tuple[Any, BaseTool]] = PrivateAttr(default_factory=dict)
+
+    @property
+    def canonical_model(self) -> BaseLlm:
+        """The model this agent calls (resolved once)."""
+        if isinstance(self.model, BaseLlm):
+            return self.model
+        if self._llm is None or self._llm.model != (self.model or self._llm.model):
+            self._llm = self._resolve_model()
+        return self._llm
+
+    def _resolve_model(self) -> BaseLlm:
+        if self.model:
+            assert isinstance(self.model, str)
+            return LLMRegistry.new_llm(self.model)
+        ancestor = self.parent_agent
+        while ancestor is not None:
+            if isinstance(ancestor, LlmAgent):
+                return ancestor.canonical_model
+            ancestor = ancestor.parent_agent
+        return LLMRegistry.new_llm(DEFAULT_MODEL)
+
+    def canonical_tools(self) -> list[BaseTool]:
+        """The tools offered to the model: functions wrapped, plus ``transfer_to_agent``."""
+        tools = [self._as_tool(tool) for tool in self.tools]
+        targets = self._transfer_targets()
+        if targets:
+            tools.append(TransferToAgentTool(targets))
+        return tools
+
+    def _as_tool(self, tool: ToolUnion) -> BaseTool:
+        if isinstance(tool, BaseTool):
+            return tool
+        cached = self._wrapped.get(id(tool))
+        if cached is None or cached[0] is not tool:
+            cached = (tool, FunctionTool(tool))
+            self._wrapped[id(tool)] = cached
+        return cached[1]
+
+    def _transfer_targets(self) -> list[BaseAgent]:
+        targets = list(self.sub_agents)
+        parent = self.parent_agent
+        if isinstance(parent, LlmAgent):
+            if not self.disallow_transfer_to_parent:
+                targets.append(parent)
+            if not self.disallow_transfer_to_peers:
+                targets.extend(peer for peer in parent.sub_agents if peer is not self)
+        return targets
+
+    def can_transfer_to_parent(self) -> bool:
+        """True unless ``disallow_transfer_to_parent``: the next turn may continue here."""
+        return not self.disallow_transfer_to_parent
+
+    async def _run_async_impl(self, ctx: InvocationContext) -> AsyncGenerator[Event, None]:
+        async with aclosing(run_flow(self, ctx)) as events:
+            async for event in events:
+                yield event
+
+
+Agent = LlmAgent

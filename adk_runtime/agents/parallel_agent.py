@@ -1,0 +1,79 @@
+"""ParallelAgent: run the sub-agents concurrently, each on its own branch."""
+
+from __future__ import annotations
+
+import asyncio
+from collections.abc import AsyncGenerator, Sequence
+from contextlib import aclosing
+
+from adk_runtime.agents.base_agent import BaseAgent
+from adk_runtime.agents.invocation_context import InvocationContext
+from adk_runtime.events import Event
+
+__all__ = ["ParallelAgent"]
+
+
+class ParallelAgent(BaseAgent):
+    """Runs every sub-agent at the same time, each on the branch ``<this>.<sub-agent>``.
+
+    A sub-agent sees only its own branch's events (and the shared history before the
+    fork). Their events interleave in the session, but each is committed on its own, in the
+    order yielded, and a sub-agent resumes only after its event was committed.
+    """
+
+    async def _run_async_impl(self, ctx: InvocationContext) -> AsyncGenerator[Event, None]:
+        runs = [sub.run_async(self._branch_context(ctx, sub)) for sub in self.sub_agents]
+        async with aclosing(merge(runs)) as events:
+            async for event in events:
+                yield event
+
+    def _branch_context(self, ctx: InvocationContext, sub_agent: BaseAgent) -> InvocationContext:
+        suffix = f"{self.name}.{sub_agent.name}"
+        branch = f"{ctx.branch}.{suffix}" if ctx.branch else suffix
+        return ctx.model_copy(update={"branch": branch})
+
+
+class _Done:
+    pass
+
+
+async def merge(runs: Sequence[AsyncGenerator[Event, None]]) -> AsyncGenerator[Event, None]:
+    """Yield the events of concurrent runs as they come.
+
+    Each run waits until its event was consumed (committed by the Runner) before it continues.
+
+    The first failure of a run stops the others and is raised.
+    """
+    queue: asyncio.Queue[tuple[Event | BaseException | _Done, asyncio.Event | None]] = (
+        asyncio.Queue()
+    )
+
+    async def pump(run: AsyncGenerator[Event, None]) -> None:
+        try:
+            async with aclosing(run) as events:
+                async for event in events:
+                    resume = asyncio.Event()
+                    queue.put_nowait((event, resume))
+                    await resume.wait()
+        except Exception as exc:
+            queue.put_nowait((exc, None))
+        finally:
+            queue.put_nowait((_Done(), None))
+
+    tasks = [asyncio.create_task(pump(run)) for run in runs]
+    try:
+        running = len(tasks)
+        while running:
+            item, resume = await queue.get()
+            if isinstance(item, _Done):
+                running -= 1
+            elif isinstance(item, BaseException):
+                raise item
+            else:
+                yield item
+                assert resume is not None
+                resume.set()
+    finally:
+        for task in tasks:
+            task.cancel()
+        await asyncio.gather(*tasks, return_exceptions=True)

@@ -1,0 +1,168 @@
+"""Gemini: Google's models through google-genai's async client."""
+
+from __future__ import annotations
+
+import asyncio
+from collections.abc import AsyncGenerator
+from functools import cached_property
+from typing import Any
+
+from google import genai
+from google.genai import errors, types
+
+from adk_runtime.models._call_ids import without_client_ids
+from adk_runtime.models.base_llm import BaseLlm
+from adk_runtime.models.llm_request import LlmRequest
+from adk_runtime.models.llm_response import LlmResponse
+
+__all__ = ["Gemini"]
+
+_RETRYABLE_STATUSES = [408, 429, 500, 502, 503, 504]
+
+
+def default_retry_options() -> types.HttpRetryOptions:
+    """Up to 4 attempts on 408/429/5xx, exponential backoff with jitter (google-genai's retry)."""
+    return types.HttpRetryOptions(
+        attempts=4, initial_delay=1.0, max_delay=30.0, http_status_codes=_RETRYABLE_STATUSES
+    )
+
+
+class Gemini(BaseLlm):
+    """Gemini models on google-genai's async client.
+
+    The client reads its credentials from the environment as google-genai does
+    (``GOOGLE_API_KEY`` / ``GEMINI_API_KEY``, or ``GOOGLE_GENAI_USE_VERTEXAI`` with
+    ``GOOGLE_CLOUD_PROJECT`` and ``GOOGLE_CLOUD_LOCATION``).
+
+    Attributes:
+        model: The model name, e.g. ``"gemini-2.5-flash"``.
+        base_url: Send requests to another endpoint (a proxy, or a fake server in tests).
+        retry_options: Retries on retryable HTTP statuses (408, 429, 5xx) with backoff;
+            ``None`` uses :func:`default_retry_options`.
+    """
+
+    model: str = "gemini-2.5-flash"
+    base_url: str | None = None
+    retry_options: types.HttpRetryOptions | None = None
+
+    @classmethod
+    def supported_models(cls) -> list[str]:
+        """Gemini model names and Vertex AI model resource paths."""
+        return [
+            r"gemini-.*",
+            r"model-optimizer-.*",
+            r"projects/.+/locations/.+/endpoints/.+",
+            r"projects/.+/locations/.+/publishers/google/models/gemini.+",
+        ]
+
+    @cached_property
+    def api_client(self) -> genai.Client:
+        """The google-genai client (built on first use)."""
+        options = types.HttpOptions(
+            base_url=self.base_url,
+            retry_options=self.retry_options or default_retry_options(),
+        )
+        return genai.Client(http_options=options)
+
+    async def _client(self) -> genai.Client:
+        client: genai.Client | None = self.__dict__.get("api_client")
+        if client is None:
+            # Building the client reads certificates from disk: keep that off the event loop.
+            client = await asyncio.to_thread(lambda: self.api_client)
+        return client
+
+    async def aclose(self) -> None:
+        """Close the HTTP connections of the client (a later call opens new ones)."""
+        client = self.__dict__.pop("api_client", None)
+        if client is not None:
+            await client.aio.aclose()
+
+    async def generate_content_async(
+        self, llm_request: LlmRequest, stream: bool = False
+    ) -> AsyncGenerator[LlmResponse, None]:
+        """Call the model; an API error becomes a response with ``error_code`` set.
+
+        Yields:
+            The reply, or when streaming each chunk as a partial response and then the
+            aggregated reply.
+        """
+        model = llm_request.model or self.model
+        contents = without_client_ids(llm_request.contents)  # the API did not issue them
+        client = await self._client()
+        try:
+            if not stream:
+                response = await client.aio.models.generate_content(
+                    model=model,
+                    contents=contents,
+                    config=llm_request.config,
+                )
+                yield LlmResponse.create(response)
+                return
+            chunks = await client.aio.models.generate_content_stream(
+                model=model,
+                contents=contents,
+                config=llm_request.config,
+            )
+            aggregator = StreamAggregator()
+            async for chunk in chunks:
+                partial = aggregator.add(LlmResponse.create(chunk))
+                if partial is not None:
+                    yield partial
+            yield aggregator.close()
+        except errors.APIError as exc:
+            yield _error_response(exc)
+
+
+def _error_response(exc: errors.APIError) -> LlmResponse:
+    code: Any = exc.code if exc.code else exc.status
+    return LlmResponse(
+        error_code=str(code or "UNKNOWN_ERROR"),
+        error_message=exc.message or exc.status or "The model call failed.",
+    )
+
+
+class StreamAggregator:
+    """Folds streamed chunks into one reply; text of consecutive chunks is joined."""
+
+    def __init__(self) -> None:
+        """Start empty."""
+        self._parts: list[types.Part] = []
+        self._last: LlmResponse | None = None
+        self._error: LlmResponse | None = None
+
+    def add(self, chunk: LlmResponse) -> LlmResponse | None:
+        """Fold ``chunk`` in; return it marked partial (or None for an empty error chunk)."""
+        self._last = chunk
+        if chunk.content is None or not chunk.content.parts:
+            if chunk.error_code and chunk.finish_reason != types.FinishReason.STOP:
+                self._error = chunk
+            return None
+        for part in chunk.content.parts:
+            self._fold(part)
+        return chunk.model_copy(update={"partial": True})
+
+    def _fold(self, part: types.Part) -> None:
+        previous = self._parts[-1] if self._parts else None
+        if (
+            part.text is not None
+            and previous is not None
+            and previous.text is not None
+            and bool(previous.thought) == bool(part.thought)
+        ):
+            self._parts[-1] = previous.model_copy(update={"text": previous.text + part.text})
+        else:
+            self._parts.append(part)
+
+    def close(self) -> LlmResponse:
+        """Return the aggregated, non-partial reply."""
+        last = self._last or LlmResponse()
+        if not self._parts:
+            return self._error or last.model_copy(update={"partial": False, "turn_complete": True})
+        return LlmResponse(
+            content=types.Content(role="model", parts=self._parts),
+            partial=False,
+            turn_complete=True,
+            finish_reason=last.finish_reason,
+            usage_metadata=last.usage_metadata,
+            model_version=last.model_version,
+        )

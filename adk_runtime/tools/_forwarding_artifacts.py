@@ -1,0 +1,71 @@
+"""An artifact service that stores into the calling tool's session (for AgentTool)."""
+
+from __future__ import annotations
+
+from google.genai import types
+
+from adk_runtime.artifacts.base import BaseArtifactService
+from adk_runtime.tools.tool_context import ToolContext
+
+__all__ = ["ForwardingArtifactService"]
+
+
+class ForwardingArtifactService(BaseArtifactService):
+    """Saves and loads through ``tool_context``, whatever session the caller names.
+
+    An agent run by ``AgentTool`` thus saves into the calling session, and each save is
+    recorded in the calling tool's ``artifact_delta``.
+    """
+
+    def __init__(self, tool_context: ToolContext) -> None:
+        """Forward to ``tool_context``."""
+        self._tool_context = tool_context
+        self._parent = tool_context.invocation_context
+
+    async def save_artifact(
+        self, *, app_name: str, user_id: str, session_id: str, filename: str, artifact: types.Part
+    ) -> int:
+        """Save into the calling session (recorded in the tool's ``artifact_delta``)."""
+        return await self._tool_context.save_artifact(filename, artifact)
+
+    async def load_artifact(
+        self,
+        *,
+        app_name: str,
+        user_id: str,
+        session_id: str,
+        filename: str,
+        version: int | None = None,
+    ) -> types.Part | None:
+        """Load from the calling session."""
+        return await self._tool_context.load_artifact(filename, version)
+
+    async def list_artifact_keys(
+        self, *, app_name: str, user_id: str, session_id: str
+    ) -> list[str]:
+        """List the calling session's artifacts."""
+        return await self._tool_context.list_artifacts()
+
+    async def delete_artifact(
+        self, *, app_name: str, user_id: str, session_id: str, filename: str
+    ) -> None:
+        """Delete from the calling session."""
+        service = self._tool_context._artifact_service()
+        await service.delete_artifact(
+            app_name=self._parent.app_name,
+            user_id=self._parent.user_id,
+            session_id=self._parent.session.id,
+            filename=filename,
+        )
+
+    async def list_versions(
+        self, *, app_name: str, user_id: str, session_id: str, filename: str
+    ) -> list[int]:
+        """List the versions in the calling session."""
+        service = self._tool_context._artifact_service()
+        return await service.list_versions(
+            app_name=self._parent.app_name,
+            user_id=self._parent.user_id,
+            session_id=self._parent.session.id,
+            filename=filename,
+        )

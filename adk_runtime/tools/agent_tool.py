@@ -1,0 +1,85 @@
+"""AgentTool: an agent the model may call like a function."""
+
+from __future__ import annotations
+
+import uuid
+from typing import TYPE_CHECKING, Any
+
+from google.genai import types
+
+from adk_runtime.tools._forwarding_artifacts import ForwardingArtifactService
+from adk_runtime.tools.base_tool import BaseTool
+from adk_runtime.tools.tool_context import ToolContext
+
+if TYPE_CHECKING:
+    from adk_runtime.agents.base_agent import BaseAgent
+
+__all__ = ["AgentTool"]
+
+
+class AgentTool(BaseTool):
+    """Runs an agent on the caller's request and answers with the agent's last text.
+
+    The agent runs in a fresh in-memory session seeded with a copy of the caller's state.
+    The state changes its events commit come back through the tool context, so they ride on
+    the caller's function-response event and are committed there, atomically with the answer.
+    Artifacts it saves go to the caller's session and into that event's ``artifact_delta``.
+
+    Attributes:
+        agent: The agent to run.
+        skip_summarization: Return the agent's answer as the final response, without another
+            model call.
+    """
+
+    def __init__(self, agent: BaseAgent, *, skip_summarization: bool = False) -> None:
+        """Wrap ``agent``; the tool has the agent's name and description."""
+        super().__init__(name=agent.name, description=agent.description)
+        self.agent = agent
+        self.skip_summarization = skip_summarization
+
+    def _get_declaration(self) -> types.FunctionDeclaration | None:
+        return types.FunctionDeclaration(
+            name=self.name,
+            description=self.description,
+            parameters_json_schema={
+                "type": "object",
+                "properties": {"request": {"type": "string"}},
+                "required": ["request"],
+            },
+        )
+
+    async def run_async(self, *, args: dict[str, Any], tool_context: ToolContext) -> Any:
+        """Run the agent on ``args["request"]`` and return its final text."""
+        from adk_runtime.runners import Runner
+        from adk_runtime.sessions.memory import InMemorySessionService
+
+        if self.skip_summarization:
+            tool_context.actions.skip_summarization = True
+        ctx = tool_context.invocation_context
+        service = InMemorySessionService()
+        runner = Runner(
+            app_name=ctx.app_name,
+            agent=self.agent,
+            session_service=service,
+            artifact_service=(
+                ForwardingArtifactService(tool_context) if ctx.artifact_service else None
+            ),
+            memory_service=ctx.memory_service,
+        )
+        session = await service.create_session(
+            app_name=ctx.app_name,
+            user_id=ctx.user_id,
+            session_id=str(uuid.uuid4()),
+            state=tool_context.state.to_dict(),
+        )
+        message = types.Content(role="user", parts=[types.Part(text=str(args.get("request", "")))])
+        last: types.Content | None = None
+        async for event in runner.run_async(
+            user_id=ctx.user_id, session_id=session.id, new_message=message
+        ):
+            tool_context.state.update(event.actions.state_delta)
+            if event.content is not None and event.content.parts:
+                last = event.content
+        if last is None:
+            return ""
+        return "\n".join(part.text for part in last.parts or [] if part.text)

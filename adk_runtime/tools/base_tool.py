@@ -1,0 +1,47 @@
+"""BaseTool: something the model may call."""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING, Any
+
+from google.genai import types
+
+if TYPE_CHECKING:
+    from adk_runtime.models.llm_request import LlmRequest
+    from adk_runtime.tools.tool_context import ToolContext
+
+__all__ = ["BaseTool"]
+
+
+class BaseTool:
+    """A tool: a declaration the model sees and ``run_async`` that answers a call.
+
+    Attributes:
+        name: The function name the model calls.
+        description: What the tool does, for the model.
+        is_long_running: The call pauses the invocation until its response arrives in a
+            later message (see ``LongRunningFunctionTool``).
+    """
+
+    def __init__(self, *, name: str, description: str, is_long_running: bool = False) -> None:
+        """Create a tool called ``name``."""
+        self.name = name
+        self.description = description
+        self.is_long_running = is_long_running
+
+    def _get_declaration(self) -> types.FunctionDeclaration | None:
+        """The declaration offered to the model; None offers nothing."""
+        return None
+
+    async def run_async(self, *, args: dict[str, Any], tool_context: ToolContext) -> Any:
+        """Answer a call with ``args``; the result becomes the function response."""
+        raise NotImplementedError(f"{type(self).__name__} must implement run_async.")
+
+    async def process_llm_request(
+        self, *, tool_context: ToolContext, llm_request: LlmRequest
+    ) -> None:
+        """Adjust the request before the model call; by default offer the declaration."""
+        llm_request.append_tools([self])
+
+    def __repr__(self) -> str:
+        return f"{type(self).__name__}(name={self.name!r})"

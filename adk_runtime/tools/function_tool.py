@@ -1,0 +1,61 @@
+"""FunctionTool: a Python function the model may call."""
+
+from __future__ import annotations
+
+import inspect
+from collections.abc import Callable
+from typing import Any
+
+import pydantic
+from google.genai import types
+
+from adk_runtime.agents import _callbacks
+from adk_runtime.tools._declaration import Signature
+from adk_runtime.tools.base_tool import BaseTool
+from adk_runtime.tools.tool_context import ToolContext
+
+__all__ = ["FunctionTool"]
+
+
+class FunctionTool(BaseTool):
+    """Wraps a function (sync or async) as a tool.
+
+    The declaration comes from the signature, the type hints and the docstring. The
+    arguments the model sends are validated and coerced to the annotated types (a bad call
+    is answered with an error the model sees). A ``tool_context: ToolContext`` parameter is
+    filled in by the runtime. A sync function runs in a worker thread, never on the loop.
+    """
+
+    def __init__(self, func: Callable[..., Any], *, require_confirmation: bool = False) -> None:
+        """Wrap ``func``; its ``__name__`` is the tool's name."""
+        name = getattr(func, "__name__", None) or type(func).__name__
+        super().__init__(name=name, description=inspect.getdoc(func) or "")
+        self.func = func
+        self._signature = Signature(func, self.name, self.description)
+        self._declaration: types.FunctionDeclaration | None = None
+
+    def _get_declaration(self) -> types.FunctionDeclaration | None:
+        if self._declaration is None:
+            self._declaration = self._build_declaration()
+        return self._declaration
+
+    def _build_declaration(self) -> types.FunctionDeclaration:
+        """Build the declaration (once; it is cached)."""
+        return self._signature.declaration()
+
+    async def run_async(self, *, args: dict[str, Any], tool_context: ToolContext) -> Any:
+        """Call the function with the validated ``args`` (and the context if it asks for it)."""
+        try:
+            kwargs = self._signature.validate(args)
+        except pydantic.ValidationError as exc:
+            problems = "; ".join(
+                f"{'.'.join(str(p) for p in error['loc'])}: {error['msg']}"
+                for error in exc.errors()
+            )
+            return {"error": f"Invalid arguments for {self.name}: {problems}"}
+        if self._signature.wants_context:
+            kwargs[self._signature.context_name] = tool_context
+        result = await _callbacks.invoke(self.func, **kwargs)
+        if isinstance(result, pydantic.BaseModel):
+            return result.model_dump(mode="json")
+        return result

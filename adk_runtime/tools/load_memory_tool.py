@@ -1,0 +1,50 @@
+"""load_memory: a tool the model calls to search the user's memories."""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING, Any
+
+from adk_runtime.tools.function_tool import FunctionTool
+from adk_runtime.tools.tool_context import ToolContext
+
+if TYPE_CHECKING:
+    from adk_runtime.models.llm_request import LlmRequest
+
+__all__ = ["LoadMemoryTool", "load_memory", "load_memory_tool"]
+
+
+async def load_memory(query: str, tool_context: ToolContext) -> dict[str, Any]:
+    """Search the memory of past conversations with this user.
+
+    Args:
+        query: Words to look for in past conversations.
+        tool_context: Filled in by the runtime.
+
+    Returns:
+        The matching memories, best first.
+    """
+    response = await tool_context.search_memory(query)
+    return {"memories": [m.model_dump(mode="json", exclude_none=True) for m in response.memories]}
+
+
+class LoadMemoryTool(FunctionTool):
+    """Offers ``load_memory`` and tells the model it has a memory to search."""
+
+    def __init__(self) -> None:
+        """Wrap :func:`load_memory`."""
+        super().__init__(load_memory)
+
+    async def process_llm_request(
+        self, *, tool_context: ToolContext, llm_request: LlmRequest
+    ) -> None:
+        """Add a hint about the memory, then offer the tool."""
+        llm_request.append_instructions(
+            [
+                "You can recall past conversations with this user: call `load_memory` with a "
+                "query when an answer may depend on something said before."
+            ]
+        )
+        await super().process_llm_request(tool_context=tool_context, llm_request=llm_request)
+
+
+load_memory_tool = LoadMemoryTool()

@@ -1,0 +1,77 @@
+"""ToolContext: what a tool (and its callbacks) may read and write while it runs."""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING, Any
+
+from adk_runtime.agents.callback_context import CallbackContext
+from adk_runtime.events import EventActions
+from adk_runtime.sessions.state import State
+
+if TYPE_CHECKING:
+    from adk_runtime.agents.invocation_context import InvocationContext
+
+__all__ = ["ToolContext"]
+
+
+class ToolContext(CallbackContext):
+    """The context of one function call.
+
+    ``state`` writes, saved artifacts and control flow (``actions.transfer_to_agent``,
+    ``actions.escalate``, ``actions.skip_summarization``) land in ``actions``, which is merged
+    into the function-response event that carries the call's result and is committed with it.
+
+    Attributes:
+        function_call_id: The id of the function call being answered.
+    """
+
+    def __init__(
+        self,
+        invocation_context: InvocationContext,
+        *,
+        function_call_id: str | None = None,
+        event_actions: EventActions | None = None,
+    ) -> None:
+        """Create the context of the call ``function_call_id``."""
+        super().__init__(invocation_context, event_actions=event_actions)
+        self.function_call_id = function_call_id
+        self._state = _UndoableState(invocation_context.session.state, self.actions.state_delta)
+
+    def discard_changes(self) -> None:
+        """Forget this call's writes: restore the state it changed and clear its actions.
+
+        Used when the tool fails, so that nothing it wrote is visible or committed.
+        """
+        assert isinstance(self._state, _UndoableState)
+        self._state.undo()
+        self._event_actions = EventActions()
+
+    @property
+    def invocation_context(self) -> InvocationContext:
+        """The running invocation."""
+        return self._invocation_context
+
+
+_MISSING = object()
+
+
+class _UndoableState(State):
+    """A state view that remembers the values it overwrote, so the writes can be undone."""
+
+    def __init__(self, value: dict[str, Any], delta: dict[str, Any]) -> None:
+        super().__init__(value, delta)
+        self._originals: dict[str, Any] = {}
+
+    def __setitem__(self, key: str, value: Any) -> None:
+        if key not in self._originals:
+            self._originals[key] = self._value.get(key, _MISSING)
+        super().__setitem__(key, value)
+
+    def undo(self) -> None:
+        for key, original in self._originals.items():
+            if original is _MISSING:
+                self._value.pop(key, None)
+            else:
+                self._value[key] = original
+            self._delta.pop(key, None)
+        self._originals.clear()

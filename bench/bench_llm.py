@@ -1,0 +1,167 @@
+"""LLM agents: runtime overhead per model step with a scripted model (no network).
+
+A tool-calling agent answers each user message with two model calls (model → tool → model):
+the model asks for ``add(a, b)``, the tool writes the result to state, the model answers with
+text. We count model steps per second over SESSIONS sessions of TURNS turns each, on our
+Runner + LlmAgent and on google-adk 2.13's Runner + LlmAgent (bench extra) in the same run,
+each on its in-memory store and on SQLite when that backend is available. The scripted models
+do no work, so the figures are the runtimes' own cost: request building, events, tool calls,
+commits. Benchmarks on a shared 2-core machine are noisy; compare ratios within one run.
+"""
+
+from __future__ import annotations
+
+import importlib.util
+import logging
+import tempfile
+import time
+from collections.abc import AsyncGenerator, Awaitable, Callable
+from pathlib import Path
+from typing import Any
+
+from google.genai import types
+
+from adk_runtime.agents import LlmAgent
+from adk_runtime.runners import Runner
+from adk_runtime.sessions import BaseSessionService, InMemorySessionService
+from adk_runtime.testing import ScriptedModel
+from adk_runtime.tools import ToolContext
+from bench.common import Report, google_adk_available
+
+SESSIONS = 5
+TURNS = 20
+ROUNDS = 3
+APP = "bench"
+STEPS = SESSIONS * TURNS * 2
+
+
+def add(a: int, b: int, tool_context: ToolContext) -> int:
+    """Add two numbers."""
+    tool_context.state["last_sum"] = a + b
+    return a + b
+
+
+def _reply(contents: list[types.Content]) -> types.Part:
+    """Call the tool for a user message; answer in text after the tool's response."""
+    last = contents[-1].parts[0] if contents and contents[-1].parts else None
+    if last is not None and last.function_response is not None:
+        return types.Part(text=f"The sum is {last.function_response.response}.")
+    return types.Part(function_call=types.FunctionCall(name="add", args={"a": 2, "b": 3}))
+
+
+def _message(i: int) -> types.Content:
+    return types.Content(role="user", parts=[types.Part(text=f"add two and three, #{i}")])
+
+
+async def _rate(
+    open_service: Callable[[], Awaitable[Any]],
+    make_runner: Callable[[Any], Any],
+    close: Callable[[Any], Awaitable[None]],
+) -> float:
+    best = 0.0
+    for _ in range(ROUNDS):
+        service = await open_service()
+        runner = make_runner(service)
+        ids = []
+        for s in range(SESSIONS):
+            session = await service.create_session(app_name=APP, user_id="u", session_id=f"s{s}")
+            ids.append(session.id)
+        start = time.perf_counter()
+        for turn in range(TURNS):
+            for session_id in ids:
+                async for _ in runner.run_async(
+                    user_id="u", session_id=session_id, new_message=_message(turn)
+                ):
+                    pass
+        best = max(best, STEPS / (time.perf_counter() - start))
+        await close(service)
+    return best
+
+
+def _ours_runner(service: BaseSessionService) -> Runner:
+    model = ScriptedModel(handler=lambda request: _reply(request.contents))
+    agent = LlmAgent(name="calc", model=model, tools=[add], instruction="Add for {user:name?}.")
+    return Runner(app_name=APP, agent=agent, session_service=service)
+
+
+def _adk_runner(service: Any) -> Any:
+    from google.adk.agents import LlmAgent as AdkLlmAgent
+    from google.adk.models import BaseLlm as AdkBaseLlm
+    from google.adk.models import LlmResponse as AdkLlmResponse
+    from google.adk.runners import Runner as AdkRunner
+
+    class AdkScripted(AdkBaseLlm):  # type: ignore[misc]
+        async def generate_content_async(
+            self, llm_request: Any, stream: bool = False
+        ) -> AsyncGenerator[Any, None]:
+            part = _reply(llm_request.contents)
+            yield AdkLlmResponse(content=types.Content(role="model", parts=[part]))
+
+    agent = AdkLlmAgent(
+        name="calc",
+        model=AdkScripted(model="scripted"),
+        tools=[add],
+        instruction="Add for {user:name?}.",
+    )
+    return AdkRunner(app_name=APP, agent=agent, session_service=service)
+
+
+async def _close(service: Any) -> None:
+    close = getattr(service, "close", None)
+    if close is not None:
+        await close()
+
+
+async def _ours_memory() -> Any:
+    return InMemorySessionService()
+
+
+async def _adk_memory() -> Any:
+    from google.adk.sessions import InMemorySessionService as AdkInMemory
+
+    return AdkInMemory()
+
+
+def _sqlite_available() -> bool:
+    return importlib.util.find_spec("adk_runtime.sessions.sql") is not None
+
+
+async def run(report: Report) -> None:
+    # google-adk logs a line per model call about the scripted model's missing token counts.
+    logging.getLogger("google_adk").setLevel(logging.ERROR)
+    tmp = Path(tempfile.mkdtemp(prefix="bench-llm-"))
+    backends: list[tuple[str, Callable[[], Awaitable[Any]], Callable[[], Awaitable[Any]]]] = [
+        ("memory", _ours_memory, _adk_memory)
+    ]
+    if _sqlite_available():
+        from adk_runtime.sessions import session_service_from_url
+
+        counter = iter(range(1_000))
+
+        async def ours_sqlite() -> Any:
+            return session_service_from_url(f"sqlite+aiosqlite:///{tmp}/ours{next(counter)}.db")
+
+        async def adk_sqlite() -> Any:
+            from google.adk.sessions import DatabaseSessionService
+
+            return DatabaseSessionService(f"sqlite+aiosqlite:///{tmp}/adk{next(counter)}.db")
+
+        backends.append(("sqlite", ours_sqlite, adk_sqlite))
+    else:
+        print("  the SQL session backend is not on this branch yet: memory only")
+    for name, ours, adk in backends:
+        rate = await _rate(ours, _ours_runner, _close)
+        report.add("llm", name, "tool-agent LLM steps/s", rate, "steps/s")
+        if not google_adk_available():
+            print("  google-adk is not installed (make bench installs the bench extra); skipped")
+            continue
+        rate = await _rate(adk, _adk_runner, _close)
+        report.add("llm", name, "tool-agent LLM steps/s", rate, "steps/s", impl="google-adk")
+        report.ratio(
+            "llm",
+            name,
+            "tool-agent LLM steps/s",
+            "adk_runtime",
+            "google-adk",
+            higher_is_better=True,
+        )

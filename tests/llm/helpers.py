@@ -1,0 +1,67 @@
+"""Shared helpers of the LLM-agent tests."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from google.genai import types
+
+from adk_runtime.agents import BaseAgent, RunConfig
+from adk_runtime.artifacts.memory import InMemoryArtifactService
+from adk_runtime.events import Event
+from adk_runtime.memory.in_memory import InMemoryMemoryService
+from adk_runtime.runners import Runner
+from adk_runtime.sessions import BaseSessionService, Session
+
+APP = "app"
+USER = "u1"
+
+
+async def start(
+    agent: BaseAgent, service: BaseSessionService, *, session_id: str = "s1", **kwargs: Any
+) -> Runner:
+    runner = Runner(
+        app_name=APP,
+        agent=agent,
+        session_service=service,
+        artifact_service=kwargs.pop("artifact_service", InMemoryArtifactService()),
+        memory_service=kwargs.pop("memory_service", InMemoryMemoryService()),
+    )
+    await service.create_session(app_name=APP, user_id=USER, session_id=session_id, **kwargs)
+    return runner
+
+
+def user(text: str) -> types.Content:
+    return types.Content(role="user", parts=[types.Part(text=text)])
+
+
+async def send(
+    runner: Runner,
+    message: str | types.Content,
+    *,
+    session_id: str = "s1",
+    run_config: RunConfig | None = None,
+) -> list[Event]:
+    content = user(message) if isinstance(message, str) else message
+    return [
+        event
+        async for event in runner.run_async(
+            user_id=USER, session_id=session_id, new_message=content, run_config=run_config
+        )
+    ]
+
+
+async def stored(runner: Runner, session_id: str = "s1") -> Session:
+    session = await runner.session_service.get_session(
+        app_name=APP, user_id=USER, session_id=session_id
+    )
+    assert session is not None
+    return session
+
+
+def texts(events: list[Event]) -> list[str]:
+    return [
+        "".join(part.text or "" for part in event.content.parts or [])
+        for event in events
+        if event.content is not None and any(part.text for part in event.content.parts or [])
+    ]
