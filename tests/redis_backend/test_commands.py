@@ -9,6 +9,7 @@ from typing import Any
 import pytest
 import redis.asyncio as redis_asyncio
 
+from adk_runtime.errors import SerializationError
 from adk_runtime.sessions import GetSessionConfig, RedisSessionService
 from adk_runtime.sessions.redis._scripts import SOURCES, commands_called
 from tests.backends import REDIS_URL
@@ -115,3 +116,17 @@ async def test_concurrent_appends_on_one_connection_pool_stay_consistent(
     assert {key: state[key] for key in state if key.startswith("app:")} == {
         f"app:k{i}": 9 for i in range(8)
     }
+
+
+async def test_unstorable_values_send_nothing(recorded: RedisSessionService) -> None:
+    session = await recorded.create_session(app_name=APP, user_id="u", session_id="s")
+    SENT.clear()
+    with pytest.raises(SerializationError, match=r"state\['user:bad'\]\[0\]"):
+        await recorded.create_session(
+            app_name=APP, user_id="u", session_id="t", state={"user:bad": [object()]}
+        )
+    with pytest.raises(SerializationError, match=r"state_delta\['app:bad'\]"):
+        await recorded.append_event(session, event(delta={"ok": 1, "app:bad": {1, 2}}))
+    with pytest.raises(SerializationError, match="timestamp"):
+        await recorded.append_event(session, event(timestamp=float("inf")))
+    assert SENT == []
