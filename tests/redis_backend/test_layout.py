@@ -186,3 +186,16 @@ async def test_a_user_token_is_refused_for_the_app_listing(service: RedisSession
 def test_a_prefix_with_braces_is_refused() -> None:
     with pytest.raises(ConfigurationError, match="key_prefix"):
         RedisSessionService("redis://127.0.0.1:6379/0", key_prefix="adk:{x}:")
+
+
+async def test_large_deltas_are_applied_in_full(service: RedisSessionService) -> None:
+    # The scripts write hash fields in chunks; every key of a big delta must arrive.
+    state = {f"k{i}": i for i in range(450)} | {f"app:a{i}": i for i in range(230)}
+    session = await service.create_session(app_name=APP, user_id="u", session_id="s", state=state)
+    assert session.state == state
+    delta = {f"k{i}": -i for i in range(301)} | {f"user:u{i}": [i] for i in range(205)}
+    await service.append_event(session, event(delta=delta))
+    loaded = await service.get_session(app_name=APP, user_id="u", session_id="s")
+    assert loaded is not None
+    assert loaded.state == state | delta
+    assert loaded.revision == 1
