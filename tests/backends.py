@@ -10,6 +10,8 @@ from __future__ import annotations
 
 import contextlib
 import dataclasses
+import os
+import uuid
 from collections.abc import AsyncIterator, Callable
 from typing import Any
 
@@ -44,6 +46,37 @@ async def _open_memory(request: Any) -> AsyncIterator[BaseSessionService]:
         yield service
 
 
+REDIS_URL = os.environ.get("ADK_RUNTIME_TEST_REDIS_URL", "redis://127.0.0.1:6379/0")
+
+
+def redis_test_prefix() -> str:
+    """Return a fresh key prefix, unique to one test."""
+    return f"adktest:{uuid.uuid4().hex}:"
+
+
+async def drop_redis_prefix(prefix: str) -> None:
+    """Delete every key under ``prefix`` (test cleanup only: it uses SCAN)."""
+    import redis.asyncio as redis_asyncio
+
+    async with redis_asyncio.Redis.from_url(REDIS_URL) as client:
+        batch = [key async for key in client.scan_iter(match=f"{prefix}*", count=1000)]
+        if batch:
+            await client.unlink(*batch)
+
+
+@contextlib.asynccontextmanager
+async def _open_redis(request: Any) -> AsyncIterator[BaseSessionService]:
+    from adk_runtime.sessions import RedisSessionService
+
+    prefix = redis_test_prefix()
+    try:
+        async with RedisSessionService(REDIS_URL, key_prefix=prefix) as service:
+            yield service
+    finally:
+        await drop_redis_prefix(prefix)
+
+
 BACKENDS: list[Backend] = [
     Backend("memory", _open_memory),
+    Backend("redis", _open_redis, durable=True),
 ]

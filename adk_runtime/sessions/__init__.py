@@ -1,4 +1,9 @@
-"""Sessions and session services (``google.adk.sessions`` → ``adk_runtime.sessions``)."""
+"""Sessions and session services (``google.adk.sessions`` → ``adk_runtime.sessions``).
+
+Backends with a driver (``RedisSessionService``) are imported on first use.
+"""
+
+from typing import TYPE_CHECKING, Any
 
 from adk_runtime.sessions.base import (
     BaseSessionService,
@@ -14,14 +19,26 @@ from adk_runtime.sessions.registry import (
 from adk_runtime.sessions.session import Session
 from adk_runtime.sessions.state import State
 
+if TYPE_CHECKING:
+    from adk_runtime.sessions.redis import RedisSessionService
+
 __all__ = [
     "BaseSessionService",
     "GetSessionConfig",
     "InMemorySessionService",
     "ListSessionsResponse",
+    "RedisSessionService",
     "Session",
     "State",
     "register_session_backend",
     "session_service_from_url",
     "supported_schemes",
 ]
+
+
+def __getattr__(name: str) -> Any:
+    if name == "RedisSessionService":
+        from adk_runtime.sessions.redis import RedisSessionService
+
+        return RedisSessionService
+    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")

@@ -23,6 +23,8 @@ class _FromUrl(Protocol):
 # scheme -> (module:Class, pip requirement that provides its driver)
 _BACKENDS: dict[str, tuple[str, str]] = {
     "memory": ("adk_runtime.sessions.memory:InMemorySessionService", "adk-runtime"),
+    "redis": ("adk_runtime.sessions.redis:RedisSessionService", "adk-runtime"),
+    "rediss": ("adk_runtime.sessions.redis:RedisSessionService", "adk-runtime"),
 }
 
 

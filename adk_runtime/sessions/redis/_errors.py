@@ -1,0 +1,42 @@
+"""The one place where redis-py exceptions become adk_runtime errors."""
+
+from __future__ import annotations
+
+from redis import exceptions as redis_errors
+
+from adk_runtime.errors import AdkRuntimeError, BackendUnavailableError, ConfigurationError
+
+# Server replies that mean "not now" rather than "never": retrying later can succeed.
+_TRANSIENT_REPLIES = ("BUSY", "LOADING", "MASTERDOWN", "MISCONF", "NOREPLICAS", "OOM", "READONLY")
+_UNAVAILABLE = (
+    redis_errors.ConnectionError,
+    redis_errors.TimeoutError,
+    redis_errors.ReadOnlyError,
+    redis_errors.OutOfMemoryError,
+    redis_errors.ClusterError,
+    redis_errors.TryAgainError,
+    redis_errors.RedisClusterException,
+    OSError,
+)
+
+
+def translate(exc: BaseException, where: str) -> AdkRuntimeError:
+    """Return the adk_runtime error for a redis-py (or socket) exception.
+
+    Args:
+        exc: What redis-py raised.
+        where: The server, already redacted (``redis://host:6379/0``), for the message.
+    """
+    detail = f"{type(exc).__name__}: {exc}"
+    if isinstance(exc, redis_errors.NoPermissionError):
+        return ConfigurationError(
+            f"The Redis user at {where} may not run a command the session store needs "
+            f"({detail}). Grant it the hash, list, sorted set and scripting commands."
+        )
+    message = str(exc)
+    if isinstance(exc, _UNAVAILABLE) or message.startswith(_TRANSIENT_REPLIES):
+        return BackendUnavailableError(
+            f"Redis at {where} is unavailable ({detail}). The operation did not complete "
+            "or its outcome is unknown; retrying it is safe."
+        )
+    return AdkRuntimeError(f"Redis at {where} rejected a command ({detail}).")

@@ -1,0 +1,136 @@
+"""Paginated listing of sessions from the per-user and per-app sorted sets.
+
+A page is read newest first from the sorted set (score = update time); the opaque token is the
+keyset position ``[score, member]`` of the last entry consumed, so sessions updated or deleted
+between pages cause neither gaps nor repeats among the rest. Entries of sessions whose keys
+expired (TTL) are dropped from both indexes when a listing meets them.
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Awaitable, Callable
+from typing import Any, TypeVar
+
+from adk_runtime.errors import InputValidationError
+from adk_runtime.sessions.base import decode_page_token, encode_page_token
+from adk_runtime.sessions.redis._keys import AppKeys, app_index_member, parse_app_index_member
+from adk_runtime.sessions.redis._scripts import Scripts
+from adk_runtime.sessions.redis._values import decode_mapping, text
+from adk_runtime.sessions.session import Session
+from adk_runtime.sessions.state import merge_state
+
+_T = TypeVar("_T")
+Call = Callable[[Awaitable[Any]], Awaitable[Any]]
+_Entry = tuple[str, float]  # (member, score)
+_BAD_TOKEN = "page_token is not a token this service issued."
+
+
+class Lister:
+    """Reads one page of one listing index."""
+
+    def __init__(
+        self, client: Any, scripts: Scripts, app: AppKeys, user_id: str | None, call: Call
+    ) -> None:
+        """Prepare to list the sessions of ``app`` (of one user when ``user_id`` is set)."""
+        self._client = client
+        self._scripts = scripts
+        self._app = app
+        self._user_id = user_id
+        self._call = call
+        self._index = app.app_index if user_id is None else app.user_index(user_id)
+
+    async def page(
+        self, page_size: int | None, page_token: str | None
+    ) -> tuple[list[Session], str | None]:
+        """Return up to ``page_size`` sessions after ``page_token`` and the next token."""
+        cursor = self._cursor(page_token) if page_token else None
+        sessions: list[Session] = []
+        while True:
+            need = None if page_size is None else page_size - len(sessions)
+            entries = await self._entries(-1 if need is None else need + 1, cursor)
+            batch = entries if need is None else entries[:need]
+            for entry, session in zip(batch, await self._load(batch), strict=True):
+                if session is None:
+                    await self._prune(entry[0])
+                else:
+                    sessions.append(session)
+            if need is None or len(entries) <= need:
+                return sessions, None
+            cursor = batch[-1]
+            if len(sessions) == page_size:
+                return sessions, encode_page_token([cursor[1], cursor[0]])
+
+    def _cursor(self, token: str) -> _Entry:
+        position = decode_page_token(token)
+        if len(position) != 2:
+            raise InputValidationError(_BAD_TOKEN)
+        score, member = position
+        if isinstance(score, bool) or not isinstance(score, (int, float)):
+            raise InputValidationError(_BAD_TOKEN)
+        if not isinstance(member, str) or not math.isfinite(score):
+            raise InputValidationError(_BAD_TOKEN)
+        self._ids(member)
+        return member, float(score)
+
+    def _ids(self, member: str) -> tuple[str, str]:
+        if self._user_id is not None:
+            return self._user_id, member
+        try:
+            return parse_app_index_member(member)
+        except ValueError:
+            raise InputValidationError(_BAD_TOKEN) from None
+
+    async def _entries(self, count: int, cursor: _Entry | None) -> list[_Entry]:
+        after = "" if cursor is None else repr(cursor[1])
+        flat = await self._call(self._scripts.page(keys=[self._index], args=[count, after]))
+        entries = [(text(flat[i]), float(flat[i + 1])) for i in range(0, len(flat), 2)]
+        if cursor is not None:
+            # Entries tying with the cursor's score come first, members in descending
+            # (bytewise = code point) order: drop those at or before the cursor.
+            entries = [e for e in entries if e[1] < cursor[1] or e[0] < cursor[0]]
+        return entries if count < 0 else entries[:count]
+
+    async def _load(self, entries: list[_Entry]) -> list[Session | None]:
+        if not entries:
+            return []
+        ids = [self._ids(member) for member, _score in entries]
+        users = sorted({user for user, _session in ids})
+        pipe = self._client.pipeline(transaction=True)
+        pipe.hgetall(self._app.app_state)
+        for user in users:
+            pipe.hgetall(self._app.user_state(user))
+        for user, session_id in ids:
+            keys = self._app.session(user, session_id)
+            pipe.hmget(keys.meta, "rev", "mtime")
+            pipe.hgetall(keys.state)
+        replies = await self._call(pipe.execute())
+        app_state = replies[0]
+        user_states = dict(zip(users, replies[1 : 1 + len(users)], strict=True))
+        rest = replies[1 + len(users) :]
+        loaded: list[Session | None] = []
+        for index, (user, session_id) in enumerate(ids):
+            meta, state = rest[2 * index], rest[2 * index + 1]
+            if meta[0] is None:
+                loaded.append(None)
+                continue
+            merged = merge_state(
+                decode_mapping(state), decode_mapping(app_state), decode_mapping(user_states[user])
+            )
+            session = Session(
+                id=session_id,
+                app_name=self._app.app_name,
+                user_id=user,
+                state=merged,
+                last_update_time=float(meta[1]),
+                revision=int(meta[0]),
+            )
+            loaded.append(session)
+        return loaded
+
+    async def _prune(self, member: str) -> None:
+        user, session_id = self._ids(member)
+        keys = self._app.session(user, session_id)
+        script_keys = [keys.meta, self._app.user_index(user), self._app.app_index]
+        args = [session_id, app_index_member(user, session_id)]
+        await self._call(self._scripts.prune(keys=script_keys, args=args))

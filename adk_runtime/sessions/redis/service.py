@@ -1,0 +1,348 @@
+"""RedisSessionService: durable sessions on Redis, one Lua script per write.
+
+Key layout (``P`` is ``key_prefix``, ``A``/``U``/``S`` the app, user and session ids with
+``%``, ``:``, ``{`` and ``}`` percent-encoded; every value is codec JSON text):
+
+==========================  ===========  ====================================================
+key                         type         content
+==========================  ===========  ====================================================
+``P{A}:session:U:S``        hash         ``rev``, ``ctime``, ``mtime`` (server time, seconds
+                                         with microseconds), ``nonce`` of the create call
+``P{A}:state:U:S``          hash         session state, one field per key
+``P{A}:events:U:S``         list         the events as stored JSON, one entry each; entry
+                                         ``i`` holds sequence ``i + 1``
+``P{A}:eventids:U:S``       hash         event id → sequence (idempotent re-append)
+``P{A}:eventtimes:U:S``     sorted set   sequence scored by event timestamp
+``P{A}:app``                hash         ``app:`` state, one field per key (no prefix)
+``P{A}:user:U``             hash         ``user:`` state, one field per key (no prefix)
+``P{A}:sessions:U``         sorted set   the user's session ids by update time
+``P{A}:sessions``           sorted set   ``U:S`` of every session of the app by update time
+==========================  ===========  ====================================================
+
+Why one field per state key (and not one JSON blob per scope): a delta is applied with
+``HSET``, so two writers of distinct keys never overwrite each other, the Lua scripts never
+decode or re-encode a value (Lua's cjson would mangle big integers and floats), and merging is
+shallow by construction, as the contract says.
+
+**Writes** are one Lua script each (``lua/*.lua``, run by SHA, reloaded on ``NOSCRIPT``), so
+they are atomic: ``append`` checks the event id (idempotency), that the session exists and
+that its revision is the caller's, then pushes the event, applies the session/app/user deltas,
+bumps the revision and the update time, updates both listing indexes and refreshes the TTL.
+Every check comes before the first write, so a stale writer writes nothing. ``create`` and
+``delete`` are scripts too; delete removes every key of the session and its listing entries.
+Every write is safe to retry after a lost reply (append by event id, create by a per-call
+nonce, delete by nature), so the client the service builds from a URL retries a command whose
+connection dropped or timed out up to 3 times (10 ms to 0.5 s apart, with jitter) before it
+raises ``BackendUnavailableError``; a client you pass keeps its own retry policy.
+
+**Times**: ``update_time`` is the Redis server's clock (``TIME`` inside the script), never a
+client's, kept monotonic per session, so processes with skewed clocks still list sessions in
+commit order.
+
+**Reads** never use ``KEYS`` or ``SCAN``. ``get_session`` is one read-only script (one
+consistent snapshot): ``num_recent_events=k`` costs O(k) (``LRANGE -k -1``);
+``after_timestamp`` costs O(log n + m) to find the m matching events in the timestamp index
+plus one ``LRANGE`` over the span from the oldest match to the newest (about m when timestamps
+grow with history, up to n when an old event carries a late timestamp). ``list_sessions``
+reads a page of the user's (or the app's) sorted set, newest first, with an opaque keyset token
+(update time, member), then loads those sessions in one ``MULTI``.
+
+**Redis Cluster**: a script may only touch keys of one slot, and an append writes the session,
+the user and the app keys together. So every key of an app carries the hash tag ``{A}``: an
+app's data lives on one slot (one shard). Apps spread over the cluster; a single app does not.
+That is the price of atomic ``app:`` writes.
+
+**TTL** (``ttl_seconds``): the session's own five keys expire together (``PEXPIREAT`` to one
+deadline) when the session was not written for that long; every write refreshes it. App and
+user state and the listing indexes never expire; a listing drops the entries of sessions that
+expired when it meets them.
+"""
+
+from __future__ import annotations
+
+import math
+import uuid
+from collections.abc import Awaitable, Sequence
+from typing import Any, TypeVar
+from urllib.parse import parse_qsl, urlencode, urlsplit, urlunsplit
+
+import redis.asyncio as redis_asyncio
+from redis.asyncio.retry import Retry
+from redis.backoff import ExponentialWithJitterBackoff
+from redis.driver_info import DriverInfo
+
+from adk_runtime.errors import (
+    AlreadyExistsError,
+    ConfigurationError,
+    SerializationError,
+    SessionNotFoundError,
+    StaleSessionError,
+    redact_url,
+)
+from adk_runtime.events import event_from_json
+from adk_runtime.sessions._validation import validate_id, validate_session_key
+from adk_runtime.sessions.base import (
+    AppendResult,
+    BaseSessionService,
+    GetSessionConfig,
+    ListSessionsResponse,
+    PreparedAppend,
+    validate_page_size,
+)
+from adk_runtime.sessions.redis import _listing
+from adk_runtime.sessions.redis._errors import translate
+from adk_runtime.sessions.redis._keys import AppKeys, SessionKeys, app_index_member, check_prefix
+from adk_runtime.sessions.redis._scripts import Scripts
+from adk_runtime.sessions.redis._values import decode_pairs, encode_pairs, json_pairs, text
+from adk_runtime.sessions.session import Session
+from adk_runtime.sessions.state import merge_state, split_state_delta
+
+__all__ = ["RedisSessionService"]
+
+_T = TypeVar("_T")
+_URL_OPTIONS = ("key_prefix", "ttl_seconds")
+# Resolved once at import: redis-py would otherwise look its own version up in the installed
+# package metadata (a blocking file system read) for every connection it opens on the loop.
+_DRIVER_INFO = DriverInfo()
+
+
+class RedisSessionService(BaseSessionService):
+    """Sessions on Redis: atomic per-event appends, cheap reads, optional idle expiry.
+
+    The layout and its costs are described in the module docstring. Needs Redis 6.2 or later.
+    """
+
+    def __init__(
+        self,
+        url: str | None = None,
+        *,
+        client: redis_asyncio.Redis | None = None,
+        key_prefix: str = "adk:",
+        ttl_seconds: float | None = None,
+    ) -> None:
+        """Create the service.
+
+        Args:
+            url: ``redis://[[user]:password@]host[:port][/db]``, ``rediss://…`` (TLS) or
+                ``unix:///path.sock``; the service then owns (and closes) its client.
+            client: A ``redis.asyncio.Redis`` to use instead of a URL (not closed by
+                :meth:`close`).
+            key_prefix: Start of every key this service writes (no ``{`` or ``}``).
+            ttl_seconds: Expire a session's keys after this many seconds without a write;
+                ``None`` keeps sessions forever. App and user state never expire.
+
+        Raises:
+            ConfigurationError: Neither or both of ``url`` and ``client`` were given, the URL
+                is malformed, or an option is invalid.
+        """
+        if (url is None) == (client is None):
+            raise ConfigurationError("Give RedisSessionService either a url or a client.")
+        self._prefix = check_prefix(key_prefix)
+        self._ttl_ms = _ttl_ms(ttl_seconds)
+        if client is None:
+            assert url is not None
+            self._where = redact_url(url)
+            self._client = _client_from_url(url, self._where)
+            self._owns_client = True
+        else:
+            self._where = _describe(client)
+            self._client = client
+            self._owns_client = False
+        self._scripts = Scripts.register(self._client)
+
+    @classmethod
+    def from_url(cls, url: str, **kwargs: Any) -> RedisSessionService:
+        """Build the service for a ``redis://`` or ``rediss://`` URL.
+
+        ``key_prefix`` and ``ttl_seconds`` may be given as query parameters
+        (``redis://host/0?key_prefix=myapp:&ttl_seconds=86400``); keyword arguments win.
+        """
+        parts = urlsplit(url)
+        query = parse_qsl(parts.query, keep_blank_values=True)
+        options: dict[str, Any] = {key: value for key, value in query if key in _URL_OPTIONS}
+        rest = urlencode([(key, value) for key, value in query if key not in _URL_OPTIONS])
+        if "ttl_seconds" in options:
+            options["ttl_seconds"] = _parse_ttl(options["ttl_seconds"])
+        options.update(kwargs)
+        return cls(urlunsplit(parts._replace(query=rest)), **options)
+
+    async def close(self) -> None:
+        """Close the client if this service created it."""
+        if self._owns_client:
+            await self._client.aclose()
+
+    async def _call(self, awaitable: Awaitable[_T]) -> _T:
+        try:
+            return await awaitable
+        except (redis_asyncio.RedisError, OSError) as exc:
+            raise translate(exc, self._where) from exc
+
+    def _keys(self, app_name: str, user_id: str, session_id: str) -> SessionKeys:
+        return AppKeys(self._prefix, app_name).session(user_id, session_id)
+
+    async def create_session(
+        self,
+        *,
+        app_name: str,
+        user_id: str,
+        state: dict[str, Any] | None = None,
+        session_id: str | None = None,
+    ) -> Session:
+        """Create a session; see :meth:`BaseSessionService.create_session`."""
+        session_id = str(uuid.uuid4()) if session_id is None else session_id
+        validate_session_key(app_name, user_id, session_id)
+        session_state, app_delta, user_delta, _temp = split_state_delta(state or {})
+        pairs = [
+            encode_pairs(session_state, ""),
+            encode_pairs(app_delta, "app:"),
+            encode_pairs(user_delta, "user:"),
+        ]
+        keys = self._keys(app_name, user_id, session_id)
+        args: list[Any] = [uuid.uuid4().hex, self._ttl_ms, session_id]
+        args += [app_index_member(user_id, session_id), *(len(p) // 2 for p in pairs)]
+        reply = await self._call(self._scripts.create(keys=keys.all(), args=args + _flat(pairs)))
+        if text(reply[0]) == "exists":
+            raise AlreadyExistsError(f"Session {session_id!r} already exists.")
+        return _session(keys, reply[1], reply[2:5], [])
+
+    async def get_session(
+        self,
+        *,
+        app_name: str,
+        user_id: str,
+        session_id: str,
+        config: GetSessionConfig | None = None,
+    ) -> Session | None:
+        """Return the session or None; see :meth:`BaseSessionService.get_session`."""
+        validate_session_key(app_name, user_id, session_id)
+        count, after = _event_window(config)
+        keys = self._keys(app_name, user_id, session_id)
+        script_keys = [keys.meta, keys.state, keys.events, keys.event_times]
+        script_keys += [keys.app.app_state, keys.app.user_state(user_id)]
+        reply = await self._call(self._scripts.get(keys=script_keys, args=[count, after]))
+        if not reply:
+            return None
+        return _session(keys, reply[0], reply[1:4], reply[4])
+
+    async def list_sessions(
+        self,
+        *,
+        app_name: str,
+        user_id: str | None = None,
+        page_size: int | None = None,
+        page_token: str | None = None,
+    ) -> ListSessionsResponse:
+        """List sessions; see :meth:`BaseSessionService.list_sessions`."""
+        validate_id(app_name, "app_name")
+        if user_id is not None:
+            validate_id(user_id, "user_id")
+        validate_page_size(page_size)
+        app = AppKeys(self._prefix, app_name)
+        lister = _listing.Lister(self._client, self._scripts, app, user_id, self._call)
+        sessions, token = await lister.page(page_size, page_token)
+        return ListSessionsResponse(sessions=sessions, next_page_token=token)
+
+    async def delete_session(self, *, app_name: str, user_id: str, session_id: str) -> None:
+        """Delete the session and its events; see :meth:`BaseSessionService.delete_session`."""
+        validate_session_key(app_name, user_id, session_id)
+        keys = self._keys(app_name, user_id, session_id)
+        script_keys = [*keys.own(), keys.app.user_index(user_id), keys.app.app_index]
+        args = [session_id, app_index_member(user_id, session_id)]
+        await self._call(self._scripts.delete(keys=script_keys, args=args))
+
+    async def _append_event(self, session: Session, prepared: PreparedAppend) -> AppendResult:
+        validate_session_key(session.app_name, session.user_id, session.id)
+        timestamp = prepared.event.timestamp
+        if not math.isfinite(timestamp):
+            raise SerializationError("event.timestamp", f"{timestamp!r} is not a finite number")
+        pairs = [
+            json_pairs(prepared.session_delta),
+            json_pairs(prepared.app_delta),
+            json_pairs(prepared.user_delta),
+        ]
+        keys = self._keys(session.app_name, session.user_id, session.id)
+        args: list[Any] = [prepared.event.id, prepared.expected_revision, prepared.event_json]
+        args += [repr(timestamp), self._ttl_ms, session.id]
+        args += [app_index_member(session.user_id, session.id), *(len(p) // 2 for p in pairs)]
+        reply = await self._call(self._scripts.append(keys=keys.all(), args=args + _flat(pairs)))
+        status = text(reply[0])
+        if status == "ok":
+            return AppendResult(prepared.event, int(reply[1]), float(reply[2]))
+        if status == "dup":
+            stored = event_from_json(reply[2])
+            return AppendResult(stored, int(reply[1]), float(reply[3]), already_stored=True)
+        if status == "missing":
+            raise SessionNotFoundError(f"Session {session.id!r} does not exist.")
+        raise StaleSessionError()
+
+
+def _client_from_url(url: str, where: str) -> redis_asyncio.Redis:
+    scheme = url.split(":", 1)[0].lower()
+    if scheme not in ("redis", "rediss", "unix"):
+        raise ConfigurationError(f"{where!r} is not a redis://, rediss:// or unix:// URL.")
+    try:
+        return redis_asyncio.Redis.from_url(
+            url,
+            decode_responses=True,
+            socket_connect_timeout=10,
+            socket_timeout=30,
+            retry=Retry(ExponentialWithJitterBackoff(base=0.01, cap=0.5), retries=3),
+            driver_info=_DRIVER_INFO,
+        )
+    except (ValueError, TypeError) as exc:
+        raise ConfigurationError(f"Invalid Redis URL {where!r}: {exc}") from None
+
+
+def _describe(client: Any) -> str:
+    kwargs = getattr(getattr(client, "connection_pool", None), "connection_kwargs", {})
+    if "path" in kwargs:
+        return f"unix://{kwargs['path']}"
+    return f"redis://{kwargs.get('host', '?')}:{kwargs.get('port', '?')}/{kwargs.get('db', 0)}"
+
+
+def _parse_ttl(text: str) -> float:
+    try:
+        return float(text)
+    except ValueError:
+        raise ConfigurationError(f"ttl_seconds={text!r} is not a number.") from None
+
+
+def _ttl_ms(ttl_seconds: float | None) -> int:
+    if ttl_seconds is None:
+        return 0
+    if isinstance(ttl_seconds, bool) or not isinstance(ttl_seconds, (int, float)):
+        raise ConfigurationError("ttl_seconds must be a number of seconds or None.")
+    if not math.isfinite(ttl_seconds) or ttl_seconds < 0.001:
+        raise ConfigurationError("ttl_seconds must be positive (at least 0.001).")
+    return round(ttl_seconds * 1000)
+
+
+def _event_window(config: GetSessionConfig | None) -> tuple[int, str]:
+    """Return the get script's ``(count, after)`` arguments (-1 = every event, '' = no bound)."""
+    if config is None:
+        return -1, ""
+    count = -1 if config.num_recent_events is None else config.num_recent_events
+    after = config.after_timestamp
+    if after is None:
+        return count, ""
+    if math.isnan(after):
+        return 0, ""  # no timestamp is >= nan
+    return count, repr(after)
+
+
+def _session(keys: SessionKeys, meta: Sequence[Any], states: Sequence[Any], events: Any) -> Session:
+    """Build a Session from a script reply: ``meta`` is ``[rev, ctime, mtime]``."""
+    session_state, app_state, user_state = (decode_pairs(pairs) for pairs in states)
+    return Session(
+        id=keys.session_id,
+        app_name=keys.app.app_name,
+        user_id=keys.user_id,
+        state=merge_state(session_state, app_state, user_state),
+        events=[event_from_json(item) for item in events],
+        last_update_time=float(meta[2]),
+        revision=int(meta[0]),
+    )
+
+
+def _flat(groups: Sequence[list[str]]) -> list[str]:
+    return [item for group in groups for item in group]

@@ -1,0 +1,78 @@
+"""Building the Redis service: URLs, options, the registry, and who closes the client."""
+
+from __future__ import annotations
+
+import pytest
+import redis.asyncio as redis_asyncio
+
+from adk_runtime.errors import ConfigurationError
+from adk_runtime.sessions import RedisSessionService, session_service_from_url
+from tests.backends import REDIS_URL
+from tests.redis_backend.conftest import APP, keys_under
+
+pytestmark = pytest.mark.redis
+
+
+async def test_the_registry_builds_it_from_a_url_with_options(
+    prefix: str, raw: redis_asyncio.Redis
+) -> None:
+    url = f"{REDIS_URL}?key_prefix={prefix}&ttl_seconds=60"
+    service = session_service_from_url(url)
+    assert isinstance(service, RedisSessionService)
+    async with service:
+        await service.create_session(app_name=APP, user_id="u", session_id="s")
+    keys = await keys_under(raw, prefix)
+    assert f"{prefix}{{{APP}}}:session:u:s" in keys
+    assert 0 < await raw.ttl(f"{prefix}{{{APP}}}:session:u:s") <= 60
+
+
+def test_rediss_is_registered() -> None:
+    service = session_service_from_url("rediss://127.0.0.1:6380/0")
+    assert isinstance(service, RedisSessionService)
+
+
+async def test_keyword_arguments_win_over_the_query(prefix: str, raw: redis_asyncio.Redis) -> None:
+    url = f"{REDIS_URL}?key_prefix={prefix}ignored:"
+    async with RedisSessionService.from_url(url, key_prefix=prefix) as service:
+        await service.create_session(app_name=APP, user_id="u", session_id="s")
+    assert await keys_under(raw, f"{prefix}ignored:") == set()
+    assert f"{prefix}{{{APP}}}:session:u:s" in await keys_under(raw, prefix)
+
+
+@pytest.mark.parametrize(
+    ("kwargs", "message"),
+    [
+        ({}, "either a url or a client"),
+        ({"url": "http://127.0.0.1/"}, "not a redis://"),
+        ({"url": REDIS_URL, "ttl_seconds": 0}, "ttl_seconds"),
+        ({"url": REDIS_URL, "ttl_seconds": float("inf")}, "ttl_seconds"),
+        ({"url": REDIS_URL, "key_prefix": "a{"}, "key_prefix"),
+    ],
+)
+def test_bad_configuration_is_refused(kwargs: dict[str, object], message: str) -> None:
+    with pytest.raises(ConfigurationError, match=message):
+        RedisSessionService(**kwargs)  # type: ignore[arg-type]
+
+
+def test_a_bad_ttl_in_the_url_is_refused() -> None:
+    with pytest.raises(ConfigurationError, match="ttl_seconds"):
+        RedisSessionService.from_url(f"{REDIS_URL}?ttl_seconds=soon")
+
+
+async def test_close_leaves_a_borrowed_client_open(prefix: str) -> None:
+    async with redis_asyncio.Redis.from_url(REDIS_URL, decode_responses=True) as client:
+        service = RedisSessionService(client=client, key_prefix=prefix)
+        async with service:
+            await service.create_session(app_name=APP, user_id="u", session_id="s")
+        assert await client.ping()
+
+
+async def test_a_client_without_decoded_responses_works(prefix: str) -> None:
+    client = redis_asyncio.Redis.from_url(REDIS_URL)
+    async with client, RedisSessionService(client=client, key_prefix=prefix) as service:
+        session = await service.create_session(
+            app_name=APP, user_id="u", session_id="s", state={"k": b"\x00"}
+        )
+        assert session.state == {"k": b"\x00"}
+        page = await service.list_sessions(app_name=APP, page_size=1)
+        assert [s.state for s in page.sessions] == [{"k": b"\x00"}]
