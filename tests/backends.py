@@ -17,7 +17,8 @@ from typing import Any
 
 import pytest
 
-from adk_runtime.sessions import BaseSessionService, InMemorySessionService
+from adk_runtime.sessions import BaseSessionService, DatabaseSessionService, InMemorySessionService
+from tests.sql_support import truncate_all
 
 OpenService = Callable[[Any], contextlib.AbstractAsyncContextManager[BaseSessionService]]
 
@@ -76,7 +77,28 @@ async def _open_redis(request: Any) -> AsyncIterator[BaseSessionService]:
         await drop_redis_prefix(prefix)
 
 
+@contextlib.asynccontextmanager
+async def _open_sqlite(request: Any) -> AsyncIterator[BaseSessionService]:
+    path = request.getfixturevalue("tmp_path") / "sessions.db"
+    async with DatabaseSessionService(f"sqlite+aiosqlite:///{path}") as service:
+        await service.prepare()
+        yield service
+
+
+@contextlib.asynccontextmanager
+async def _open_postgres(request: Any) -> AsyncIterator[BaseSessionService]:
+    url = request.getfixturevalue("postgres_url")
+    try:
+        async with DatabaseSessionService(url) as service:
+            await service.prepare()
+            yield service
+    finally:
+        await truncate_all(url)
+
+
 BACKENDS: list[Backend] = [
     Backend("memory", _open_memory),
     Backend("redis", _open_redis, durable=True),
+    Backend("sqlite", _open_sqlite, durable=True),
+    Backend("postgres", _open_postgres, durable=True),
 ]
