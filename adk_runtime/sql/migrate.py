@@ -16,6 +16,7 @@ from __future__ import annotations
 import asyncio
 import dataclasses
 import functools
+import weakref
 from importlib import resources
 from pathlib import Path
 from typing import Any
@@ -146,30 +147,50 @@ def _is_known(revision: str) -> bool:
         return False
 
 
+# Alembic's `context` and `op` are module globals: one migration at a time per process.
+# (Across processes the advisory lock / BEGIN IMMEDIATE serializes them.)
+_PROCESS_LOCKS: weakref.WeakKeyDictionary[asyncio.AbstractEventLoop, asyncio.Lock] = (
+    weakref.WeakKeyDictionary()
+)
+
+
+def _process_lock() -> asyncio.Lock:
+    loop = asyncio.get_running_loop()
+    lock = _PROCESS_LOCKS.get(loop)
+    if lock is None:
+        lock = _PROCESS_LOCKS[loop] = asyncio.Lock()
+    return lock
+
+
 async def _run(db: Database, action: Any, revision: str) -> None:
     await asyncio.to_thread(_head)
+    async with _process_lock():
+        with translate_errors(db.url):
+            await _run_locked(db, action, revision)
+
+
+async def _run_locked(db: Database, action: Any, revision: str) -> None:
 
     def run(connection: Connection) -> None:
         action(alembic_config(connection), revision)
 
     async with db.exclusive(), db.engine.connect() as connection:
-        with translate_errors(db.url):
+        if db.dialect == "sqlite":
+            # Batch migrations recreate tables; with foreign keys on, dropping a parent
+            # table would cascade into its children. The pragma only works outside a
+            # transaction, so it is set before BEGIN IMMEDIATE and restored after.
+            await connection.execution_options(adk_sqlite_begin=None)
+            await connection.exec_driver_sql("PRAGMA foreign_keys=OFF")
+            await connection.commit()
+            await connection.execution_options(adk_sqlite_begin="IMMEDIATE")
+        try:
+            async with connection.begin():
+                await connection.run_sync(run)
+        finally:
             if db.dialect == "sqlite":
-                # Batch migrations recreate tables; with foreign keys on, dropping a parent
-                # table would cascade into its children. The pragma only works outside a
-                # transaction, so it is set before BEGIN IMMEDIATE and restored after.
                 await connection.execution_options(adk_sqlite_begin=None)
-                await connection.exec_driver_sql("PRAGMA foreign_keys=OFF")
+                await connection.exec_driver_sql("PRAGMA foreign_keys=ON")
                 await connection.commit()
-                await connection.execution_options(adk_sqlite_begin="IMMEDIATE")
-            try:
-                async with connection.begin():
-                    await connection.run_sync(run)
-            finally:
-                if db.dialect == "sqlite":
-                    await connection.execution_options(adk_sqlite_begin=None)
-                    await connection.exec_driver_sql("PRAGMA foreign_keys=ON")
-                    await connection.commit()
 
 
 async def upgrade(db: Database, revision: str = "head") -> None:
