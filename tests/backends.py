@@ -85,15 +85,24 @@ async def _open_sqlite(request: Any) -> AsyncIterator[BaseSessionService]:
         yield service
 
 
+_OPEN_POSTGRES: dict[str, int] = {}
+
+
 @contextlib.asynccontextmanager
 async def _open_postgres(request: Any) -> AsyncIterator[BaseSessionService]:
+    # Every open in one test reaches the run's database; the outermost one empties it after.
     url = request.getfixturevalue("postgres_url")
+    test = request.node.nodeid
+    _OPEN_POSTGRES[test] = _OPEN_POSTGRES.get(test, 0) + 1
     try:
         async with DatabaseSessionService(url) as service:
             await service.prepare()
             yield service
     finally:
-        await truncate_all(url)
+        _OPEN_POSTGRES[test] -= 1
+        if not _OPEN_POSTGRES[test]:
+            del _OPEN_POSTGRES[test]
+            await truncate_all(url)
 
 
 BACKENDS: list[Backend] = [

@@ -26,7 +26,7 @@ from sqlalchemy.engine import Connection
 from sqlalchemy.ext.asyncio import AsyncConnection, AsyncEngine, create_async_engine
 from sqlalchemy.pool import StaticPool
 
-from adk_runtime.sql.errors import translate_errors
+from adk_runtime.sql.errors import is_driver_disconnect, translate_errors
 from adk_runtime.sql.types import SQLITE_JSON_MERGE, sqlite_json_merge
 from adk_runtime.sql.url import is_sqlite, normalize_url, sqlite_is_memory
 
@@ -55,8 +55,12 @@ def create_engine(url: str, **engine_kwargs: Any) -> AsyncEngine:
     """
     normalized = normalize_url(url)
     options: dict[str, Any] = {"json_serializer": _json_dumps}
-    if is_sqlite(normalized) and sqlite_is_memory(normalized):
-        options["poolclass"] = StaticPool
+    if is_sqlite(normalized):
+        # Every transaction ends explicitly (SQLAlchemy's, and the hand-written append's),
+        # so the pool's extra rollback on check-in, a thread hop on aiosqlite, is skipped.
+        options["pool_reset_on_return"] = None
+        if sqlite_is_memory(normalized):
+            options["poolclass"] = StaticPool
     options.update(engine_kwargs)
     engine = create_async_engine(normalized, **options)
     configure_engine(engine)
@@ -141,6 +145,24 @@ class Database:
             with translate_errors(self.url):
                 async with self._autocommit_engine.connect() as connection:
                     yield connection
+
+    @contextlib.asynccontextmanager
+    async def driver_connection(self) -> AsyncIterator[Any]:
+        """A pooled connection's driver object (aiosqlite / asyncpg) in autocommit mode.
+
+        For hand-written hot paths: the caller ends any transaction it starts. Driver
+        errors are translated; a connection the driver reports broken is discarded.
+        """
+        async with self.exclusive():
+            with translate_errors(self.url):
+                async with self._autocommit_engine.connect() as connection:
+                    fairy = await connection.get_raw_connection()
+                    try:
+                        yield fairy.driver_connection
+                    except BaseException as error:
+                        if is_driver_disconnect(error):
+                            await connection.invalidate()
+                        raise
 
     async def dispose(self) -> None:
         """Dispose the engine if this object created it."""

@@ -11,13 +11,15 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
+import sqlite3
 from collections.abc import Iterator
 
+import asyncpg
 from sqlalchemy import exc as sa_exc
 
 from adk_runtime.errors import BackendUnavailableError, ConfigurationError, redact_url
 
-__all__ = ["translate_errors", "upgrade_hint"]
+__all__ = ["is_driver_disconnect", "translate_errors", "upgrade_hint"]
 
 _MISSING_TABLE = ("no such table", "undefinedtable", "does not exist")
 _UNAVAILABLE = (
@@ -85,6 +87,36 @@ def _classify(error: BaseException, url: str) -> Exception | None:
     return None
 
 
+_UNAVAILABLE_SQLSTATES = ("08", "53", "57")  # connection, resources, operator intervention
+
+
+def is_driver_disconnect(error: BaseException) -> bool:
+    """Whether a raw driver error means the connection is unusable (asyncpg)."""
+    if isinstance(error, (asyncpg.InterfaceError, OSError, asyncio.TimeoutError)):
+        return True
+    sqlstate = getattr(error, "sqlstate", None) or ""
+    return isinstance(error, asyncpg.PostgresError) and sqlstate.startswith(_UNAVAILABLE_SQLSTATES)
+
+
+def _classify_driver(error: BaseException, url: str) -> Exception | None:
+    where = redact_url(url)
+    text = str(error).splitlines()[0][:200] if str(error) else ""
+    sqlstate = getattr(error, "sqlstate", None) or ""
+    missing = sqlstate == "42P01" or (
+        isinstance(error, sqlite3.OperationalError) and "no such table" in text
+    )
+    if missing:
+        return ConfigurationError(
+            f"The database at {where} has no adk_runtime schema. Run: {upgrade_hint(url)}"
+        )
+    if is_driver_disconnect(error) or isinstance(error, sqlite3.OperationalError):
+        return BackendUnavailableError(
+            f"The database at {where} is unavailable ({type(error).__name__}: {text}); the "
+            "operation did not complete and nothing of it was committed. Retry it."
+        )
+    return None
+
+
 @contextlib.contextmanager
 def translate_errors(url: str) -> Iterator[None]:
     """Re-raise driver and connection errors raised inside as typed adk_runtime errors.
@@ -104,3 +136,8 @@ def translate_errors(url: str) -> Iterator[None]:
             f"Cannot reach the database at {redact_url(url)} ({type(error).__name__}); "
             "the operation did not complete. Retry it."
         ) from None
+    except (asyncpg.PostgresError, asyncpg.InterfaceError, sqlite3.Error) as error:
+        translated = _classify_driver(error, url)
+        if translated is None:
+            raise
+        raise translated from None

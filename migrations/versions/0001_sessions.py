@@ -35,14 +35,14 @@ def upgrade() -> None:
         sa.PrimaryKeyConstraint("app_name", "user_id", "id", name=op.f("pk_adk_sessions")),
     )
     op.create_index(
-        op.f("ix_adk_sessions_app_name_update_time"),
+        op.f("ix_adk_sessions_app_name_update_time_user_id_id"),
         "adk_sessions",
-        ["app_name", "update_time"],
+        ["app_name", "update_time", "user_id", "id"],
     )
     op.create_index(
-        op.f("ix_adk_sessions_app_name_user_id_update_time"),
+        op.f("ix_adk_sessions_app_name_user_id_update_time_id"),
         "adk_sessions",
-        ["app_name", "user_id", "update_time"],
+        ["app_name", "user_id", "update_time", "id"],
     )
     op.create_table(
         "adk_events",
@@ -108,6 +108,10 @@ def downgrade() -> None:
         op.f("ix_adk_events_app_name_user_id_session_id_timestamp"), table_name="adk_events"
     )
     op.drop_table("adk_events")
-    op.drop_index(op.f("ix_adk_sessions_app_name_user_id_update_time"), table_name="adk_sessions")
-    op.drop_index(op.f("ix_adk_sessions_app_name_update_time"), table_name="adk_sessions")
+    op.drop_index(
+        op.f("ix_adk_sessions_app_name_user_id_update_time_id"), table_name="adk_sessions"
+    )
+    op.drop_index(
+        op.f("ix_adk_sessions_app_name_update_time_user_id_id"), table_name="adk_sessions"
+    )
     op.drop_table("adk_sessions")

@@ -7,160 +7,211 @@ in Python), and return the new revision and update time. When the compare-and-se
 nothing, one more query tells why: the event is already stored (idempotent retry), the
 session is gone, or the caller is stale.
 
-- PostgreSQL: one statement (data-modifying CTEs) in autocommit mode: one round trip.
-- SQLite: a ``BEGIN IMMEDIATE`` transaction (writers serialize across processes) with a
-  few statements; a round trip to SQLite is a call into the same process.
+The statements go straight to the driver connection of the engine's pool (SQLAlchemy's
+per-statement overhead is larger than the statements themselves here):
+
+- PostgreSQL: one statement (data-modifying CTEs) in autocommit mode, one round trip.
+- SQLite: the whole ``BEGIN IMMEDIATE`` … ``COMMIT`` transaction runs as one call on the
+  aiosqlite worker thread (writers serialize across processes on the file lock).
 """
 
 from __future__ import annotations
 
-import functools
-from datetime import datetime
+import json
+import sqlite3
+from collections.abc import Mapping
+from datetime import datetime, timezone
 from typing import Any
-
-from sqlalchemy import BindParameter, Integer, TextualSelect, bindparam, text
-from sqlalchemy.engine import Row
-from sqlalchemy.ext.asyncio import AsyncConnection
 
 from adk_runtime.errors import SessionNotFoundError, StaleSessionError
 from adk_runtime.events import event_from_json
 from adk_runtime.sessions.base import AppendResult, PreparedAppend
-from adk_runtime.sessions.sql import _statements as sql
 from adk_runtime.sql.engine import Database
-from adk_runtime.sql.types import DateTimeUTC, JSONDocument
+from adk_runtime.sql.types import SQLITE_JSON_MERGE
 
 __all__ = ["append"]
 
-
-def _params(key: tuple[str, str, str], prepared: PreparedAppend, now: datetime) -> dict[str, Any]:
-    event = prepared.event
-    return {
-        "app": key[0],
-        "user": key[1],
-        "sid": key[2],
-        "expected": prepared.expected_revision,
-        "now": now,
-        "eid": event.id,
-        "inv": event.invocation_id,
-        "ts": event.timestamp,
-        "payload": prepared.event_json,
-        "sdelta": prepared.session_delta,
-    }
+_Key = tuple[str, str, str]
+_Explained = tuple[Any, Any, Any]  # (update_time, sequence, payload) or None fields
 
 
-async def _explain(
-    connection: AsyncConnection, key: tuple[str, str, str], prepared: PreparedAppend
-) -> AppendResult:
-    params = {"app": key[0], "user": key[1], "sid": key[2], "eid": prepared.event.id}
-    row = (await connection.execute(sql.CLASSIFY, params)).first()
+def _json(value: Mapping[str, Any]) -> str:
+    return json.dumps(value, ensure_ascii=False, separators=(",", ":"))
+
+
+def _explain(key: _Key, row: _Explained | None) -> AppendResult:
     if row is None:
         raise SessionNotFoundError(f"Session {key[2]!r} does not exist.")
-    if row.sequence is None:
+    update_time, sequence, payload = row
+    if sequence is None:
         raise StaleSessionError()
-    stored = event_from_json(row.payload)
-    return AppendResult(stored, row.sequence, row.update_time.timestamp(), already_stored=True)
+    return AppendResult(
+        event_from_json(payload), int(sequence), _utc(update_time).timestamp(), already_stored=True
+    )
 
 
-def _result(prepared: PreparedAppend, row: Row[Any]) -> AppendResult:
-    return AppendResult(prepared.event, row.revision, row.update_time.timestamp())
+def _utc(value: datetime | str) -> datetime:
+    moment = datetime.fromisoformat(value) if isinstance(value, str) else value
+    if moment.tzinfo is None:
+        return moment.replace(tzinfo=timezone.utc)
+    return moment
 
 
 # --- PostgreSQL: one statement ------------------------------------------------------------
 
-_PG_SESSION = """
+# Every delta parameter may be NULL (no change in that scope): one statement for all cases.
+_PG_APPEND = """
 WITH s AS (
   UPDATE adk_sessions
-  SET revision = revision + 1, update_time = GREATEST(update_time, :now){state}
-  WHERE app_name = :app AND user_id = :user AND id = :sid AND revision = :expected
+  SET revision = revision + 1,
+      update_time = GREATEST(update_time, $4),
+      state = CASE WHEN $10::jsonb IS NULL THEN state ELSE state || $10::jsonb END
+  WHERE app_name = $1 AND user_id = $2 AND id = $3 AND revision = $5
     AND NOT EXISTS (SELECT 1 FROM adk_events
-                    WHERE app_name = :app AND user_id = :user AND session_id = :sid
-                      AND id = :eid)
+                    WHERE app_name = $1 AND user_id = $2 AND session_id = $3 AND id = $6)
   RETURNING revision, update_time
 ), e AS (
   INSERT INTO adk_events
     (app_name, user_id, session_id, sequence, id, invocation_id, timestamp, payload)
-  SELECT :app, :user, :sid, s.revision, :eid, :inv, CAST(:ts AS DOUBLE PRECISION), :payload
-  FROM s
-){scopes}
+  SELECT $1, $2, $3, s.revision, $6, $7, $8, $9 FROM s
+), a AS (
+  INSERT INTO adk_app_states AS t (app_name, state, update_time)
+  SELECT $1, $11::jsonb, $4 FROM s WHERE $11::jsonb IS NOT NULL
+  ON CONFLICT (app_name) DO UPDATE
+  SET state = t.state || EXCLUDED.state, update_time = EXCLUDED.update_time
+), u AS (
+  INSERT INTO adk_user_states AS t (app_name, user_id, state, update_time)
+  SELECT $1, $2, $12::jsonb, $4 FROM s WHERE $12::jsonb IS NOT NULL
+  ON CONFLICT (app_name, user_id) DO UPDATE
+  SET state = t.state || EXCLUDED.state, update_time = EXCLUDED.update_time
+)
 SELECT revision, update_time FROM s
 """
 
-_PG_SCOPE = """, {name} AS (
-  INSERT INTO {table} ({keys}, state, update_time)
-  SELECT {values}, CAST(:{param} AS JSONB), CAST(:now AS TIMESTAMPTZ) FROM s
-  ON CONFLICT ({keys}) DO UPDATE
-  SET state = {table}.state || EXCLUDED.state, update_time = EXCLUDED.update_time
-)"""
-
-
-@functools.lru_cache(maxsize=8)
-def _pg_statement(with_state: bool, with_app: bool, with_user: bool) -> TextualSelect:
-    scopes = ""
-    if with_app:
-        scopes += _PG_SCOPE.format(
-            name="a", table="adk_app_states", keys="app_name", values=":app", param="adelta"
-        )
-    if with_user:
-        scopes += _PG_SCOPE.format(
-            name="u",
-            table="adk_user_states",
-            keys="app_name, user_id",
-            values=":app, :user",
-            param="udelta",
-        )
-    state = ", state = state || CAST(:sdelta AS JSONB)" if with_state else ""
-    statement = text(_PG_SESSION.format(state=state, scopes=scopes))
-    params: list[BindParameter[Any]] = [bindparam("now", type_=DateTimeUTC)]
-    names = [("sdelta", with_state), ("adelta", with_app), ("udelta", with_user)]
-    params += [bindparam(name, type_=JSONDocument) for name, wanted in names if wanted]
-    return statement.bindparams(*params).columns(revision=Integer, update_time=DateTimeUTC)
+_PG_EXPLAIN = """
+SELECT s.update_time, e.sequence, e.payload
+FROM adk_sessions s LEFT JOIN adk_events e
+  ON e.app_name = s.app_name AND e.user_id = s.user_id AND e.session_id = s.id AND e.id = $4
+WHERE s.app_name = $1 AND s.user_id = $2 AND s.id = $3
+"""
 
 
 async def _append_postgresql(
-    db: Database, key: tuple[str, str, str], prepared: PreparedAppend, now: datetime
+    db: Database, key: _Key, prepared: PreparedAppend, now: datetime
 ) -> AppendResult:
-    params = _params(key, prepared, now)
-    params["adelta"] = prepared.app_delta
-    params["udelta"] = prepared.user_delta
-    statement = _pg_statement(
-        bool(prepared.session_delta), bool(prepared.app_delta), bool(prepared.user_delta)
-    )
-    async with db.autocommit() as connection:
-        row = (await connection.execute(statement, params)).first()
+    event = prepared.event
+    deltas = (prepared.session_delta, prepared.app_delta, prepared.user_delta)
+    args = [
+        *key,
+        now,
+        prepared.expected_revision,
+        event.id,
+        event.invocation_id,
+        event.timestamp,
+        prepared.event_json,
+        *(_json(delta) if delta else None for delta in deltas),
+    ]
+    async with db.driver_connection() as connection:
+        row = await connection.fetchrow(_PG_APPEND, *args)
         if row is None:
-            return await _explain(connection, key, prepared)
-        return _result(prepared, row)
+            found = await connection.fetchrow(_PG_EXPLAIN, *key, event.id)
+            return _explain(key, None if found is None else tuple(found))
+    return AppendResult(event, row["revision"], row["update_time"].timestamp())
 
 
-# --- SQLite: one BEGIN IMMEDIATE transaction ----------------------------------------------
+# --- SQLite: one BEGIN IMMEDIATE transaction on the worker thread -------------------------
 
-_CAS = {with_state: sql.cas_update(with_state=with_state) for with_state in (False, True)}
-_SQLITE_SCOPES = {user: sql.upsert_scope("sqlite", user=user) for user in (False, True)}
+_SQLITE_CAS = """
+UPDATE adk_sessions
+SET revision = revision + 1, update_time = max(update_time, :now){state}
+WHERE app_name = :app AND user_id = :user AND id = :sid AND revision = :expected
+  AND NOT EXISTS (SELECT 1 FROM adk_events
+                  WHERE app_name = :app AND user_id = :user AND session_id = :sid AND id = :eid)
+RETURNING revision, update_time
+"""
+_SQLITE_CAS_STATE = _SQLITE_CAS.format(state=f", state = {SQLITE_JSON_MERGE}(state, :sdelta)")
+_SQLITE_CAS_PLAIN = _SQLITE_CAS.format(state="")
+_SQLITE_EVENT = """
+INSERT INTO adk_events
+  (app_name, user_id, session_id, sequence, id, invocation_id, timestamp, payload)
+VALUES (:app, :user, :sid, :seq, :eid, :inv, :ts, :payload)
+"""
+_SQLITE_SCOPE = """
+INSERT INTO {table} ({keys}, state, update_time) VALUES ({values}, :{param}, :now)
+ON CONFLICT ({keys}) DO UPDATE
+SET state = {merge}({table}.state, excluded.state), update_time = excluded.update_time
+"""
+_SQLITE_APP = _SQLITE_SCOPE.format(
+    table="adk_app_states", keys="app_name", values=":app", param="adelta", merge=SQLITE_JSON_MERGE
+)
+_SQLITE_USER = _SQLITE_SCOPE.format(
+    table="adk_user_states",
+    keys="app_name, user_id",
+    values=":app, :user",
+    param="udelta",
+    merge=SQLITE_JSON_MERGE,
+)
+_SQLITE_EXPLAIN = _PG_EXPLAIN.replace("$1", ":app").replace("$2", ":user")
+_SQLITE_EXPLAIN = _SQLITE_EXPLAIN.replace("$3", ":sid").replace("$4", ":eid")
+
+
+def _sqlite_time(moment: datetime) -> str:
+    # The storage format SQLAlchemy's SQLite DateTime reads and writes (naive UTC).
+    return moment.astimezone(timezone.utc).strftime("%Y-%m-%d %H:%M:%S.%f")
+
+
+def _sqlite_commit(connection: sqlite3.Connection, params: dict[str, Any]) -> tuple[Any, ...]:
+    """Run on the aiosqlite thread: the whole append transaction in one call."""
+    connection.execute("BEGIN IMMEDIATE")
+    try:
+        cas = _SQLITE_CAS_STATE if params["sdelta"] is not None else _SQLITE_CAS_PLAIN
+        row = connection.execute(cas, params).fetchone()
+        if row is None:
+            found = connection.execute(_SQLITE_EXPLAIN, params).fetchone()
+            connection.execute("ROLLBACK")
+            return ("explain", found)
+        params["seq"] = row[0]
+        connection.execute(_SQLITE_EVENT, params)
+        if params["adelta"] is not None:
+            connection.execute(_SQLITE_APP, params)
+        if params["udelta"] is not None:
+            connection.execute(_SQLITE_USER, params)
+        connection.execute("COMMIT")
+        return ("stored", row)
+    except BaseException:
+        if connection.in_transaction:
+            connection.execute("ROLLBACK")
+        raise
 
 
 async def _append_sqlite(
-    db: Database, key: tuple[str, str, str], prepared: PreparedAppend, now: datetime
+    db: Database, key: _Key, prepared: PreparedAppend, now: datetime
 ) -> AppendResult:
-    params = _params(key, prepared, now)
-    async with db.write() as connection:
-        cas = _CAS[bool(prepared.session_delta)]
-        row = (await connection.execute(cas, params)).first()
-        if row is None:
-            return await _explain(connection, key, prepared)
-        params["seq"] = row.revision
-        await connection.execute(sql.INSERT_EVENT, params)
-        for user, delta in ((False, prepared.app_delta), (True, prepared.user_delta)):
-            if delta:
-                scope = {"app": key[0], "user": key[1], "now": now, "delta": delta}
-                await connection.execute(_SQLITE_SCOPES[user], scope)
-        return _result(prepared, row)
+    event = prepared.event
+    params = {
+        "app": key[0],
+        "user": key[1],
+        "sid": key[2],
+        "now": _sqlite_time(now),
+        "expected": prepared.expected_revision,
+        "eid": event.id,
+        "inv": event.invocation_id,
+        "ts": event.timestamp,
+        "payload": prepared.event_json,
+        "sdelta": _json(prepared.session_delta) if prepared.session_delta else None,
+        "adelta": _json(prepared.app_delta) if prepared.app_delta else None,
+        "udelta": _json(prepared.user_delta) if prepared.user_delta else None,
+    }
+    async with db.driver_connection() as connection:
+        outcome, row = await connection._execute(lambda: _sqlite_commit(connection._conn, params))
+    if outcome == "explain":
+        return _explain(key, None if row is None else tuple(row))
+    return AppendResult(event, int(row[0]), _utc(row[1]).timestamp())
 
 
 _APPENDERS = {"postgresql": _append_postgresql, "sqlite": _append_sqlite}
 
 
-async def append(
-    db: Database, key: tuple[str, str, str], prepared: PreparedAppend, now: datetime
-) -> AppendResult:
+async def append(db: Database, key: _Key, prepared: PreparedAppend, now: datetime) -> AppendResult:
     """Commit ``prepared`` to the session ``key`` (see the module docstring)."""
     return await _APPENDERS[db.dialect](db, key, prepared, now)

@@ -11,7 +11,17 @@ import functools
 from collections.abc import Callable
 from typing import Any
 
-from sqlalchemy import BindParameter, Integer, String, and_, bindparam, delete, select, update
+from sqlalchemy import (
+    BindParameter,
+    Integer,
+    String,
+    and_,
+    bindparam,
+    delete,
+    select,
+    tuple_,
+    update,
+)
 from sqlalchemy.dialects import postgresql, sqlite
 from sqlalchemy.sql import Delete, Select, Update
 
@@ -76,23 +86,15 @@ def _list(*, by_user: bool, keyset: bool) -> Select[Any]:
     query = query.where(sessions.c.app_name == APP)
     if by_user:
         query = query.where(sessions.c.user_id == USER)
+    position = (sessions.c.update_time, sessions.c.user_id, sessions.c.id)
     if keyset:
-        time, after_user, after_id = (
+        after = (
             bindparam("after_time", type_=DateTimeUTC),
             bindparam("after_user", type_=String),
             bindparam("after_id", type_=String),
         )
-        query = query.where(
-            (sessions.c.update_time < time)
-            | (
-                (sessions.c.update_time == time)
-                & (
-                    (sessions.c.user_id > after_user)
-                    | ((sessions.c.user_id == after_user) & (sessions.c.id > after_id))
-                )
-            )
-        )
-    order = (sessions.c.update_time.desc(), sessions.c.user_id, sessions.c.id)
+        query = query.where(tuple_(*position) < tuple_(*after))
+    order = [column.desc() for column in position]
     return query.order_by(*order).limit(bindparam("limit", type_=Integer))
 
 
@@ -101,7 +103,8 @@ LIST: dict[tuple[bool, bool], Select[Any]] = {
     for by_user in (False, True)
     for keyset in (False, True)
 }
-"""Sessions most recently updated first, keyed by (one user only, after a page token)."""
+"""Sessions most recently updated first (ties: user id, then id, descending), keyed by
+(one user only, after a page token). The keyset is a row-value comparison an index serves."""
 
 DELETE_EVENTS: Delete = delete(events).where(_EVENT_KEY)
 DELETE_SESSION: Delete = delete(sessions).where(_SESSION_KEY)

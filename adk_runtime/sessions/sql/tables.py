@@ -9,9 +9,9 @@
 
 Indexes: the events primary key serves the last k events of a session; ``(session,
 timestamp)`` serves ``after_timestamp``; ``(session, invocation_id)`` looks up an
-invocation; ``(app_name, update_time)`` and ``(app_name, user_id, update_time)`` list
-sessions most recently updated first. Names carry an ``adk_`` prefix so the tables can live
-next to google-adk's in one database.
+invocation; ``(app_name, update_time, user_id, id)`` and ``(app_name, user_id,
+update_time, id)`` list sessions most recently updated first, page by page. Names carry an
+``adk_`` prefix so the tables can live next to google-adk's in one database.
 """
 
 from __future__ import annotations
@@ -49,8 +49,8 @@ sessions = Table(
     Column("revision", Integer, nullable=False),
     Column("create_time", DateTimeUTC, nullable=False),
     Column("update_time", DateTimeUTC, nullable=False),
-    Index(None, "app_name", "update_time"),
-    Index(None, "app_name", "user_id", "update_time"),
+    Index(None, "app_name", "update_time", "user_id", "id"),
+    Index(None, "app_name", "user_id", "update_time", "id"),
 )
 
 events = Table(
