@@ -23,7 +23,6 @@ __all__ = [
     "SQLITE_JSON_MERGE",
     "DateTimeUTC",
     "JSONDocument",
-    "greatest",
     "json_merge",
     "sqlite_json_merge",
 ]
@@ -92,15 +91,3 @@ def sqlite_json_merge(document: str | None, delta: str | None) -> str | None:
     merged = json.loads(document)
     merged.update(json.loads(delta))
     return json.dumps(merged, ensure_ascii=False, separators=(",", ":"))
-
-
-class greatest(GenericFunction[Any]):
-    """``greatest(a, b)``: the larger value (``GREATEST`` on PostgreSQL, ``max`` on SQLite)."""
-
-    inherit_cache = True
-    name = "greatest"
-
-
-@compiles(greatest, "sqlite")
-def _greatest_sqlite(element: greatest, compiler: SQLCompiler, **kw: Any) -> str:
-    return f"max({compiler.process(element.clauses, **kw)})"

@@ -255,3 +255,17 @@ async def test_terminated_backend_mid_transaction(postgres_url: str) -> None:
     finally:
         await admin.close()
         run_in_thread(truncate_all, postgres_url)
+
+
+async def test_floats_in_exponent_form_read_back_as_floats(sql_url: str) -> None:
+    # JSONB keeps numbers as NUMERIC and prints integral ones without a fraction.
+    values = {"a": 1.5e16, "b": 1.5e300, "c": 2.5e-10, "d": 1.2345678901234568e17, "e": 1e22}
+    async with DatabaseSessionService(sql_url) as service:
+        session = await service.create_session(
+            app_name="a", user_id="u", session_id="s", state={"user:f": 3.5e20}
+        )
+        await service.append_event(session, _event(values))
+        loaded = await service.get_session(app_name="a", user_id="u", session_id="s")
+    assert loaded is not None
+    assert loaded.state == {**values, "user:f": 3.5e20}
+    assert all(type(value) is float for value in loaded.state.values())

@@ -20,13 +20,12 @@ from sqlalchemy import (
     delete,
     select,
     tuple_,
-    update,
 )
 from sqlalchemy.dialects import postgresql, sqlite
-from sqlalchemy.sql import Delete, Select, Update
+from sqlalchemy.sql import Delete, Select
 
 from adk_runtime.sessions.sql.tables import app_states, events, sessions, user_states
-from adk_runtime.sql.types import DateTimeUTC, JSONDocument, greatest, json_merge
+from adk_runtime.sql.types import DateTimeUTC, JSONDocument, json_merge
 
 APP: BindParameter[str] = bindparam("app")
 USER: BindParameter[str] = bindparam("user")
@@ -155,50 +154,3 @@ SCOPE_STATE: dict[bool, Select[Any]] = {
     ),
 }
 """The app (False) or user (True) state row."""
-
-
-def cas_update(*, with_state: bool) -> Update:
-    """Bump the revision if it is still ``expected`` and ``eid`` is not stored yet."""
-    stored = select(events.c.sequence).where(_EVENT_KEY, events.c.id == bindparam("eid"))
-    values: dict[str, Any] = {
-        "revision": sessions.c.revision + 1,
-        "update_time": greatest(sessions.c.update_time, NOW),
-    }
-    if with_state:
-        values["state"] = json_merge(sessions.c.state, bindparam("sdelta", type_=JSONDocument))
-    return (
-        update(sessions)
-        .where(_SESSION_KEY, sessions.c.revision == bindparam("expected"), ~stored.exists())
-        .values(**values)
-        .returning(sessions.c.revision, sessions.c.update_time)
-    )
-
-
-INSERT_EVENT = events.insert().values(
-    app_name=APP,
-    user_id=USER,
-    session_id=SID,
-    sequence=bindparam("seq"),
-    id=bindparam("eid"),
-    invocation_id=bindparam("inv"),
-    timestamp=bindparam("ts"),
-    payload=bindparam("payload"),
-)
-
-CLASSIFY = (
-    select(sessions.c.update_time, events.c.sequence, events.c.payload)
-    .select_from(
-        sessions.outerjoin(
-            events,
-            and_(
-                events.c.app_name == sessions.c.app_name,
-                events.c.user_id == sessions.c.user_id,
-                events.c.session_id == sessions.c.id,
-                events.c.id == bindparam("eid"),
-            ),
-        )
-    )
-    .where(_SESSION_KEY)
-)
-"""Why a compare-and-set matched nothing: no row (gone), an event row (already stored), or
-neither (stale)."""
