@@ -34,7 +34,7 @@ from bench.common import Report, add_latency, google_adk_available, median_ms, t
 
 SUITE = "sql"
 APPENDS = 1000
-TEXT = "x" * 260  # with the envelope, each stored event is ~400 bytes
+TEXT = "x" * 140  # with the envelope, each stored event is ~400 bytes
 SERVER = os.environ.get(
     "ADK_RUNTIME_TEST_POSTGRES_URL", "postgresql+asyncpg://postgres@127.0.0.1:5432/postgres"
 )

@@ -117,10 +117,25 @@ class Database:
             self._autocommit_engine = engine.execution_options(isolation_level="AUTOCOMMIT")
         shared = isinstance(engine.sync_engine.pool, StaticPool)
         self._lock: asyncio.Lock | None = asyncio.Lock() if shared else None
+        self._loop: asyncio.AbstractEventLoop | None = None
+
+    def _follow_loop(self) -> None:
+        # asyncpg connections belong to the event loop that opened them. When the service
+        # moves to another loop (``Runner.run`` runs each call on its own loop in a thread),
+        # the pooled connections of the old loop are dropped and new ones are opened.
+        loop = asyncio.get_running_loop()
+        if self._loop is not loop:
+            if self._loop is not None and self.dialect == "postgresql":
+                self.engine.sync_engine.dispose(close=False)
+            self._loop = loop
 
     @contextlib.asynccontextmanager
     async def exclusive(self) -> AsyncIterator[None]:
-        """Hold the shared connection of an in-memory SQLite database (no-op otherwise)."""
+        """Hold the shared connection of an in-memory SQLite database (no-op otherwise).
+
+        Every use of the engine goes through here (it also follows the running event loop).
+        """
+        self._follow_loop()
         if self._lock is None:
             yield
             return

@@ -269,3 +269,38 @@ async def test_floats_in_exponent_form_read_back_as_floats(sql_url: str) -> None
     assert loaded is not None
     assert loaded.state == {**values, "user:f": 3.5e20}
     assert all(type(value) is float for value in loaded.state.values())
+
+
+_RUN_TWICE = """
+import asyncio, sys
+from google.genai import types
+from adk_runtime.runners import Runner
+from adk_runtime.sessions import DatabaseSessionService
+from adk_runtime.testing import ScriptedAgent, text_event
+
+service = DatabaseSessionService(sys.argv[1])
+agent = ScriptedAgent(name="bot", script=[text_event("a"), text_event("b")] * 3)
+runner = Runner(app_name="a", agent=agent, session_service=service)
+asyncio.run(service.create_session(app_name="a", user_id="u", session_id="s"))
+message = types.Content(role="user", parts=[types.Part(text="hi")])
+for _ in range(3):
+    print(len(list(runner.run(user_id="u", session_id="s", new_message=message))))
+stored = asyncio.run(service.get_session(app_name="a", user_id="u", session_id="s"))
+print(stored.revision)
+"""
+
+
+def test_runner_run_calls_each_on_their_own_event_loop(sql_url: str) -> None:
+    # Runner.run drives each call on a new loop in a thread; connections follow the loop.
+    # (A subprocess: connections left behind by finished loops only warn when collected.)
+    import subprocess
+    import sys
+
+    result = subprocess.run(
+        [sys.executable, "-c", _RUN_TWICE, sql_url],
+        capture_output=True,
+        text=True,
+        timeout=120,
+    )
+    assert result.returncode == 0, result.stderr[-2000:]
+    assert result.stdout.split() == ["6", "6", "6", "21"]
