@@ -68,8 +68,33 @@ def _is_unavailable(error: BaseException) -> bool:
     return any(marker in name or marker in text for marker in _UNAVAILABLE)
 
 
+_CONFIGURATION_SQLSTATES = {
+    "3D000": "the database does not exist; create it first (e.g. createdb)",
+    "28000": "the server rejected the user (check the user name and pg_hba.conf)",
+    "28P01": "password authentication failed",
+}
+
+
+def _sqlstate(error: BaseException) -> str:
+    for candidate in (error, getattr(error, "orig", None), error.__cause__):
+        state = getattr(candidate, "sqlstate", None) or getattr(candidate, "pgcode", None)
+        if isinstance(state, str):
+            return state
+    return ""
+
+
+def _configuration(error: BaseException, url: str) -> Exception | None:
+    reason = _CONFIGURATION_SQLSTATES.get(_sqlstate(error))
+    if reason is None:
+        return None
+    return ConfigurationError(f"Cannot use the database at {redact_url(url)}: {reason}.")
+
+
 def _classify(error: BaseException, url: str) -> Exception | None:
     where = redact_url(url)
+    configuration = _configuration(error, url)
+    if configuration is not None:
+        return configuration
     if isinstance(error, sa_exc.DBAPIError) and error.connection_invalidated:
         return BackendUnavailableError(
             f"The connection to {where} was lost ({_driver_name(error)}); the operation did "
@@ -100,6 +125,9 @@ def is_driver_disconnect(error: BaseException) -> bool:
 
 def _classify_driver(error: BaseException, url: str) -> Exception | None:
     where = redact_url(url)
+    configuration = _configuration(error, url)
+    if configuration is not None:
+        return configuration
     text = str(error).splitlines()[0][:200] if str(error) else ""
     sqlstate = getattr(error, "sqlstate", None) or ""
     missing = sqlstate == "42P01" or (

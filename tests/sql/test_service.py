@@ -304,3 +304,21 @@ def test_runner_run_calls_each_on_their_own_event_loop(sql_url: str) -> None:
     )
     assert result.returncode == 0, result.stderr[-2000:]
     assert result.stdout.split() == ["6", "6", "6", "21"]
+
+
+@pytest.mark.postgres
+@pytest.mark.parametrize(
+    ("database", "user", "reason"),
+    [
+        ("adk_no_such_db", "postgres", "does not exist"),
+        ("postgres", "adk_no_such_user", "rejected the user"),
+    ],
+)
+async def test_wrong_server_settings_are_configuration_errors(
+    postgres_url: str, database: str, user: str, reason: str
+) -> None:
+    url = make_url(postgres_url).set(database=database, username=user, password="s3cret")
+    async with DatabaseSessionService(url.render_as_string(hide_password=False)) as service:
+        with pytest.raises(ConfigurationError, match=reason) as caught:
+            await service.prepare()
+    assert "s3cret" not in str(caught.value)
