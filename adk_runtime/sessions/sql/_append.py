@@ -203,6 +203,9 @@ async def _append_sqlite(
         "udelta": _json(prepared.user_delta) if prepared.user_delta else None,
     }
     async with db.driver_connection() as connection:
+        # aiosqlite runs calls on its own thread; `_execute` hands it one function and
+        # `_conn` is the sqlite3 connection, touched only on that thread. (Both are
+        # aiosqlite internals, stable since 0.17; every contract test goes through here.)
         outcome, row = await connection._execute(lambda: _sqlite_commit(connection._conn, params))
     if outcome == "explain":
         return _explain(key, None if row is None else tuple(row))

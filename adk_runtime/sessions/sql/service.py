@@ -68,7 +68,9 @@ class DatabaseSessionService(BaseSessionService):
         db_url: ``sqlite+aiosqlite:///path.db`` (or ``sqlite:///…``),
             ``postgresql+asyncpg://user@host/db`` (or ``postgresql://…``).
         db_engine: An async engine to use instead of ``db_url`` (not disposed by
-            :meth:`close`).
+            :meth:`close`). Build it with :func:`adk_runtime.sql.create_engine`, or pass it
+            before it opens its first connection: the SQLite settings are installed per
+            connection.
         auto_migrate: Upgrade the schema on first use. Defaults to True for SQLite and
             False for PostgreSQL (run ``adk-runtime db upgrade --url URL`` there).
         **engine_kwargs: Passed to :func:`sqlalchemy.ext.asyncio.create_async_engine`.
