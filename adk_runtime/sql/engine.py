@@ -175,7 +175,9 @@ class Database:
                     try:
                         yield fairy.driver_connection
                     except BaseException as error:
-                        if is_driver_disconnect(error):
+                        # A cancelled asyncpg call leaves the connection mid-protocol.
+                        cancelled = isinstance(error, asyncio.CancelledError)
+                        if is_driver_disconnect(error) or (cancelled and self.dialect != "sqlite"):
                             await connection.invalidate()
                         raise
 

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import asyncio
+import contextlib
 from typing import Any
 
 import asyncpg
@@ -322,3 +323,21 @@ async def test_wrong_server_settings_are_configuration_errors(
         with pytest.raises(ConfigurationError, match=reason) as caught:
             await service.prepare()
     assert "s3cret" not in str(caught.value)
+
+
+async def test_a_cancelled_append_leaves_a_usable_service(sql_url: str) -> None:
+    async with DatabaseSessionService(sql_url) as service:
+        session = await service.create_session(app_name="a", user_id="u", session_id="s")
+        event = _event({"k": 1})
+        task = asyncio.ensure_future(service.append_event(session, event))
+        await asyncio.sleep(0)
+        task.cancel()
+        with contextlib.suppress(asyncio.CancelledError):
+            await task
+        # Whether or not the cancelled commit landed, a retry of the same event is safe.
+        stored = await service.get_session(app_name="a", user_id="u", session_id="s")
+        assert stored is not None
+        await service.append_event(stored, _event({"k": 2}, id=event.id))
+        again = await service.get_session(app_name="a", user_id="u", session_id="s")
+    assert again is not None
+    assert (again.revision, [e.id for e in again.events]) == (1, [event.id])
