@@ -16,12 +16,12 @@ $(STAMP): pyproject.toml
 	touch $(STAMP)
 
 lint: install
-	$(BIN)/ruff check adk_runtime tests bench
-	$(BIN)/ruff format --check adk_runtime tests bench
+	$(BIN)/ruff check adk_runtime tests bench migrations
+	$(BIN)/ruff format --check adk_runtime tests bench migrations
 
 format: install
-	$(BIN)/ruff check --fix adk_runtime tests bench
-	$(BIN)/ruff format adk_runtime tests bench
+	$(BIN)/ruff check --fix adk_runtime tests bench migrations
+	$(BIN)/ruff format adk_runtime tests bench migrations
 
 typecheck: install
 	$(BIN)/mypy adk_runtime

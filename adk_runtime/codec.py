@@ -9,8 +9,8 @@ back identical from memory, SQLite, PostgreSQL or Redis:
 - ``bytes`` become ``{"$bytes": "<base64>"}``; ``datetime`` becomes ``{"$datetime": "<ISO-8601>"}``
   (naive datetimes are taken as UTC and read back aware, in UTC).
 - Floats are JSON numbers, except the few that a JSON store would read back as integers
-  (``-0.0`` and integral floats written in exponent form, e.g. ``1e+16``), which become
-  ``{"$float": "<repr>"}``. ``nan`` and infinities are not JSON and are rejected.
+  (``-0.0`` and integral floats written in exponent form, e.g. ``1e+16`` or ``1.5e+16``),
+  which become ``{"$float": "<repr>"}``. ``nan`` and infinities are not JSON and are rejected.
 - A user dict whose only key is one of the tags above is wrapped as ``{"$dict": {...}}``, so
   no user value is ever mistaken for a tag.
 
@@ -65,7 +65,8 @@ def _encode_float(value: float) -> Any:
     text = repr(value)
     if value == 0.0 and math.copysign(1.0, value) < 0:
         return {_FLOAT: text}
-    if "." not in text and "e" in text:
+    if "e" in text and value.is_integer():
+        # PostgreSQL's JSONB prints 1e+16 and 1.5e+16 alike as integers (no fraction).
         return {_FLOAT: text}
     return value
 

@@ -17,7 +17,8 @@ from typing import Any
 
 import pytest
 
-from adk_runtime.sessions import BaseSessionService, InMemorySessionService
+from adk_runtime.sessions import BaseSessionService, DatabaseSessionService, InMemorySessionService
+from tests.sql_support import truncate_all
 
 OpenService = Callable[[Any], contextlib.AbstractAsyncContextManager[BaseSessionService]]
 
@@ -76,7 +77,37 @@ async def _open_redis(request: Any) -> AsyncIterator[BaseSessionService]:
         await drop_redis_prefix(prefix)
 
 
+@contextlib.asynccontextmanager
+async def _open_sqlite(request: Any) -> AsyncIterator[BaseSessionService]:
+    path = request.getfixturevalue("tmp_path") / "sessions.db"
+    async with DatabaseSessionService(f"sqlite+aiosqlite:///{path}") as service:
+        await service.prepare()
+        yield service
+
+
+_OPEN_POSTGRES: dict[str, int] = {}
+
+
+@contextlib.asynccontextmanager
+async def _open_postgres(request: Any) -> AsyncIterator[BaseSessionService]:
+    # Every open in one test reaches the run's database; the outermost one empties it after.
+    url = request.getfixturevalue("postgres_url")
+    test = request.node.nodeid
+    _OPEN_POSTGRES[test] = _OPEN_POSTGRES.get(test, 0) + 1
+    try:
+        async with DatabaseSessionService(url) as service:
+            await service.prepare()
+            yield service
+    finally:
+        _OPEN_POSTGRES[test] -= 1
+        if not _OPEN_POSTGRES[test]:
+            del _OPEN_POSTGRES[test]
+            await truncate_all(url)
+
+
 BACKENDS: list[Backend] = [
     Backend("memory", _open_memory),
     Backend("redis", _open_redis, durable=True),
+    Backend("sqlite", _open_sqlite, durable=True),
+    Backend("postgres", _open_postgres, durable=True),
 ]

@@ -8,6 +8,7 @@ from blockbuster import BlockBuster, blockbuster_ctx
 
 from adk_runtime.sessions import BaseSessionService
 from tests.backends import BACKENDS, Backend
+from tests.sql_support import postgres_url  # noqa: F401 (a fixture)
 
 
 @pytest.fixture(params=[backend.param() for backend in BACKENDS])

@@ -18,3 +18,4 @@ def main() -> None:
 
 
 # Command modules register themselves on `main` when imported (one import line each).
+from adk_runtime.cli import db as _db  # noqa: E402, F401

@@ -1,6 +1,7 @@
 """Sessions and session services (``google.adk.sessions`` → ``adk_runtime.sessions``).
 
-Backends with a driver (``RedisSessionService``) are imported on first use.
+Backends with a driver (``RedisSessionService``, ``DatabaseSessionService``) are imported
+on first use.
 """
 
 from typing import TYPE_CHECKING, Any
@@ -21,9 +22,11 @@ from adk_runtime.sessions.state import State
 
 if TYPE_CHECKING:
     from adk_runtime.sessions.redis import RedisSessionService
+    from adk_runtime.sessions.sql import DatabaseSessionService
 
 __all__ = [
     "BaseSessionService",
+    "DatabaseSessionService",
     "GetSessionConfig",
     "InMemorySessionService",
     "ListSessionsResponse",
@@ -41,4 +44,8 @@ def __getattr__(name: str) -> Any:
         from adk_runtime.sessions.redis import RedisSessionService
 
         return RedisSessionService
+    if name == "DatabaseSessionService":
+        from adk_runtime.sessions.sql import DatabaseSessionService
+
+        return DatabaseSessionService
     raise AttributeError(f"module {__name__!r} has no attribute {name!r}")

@@ -25,6 +25,10 @@ _BACKENDS: dict[str, tuple[str, str]] = {
     "memory": ("adk_runtime.sessions.memory:InMemorySessionService", "adk-runtime"),
     "redis": ("adk_runtime.sessions.redis:RedisSessionService", "adk-runtime"),
     "rediss": ("adk_runtime.sessions.redis:RedisSessionService", "adk-runtime"),
+    **{
+        scheme: ("adk_runtime.sessions.sql:DatabaseSessionService", "adk-runtime")
+        for scheme in ("sqlite", "sqlite+aiosqlite", "postgresql", "postgresql+asyncpg", "postgres")
+    },
 }
 
 

@@ -1,0 +1,115 @@
+"""``adk-runtime db``: create and upgrade the SQL schema (works from the installed package).
+
+The URL comes from ``--url`` or ``ADK_RUNTIME_SESSION_URL``; it is redacted in all output.
+``check`` exits with status 1 when the schema is missing or behind, so deploy scripts can
+gate on it. A user mistake (bad URL, unreachable server) prints one error line, no traceback.
+"""
+
+from __future__ import annotations
+
+import asyncio
+from collections.abc import Awaitable, Callable
+from typing import TypeVar
+
+import click
+from rich.console import Console
+
+from adk_runtime.cli import main
+from adk_runtime.errors import AdkRuntimeError, redact_url
+
+T = TypeVar("T")
+
+_console = Console(highlight=False, soft_wrap=True)
+_url_option = click.option(
+    "--url",
+    envvar="ADK_RUNTIME_SESSION_URL",
+    required=True,
+    help="Database URL, e.g. sqlite+aiosqlite:///app.db or postgresql+asyncpg://user@host/db "
+    "(default: $ADK_RUNTIME_SESSION_URL).",
+)
+
+
+def _run(url: str, action: Callable[..., Awaitable[T]], *args: str) -> T:
+    # Imported here so `adk-runtime --help` does not load SQLAlchemy and Alembic.
+    from adk_runtime.sql import Database, create_engine
+
+    async def run() -> T:
+        db = Database(create_engine(url), owns_engine=True)
+        try:
+            return await action(db, *args)
+        finally:
+            await db.dispose()
+
+    try:
+        return asyncio.run(run())
+    except AdkRuntimeError as error:
+        raise click.ClickException(str(error)) from None
+
+
+@main.group()
+def db() -> None:
+    """Create, upgrade and inspect the SQL schema (SQLite, PostgreSQL)."""
+
+
+@db.command()
+@_url_option
+@click.option("--revision", default="head", show_default=True, help="Target revision.")
+def upgrade(url: str, revision: str) -> None:
+    """Upgrade the schema (safe to run from many replicas at once)."""
+    from adk_runtime.sql import Database, migrate
+
+    async def action(database: Database, target: str) -> migrate.SchemaStatus:
+        await migrate.upgrade(database, target)
+        return await migrate.schema_status(database)
+
+    status = _run(url, action, revision)
+    _console.print(
+        f"[green]✓[/] {redact_url(url)} is at revision [bold]{status.current}[/] "
+        f"(newest: {status.head})."
+    )
+
+
+@db.command()
+@_url_option
+def check(url: str) -> None:
+    """Exit with status 1 unless the schema is at the newest revision."""
+    from adk_runtime.sql import migrate
+    from adk_runtime.sql.errors import upgrade_hint
+
+    status = _run(url, migrate.schema_status)
+    if status.up_to_date:
+        _console.print(f"[green]✓[/] {redact_url(url)} is up to date ({status.head}).")
+        return
+    if not status.known:
+        _console.print(
+            f"[red]✗[/] {redact_url(url)} is at revision {status.current}, unknown to this "
+            "version of adk-runtime; upgrade adk-runtime."
+        )
+        raise SystemExit(2)
+    _console.print(
+        f"[yellow]✗[/] {redact_url(url)} is behind: at {status.current or 'no schema'}, "
+        f"newest {status.head}. Run: {upgrade_hint(url)}"
+    )
+    raise SystemExit(1)
+
+
+@db.command()
+@_url_option
+def current(url: str) -> None:
+    """Print the schema revision the database is at."""
+    from adk_runtime.sql import migrate
+
+    status = _run(url, migrate.schema_status)
+    marker = " (newest)" if status.up_to_date else f" (newest: {status.head})"
+    _console.print(f"{status.current or 'none'}{marker}")
+
+
+@db.command()
+@_url_option
+@click.argument("revision", default="head")
+def stamp(url: str, revision: str) -> None:
+    """Record REVISION as current without running migrations (default: head)."""
+    from adk_runtime.sql import migrate
+
+    _run(url, migrate.stamp, revision)
+    _console.print(f"[green]✓[/] {redact_url(url)} stamped at revision [bold]{revision}[/].")

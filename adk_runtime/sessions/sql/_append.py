@@ -1,0 +1,220 @@
+"""The append commit, the hottest path: one transaction, as few round trips as possible.
+
+Both forms do, atomically: compare-and-set the revision (``UPDATE … WHERE revision =
+:expected`` that also checks the event id is not stored yet), insert the event with the new
+revision as its sequence, merge the session/app/user deltas in SQL (never read-modify-write
+in Python), and return the new revision and update time. When the compare-and-set matches
+nothing, one more query tells why: the event is already stored (idempotent retry), the
+session is gone, or the caller is stale.
+
+The statements go straight to the driver connection of the engine's pool (SQLAlchemy's
+per-statement overhead is larger than the statements themselves here):
+
+- PostgreSQL: one statement (data-modifying CTEs) in autocommit mode, one round trip.
+- SQLite: the whole ``BEGIN IMMEDIATE`` … ``COMMIT`` transaction runs as one call on the
+  aiosqlite worker thread (writers serialize across processes on the file lock).
+"""
+
+from __future__ import annotations
+
+import json
+import sqlite3
+from collections.abc import Mapping
+from datetime import datetime, timezone
+from typing import Any
+
+from adk_runtime.errors import SessionNotFoundError, StaleSessionError
+from adk_runtime.events import event_from_json
+from adk_runtime.sessions.base import AppendResult, PreparedAppend
+from adk_runtime.sql.engine import Database
+from adk_runtime.sql.types import SQLITE_JSON_MERGE
+
+__all__ = ["append"]
+
+_Key = tuple[str, str, str]
+_Explained = tuple[Any, Any, Any]  # (update_time, sequence, payload) or None fields
+
+
+def _json(value: Mapping[str, Any]) -> str:
+    return json.dumps(value, ensure_ascii=False, separators=(",", ":"))
+
+
+def _explain(key: _Key, row: _Explained | None) -> AppendResult:
+    if row is None:
+        raise SessionNotFoundError(f"Session {key[2]!r} does not exist.")
+    update_time, sequence, payload = row
+    if sequence is None:
+        raise StaleSessionError()
+    return AppendResult(
+        event_from_json(payload), int(sequence), _utc(update_time).timestamp(), already_stored=True
+    )
+
+
+def _utc(value: datetime | str) -> datetime:
+    moment = datetime.fromisoformat(value) if isinstance(value, str) else value
+    if moment.tzinfo is None:
+        return moment.replace(tzinfo=timezone.utc)
+    return moment
+
+
+# --- PostgreSQL: one statement ------------------------------------------------------------
+
+# Every delta parameter may be NULL (no change in that scope): one statement for all cases.
+_PG_APPEND = """
+WITH s AS (
+  UPDATE adk_sessions
+  SET revision = revision + 1,
+      update_time = GREATEST(update_time, $4),
+      state = CASE WHEN $10::jsonb IS NULL THEN state ELSE state || $10::jsonb END
+  WHERE app_name = $1 AND user_id = $2 AND id = $3 AND revision = $5
+    AND NOT EXISTS (SELECT 1 FROM adk_events
+                    WHERE app_name = $1 AND user_id = $2 AND session_id = $3 AND id = $6)
+  RETURNING revision, update_time
+), e AS (
+  INSERT INTO adk_events
+    (app_name, user_id, session_id, sequence, id, invocation_id, timestamp, payload)
+  SELECT $1, $2, $3, s.revision, $6, $7, $8, $9 FROM s
+), a AS (
+  INSERT INTO adk_app_states AS t (app_name, state, update_time)
+  SELECT $1, $11::jsonb, $4 FROM s WHERE $11::jsonb IS NOT NULL
+  ON CONFLICT (app_name) DO UPDATE
+  SET state = t.state || EXCLUDED.state, update_time = EXCLUDED.update_time
+), u AS (
+  INSERT INTO adk_user_states AS t (app_name, user_id, state, update_time)
+  SELECT $1, $2, $12::jsonb, $4 FROM s WHERE $12::jsonb IS NOT NULL
+  ON CONFLICT (app_name, user_id) DO UPDATE
+  SET state = t.state || EXCLUDED.state, update_time = EXCLUDED.update_time
+)
+SELECT revision, update_time FROM s
+"""
+
+_PG_EXPLAIN = """
+SELECT s.update_time, e.sequence, e.payload
+FROM adk_sessions s LEFT JOIN adk_events e
+  ON e.app_name = s.app_name AND e.user_id = s.user_id AND e.session_id = s.id AND e.id = $4
+WHERE s.app_name = $1 AND s.user_id = $2 AND s.id = $3
+"""
+
+
+async def _append_postgresql(
+    db: Database, key: _Key, prepared: PreparedAppend, now: datetime
+) -> AppendResult:
+    event = prepared.event
+    deltas = (prepared.session_delta, prepared.app_delta, prepared.user_delta)
+    args = [
+        *key,
+        now,
+        prepared.expected_revision,
+        event.id,
+        event.invocation_id,
+        event.timestamp,
+        prepared.event_json,
+        *(_json(delta) if delta else None for delta in deltas),
+    ]
+    async with db.driver_connection() as connection:
+        row = await connection.fetchrow(_PG_APPEND, *args)
+        if row is None:
+            found = await connection.fetchrow(_PG_EXPLAIN, *key, event.id)
+            return _explain(key, None if found is None else tuple(found))
+    return AppendResult(event, row["revision"], row["update_time"].timestamp())
+
+
+# --- SQLite: one BEGIN IMMEDIATE transaction on the worker thread -------------------------
+
+_SQLITE_CAS = """
+UPDATE adk_sessions
+SET revision = revision + 1, update_time = max(update_time, :now){state}
+WHERE app_name = :app AND user_id = :user AND id = :sid AND revision = :expected
+  AND NOT EXISTS (SELECT 1 FROM adk_events
+                  WHERE app_name = :app AND user_id = :user AND session_id = :sid AND id = :eid)
+RETURNING revision, update_time
+"""
+_SQLITE_CAS_STATE = _SQLITE_CAS.format(state=f", state = {SQLITE_JSON_MERGE}(state, :sdelta)")
+_SQLITE_CAS_PLAIN = _SQLITE_CAS.format(state="")
+_SQLITE_EVENT = """
+INSERT INTO adk_events
+  (app_name, user_id, session_id, sequence, id, invocation_id, timestamp, payload)
+VALUES (:app, :user, :sid, :seq, :eid, :inv, :ts, :payload)
+"""
+_SQLITE_SCOPE = """
+INSERT INTO {table} ({keys}, state, update_time) VALUES ({values}, :{param}, :now)
+ON CONFLICT ({keys}) DO UPDATE
+SET state = {merge}({table}.state, excluded.state), update_time = excluded.update_time
+"""
+_SQLITE_APP = _SQLITE_SCOPE.format(
+    table="adk_app_states", keys="app_name", values=":app", param="adelta", merge=SQLITE_JSON_MERGE
+)
+_SQLITE_USER = _SQLITE_SCOPE.format(
+    table="adk_user_states",
+    keys="app_name, user_id",
+    values=":app, :user",
+    param="udelta",
+    merge=SQLITE_JSON_MERGE,
+)
+_SQLITE_EXPLAIN = _PG_EXPLAIN.replace("$1", ":app").replace("$2", ":user")
+_SQLITE_EXPLAIN = _SQLITE_EXPLAIN.replace("$3", ":sid").replace("$4", ":eid")
+
+
+def _sqlite_time(moment: datetime) -> str:
+    # The storage format SQLAlchemy's SQLite DateTime reads and writes (naive UTC).
+    return moment.astimezone(timezone.utc).strftime("%Y-%m-%d %H:%M:%S.%f")
+
+
+def _sqlite_commit(connection: sqlite3.Connection, params: dict[str, Any]) -> tuple[Any, ...]:
+    """Run on the aiosqlite thread: the whole append transaction in one call."""
+    connection.execute("BEGIN IMMEDIATE")
+    try:
+        cas = _SQLITE_CAS_STATE if params["sdelta"] is not None else _SQLITE_CAS_PLAIN
+        row = connection.execute(cas, params).fetchone()
+        if row is None:
+            found = connection.execute(_SQLITE_EXPLAIN, params).fetchone()
+            connection.execute("ROLLBACK")
+            return ("explain", found)
+        params["seq"] = row[0]
+        connection.execute(_SQLITE_EVENT, params)
+        if params["adelta"] is not None:
+            connection.execute(_SQLITE_APP, params)
+        if params["udelta"] is not None:
+            connection.execute(_SQLITE_USER, params)
+        connection.execute("COMMIT")
+        return ("stored", row)
+    except BaseException:
+        if connection.in_transaction:
+            connection.execute("ROLLBACK")
+        raise
+
+
+async def _append_sqlite(
+    db: Database, key: _Key, prepared: PreparedAppend, now: datetime
+) -> AppendResult:
+    event = prepared.event
+    params = {
+        "app": key[0],
+        "user": key[1],
+        "sid": key[2],
+        "now": _sqlite_time(now),
+        "expected": prepared.expected_revision,
+        "eid": event.id,
+        "inv": event.invocation_id,
+        "ts": event.timestamp,
+        "payload": prepared.event_json,
+        "sdelta": _json(prepared.session_delta) if prepared.session_delta else None,
+        "adelta": _json(prepared.app_delta) if prepared.app_delta else None,
+        "udelta": _json(prepared.user_delta) if prepared.user_delta else None,
+    }
+    async with db.driver_connection() as connection:
+        # aiosqlite runs calls on its own thread; `_execute` hands it one function and
+        # `_conn` is the sqlite3 connection, touched only on that thread. (Both are
+        # aiosqlite internals, stable since 0.17; every contract test goes through here.)
+        outcome, row = await connection._execute(lambda: _sqlite_commit(connection._conn, params))
+    if outcome == "explain":
+        return _explain(key, None if row is None else tuple(row))
+    return AppendResult(event, int(row[0]), _utc(row[1]).timestamp())
+
+
+_APPENDERS = {"postgresql": _append_postgresql, "sqlite": _append_sqlite}
+
+
+async def append(db: Database, key: _Key, prepared: PreparedAppend, now: datetime) -> AppendResult:
+    """Commit ``prepared`` to the session ``key`` (see the module docstring)."""
+    return await _APPENDERS[db.dialect](db, key, prepared, now)

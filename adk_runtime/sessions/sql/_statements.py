@@ -1,0 +1,156 @@
+"""The SQL statements of the session service, built once (compiled forms are cached).
+
+Every statement takes named bind parameters: ``app``, ``user``, ``sid`` (the session key)
+plus its own. Dialect differences stay in the column types and :func:`json_merge`, except
+the upsert constructs, which SQLAlchemy spells per dialect (:data:`INSERTS`).
+"""
+
+from __future__ import annotations
+
+import functools
+from collections.abc import Callable
+from typing import Any
+
+from sqlalchemy import (
+    BindParameter,
+    Integer,
+    String,
+    and_,
+    bindparam,
+    delete,
+    select,
+    tuple_,
+)
+from sqlalchemy.dialects import postgresql, sqlite
+from sqlalchemy.sql import Delete, Select
+
+from adk_runtime.sessions.sql.tables import app_states, events, sessions, user_states
+from adk_runtime.sql.types import DateTimeUTC, JSONDocument, json_merge
+
+APP: BindParameter[str] = bindparam("app")
+USER: BindParameter[str] = bindparam("user")
+SID: BindParameter[str] = bindparam("sid")
+NOW = bindparam("now", type_=DateTimeUTC)
+
+INSERTS: dict[str, Callable[..., Any]] = {
+    "sqlite": sqlite.insert,
+    "postgresql": postgresql.insert,
+}
+"""``insert`` constructs with ``on_conflict_do_*`` for each supported dialect."""
+
+_SESSION_KEY = and_(sessions.c.app_name == APP, sessions.c.user_id == USER, sessions.c.id == SID)
+_EVENT_KEY = and_(events.c.app_name == APP, events.c.user_id == USER, events.c.session_id == SID)
+_APP_JOIN = app_states.c.app_name == sessions.c.app_name
+_USER_JOIN = and_(
+    user_states.c.app_name == sessions.c.app_name, user_states.c.user_id == sessions.c.user_id
+)
+_WITH_SCOPES = sessions.outerjoin(app_states, _APP_JOIN).outerjoin(user_states, _USER_JOIN)
+
+SESSION_COLUMNS = (
+    sessions.c.app_name,
+    sessions.c.user_id,
+    sessions.c.id,
+    sessions.c.state,
+    sessions.c.revision,
+    sessions.c.update_time,
+    app_states.c.state.label("app_state"),
+    user_states.c.state.label("user_state"),
+)
+
+GET_SESSION: Select[Any] = select(*SESSION_COLUMNS).select_from(_WITH_SCOPES).where(_SESSION_KEY)
+"""One session row with its app and user state."""
+
+
+def _events(*, recent: bool, after: bool) -> Select[Any]:
+    query = select(events.c.payload).where(_EVENT_KEY, events.c.sequence <= bindparam("rev"))
+    if after:
+        query = query.where(events.c.timestamp >= bindparam("after"))
+    if recent:
+        return query.order_by(events.c.sequence.desc()).limit(bindparam("k", type_=Integer))
+    return query.order_by(events.c.sequence)
+
+
+EVENTS: dict[tuple[bool, bool], Select[Any]] = {
+    (recent, after): _events(recent=recent, after=after)
+    for recent in (False, True)
+    for after in (False, True)
+}
+"""Event payloads up to revision ``rev``, keyed by (last ``k`` only, ``timestamp >= after``).
+
+The "last k" form returns the newest first (the caller reverses it)."""
+
+
+def _list(*, by_user: bool, keyset: bool) -> Select[Any]:
+    query = select(*SESSION_COLUMNS).select_from(_WITH_SCOPES)
+    query = query.where(sessions.c.app_name == APP)
+    if by_user:
+        query = query.where(sessions.c.user_id == USER)
+    position = (sessions.c.update_time, sessions.c.user_id, sessions.c.id)
+    if keyset:
+        after = (
+            bindparam("after_time", type_=DateTimeUTC),
+            bindparam("after_user", type_=String),
+            bindparam("after_id", type_=String),
+        )
+        query = query.where(tuple_(*position) < tuple_(*after))
+    order = [column.desc() for column in position]
+    return query.order_by(*order).limit(bindparam("limit", type_=Integer))
+
+
+LIST: dict[tuple[bool, bool], Select[Any]] = {
+    (by_user, keyset): _list(by_user=by_user, keyset=keyset)
+    for by_user in (False, True)
+    for keyset in (False, True)
+}
+"""Sessions most recently updated first (ties: user id, then id, descending), keyed by
+(one user only, after a page token). The keyset is a row-value comparison an index serves."""
+
+DELETE_EVENTS: Delete = delete(events).where(_EVENT_KEY)
+DELETE_SESSION: Delete = delete(sessions).where(_SESSION_KEY)
+
+
+@functools.lru_cache(maxsize=4)
+def insert_session(dialect: str) -> Any:
+    """``INSERT`` a new session row; returns nothing if the key already exists."""
+    stmt = INSERTS[dialect](sessions).values(
+        app_name=APP,
+        user_id=USER,
+        id=SID,
+        state=bindparam("state", type_=JSONDocument),
+        revision=0,
+        create_time=NOW,
+        update_time=NOW,
+    )
+    return stmt.on_conflict_do_nothing().returning(sessions.c.update_time)
+
+
+@functools.lru_cache(maxsize=8)
+def upsert_scope(dialect: str, *, user: bool) -> Any:
+    """Merge ``delta`` into the app (``user=False``) or user state, creating the row."""
+    table = user_states if user else app_states
+    values: dict[str, Any] = {
+        "app_name": APP,
+        "state": bindparam("delta", type_=JSONDocument),
+        "update_time": NOW,
+    }
+    keys = ["app_name"]
+    if user:
+        values["user_id"] = USER
+        keys.append("user_id")
+    stmt = INSERTS[dialect](table).values(**values)
+    return stmt.on_conflict_do_update(
+        index_elements=keys,
+        set_={
+            "state": json_merge(table.c.state, stmt.excluded.state),
+            "update_time": stmt.excluded.update_time,
+        },
+    ).returning(table.c.state)
+
+
+SCOPE_STATE: dict[bool, Select[Any]] = {
+    False: select(app_states.c.state).where(app_states.c.app_name == APP),
+    True: select(user_states.c.state).where(
+        user_states.c.app_name == APP, user_states.c.user_id == USER
+    ),
+}
+"""The app (False) or user (True) state row."""

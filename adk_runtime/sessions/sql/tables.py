@@ -1,0 +1,92 @@
+"""The session tables (declared on the shared :data:`adk_runtime.sql.schema.metadata`).
+
+- ``adk_sessions``: one row per (app_name, user_id, id) with the materialized session state,
+  the integer ``revision`` (= number of events) and UTC create/update times.
+- ``adk_events``: one row per committed event, keyed by the session and its gapless
+  ``sequence`` (1, 2, …); the event id is unique within its session; the payload is the
+  event's stored JSON text (:func:`adk_runtime.events.event_to_json`).
+- ``adk_app_states`` / ``adk_user_states``: the ``app:`` and ``user:`` state.
+
+Indexes: the events primary key serves the last k events of a session; ``(session,
+timestamp)`` serves ``after_timestamp``; ``(session, invocation_id)`` looks up an
+invocation; ``(app_name, update_time, user_id, id)`` and ``(app_name, user_id,
+update_time, id)`` list sessions most recently updated first, page by page. Names carry an
+``adk_`` prefix so the tables can live next to google-adk's in one database.
+"""
+
+from __future__ import annotations
+
+from sqlalchemy import (
+    Column,
+    Double,
+    ForeignKeyConstraint,
+    Index,
+    Integer,
+    String,
+    Table,
+    Text,
+    UniqueConstraint,
+)
+
+from adk_runtime.sessions._validation import MAX_ID_LENGTH
+from adk_runtime.sql.schema import metadata
+from adk_runtime.sql.types import DateTimeUTC, JSONDocument
+
+__all__ = ["app_states", "events", "sessions", "user_states"]
+
+
+def _id(name: str, **kwargs: object) -> Column[str]:
+    return Column(name, String(MAX_ID_LENGTH), nullable=False, **kwargs)  # type: ignore[arg-type]
+
+
+sessions = Table(
+    "adk_sessions",
+    metadata,
+    _id("app_name", primary_key=True),
+    _id("user_id", primary_key=True),
+    _id("id", primary_key=True),
+    Column("state", JSONDocument, nullable=False),
+    Column("revision", Integer, nullable=False),
+    Column("create_time", DateTimeUTC, nullable=False),
+    Column("update_time", DateTimeUTC, nullable=False),
+    Index(None, "app_name", "update_time", "user_id", "id"),
+    Index(None, "app_name", "user_id", "update_time", "id"),
+)
+
+events = Table(
+    "adk_events",
+    metadata,
+    _id("app_name", primary_key=True),
+    _id("user_id", primary_key=True),
+    _id("session_id", primary_key=True),
+    Column("sequence", Integer, primary_key=True, autoincrement=False),
+    _id("id"),
+    Column("invocation_id", String(MAX_ID_LENGTH), nullable=False),
+    Column("timestamp", Double, nullable=False),
+    Column("payload", Text, nullable=False),
+    ForeignKeyConstraint(
+        ["app_name", "user_id", "session_id"],
+        ["adk_sessions.app_name", "adk_sessions.user_id", "adk_sessions.id"],
+        ondelete="CASCADE",
+    ),
+    UniqueConstraint("app_name", "user_id", "session_id", "id"),
+    Index(None, "app_name", "user_id", "session_id", "timestamp"),
+    Index(None, "app_name", "user_id", "session_id", "invocation_id"),
+)
+
+app_states = Table(
+    "adk_app_states",
+    metadata,
+    _id("app_name", primary_key=True),
+    Column("state", JSONDocument, nullable=False),
+    Column("update_time", DateTimeUTC, nullable=False),
+)
+
+user_states = Table(
+    "adk_user_states",
+    metadata,
+    _id("app_name", primary_key=True),
+    _id("user_id", primary_key=True),
+    Column("state", JSONDocument, nullable=False),
+    Column("update_time", DateTimeUTC, nullable=False),
+)

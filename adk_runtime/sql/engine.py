@@ -1,0 +1,187 @@
+"""Async engines, tuned per dialect, and the two ways the runtime talks to a database.
+
+:func:`create_engine` builds an engine from any accepted URL (see :mod:`.url`).
+:func:`configure_engine` installs what every connection needs (also on an engine the caller
+built): on SQLite, WAL, ``busy_timeout``, ``synchronous=NORMAL``, foreign keys, the
+:func:`~adk_runtime.sql.types.json_merge` function, and ``BEGIN IMMEDIATE`` for write
+transactions, so two processes on one file serialize their writers like two on PostgreSQL.
+
+:class:`Database` wraps an engine: :meth:`Database.write` is one write transaction,
+:meth:`Database.autocommit` runs single statements without a transaction round trip
+(reads, and single-statement writes that are atomic by themselves). Both translate driver
+errors (:mod:`.errors`). ``sqlite+aiosqlite:///:memory:`` uses one shared connection, so
+:class:`Database` serializes its users with a lock.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import json
+from collections.abc import AsyncIterator
+from typing import Any
+
+from sqlalchemy import event
+from sqlalchemy.engine import Connection
+from sqlalchemy.ext.asyncio import AsyncConnection, AsyncEngine, create_async_engine
+from sqlalchemy.pool import StaticPool
+
+from adk_runtime.sql.errors import is_driver_disconnect, translate_errors
+from adk_runtime.sql.types import SQLITE_JSON_MERGE, sqlite_json_merge
+from adk_runtime.sql.url import is_sqlite, normalize_url, sqlite_is_memory
+
+__all__ = ["BUSY_TIMEOUT_MS", "Database", "configure_engine", "create_engine"]
+
+BUSY_TIMEOUT_MS = 30_000
+"""How long a SQLite writer waits for another process's write transaction (milliseconds)."""
+
+_BEGIN_OPTION = "adk_sqlite_begin"
+_CONFIGURED = "adk_runtime_configured"
+
+
+def _json_dumps(value: Any) -> str:
+    return json.dumps(value, ensure_ascii=False, allow_nan=False, separators=(",", ":"))
+
+
+def create_engine(url: str, **engine_kwargs: Any) -> AsyncEngine:
+    """Create and configure an async engine for ``url``.
+
+    Args:
+        url: Any accepted database URL (normalized to the async driver).
+        **engine_kwargs: Passed to :func:`sqlalchemy.ext.asyncio.create_async_engine`.
+
+    Raises:
+        ConfigurationError: The URL is not a supported database URL.
+    """
+    normalized = normalize_url(url)
+    options: dict[str, Any] = {"json_serializer": _json_dumps}
+    if is_sqlite(normalized):
+        # Every transaction ends explicitly (SQLAlchemy's, and the hand-written append's),
+        # so the pool's extra rollback on check-in, a thread hop on aiosqlite, is skipped.
+        options["pool_reset_on_return"] = None
+        if sqlite_is_memory(normalized):
+            options["poolclass"] = StaticPool
+    options.update(engine_kwargs)
+    engine = create_async_engine(normalized, **options)
+    configure_engine(engine)
+    return engine
+
+
+def configure_engine(engine: AsyncEngine) -> AsyncEngine:
+    """Install the per-connection settings the runtime relies on (idempotent)."""
+    sync_engine = engine.sync_engine
+    if getattr(sync_engine, _CONFIGURED, False) or sync_engine.dialect.name != "sqlite":
+        return engine
+    setattr(sync_engine, _CONFIGURED, True)
+    event.listen(sync_engine, "connect", _sqlite_connect)
+    event.listen(sync_engine, "begin", _sqlite_begin)
+    return engine
+
+
+def _sqlite_connect(dbapi_connection: Any, _record: Any) -> None:
+    # Let us emit BEGIN ourselves (the sqlite3 module's implicit BEGIN is DEFERRED).
+    dbapi_connection.isolation_level = None
+    cursor = dbapi_connection.cursor()
+    try:
+        cursor.execute("PRAGMA journal_mode=WAL")
+        cursor.execute(f"PRAGMA busy_timeout={BUSY_TIMEOUT_MS}")
+        cursor.execute("PRAGMA synchronous=NORMAL")
+        cursor.execute("PRAGMA foreign_keys=ON")
+    finally:
+        cursor.close()
+    dbapi_connection.create_function(SQLITE_JSON_MERGE, 2, sqlite_json_merge, deterministic=True)
+
+
+def _sqlite_begin(connection: Connection) -> None:
+    mode = connection.get_execution_options().get(_BEGIN_OPTION, "IMMEDIATE")
+    if mode:
+        connection.exec_driver_sql(f"BEGIN {mode}")
+
+
+class Database:
+    """An engine plus the transaction helpers every SQL service uses.
+
+    Args:
+        engine: A configured async engine (see :func:`create_engine`).
+        owns_engine: Whether :meth:`dispose` disposes the engine.
+    """
+
+    def __init__(self, engine: AsyncEngine, *, owns_engine: bool) -> None:
+        self.engine = configure_engine(engine)
+        self.url = engine.url.render_as_string(hide_password=False)
+        self.dialect = engine.dialect.name
+        self.owns_engine = owns_engine
+        if self.dialect == "sqlite":
+            self._autocommit_engine = engine.execution_options(**{_BEGIN_OPTION: None})
+        else:
+            self._autocommit_engine = engine.execution_options(isolation_level="AUTOCOMMIT")
+        shared = isinstance(engine.sync_engine.pool, StaticPool)
+        self._lock: asyncio.Lock | None = asyncio.Lock() if shared else None
+        self._loop: asyncio.AbstractEventLoop | None = None
+
+    def _follow_loop(self) -> None:
+        # asyncpg connections belong to the event loop that opened them. When the service
+        # moves to another loop (``Runner.run`` runs each call on its own loop in a thread),
+        # the pooled connections of the old loop are dropped and new ones are opened.
+        loop = asyncio.get_running_loop()
+        if self._loop is not loop:
+            if self._loop is not None and self.dialect == "postgresql":
+                self.engine.sync_engine.dispose(close=False)
+            self._loop = loop
+
+    @contextlib.asynccontextmanager
+    async def exclusive(self) -> AsyncIterator[None]:
+        """Hold the shared connection of an in-memory SQLite database (no-op otherwise).
+
+        Every use of the engine goes through here (it also follows the running event loop).
+        """
+        self._follow_loop()
+        if self._lock is None:
+            yield
+            return
+        async with self._lock:
+            yield
+
+    @contextlib.asynccontextmanager
+    async def write(self) -> AsyncIterator[AsyncConnection]:
+        """One write transaction (``BEGIN IMMEDIATE`` on SQLite); commits unless it raises."""
+        async with self.exclusive():
+            with translate_errors(self.url):
+                async with self.engine.begin() as connection:
+                    yield connection
+
+    @contextlib.asynccontextmanager
+    async def autocommit(self) -> AsyncIterator[AsyncConnection]:
+        """A connection whose statements each commit on their own (no transaction round trips).
+
+        Use it for reads, and for writes made of one statement.
+        """
+        async with self.exclusive():
+            with translate_errors(self.url):
+                async with self._autocommit_engine.connect() as connection:
+                    yield connection
+
+    @contextlib.asynccontextmanager
+    async def driver_connection(self) -> AsyncIterator[Any]:
+        """A pooled connection's driver object (aiosqlite / asyncpg) in autocommit mode.
+
+        For hand-written hot paths: the caller ends any transaction it starts. Driver
+        errors are translated; a connection the driver reports broken is discarded.
+        """
+        async with self.exclusive():
+            with translate_errors(self.url):
+                async with self._autocommit_engine.connect() as connection:
+                    fairy = await connection.get_raw_connection()
+                    try:
+                        yield fairy.driver_connection
+                    except BaseException as error:
+                        # A cancelled asyncpg call leaves the connection mid-protocol.
+                        cancelled = isinstance(error, asyncio.CancelledError)
+                        if is_driver_disconnect(error) or (cancelled and self.dialect != "sqlite"):
+                            await connection.invalidate()
+                        raise
+
+    async def dispose(self) -> None:
+        """Dispose the engine if this object created it."""
+        if self.owns_engine:
+            await self.engine.dispose()

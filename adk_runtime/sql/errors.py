@@ -1,0 +1,171 @@
+"""Driver errors translated into adk_runtime's typed errors, at one boundary.
+
+Every SQL call of the runtime runs inside :func:`translate_errors`. A dropped or refused
+connection, a busy database or a server shutting down becomes
+:class:`~adk_runtime.errors.BackendUnavailableError`; a missing table becomes
+:class:`~adk_runtime.errors.ConfigurationError` naming the command that creates the schema.
+Messages carry the redacted URL and the driver's error class, never SQL parameters.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import sqlite3
+from collections.abc import Iterator
+
+import asyncpg
+from sqlalchemy import exc as sa_exc
+
+from adk_runtime.errors import BackendUnavailableError, ConfigurationError, redact_url
+
+__all__ = ["is_driver_disconnect", "translate_errors", "upgrade_hint"]
+
+_MISSING_TABLE = ("no such table", "undefinedtable", "does not exist")
+_UNAVAILABLE = (
+    "database is locked",
+    "connection",
+    "terminat",
+    "shutdown",
+    "closed",
+    "timeout",
+    "unable to open",
+    "disk i/o",
+)
+
+
+def upgrade_hint(url: str) -> str:
+    """The command that brings the schema at ``url`` up to date."""
+    return f"adk-runtime db upgrade --url '{redact_url(url)}'"
+
+
+def _driver_name(error: BaseException) -> str:
+    orig = getattr(error, "orig", None)
+    inner = orig if isinstance(orig, BaseException) else error
+    return type(inner).__name__
+
+
+def _driver_text(error: BaseException) -> str:
+    orig = getattr(error, "orig", None)
+    text = str(orig if orig is not None else error)
+    return text.splitlines()[0][:200] if text else ""
+
+
+def _is_missing_table(error: BaseException) -> bool:
+    if not isinstance(error, (sa_exc.ProgrammingError, sa_exc.OperationalError)):
+        return False
+    name, text = _driver_name(error).lower(), _driver_text(error).lower()
+    found = any(marker in name or marker in text for marker in _MISSING_TABLE)
+    return found and ("relation" in text or "table" in text)
+
+
+def _is_unavailable(error: BaseException) -> bool:
+    if isinstance(error, sa_exc.IntegrityError):
+        return False
+    if isinstance(error, (sa_exc.OperationalError, sa_exc.InterfaceError)):
+        return True
+    name, text = _driver_name(error).lower(), _driver_text(error).lower()
+    return any(marker in name or marker in text for marker in _UNAVAILABLE)
+
+
+_CONFIGURATION_SQLSTATES = {
+    "3D000": "the database does not exist; create it first (e.g. createdb)",
+    "28000": "the server rejected the user (check the user name and pg_hba.conf)",
+    "28P01": "password authentication failed",
+}
+
+
+def _sqlstate(error: BaseException) -> str:
+    for candidate in (error, getattr(error, "orig", None), error.__cause__):
+        state = getattr(candidate, "sqlstate", None) or getattr(candidate, "pgcode", None)
+        if isinstance(state, str):
+            return state
+    return ""
+
+
+def _configuration(error: BaseException, url: str) -> Exception | None:
+    reason = _CONFIGURATION_SQLSTATES.get(_sqlstate(error))
+    if reason is None:
+        return None
+    return ConfigurationError(f"Cannot use the database at {redact_url(url)}: {reason}.")
+
+
+def _classify(error: BaseException, url: str) -> Exception | None:
+    where = redact_url(url)
+    configuration = _configuration(error, url)
+    if configuration is not None:
+        return configuration
+    if isinstance(error, sa_exc.DBAPIError) and error.connection_invalidated:
+        return BackendUnavailableError(
+            f"The connection to {where} was lost ({_driver_name(error)}); the operation did "
+            "not complete and nothing of it was committed. Retry it."
+        )
+    if _is_missing_table(error):
+        return ConfigurationError(
+            f"The database at {where} has no adk_runtime schema. Run: {upgrade_hint(url)}"
+        )
+    if _is_unavailable(error):
+        return BackendUnavailableError(
+            f"The database at {where} is unavailable ({_driver_name(error)}: "
+            f"{_driver_text(error)}); the operation did not complete. Retry it."
+        )
+    return None
+
+
+_UNAVAILABLE_SQLSTATES = ("08", "53", "57")  # connection, resources, operator intervention
+
+
+def is_driver_disconnect(error: BaseException) -> bool:
+    """Whether a raw driver error means the connection is unusable (asyncpg)."""
+    if isinstance(error, (asyncpg.InterfaceError, OSError, asyncio.TimeoutError)):
+        return True
+    sqlstate = getattr(error, "sqlstate", None) or ""
+    return isinstance(error, asyncpg.PostgresError) and sqlstate.startswith(_UNAVAILABLE_SQLSTATES)
+
+
+def _classify_driver(error: BaseException, url: str) -> Exception | None:
+    where = redact_url(url)
+    configuration = _configuration(error, url)
+    if configuration is not None:
+        return configuration
+    text = str(error).splitlines()[0][:200] if str(error) else ""
+    sqlstate = getattr(error, "sqlstate", None) or ""
+    missing = sqlstate == "42P01" or (
+        isinstance(error, sqlite3.OperationalError) and "no such table" in text
+    )
+    if missing:
+        return ConfigurationError(
+            f"The database at {where} has no adk_runtime schema. Run: {upgrade_hint(url)}"
+        )
+    if is_driver_disconnect(error) or isinstance(error, sqlite3.OperationalError):
+        return BackendUnavailableError(
+            f"The database at {where} is unavailable ({type(error).__name__}: {text}); the "
+            "operation did not complete and nothing of it was committed. Retry it."
+        )
+    return None
+
+
+@contextlib.contextmanager
+def translate_errors(url: str) -> Iterator[None]:
+    """Re-raise driver and connection errors raised inside as typed adk_runtime errors.
+
+    Args:
+        url: The database URL (redacted before it reaches a message).
+    """
+    try:
+        yield
+    except (sa_exc.DBAPIError, sa_exc.InterfaceError) as error:
+        translated = _classify(error, url)
+        if translated is None:
+            raise
+        raise translated from None
+    except (OSError, asyncio.TimeoutError) as error:
+        raise BackendUnavailableError(
+            f"Cannot reach the database at {redact_url(url)} ({type(error).__name__}); "
+            "the operation did not complete. Retry it."
+        ) from None
+    except (asyncpg.PostgresError, asyncpg.InterfaceError, sqlite3.Error) as error:
+        translated = _classify_driver(error, url)
+        if translated is None:
+            raise
+        raise translated from None

@@ -1,0 +1,93 @@
+"""Column types that read and write the same way on SQLite and PostgreSQL.
+
+Dialect differences live here, not in ``if dialect`` branches: :data:`JSONDocument` is JSONB on
+PostgreSQL and JSON text on SQLite; :class:`DateTimeUTC` stores UTC and always reads back an
+aware UTC ``datetime``; :func:`json_merge` is a shallow merge of two JSON objects (``||`` on
+PostgreSQL, a registered function on SQLite).
+"""
+
+from __future__ import annotations
+
+import json
+from datetime import datetime, timezone
+from typing import Any
+
+from sqlalchemy import JSON, DateTime, TypeDecorator
+from sqlalchemy.dialects.postgresql import JSONB
+from sqlalchemy.engine import Dialect
+from sqlalchemy.ext.compiler import compiles
+from sqlalchemy.sql.compiler import SQLCompiler
+from sqlalchemy.sql.functions import GenericFunction
+
+__all__ = [
+    "SQLITE_JSON_MERGE",
+    "DateTimeUTC",
+    "JSONDocument",
+    "json_merge",
+    "sqlite_json_merge",
+]
+
+JSONDocument = JSON().with_variant(JSONB(), "postgresql")
+"""A JSON document column: JSONB on PostgreSQL, JSON text on SQLite."""
+
+SQLITE_JSON_MERGE = "adk_json_merge"
+"""Name of the SQL function :func:`sqlite_json_merge` is registered under on SQLite."""
+
+
+class DateTimeUTC(TypeDecorator[datetime]):
+    """A timestamp stored in UTC; naive values are taken as UTC; reads are aware UTC."""
+
+    impl = DateTime(timezone=True)
+    cache_ok = True
+
+    def process_bind_param(self, value: datetime | None, dialect: Dialect) -> datetime | None:
+        """Convert to UTC (naive UTC on SQLite, which has no time zones)."""
+        if value is None:
+            return None
+        if value.tzinfo is None:
+            value = value.replace(tzinfo=timezone.utc)
+        value = value.astimezone(timezone.utc)
+        return value.replace(tzinfo=None) if dialect.name == "sqlite" else value
+
+    def process_result_value(self, value: Any, dialect: Dialect) -> datetime | None:
+        """Return an aware UTC datetime."""
+        if value is None:
+            return None
+        moment: datetime = datetime.fromisoformat(value) if isinstance(value, str) else value
+        if moment.tzinfo is None:
+            return moment.replace(tzinfo=timezone.utc)
+        return moment.astimezone(timezone.utc)
+
+
+class json_merge(GenericFunction[Any]):
+    """``json_merge(document, delta)``: ``document`` with the top-level keys of ``delta`` set.
+
+    A shallow merge: a nested object in ``delta`` replaces the old value, ``null`` is stored
+    as ``null`` (unlike RFC 7396 ``json_patch``, which would delete the key).
+    """
+
+    type = JSONDocument
+    inherit_cache = True
+    name = "json_merge"
+
+
+@compiles(json_merge, "postgresql")
+def _merge_postgresql(element: json_merge, compiler: SQLCompiler, **kw: Any) -> str:
+    document, delta = list(element.clauses)
+    return f"({compiler.process(document, **kw)} || {compiler.process(delta, **kw)})"
+
+
+@compiles(json_merge, "sqlite")
+def _merge_sqlite(element: json_merge, compiler: SQLCompiler, **kw: Any) -> str:
+    return f"{SQLITE_JSON_MERGE}({compiler.process(element.clauses, **kw)})"
+
+
+def sqlite_json_merge(document: str | None, delta: str | None) -> str | None:
+    """The SQLite implementation of :func:`json_merge` (registered on every connection)."""
+    if document is None:
+        return delta
+    if delta is None:
+        return document
+    merged = json.loads(document)
+    merged.update(json.loads(delta))
+    return json.dumps(merged, ensure_ascii=False, separators=(",", ":"))

@@ -1,0 +1,76 @@
+"""Database URLs: map the accepted spellings to the async driver we use, reject the rest.
+
+``sqlite:///path.db`` becomes ``sqlite+aiosqlite:///path.db``; ``postgresql://…`` and
+``postgres://…`` become ``postgresql+asyncpg://…``. A synchronous driver (``+psycopg2``,
+``+pysqlite``…) or any other dialect raises :class:`~adk_runtime.errors.ConfigurationError`
+that names the URL to use instead. Passwords never appear in a message.
+"""
+
+from __future__ import annotations
+
+from sqlalchemy.engine import URL, make_url
+from sqlalchemy.exc import ArgumentError
+
+from adk_runtime.errors import ConfigurationError, redact_url
+
+__all__ = ["SQL_SCHEMES", "is_sqlite", "normalize_url", "sqlite_is_memory"]
+
+SQLITE = "sqlite+aiosqlite"
+POSTGRES = "postgresql+asyncpg"
+
+# What each accepted dialect is spelled as, mapped to the async driver name.
+_ASYNC_DRIVERS: dict[str, str] = {"sqlite": SQLITE, "postgresql": POSTGRES, "postgres": POSTGRES}
+_ACCEPTED = {"sqlite": "aiosqlite", "postgresql": "asyncpg", "postgres": "asyncpg"}
+
+SQL_SCHEMES = ("sqlite", SQLITE, "postgresql", POSTGRES, "postgres")
+"""URL schemes the SQL backends accept."""
+
+
+def _suggest(url: str, drivername: str) -> str:
+    rest = url.split(":", 1)[1] if ":" in url else ""
+    return redact_url(f"{drivername}:{rest}")
+
+
+def normalize_url(url: str | URL) -> str:
+    """Return ``url`` spelled for the async driver (``sqlite+aiosqlite`` / ``postgresql+asyncpg``).
+
+    Args:
+        url: A database URL, e.g. ``sqlite:///app.db`` or ``postgresql://user@host/db``.
+
+    Returns:
+        The URL string with the async driver (the password kept, for the engine only).
+
+    Raises:
+        ConfigurationError: Not a URL, a synchronous driver, or a dialect we do not support.
+    """
+    text = url.render_as_string(hide_password=False) if isinstance(url, URL) else str(url)
+    scheme = text.split(":", 1)[0].lower() if "://" in text or text.startswith("sqlite:") else ""
+    dialect, _, driver = scheme.partition("+")
+    if dialect not in _ASYNC_DRIVERS:
+        raise ConfigurationError(
+            f"{redact_url(text)!r} is not a supported database URL. Use "
+            "'sqlite+aiosqlite:///path.db' or 'postgresql+asyncpg://user@host/dbname'."
+        )
+    target = _ASYNC_DRIVERS[dialect]
+    if driver and driver != _ACCEPTED[dialect]:
+        raise ConfigurationError(
+            f"{redact_url(text)!r} uses the synchronous or unsupported driver {driver!r}; "
+            f"adk_runtime needs an async driver. Use {_suggest(text, target)!r}."
+        )
+    normalized = f"{target}:{text.split(':', 1)[1]}"
+    try:
+        make_url(normalized)
+    except ArgumentError:
+        raise ConfigurationError(f"{redact_url(text)!r} is not a valid database URL.") from None
+    return normalized
+
+
+def is_sqlite(url: str) -> bool:
+    """Whether a normalized URL names a SQLite database."""
+    return url.startswith(SQLITE + ":")
+
+
+def sqlite_is_memory(url: str) -> bool:
+    """Whether a normalized SQLite URL names an in-memory database."""
+    database = make_url(url).database
+    return database in (None, "", ":memory:") or "mode=memory" in url
