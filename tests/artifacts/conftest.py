@@ -1,0 +1,56 @@
+"""One ``artifact_service`` fixture parametrized over every artifact store."""
+
+from __future__ import annotations
+
+import contextlib
+import dataclasses
+from collections.abc import AsyncIterator, Callable
+from typing import Any
+
+import pytest
+
+from adk_runtime.artifacts import BaseArtifactService, FileArtifactService, InMemoryArtifactService
+
+OpenStore = Callable[[Any], contextlib.AbstractAsyncContextManager[BaseArtifactService]]
+
+
+@dataclasses.dataclass(frozen=True)
+class Store:
+    name: str
+    open: OpenStore
+
+    def param(self) -> Any:
+        return pytest.param(self, id=self.name, marks=[getattr(pytest.mark, self.name)])
+
+
+@contextlib.asynccontextmanager
+async def _open_memory(request: Any) -> AsyncIterator[BaseArtifactService]:
+    async with InMemoryArtifactService() as service:
+        yield service
+
+
+@contextlib.asynccontextmanager
+async def _open_file(request: Any) -> AsyncIterator[BaseArtifactService]:
+    root = request.getfixturevalue("tmp_path") / "artifacts"
+    async with FileArtifactService(root) as service:
+        yield service
+
+
+STORES: list[Store] = [
+    Store("memory", _open_memory),
+    Store("file", _open_file),
+]
+
+
+@pytest.fixture(params=[store.param() for store in STORES])
+def artifact_store(request: pytest.FixtureRequest) -> Store:
+    result: Store = request.param
+    return result
+
+
+@pytest.fixture
+async def artifact_service(
+    artifact_store: Store, request: pytest.FixtureRequest
+) -> AsyncIterator[BaseArtifactService]:
+    async with artifact_store.open(request) as service:
+        yield service
