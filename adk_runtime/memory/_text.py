@@ -1,0 +1,61 @@
+"""What of an event is remembered, and how a query is cut into words (every memory store)."""
+
+from __future__ import annotations
+
+import re
+from datetime import datetime, timezone
+from typing import TYPE_CHECKING
+
+from adk_runtime.errors import InputValidationError
+from adk_runtime.memory.base import MemoryEntry
+
+if TYPE_CHECKING:
+    from adk_runtime.events import Event
+
+__all__ = ["MAX_QUERY_WORDS", "event_text", "memory_entry", "query_words", "words"]
+
+MAX_QUERY_WORDS = 32
+"""A query's first 32 distinct words are searched; the rest are ignored."""
+
+MAX_QUERY_LENGTH = 10_000
+
+_WORD = re.compile(r"\w+", re.UNICODE)
+
+
+def words(text: str) -> set[str]:
+    """Return the lower-cased words of ``text``."""
+    return {word.lower() for word in _WORD.findall(text)}
+
+
+def query_words(query: object) -> list[str]:
+    """Return the distinct lower-cased words of a query, in order, at most MAX_QUERY_WORDS.
+
+    Everything that is not a letter, a digit or ``_`` separates words, so quotes, ``*``,
+    ``:``, ``-`` and the like never reach a full-text engine as syntax.
+    """
+    if not isinstance(query, str):
+        raise InputValidationError(f"query must be a string, not {type(query).__name__}.")
+    if len(query) > MAX_QUERY_LENGTH:
+        raise InputValidationError(f"query is longer than {MAX_QUERY_LENGTH} characters.")
+    seen: dict[str, None] = {}
+    for word in _WORD.findall(query):
+        seen.setdefault(word.lower(), None)
+    return list(seen)[:MAX_QUERY_WORDS]
+
+
+def event_text(event: Event) -> str:
+    """Return the text parts of an event joined by spaces ("" when it has none)."""
+    if event.content is None or not event.content.parts:
+        return ""
+    return " ".join(part.text for part in event.content.parts if part.text)
+
+
+def memory_entry(event: Event) -> MemoryEntry:
+    """Return the memory entry that remembers ``event``."""
+    assert event.content is not None
+    return MemoryEntry(
+        content=event.content,
+        author=event.author,
+        timestamp=datetime.fromtimestamp(event.timestamp, timezone.utc).isoformat(),
+        id=event.id,
+    )

@@ -1,0 +1,45 @@
+"""artifact_service_from_url and memory_service_from_url."""
+
+from __future__ import annotations
+
+from typing import Any
+
+import pytest
+
+from adk_runtime.artifacts import InMemoryArtifactService, artifact_service_from_url
+from adk_runtime.errors import ConfigurationError
+from adk_runtime.memory import InMemoryMemoryService, memory_service_from_url
+
+
+def test_memory_urls() -> None:
+    assert isinstance(artifact_service_from_url("memory://"), InMemoryArtifactService)
+    assert isinstance(memory_service_from_url("memory://"), InMemoryMemoryService)
+
+
+@pytest.mark.parametrize("factory", [artifact_service_from_url, memory_service_from_url])
+def test_unknown_scheme_lists_the_supported_ones_and_hides_the_password(factory: Any) -> None:
+    with pytest.raises(ConfigurationError) as info:
+        factory("mysql://bob:hunter2@db.example/x")
+    message = str(info.value)
+    assert "hunter2" not in message
+    assert "bob:***@" in message
+    assert "memory" in message
+    assert "sqlite" in message
+    assert "postgresql" in message
+
+
+@pytest.mark.parametrize("url", ["not a url", "", None, "/tmp/x.db"])
+@pytest.mark.parametrize("factory", [artifact_service_from_url, memory_service_from_url])
+def test_not_a_url(factory: Any, url: Any) -> None:
+    with pytest.raises(ConfigurationError, match="memory://"):
+        factory(url)
+
+
+def test_file_urls_are_for_artifacts_only() -> None:
+    with pytest.raises(ConfigurationError, match="Supported schemes"):
+        memory_service_from_url("file:///tmp/x")
+
+
+def test_file_url_without_a_path() -> None:
+    with pytest.raises(ConfigurationError, match="names no directory"):
+        artifact_service_from_url("file://")
