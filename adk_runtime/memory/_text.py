@@ -12,7 +12,7 @@ from adk_runtime.memory.base import MemoryEntry
 if TYPE_CHECKING:
     from adk_runtime.events import Event
 
-__all__ = ["MAX_QUERY_WORDS", "event_text", "memory_entry", "query_words", "words"]
+__all__ = ["MAX_QUERY_WORDS", "event_text", "iso_time", "memory_entry", "query_words", "words"]
 
 MAX_QUERY_WORDS = 32
 """A query's first 32 distinct words are searched; the rest are ignored."""
@@ -50,12 +50,17 @@ def event_text(event: Event) -> str:
     return " ".join(part.text for part in event.content.parts if part.text)
 
 
+def iso_time(timestamp: float) -> str:
+    """Return a Unix timestamp as ISO-8601 in UTC (how memory entries carry time)."""
+    return datetime.fromtimestamp(timestamp, timezone.utc).isoformat()
+
+
 def memory_entry(event: Event) -> MemoryEntry:
     """Return the memory entry that remembers ``event``."""
     assert event.content is not None
     return MemoryEntry(
         content=event.content,
         author=event.author,
-        timestamp=datetime.fromtimestamp(event.timestamp, timezone.utc).isoformat(),
+        timestamp=iso_time(event.timestamp),
         id=event.id,
     )

@@ -24,7 +24,11 @@ metadata = MetaData(
 )
 """Shared metadata of every adk_runtime table."""
 
-TABLE_MODULES: list[str] = ["adk_runtime.sessions.sql.tables"]
+TABLE_MODULES: list[str] = [
+    "adk_runtime.sessions.sql.tables",
+    "adk_runtime.artifacts.tables",
+    "adk_runtime.memory.tables",
+]
 """Modules that declare tables on :data:`metadata` (add yours here)."""
 
 

@@ -10,6 +10,8 @@ from typing import Any
 import pytest
 
 from adk_runtime.artifacts import BaseArtifactService, FileArtifactService, InMemoryArtifactService
+from adk_runtime.artifacts.database import DatabaseArtifactService
+from tests.sql_support import truncate_all
 
 OpenStore = Callable[[Any], contextlib.AbstractAsyncContextManager[BaseArtifactService]]
 
@@ -36,9 +38,30 @@ async def _open_file(request: Any) -> AsyncIterator[BaseArtifactService]:
         yield service
 
 
+@contextlib.asynccontextmanager
+async def _open_sqlite(request: Any) -> AsyncIterator[BaseArtifactService]:
+    path = request.getfixturevalue("tmp_path") / "artifacts.db"
+    async with DatabaseArtifactService(f"sqlite+aiosqlite:///{path}") as service:
+        await service.prepare()
+        yield service
+
+
+@contextlib.asynccontextmanager
+async def _open_postgres(request: Any) -> AsyncIterator[BaseArtifactService]:
+    url = request.getfixturevalue("postgres_url")
+    try:
+        async with DatabaseArtifactService(url) as service:
+            await service.prepare()
+            yield service
+    finally:
+        await truncate_all(url)
+
+
 STORES: list[Store] = [
     Store("memory", _open_memory),
     Store("file", _open_file),
+    Store("sqlite", _open_sqlite),
+    Store("postgres", _open_postgres),
 ]
 
 

@@ -10,6 +10,8 @@ from typing import Any
 import pytest
 
 from adk_runtime.memory import BaseMemoryService, InMemoryMemoryService
+from adk_runtime.memory.database import DatabaseMemoryService
+from tests.sql_support import truncate_all
 
 OpenStore = Callable[[Any], contextlib.AbstractAsyncContextManager[BaseMemoryService]]
 
@@ -32,8 +34,33 @@ async def _open_memory(request: Any) -> AsyncIterator[BaseMemoryService]:
         await service.close()
 
 
+@contextlib.asynccontextmanager
+async def _open_sqlite(request: Any) -> AsyncIterator[BaseMemoryService]:
+    path = request.getfixturevalue("tmp_path") / "memory.db"
+    service = DatabaseMemoryService(f"sqlite+aiosqlite:///{path}")
+    try:
+        await service.prepare()
+        yield service
+    finally:
+        await service.close()
+
+
+@contextlib.asynccontextmanager
+async def _open_postgres(request: Any) -> AsyncIterator[BaseMemoryService]:
+    url = request.getfixturevalue("postgres_url")
+    service = DatabaseMemoryService(url)
+    try:
+        await service.prepare()
+        yield service
+    finally:
+        await service.close()
+        await truncate_all(url)
+
+
 MEMORY_STORES: list[MemoryStore] = [
     MemoryStore("memory", _open_memory),
+    MemoryStore("sqlite", _open_sqlite),
+    MemoryStore("postgres", _open_postgres),
 ]
 
 
