@@ -19,7 +19,7 @@ from adk_runtime.memory.tables import FTS_TABLE, SEARCH_COLUMN, TS_CONFIG
 
 __all__ = ["SEARCHES", "Search"]
 
-_COLUMNS = "e.content, e.author, e.timestamp, e.event_id"
+_COLUMNS = "e.content, e.author, e.timestamp, e.event_id, e.custom_metadata"
 
 _POSTGRESQL = text(
     f"SELECT {_COLUMNS} FROM adk_memory_entries AS e, "

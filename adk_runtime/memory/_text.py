@@ -3,16 +3,27 @@
 from __future__ import annotations
 
 import re
+from collections.abc import Mapping, Sequence
 from datetime import datetime, timezone
-from typing import TYPE_CHECKING
+from typing import Any
 
+from adk_runtime import codec
 from adk_runtime.errors import InputValidationError
+from adk_runtime.events import Event
 from adk_runtime.memory.base import MemoryEntry
+from adk_runtime.sessions._validation import validate_id
 
-if TYPE_CHECKING:
-    from adk_runtime.events import Event
-
-__all__ = ["MAX_QUERY_WORDS", "event_text", "iso_time", "memory_entry", "query_words", "words"]
+__all__ = [
+    "MAX_QUERY_WORDS",
+    "decode_metadata",
+    "encode_metadata",
+    "event_text",
+    "iso_time",
+    "memory_entry",
+    "query_words",
+    "texts_of",
+    "words",
+]
 
 MAX_QUERY_WORDS = 32
 """A query's first 32 distinct words are searched; the rest are ignored."""
@@ -55,12 +66,49 @@ def iso_time(timestamp: float) -> str:
     return datetime.fromtimestamp(timestamp, timezone.utc).isoformat()
 
 
-def memory_entry(event: Event) -> MemoryEntry:
-    """Return the memory entry that remembers ``event``."""
+def texts_of(events: object) -> list[tuple[Event, str]]:
+    """Return the events worth remembering (those with text) with their text.
+
+    Raises:
+        InputValidationError: ``events`` is not a sequence of events, or an event id is bad.
+    """
+    if isinstance(events, (str, bytes)) or not isinstance(events, Sequence):
+        raise InputValidationError("events must be a sequence of Event.")
+    found = []
+    for event in events:
+        if not isinstance(event, Event):
+            raise InputValidationError(
+                f"events must hold Event values, not {type(event).__name__}."
+            )
+        text = event_text(event)
+        if text:
+            validate_id(event.id, "event id")
+            found.append((event, text))
+    return found
+
+
+def encode_metadata(custom_metadata: Mapping[str, object] | None) -> str:
+    """Return ``custom_metadata`` as stored JSON (SerializationError if it cannot be stored)."""
+    if custom_metadata is None:
+        return "{}"
+    if not isinstance(custom_metadata, Mapping):
+        raise InputValidationError("custom_metadata must be a mapping.")
+    return codec.dumps(codec.encode_value(dict(custom_metadata), "custom_metadata"))
+
+
+def decode_metadata(stored: str) -> dict[str, Any]:
+    """Return the metadata stored by :func:`encode_metadata`."""
+    decoded: dict[str, Any] = codec.decode_value(codec.loads(stored))
+    return decoded
+
+
+def memory_entry(event: Event, metadata: str = "{}") -> MemoryEntry:
+    """Return the memory entry that remembers ``event`` (``metadata``: stored JSON)."""
     assert event.content is not None
     return MemoryEntry(
         content=event.content,
         author=event.author,
         timestamp=iso_time(event.timestamp),
         id=event.id,
+        custom_metadata=decode_metadata(metadata),
     )

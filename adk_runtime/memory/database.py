@@ -1,39 +1,47 @@
-"""DatabaseMemoryService: remembered sessions with ranked full-text search, on SQLite/PostgreSQL.
+"""DatabaseMemoryService: remembered events with ranked full-text search, on SQLite/PostgreSQL.
 
 Each event with text becomes one row of ``adk_memory_entries``; the database indexes it
-(PostgreSQL ``tsvector`` + GIN, SQLite FTS5, see :mod:`._search`). Adding a session inserts
-only the events not stored yet (``ON CONFLICT DO NOTHING`` on the event's key), in one
-transaction, so adding it twice — or from two processes at once — duplicates nothing.
+(PostgreSQL ``tsvector`` + GIN, SQLite FTS5, see :mod:`._search`). Adding events inserts
+only those not stored yet (``ON CONFLICT DO NOTHING`` on app, user, session and event id), in
+one statement, so adding a session twice — or from two processes at once — duplicates nothing.
 """
 
 from __future__ import annotations
 
-from collections.abc import Callable
+from collections.abc import Callable, Mapping, Sequence
 from typing import TYPE_CHECKING, Any
 
 from google.genai import types
-from sqlalchemy import Table
+from sqlalchemy import Table, delete
 from sqlalchemy.dialects import postgresql, sqlite
 
 from adk_runtime._sql_service import SqlHandle
 from adk_runtime.errors import InputValidationError
 from adk_runtime.memory._search import SEARCHES
-from adk_runtime.memory._text import event_text, iso_time, query_words
+from adk_runtime.memory._text import (
+    decode_metadata,
+    encode_metadata,
+    iso_time,
+    query_words,
+    texts_of,
+)
 from adk_runtime.memory.base import BaseMemoryService, MemoryEntry, SearchMemoryResponse
 from adk_runtime.memory.tables import memory_entries
-from adk_runtime.sessions._validation import validate_id, validate_session_key
+from adk_runtime.sessions._validation import validate_id
 
 if TYPE_CHECKING:
+    from adk_runtime.events import Event
     from adk_runtime.sessions.session import Session
 
 __all__ = ["DatabaseMemoryService"]
 
-# Both dialects' INSERT constructs have on_conflict_do_update / on_conflict_do_nothing.
+# Both dialects' INSERT constructs have on_conflict_do_nothing.
 _INSERT: dict[str, Callable[[Table], Any]] = {
     "sqlite": sqlite.insert,
     "postgresql": postgresql.insert,
 }
 _KEY = ["app_name", "user_id", "session_id", "event_id"]
+_M = memory_entries.c
 
 
 class DatabaseMemoryService(BaseMemoryService):
@@ -79,31 +87,65 @@ class DatabaseMemoryService(BaseMemoryService):
 
     async def add_session_to_memory(self, session: Session) -> None:
         """Remember the text of the session's events (events already stored are skipped)."""
-        validate_session_key(session.app_name, session.user_id, session.id)
-        rows = []
-        for event in session.events:
-            text = event_text(event)
-            if not text or event.content is None:
-                continue
-            validate_id(event.id, "event id")
-            rows.append(
-                {
-                    "app_name": session.app_name,
-                    "user_id": session.user_id,
-                    "session_id": session.id,
-                    "event_id": event.id,
-                    "author": event.author,
-                    "timestamp": event.timestamp,
-                    "content": event.content.model_dump_json(by_alias=True, exclude_none=True),
-                    "text": text,
-                }
-            )
+        await self.add_events_to_memory(
+            app_name=session.app_name,
+            user_id=session.user_id,
+            events=session.events,
+            session_id=session.id,
+        )
+
+    async def add_events_to_memory(
+        self,
+        *,
+        app_name: str,
+        user_id: str,
+        events: Sequence[Event],
+        session_id: str | None = None,
+        custom_metadata: Mapping[str, object] | None = None,
+    ) -> None:
+        """Remember events with text; see :meth:`BaseMemoryService.add_events_to_memory`."""
+        validate_id(app_name, "app_name")
+        validate_id(user_id, "user_id")
+        if session_id is not None:
+            validate_id(session_id, "session_id")
+        metadata = encode_metadata(custom_metadata)
+        rows = [
+            {
+                "app_name": app_name,
+                "user_id": user_id,
+                "session_id": session_id or "",
+                "event_id": event.id,
+                "author": event.author,
+                "timestamp": event.timestamp,
+                "content": event.content.model_dump_json(by_alias=True, exclude_none=True),
+                "text": text,
+                "custom_metadata": metadata,
+            }
+            for event, text in texts_of(events)
+            if event.content is not None
+        ]
         if not rows:
             return
         statement = self._insert(memory_entries).on_conflict_do_nothing(index_elements=_KEY)
         db = await self._sql.open()
         async with db.write() as connection:
             await connection.execute(statement, rows)
+
+    async def delete_memory(
+        self, *, app_name: str, user_id: str, memory_id: str | None = None
+    ) -> None:
+        """Forget the user's memory with this id (an event id); unknown ids are ignored."""
+        validate_id(app_name, "app_name")
+        validate_id(user_id, "user_id")
+        if memory_id is None:
+            raise InputValidationError("memory_id is required.")
+        validate_id(memory_id, "memory_id")
+        statement = delete(memory_entries).where(
+            _M.app_name == app_name, _M.user_id == user_id, _M.event_id == memory_id
+        )
+        db = await self._sql.open()
+        async with db.write() as connection:
+            await connection.execute(statement)
 
     async def search_memory(
         self, *, app_name: str, user_id: str, query: str
@@ -130,6 +172,7 @@ class DatabaseMemoryService(BaseMemoryService):
                     author=row.author,
                     timestamp=iso_time(row.timestamp),
                     id=row.event_id,
+                    custom_metadata=decode_metadata(row.custom_metadata),
                 )
                 for row in rows
             ]

@@ -1,35 +1,38 @@
-"""InMemoryMemoryService: keyword search over remembered sessions, in process memory."""
+"""InMemoryMemoryService: keyword search over remembered events, in process memory."""
 
 from __future__ import annotations
 
 import threading
+from collections.abc import Mapping, Sequence
 from typing import TYPE_CHECKING, Any
 
-from adk_runtime.memory._text import event_text, memory_entry, query_words, words
+from adk_runtime.errors import InputValidationError
+from adk_runtime.memory._text import encode_metadata, memory_entry, query_words, texts_of, words
 from adk_runtime.memory.base import BaseMemoryService, MemoryEntry, SearchMemoryResponse
-from adk_runtime.sessions._validation import validate_id, validate_session_key
+from adk_runtime.sessions._validation import validate_id
 
 if TYPE_CHECKING:
+    from adk_runtime.events import Event
     from adk_runtime.sessions.session import Session
 
 __all__ = ["InMemoryMemoryService"]
 
 _Remembered = tuple[frozenset[str], MemoryEntry]  # the event's words, its entry
+_EventKey = tuple[str, str]  # session id ("" when none was given), event id
 
 
 class InMemoryMemoryService(BaseMemoryService):
-    """Remembers the text of sessions' events; a query matches events sharing a word with it.
+    """Remembers the text of events; a query matches events sharing a word with it.
 
     Results are scoped by app and user and ranked by how many query words an event contains
-    (ties keep the order the events were remembered in). Adding a session again replaces what
-    was remembered of it, so nothing is duplicated.
+    (ties keep the order the events were remembered in). An event already remembered (same
+    session and event id) is not stored again, so adding a session twice duplicates nothing.
     """
 
     def __init__(self) -> None:
         """Create an empty memory."""
         self._lock = threading.Lock()
-        # (app, user) -> session id -> remembered events of that session
-        self._memories: dict[tuple[str, str], dict[str, list[_Remembered]]] = {}
+        self._memories: dict[tuple[str, str], dict[_EventKey, _Remembered]] = {}
 
     @classmethod
     def from_url(cls, url: str, **kwargs: Any) -> InMemoryMemoryService:
@@ -38,15 +41,50 @@ class InMemoryMemoryService(BaseMemoryService):
 
     async def add_session_to_memory(self, session: Session) -> None:
         """Remember the text of the session's events (idempotent per session)."""
-        validate_session_key(session.app_name, session.user_id, session.id)
-        remembered: list[_Remembered] = []
-        for event in session.events:
-            text = event_text(event)
-            if text:
-                remembered.append((frozenset(words(text)), memory_entry(event)))
+        await self.add_events_to_memory(
+            app_name=session.app_name,
+            user_id=session.user_id,
+            events=session.events,
+            session_id=session.id,
+        )
+
+    async def add_events_to_memory(
+        self,
+        *,
+        app_name: str,
+        user_id: str,
+        events: Sequence[Event],
+        session_id: str | None = None,
+        custom_metadata: Mapping[str, object] | None = None,
+    ) -> None:
+        """Remember events with text; see :meth:`BaseMemoryService.add_events_to_memory`."""
+        validate_id(app_name, "app_name")
+        validate_id(user_id, "user_id")
+        if session_id is not None:
+            validate_id(session_id, "session_id")
+        metadata = encode_metadata(custom_metadata)
+        remembered = {
+            (session_id or "", event.id): (frozenset(words(text)), memory_entry(event, metadata))
+            for event, text in texts_of(events)
+        }
         with self._lock:
-            user_memories = self._memories.setdefault((session.app_name, session.user_id), {})
-            user_memories[session.id] = remembered
+            store = self._memories.setdefault((app_name, user_id), {})
+            for key, value in remembered.items():
+                store.setdefault(key, value)
+
+    async def delete_memory(
+        self, *, app_name: str, user_id: str, memory_id: str | None = None
+    ) -> None:
+        """Forget the user's memory with this id (an event id); unknown ids are ignored."""
+        validate_id(app_name, "app_name")
+        validate_id(user_id, "user_id")
+        if memory_id is None:
+            raise InputValidationError("memory_id is required.")
+        validate_id(memory_id, "memory_id")
+        with self._lock:
+            store = self._memories.get((app_name, user_id), {})
+            for key in [key for key in store if key[1] == memory_id]:
+                del store[key]
 
     async def search_memory(
         self, *, app_name: str, user_id: str, query: str
@@ -58,10 +96,9 @@ class InMemoryMemoryService(BaseMemoryService):
         if not wanted:
             return SearchMemoryResponse()
         with self._lock:
-            sessions = list(self._memories.get((app_name, user_id), {}).values())
+            remembered = list(self._memories.get((app_name, user_id), {}).values())
         scored = [
             (len(wanted & event_words), entry)
-            for remembered in sessions
             for event_words, entry in remembered
             if wanted & event_words
         ]

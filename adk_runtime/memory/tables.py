@@ -50,6 +50,7 @@ memory_entries = Table(
     Column("timestamp", Double, nullable=False),
     Column("content", Text, nullable=False),
     Column("text", Text, nullable=False),
+    Column("custom_metadata", Text, nullable=False),
     UniqueConstraint("app_name", "user_id", "session_id", "event_id"),
     Index(None, "app_name", "user_id"),
 )

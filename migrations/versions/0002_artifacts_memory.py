@@ -90,6 +90,7 @@ def upgrade() -> None:
         sa.Column("timestamp", sa.Double(), nullable=False),
         sa.Column("content", sa.Text(), nullable=False),
         sa.Column("text", sa.Text(), nullable=False),
+        sa.Column("custom_metadata", sa.Text(), nullable=False),
         sa.PrimaryKeyConstraint("id", name=op.f("pk_adk_memory_entries")),
         sa.UniqueConstraint(
             "app_name",

@@ -6,6 +6,7 @@ import asyncio
 from typing import Any
 
 import pytest
+from blockbuster import BlockBuster
 from google.genai import types
 
 from adk_runtime.artifacts import BaseArtifactService
@@ -207,43 +208,34 @@ BAD_FILENAMES = [
 BAD_IDS = ["..", ".", "a/b", "../x", "a\\b", "", "nul\x00", "x" * 129, None, 7]
 
 
-@pytest.mark.parametrize("filename", BAD_FILENAMES)
 async def test_bad_filenames_are_rejected_and_write_nothing(
-    artifact_service: BaseArtifactService, filename: Any
+    artifact_service: BaseArtifactService,
 ) -> None:
-    with pytest.raises(InputValidationError):
-        await save(artifact_service, filename, b"x")
-    with pytest.raises(InputValidationError):
-        await load(artifact_service, filename)
-    with pytest.raises(InputValidationError):
-        await artifact_service.delete_artifact(
-            app_name=APP, user_id=USER, session_id=SESSION, filename=filename
-        )
-    assert (
-        await artifact_service.list_artifact_keys(app_name=APP, user_id=USER, session_id=SESSION)
-        == []
-    )
+    where = {"app_name": APP, "user_id": USER, "session_id": SESSION}
+    for filename in BAD_FILENAMES:
+        with pytest.raises(InputValidationError):
+            await save(artifact_service, filename, b"x")
+        with pytest.raises(InputValidationError):
+            await load(artifact_service, filename)
+        with pytest.raises(InputValidationError):
+            await artifact_service.delete_artifact(filename=filename, **where)
+        with pytest.raises(InputValidationError):
+            await artifact_service.list_versions(filename=filename, **where)
+    assert await artifact_service.list_artifact_keys(**where) == []
 
 
-# session_id=None is the user scope, tested above.
-BAD_KEYS = [
-    (field, bad)
-    for field in ["app_name", "user_id", "session_id"]
-    for bad in BAD_IDS
-    if not (field == "session_id" and bad is None)
-]
-
-
-@pytest.mark.parametrize(("field", "bad"), BAD_KEYS)
-async def test_bad_ids_are_rejected(
-    artifact_service: BaseArtifactService, field: str, bad: Any
+async def test_bad_ids_are_rejected_and_write_nothing(
+    artifact_service: BaseArtifactService,
 ) -> None:
-    with pytest.raises(InputValidationError):
-        await save(artifact_service, "ok.txt", b"x", **{field: bad})
-    with pytest.raises(InputValidationError):
-        await artifact_service.list_artifact_keys(
-            **{"app_name": APP, "user_id": USER, "session_id": SESSION, field: bad}
-        )
+    where = {"app_name": APP, "user_id": USER, "session_id": SESSION}
+    for field in ["app_name", "user_id", "session_id"]:
+        # session_id=None is the user scope, tested above.
+        for bad in [b for b in BAD_IDS if not (field == "session_id" and b is None)]:
+            with pytest.raises(InputValidationError):
+                await save(artifact_service, "ok.txt", b"x", **{field: bad})
+            with pytest.raises(InputValidationError):
+                await artifact_service.list_artifact_keys(**{**where, field: bad})
+    assert await artifact_service.list_artifact_keys(**where) == []
 
 
 @pytest.mark.parametrize("version", [-1, True, "1", 1.0, 2**70])
@@ -263,3 +255,14 @@ async def test_bad_artifacts_are_rejected(
     with pytest.raises(InputValidationError):
         await artifact_service.save_artifact(filename="a.txt", artifact=artifact, **where)
     assert await artifact_service.list_artifact_keys(**where) == []
+
+
+async def test_artifact_calls_never_block_the_loop(
+    artifact_service: BaseArtifactService, blockbuster: BlockBuster
+) -> None:
+    assert await save(artifact_service, "a.bin", b"x" * 4096) == 0
+    assert await load(artifact_service, "a.bin") == b"x" * 4096
+    where = {"app_name": APP, "user_id": USER, "session_id": SESSION}
+    assert await artifact_service.list_artifact_keys(**where) == ["a.bin"]
+    assert len(await artifact_service.list_artifact_versions(filename="a.bin", **where)) == 1
+    await artifact_service.delete_artifact(filename="a.bin", **where)

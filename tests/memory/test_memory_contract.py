@@ -2,12 +2,14 @@
 
 from __future__ import annotations
 
+import asyncio
 from typing import Any
 
 import pytest
+from blockbuster import BlockBuster
 from google.genai import types
 
-from adk_runtime.errors import InputValidationError
+from adk_runtime.errors import InputValidationError, SerializationError
 from adk_runtime.events import Event
 from adk_runtime.memory import BaseMemoryService
 from adk_runtime.sessions import Session
@@ -140,3 +142,64 @@ async def test_bad_ids_are_rejected(memory_service: BaseMemoryService, key: Any)
 async def test_bad_query_is_rejected(memory_service: BaseMemoryService) -> None:
     with pytest.raises(InputValidationError):
         await memory_service.search_memory(app_name=APP, user_id=USER, query=None)  # type: ignore[arg-type]
+
+
+async def test_add_events_is_an_incremental_delta_with_metadata(
+    memory_service: BaseMemoryService,
+) -> None:
+    first, second = event(BOTH), event(ONE)
+    where = {"app_name": APP, "user_id": USER, "session_id": "s1"}
+    await memory_service.add_events_to_memory(events=[first], custom_metadata={"turn": 1}, **where)
+    await memory_service.add_events_to_memory(events=[second, first], **where)
+    response = await memory_service.search_memory(app_name=APP, user_id=USER, query="paris")
+    by_id = {entry.id: entry for entry in response.memories}
+    assert set(by_id) == {first.id, second.id}
+    assert by_id[first.id].custom_metadata == {"turn": 1}
+    assert by_id[second.id].custom_metadata == {}
+    await memory_service.add_events_to_memory(
+        app_name=APP, user_id=USER, events=[event("no session given about Tokyo")]
+    )
+    assert await search(memory_service, "tokyo") == ["no session given about Tokyo"]
+
+
+async def test_concurrent_adds_of_one_session_do_not_duplicate(
+    memory_service: BaseMemoryService,
+) -> None:
+    remembered = session(BOTH, ONE, NEAR)
+    await asyncio.gather(*(memory_service.add_session_to_memory(remembered) for _ in range(8)))
+    assert sorted(await search(memory_service, "paris near")) == sorted([BOTH, ONE, NEAR])
+
+
+async def test_delete_memory_forgets_one_entry_of_that_user_only(
+    memory_service: BaseMemoryService,
+) -> None:
+    alice = session(BOTH, ONE)
+    bob = Session(id="s1", app_name=APP, user_id="bob", events=list(alice.events))
+    await memory_service.add_session_to_memory(alice)
+    await memory_service.add_session_to_memory(bob)
+    await memory_service.delete_memory(app_name=APP, user_id=USER, memory_id=alice.events[0].id)
+    assert await search(memory_service, "paris") == [ONE]
+    assert sorted(await search(memory_service, "paris", user_id="bob")) == sorted([BOTH, ONE])
+    await memory_service.delete_memory(app_name=APP, user_id=USER, memory_id="unknown")
+    with pytest.raises(InputValidationError):
+        await memory_service.delete_memory(app_name=APP, user_id=USER, memory_id=None)
+
+
+async def test_bad_events_and_metadata_are_rejected_and_write_nothing(
+    memory_service: BaseMemoryService,
+) -> None:
+    where = {"app_name": APP, "user_id": USER, "session_id": "s1"}
+    with pytest.raises(InputValidationError):
+        await memory_service.add_events_to_memory(events=["paris"], **where)  # type: ignore[list-item]
+    with pytest.raises(SerializationError):
+        await memory_service.add_events_to_memory(
+            events=[event(BOTH)], custom_metadata={"bad": {1, 2}}, **where
+        )
+    assert await search(memory_service, "paris") == []
+
+
+async def test_memory_calls_never_block_the_loop(
+    memory_service: BaseMemoryService, blockbuster: BlockBuster
+) -> None:
+    await memory_service.add_session_to_memory(session(BOTH, ONE))
+    assert await search(memory_service, "flight") == [BOTH]
