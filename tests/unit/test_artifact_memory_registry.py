@@ -43,3 +43,21 @@ def test_file_urls_are_for_artifacts_only() -> None:
 def test_file_url_without_a_path() -> None:
     with pytest.raises(ConfigurationError, match="names no directory"):
         artifact_service_from_url("file://")
+
+
+@pytest.mark.parametrize(
+    "url", ["sqlite+aiosqlite:///unused.db", "sqlite:///unused.db", "postgresql://u:pw@h/db"]
+)
+async def test_sql_urls_build_the_database_services(url: str) -> None:
+    from adk_runtime.artifacts.database import DatabaseArtifactService
+    from adk_runtime.memory.database import DatabaseMemoryService
+
+    artifacts = artifact_service_from_url(url)
+    memory = memory_service_from_url(url, max_results=5)
+    try:
+        assert isinstance(artifacts, DatabaseArtifactService)
+        assert isinstance(memory, DatabaseMemoryService)
+        assert memory.max_results == 5
+    finally:
+        await artifacts.close()
+        await memory.close()

@@ -9,9 +9,11 @@ from typing import Any
 import pytest
 from alembic.autogenerate import compare_metadata
 from alembic.runtime.migration import MigrationContext
+from google.genai import types
 from sqlalchemy import inspect
 from sqlalchemy.engine import Connection
 
+from adk_runtime.errors import ConfigurationError
 from adk_runtime.memory.tables import MIGRATION_ONLY
 from adk_runtime.sql import Database, create_engine, load_all_tables, migrate
 from tests.sql_support import create_database, drop_database, unique_name
@@ -93,3 +95,31 @@ async def test_downgrade_to_0001_removes_only_revision_0002(empty_db: Database) 
     assert await migrate.current_revision(empty_db) == "0002"
     await migrate.downgrade(empty_db, "base")
     assert not set(await _run(empty_db, _schema)) & (OURS | SESSIONS)
+
+
+async def test_services_refuse_a_database_without_the_schema(empty_db: Database) -> None:
+    from adk_runtime.artifacts.database import DatabaseArtifactService
+    from adk_runtime.memory.database import DatabaseMemoryService
+
+    url = empty_db.url
+    for service in (
+        DatabaseArtifactService(url, auto_migrate=False),
+        DatabaseMemoryService(url, auto_migrate=False),
+    ):
+        try:
+            with pytest.raises(ConfigurationError, match="adk-runtime db upgrade"):
+                await service.prepare()
+        finally:
+            await service.close()
+    assert await migrate.current_revision(empty_db) is None
+
+
+@pytest.mark.sqlite
+async def test_sqlite_services_migrate_themselves_by_default(tmp_path: Path) -> None:
+    from adk_runtime.artifacts.database import DatabaseArtifactService
+
+    url = f"sqlite+aiosqlite:///{tmp_path / 'fresh.db'}"
+    async with DatabaseArtifactService(url) as service:
+        part = types.Part(text="hello")
+        key = {"app_name": "a", "user_id": "u", "session_id": "s", "filename": "f.txt"}
+        assert await service.save_artifact(artifact=part, **key) == 0
