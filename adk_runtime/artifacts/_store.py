@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import abc
 import dataclasses
+import re
 import time
 from typing import Any
 
@@ -28,6 +29,8 @@ from adk_runtime.artifacts.base import ArtifactVersion, BaseArtifactService
 from adk_runtime.errors import InputValidationError
 
 __all__ = ["ArtifactRecord", "StoredArtifactService", "decode_part", "encode_part"]
+
+_UNSTORABLE = re.compile(r"[\x00\ud800-\udfff]")  # no database text column takes these
 
 
 @dataclasses.dataclass(frozen=True)
@@ -85,12 +88,18 @@ def encode_part(artifact: Any, custom_metadata: dict[str, Any] | None) -> Artifa
         part = part.model_copy(update={"inline_data": blob.model_copy(update={"data": None})})
         mime_type, size = blob.mime_type, len(data)
     elif text is not None:
-        mime_type, size = "text/plain", len(text.encode("utf-8", "surrogatepass"))
+        mime_type, size = "text/plain", len(text.encode("utf-8", "replace"))
     else:
         assert file_data is not None
         mime_type, size = file_data.mime_type, 0
+    if mime_type is not None and _UNSTORABLE.search(mime_type):
+        raise InputValidationError("the artifact's mime_type has a NUL or a lone surrogate.")
+    try:
+        part_json = part.model_dump_json(by_alias=True, exclude_none=True)
+    except ValueError:  # e.g. a lone surrogate in the text
+        raise InputValidationError("the artifact cannot be stored as JSON.") from None
     return ArtifactRecord(
-        part_json=part.model_dump_json(by_alias=True, exclude_none=True),
+        part_json=part_json,
         data=data,
         mime_type=mime_type,
         size=size,

@@ -31,6 +31,7 @@ MAX_QUERY_WORDS = 32
 MAX_QUERY_LENGTH = 10_000
 
 _WORD = re.compile(r"\w+", re.UNICODE)
+_UNSTORABLE = re.compile(r"[\x00\ud800-\udfff]")
 
 
 def words(text: str) -> set[str]:
@@ -66,11 +67,12 @@ def iso_time(timestamp: float) -> str:
     return datetime.fromtimestamp(timestamp, timezone.utc).isoformat()
 
 
-def texts_of(events: object) -> list[tuple[Event, str]]:
-    """Return the events worth remembering (those with text) with their text.
+def texts_of(events: object) -> list[tuple[Event, str, str]]:
+    """Return the events worth remembering (those with text): event, text, content JSON.
 
     Raises:
-        InputValidationError: ``events`` is not a sequence of events, or an event id is bad.
+        InputValidationError: ``events`` is not a sequence of events, an event id is bad, or
+            an event's text or content cannot be stored (NUL, lone surrogates).
     """
     if isinstance(events, (str, bytes)) or not isinstance(events, Sequence):
         raise InputValidationError("events must be a sequence of Event.")
@@ -81,9 +83,20 @@ def texts_of(events: object) -> list[tuple[Event, str]]:
                 f"events must hold Event values, not {type(event).__name__}."
             )
         text = event_text(event)
-        if text:
-            validate_id(event.id, "event id")
-            found.append((event, text))
+        if not text or event.content is None:
+            continue
+        validate_id(event.id, "event id")
+        if _UNSTORABLE.search(text) or _UNSTORABLE.search(event.author):
+            raise InputValidationError(
+                f"event {event.id[:40]!r} has a NUL character or a lone surrogate in its text."
+            )
+        try:
+            content = event.content.model_dump_json(by_alias=True, exclude_none=True)
+        except ValueError:
+            raise InputValidationError(
+                f"the content of event {event.id[:40]!r} cannot be stored as JSON."
+            ) from None
+        found.append((event, text, content))
     return found
 
 

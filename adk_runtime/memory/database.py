@@ -117,12 +117,11 @@ class DatabaseMemoryService(BaseMemoryService):
                 "event_id": event.id,
                 "author": event.author,
                 "timestamp": event.timestamp,
-                "content": event.content.model_dump_json(by_alias=True, exclude_none=True),
+                "content": content,
                 "text": text,
                 "custom_metadata": metadata,
             }
-            for event, text in texts_of(events)
-            if event.content is not None
+            for event, text, content in texts_of(events)
         ]
         if not rows:
             return

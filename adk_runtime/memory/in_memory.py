@@ -65,7 +65,7 @@ class InMemoryMemoryService(BaseMemoryService):
         metadata = encode_metadata(custom_metadata)
         remembered = {
             (session_id or "", event.id): (frozenset(words(text)), memory_entry(event, metadata))
-            for event, text in texts_of(events)
+            for event, text, _content in texts_of(events)
         }
         with self._lock:
             store = self._memories.setdefault((app_name, user_id), {})

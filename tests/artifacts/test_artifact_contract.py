@@ -247,7 +247,18 @@ async def test_bad_version_numbers_are_rejected(
         await load(artifact_service, "a.txt", version)
 
 
-@pytest.mark.parametrize("artifact", [None, "text", 3, types.Part(), {"inlineData": 5}])
+@pytest.mark.parametrize(
+    "artifact",
+    [
+        None,
+        "text",
+        3,
+        types.Part(),
+        {"inlineData": 5},
+        types.Part(text="lone \udc80 surrogate"),
+        types.Part(inline_data=types.Blob(data=b"x", mime_type="text/\x00plain")),
+    ],
+)
 async def test_bad_artifacts_are_rejected(
     artifact_service: BaseArtifactService, artifact: Any
 ) -> None:

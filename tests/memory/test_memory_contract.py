@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import asyncio
+import random
 from typing import Any
 
 import pytest
@@ -191,6 +192,9 @@ async def test_bad_events_and_metadata_are_rejected_and_write_nothing(
     where = {"app_name": APP, "user_id": USER, "session_id": "s1"}
     with pytest.raises(InputValidationError):
         await memory_service.add_events_to_memory(events=["paris"], **where)  # type: ignore[list-item]
+    for text in ["nul \x00 paris", "lone \udc80 paris"]:
+        with pytest.raises(InputValidationError):
+            await memory_service.add_events_to_memory(events=[event(BOTH), event(text)], **where)
     with pytest.raises(SerializationError):
         await memory_service.add_events_to_memory(
             events=[event(BOTH)], custom_metadata={"bad": {1, 2}}, **where
@@ -203,3 +207,18 @@ async def test_memory_calls_never_block_the_loop(
 ) -> None:
     await memory_service.add_session_to_memory(session(BOTH, ONE))
     assert await search(memory_service, "flight") == [BOTH]
+
+
+async def test_random_queries_never_raise(memory_service: BaseMemoryService) -> None:
+    await memory_service.add_session_to_memory(session(ONE, NONE, BOTH, NEAR))
+    rng = random.Random(1234)
+    alphabet = (
+        "abcxyz ÀéßøΩжЖ中文日本語한국어٣²½ـ\u200b\u00a0\t"
+        "\"'`*:-+^~()[]{}<>|&!?.,;/\\%$#@_=NEARORANDNOT"
+    )
+    for _ in range(200):
+        query = "".join(rng.choice(alphabet) for _ in range(rng.randint(1, 40)))
+        response = await memory_service.search_memory(app_name=APP, user_id=USER, query=query)
+        assert all(entry.content.parts for entry in response.memories)
+    long_query = " ".join(f"w{i}" for i in range(500)) + " paris"
+    assert await search(memory_service, long_query) == []  # only the first 32 words count
