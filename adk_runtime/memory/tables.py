@@ -4,8 +4,8 @@ One row per remembered event; ``(app_name, user_id, session_id, event_id)`` is u
 adding a session twice stores nothing new. The full-text index is dialect-specific and made
 by the migration only (it has no portable declaration): on PostgreSQL the generated
 ``tsvector`` column :data:`SEARCH_COLUMN` with a GIN index, on SQLite the FTS5 table
-:data:`FTS_TABLE` kept in sync by triggers. :data:`MIGRATION_ONLY` names them for the
-drift check.
+:data:`FTS_TABLE` kept in sync by triggers. They are added to
+:data:`adk_runtime.sql.schema.MIGRATION_ONLY`, so model/database comparisons skip them.
 """
 
 from __future__ import annotations
@@ -22,20 +22,19 @@ from sqlalchemy import (
     UniqueConstraint,
 )
 
-from adk_runtime.sql.schema import metadata
+from adk_runtime.sql.schema import MIGRATION_ONLY, metadata
 
-__all__ = ["FTS_TABLE", "MIGRATION_ONLY", "SEARCH_COLUMN", "TS_CONFIG", "memory_entries"]
+__all__ = ["FTS_TABLE", "SEARCH_COLUMN", "TS_CONFIG", "memory_entries"]
 
 ID = String(128)
 TS_CONFIG = "english"
 """The PostgreSQL text-search configuration (stemming like SQLite's ``porter`` tokenizer)."""
 SEARCH_COLUMN = "search_vector"
 FTS_TABLE = "adk_memory_fts"
-MIGRATION_ONLY = frozenset(
-    {SEARCH_COLUMN, f"ix_adk_memory_entries_{SEARCH_COLUMN}", FTS_TABLE}
-    | {f"{FTS_TABLE}_{suffix}" for suffix in ("data", "idx", "content", "docsize", "config")}
+MIGRATION_ONLY.update(
+    {SEARCH_COLUMN, f"ix_adk_memory_entries_{SEARCH_COLUMN}", FTS_TABLE},
+    {f"{FTS_TABLE}_{suffix}" for suffix in ("data", "idx", "content", "docsize", "config")},
 )
-"""Schema objects the migration creates outside the MetaData (skipped by the drift test)."""
 
 memory_entries = Table(
     "adk_memory_entries",

@@ -14,8 +14,7 @@ from sqlalchemy import inspect
 from sqlalchemy.engine import Connection
 
 from adk_runtime.errors import ConfigurationError
-from adk_runtime.memory.tables import MIGRATION_ONLY
-from adk_runtime.sql import Database, create_engine, load_all_tables, migrate
+from adk_runtime.sql import Database, create_engine, load_all_tables, migrate, schema
 from tests.sql_support import create_database, drop_database, unique_name
 
 OURS = {"adk_artifact_heads", "adk_artifact_versions", "adk_memory_entries"}
@@ -44,13 +43,9 @@ async def empty_db(request: pytest.FixtureRequest, tmp_path: Path) -> AsyncItera
             await drop_database(name)
 
 
-def _include(obj: Any, name: str | None, type_: str, reflected: bool, compare_to: Any) -> bool:
-    return name not in MIGRATION_ONLY
-
-
 def _drift(connection: Connection) -> list[Any]:
     context = MigrationContext.configure(
-        connection, opts={"compare_type": True, "include_object": _include}
+        connection, opts={"compare_type": True, "include_object": schema.include_object}
     )
     return list(compare_metadata(context, load_all_tables()))
 
