@@ -12,6 +12,7 @@ from blockbuster import BlockBuster
 from google.genai import types
 
 from adk_runtime.artifacts import FileArtifactService, artifact_service_from_url
+from adk_runtime.artifacts import file as file_store
 
 pytestmark = pytest.mark.file
 
@@ -22,17 +23,37 @@ import asyncio, sys
 from google.genai import types
 from adk_runtime.artifacts import FileArtifactService
 
+KEY = {"app_name": "app", "user_id": "alice", "session_id": "s1", "filename": "shared.log"}
+
 async def main(root, tag, count):
     service = FileArtifactService(root)
     for i in range(count):
+        if tag == "delete":
+            await service.delete_artifact(**KEY)
+            continue
         part = types.Part(inline_data=types.Blob(data=f"{tag}-{i}".encode(), mime_type="text/x"))
-        version = await service.save_artifact(
-            app_name="app", user_id="alice", session_id="s1", filename="shared.log", artifact=part
-        )
-        print(version, flush=True)
+        print(await service.save_artifact(artifact=part, **KEY), flush=True)
 
 asyncio.run(main(sys.argv[1], sys.argv[2], int(sys.argv[3])))
 """
+
+
+async def _workers(root: Path, tags: list[str], count: int) -> list[int]:
+    procs = [
+        await asyncio.create_subprocess_exec(
+            sys.executable,
+            "-c",
+            _WORKER,
+            str(root),
+            tag,
+            str(count),
+            stdout=asyncio.subprocess.PIPE,
+        )
+        for tag in tags
+    ]
+    outputs = [await proc.communicate() for proc in procs]
+    assert [proc.returncode for proc in procs] == [0] * len(tags)
+    return [int(line) for out, _ in outputs for line in out.split()]
 
 
 def files_under(path: Path) -> list[Path]:
@@ -69,6 +90,31 @@ async def test_two_processes_get_distinct_versions(tmp_path: Path) -> None:
         assert loaded.inline_data is not None
         contents.add(loaded.inline_data.data)
     assert contents == {f"{tag}-{i}".encode() for tag in "pq" for i in range(count)}
+
+
+async def test_deletes_racing_two_saving_processes_never_reuse_a_version(tmp_path: Path) -> None:
+    versions = await _workers(tmp_path, ["p", "q", "delete"], 40)
+    assert len(versions) == 80
+    assert len(set(versions)) == 80
+    service = FileArtifactService(tmp_path)
+    for version in await service.list_versions(filename="shared.log", **WHERE):
+        loaded = await service.load_artifact(filename="shared.log", version=version, **WHERE)
+        assert loaded is not None
+
+
+async def test_a_stale_scan_never_claims_a_deleted_number(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    # The interleaving "scan, then another process saves and deletes, then link" made
+    # deterministic: the saver's scan sees nothing, as if it ran before versions 0 and 1.
+    service = FileArtifactService(tmp_path)
+    for data in (b"0", b"1"):
+        await service.save_artifact(filename="a.bin", artifact=part(data), **WHERE)
+    await service.delete_artifact(filename="a.bin", **WHERE)
+    monkeypatch.setattr(file_store, "_numbers", lambda directory: {})
+    assert await service.save_artifact(filename="a.bin", artifact=part(b"2"), **WHERE) == 2
+    monkeypatch.undo()
+    assert await service.list_versions(filename="a.bin", **WHERE) == [2]
 
 
 async def test_failed_claim_publishes_nothing(
