@@ -15,32 +15,19 @@ from sqlalchemy.engine import Connection
 
 from adk_runtime.errors import ConfigurationError
 from adk_runtime.sql import Database, create_engine, load_all_tables, migrate, schema
-from tests.sql_support import create_database, drop_database, unique_name
 
 OURS = {"adk_artifact_heads", "adk_artifact_versions", "adk_memory_entries"}
 SESSIONS = {"adk_sessions", "adk_events", "adk_app_states", "adk_user_states"}
 
 
-@pytest.fixture(
-    params=[
-        pytest.param("sqlite", marks=pytest.mark.sqlite),
-        pytest.param("postgres", marks=pytest.mark.postgres),
-    ]
-)
-async def empty_db(request: pytest.FixtureRequest, tmp_path: Path) -> AsyncIterator[Database]:
+@pytest.fixture
+async def empty_db(empty_url: str) -> AsyncIterator[Database]:
     """A database with no schema (a fresh SQLite file, or a fresh PostgreSQL database)."""
-    name = unique_name("adk_mig")
-    if request.param == "sqlite":
-        url = f"sqlite+aiosqlite:///{tmp_path / 'migrations.db'}"
-    else:
-        url = await create_database(name)
-    db = Database(create_engine(url), owns_engine=True)
+    db = Database(create_engine(empty_url), owns_engine=True)
     try:
         yield db
     finally:
         await db.dispose()
-        if request.param == "postgres":
-            await drop_database(name)
 
 
 def _drift(connection: Connection) -> list[Any]:
@@ -118,3 +105,36 @@ async def test_sqlite_services_migrate_themselves_by_default(tmp_path: Path) -> 
         part = types.Part(text="hello")
         key = {"app_name": "a", "user_id": "u", "session_id": "s", "filename": "f.txt"}
         assert await service.save_artifact(artifact=part, **key) == 0
+
+
+async def test_a_0001_database_upgrades_in_place_and_serves_artifacts_and_memory(
+    empty_db: Database,
+) -> None:
+    from adk_runtime.artifacts.database import DatabaseArtifactService
+    from adk_runtime.memory.database import DatabaseMemoryService
+    from adk_runtime.sessions import DatabaseSessionService
+    from adk_runtime.testing import text_event
+
+    await migrate.upgrade(empty_db, "0001")
+    # The service runs only on the newest schema: stamp it while it writes the 0001 tables.
+    await migrate.stamp(empty_db, "head")
+    async with DatabaseSessionService(db_engine=empty_db.engine, auto_migrate=False) as sessions:
+        old = await sessions.create_session(app_name="a", user_id="u", session_id="s")
+        await sessions.append_event(old, text_event("remember the blue umbrella", role="user"))
+    await migrate.stamp(empty_db, "0001")
+    await migrate.upgrade(empty_db)
+    async with DatabaseSessionService(db_engine=empty_db.engine, auto_migrate=False) as sessions:
+        loaded = await sessions.get_session(app_name="a", user_id="u", session_id="s")
+    assert loaded is not None
+    assert loaded.revision == 1
+    memory = DatabaseMemoryService(empty_db.url, auto_migrate=False)
+    artifacts = DatabaseArtifactService(empty_db.url, auto_migrate=False)
+    try:
+        await memory.add_session_to_memory(loaded)
+        found = await memory.search_memory(app_name="a", user_id="u", query="umbrella")
+        assert [entry.id for entry in found.memories] == [loaded.events[0].id]
+        key = {"app_name": "a", "user_id": "u", "session_id": "s", "filename": "f.txt"}
+        assert await artifacts.save_artifact(artifact=types.Part(text="x"), **key) == 0
+    finally:
+        await memory.close()
+        await artifacts.close()
