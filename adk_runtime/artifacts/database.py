@@ -16,6 +16,7 @@ from typing import Any
 from sqlalchemy import Select, Table, and_, delete, select
 from sqlalchemy.dialects import postgresql, sqlite
 from sqlalchemy.engine import Row
+from sqlalchemy.ext.asyncio import AsyncEngine
 
 from adk_runtime._sql_service import SqlHandle
 from adk_runtime.artifacts._store import ArtifactRecord, StoredArtifactService
@@ -60,6 +61,8 @@ class DatabaseArtifactService(StoredArtifactService):
     Args:
         db_url: ``sqlite+aiosqlite:///path.db`` (or ``sqlite:///…``),
             ``postgresql+asyncpg://user@host/db`` (or ``postgresql://…``).
+        db_engine: An async engine to use instead of ``db_url``, e.g. the one the session
+            service uses (not disposed by :meth:`close`).
         auto_migrate: Upgrade the schema on first use. Defaults to True for SQLite and False
             for PostgreSQL (run ``adk-runtime db upgrade --url URL`` there).
         **engine_kwargs: Passed to :func:`sqlalchemy.ext.asyncio.create_async_engine`.
@@ -68,10 +71,15 @@ class DatabaseArtifactService(StoredArtifactService):
     uri_scheme = "db"
 
     def __init__(
-        self, db_url: str, *, auto_migrate: bool | None = None, **engine_kwargs: Any
+        self,
+        db_url: str | None = None,
+        *,
+        db_engine: AsyncEngine | None = None,
+        auto_migrate: bool | None = None,
+        **engine_kwargs: Any,
     ) -> None:
         """Create the service; the schema is checked (or migrated) on first use."""
-        self._sql = SqlHandle(db_url, auto_migrate, engine_kwargs)
+        self._sql = SqlHandle(db_url, db_engine, auto_migrate, engine_kwargs)
         self._insert = _INSERT[self._sql.dialect]
 
     @classmethod
@@ -84,7 +92,7 @@ class DatabaseArtifactService(StoredArtifactService):
         await self._sql.open()
 
     async def close(self) -> None:
-        """Dispose the engine."""
+        """Dispose the engine if the service created it."""
         await self._sql.close()
 
     async def _save(self, key: ArtifactKey, record: ArtifactRecord) -> int:

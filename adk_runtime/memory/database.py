@@ -14,6 +14,7 @@ from typing import TYPE_CHECKING, Any
 from google.genai import types
 from sqlalchemy import Table, delete
 from sqlalchemy.dialects import postgresql, sqlite
+from sqlalchemy.ext.asyncio import AsyncEngine
 
 from adk_runtime._sql_service import SqlHandle
 from adk_runtime.errors import InputValidationError
@@ -50,6 +51,8 @@ class DatabaseMemoryService(BaseMemoryService):
     Args:
         db_url: ``sqlite+aiosqlite:///path.db`` (or ``sqlite:///…``),
             ``postgresql+asyncpg://user@host/db`` (or ``postgresql://…``).
+        db_engine: An async engine to use instead of ``db_url``, e.g. the one the session
+            service uses (not disposed by :meth:`close`).
         auto_migrate: Upgrade the schema on first use. Defaults to True for SQLite and False
             for PostgreSQL (run ``adk-runtime db upgrade --url URL`` there).
         max_results: The most memories one search returns (the best ones).
@@ -58,8 +61,9 @@ class DatabaseMemoryService(BaseMemoryService):
 
     def __init__(
         self,
-        db_url: str,
+        db_url: str | None = None,
         *,
+        db_engine: AsyncEngine | None = None,
         auto_migrate: bool | None = None,
         max_results: int = 100,
         **engine_kwargs: Any,
@@ -67,7 +71,7 @@ class DatabaseMemoryService(BaseMemoryService):
         """Create the service; the schema is checked (or migrated) on first use."""
         if isinstance(max_results, bool) or not isinstance(max_results, int) or max_results < 1:
             raise InputValidationError("max_results must be a positive integer.")
-        self._sql = SqlHandle(db_url, auto_migrate, engine_kwargs)
+        self._sql = SqlHandle(db_url, db_engine, auto_migrate, engine_kwargs)
         self._insert = _INSERT[self._sql.dialect]
         self._search = SEARCHES[self._sql.dialect]
         self.max_results = max_results
@@ -82,7 +86,7 @@ class DatabaseMemoryService(BaseMemoryService):
         await self._sql.open()
 
     async def close(self) -> None:
-        """Dispose the engine."""
+        """Dispose the engine if the service created it."""
         await self._sql.close()
 
     async def add_session_to_memory(self, session: Session) -> None:
