@@ -15,6 +15,7 @@ from adk_runtime.sessions._validation import validate_id
 
 __all__ = [
     "MAX_QUERY_WORDS",
+    "STOP_WORDS",
     "decode_metadata",
     "encode_metadata",
     "event_text",
@@ -30,6 +31,18 @@ MAX_QUERY_WORDS = 32
 
 MAX_QUERY_LENGTH = 10_000
 
+_STOP_WORDS_TEXT = """
+    a about above after again against all am an and any are as at be because been before being
+    below between both but by can could did do does doing down during each few for from further
+    had has have having he her here hers herself him himself his how i if in into is it its
+    itself just me more most my myself no nor not now of off on once only or other our ours
+    ourselves out over own s same she should so some such t than that the their theirs them
+    themselves then there these they this those through to too under until up very was we were
+    what when where which while who whom why will with would you your yours yourself yourselves
+"""
+STOP_WORDS = frozenset(_STOP_WORDS_TEXT.split())
+"""English words too common to search for: dropped from queries on every memory store."""
+
 _WORD = re.compile(r"\w+", re.UNICODE)
 _UNSTORABLE = re.compile(r"[\x00\ud800-\udfff]")
 
@@ -43,7 +56,8 @@ def query_words(query: object) -> list[str]:
     """Return the distinct lower-cased words of a query, in order, at most MAX_QUERY_WORDS.
 
     Everything that is not a letter, a digit or ``_`` separates words, so quotes, ``*``,
-    ``:``, ``-`` and the like never reach a full-text engine as syntax.
+    ``:``, ``-`` and the like never reach a full-text engine as syntax. :data:`STOP_WORDS` are
+    dropped (they would match nearly everything).
     """
     if not isinstance(query, str):
         raise InputValidationError(f"query must be a string, not {type(query).__name__}.")
@@ -51,7 +65,9 @@ def query_words(query: object) -> list[str]:
         raise InputValidationError(f"query is longer than {MAX_QUERY_LENGTH} characters.")
     seen: dict[str, None] = {}
     for word in _WORD.findall(query):
-        seen.setdefault(word.lower(), None)
+        lowered = word.lower()
+        if lowered not in STOP_WORDS:
+            seen.setdefault(lowered, None)
     return list(seen)[:MAX_QUERY_WORDS]
 
 

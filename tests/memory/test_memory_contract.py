@@ -48,6 +48,12 @@ async def test_relevant_hits_are_found_and_ranked(memory_service: BaseMemoryServ
     assert await search(memory_service, "Tokyo") == [NONE]
 
 
+async def test_common_words_do_not_match_everything(memory_service: BaseMemoryService) -> None:
+    await memory_service.add_session_to_memory(session(ONE, NONE, BOTH, NEAR))
+    assert await search(memory_service, "What is the weather in Tokyo?") == [NONE]
+    assert await search(memory_service, "the is a in") == []
+
+
 async def test_entries_keep_content_author_and_event_id(
     memory_service: BaseMemoryService,
 ) -> None:
