@@ -53,7 +53,8 @@ async def test_more_relevant_entries_rank_first(sql_memory: BaseMemoryService) -
     assert found == ["roses roses roses in the garden of roses", "the garden has roses"]
 
 
-async def test_results_are_capped_at_max_results(request: Any, tmp_path: Any) -> None:
+@pytest.mark.sqlite
+async def test_results_are_capped_at_max_results(tmp_path: Any) -> None:
     service = DatabaseMemoryService(f"sqlite+aiosqlite:///{tmp_path / 'm.db'}", max_results=3)
     try:
         await service.add_session_to_memory(remembered(*[f"note {i} about tea" for i in range(10)]))
