@@ -49,8 +49,8 @@ def test_file_url_without_a_path() -> None:
     "url", ["sqlite+aiosqlite:///unused.db", "sqlite:///unused.db", "postgresql://u:pw@h/db"]
 )
 async def test_sql_urls_build_the_database_services(url: str) -> None:
-    from adk_runtime.artifacts.database import DatabaseArtifactService
-    from adk_runtime.memory.database import DatabaseMemoryService
+    from adk_runtime.artifacts import DatabaseArtifactService
+    from adk_runtime.memory import DatabaseMemoryService
 
     artifacts = artifact_service_from_url(url)
     memory = memory_service_from_url(url, max_results=5)
