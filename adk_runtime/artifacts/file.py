@@ -109,7 +109,15 @@ class FileArtifactService(StoredArtifactService):
     def from_url(cls, url: str, **kwargs: Any) -> FileArtifactService:
         """Build the store for ``file:///absolute/dir`` (or ``file://./relative/dir``)."""
         parts = urlsplit(url)
-        path = unquote(parts.netloc + parts.path)
+        if parts.netloc in ("", "localhost"):
+            path = unquote(parts.path)
+        elif parts.netloc in (".", ".."):
+            path = unquote(parts.netloc + parts.path)
+        else:
+            raise ConfigurationError(
+                f"{redact_url(url)!r} names a remote host; a file store is a local directory "
+                "(file:///absolute/path)."
+            )
         if not path:
             raise ConfigurationError(
                 f"{redact_url(url)!r} names no directory; use file:///absolute/path."

@@ -2,11 +2,16 @@
 
 from __future__ import annotations
 
+from pathlib import Path
 from typing import Any
 
 import pytest
 
-from adk_runtime.artifacts import InMemoryArtifactService, artifact_service_from_url
+from adk_runtime.artifacts import (
+    FileArtifactService,
+    InMemoryArtifactService,
+    artifact_service_from_url,
+)
 from adk_runtime.errors import ConfigurationError
 from adk_runtime.memory import InMemoryMemoryService, memory_service_from_url
 
@@ -61,3 +66,22 @@ async def test_sql_urls_build_the_database_services(url: str) -> None:
     finally:
         await artifacts.close()
         await memory.close()
+
+
+@pytest.mark.parametrize(
+    ("url", "root"),
+    [
+        ("file:///srv/art%20ifacts", "/srv/art ifacts"),
+        ("file://localhost/srv/a", "/srv/a"),
+        ("file://./rel/dir", "rel/dir"),
+    ],
+)
+def test_file_url_forms(url: str, root: str) -> None:
+    service = artifact_service_from_url(url)
+    assert isinstance(service, FileArtifactService)
+    assert service.root_dir == Path(root).absolute()
+
+
+def test_file_url_with_a_remote_host_is_refused() -> None:
+    with pytest.raises(ConfigurationError, match="remote host"):
+        artifact_service_from_url("file://fileserver/share")
