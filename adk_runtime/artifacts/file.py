@@ -53,11 +53,15 @@ def _fsync_dir(path: Path) -> None:
         os.close(fd)
 
 
+# fdatasync flushes the data and the metadata needed to read it back (the size), not times.
+_sync_data = getattr(os, "fdatasync", os.fsync)
+
+
 def _write_durably(path: Path, data: bytes) -> None:
     with open(path, "xb") as handle:
         handle.write(data)
         handle.flush()
-        os.fsync(handle.fileno())
+        _sync_data(handle.fileno())
 
 
 def _numbers(directory: Path) -> dict[int, set[str]]:
