@@ -1,35 +1,30 @@
 """DatabaseArtifactService: versioned artifacts in SQLite or PostgreSQL.
 
-A save is one transaction: an upsert bumps the artifact's high-water mark
+A save is atomic: an upsert bumps the artifact's high-water mark
 (``adk_artifact_heads.next_version``) and returns it, which serializes concurrent savers of
-the same artifact on its row (PostgreSQL) or on the write lock (SQLite), then the version row
-is inserted. A delete removes the version rows and keeps the high-water mark, so numbers are
+the same artifact on its row (PostgreSQL) or on the write lock (SQLite), and the version row
+is inserted with it (one statement on PostgreSQL, one transaction on SQLite; see
+:mod:`._sql_save`). A delete removes the version rows and keeps the high-water mark, so numbers are
 never reused. The schema belongs to Alembic (revision ``0002``).
 """
 
 from __future__ import annotations
 
-from collections.abc import Callable
 from datetime import datetime, timezone
 from typing import Any
 
-from sqlalchemy import Select, Table, and_, delete, select
-from sqlalchemy.dialects import postgresql, sqlite
+from sqlalchemy import Select, and_, delete, select
 from sqlalchemy.engine import Row
 from sqlalchemy.ext.asyncio import AsyncEngine
 
 from adk_runtime._sql_service import SqlHandle
+from adk_runtime.artifacts._sql_save import SAVES
 from adk_runtime.artifacts._store import ArtifactRecord, StoredArtifactService
 from adk_runtime.artifacts._validation import ArtifactKey
-from adk_runtime.artifacts.tables import artifact_heads, artifact_versions
+from adk_runtime.artifacts.tables import artifact_versions
 
 __all__ = ["DatabaseArtifactService"]
 
-# Both dialects' INSERT constructs have on_conflict_do_update / on_conflict_do_nothing.
-_INSERT: dict[str, Callable[[Table], Any]] = {
-    "sqlite": sqlite.insert,
-    "postgresql": postgresql.insert,
-}
 _V = artifact_versions.c
 _META_COLUMNS = [_V.version, _V.mime_type, _V.size, _V.create_time, _V.part, _V.custom_metadata]
 
@@ -80,7 +75,7 @@ class DatabaseArtifactService(StoredArtifactService):
     ) -> None:
         """Create the service; the schema is checked (or migrated) on first use."""
         self._sql = SqlHandle(db_url, db_engine, auto_migrate, engine_kwargs)
-        self._insert = _INSERT[self._sql.dialect]
+        self._save_version = SAVES[self._sql.dialect]
 
     @classmethod
     def from_url(cls, url: str, **kwargs: Any) -> DatabaseArtifactService:
@@ -102,31 +97,15 @@ class DatabaseArtifactService(StoredArtifactService):
             "scope": key.scope,
             "filename": key.filename,
         }
-        bump = (
-            self._insert(artifact_heads)
-            .values(**names, next_version=1)
-            .on_conflict_do_update(
-                index_elements=list(names),
-                set_={"next_version": artifact_heads.c.next_version + 1},
-            )
-            .returning(artifact_heads.c.next_version)
-        )
-        db = await self._sql.open()
-        async with db.write() as connection:
-            version = int((await connection.execute(bump)).scalar_one()) - 1
-            await connection.execute(
-                artifact_versions.insert().values(
-                    **names,
-                    version=version,
-                    mime_type=record.mime_type,
-                    size=record.size,
-                    create_time=datetime.fromtimestamp(record.create_time, timezone.utc),
-                    part=record.part_json,
-                    custom_metadata=record.metadata_json,
-                    data=record.data,
-                )
-            )
-        return version
+        row = {
+            "mime_type": record.mime_type,
+            "size": record.size,
+            "create_time": datetime.fromtimestamp(record.create_time, timezone.utc),
+            "part": record.part_json,
+            "custom_metadata": record.metadata_json,
+            "data": record.data,
+        }
+        return await self._save_version(await self._sql.open(), names, row)
 
     async def _load(self, key: ArtifactKey, version: int | None) -> ArtifactRecord | None:
         query: Select[Any] = select(*_META_COLUMNS, _V.data).where(_where(key))
