@@ -16,7 +16,7 @@ from sqlalchemy.engine import Connection
 from adk_runtime.errors import ConfigurationError
 from adk_runtime.sql.engine import create_engine
 from adk_runtime.sql.migrate import lock_for_migrations
-from adk_runtime.sql.schema import load_all_tables
+from adk_runtime.sql.schema import include_object, load_all_tables
 
 config = context.config
 target_metadata = load_all_tables()
@@ -37,6 +37,7 @@ def _run(connection: Connection) -> None:
         target_metadata=target_metadata,
         render_as_batch=connection.dialect.name == "sqlite",
         compare_type=True,
+        include_object=include_object,
     )
     with context.begin_transaction():
         lock_for_migrations(connection)

@@ -9,16 +9,43 @@ points at different bytes later.
 from __future__ import annotations
 
 import abc
+from typing import Any
 
 from google.genai import types
+from pydantic import BaseModel, ConfigDict, Field, alias_generators
 
-__all__ = ["BaseArtifactService"]
+__all__ = ["ArtifactVersion", "BaseArtifactService"]
 
 USER_PREFIX = "user:"
 
 
+class ArtifactVersion(BaseModel):
+    """What is known about one stored version of an artifact.
+
+    Attributes:
+        version: The version number (0, 1, ...; never reused).
+        canonical_uri: Where the stored payload lives (store-specific URI).
+        custom_metadata: The metadata given to ``save_artifact``.
+        create_time: When the version was saved (Unix seconds).
+        mime_type: The MIME type of the payload, if known.
+    """
+
+    model_config = ConfigDict(alias_generator=alias_generators.to_camel, populate_by_name=True)
+
+    version: int
+    canonical_uri: str
+    custom_metadata: dict[str, Any] = Field(default_factory=dict)
+    create_time: float = 0.0
+    mime_type: str | None = None
+
+
 class BaseArtifactService(abc.ABC):
-    """Stores versioned artifacts (google-genai ``Part`` values)."""
+    """Stores versioned artifacts (google-genai ``Part`` values).
+
+    ``session_id=None`` addresses the user's artifacts only: the filename must then start
+    with ``user:``. Every method validates its arguments first and raises
+    :class:`~adk_runtime.errors.InputValidationError` on bad input, writing nothing.
+    """
 
     @abc.abstractmethod
     async def save_artifact(
@@ -26,11 +53,12 @@ class BaseArtifactService(abc.ABC):
         *,
         app_name: str,
         user_id: str,
-        session_id: str,
         filename: str,
-        artifact: types.Part,
+        artifact: types.Part | dict[str, Any],
+        session_id: str | None = None,
+        custom_metadata: dict[str, Any] | None = None,
     ) -> int:
-        """Save a new version of ``filename`` and return its version number."""
+        """Save a new version of ``filename`` and return its version number (first is 0)."""
 
     @abc.abstractmethod
     async def load_artifact(
@@ -38,30 +66,57 @@ class BaseArtifactService(abc.ABC):
         *,
         app_name: str,
         user_id: str,
-        session_id: str,
         filename: str,
+        session_id: str | None = None,
         version: int | None = None,
     ) -> types.Part | None:
         """Return the given (default: latest) version of ``filename``, or None."""
 
     @abc.abstractmethod
     async def list_artifact_keys(
-        self, *, app_name: str, user_id: str, session_id: str
+        self, *, app_name: str, user_id: str, session_id: str | None = None
     ) -> list[str]:
-        """Return the session's and the user's artifact filenames, sorted."""
+        """Return the session's and the user's artifact filenames, sorted.
+
+        With ``session_id=None`` only the user's (``user:``) filenames are returned.
+        """
 
     @abc.abstractmethod
     async def delete_artifact(
-        self, *, app_name: str, user_id: str, session_id: str, filename: str
+        self, *, app_name: str, user_id: str, filename: str, session_id: str | None = None
     ) -> None:
         """Delete every version of ``filename`` (its version numbers are never reused)."""
 
     @abc.abstractmethod
     async def list_versions(
-        self, *, app_name: str, user_id: str, session_id: str, filename: str
+        self, *, app_name: str, user_id: str, filename: str, session_id: str | None = None
     ) -> list[int]:
         """Return the stored versions of ``filename``, ascending."""
+
+    @abc.abstractmethod
+    async def list_artifact_versions(
+        self, *, app_name: str, user_id: str, filename: str, session_id: str | None = None
+    ) -> list[ArtifactVersion]:
+        """Return what is known about each stored version of ``filename``, ascending."""
+
+    @abc.abstractmethod
+    async def get_artifact_version(
+        self,
+        *,
+        app_name: str,
+        user_id: str,
+        filename: str,
+        session_id: str | None = None,
+        version: int | None = None,
+    ) -> ArtifactVersion | None:
+        """Return what is known about one (default: the latest) version, or None."""
 
     async def close(self) -> None:
         """Release what the service opened; the default has nothing."""
         return None
+
+    async def __aenter__(self) -> BaseArtifactService:
+        return self
+
+    async def __aexit__(self, *exc_info: object) -> None:
+        await self.close()

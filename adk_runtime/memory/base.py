@@ -3,12 +3,14 @@
 from __future__ import annotations
 
 import abc
-from typing import TYPE_CHECKING
+from collections.abc import Mapping, Sequence
+from typing import TYPE_CHECKING, Any
 
 from google.genai import types
 from pydantic import BaseModel, ConfigDict, Field, alias_generators
 
 if TYPE_CHECKING:
+    from adk_runtime.events import Event
     from adk_runtime.sessions.session import Session
 
 __all__ = ["BaseMemoryService", "MemoryEntry", "SearchMemoryResponse"]
@@ -21,7 +23,8 @@ class MemoryEntry(BaseModel):
         content: The remembered content.
         author: Who said it.
         timestamp: When it was said (ISO-8601), if known.
-        id: The stored entry's id, if any.
+        id: The stored entry's id, if any (the remembered event's id).
+        custom_metadata: Metadata stored with the entry.
     """
 
     model_config = ConfigDict(alias_generator=alias_generators.to_camel, populate_by_name=True)
@@ -30,6 +33,7 @@ class MemoryEntry(BaseModel):
     author: str | None = None
     timestamp: str | None = None
     id: str | None = None
+    custom_metadata: dict[str, Any] = Field(default_factory=dict)
 
 
 class SearchMemoryResponse(BaseModel):
@@ -46,6 +50,53 @@ class BaseMemoryService(abc.ABC):
     @abc.abstractmethod
     async def add_session_to_memory(self, session: Session) -> None:
         """Remember the session's events (adding the same session twice adds nothing)."""
+
+    async def add_events_to_memory(
+        self,
+        *,
+        app_name: str,
+        user_id: str,
+        events: Sequence[Event],
+        session_id: str | None = None,
+        custom_metadata: Mapping[str, object] | None = None,
+    ) -> None:
+        """Remember some events (a delta, e.g. the latest turn); events already stored are skipped.
+
+        Raises:
+            NotImplementedError: The service only remembers whole sessions.
+        """
+        raise NotImplementedError(
+            f"{type(self).__name__} does not support add_events_to_memory; "
+            "call add_session_to_memory(session)."
+        )
+
+    async def add_memory(
+        self,
+        *,
+        app_name: str,
+        user_id: str,
+        memories: Sequence[MemoryEntry],
+        custom_metadata: Mapping[str, object] | None = None,
+    ) -> None:
+        """Store memory entries directly.
+
+        Raises:
+            NotImplementedError: The service remembers events only (the default).
+        """
+        raise NotImplementedError(
+            f"{type(self).__name__} does not support direct memory writes; "
+            "call add_events_to_memory(...) or add_session_to_memory(session)."
+        )
+
+    async def delete_memory(
+        self, *, app_name: str, user_id: str, memory_id: str | None = None
+    ) -> None:
+        """Forget the user's memory whose ``MemoryEntry.id`` is ``memory_id``.
+
+        Raises:
+            NotImplementedError: The service cannot forget single memories (the default).
+        """
+        raise NotImplementedError(f"{type(self).__name__} cannot delete single memories.")
 
     @abc.abstractmethod
     async def search_memory(

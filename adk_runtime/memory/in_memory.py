@@ -1,40 +1,38 @@
-"""InMemoryMemoryService: keyword search over remembered sessions, in process memory."""
+"""InMemoryMemoryService: keyword search over remembered events, in process memory."""
 
 from __future__ import annotations
 
-import re
 import threading
-from datetime import datetime, timezone
+from collections.abc import Mapping, Sequence
 from typing import TYPE_CHECKING, Any
 
+from adk_runtime.errors import InputValidationError
+from adk_runtime.memory._text import encode_metadata, memory_entry, query_words, texts_of, words
 from adk_runtime.memory.base import BaseMemoryService, MemoryEntry, SearchMemoryResponse
 from adk_runtime.sessions._validation import validate_id
 
 if TYPE_CHECKING:
+    from adk_runtime.events import Event
     from adk_runtime.sessions.session import Session
 
 __all__ = ["InMemoryMemoryService"]
 
-_WORD = re.compile(r"\w+", re.UNICODE)
-
-
-def words(text: str) -> set[str]:
-    """Return the lower-cased words of ``text``."""
-    return {word.lower() for word in _WORD.findall(text)}
+_Remembered = tuple[frozenset[str], MemoryEntry]  # the event's words, its entry
+_EventKey = tuple[str, str]  # session id ("" when none was given), event id
 
 
 class InMemoryMemoryService(BaseMemoryService):
-    """Remembers the text of sessions' events; a query matches events sharing a word with it.
+    """Remembers the text of events; a query matches events sharing a word with it.
 
-    Results are scoped by app and user and ranked by how many query words an event contains.
-    Adding a session again replaces what was remembered of it (nothing is duplicated).
+    Results are scoped by app and user and ranked by how many query words an event contains
+    (ties keep the order the events were remembered in). An event already remembered (same
+    session and event id) is not stored again, so adding a session twice duplicates nothing.
     """
 
     def __init__(self) -> None:
         """Create an empty memory."""
         self._lock = threading.Lock()
-        # (app, user) -> session id -> [(event id, words, entry)]
-        self._memories: dict[tuple[str, str], dict[str, list[tuple[set[str], MemoryEntry]]]] = {}
+        self._memories: dict[tuple[str, str], dict[_EventKey, _Remembered]] = {}
 
     @classmethod
     def from_url(cls, url: str, **kwargs: Any) -> InMemoryMemoryService:
@@ -43,23 +41,50 @@ class InMemoryMemoryService(BaseMemoryService):
 
     async def add_session_to_memory(self, session: Session) -> None:
         """Remember the text of the session's events (idempotent per session)."""
-        entries: list[tuple[set[str], MemoryEntry]] = []
-        for event in session.events:
-            if event.content is None or not event.content.parts:
-                continue
-            text = " ".join(part.text for part in event.content.parts if part.text)
-            if not text:
-                continue
-            entry = MemoryEntry(
-                content=event.content,
-                author=event.author,
-                timestamp=datetime.fromtimestamp(event.timestamp, timezone.utc).isoformat(),
-                id=event.id,
-            )
-            entries.append((words(text), entry))
+        await self.add_events_to_memory(
+            app_name=session.app_name,
+            user_id=session.user_id,
+            events=session.events,
+            session_id=session.id,
+        )
+
+    async def add_events_to_memory(
+        self,
+        *,
+        app_name: str,
+        user_id: str,
+        events: Sequence[Event],
+        session_id: str | None = None,
+        custom_metadata: Mapping[str, object] | None = None,
+    ) -> None:
+        """Remember events with text; see :meth:`BaseMemoryService.add_events_to_memory`."""
+        validate_id(app_name, "app_name")
+        validate_id(user_id, "user_id")
+        if session_id is not None:
+            validate_id(session_id, "session_id")
+        metadata = encode_metadata(custom_metadata)
+        remembered = {
+            (session_id or "", event.id): (frozenset(words(text)), memory_entry(event, metadata))
+            for event, text, _content in texts_of(events)
+        }
         with self._lock:
-            user_memories = self._memories.setdefault((session.app_name, session.user_id), {})
-            user_memories[session.id] = entries
+            store = self._memories.setdefault((app_name, user_id), {})
+            for key, value in remembered.items():
+                store.setdefault(key, value)
+
+    async def delete_memory(
+        self, *, app_name: str, user_id: str, memory_id: str | None = None
+    ) -> None:
+        """Forget the user's memory with this id (an event id); unknown ids are ignored."""
+        validate_id(app_name, "app_name")
+        validate_id(user_id, "user_id")
+        if memory_id is None:
+            raise InputValidationError("memory_id is required.")
+        validate_id(memory_id, "memory_id")
+        with self._lock:
+            store = self._memories.get((app_name, user_id), {})
+            for key in [key for key in store if key[1] == memory_id]:
+                del store[key]
 
     async def search_memory(
         self, *, app_name: str, user_id: str, query: str
@@ -67,15 +92,14 @@ class InMemoryMemoryService(BaseMemoryService):
         """Return the user's remembered events sharing words with ``query``, best first."""
         validate_id(app_name, "app_name")
         validate_id(user_id, "user_id")
-        wanted = words(query)
+        wanted = set(query_words(query))
         if not wanted:
             return SearchMemoryResponse()
         with self._lock:
-            sessions = list(self._memories.get((app_name, user_id), {}).values())
+            remembered = list(self._memories.get((app_name, user_id), {}).values())
         scored = [
             (len(wanted & event_words), entry)
-            for entries in sessions
-            for event_words, entry in entries
+            for event_words, entry in remembered
             if wanted & event_words
         ]
         scored.sort(key=lambda item: -item[0])

@@ -2,16 +2,19 @@
 
 Modules declare their tables on :data:`metadata`; :data:`TABLE_MODULES` lists those modules
 so Alembic (and the drift test) can load every table with :func:`load_all_tables`. Alembic
-owns the schema: production code never calls ``create_all``.
+owns the schema: production code never calls ``create_all``. Objects a migration makes that
+have no portable declaration (full-text indexes) are named in :data:`MIGRATION_ONLY` and
+skipped by :func:`include_object` when Alembic compares the models with a database.
 """
 
 from __future__ import annotations
 
 import importlib
+from typing import Any
 
 from sqlalchemy import MetaData
 
-__all__ = ["TABLE_MODULES", "load_all_tables", "metadata"]
+__all__ = ["MIGRATION_ONLY", "TABLE_MODULES", "include_object", "load_all_tables", "metadata"]
 
 metadata = MetaData(
     naming_convention={
@@ -24,7 +27,11 @@ metadata = MetaData(
 )
 """Shared metadata of every adk_runtime table."""
 
-TABLE_MODULES: list[str] = ["adk_runtime.sessions.sql.tables"]
+TABLE_MODULES: list[str] = [
+    "adk_runtime.sessions.sql.tables",
+    "adk_runtime.artifacts.tables",
+    "adk_runtime.memory.tables",
+]
 """Modules that declare tables on :data:`metadata` (add yours here)."""
 
 
@@ -33,3 +40,14 @@ def load_all_tables() -> MetaData:
     for name in TABLE_MODULES:
         importlib.import_module(name)
     return metadata
+
+
+MIGRATION_ONLY: set[str] = set()
+"""Names of tables, columns and indexes made by migrations only (table modules add theirs)."""
+
+
+def include_object(
+    obj: Any, name: str | None, type_: str, reflected: bool, compare_to: Any
+) -> bool:
+    """Alembic's ``include_object`` hook: leave out :data:`MIGRATION_ONLY` objects."""
+    return name not in MIGRATION_ONLY

@@ -2,9 +2,11 @@
 
 from __future__ import annotations
 
+from typing import Any
+
 from google.genai import types
 
-from adk_runtime.artifacts.base import BaseArtifactService
+from adk_runtime.artifacts.base import ArtifactVersion, BaseArtifactService
 from adk_runtime.tools.tool_context import ToolContext
 
 __all__ = ["ForwardingArtifactService"]
@@ -22,50 +24,81 @@ class ForwardingArtifactService(BaseArtifactService):
         self._tool_context = tool_context
         self._parent = tool_context.invocation_context
 
+    def _where(self) -> dict[str, Any]:
+        return {
+            "app_name": self._parent.app_name,
+            "user_id": self._parent.user_id,
+            "session_id": self._parent.session.id,
+        }
+
     async def save_artifact(
-        self, *, app_name: str, user_id: str, session_id: str, filename: str, artifact: types.Part
+        self,
+        *,
+        app_name: str,
+        user_id: str,
+        filename: str,
+        artifact: types.Part | dict[str, Any],
+        session_id: str | None = None,
+        custom_metadata: dict[str, Any] | None = None,
     ) -> int:
         """Save into the calling session (recorded in the tool's ``artifact_delta``)."""
-        return await self._tool_context.save_artifact(filename, artifact)
+        service = self._tool_context._artifact_service()
+        version = await service.save_artifact(
+            filename=filename, artifact=artifact, custom_metadata=custom_metadata, **self._where()
+        )
+        self._tool_context.actions.artifact_delta[filename] = version
+        return version
 
     async def load_artifact(
         self,
         *,
         app_name: str,
         user_id: str,
-        session_id: str,
         filename: str,
+        session_id: str | None = None,
         version: int | None = None,
     ) -> types.Part | None:
         """Load from the calling session."""
         return await self._tool_context.load_artifact(filename, version)
 
     async def list_artifact_keys(
-        self, *, app_name: str, user_id: str, session_id: str
+        self, *, app_name: str, user_id: str, session_id: str | None = None
     ) -> list[str]:
         """List the calling session's artifacts."""
         return await self._tool_context.list_artifacts()
 
     async def delete_artifact(
-        self, *, app_name: str, user_id: str, session_id: str, filename: str
+        self, *, app_name: str, user_id: str, filename: str, session_id: str | None = None
     ) -> None:
         """Delete from the calling session."""
         service = self._tool_context._artifact_service()
-        await service.delete_artifact(
-            app_name=self._parent.app_name,
-            user_id=self._parent.user_id,
-            session_id=self._parent.session.id,
-            filename=filename,
-        )
+        await service.delete_artifact(filename=filename, **self._where())
 
     async def list_versions(
-        self, *, app_name: str, user_id: str, session_id: str, filename: str
+        self, *, app_name: str, user_id: str, filename: str, session_id: str | None = None
     ) -> list[int]:
         """List the versions in the calling session."""
         service = self._tool_context._artifact_service()
-        return await service.list_versions(
-            app_name=self._parent.app_name,
-            user_id=self._parent.user_id,
-            session_id=self._parent.session.id,
-            filename=filename,
+        return await service.list_versions(filename=filename, **self._where())
+
+    async def list_artifact_versions(
+        self, *, app_name: str, user_id: str, filename: str, session_id: str | None = None
+    ) -> list[ArtifactVersion]:
+        """Describe the versions in the calling session."""
+        service = self._tool_context._artifact_service()
+        return await service.list_artifact_versions(filename=filename, **self._where())
+
+    async def get_artifact_version(
+        self,
+        *,
+        app_name: str,
+        user_id: str,
+        filename: str,
+        session_id: str | None = None,
+        version: int | None = None,
+    ) -> ArtifactVersion | None:
+        """Describe one version in the calling session."""
+        service = self._tool_context._artifact_service()
+        return await service.get_artifact_version(
+            filename=filename, version=version, **self._where()
         )

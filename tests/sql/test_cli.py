@@ -9,6 +9,9 @@ import zipfile
 from pathlib import Path
 
 import pytest
+from alembic.script import ScriptDirectory
+
+from adk_runtime.sql import migrate
 
 ROOT = Path(__file__).resolve().parents[2]
 
@@ -35,7 +38,9 @@ def test_upgrade_check_current_stamp(empty_url: str) -> None:
     upgraded = _cli("upgrade", env={"ADK_RUNTIME_SESSION_URL": empty_url})
     assert upgraded.returncode == 0, upgraded.stderr
     assert _cli("check", "--url", empty_url).returncode == 0
-    assert _cli("current", "--url", empty_url).stdout.startswith("0001")
+    head = ScriptDirectory.from_config(migrate.alembic_config()).get_current_head()
+    assert head is not None
+    assert _cli("current", "--url", empty_url).stdout.startswith(head)
 
     assert _cli("stamp", "--url", empty_url, "base").returncode == 0
     assert _cli("check", "--url", empty_url).returncode == 1
@@ -121,6 +126,7 @@ def test_installed_wheel_carries_its_migrations(tmp_path: Path) -> None:
         archive.extractall(site)
     assert "adk_runtime/_migrations/env.py" in names
     assert "adk_runtime/_migrations/versions/0001_sessions.py" in names
+    assert "adk_runtime/_migrations/versions/0002_artifacts_memory.py" in names
     url = f"sqlite:///{tmp_path / 'from_wheel.db'}"
     elsewhere = tmp_path / "cwd"
     elsewhere.mkdir()

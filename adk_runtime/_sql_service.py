@@ -1,0 +1,72 @@
+"""The database handle the SQL artifact and memory services share: lazy schema check.
+
+The schema is checked (or migrated, with ``auto_migrate``) on first use, once, like the SQL
+session service: SQLite upgrades itself by default, a server database must be upgraded with
+``adk-runtime db upgrade``. A service is built from a URL (it owns its engine) or from an
+engine the caller shares with other services (e.g. the session service's).
+"""
+
+from __future__ import annotations
+
+import asyncio
+from typing import Any
+
+from sqlalchemy.ext.asyncio import AsyncEngine
+
+from adk_runtime.errors import ConfigurationError
+from adk_runtime.sql.engine import Database, create_engine
+from adk_runtime.sql.migrate import ensure_schema
+
+__all__ = ["SqlHandle"]
+
+_DRIVERS = {"sqlite": "aiosqlite", "postgresql": "asyncpg"}
+
+
+def _database(db_url: str | None, db_engine: AsyncEngine | None, engine_kwargs: Any) -> Database:
+    if (db_url is None) == (db_engine is None):
+        raise ConfigurationError("Pass exactly one of db_url or db_engine.")
+    if db_engine is None:
+        assert db_url is not None
+        return Database(create_engine(db_url, **engine_kwargs), owns_engine=True)
+    dialect = db_engine.dialect
+    if _DRIVERS.get(dialect.name) != dialect.driver:
+        raise ConfigurationError(
+            f"db_engine uses {dialect.name}+{dialect.driver}; adk_runtime supports "
+            "sqlite+aiosqlite and postgresql+asyncpg engines."
+        )
+    return Database(db_engine, owns_engine=False)
+
+
+class SqlHandle:
+    """A :class:`Database` whose schema is ensured on first :meth:`open`."""
+
+    def __init__(
+        self,
+        db_url: str | None,
+        db_engine: AsyncEngine | None,
+        auto_migrate: bool | None,
+        engine_kwargs: Any,
+    ) -> None:
+        """Wrap ``db_engine``, or create an engine for ``db_url`` (nothing connects yet)."""
+        self._db = _database(db_url, db_engine, engine_kwargs)
+        self._auto_migrate = self._db.dialect == "sqlite" if auto_migrate is None else auto_migrate
+        self._ready = False
+        self._lock = asyncio.Lock()
+
+    @property
+    def dialect(self) -> str:
+        """``"sqlite"`` or ``"postgresql"``."""
+        return self._db.dialect
+
+    async def open(self) -> Database:
+        """Return the database, checking (or migrating) its schema the first time."""
+        if not self._ready:
+            async with self._lock:
+                if not self._ready:
+                    await ensure_schema(self._db, auto_migrate=self._auto_migrate)
+                    self._ready = True
+        return self._db
+
+    async def close(self) -> None:
+        """Dispose the engine if this handle created it."""
+        await self._db.dispose()

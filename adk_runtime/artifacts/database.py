@@ -1,0 +1,142 @@
+"""DatabaseArtifactService: versioned artifacts in SQLite or PostgreSQL.
+
+A save is atomic: an upsert bumps the artifact's high-water mark
+(``adk_artifact_heads.next_version``) and returns it, which serializes concurrent savers of
+the same artifact on its row (PostgreSQL) or on the write lock (SQLite), and the version row
+is inserted with it (one statement on PostgreSQL, one transaction on SQLite; see
+:mod:`._sql_save`). A delete removes the version rows and keeps the high-water mark, so numbers are
+never reused. The schema belongs to Alembic (revision ``0002``).
+"""
+
+from __future__ import annotations
+
+from datetime import datetime, timezone
+from typing import Any
+
+from sqlalchemy import Select, and_, delete, select
+from sqlalchemy.engine import Row
+from sqlalchemy.ext.asyncio import AsyncEngine
+
+from adk_runtime._sql_service import SqlHandle
+from adk_runtime.artifacts._sql_save import SAVES
+from adk_runtime.artifacts._store import ArtifactRecord, StoredArtifactService
+from adk_runtime.artifacts._validation import ArtifactKey
+from adk_runtime.artifacts.tables import artifact_versions
+
+__all__ = ["DatabaseArtifactService"]
+
+_V = artifact_versions.c
+_META_COLUMNS = [_V.version, _V.mime_type, _V.size, _V.create_time, _V.part, _V.custom_metadata]
+
+
+def _where(key: ArtifactKey) -> Any:
+    return and_(
+        _V.app_name == key.app_name,
+        _V.user_id == key.user_id,
+        _V.scope == key.scope,
+        _V.filename == key.filename,
+    )
+
+
+def _record(row: Row[Any], data: bytes = b"") -> ArtifactRecord:
+    return ArtifactRecord(
+        part_json=row.part,
+        data=data,
+        mime_type=row.mime_type,
+        size=row.size,
+        create_time=row.create_time.timestamp(),
+        metadata_json=row.custom_metadata,
+        version=row.version,
+    )
+
+
+class DatabaseArtifactService(StoredArtifactService):
+    """Artifacts in the same SQLite / PostgreSQL database and migrations as the sessions.
+
+    Args:
+        db_url: ``sqlite+aiosqlite:///path.db`` (or ``sqlite:///…``),
+            ``postgresql+asyncpg://user@host/db`` (or ``postgresql://…``).
+        db_engine: An async engine to use instead of ``db_url``, e.g. the one the session
+            service uses (not disposed by :meth:`close`).
+        auto_migrate: Upgrade the schema on first use. Defaults to True for SQLite and False
+            for PostgreSQL (run ``adk-runtime db upgrade --url URL`` there).
+        **engine_kwargs: Passed to :func:`sqlalchemy.ext.asyncio.create_async_engine`.
+    """
+
+    uri_scheme = "db"
+
+    def __init__(
+        self,
+        db_url: str | None = None,
+        *,
+        db_engine: AsyncEngine | None = None,
+        auto_migrate: bool | None = None,
+        **engine_kwargs: Any,
+    ) -> None:
+        """Create the service; the schema is checked (or migrated) on first use."""
+        self._sql = SqlHandle(db_url, db_engine, auto_migrate, engine_kwargs)
+        self._save_version = SAVES[self._sql.dialect]
+
+    @classmethod
+    def from_url(cls, url: str, **kwargs: Any) -> DatabaseArtifactService:
+        """Build the service for a SQLite or PostgreSQL URL."""
+        return cls(url, **kwargs)
+
+    async def prepare(self) -> None:
+        """Check (or migrate) the schema now instead of on first use."""
+        await self._sql.open()
+
+    async def close(self) -> None:
+        """Dispose the engine if the service created it."""
+        await self._sql.close()
+
+    async def _save(self, key: ArtifactKey, record: ArtifactRecord) -> int:
+        names = {
+            "app_name": key.app_name,
+            "user_id": key.user_id,
+            "scope": key.scope,
+            "filename": key.filename,
+        }
+        row = {
+            "mime_type": record.mime_type,
+            "size": record.size,
+            "create_time": datetime.fromtimestamp(record.create_time, timezone.utc),
+            "part": record.part_json,
+            "custom_metadata": record.metadata_json,
+            "data": record.data,
+        }
+        return await self._save_version(await self._sql.open(), names, row)
+
+    async def _load(self, key: ArtifactKey, version: int | None) -> ArtifactRecord | None:
+        query: Select[Any] = select(*_META_COLUMNS, _V.data).where(_where(key))
+        if version is None:
+            query = query.order_by(_V.version.desc()).limit(1)
+        else:
+            query = query.where(_V.version == version)
+        db = await self._sql.open()
+        async with db.autocommit() as connection:
+            row = (await connection.execute(query)).first()
+        return None if row is None else _record(row, bytes(row.data))
+
+    async def _versions(self, key: ArtifactKey) -> list[ArtifactRecord]:
+        query = select(*_META_COLUMNS).where(_where(key)).order_by(_V.version)
+        db = await self._sql.open()
+        async with db.autocommit() as connection:
+            rows = (await connection.execute(query)).all()
+        return [_record(row) for row in rows]
+
+    async def _delete(self, key: ArtifactKey) -> None:
+        db = await self._sql.open()
+        async with db.write() as connection:
+            await connection.execute(delete(artifact_versions).where(_where(key)))
+
+    async def _list_keys(self, app_name: str, user_id: str, session_id: str | None) -> list[str]:
+        scopes = ["", session_id] if session_id is not None else [""]
+        query = (
+            select(_V.filename)
+            .distinct()
+            .where(_V.app_name == app_name, _V.user_id == user_id, _V.scope.in_(scopes))
+        )
+        db = await self._sql.open()
+        async with db.autocommit() as connection:
+            return list((await connection.execute(query)).scalars())

@@ -1,0 +1,270 @@
+"""FileArtifactService: versioned artifacts as files under one root directory.
+
+Layout (every segment is percent-encoded, or ``#<sha256>`` when it would be too long)::
+
+    <root>/<app>/<user>/user/<filename>/            the user's (``user:``) artifacts
+    <root>/<app>/<user>/sessions/<session>/<filename>/
+        <n>.bin    the bytes of version n (its presence claims the number n)
+        <n>.json   its metadata; a version exists once this file exists (published last)
+        <n>.gone   tombstone of a deleted version: n is never handed out again
+        name       the real filename, for a ``#<sha256>`` directory
+
+A save writes the bytes to a temporary file, fsyncs it, then hard-links it to the first free
+``<n>.bin`` (the link fails if the name exists, so two writers, threads or processes, never
+get the same number), then publishes ``<n>.json`` by an atomic rename. A save that fails
+before the rename publishes nothing. All file work runs in a worker thread.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import hashlib
+import json
+import os
+import re
+import uuid
+from pathlib import Path
+from typing import Any
+from urllib.parse import quote, unquote, urlsplit
+
+from adk_runtime.artifacts._store import ArtifactRecord, StoredArtifactService
+from adk_runtime.artifacts._validation import ArtifactKey
+from adk_runtime.errors import ConfigurationError, redact_url
+
+__all__ = ["FileArtifactService"]
+
+_MAX_SEGMENT = 200  # bytes; file systems allow 255
+_VERSION_FILE = re.compile(r"^(\d{1,19})\.(bin|json|gone)$")
+
+
+def _segment(name: str) -> str:
+    encoded = quote(name, safe="")
+    if len(encoded) <= _MAX_SEGMENT:
+        return encoded
+    return "#" + hashlib.sha256(name.encode("utf-8", "surrogatepass")).hexdigest()
+
+
+def _fsync_dir(path: Path) -> None:
+    fd = os.open(path, os.O_RDONLY)
+    try:
+        os.fsync(fd)
+    finally:
+        os.close(fd)
+
+
+# fdatasync flushes the data and the metadata needed to read it back (the size), not times.
+_sync_data = getattr(os, "fdatasync", os.fsync)
+
+
+def _write_durably(path: Path, data: bytes) -> None:
+    with open(path, "xb") as handle:
+        handle.write(data)
+        handle.flush()
+        _sync_data(handle.fileno())
+
+
+def _numbers(directory: Path) -> dict[int, set[str]]:
+    """Map each version number in ``directory`` to the kinds of files it has."""
+    found: dict[int, set[str]] = {}
+    with contextlib.suppress(FileNotFoundError), os.scandir(directory) as entries:
+        for entry in entries:
+            match = _VERSION_FILE.match(entry.name)
+            if match:
+                found.setdefault(int(match.group(1)), set()).add(match.group(2))
+    return found
+
+
+def _published(directory: Path) -> list[int]:
+    return sorted(n for n, kinds in _numbers(directory).items() if "json" in kinds)
+
+
+def _read_meta(directory: Path, version: int) -> dict[str, Any] | None:
+    try:
+        text = (directory / f"{version}.json").read_text("utf-8")
+    except FileNotFoundError:
+        return None
+    meta: dict[str, Any] = json.loads(text)
+    return meta
+
+
+def _record(meta: dict[str, Any], version: int, data: bytes = b"") -> ArtifactRecord:
+    return ArtifactRecord(
+        part_json=meta["part"],
+        data=data,
+        mime_type=meta.get("mime_type"),
+        size=meta["size"],
+        create_time=meta["create_time"],
+        metadata_json=meta.get("custom_metadata", "{}"),
+        version=version,
+    )
+
+
+class FileArtifactService(StoredArtifactService):
+    """Artifacts as files under ``root_dir``; safe for many threads and processes."""
+
+    uri_scheme = "file"
+
+    def __init__(self, root_dir: str | os.PathLike[str]) -> None:
+        """Use (and create on first save) the directory ``root_dir``."""
+        self.root_dir = Path(root_dir).absolute()
+
+    @classmethod
+    def from_url(cls, url: str, **kwargs: Any) -> FileArtifactService:
+        """Build the store for ``file:///absolute/dir`` (or ``file://./relative/dir``)."""
+        parts = urlsplit(url)
+        if parts.netloc in ("", "localhost"):
+            path = unquote(parts.path)
+        elif parts.netloc in (".", ".."):
+            path = unquote(parts.netloc + parts.path)
+        else:
+            raise ConfigurationError(
+                f"{redact_url(url)!r} names a remote host; a file store is a local directory "
+                "(file:///absolute/path)."
+            )
+        if not path:
+            raise ConfigurationError(
+                f"{redact_url(url)!r} names no directory; use file:///absolute/path."
+            )
+        return cls(path, **kwargs)
+
+    # -- paths ---------------------------------------------------------------------------
+
+    def _dir(self, key: ArtifactKey) -> Path:
+        base = self._scope_dir(key.app_name, key.user_id, key.scope or None, user=key.is_user)
+        return base / _segment(key.filename)
+
+    def _scope_dir(
+        self, app_name: str, user_id: str, session_id: str | None, *, user: bool
+    ) -> Path:
+        base = self.root_dir / _segment(app_name) / _segment(user_id)
+        if user or session_id is None:
+            return base / "user"
+        return base / "sessions" / _segment(session_id)
+
+    def _uri(self, key: ArtifactKey, version: int) -> str:
+        return (self._dir(key) / f"{version}.bin").as_uri()
+
+    # -- hooks ---------------------------------------------------------------------------
+
+    async def _save(self, key: ArtifactKey, record: ArtifactRecord) -> int:
+        return await asyncio.to_thread(self._save_sync, key, record)
+
+    async def _load(self, key: ArtifactKey, version: int | None) -> ArtifactRecord | None:
+        return await asyncio.to_thread(self._load_sync, key, version)
+
+    async def _versions(self, key: ArtifactKey) -> list[ArtifactRecord]:
+        return await asyncio.to_thread(self._versions_sync, key)
+
+    async def _delete(self, key: ArtifactKey) -> None:
+        await asyncio.to_thread(self._delete_sync, key)
+
+    async def _list_keys(self, app_name: str, user_id: str, session_id: str | None) -> list[str]:
+        return await asyncio.to_thread(self._list_keys_sync, app_name, user_id, session_id)
+
+    # -- file work (worker thread) -------------------------------------------------------
+
+    def _save_sync(self, key: ArtifactKey, record: ArtifactRecord) -> int:
+        directory = self._dir(key)
+        directory.mkdir(parents=True, exist_ok=True)
+        if directory.name.startswith("#") and not (directory / "name").exists():
+            self._publish(directory, "name", key.filename.encode("utf-8"))
+        temp = directory / f".tmp-{uuid.uuid4().hex}"
+        try:
+            _write_durably(temp, record.data)
+            version = self._claim(directory, temp)
+            meta = {
+                "part": record.part_json,
+                "mime_type": record.mime_type,
+                "size": record.size,
+                "create_time": record.create_time,
+                "custom_metadata": record.metadata_json,
+            }
+            self._publish(directory, f"{version}.json", json.dumps(meta).encode("utf-8"))
+        finally:
+            temp.unlink(missing_ok=True)
+        return version
+
+    @staticmethod
+    def _claim(directory: Path, temp: Path) -> int:
+        """Link ``temp`` to the first free ``<n>.bin`` and return n."""
+        taken = _numbers(directory)
+        version = max(taken, default=-1) + 1
+        while True:
+            try:
+                os.link(temp, directory / f"{version}.bin")
+            except FileExistsError:
+                version += 1
+                continue
+            if not (directory / f"{version}.gone").exists():
+                return version
+            # Deleted between our scan and our link: the number stays retired.
+            (directory / f"{version}.bin").unlink(missing_ok=True)
+            version += 1
+
+    @staticmethod
+    def _publish(directory: Path, name: str, data: bytes) -> None:
+        temp = directory / f".tmp-{uuid.uuid4().hex}"
+        try:
+            _write_durably(temp, data)
+            os.replace(temp, directory / name)
+            _fsync_dir(directory)
+        finally:
+            temp.unlink(missing_ok=True)
+
+    def _load_sync(self, key: ArtifactKey, version: int | None) -> ArtifactRecord | None:
+        directory = self._dir(key)
+        if version is None:
+            published = _published(directory)
+            if not published:
+                return None
+            version = published[-1]
+        meta = _read_meta(directory, version)
+        if meta is None:
+            return None
+        try:
+            data = (directory / f"{version}.bin").read_bytes()
+        except FileNotFoundError:  # deleted while we read
+            return None
+        return _record(meta, version, data)
+
+    def _versions_sync(self, key: ArtifactKey) -> list[ArtifactRecord]:
+        directory = self._dir(key)
+        records = []
+        for version in _published(directory):
+            meta = _read_meta(directory, version)
+            if meta is not None:
+                records.append(_record(meta, version))
+        return records
+
+    def _delete_sync(self, key: ArtifactKey) -> None:
+        directory = self._dir(key)
+        for version in _published(directory):
+            # Retire the number first, then unpublish, then drop the bytes.
+            (directory / f"{version}.gone").touch()
+            (directory / f"{version}.json").unlink(missing_ok=True)
+            (directory / f"{version}.bin").unlink(missing_ok=True)
+        if directory.exists():
+            _fsync_dir(directory)
+
+    def _list_keys_sync(self, app_name: str, user_id: str, session_id: str | None) -> list[str]:
+        scopes = [self._scope_dir(app_name, user_id, None, user=True)]
+        if session_id is not None:
+            scopes.append(self._scope_dir(app_name, user_id, session_id, user=False))
+        names = []
+        for scope in scopes:
+            with contextlib.suppress(FileNotFoundError), os.scandir(scope) as entries:
+                for entry in entries:
+                    name = self._name_of(Path(entry.path))
+                    if name is not None and _published(Path(entry.path)):
+                        names.append(name)
+        return names
+
+    @staticmethod
+    def _name_of(directory: Path) -> str | None:
+        if not directory.name.startswith("#"):
+            return unquote(directory.name)
+        try:
+            return (directory / "name").read_text("utf-8")
+        except FileNotFoundError:
+            return None

@@ -1,0 +1,54 @@
+"""Artifact storage by configuration: one URL picks the artifact store.
+
+| URL | store |
+|---|---|
+| ``memory://`` | :class:`~adk_runtime.artifacts.InMemoryArtifactService` |
+| ``file:///abs/dir`` | :class:`~adk_runtime.artifacts.FileArtifactService` |
+| ``sqlite+aiosqlite:///x.db``, ``postgresql+asyncpg://…`` | ``DatabaseArtifactService`` |
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from adk_runtime._url_registry import UrlRegistry
+from adk_runtime.artifacts.base import BaseArtifactService
+
+__all__ = ["artifact_service_from_url", "register_artifact_backend", "supported_schemes"]
+
+_DATABASE = "adk_runtime.artifacts.database:DatabaseArtifactService"
+
+_REGISTRY: UrlRegistry[BaseArtifactService] = UrlRegistry(
+    "artifact service",
+    {
+        "memory": ("adk_runtime.artifacts.memory:InMemoryArtifactService", "adk-runtime"),
+        "file": ("adk_runtime.artifacts.file:FileArtifactService", "adk-runtime"),
+        "sqlite": (_DATABASE, "adk-runtime"),
+        "postgresql": (_DATABASE, "adk-runtime"),
+        "postgres": (_DATABASE, "adk-runtime"),
+    },
+)
+
+
+def register_artifact_backend(scheme: str, target: str, requirement: str = "adk-runtime") -> None:
+    """Map a URL scheme to ``"module:Class"`` (the class needs a ``from_url`` class method)."""
+    _REGISTRY.register(scheme, target, requirement)
+
+
+def supported_schemes() -> list[str]:
+    """Return the URL schemes an artifact service can be built from, sorted."""
+    return _REGISTRY.schemes()
+
+
+def artifact_service_from_url(url: str, **kwargs: Any) -> BaseArtifactService:
+    """Build the artifact service a URL names.
+
+    Args:
+        url: ``memory://``, ``file:///dir``, ``sqlite+aiosqlite:///path.db`` or
+            ``postgresql+asyncpg://…``.
+        **kwargs: Passed to the store's constructor (e.g. ``auto_migrate=True``).
+
+    Raises:
+        ConfigurationError: The scheme is unknown or its store cannot be imported.
+    """
+    return _REGISTRY.build(url, **kwargs)

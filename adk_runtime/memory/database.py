@@ -1,0 +1,182 @@
+"""DatabaseMemoryService: remembered events with ranked full-text search, on SQLite/PostgreSQL.
+
+Each event with text becomes one row of ``adk_memory_entries``; the database indexes it
+(PostgreSQL ``tsvector`` + GIN, SQLite FTS5, see :mod:`._search`). Adding events inserts
+only those not stored yet (``ON CONFLICT DO NOTHING`` on app, user, session and event id), in
+one statement, so adding a session twice — or from two processes at once — duplicates nothing.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Mapping, Sequence
+from typing import TYPE_CHECKING, Any
+
+from google.genai import types
+from sqlalchemy import Table, delete
+from sqlalchemy.dialects import postgresql, sqlite
+from sqlalchemy.ext.asyncio import AsyncEngine
+
+from adk_runtime._sql_service import SqlHandle
+from adk_runtime.errors import InputValidationError
+from adk_runtime.memory._search import SEARCHES
+from adk_runtime.memory._text import (
+    decode_metadata,
+    encode_metadata,
+    iso_time,
+    query_words,
+    texts_of,
+)
+from adk_runtime.memory.base import BaseMemoryService, MemoryEntry, SearchMemoryResponse
+from adk_runtime.memory.tables import memory_entries
+from adk_runtime.sessions._validation import validate_id
+
+if TYPE_CHECKING:
+    from adk_runtime.events import Event
+    from adk_runtime.sessions.session import Session
+
+__all__ = ["DatabaseMemoryService"]
+
+# Both dialects' INSERT constructs have on_conflict_do_nothing.
+_INSERT: dict[str, Callable[[Table], Any]] = {
+    "sqlite": sqlite.insert,
+    "postgresql": postgresql.insert,
+}
+_KEY = ["app_name", "user_id", "session_id", "event_id"]
+_M = memory_entries.c
+
+
+class DatabaseMemoryService(BaseMemoryService):
+    """Memory in the same SQLite / PostgreSQL database and migrations as the sessions.
+
+    Args:
+        db_url: ``sqlite+aiosqlite:///path.db`` (or ``sqlite:///…``),
+            ``postgresql+asyncpg://user@host/db`` (or ``postgresql://…``).
+        db_engine: An async engine to use instead of ``db_url``, e.g. the one the session
+            service uses (not disposed by :meth:`close`).
+        auto_migrate: Upgrade the schema on first use. Defaults to True for SQLite and False
+            for PostgreSQL (run ``adk-runtime db upgrade --url URL`` there).
+        max_results: The most memories one search returns (the best ones).
+        **engine_kwargs: Passed to :func:`sqlalchemy.ext.asyncio.create_async_engine`.
+    """
+
+    def __init__(
+        self,
+        db_url: str | None = None,
+        *,
+        db_engine: AsyncEngine | None = None,
+        auto_migrate: bool | None = None,
+        max_results: int = 100,
+        **engine_kwargs: Any,
+    ) -> None:
+        """Create the service; the schema is checked (or migrated) on first use."""
+        if isinstance(max_results, bool) or not isinstance(max_results, int) or max_results < 1:
+            raise InputValidationError("max_results must be a positive integer.")
+        self._sql = SqlHandle(db_url, db_engine, auto_migrate, engine_kwargs)
+        self._insert = _INSERT[self._sql.dialect]
+        self._search = SEARCHES[self._sql.dialect]
+        self.max_results = max_results
+
+    @classmethod
+    def from_url(cls, url: str, **kwargs: Any) -> DatabaseMemoryService:
+        """Build the service for a SQLite or PostgreSQL URL."""
+        return cls(url, **kwargs)
+
+    async def prepare(self) -> None:
+        """Check (or migrate) the schema now instead of on first use."""
+        await self._sql.open()
+
+    async def close(self) -> None:
+        """Dispose the engine if the service created it."""
+        await self._sql.close()
+
+    async def add_session_to_memory(self, session: Session) -> None:
+        """Remember the text of the session's events (events already stored are skipped)."""
+        await self.add_events_to_memory(
+            app_name=session.app_name,
+            user_id=session.user_id,
+            events=session.events,
+            session_id=session.id,
+        )
+
+    async def add_events_to_memory(
+        self,
+        *,
+        app_name: str,
+        user_id: str,
+        events: Sequence[Event],
+        session_id: str | None = None,
+        custom_metadata: Mapping[str, object] | None = None,
+    ) -> None:
+        """Remember events with text; see :meth:`BaseMemoryService.add_events_to_memory`."""
+        validate_id(app_name, "app_name")
+        validate_id(user_id, "user_id")
+        if session_id is not None:
+            validate_id(session_id, "session_id")
+        metadata = encode_metadata(custom_metadata)
+        rows = [
+            {
+                "app_name": app_name,
+                "user_id": user_id,
+                "session_id": session_id or "",
+                "event_id": event.id,
+                "author": event.author,
+                "timestamp": event.timestamp,
+                "content": content,
+                "text": text,
+                "custom_metadata": metadata,
+            }
+            for event, text, content in texts_of(events)
+        ]
+        if not rows:
+            return
+        statement = self._insert(memory_entries).on_conflict_do_nothing(index_elements=_KEY)
+        db = await self._sql.open()
+        async with db.write() as connection:
+            await connection.execute(statement, rows)
+
+    async def delete_memory(
+        self, *, app_name: str, user_id: str, memory_id: str | None = None
+    ) -> None:
+        """Forget the user's memory with this id (an event id); unknown ids are ignored."""
+        validate_id(app_name, "app_name")
+        validate_id(user_id, "user_id")
+        if memory_id is None:
+            raise InputValidationError("memory_id is required.")
+        validate_id(memory_id, "memory_id")
+        statement = delete(memory_entries).where(
+            _M.app_name == app_name, _M.user_id == user_id, _M.event_id == memory_id
+        )
+        db = await self._sql.open()
+        async with db.write() as connection:
+            await connection.execute(statement)
+
+    async def search_memory(
+        self, *, app_name: str, user_id: str, query: str
+    ) -> SearchMemoryResponse:
+        """Return the user's memories in the app that match ``query``, best first."""
+        validate_id(app_name, "app_name")
+        validate_id(user_id, "user_id")
+        words = query_words(query)
+        if not words:
+            return SearchMemoryResponse()
+        params = {
+            "query": self._search.spell(words),
+            "app": app_name,
+            "user": user_id,
+            "limit": self.max_results,
+        }
+        db = await self._sql.open()
+        async with db.autocommit() as connection:
+            rows = (await connection.execute(self._search.statement, params)).all()
+        return SearchMemoryResponse(
+            memories=[
+                MemoryEntry(
+                    content=types.Content.model_validate_json(row.content),
+                    author=row.author,
+                    timestamp=iso_time(row.timestamp),
+                    id=row.event_id,
+                    custom_metadata=decode_metadata(row.custom_metadata),
+                )
+                for row in rows
+            ]
+        )

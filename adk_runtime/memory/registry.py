@@ -1,0 +1,49 @@
+"""Memory storage by configuration: one URL picks the memory service.
+
+``memory://`` is :class:`~adk_runtime.memory.InMemoryMemoryService`;
+``sqlite+aiosqlite:///x.db`` and ``postgresql+asyncpg://…`` are ``DatabaseMemoryService``.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from adk_runtime._url_registry import UrlRegistry
+from adk_runtime.memory.base import BaseMemoryService
+
+__all__ = ["memory_service_from_url", "register_memory_backend", "supported_schemes"]
+
+_DATABASE = "adk_runtime.memory.database:DatabaseMemoryService"
+
+_REGISTRY: UrlRegistry[BaseMemoryService] = UrlRegistry(
+    "memory service",
+    {
+        "memory": ("adk_runtime.memory.in_memory:InMemoryMemoryService", "adk-runtime"),
+        "sqlite": (_DATABASE, "adk-runtime"),
+        "postgresql": (_DATABASE, "adk-runtime"),
+        "postgres": (_DATABASE, "adk-runtime"),
+    },
+)
+
+
+def register_memory_backend(scheme: str, target: str, requirement: str = "adk-runtime") -> None:
+    """Map a URL scheme to ``"module:Class"`` (the class needs a ``from_url`` class method)."""
+    _REGISTRY.register(scheme, target, requirement)
+
+
+def supported_schemes() -> list[str]:
+    """Return the URL schemes a memory service can be built from, sorted."""
+    return _REGISTRY.schemes()
+
+
+def memory_service_from_url(url: str, **kwargs: Any) -> BaseMemoryService:
+    """Build the memory service a URL names.
+
+    Args:
+        url: ``memory://``, ``sqlite+aiosqlite:///path.db`` or ``postgresql+asyncpg://…``.
+        **kwargs: Passed to the service's constructor (e.g. ``auto_migrate=True``).
+
+    Raises:
+        ConfigurationError: The scheme is unknown or its service cannot be imported.
+    """
+    return _REGISTRY.build(url, **kwargs)
