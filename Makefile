@@ -44,8 +44,9 @@ $(BENCH_STAMP): $(STAMP)
 	$(BIN)/python -m pip install --quiet -e '.[dev,all,bench]'
 	touch $(BENCH_STAMP)
 
+# One report: bench/results/report.md and report.json (BENCH_ARGS=--quick for a smoke run).
 bench: $(BENCH_STAMP)
-	$(BIN)/python -m bench
+	$(BIN)/python -m bench $(BENCH_ARGS)
 
 clean:
 	rm -rf $(VENV) .pytest_cache .mypy_cache .ruff_cache .hypothesis
