@@ -34,8 +34,10 @@ test: lint typecheck
 test-fast: install
 	$(BIN)/pytest -m "not postgres and not redis"
 
+# The long crash/fault/race runs (@pytest.mark.reliability) plus the property tests at 300
+# examples each.
 test-reliability: install
-	$(BIN)/pytest -m reliability --run-reliability
+	$(BIN)/pytest tests/reliability --run-reliability
 
 demo: install
 	$(BIN)/python -m adk_runtime.demo
