@@ -190,14 +190,14 @@ def _marked_event() -> Event:
     )
 
 
+# SQLite has no password; the server backends are given one and an unreachable port.
 _UNREACHABLE_URLS = {
-    "sqlite": f"sqlite+aiosqlite:////nonexistent-dir-{uuid.uuid4().hex}/x.db?password={PASSWORD}",
     "postgres": f"postgresql+asyncpg://someone:{PASSWORD}@127.0.0.1:1/db",
     "redis": f"redis://someone:{PASSWORD}@127.0.0.1:1/0",
 }
 
 
-@pytest.mark.parametrize("backend", durable_backends())
+@pytest.mark.parametrize("backend", [b for b in durable_backends() if b in _UNREACHABLE_URLS])
 async def test_passwords_never_reach_logs_or_errors(
     backend: str, caplog: pytest.LogCaptureFixture
 ) -> None:
