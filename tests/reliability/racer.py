@@ -1,10 +1,12 @@
 """A racing process: mixes appends, stale appends, retries, reads, listing and deletes.
 
-Run as ``python -m tests.reliability.racer STORE_JSON WORKER SESSIONS START END SEED``
-(``SESSIONS`` is a comma-separated list of ``user/session`` keys under app ``race``; ``START``
-and ``END`` are epoch seconds). At the end it prints one JSON line: the acknowledged event
-ids per session, how many appends were refused as stale, and every unexpected error (there
-must be none: the only error a race may produce is ``StaleSessionError``).
+Run as ``python -m tests.reliability.racer STORE_JSON WORKER SESSIONS SECONDS SEED``
+(``SESSIONS`` is a comma-separated list of ``user/session`` keys under app ``race``). Once
+its service is connected it prints ``ready`` and waits for a line on stdin, so that all the
+racers start together; then it races for ``SECONDS``. At the end it prints one JSON line: the
+acknowledged event ids per session, how many appends were refused as stale, and every
+unexpected error (there must be none: the only error a race may produce is
+``StaleSessionError``).
 """
 
 from __future__ import annotations
@@ -39,6 +41,7 @@ class Racer:
         self.keys = [tuple(key.split("/")) for key in keys]
         self.rng = random.Random(seed)
         self.count = 0
+        self.ops = 0
         self.acked: dict[str, list[str]] = {key: [] for key in keys}
         self.stale = 0
         self.retried = 0
@@ -121,6 +124,7 @@ class Racer:
 
     async def step(self) -> None:
         """One random operation."""
+        self.ops += 1
         roll = self.rng.random()
         key = self.rng.choice(self.keys)
         if roll < 0.45:
@@ -135,14 +139,16 @@ class Racer:
             await self.scratch()
 
 
-async def main(
-    store: Store, worker: int, keys: list[str], start: float, end: float, seed: int
-) -> None:
-    """Race until ``end`` and print the outcome as JSON."""
+async def main(store: Store, worker: int, keys: list[str], seconds: float, seed: int) -> None:
+    """Race for ``seconds`` once told to start, and print the outcome as JSON."""
     async with store.open() as service:
         racer = Racer(service, worker, keys, seed)
-        await asyncio.sleep(max(0.0, start - time.time()))
-        while time.time() < end:
+        await racer.read(racer.keys[0])  # connected and warm
+        sys.stdout.write("ready\n")
+        sys.stdout.flush()
+        await asyncio.to_thread(sys.stdin.readline)
+        end = time.monotonic() + seconds
+        while time.monotonic() < end:
             try:
                 await racer.step()
             except Exception as exc:  # every unexpected error is reported, not raised
@@ -151,6 +157,7 @@ async def main(
                     + "".join(traceback.format_exception(exc)[-3:])
                 )
     result = {
+        "ops": racer.ops,
         "acked": racer.acked,
         "stale": racer.stale,
         "retried": racer.retried,
@@ -160,14 +167,7 @@ async def main(
 
 
 if __name__ == "__main__":
-    _store, _worker, _keys, _start, _end, _seed = sys.argv[1:7]
+    _store, _worker, _keys, _seconds, _seed = sys.argv[1:6]
     asyncio.run(
-        main(
-            Store.from_json(_store),
-            int(_worker),
-            _keys.split(","),
-            float(_start),
-            float(_end),
-            int(_seed),
-        )
+        main(Store.from_json(_store), int(_worker), _keys.split(","), float(_seconds), int(_seed))
     )

@@ -11,7 +11,6 @@ from __future__ import annotations
 import asyncio
 import json
 import sys
-import time
 from pathlib import Path
 from typing import Any
 
@@ -25,7 +24,7 @@ ROOT = Path(__file__).resolve().parents[2]
 
 @pytest.mark.parametrize("backend", durable_params())
 async def test_race_short(backend: str, tmp_path: Path) -> None:
-    await _race(backend, tmp_path, processes=3, sessions=4, seconds=3.0)
+    await _race(backend, tmp_path, processes=3, sessions=4, seconds=2.0)
 
 
 @pytest.mark.reliability
@@ -44,41 +43,61 @@ async def _race(
             for key in keys:
                 user, sid = key.split("/")
                 await service.create_session(app_name=racer.APP, user_id=user, session_id=sid)
-        start = time.time() + 3.0
-        results = await asyncio.gather(
-            *(_run_racer(store, w, keys, start, start + seconds) for w in range(processes))
-        )
+        procs = [await _start_racer(store, w, keys, seconds) for w in range(processes)]
+        try:
+            for proc in procs:
+                await _wait_ready(proc)
+            for proc in procs:  # all connected: start together
+                assert proc.stdin is not None
+                proc.stdin.write(b"go\n")
+                await proc.stdin.drain()
+            results = [await _result(proc, seconds) for proc in procs]
+        finally:
+            for proc in procs:
+                if proc.returncode is None:
+                    proc.kill()
+                    await proc.wait()
         unexpected = [error for result in results for error in result["unexpected"]]
         assert not unexpected, "\n".join(unexpected[:5])
         assert sum(result["stale"] for result in results) > 0, "no conflict happened: no race"
         await _check(store, keys, results)
 
 
-async def _run_racer(
-    store: Store, worker: int, keys: list[str], start: float, end: float
-) -> dict[str, Any]:
-    proc = await asyncio.create_subprocess_exec(
+async def _start_racer(
+    store: Store, worker: int, keys: list[str], seconds: float
+) -> asyncio.subprocess.Process:
+    return await asyncio.create_subprocess_exec(
         sys.executable,
         "-m",
         "tests.reliability.racer",
         store.to_json(),
         str(worker),
         ",".join(keys),
-        str(start),
-        str(end),
+        str(seconds),
         str(worker * 7919),
         cwd=ROOT,
+        stdin=asyncio.subprocess.PIPE,
         stdout=asyncio.subprocess.PIPE,
         stderr=asyncio.subprocess.PIPE,
     )
-    try:
-        out, err = await asyncio.wait_for(proc.communicate(), timeout=end - time.time() + 120)
-    finally:
-        if proc.returncode is None:
-            proc.kill()
-            await proc.wait()
+
+
+async def _wait_ready(proc: asyncio.subprocess.Process) -> None:
+    assert proc.stdout is not None
+    line = await asyncio.wait_for(proc.stdout.readline(), timeout=120)
+    if line != b"ready\n":
+        assert proc.stderr is not None
+        err = await proc.stderr.read()
+        raise AssertionError(
+            f"racer did not start: {line!r} {err.decode(errors='replace')[-3000:]}"
+        )
+
+
+async def _result(proc: asyncio.subprocess.Process, seconds: float) -> dict[str, Any]:
+    out, err = await asyncio.wait_for(proc.communicate(), timeout=seconds + 120)
     assert proc.returncode == 0, err.decode(errors="replace")[-3000:]
     result: dict[str, Any] = json.loads(out.decode().strip().splitlines()[-1])
+    assert result["ops"] > 0, "a racer did nothing"
     return result
 
 
