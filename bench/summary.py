@@ -9,8 +9,8 @@ headline                  metric names recognised (any suite)               impl
 append p50 / p99          ``append p50`` / ``append p99`` (also ``append    ``adk_runtime``,
                           @1k p50`` ...)                                    ``floor``,
 append events/s           ``append rate`` / ``append events/s``             ``google-adk``
-get_session recent-20     ``get_session recent-20 p50``
-get_session full          ``get_session full p50``
+get_session recent-20     ``get_session recent-20 p50`` (or ``get(20) ... p50``)
+get_session full          ``get_session full p50`` (or ``get(all) ... p50``)
 list page                 ``list page p50`` (also ``list_sessions ... p50``)
 Runner events/s           ``Runner events/s``
 ========================  ===============================================  ==============
@@ -33,9 +33,9 @@ HEADLINES: list[tuple[str, str, bool]] = [
     ("append p50", r"^append( @\S+)? p50$", False),
     ("append p99", r"^append( @\S+)? p99$", False),
     ("append events/s", r"^append( @\S+)? (rate|events/s)$", True),
-    ("get_session recent-20 p50", r"^get(_session)?.*recent.?20.*p50$", False),
-    ("get_session full p50", r"^get(_session)?.*full.*p50$", False),
-    ("list page p50", r"^list(_sessions)?.*p50$", False),
+    ("get_session recent-20 p50", r"^get(_session)?\b.*(\(20\)|recent.?20).*p50$", False),
+    ("get_session full p50", r"^get(_session)?\b.*(full|\(all\)).*p50$", False),
+    ("list page p50", r"^list(_sessions)?\b.*p50$", False),
     ("Runner events/s", r"^Runner events/s$", True),
 ]
 # (backends, headline, against, times): "ours must be at least `times` better than `against`"

@@ -15,6 +15,11 @@ def _report() -> Report:
     report.add("sql", "postgres", "append @10k p50", 9.0, "ms")
     report.add("sql", "postgres", "append @1k p50", 0.5, "ms", impl="raw asyncpg")
     report.add("sql", "postgres", "append @1k p50", 10.0, "ms", impl="google-adk")
+    report.add("sessions", "redis", "get(20) @1k p50", 0.8, "ms")
+    report.add("sessions", "redis", "get(20) @10k p50", 0.9, "ms")
+    report.add("sessions", "redis", "get(all) @1k p50", 4.0, "ms")
+    report.add("sessions", "redis", "list 50 of 10k p50", 2.5, "ms")
+    report.add("sessions", "redis", "append p50 @10k / @1k", 0.7, "x")
     report.add("runner", "redis", "Runner events/s", 900.0, "events/s")
     report.add("runner", "redis", "Runner events/s", 300.0, "events/s", impl="google-adk")
     report.add("runner", "redis", "Runner events/s vs google-adk", 3.0, "x", impl="ratio")
@@ -35,6 +40,9 @@ def test_summary_picks_headlines_and_checks_targets() -> None:
     assert redis.vs_google_adk == 3.0
     assert redis.met is None  # no target for this headline
     assert ("redis", "append p50") not in lines
+    assert lines[("redis", "get_session recent-20 p50")].ours == 0.8
+    assert lines[("redis", "get_session full p50")].ours == 4.0
+    assert lines[("redis", "list page p50")].ours == 2.5
 
 
 def test_summary_markdown_has_one_table_per_backend() -> None:
