@@ -34,8 +34,10 @@ test: lint typecheck
 test-fast: install
 	$(BIN)/pytest -m "not postgres and not redis"
 
+# The long crash/fault/race runs (@pytest.mark.reliability) plus the property tests at 300
+# examples each.
 test-reliability: install
-	$(BIN)/pytest -m reliability --run-reliability
+	$(BIN)/pytest tests/reliability --run-reliability
 
 demo: install
 	$(BIN)/python -m adk_runtime.demo
@@ -44,8 +46,9 @@ $(BENCH_STAMP): $(STAMP)
 	$(BIN)/python -m pip install --quiet -e '.[dev,all,bench]'
 	touch $(BENCH_STAMP)
 
+# One report: bench/results/report.md and report.json (BENCH_ARGS=--quick for a smoke run).
 bench: $(BENCH_STAMP)
-	$(BIN)/python -m bench
+	$(BIN)/python -m bench $(BENCH_ARGS)
 
 clean:
 	rm -rf $(VENV) .pytest_cache .mypy_cache .ruff_cache .hypothesis

@@ -15,8 +15,9 @@ back identical from memory, SQLite, PostgreSQL or Redis:
   no user value is ever mistaken for a tag.
 
 Anything else (sets, objects, NUL characters, lone surrogates, non-string keys, integers too
-long to print) raises :class:`~adk_runtime.errors.SerializationError` naming the key path of the
-offending value, before anything is written. There is no pickle anywhere.
+long to print, values nested more than :data:`MAX_DEPTH` levels deep) raises
+:class:`~adk_runtime.errors.SerializationError` naming the key path of the offending value,
+before anything is written. There is no pickle anywhere.
 """
 
 from __future__ import annotations
@@ -38,6 +39,8 @@ _FLOAT = "$float"
 _DICT = "$dict"
 _TAGS = frozenset({_BYTES, _DATETIME, _FLOAT, _DICT})
 _MAX_INT_BITS = 13_000  # about 3,900 decimal digits: below Python's 4,300-digit print limit
+MAX_DEPTH = 100
+"""Deepest nesting of lists and dicts a value may have (stored events must parse back)."""
 
 
 class _PathError(Exception):
@@ -71,14 +74,14 @@ def _encode_float(value: float) -> Any:
     return value
 
 
-def _encode_dict(value: Mapping[Any, Any]) -> dict[str, Any]:
+def _encode_dict(value: Mapping[Any, Any], depth: int) -> dict[str, Any]:
     out: dict[str, Any] = {}
     for key, item in value.items():
         if type(key) is not str:
             raise _PathError(f"dict keys must be strings, not {type(key).__name__}")
         try:
             _check_str(key)
-            out[key] = _encode(item)
+            out[key] = _encode(item, depth + 1)
         except _PathError as exc:
             exc.parts.append(f"[{key!r}]")
             raise
@@ -87,11 +90,11 @@ def _encode_dict(value: Mapping[Any, Any]) -> dict[str, Any]:
     return out
 
 
-def _encode_list(value: list[Any] | tuple[Any, ...]) -> list[Any]:
+def _encode_list(value: list[Any] | tuple[Any, ...], depth: int) -> list[Any]:
     out: list[Any] = []
     for index, item in enumerate(value):
         try:
-            out.append(_encode(item))
+            out.append(_encode(item, depth + 1))
         except _PathError as exc:
             exc.parts.append(f"[{index}]")
             raise
@@ -119,9 +122,6 @@ _EXACT: dict[type, Callable[[Any], Any]] = {
     bool: lambda value: value,
     type(None): lambda value: value,
     float: _encode_float,
-    dict: _encode_dict,
-    list: _encode_list,
-    tuple: _encode_list,
     bytes: _encode_bytes,
     datetime: _encode_datetime,
 }
@@ -131,17 +131,28 @@ _BASES: tuple[tuple[type | tuple[type, ...], Callable[[Any], Any]], ...] = (
     (str, lambda value: _check_str(str(value))),
     (int, _encode_int),
     (float, lambda value: _encode_float(float(value))),
-    (Mapping, _encode_dict),
-    ((list, tuple), _encode_list),
     ((bytes, bytearray, memoryview), _encode_bytes),
     (datetime, _encode_datetime),
 )
 
 
-def _encode(value: Any) -> Any:
-    encoder = _EXACT.get(type(value))
+def _encode_container(value: Any, depth: int) -> Any:
+    if depth >= MAX_DEPTH:
+        raise _PathError(f"values nested more than {MAX_DEPTH} levels deep cannot be stored")
+    if isinstance(value, Mapping):
+        return _encode_dict(value, depth)
+    return _encode_list(value, depth)
+
+
+def _encode(value: Any, depth: int = 0) -> Any:
+    kind = type(value)
+    if kind is dict or kind is list or kind is tuple:
+        return _encode_container(value, depth)
+    encoder = _EXACT.get(kind)
     if encoder is not None:
         return encoder(value)
+    if isinstance(value, (Mapping, list, tuple)):
+        return _encode_container(value, depth)
     for base, fallback in _BASES:
         if isinstance(value, base):
             return fallback(value)

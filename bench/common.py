@@ -3,7 +3,9 @@
 Every benchmark module ``bench/bench_<topic>.py`` defines ``async def run(report: Report)``
 and adds rows with :meth:`Report.add`. ``python -m bench`` runs them all (or the ones named
 on the command line), prints one table and writes ``bench/results/report.md`` and
-``bench/results/report.json`` with the machine and the versions.
+``bench/results/report.json`` with the machine, the versions and a per-backend summary
+(``bench/summary.py`` says which metric names it picks up). ``--quick`` (:func:`quick`) asks
+modules for fewer iterations; use :func:`scaled` for counts.
 """
 
 from __future__ import annotations
@@ -20,6 +22,17 @@ from pathlib import Path
 from typing import Any
 
 RESULTS = Path(__file__).parent / "results"
+QUICK_ENV = "ADK_RUNTIME_BENCH_QUICK"
+
+
+def quick() -> bool:
+    """True under ``python -m bench --quick``: measure fewer iterations."""
+    return os.environ.get(QUICK_ENV) == "1"
+
+
+def scaled(count: int, minimum: int = 50) -> int:
+    """``count`` iterations, or a fifth of them (at least ``minimum``) under ``--quick``."""
+    return max(minimum, count // 5) if quick() else count
 
 
 @dataclasses.dataclass
@@ -131,26 +144,82 @@ def environment() -> dict[str, Any]:
     return {
         "python": platform.python_version(),
         "machine": platform.machine(),
+        "cpu_model": _cpu_model(),
         "platform": platform.platform(),
         "cpus": os.cpu_count(),
+        "load_average": _load_average(),
+        "quick": quick(),
         "versions": versions,
+        "servers": _server_versions(),
         "time": time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime()),
     }
 
 
-def write_report(report: Report) -> Path:
+def _cpu_model() -> str:
+    try:
+        for line in Path("/proc/cpuinfo").read_text().splitlines():
+            if line.startswith("model name"):
+                return line.split(":", 1)[1].strip()
+    except OSError:
+        pass
+    return platform.processor() or "unknown"
+
+
+def _load_average() -> list[float] | None:
+    try:
+        return [round(x, 2) for x in os.getloadavg()]
+    except OSError:
+        return None
+
+
+def _server_versions() -> dict[str, str | None]:
+    """Versions of the PostgreSQL and Redis servers the backends benchmark against."""
+    import shutil
+    import subprocess
+
+    found: dict[str, str | None] = {}
+    for name, argv in {"postgres": ["psql", "--version"], "redis": ["redis-server", "-v"]}.items():
+        if shutil.which(argv[0]) is None:
+            found[name] = None
+            continue
+        done = subprocess.run(argv, capture_output=True, text=True, timeout=10, check=False)
+        found[name] = done.stdout.strip()[:80] or None
+    return found
+
+
+def write_report(report: Report, errors: dict[str, str] | None = None) -> Path:
+    from bench.summary import markdown, summarize
+
     RESULTS.mkdir(exist_ok=True)
     env = environment()
+    summary = summarize(report.rows)
     (RESULTS / "report.json").write_text(
         json.dumps(
-            {"environment": env, "rows": [dataclasses.asdict(r) for r in report.rows]}, indent=2
+            {
+                "environment": env,
+                "summary": [dataclasses.asdict(line) for line in summary],
+                "errors": errors or {},
+                "rows": [dataclasses.asdict(r) for r in report.rows],
+            },
+            indent=2,
         )
     )
     lines = [
         "# adk_runtime benchmark report",
         "",
-        f"Python {env['python']} on {env['platform']} ({env['cpus']} CPUs), {env['time']}.",
+        f"Python {env['python']} on {env['platform']}, {env['cpu_model']} ({env['cpus']} CPUs,"
+        f" load {env['load_average']}), {env['time']}{' (--quick)' if env['quick'] else ''}.",
         "Versions: " + ", ".join(f"{k} {v}" for k, v in env["versions"].items() if v),
+        "Servers: " + ", ".join(f"{k}: {v}" for k, v in env["servers"].items() if v),
+        "",
+        *markdown(summary),
+    ]
+    if errors:
+        lines += ["## Failed benchmark modules", ""]
+        lines += [f"- `{topic}`: {message}" for topic, message in errors.items()]
+        lines.append("")
+    lines += [
+        "## All figures",
         "",
         "| suite | backend | metric | impl | value | unit | note |",
         "|---|---|---|---|---:|---|---|",

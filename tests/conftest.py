@@ -53,3 +53,13 @@ def pytest_addoption(parser: Any) -> None:
     parser.addoption(
         "--run-reliability", action="store_true", help="run the long reliability tests"
     )
+
+
+def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item]) -> None:
+    """Skip tests marked ``reliability`` (the long runs) unless ``--run-reliability`` is given."""
+    if config.getoption("--run-reliability"):
+        return
+    skip = pytest.mark.skip(reason="long reliability run: use --run-reliability")
+    for item in items:
+        if item.get_closest_marker("reliability") is not None:
+            item.add_marker(skip)

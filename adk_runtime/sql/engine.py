@@ -26,6 +26,7 @@ from sqlalchemy.engine import Connection
 from sqlalchemy.ext.asyncio import AsyncConnection, AsyncEngine, create_async_engine
 from sqlalchemy.pool import StaticPool
 
+from adk_runtime.sql._logs import hide_values_in_driver_logs
 from adk_runtime.sql.errors import is_driver_disconnect, translate_errors
 from adk_runtime.sql.types import SQLITE_JSON_MERGE, sqlite_json_merge
 from adk_runtime.sql.url import is_sqlite, normalize_url, sqlite_is_memory
@@ -54,7 +55,9 @@ def create_engine(url: str, **engine_kwargs: Any) -> AsyncEngine:
         ConfigurationError: The URL is not a supported database URL.
     """
     normalized = normalize_url(url)
-    options: dict[str, Any] = {"json_serializer": _json_dumps}
+    hide_values_in_driver_logs()
+    # No SQL parameter (a state value, an event payload) in a log line or error message.
+    options: dict[str, Any] = {"json_serializer": _json_dumps, "hide_parameters": True}
     if is_sqlite(normalized):
         # Every transaction ends explicitly (SQLAlchemy's, and the hand-written append's),
         # so the pool's extra rollback on check-in, a thread hop on aiosqlite, is skipped.

@@ -64,6 +64,8 @@ def _is_unavailable(error: BaseException) -> bool:
         return False
     if isinstance(error, (sa_exc.OperationalError, sa_exc.InterfaceError)):
         return True
+    if _sqlstate(error).startswith(_UNAVAILABLE_SQLSTATES):  # e.g. 57P03 "starting up"
+        return True
     name, text = _driver_name(error).lower(), _driver_text(error).lower()
     return any(marker in name or marker in text for marker in _UNAVAILABLE)
 
@@ -97,8 +99,8 @@ def _classify(error: BaseException, url: str) -> Exception | None:
         return configuration
     if isinstance(error, sa_exc.DBAPIError) and error.connection_invalidated:
         return BackendUnavailableError(
-            f"The connection to {where} was lost ({_driver_name(error)}); the operation did "
-            "not complete and nothing of it was committed. Retry it."
+            f"The connection to {where} was lost ({_driver_name(error)}); the call was "
+            "committed whole or not at all. Retry it (an append is idempotent by event id)."
         )
     if _is_missing_table(error):
         return ConfigurationError(
@@ -117,7 +119,9 @@ _UNAVAILABLE_SQLSTATES = ("08", "53", "57")  # connection, resources, operator i
 
 def is_driver_disconnect(error: BaseException) -> bool:
     """Whether a raw driver error means the connection is unusable (asyncpg)."""
-    if isinstance(error, (asyncpg.InterfaceError, OSError, asyncio.TimeoutError)):
+    # InternalClientError: the protocol is out of step (seen after pg_terminate_backend).
+    broken = (asyncpg.InterfaceError, asyncpg.InternalClientError, OSError, asyncio.TimeoutError)
+    if isinstance(error, broken):
         return True
     sqlstate = getattr(error, "sqlstate", None) or ""
     return isinstance(error, asyncpg.PostgresError) and sqlstate.startswith(_UNAVAILABLE_SQLSTATES)
@@ -140,7 +144,8 @@ def _classify_driver(error: BaseException, url: str) -> Exception | None:
     if is_driver_disconnect(error) or isinstance(error, sqlite3.OperationalError):
         return BackendUnavailableError(
             f"The database at {where} is unavailable ({type(error).__name__}: {text}); the "
-            "operation did not complete and nothing of it was committed. Retry it."
+            "call was committed whole or not at all. Retry it (an append is idempotent by "
+            "event id)."
         )
     return None
 
@@ -164,7 +169,12 @@ def translate_errors(url: str) -> Iterator[None]:
             f"Cannot reach the database at {redact_url(url)} ({type(error).__name__}); "
             "the operation did not complete. Retry it."
         ) from None
-    except (asyncpg.PostgresError, asyncpg.InterfaceError, sqlite3.Error) as error:
+    except (
+        asyncpg.PostgresError,
+        asyncpg.InterfaceError,
+        asyncpg.InternalClientError,
+        sqlite3.Error,
+    ) as error:
         translated = _classify_driver(error, url)
         if translated is None:
             raise

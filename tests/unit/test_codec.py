@@ -51,6 +51,9 @@ def test_awkward_floats_are_tagged() -> None:
     assert codec.encode_value(1e16) == {"$float": "1e+16"}
     assert codec.encode_value(-0.0) == {"$float": "-0.0"}
     assert codec.encode_value(2.5) == 2.5
+    # Integral in exponent form with a fraction part: JSONB would print it as an integer.
+    assert codec.encode_value(1.0000000000000002e16) == {"$float": "1.0000000000000002e+16"}
+    assert codec.encode_value(1.5e-7) == 1.5e-7
 
 
 def test_naive_datetime_is_read_back_as_utc() -> None:

@@ -1,0 +1,133 @@
+"""Fresh durable stores, named by a URL, for tests that need several services or processes.
+
+A :class:`Store` is what a second service object or a subprocess needs to reach the same
+data: the URL and the keyword arguments for :func:`session_service_from_url` (JSON-able, so
+it crosses a process boundary). :func:`fresh_store` makes one per durable backend and removes
+it afterwards: a SQLite file in a temp dir, a PostgreSQL database created and dropped by the
+test, or a random Redis key prefix whose keys are deleted.
+
+Only backends whose URL scheme is registered (their branch is merged) are offered by
+:func:`durable_params`.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import dataclasses
+import json
+import os
+import uuid
+from collections.abc import AsyncIterator
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from adk_runtime.sessions import BaseSessionService
+from adk_runtime.sessions.registry import session_service_from_url, supported_schemes
+
+POSTGRES_URL = os.environ.get(
+    "ADK_RUNTIME_TEST_POSTGRES_URL", "postgresql+asyncpg://postgres@127.0.0.1:5432/postgres"
+)
+REDIS_URL = os.environ.get("ADK_RUNTIME_TEST_REDIS_URL", "redis://127.0.0.1:6379/0")
+
+_SCHEMES = {"sqlite": "sqlite+aiosqlite", "postgres": "postgresql+asyncpg", "redis": "redis"}
+
+
+@dataclasses.dataclass(frozen=True)
+class Store:
+    """How to reach one durable store: ``session_service_from_url(url, **kwargs)``."""
+
+    backend: str
+    url: str
+    kwargs: dict[str, Any] = dataclasses.field(default_factory=dict)
+
+    def open(self) -> BaseSessionService:
+        """Build a new service object on this store."""
+        return session_service_from_url(self.url, **self.kwargs)
+
+    def to_json(self) -> str:
+        """The store as one JSON argument for a subprocess."""
+        return json.dumps(dataclasses.asdict(self))
+
+    @classmethod
+    def from_json(cls, text: str) -> Store:
+        """Parse :meth:`to_json`."""
+        return cls(**json.loads(text))
+
+
+def durable_backends() -> list[str]:
+    """Names of the durable backends available on this branch (SQLite, PostgreSQL, Redis)."""
+    registered = set(supported_schemes())
+    return [name for name, scheme in _SCHEMES.items() if scheme in registered]
+
+
+def durable_params() -> list[Any]:
+    """``pytest.param`` per durable backend, with its marker (for ``parametrize``)."""
+    return [
+        pytest.param(name, id=name, marks=[getattr(pytest.mark, name)])
+        for name in durable_backends()
+    ]
+
+
+@contextlib.asynccontextmanager
+async def fresh_store(backend: str, tmp_path: Path) -> AsyncIterator[Store]:
+    """Create an empty store on ``backend``, yield it, then remove everything it holds."""
+    if backend == "sqlite":
+        path = tmp_path / f"store-{uuid.uuid4().hex[:8]}.db"
+        yield Store(backend, f"sqlite+aiosqlite:///{path}")
+    elif backend == "postgres":
+        async with _postgres_database() as url:
+            yield Store(backend, url, _postgres_kwargs())
+    elif backend == "redis":
+        prefix = f"adkrt-test-{uuid.uuid4().hex[:12]}:"
+        try:
+            yield Store(backend, REDIS_URL, {"key_prefix": prefix})
+        finally:
+            await drop_redis_prefix(REDIS_URL, prefix)
+    else:
+        raise ValueError(f"not a durable backend: {backend}")
+
+
+def _postgres_kwargs() -> dict[str, Any]:
+    return {"auto_migrate": True}
+
+
+def postgres_admin_dsn(url: str = POSTGRES_URL) -> str:
+    """The asyncpg DSN (``postgresql://…``) for a SQLAlchemy-style PostgreSQL URL."""
+    _scheme, rest = url.split("://", 1)
+    return "postgresql://" + rest
+
+
+@contextlib.asynccontextmanager
+async def _postgres_database(base_url: str = POSTGRES_URL) -> AsyncIterator[str]:
+    import asyncpg
+
+    name = f"adkrt_rel_{uuid.uuid4().hex[:12]}"
+    admin = await asyncpg.connect(postgres_admin_dsn(base_url))
+    try:
+        await admin.execute(f'CREATE DATABASE "{name}"')
+    finally:
+        await admin.close()
+    head, _, _db = base_url.rpartition("/")
+    try:
+        yield f"{head}/{name}"
+    finally:
+        admin = await asyncpg.connect(postgres_admin_dsn(base_url))
+        try:
+            await admin.execute(f'DROP DATABASE IF EXISTS "{name}" WITH (FORCE)')
+        finally:
+            await admin.close()
+
+
+async def drop_redis_prefix(url: str, prefix: str) -> None:
+    """Delete every key under ``prefix``."""
+    from redis.asyncio import Redis
+
+    client = Redis.from_url(url)
+    try:
+        keys = [key async for key in client.scan_iter(match=f"{prefix}*", count=1000)]
+        for start in range(0, len(keys), 500):
+            await client.delete(*keys[start : start + 500])
+    finally:
+        await client.aclose()
