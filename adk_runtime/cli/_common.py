@@ -68,16 +68,17 @@ def session_url_option(
 ) -> Callable[[F], F]:
     """The session store URL option (also read from ``ADK_RUNTIME_SESSION_URL``)."""
     flags = names or ("--url", "--session-url")
+    extra: dict[str, Any] = {"default": default, "show_default": True} if default else {}
     return click.option(
         *flags,
         "session_url",
         envvar=SESSION_URL_ENV,
         show_envvar=True,
-        default=default,
         required=required and default is None,
         metavar="URL",
         help="Session store: sqlite+aiosqlite:///file.db, postgresql+asyncpg://…, redis://…, "
         "memory://.",
+        **extra,
     )
 
 

@@ -176,11 +176,9 @@ def export_command(
                 task = progress.add_task("exporting", total=sum(len(k) for k in keys.values()))
                 out.write(transfer.header_line(app_names) + "\n")
                 for app, app_keys in keys.items():
-                    counts = transfer.ImportCounts()
-                    async for line, counts in transfer.export_lines(service, app, app_keys):
+                    async for line in transfer.export_lines(service, app, app_keys, total):
                         out.write(line + "\n")
-                        progress.update(task, completed=total.sessions + counts.sessions)
-                    _add(total, counts)
+                        progress.update(task, completed=total.sessions)
                 out.write(transfer.footer_line(total) + "\n")
         return total
 
@@ -189,13 +187,6 @@ def export_command(
         f"exported {counts.sessions} session(s), {counts.events} event(s), "
         f"{counts.app_states} app state(s), {counts.user_states} user state(s)"
     )
-
-
-def _add(total: transfer.ImportCounts, counts: transfer.ImportCounts) -> None:
-    total.sessions_created += counts.sessions_created
-    total.events += counts.events
-    total.app_states += counts.app_states
-    total.user_states += counts.user_states
 
 
 @sessions.command("import")

@@ -96,13 +96,15 @@ def header_line(app_names: Iterable[str]) -> str:
 
 
 async def export_lines(
-    service: BaseSessionService, app_name: str, keys: list[tuple[str, str]]
-) -> AsyncIterator[tuple[str, ImportCounts]]:
-    """Yield the session lines and then the state lines of one app.
+    service: BaseSessionService,
+    app_name: str,
+    keys: list[tuple[str, str]],
+    counts: ImportCounts,
+) -> AsyncIterator[str]:
+    """Yield the session lines and then the state lines of one app, adding to ``counts``.
 
-    Each item is ``(line, counts_so_far)``; the caller writes the header and the footer.
+    The caller writes the header before and the footer after (see the module docstring).
     """
-    counts = ImportCounts()
     app_state: dict[str, Any] = {}
     user_states: dict[str, dict[str, Any]] = {}
     for user_id, session_id in keys:
@@ -116,15 +118,15 @@ async def export_lines(
         user_states.setdefault(user_id, {}).update(scoped["user"])
         counts.sessions_created += 1
         counts.events += len(session.events)
-        yield _session_line(session, scoped["session"]), counts
+        yield _session_line(session, scoped["session"])
     if app_state:
         counts.app_states += 1
-        yield _dump({"kind": "app_state", "app_name": app_name, "state": app_state}), counts
+        yield _dump({"kind": "app_state", "app_name": app_name, "state": app_state})
     for user_id, state in user_states.items():
         if state:
             counts.user_states += 1
             line = {"kind": "user_state", "app_name": app_name, "user_id": user_id, "state": state}
-            yield _dump(line), counts
+            yield _dump(line)
 
 
 def footer_line(counts: ImportCounts) -> str:
