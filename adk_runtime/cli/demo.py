@@ -18,6 +18,7 @@ from adk_runtime.cli._chat import (
 )
 from adk_runtime.cli._common import ARTIFACT_URL_ENV, run_async, session_url_option, show_url
 from adk_runtime.cli._services import artifact_service_for
+from adk_runtime.errors import ConfigurationError
 from adk_runtime.runners import Runner
 from adk_runtime.sessions import session_service_from_url
 
@@ -34,6 +35,11 @@ DEMO_USER = "demo"
 @click.option("--model", default=None, help="Model name (default: the offline demo model).")
 def demo(session_url: str, artifact_url: str | None, session_id: str, model: str | None) -> None:
     """Run the notes assistant: scripted when stdin is not a terminal, a chat when it is."""
+    if model is not None:
+        raise ConfigurationError(
+            f"--model {model!r}: this installation has no model support yet; "
+            "the demo runs on its offline agent (leave --model out)."
+        )
     ensure_sqlite_dir(session_url)
 
     async def go() -> None:
@@ -55,6 +61,11 @@ def demo(session_url: str, artifact_url: str | None, session_id: str, model: str
             script = None
             if not sys.stdin.isatty():
                 script = notes.RESUME_SCRIPT if resumed else notes.FIRST_SCRIPT
+            else:
+                console.print(
+                    "Say 'remember <fact>', 'todo <item>', 'done <n>', 'save' or 'list'; "
+                    "'exit' or Ctrl-D to leave."
+                )
             await converse(runner, session, script)
             final = await service.get_session(
                 app_name=notes.APP_NAME, user_id=DEMO_USER, session_id=session.id
