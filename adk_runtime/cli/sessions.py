@@ -194,20 +194,24 @@ def export_command(
 @click.argument("input_file", type=click.Path(exists=True, dir_okay=False, path_type=Path))
 def import_command(session_url: str, input_file: Path) -> None:
     """Import a JSONL export; importing the same file again changes nothing."""
-    lines = input_file.read_text(encoding="utf-8").splitlines()
-    if not lines:
-        raise InputValidationError(f"{input_file} is empty; it is not an export.")
-    footer = transfer.read_header_and_footer(lines[0], lines[-1])
+    with input_file.open(encoding="utf-8") as handle:
+        first = handle.readline()
+    footer = transfer.read_header_and_footer(first, _last_line(input_file))
+    expected = sum(int(footer.get(k) or 0) for k in ("sessions", "app_states", "user_states"))
 
     async def go() -> transfer.ImportCounts:
         counts = transfer.ImportCounts()
         async with session_service_from_url(session_url) as service:
-            with Progress(console=Console(stderr=True), transient=True) as progress:
-                task = progress.add_task("importing", total=len(lines) - 2)
-                for number, line in enumerate(lines[1:-1], 2):
+            with (
+                input_file.open(encoding="utf-8") as handle,
+                Progress(console=Console(stderr=True), transient=True) as progress,
+            ):
+                task = progress.add_task("importing", total=expected)
+                handle.readline()  # the header
+                for number, line in enumerate(handle, 2):
                     if line.strip():
                         await transfer.import_line(service, line, number, counts)
-                    progress.advance(task)
+                        progress.advance(task)
         return counts
 
     counts = run_async(go())
@@ -221,3 +225,18 @@ def import_command(session_url: str, input_file: Path) -> None:
         raise InputValidationError(
             f"The file announces {footer.get('sessions')} sessions but holds {counts.sessions}."
         )
+
+
+def _last_line(path: Path, block: int = 4096) -> str:
+    """The last non-empty line of a text file, read from its end."""
+    with path.open("rb") as handle:
+        handle.seek(0, 2)
+        end = handle.tell()
+        data = b""
+        while end > 0 and data.strip().count(b"\n") < 1:
+            start = max(0, end - block)
+            handle.seek(start)
+            data = handle.read(end - start) + data
+            end = start
+    lines = data.decode("utf-8", errors="replace").strip().splitlines()
+    return lines[-1] if lines else ""
