@@ -12,6 +12,7 @@ from rich.console import Console
 from rich.progress import Progress
 from rich.table import Table
 
+from adk_runtime import codec
 from adk_runtime.cli import main
 from adk_runtime.cli._common import run_async, session_url_option, user_option
 from adk_runtime.errors import InputValidationError, SessionNotFoundError
@@ -108,7 +109,11 @@ def show_command(
         async with session_service_from_url(session_url) as service:
             session = await _load(service, app_name, user_id, session_id)
         if as_json:
-            click.echo(session.model_dump_json(by_alias=True, exclude_none=True))
+            data = json.loads(
+                session.model_dump_json(by_alias=True, exclude_none=True, exclude={"state"})
+            )
+            data["state"] = codec.encode_state(session.state)
+            click.echo(json.dumps(data, ensure_ascii=False))
             return
         console.print(
             f"[bold]session {session.id}[/] user {session.user_id} app {session.app_name} "
