@@ -28,6 +28,7 @@ from adk_runtime.errors import (
     AlreadyExistsError,
     BackendUnavailableError,
     InputValidationError,
+    SerializationError,
     SessionNotFoundError,
     StaleSessionError,
 )
@@ -111,7 +112,7 @@ _STATUS: list[tuple[type[BaseException], int]] = [
     (AlreadyExistsError, 409),
     (StaleSessionError, 409),
     (InputValidationError, 422),
-    (ValueError, 422),  # SerializationError and other bad values
+    (SerializationError, 422),
     (BackendUnavailableError, 503),
 ]
 
@@ -173,7 +174,6 @@ def create_app(
     )
     app.state.adk = state
     app.add_exception_handler(AdkRuntimeError, _adk_error)
-    app.add_exception_handler(ValueError, _adk_error)
     from adk_runtime.server import artifacts_routes, run_routes, sessions_routes
 
     auth = [Depends(_check_token)]
