@@ -1,27 +1,31 @@
-"""The demo agent: a notes and to-do assistant that needs no model and no network.
+"""The demo agent: a notes and to-do assistant (an LlmAgent with function tools).
 
-It understands a few phrases and acts like an agent calling tools: each action is a function
-call event, a function response event carrying the state change, and a final answer.
+By default it runs on :class:`DemoModel`, an offline deterministic model that picks a tool
+from the user's words, so the demo needs no network and no API key; ``build_agent("gemini-…")``
+uses Gemini instead (with ``GOOGLE_API_KEY`` set).
 
-- ``remember <fact>``: adds the fact to ``user:notes`` (kept for every session of the user);
-- ``todo <item>`` / ``done <n>``: the session's to-do list (session state);
-- ``what do you remember?`` / ``list``: recites notes and to-dos;
-- ``save``: writes the notes to the artifact ``notes.md`` (a new version each time).
+- ``remember <fact>``: ``remember_fact`` adds the fact to ``user:notes`` (every session of the
+  user sees it);
+- ``todo <item>`` / ``done <n>``: ``add_todo`` / ``complete_todo`` keep the session's to-do list;
+- ``what do you remember?`` / ``list``: ``recall``;
+- ``save``: ``save_notes`` writes the notes to the artifact ``notes.md`` (a new version each time).
 
 ``python -m adk_runtime.demo`` runs ``adk-runtime demo``.
 """
 
 from __future__ import annotations
 
+import uuid
 from collections.abc import AsyncGenerator
 from typing import Any
 
 from google.genai import types
 
-from adk_runtime.agents import BaseAgent, InvocationContext
-from adk_runtime.events import Event, EventActions
+from adk_runtime.agents import LlmAgent
+from adk_runtime.models import BaseLlm, LlmRequest, LlmResponse
+from adk_runtime.tools import ToolContext
 
-__all__ = ["APP_NAME", "FIRST_SCRIPT", "RESUME_SCRIPT", "NotesAgent", "root_agent"]
+__all__ = ["APP_NAME", "FIRST_SCRIPT", "RESUME_SCRIPT", "DemoModel", "build_agent", "root_agent"]
 
 APP_NAME = "notes_demo"
 FIRST_SCRIPT = [
@@ -33,26 +37,95 @@ FIRST_SCRIPT = [
     "what do you remember?",
 ]
 RESUME_SCRIPT = ["remember the demo resumed from storage", "what do you remember?"]
-
-_Tool = tuple[str, dict[str, Any]]
-
-
-def _text(ctx: InvocationContext) -> str:
-    if ctx.user_content and ctx.user_content.parts:
-        return (ctx.user_content.parts[0].text or "").strip()
-    return ""
+HELP = "Try: 'remember <fact>', 'todo <item>', 'done <n>', 'save' or 'list'."
+INSTRUCTION = (
+    "You are a notes and to-do assistant. Use the tools to remember facts about the user, "
+    "keep the to-do list, recall them and save the notes. Answer in one short sentence."
+)
 
 
-def _route(text: str) -> _Tool | None:
-    """Pick the 'tool' and its arguments from the user's text (the demo's model)."""
-    lowered = text.lower()
+def remember_fact(fact: str, tool_context: ToolContext) -> dict[str, Any]:
+    """Remember a fact about the user, for every future conversation.
+
+    Args:
+        fact: The fact, in the user's words.
+        tool_context: Given by the runtime.
+    """
+    notes = [*tool_context.state.get("user:notes", []), fact]
+    tool_context.state["user:notes"] = notes
+    return {"message": f"Noted. I remember {len(notes)} thing(s)."}
+
+
+def add_todo(item: str, tool_context: ToolContext) -> dict[str, Any]:
+    """Add an item to this conversation's to-do list.
+
+    Args:
+        item: What to do.
+        tool_context: Given by the runtime.
+    """
+    todos = [*tool_context.state.get("todos", []), {"item": item, "done": False}]
+    tool_context.state["todos"] = todos
+    return {"message": f"Added to-do #{len(todos)}: {item}."}
+
+
+def complete_todo(number: int, tool_context: ToolContext) -> dict[str, Any]:
+    """Mark a to-do item as done.
+
+    Args:
+        number: The item's number in the list, from 1.
+        tool_context: Given by the runtime.
+    """
+    todos = [dict(t) for t in tool_context.state.get("todos", [])]
+    if not 1 <= number <= len(todos):
+        return {"message": f"There is no to-do #{number}."}
+    todos[number - 1]["done"] = True
+    tool_context.state["todos"] = todos
+    return {"message": f"Done: {todos[number - 1]['item']}."}
+
+
+def recall(tool_context: ToolContext) -> dict[str, Any]:
+    """Recite everything remembered about the user and the to-do list."""
+    notes: list[str] = tool_context.state.get("user:notes", [])
+    todos: list[dict[str, Any]] = tool_context.state.get("todos", [])
+    if not notes and not todos:
+        return {"message": "I don't remember anything yet. Say 'remember …' or 'todo …'."}
+    parts = []
+    if notes:
+        parts.append("You asked me to remember: " + "; ".join(notes) + ".")
+    if todos:
+        items = [f"{'✓' if t['done'] else '•'} {t['item']}" for t in todos]
+        parts.append("To-do: " + ", ".join(items) + ".")
+    return {"message": " ".join(parts)}
+
+
+async def save_notes(tool_context: ToolContext) -> dict[str, Any]:
+    """Save the notes and the to-do list as the markdown artifact notes.md."""
+    notes: list[str] = tool_context.state.get("user:notes", [])
+    todos: list[dict[str, Any]] = tool_context.state.get("todos", [])
+    body = "# Notes\n" + "".join(f"- {n}\n" for n in notes) + "\n# To-do\n"
+    body += "".join(f"- [{'x' if t['done'] else ' '}] {t['item']}\n" for t in todos)
+    part = types.Part.from_bytes(data=body.encode(), mime_type="text/markdown")
+    version = await tool_context.save_artifact("notes.md", part)
+    tool_context.state["saves"] = tool_context.state.get("saves", 0) + 1
+    return {"message": f"Saved notes.md (version {version})."}
+
+
+TOOLS = [remember_fact, add_todo, complete_todo, recall, save_notes]
+
+
+def _route(text: str) -> tuple[str, dict[str, Any]] | None:
+    """The demo model's 'understanding': a tool and its arguments from the user's words."""
+    lowered = text.strip().lower()
     for prefix, tool, arg in (
         ("remember ", "remember_fact", "fact"),
         ("todo ", "add_todo", "item"),
         ("done ", "complete_todo", "number"),
     ):
         if lowered.startswith(prefix):
-            return tool, {arg: text[len(prefix) :].strip()}
+            value: Any = text.strip()[len(prefix) :].strip()
+            if arg == "number":
+                value = int(value) if value.isdigit() else 0
+            return tool, {arg: value}
     if lowered.startswith("save"):
         return "save_notes", {}
     if "remember" in lowered or lowered.startswith("list"):
@@ -60,103 +133,59 @@ def _route(text: str) -> _Tool | None:
     return None
 
 
-class NotesAgent(BaseAgent):
-    """Remembers facts in ``user:`` state, keeps to-dos in session state, saves an artifact."""
+class DemoModel(BaseLlm):
+    """An offline, deterministic model for the demo.
 
-    async def _run_async_impl(self, ctx: InvocationContext) -> AsyncGenerator[Event, None]:
-        route = _route(_text(ctx))
-        if route is None:
-            yield self._say(
-                ctx, "Try: 'remember <fact>', 'todo <item>', 'done <n>', 'save' or 'list'."
-            )
-            return
-        name, args = route
-        call = types.FunctionCall(id=f"call-{ctx.invocation_id}", name=name, args=args)
-        yield self._event(ctx, types.Part(function_call=call))
-        result, delta, artifacts = await self._call(ctx, name, args)
-        response = types.FunctionResponse(id=call.id, name=name, response=result)
-        yield self._event(
-            ctx,
-            types.Part(function_response=response),
-            EventActions(state_delta=delta, artifact_delta=artifacts),
-        )
-        yield self._say(ctx, str(result["message"]))
+    It calls the tool the user's words name (see the module docstring), then answers with the
+    tool's ``message``; when streaming, the answer arrives word by word as partial chunks.
+    """
 
-    async def _call(
-        self, ctx: InvocationContext, name: str, args: dict[str, Any]
-    ) -> tuple[dict[str, Any], dict[str, Any], dict[str, int]]:
-        state = ctx.session.state
-        notes: list[str] = list(state.get("user:notes", []))
-        todos: list[dict[str, Any]] = [dict(t) for t in state.get("todos", [])]
-        if name == "remember_fact":
-            notes.append(args["fact"])
-            return (
-                {"message": f"Noted. I remember {len(notes)} thing(s)."},
-                {"user:notes": notes},
-                {},
-            )
-        if name == "add_todo":
-            todos.append({"item": args["item"], "done": False})
-            return {"message": f"Added to-do #{len(todos)}: {args['item']}."}, {"todos": todos}, {}
-        if name == "complete_todo":
-            number = int(args["number"]) if args["number"].isdigit() else 0
-            if not 1 <= number <= len(todos):
-                return {"message": f"There is no to-do #{args['number']}."}, {}, {}
-            todos[number - 1]["done"] = True
-            return {"message": f"Done: {todos[number - 1]['item']}."}, {"todos": todos}, {}
-        if name == "save_notes":
-            return await self._save(ctx, notes, todos)
-        return {"message": _recital(notes, todos)}, {}, {}
+    model: str = "adk-runtime-demo"
 
-    async def _save(
-        self, ctx: InvocationContext, notes: list[str], todos: list[dict[str, Any]]
-    ) -> tuple[dict[str, Any], dict[str, Any], dict[str, int]]:
-        if ctx.artifact_service is None:
-            return {"message": "No artifact store is configured; nothing saved."}, {}, {}
-        body = "# Notes\n" + "".join(f"- {n}\n" for n in notes) + "\n# To-do\n"
-        body += "".join(f"- [{'x' if t['done'] else ' '}] {t['item']}\n" for t in todos)
-        version = await ctx.artifact_service.save_artifact(
-            app_name=ctx.app_name,
-            user_id=ctx.user_id,
-            session_id=ctx.session.id,
-            filename="notes.md",
-            artifact=types.Part.from_bytes(data=body.encode(), mime_type="text/markdown"),
-        )
-        message = f"Saved notes.md (version {version})."
-        return (
-            {"message": message},
-            {"saves": ctx.session.state.get("saves", 0) + 1},
-            {"notes.md": version},
-        )
-
-    def _event(
-        self, ctx: InvocationContext, part: types.Part, actions: EventActions | None = None
-    ) -> Event:
-        return Event(
-            invocation_id=ctx.invocation_id,
-            author=self.name,
-            branch=ctx.branch,
-            content=types.Content(role="model", parts=[part]),
-            actions=actions or EventActions(),
-        )
-
-    def _say(self, ctx: InvocationContext, text: str) -> Event:
-        return self._event(ctx, types.Part(text=text))
+    async def generate_content_async(
+        self, llm_request: LlmRequest, stream: bool = False
+    ) -> AsyncGenerator[LlmResponse, None]:
+        """Answer the last turn: a function call for a user message, text for a result."""
+        last = llm_request.contents[-1] if llm_request.contents else None
+        parts = list(last.parts or []) if last else []
+        results = [p.function_response for p in parts if p.function_response]
+        if results:
+            text = " ".join(str((r.response or {}).get("message", "")) for r in results)
+        else:
+            route = _route(" ".join(p.text or "" for p in parts))
+            if route is not None:
+                name, args = route
+                call = types.FunctionCall(id=f"call-{uuid.uuid4().hex[:12]}", name=name, args=args)
+                yield _response([types.Part(function_call=call)])
+                return
+            text = HELP
+        if stream:
+            words = text.split(" ")
+            for index, word in enumerate(words):
+                chunk = word if index == len(words) - 1 else word + " "
+                yield _response([types.Part(text=chunk)], partial=True)
+        yield _response([types.Part(text=text)])
 
 
-def _recital(notes: list[str], todos: list[dict[str, Any]]) -> str:
-    if not notes and not todos:
-        return "I don't remember anything yet. Say 'remember …' or 'todo …'."
-    parts = []
-    if notes:
-        parts.append("You asked me to remember: " + "; ".join(notes) + ".")
-    if todos:
-        items = [f"{'✓' if t['done'] else '•'} {t['item']}" for t in todos]
-        parts.append("To-do: " + ", ".join(items) + ".")
-    return " ".join(parts)
+def _response(parts: list[types.Part], partial: bool = False) -> LlmResponse:
+    content = types.Content(role="model", parts=parts)
+    if partial:
+        return LlmResponse(content=content, partial=True)
+    return LlmResponse(content=content, turn_complete=True)
 
 
-root_agent = NotesAgent(name="notes", description="A notes and to-do assistant.")
+def build_agent(model: str | None = None) -> LlmAgent:
+    """The notes agent on ``model`` (a model name, e.g. ``gemini-2.5-flash``; default offline)."""
+    return LlmAgent(
+        name="notes",
+        description="A notes and to-do assistant.",
+        model=model or DemoModel(),
+        instruction=INSTRUCTION,
+        tools=list(TOOLS),
+    )
+
+
+root_agent = build_agent()
 
 
 if __name__ == "__main__":

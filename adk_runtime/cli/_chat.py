@@ -9,10 +9,13 @@ from collections.abc import AsyncIterator, Iterable
 from contextlib import aclosing
 from pathlib import Path
 
+import click
 from google.genai import types
 from rich.console import Console
 
 from adk_runtime.agents import RunConfig, StreamingMode
+from adk_runtime.cli._common import one_line
+from adk_runtime.errors import AdkRuntimeError
 from adk_runtime.events import Event
 from adk_runtime.runners import Runner
 from adk_runtime.sessions import BaseSessionService, Session
@@ -133,9 +136,18 @@ async def converse(runner: Runner, session: Session, script: Iterable[str] | Non
             new_message=message,
             run_config=run_config,
         )
-        async with aclosing(agen) as events:
-            async for event in events:
-                streamed = _show(event, streamed)
+        try:
+            async with aclosing(agen) as events:
+                async for event in events:
+                    streamed = _show(event, streamed)
+        except AdkRuntimeError:
+            raise
+        except Exception as exc:  # the agent's own failure: one line, what it committed stays
+            if streamed:
+                console.print()
+            raise click.ClickException(
+                one_line(f"The agent failed: {type(exc).__name__}: {exc}")
+            ) from None
 
 
 def _show(event: Event, streamed: bool) -> bool:

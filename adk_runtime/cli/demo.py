@@ -2,11 +2,13 @@
 
 from __future__ import annotations
 
+import os
 import sys
 
 import click
 
 from adk_runtime import demo as notes
+from adk_runtime.agents import LlmAgent
 from adk_runtime.cli import main
 from adk_runtime.cli._chat import (
     console,
@@ -32,21 +34,23 @@ DEMO_USER = "demo"
     "--artifact-url", envvar=ARTIFACT_URL_ENV, default=None, metavar="URL", help="Artifacts."
 )
 @click.option("--session", "session_id", default="demo", show_default=True, help="Session id.")
-@click.option("--model", default=None, help="Model name (default: the offline demo model).")
+@click.option(
+    "--model",
+    default=None,
+    metavar="NAME",
+    help="Model, e.g. gemini-2.5-flash (needs GOOGLE_API_KEY); default: the offline demo model.",
+)
 def demo(session_url: str, artifact_url: str | None, session_id: str, model: str | None) -> None:
     """Run the notes assistant: scripted when stdin is not a terminal, a chat when it is."""
-    if model is not None:
-        raise ConfigurationError(
-            f"--model {model!r}: this installation has no model support yet; "
-            "the demo runs on its offline agent (leave --model out)."
-        )
+    agent = notes.build_agent(model) if model else notes.root_agent
+    _check_model(agent)
     ensure_sqlite_dir(session_url)
 
     async def go() -> None:
         async with session_service_from_url(session_url) as service:
             runner = Runner(
                 app_name=notes.APP_NAME,
-                agent=notes.root_agent,
+                agent=agent,
                 session_service=service,
                 artifact_service=artifact_service_for(artifact_url),
             )
@@ -79,3 +83,17 @@ def demo(session_url: str, artifact_url: str | None, session_id: str, model: str
             print_state(final)
 
     run_async(go())
+
+
+_KEY_VARIABLES = ("GOOGLE_API_KEY", "GEMINI_API_KEY", "GOOGLE_GENAI_USE_VERTEXAI")
+
+
+def _check_model(agent: LlmAgent) -> None:
+    """Fail early, in one line, on a model name nobody serves or a Gemini without a key."""
+    model = agent.canonical_model  # raises ConfigurationError for an unknown name
+    if model.model.startswith("gemini") and not any(os.environ.get(v) for v in _KEY_VARIABLES):
+        raise ConfigurationError(
+            f"--model {model.model} needs a key: set GOOGLE_API_KEY (or GEMINI_API_KEY, or "
+            "GOOGLE_GENAI_USE_VERTEXAI with a project), or leave --model out for the offline "
+            "demo model."
+        )

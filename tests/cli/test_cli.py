@@ -95,3 +95,23 @@ def test_demo_runs_offline_with_a_scripted_conversation() -> None:
     assert "Saved notes.md (version 0)" in out
     assert "You asked me to remember: the meeting is at 3pm" in out
     assert '"user:notes": ["the meeting is at 3pm"]' in out
+
+
+def test_demo_with_gemini_but_no_key() -> None:
+    env = cli_env(GOOGLE_API_KEY="", GEMINI_API_KEY="", GOOGLE_GENAI_USE_VERTEXAI="")
+    result = run_cli("demo", "--session-url", "memory://", "--model", "gemini-2.5-flash", env=env)
+    assert_one_line_error(result, "GOOGLE_API_KEY", "leave --model out")
+
+
+def test_demo_with_an_unknown_model() -> None:
+    result = run_cli("demo", "--session-url", "memory://", "--model", "no-such-model")
+    assert_one_line_error(result, "no-such-model")
+
+
+def test_chat_reports_a_failing_agent_in_one_line() -> None:
+    result = run_cli(
+        "chat", "--agent", "tests.server.agent:root_agent", "--session-url", "memory://",
+        stdin="fail\n",
+    )  # fmt: skip
+    assert_one_line_error(result, "The agent failed: RuntimeError: the agent broke")
+    assert "agent > about to fail" in result.stdout  # what it said before failing was shown
