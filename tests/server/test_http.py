@@ -13,15 +13,19 @@ import pytest
 
 from tests.serving import running_server
 
+pytestmark = pytest.mark.sqlite
+
 TOKEN = "test-token-123"
 APP = "echo_app"
 AUTH = {"Authorization": f"Bearer {TOKEN}"}
 
 
 @pytest.fixture(scope="module")
-def base_url() -> Iterator[str]:
+def base_url(tmp_path_factory: pytest.TempPathFactory) -> Iterator[str]:
+    """One server for the module, on a real SQLite file, requiring a bearer token."""
+    db = tmp_path_factory.mktemp("http") / "sessions.db"
     with running_server(
-        "--agent", "tests.server.agent:root_agent", "--session-url", "memory://",
+        "--agent", "tests.server.agent:root_agent", "--session-url", f"sqlite+aiosqlite:///{db}",
         "--auth-token", TOKEN, "--log-level", "warning",
     ) as url:  # fmt: skip
         yield url
