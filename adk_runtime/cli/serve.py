@@ -12,6 +12,7 @@ from adk_runtime.cli._common import (
     AUTH_TOKEN_ENV,
     MEMORY_URL_ENV,
     load_agent,
+    run_async,
     session_url_option,
     show_url,
 )
@@ -72,6 +73,7 @@ def serve(
             "pip install 'adk-runtime[server]'"
         ) from None
     agent = load_agent(agent_spec)
+    run_async(_probe(session_url, app_name or agent.name))
     services: dict[str, Any] = {
         "session_service": session_service_from_url(session_url),
         "artifact_service": artifact_service_for(artifact_url),
@@ -88,3 +90,12 @@ def serve(
         err=True,
     )
     uvicorn.run(app, host=host, port=port, log_level=log_level)
+
+
+async def _probe(session_url: str, app_name: str) -> None:
+    """Fail before serving, in one line, if the store is unreachable or its schema is behind.
+
+    A separate service object is used and closed, so no connection crosses event loops.
+    """
+    async with session_service_from_url(session_url) as service:
+        await service.list_sessions(app_name=app_name, user_id="adk-runtime-probe", page_size=1)

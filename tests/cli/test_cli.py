@@ -8,6 +8,7 @@ from pathlib import Path
 import pytest
 
 from tests.serving import cli_env, run_cli
+from tests.sql_support import create_database, drop_database, run_in_thread, unique_name
 
 
 def assert_one_line_error(result: subprocess.CompletedProcess[str], *fragments: str) -> None:
@@ -115,3 +116,21 @@ def test_chat_reports_a_failing_agent_in_one_line() -> None:
     )  # fmt: skip
     assert_one_line_error(result, "The agent failed: RuntimeError: the agent broke")
     assert "agent > about to fail" in result.stdout  # what it said before failing was shown
+
+
+@pytest.mark.postgres
+def test_serve_refuses_a_database_without_schema() -> None:
+    name = unique_name("adk_serve")
+    url = run_in_thread(create_database, name)
+    try:
+        result = run_cli("serve", "--agent", "tests.server.agent:root_agent", "--url", url)
+        assert_one_line_error(result, "adk-runtime db upgrade --url")
+    finally:
+        run_in_thread(drop_database, name)
+
+
+def test_serve_refuses_an_unreachable_store() -> None:
+    url = "redis://:s3cret@127.0.0.1:1/0"
+    result = run_cli("serve", "--agent", "tests.server.agent:root_agent", "--url", url)
+    assert_one_line_error(result, "unavailable")
+    assert "s3cret" not in result.stderr
