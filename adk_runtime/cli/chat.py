@@ -32,7 +32,11 @@ DEFAULT_CHAT_URL = "sqlite+aiosqlite:///.adk_runtime/sessions.db"
 @click.option("--agent", "agent_spec", required=True, metavar="MODULE:ATTR", help="The agent.")
 @session_url_option("--session-url", "--url", default=DEFAULT_CHAT_URL)
 @click.option(
-    "--artifact-url", envvar=ARTIFACT_URL_ENV, default=None, metavar="URL", help="Artifacts."
+    "--artifact-url",
+    envvar=ARTIFACT_URL_ENV,
+    default=None,
+    metavar="URL",
+    help="Artifact store (default: the session database if SQL, else in memory).",
 )
 @click.option("--app", "app_name", default=None, help="App name (default: the agent's name).")
 @user_option(default=DEFAULT_USER)
@@ -50,12 +54,15 @@ def chat(
     ensure_sqlite_dir(session_url)
 
     async def go() -> None:
-        async with session_service_from_url(session_url) as service:
+        async with (
+            session_service_from_url(session_url) as service,
+            artifact_service_for(artifact_url, session_url) as artifacts,
+        ):
             runner = Runner(
                 app_name=app_name or agent.name,
                 agent=agent,
                 session_service=service,
-                artifact_service=artifact_service_for(artifact_url),
+                artifact_service=artifacts,
             )
             session, resumed = await open_or_resume(service, runner.app_name, user_id, session_id)
             if resumed:

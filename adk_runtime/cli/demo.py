@@ -9,6 +9,7 @@ import click
 
 from adk_runtime import demo as notes
 from adk_runtime.agents import LlmAgent
+from adk_runtime.artifacts import BaseArtifactService
 from adk_runtime.cli import main
 from adk_runtime.cli._chat import (
     console,
@@ -31,7 +32,11 @@ DEMO_USER = "demo"
 @main.command()
 @session_url_option("--session-url", "--url", default=DEMO_URL)
 @click.option(
-    "--artifact-url", envvar=ARTIFACT_URL_ENV, default=None, metavar="URL", help="Artifacts."
+    "--artifact-url",
+    envvar=ARTIFACT_URL_ENV,
+    default=None,
+    metavar="URL",
+    help="Artifact store (default: the session database if SQL, else in memory).",
 )
 @click.option("--session", "session_id", default="demo", show_default=True, help="Session id.")
 @click.option(
@@ -47,16 +52,20 @@ def demo(session_url: str, artifact_url: str | None, session_id: str, model: str
     ensure_sqlite_dir(session_url)
 
     async def go() -> None:
-        async with session_service_from_url(session_url) as service:
+        async with (
+            session_service_from_url(session_url) as service,
+            artifact_service_for(artifact_url, session_url) as artifacts,
+        ):
             runner = Runner(
                 app_name=notes.APP_NAME,
                 agent=agent,
                 session_service=service,
-                artifact_service=artifact_service_for(artifact_url),
+                artifact_service=artifacts,
             )
             session, resumed = await open_or_resume(service, notes.APP_NAME, DEMO_USER, session_id)
             if resumed:
                 print_history(session)
+                await _print_artifacts(artifacts, session.id)
             else:
                 console.print(
                     f"[bold]New[/] session [bold]{session.id}[/] in {show_url(session_url)}; "
@@ -81,8 +90,21 @@ def demo(session_url: str, artifact_url: str | None, session_id: str, model: str
                 f"stored in {show_url(session_url)}"
             )
             print_state(final)
+            await _print_artifacts(artifacts, final.id)
 
     run_async(go())
+
+
+async def _print_artifacts(artifacts: BaseArtifactService, session_id: str) -> None:
+    """List the session's artifacts and their versions (what the agent saved so far)."""
+    names = await artifacts.list_artifact_keys(
+        app_name=notes.APP_NAME, user_id=DEMO_USER, session_id=session_id
+    )
+    for name in names:
+        versions = await artifacts.list_versions(
+            app_name=notes.APP_NAME, user_id=DEMO_USER, session_id=session_id, filename=name
+        )
+        console.print(f"[bold]artifact[/] {name}: versions {versions}")
 
 
 _KEY_VARIABLES = ("GOOGLE_API_KEY", "GEMINI_API_KEY", "GOOGLE_GENAI_USE_VERTEXAI")

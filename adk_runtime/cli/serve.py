@@ -30,7 +30,7 @@ from adk_runtime.sessions import session_service_from_url
     show_envvar=True,
     default=None,
     metavar="URL",
-    help="Artifact store (default: in memory).",
+    help="Artifact store (default: the session database if SQL, else in memory).",
 )
 @click.option(
     "--memory-url",
@@ -76,7 +76,7 @@ def serve(
     run_async(_probe(session_url, app_name or agent.name))
     services: dict[str, Any] = {
         "session_service": session_service_from_url(session_url),
-        "artifact_service": artifact_service_for(artifact_url),
+        "artifact_service": artifact_service_for(artifact_url, session_url),
         "memory_service": memory_service_for(memory_url),
     }
     app = create_app(

@@ -34,5 +34,6 @@ def test_demo_resumes_on_a_second_run(tmp_path: Path) -> None:
     history = out[: out.index("you   > remember the demo resumed")]
     assert "Saved notes.md" in history  # earlier turns are shown
     assert '"user:notes": ["the meeting is at 3pm"]' in history  # and the state found
+    assert "artifact notes.md: versions [0]" in history  # the artifact, in the same file
     assert '"user:notes": ["the meeting is at 3pm", "the demo resumed from storage"]' in out
     assert _final_revision(out) > revision
