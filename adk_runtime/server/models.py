@@ -14,6 +14,7 @@ from adk_runtime.sessions import Session
 __all__ = [
     "CreateSessionRequest",
     "RunAgentRequest",
+    "SaveArtifactRequest",
     "UpdateMemoryRequest",
     "UpdateSessionRequest",
     "session_json",
@@ -62,6 +63,14 @@ class UpdateSessionRequest(_Request):
     """Body of ``PATCH /apps/{app}/users/{user}/sessions/{session}``."""
 
     state_delta: dict[str, Any]
+
+
+class SaveArtifactRequest(_Request):
+    """Body of ``POST …/artifacts``: a new version of ``filename``."""
+
+    filename: str
+    artifact: types.Part
+    custom_metadata: dict[str, Any] | None = None
 
 
 class UpdateMemoryRequest(_Request):

@@ -399,3 +399,26 @@ async def test_memory_route_without_a_memory_service_is_422(
     )
     assert response.status_code == 422
     assert "--memory-url" in response.json()["detail"]
+
+
+async def test_artifact_save_and_metadata(client: httpx.AsyncClient, user: str) -> None:
+    session = await new_session(client, user)
+    base = sessions_url(user, session["id"]) + "/artifacts"
+    part = {"inlineData": {"mimeType": "text/plain", "data": "aGVsbG8="}}  # "hello"
+    saved = await client.post(
+        base, json={"filename": "dir/a.txt", "artifact": part, "customMetadata": {"k": 1}}
+    )
+    assert saved.status_code == 200, saved.text
+    assert saved.json()["version"] == 0
+    assert saved.json()["customMetadata"] == {"k": 1}
+    second = await client.post(base, json={"filename": "dir/a.txt", "artifact": part})
+    assert second.json()["version"] == 1
+    listed = (await client.get(base + "/dir/a.txt/versions/metadata")).json()
+    assert [m["version"] for m in listed] == [0, 1]
+    latest = await client.get(base + "/dir/a.txt/versions/latest/metadata")
+    assert latest.json()["version"] == 1
+    assert latest.json()["mimeType"] == "text/plain"
+    assert (await client.get(base + "/dir/a.txt/versions/9/metadata")).status_code == 404
+    assert _b64((await client.get(base + "/dir/a.txt")).json()) == b"hello"
+    bad = await client.post(base, json={"filename": "../escape", "artifact": part})
+    assert bad.status_code == 422
