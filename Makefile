@@ -40,7 +40,7 @@ test-reliability: install
 	$(BIN)/pytest tests/reliability --run-reliability
 
 demo: install
-	$(BIN)/python -m adk_runtime.demo
+	$(BIN)/adk-runtime demo
 
 $(BENCH_STAMP): $(STAMP)
 	$(BIN)/python -m pip install --quiet -e '.[dev,all,bench]'

@@ -9,13 +9,18 @@ from __future__ import annotations
 import click
 
 from adk_runtime import __version__
+from adk_runtime.cli._common import AdkGroup
 
 
-@click.group(context_settings={"help_option_names": ["-h", "--help"]})
+@click.group(cls=AdkGroup, context_settings={"help_option_names": ["-h", "--help"]})
 @click.version_option(__version__, prog_name="adk-runtime")
 def main() -> None:
     """adk-runtime: run, inspect and serve durable ADK agents."""
 
 
 # Command modules register themselves on `main` when imported (one import line each).
-from adk_runtime.cli import db as _db  # noqa: E402, F401
+import adk_runtime.cli.chat  # noqa: E402
+import adk_runtime.cli.db  # noqa: E402
+import adk_runtime.cli.demo  # noqa: E402
+import adk_runtime.cli.serve  # noqa: E402
+import adk_runtime.cli.sessions  # noqa: E402, F401

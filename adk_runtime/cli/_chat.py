@@ -1,0 +1,172 @@
+"""The conversation loop shared by ``chat`` and ``demo``: resume, show history, stream turns."""
+
+from __future__ import annotations
+
+import asyncio
+import json
+import sys
+from collections.abc import AsyncIterator, Iterable
+from contextlib import aclosing
+from pathlib import Path
+
+import click
+from google.genai import types
+from rich.console import Console
+
+from adk_runtime.agents import RunConfig, StreamingMode
+from adk_runtime.cli._common import one_line
+from adk_runtime.errors import AdkRuntimeError
+from adk_runtime.events import Event
+from adk_runtime.runners import Runner
+from adk_runtime.sessions import BaseSessionService, Session
+
+__all__ = ["console", "converse", "ensure_sqlite_dir", "open_or_resume", "print_history"]
+
+console = Console(highlight=False)
+HISTORY_SHOWN = 10
+
+
+def ensure_sqlite_dir(url: str) -> None:
+    """Create the directory of a SQLite file URL, so the first use can create the file."""
+    if not url.startswith("sqlite"):
+        return
+    _, _, path = url.partition(":///")
+    if path and path != ":memory:" and not path.startswith("file:"):
+        Path(path.split("?", 1)[0]).expanduser().parent.mkdir(parents=True, exist_ok=True)
+
+
+async def open_or_resume(
+    service: BaseSessionService, app_name: str, user_id: str, session_id: str | None
+) -> tuple[Session, bool]:
+    """Return the session to talk in and whether it existed.
+
+    With ``session_id``: that session (created if missing). Without: the user's most recently
+    updated session in the app, or a new one.
+    """
+    if session_id is None:
+        page = await service.list_sessions(app_name=app_name, user_id=user_id, page_size=1)
+        if page.sessions:
+            session_id = page.sessions[0].id
+    if session_id is not None:
+        found = await service.get_session(app_name=app_name, user_id=user_id, session_id=session_id)
+        if found is not None:
+            return found, True
+    created = await service.create_session(
+        app_name=app_name, user_id=user_id, session_id=session_id
+    )
+    return created, False
+
+
+def _parts_text(event: Event) -> list[tuple[str, str]]:
+    """(style, text) lines for an event's parts."""
+    out: list[tuple[str, str]] = []
+    for part in (event.content.parts or []) if event.content else []:
+        if part.text:
+            out.append(("", part.text))
+        elif part.function_call:
+            args = json.dumps(part.function_call.args or {}, ensure_ascii=False)
+            out.append(("dim", f"→ {part.function_call.name}({args})"))
+        elif part.function_response:
+            response = json.dumps(part.function_response.response or {}, ensure_ascii=False)
+            out.append(("dim", f"← {part.function_response.name}: {response}"))
+    return out
+
+
+def print_event(event: Event) -> None:
+    """Print a committed event: who said it and what."""
+    who = "you  " if event.author == "user" else "agent"
+    for style, text in _parts_text(event):
+        if style:
+            console.print(f"      {text}", style=style, markup=False)
+        else:
+            console.print(f"{who} > {text}", markup=False)
+
+
+def print_history(session: Session) -> None:
+    """Show what a resumed session holds: its last turns and its state."""
+    events = session.events
+    console.print(
+        f"[bold green]Resumed[/] session [bold]{session.id}[/]: revision {session.revision}, "
+        f"{len(events)} event(s) found in storage."
+    )
+    if len(events) > HISTORY_SHOWN:
+        console.print(f"[dim]… {len(events) - HISTORY_SHOWN} earlier event(s)[/]")
+    for event in events[-HISTORY_SHOWN:]:
+        print_event(event)
+    print_state(session)
+    console.rule()
+
+
+def print_state(session: Session) -> None:
+    """Print the session's merged state."""
+    state = json.dumps(session.state, ensure_ascii=False, default=str)
+    console.print(f"[bold]state[/] {state}", markup=True, highlight=False)
+
+
+async def _lines(script: Iterable[str] | None) -> AsyncIterator[str]:
+    if script is not None:
+        for line in script:
+            console.print(f"you   > {line}", markup=False)
+            yield line
+        return
+    interactive = sys.stdin.isatty()
+    while True:
+        prompt = "you   > " if interactive else ""
+        try:
+            line = await asyncio.to_thread(input, prompt)
+        except EOFError:
+            return
+        if line.strip() in {"exit", "quit", "/exit", "/quit"}:
+            return
+        if line.strip():
+            if not interactive:
+                console.print(f"you   > {line}", markup=False)
+            yield line
+
+
+async def converse(runner: Runner, session: Session, script: Iterable[str] | None = None) -> None:
+    """Talk: each line (from ``script``, else stdin) is one invocation, streamed as it runs."""
+    run_config = RunConfig(streaming_mode=StreamingMode.SSE)
+    async for line in _lines(script):
+        message = types.Content(role="user", parts=[types.Part(text=line)])
+        streamed = False
+        agen = runner.run_async(
+            user_id=session.user_id,
+            session_id=session.id,
+            new_message=message,
+            run_config=run_config,
+        )
+        try:
+            async with aclosing(agen) as events:
+                async for event in events:
+                    streamed = _show(event, streamed)
+        except AdkRuntimeError:
+            raise
+        except Exception as exc:  # the agent's own failure: one line, what it committed stays
+            if streamed:
+                console.print()
+            raise click.ClickException(
+                one_line(f"The agent failed: {type(exc).__name__}: {exc}")
+            ) from None
+
+
+def _show(event: Event, streamed: bool) -> bool:
+    """Print an event as it arrives; returns whether partial text is on the current line."""
+    if event.partial:
+        text = "".join(p.text or "" for p in (event.content.parts or [])) if event.content else ""
+        if text:
+            if not streamed:
+                console.print("agent > ", end="")
+            console.print(text, end="", markup=False)
+            return True
+        return streamed
+    if streamed:
+        console.print()
+        if not any(p.function_call or p.function_response for p in _parts(event)):
+            return False
+    print_event(event)
+    return False
+
+
+def _parts(event: Event) -> list[types.Part]:
+    return list(event.content.parts or []) if event.content else []

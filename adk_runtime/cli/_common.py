@@ -1,0 +1,135 @@
+"""What every command shares: the error handler, configuration options, agent loading.
+
+User mistakes (a bad URL, a missing agent module, a session that does not exist...) raise an
+:class:`~adk_runtime.errors.AdkRuntimeError`; :class:`AdkGroup` turns any of them into one
+line on stderr (``Error: …`` with what to do) and exit status 1, never a traceback.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import importlib
+import os
+import sys
+from collections.abc import Callable, Coroutine
+from typing import Any, TypeVar
+
+import click
+
+from adk_runtime.agents import BaseAgent
+from adk_runtime.errors import AdkRuntimeError, ConfigurationError, redact_url
+
+__all__ = [
+    "SESSION_URL_ENV",
+    "AdkGroup",
+    "load_agent",
+    "run_async",
+    "session_url_option",
+    "user_option",
+]
+
+SESSION_URL_ENV = "ADK_RUNTIME_SESSION_URL"
+ARTIFACT_URL_ENV = "ADK_RUNTIME_ARTIFACT_URL"
+MEMORY_URL_ENV = "ADK_RUNTIME_MEMORY_URL"
+AUTH_TOKEN_ENV = "ADK_RUNTIME_AUTH_TOKEN"
+DEFAULT_USER = "user"
+
+T = TypeVar("T")
+F = TypeVar("F", bound=Callable[..., Any])
+
+
+def one_line(message: str) -> str:
+    """Collapse a message onto one line (the CLI prints every error as one line)."""
+    return " ".join(message.split())
+
+
+class AdkGroup(click.Group):
+    """A click group whose commands report user mistakes as one clear line."""
+
+    def invoke(self, ctx: click.Context) -> Any:
+        """Run the command; translate adk_runtime and connection errors to one line."""
+        try:
+            return super().invoke(ctx)
+        except AdkRuntimeError as exc:
+            raise click.ClickException(one_line(str(exc))) from None
+        except ConnectionError as exc:
+            raise click.ClickException(
+                one_line(f"Cannot reach the storage backend ({exc}). Is it running?")
+            ) from None
+
+
+def run_async(coro: Coroutine[Any, Any, T]) -> T:
+    """Run a coroutine to completion from a synchronous click command."""
+    return asyncio.run(coro)
+
+
+def session_url_option(
+    *names: str, default: str | None = None, required: bool = True
+) -> Callable[[F], F]:
+    """The session store URL option (also read from ``ADK_RUNTIME_SESSION_URL``)."""
+    flags = names or ("--url", "--session-url")
+    extra: dict[str, Any] = {"default": default, "show_default": True} if default else {}
+    return click.option(
+        *flags,
+        "session_url",
+        envvar=SESSION_URL_ENV,
+        show_envvar=True,
+        required=required and default is None,
+        metavar="URL",
+        help="Session store: sqlite+aiosqlite:///file.db, postgresql+asyncpg://…, redis://…, "
+        "memory://.",
+        **extra,
+    )
+
+
+def user_option(required: bool = False, default: str | None = None) -> Callable[[F], F]:
+    """The ``--user`` option."""
+    return click.option(
+        "--user",
+        "user_id",
+        default=default,
+        required=required,
+        metavar="USER",
+        help="User id.",
+    )
+
+
+def load_agent(spec: str) -> BaseAgent:
+    """Import the agent that ``module:attr`` names (the current directory is importable).
+
+    Raises:
+        ConfigurationError: The spec is malformed, the module cannot be imported, or the
+            attribute is missing or not an agent.
+    """
+    module_name, sep, attr = spec.partition(":")
+    if not sep or not module_name or not attr:
+        raise ConfigurationError(
+            f"--agent {spec!r} must be 'module:attribute', e.g. 'my_app.agent:root_agent'."
+        )
+    if os.getcwd() not in sys.path:
+        sys.path.insert(0, os.getcwd())
+    try:
+        module = importlib.import_module(module_name)
+    except ModuleNotFoundError as exc:
+        raise ConfigurationError(
+            f"Cannot import agent module {module_name!r} ({exc}). Run from the directory that "
+            "contains it or add it to PYTHONPATH."
+        ) from None
+    agent = module
+    for part in attr.split("."):
+        if not hasattr(agent, part):
+            raise ConfigurationError(
+                f"Module {module_name!r} has no attribute {attr!r}; name the agent object, "
+                "e.g. 'my_app.agent:root_agent'."
+            )
+        agent = getattr(agent, part)
+    if not isinstance(agent, BaseAgent):
+        raise ConfigurationError(
+            f"{spec!r} is a {type(agent).__name__}, not an agent (an adk_runtime BaseAgent)."
+        )
+    return agent
+
+
+def show_url(url: str) -> str:
+    """Return ``url`` safe to print (passwords redacted)."""
+    return redact_url(url)

@@ -1,0 +1,121 @@
+"""``adk-runtime demo``: the notes assistant on an embedded SQLite file; a second run resumes."""
+
+from __future__ import annotations
+
+import os
+import sys
+
+import click
+
+from adk_runtime import demo as notes
+from adk_runtime.agents import LlmAgent
+from adk_runtime.artifacts import BaseArtifactService
+from adk_runtime.cli import main
+from adk_runtime.cli._chat import (
+    console,
+    converse,
+    ensure_sqlite_dir,
+    open_or_resume,
+    print_history,
+    print_state,
+)
+from adk_runtime.cli._common import ARTIFACT_URL_ENV, run_async, session_url_option, show_url
+from adk_runtime.cli._services import artifact_service_for
+from adk_runtime.errors import ConfigurationError
+from adk_runtime.runners import Runner
+from adk_runtime.sessions import session_service_from_url
+
+DEMO_URL = "sqlite+aiosqlite:///.adk_runtime/demo.db"
+DEMO_USER = "demo"
+
+
+@main.command()
+@session_url_option("--session-url", "--url", default=DEMO_URL)
+@click.option(
+    "--artifact-url",
+    envvar=ARTIFACT_URL_ENV,
+    default=None,
+    metavar="URL",
+    help="Artifact store (default: the session database if SQL, else in memory).",
+)
+@click.option("--session", "session_id", default="demo", show_default=True, help="Session id.")
+@click.option(
+    "--model",
+    default=None,
+    metavar="NAME",
+    help="Model, e.g. gemini-2.5-flash (needs GOOGLE_API_KEY); default: the offline demo model.",
+)
+def demo(session_url: str, artifact_url: str | None, session_id: str, model: str | None) -> None:
+    """Run the notes assistant: scripted when stdin is not a terminal, a chat when it is."""
+    agent = notes.build_agent(model) if model else notes.root_agent
+    _check_model(agent)
+    ensure_sqlite_dir(session_url)
+
+    async def go() -> None:
+        async with (
+            session_service_from_url(session_url) as service,
+            artifact_service_for(artifact_url, session_url) as artifacts,
+        ):
+            runner = Runner(
+                app_name=notes.APP_NAME,
+                agent=agent,
+                session_service=service,
+                artifact_service=artifacts,
+            )
+            session, resumed = await open_or_resume(service, notes.APP_NAME, DEMO_USER, session_id)
+            if resumed:
+                print_history(session)
+                await _print_artifacts(artifacts, session.id)
+            else:
+                console.print(
+                    f"[bold]New[/] session [bold]{session.id}[/] in {show_url(session_url)}; "
+                    "run the demo again to see it resume."
+                )
+            script = None
+            if not sys.stdin.isatty():
+                script = notes.RESUME_SCRIPT if resumed else notes.FIRST_SCRIPT
+            else:
+                console.print(
+                    "Say 'remember <fact>', 'todo <item>', 'done <n>', 'save' or 'list'; "
+                    "'exit' or Ctrl-D to leave."
+                )
+            await converse(runner, session, script)
+            final = await service.get_session(
+                app_name=notes.APP_NAME, user_id=DEMO_USER, session_id=session.id
+            )
+            assert final is not None
+            console.rule()
+            console.print(
+                f"session {final.id}: revision {final.revision}, {len(final.events)} events "
+                f"stored in {show_url(session_url)}"
+            )
+            print_state(final)
+            await _print_artifacts(artifacts, final.id)
+
+    run_async(go())
+
+
+async def _print_artifacts(artifacts: BaseArtifactService, session_id: str) -> None:
+    """List the session's artifacts and their versions (what the agent saved so far)."""
+    names = await artifacts.list_artifact_keys(
+        app_name=notes.APP_NAME, user_id=DEMO_USER, session_id=session_id
+    )
+    for name in names:
+        versions = await artifacts.list_versions(
+            app_name=notes.APP_NAME, user_id=DEMO_USER, session_id=session_id, filename=name
+        )
+        console.print(f"[bold]artifact[/] {name}: versions {versions}")
+
+
+_KEY_VARIABLES = ("GOOGLE_API_KEY", "GEMINI_API_KEY", "GOOGLE_GENAI_USE_VERTEXAI")
+
+
+def _check_model(agent: LlmAgent) -> None:
+    """Fail early, in one line, on a model name nobody serves or a Gemini without a key."""
+    model = agent.canonical_model  # raises ConfigurationError for an unknown name
+    if model.model.startswith("gemini") and not any(os.environ.get(v) for v in _KEY_VARIABLES):
+        raise ConfigurationError(
+            f"--model {model.model} needs a key: set GOOGLE_API_KEY (or GEMINI_API_KEY, or "
+            "GOOGLE_GENAI_USE_VERTEXAI with a project), or leave --model out for the offline "
+            "demo model."
+        )

@@ -1,0 +1,101 @@
+"""``adk-runtime serve``: the HTTP API (google-adk ``api_server`` routes) for one agent."""
+
+from __future__ import annotations
+
+from typing import Any
+
+import click
+
+from adk_runtime.cli import main
+from adk_runtime.cli._common import (
+    ARTIFACT_URL_ENV,
+    AUTH_TOKEN_ENV,
+    MEMORY_URL_ENV,
+    load_agent,
+    run_async,
+    session_url_option,
+    show_url,
+)
+from adk_runtime.cli._services import artifact_service_for, memory_service_for
+from adk_runtime.errors import ConfigurationError
+from adk_runtime.sessions import session_service_from_url
+
+
+@main.command()
+@click.option("--agent", "agent_spec", required=True, metavar="MODULE:ATTR", help="The agent.")
+@session_url_option("--session-url", "--url")
+@click.option(
+    "--artifact-url",
+    envvar=ARTIFACT_URL_ENV,
+    show_envvar=True,
+    default=None,
+    metavar="URL",
+    help="Artifact store (default: the session database if SQL, else in memory).",
+)
+@click.option(
+    "--memory-url",
+    envvar=MEMORY_URL_ENV,
+    show_envvar=True,
+    default=None,
+    metavar="URL",
+    help="Memory store (default: none).",
+)
+@click.option("--app", "app_name", default=None, help="App name in URLs (default: agent name).")
+@click.option("--host", default="127.0.0.1", show_default=True, help="Interface to bind.")
+@click.option("--port", type=click.IntRange(0, 65535), default=8000, show_default=True)
+@click.option(
+    "--auth-token",
+    envvar=AUTH_TOKEN_ENV,
+    show_envvar=True,
+    default=None,
+    help="Require 'Authorization: Bearer <token>' on every request.",
+)
+@click.option("--log-level", default="info", show_default=True, help="uvicorn log level.")
+def serve(
+    agent_spec: str,
+    session_url: str,
+    artifact_url: str | None,
+    memory_url: str | None,
+    app_name: str | None,
+    host: str,
+    port: int,
+    auth_token: str | None,
+    log_level: str,
+) -> None:
+    """Serve an agent over HTTP (binds 127.0.0.1 unless --host says otherwise)."""
+    try:
+        import uvicorn
+
+        from adk_runtime.server import create_app
+    except ImportError as exc:
+        raise ConfigurationError(
+            f"The HTTP server needs the 'server' extra ({exc.name} is missing): "
+            "pip install 'adk-runtime[server]'"
+        ) from None
+    agent = load_agent(agent_spec)
+    run_async(_probe(session_url, app_name or agent.name))
+    services: dict[str, Any] = {
+        "session_service": session_service_from_url(session_url),
+        "artifact_service": artifact_service_for(artifact_url, session_url),
+        "memory_service": memory_service_for(memory_url),
+    }
+    app = create_app(
+        agent=agent, app_name=app_name, auth_token=auth_token, owns_services=True, **services
+    )
+    click.echo(
+        f"serving {app.state.adk.app_name!r} on http://{host}:{port} "
+        f"(sessions: {show_url(session_url)}"
+        + (", bearer token required" if auth_token else "")
+        + ")",
+        err=True,
+    )
+    uvicorn.run(app, host=host, port=port, log_level=log_level)
+
+
+async def _probe(session_url: str, app_name: str) -> None:
+    """Fail before serving, in one line, if the store is unreachable or its schema is behind.
+
+    A separate service object is used and closed, so no connection crosses event loops.
+    """
+    async with session_service_from_url(session_url) as service:
+        await service.list_sessions(app_name=app_name, user_id="adk-runtime-probe", page_size=1)

@@ -1,0 +1,247 @@
+"""``adk-runtime sessions list|show|delete|export|import``: inspect and move sessions."""
+
+from __future__ import annotations
+
+import json
+from datetime import datetime, timezone
+from pathlib import Path
+from typing import Any
+
+import click
+from rich.console import Console
+from rich.progress import Progress
+from rich.table import Table
+
+from adk_runtime import codec
+from adk_runtime.cli import main
+from adk_runtime.cli._common import run_async, session_url_option, user_option
+from adk_runtime.errors import InputValidationError, SessionNotFoundError
+from adk_runtime.events import Event
+from adk_runtime.sessions import BaseSessionService, session_service_from_url, transfer
+
+console = Console()
+
+
+@main.group()
+def sessions() -> None:
+    """Inspect, delete, export and import sessions."""
+
+
+def _when(ts: float) -> str:
+    return datetime.fromtimestamp(ts, timezone.utc).strftime("%Y-%m-%d %H:%M:%S UTC")
+
+
+@sessions.command("list")
+@session_url_option()
+@click.option("--app", "app_name", required=True, help="Application name.")
+@user_option()
+@click.option("--page-size", type=click.IntRange(1, 1000), default=None, help="Sessions per page.")
+@click.option("--page-token", default=None, help="Token printed by the previous page.")
+def list_command(
+    session_url: str,
+    app_name: str,
+    user_id: str | None,
+    page_size: int | None,
+    page_token: str | None,
+) -> None:
+    """List sessions, most recently updated first."""
+
+    async def go() -> None:
+        async with session_service_from_url(session_url) as service:
+            page = await service.list_sessions(
+                app_name=app_name, user_id=user_id, page_size=page_size, page_token=page_token
+            )
+        table = Table(title=f"sessions of {app_name}")
+        for column in ("user", "session", "revision", "updated", "state keys"):
+            table.add_column(column)
+        for s in page.sessions:
+            table.add_row(
+                s.user_id, s.id, str(s.revision), _when(s.last_update_time), str(len(s.state))
+            )
+        console.print(table)
+        console.print(f"{len(page.sessions)} session(s)")
+        if page.next_page_token:
+            console.print(f"next page: --page-token {page.next_page_token}")
+
+    run_async(go())
+
+
+async def _load(service: BaseSessionService, app_name: str, user_id: str, session_id: str) -> Any:
+    session = await service.get_session(app_name=app_name, user_id=user_id, session_id=session_id)
+    if session is None:
+        raise SessionNotFoundError(
+            f"No session {session_id!r} of user {user_id!r} in app {app_name!r}; "
+            "see 'adk-runtime sessions list'."
+        )
+    return session
+
+
+def event_summary(event: Event) -> str:
+    """One line for an event: its text, function calls/responses and state changes."""
+    bits: list[str] = []
+    if event.content and event.content.parts:
+        for part in event.content.parts:
+            if part.text:
+                bits.append(part.text)
+            elif part.function_call:
+                bits.append(f"call {part.function_call.name}({part.function_call.args or {}})")
+            elif part.function_response:
+                bits.append(f"{part.function_response.name} → {part.function_response.response}")
+    if event.actions.state_delta:
+        bits.append(f"[state {event.actions.state_delta}]")
+    if event.actions.artifact_delta:
+        bits.append(f"[artifacts {event.actions.artifact_delta}]")
+    return " ".join(bits) or "(no content)"
+
+
+@sessions.command("show")
+@click.argument("session_id")
+@session_url_option()
+@click.option("--app", "app_name", required=True, help="Application name.")
+@user_option(required=True)
+@click.option("--json", "as_json", is_flag=True, help="Print the session as JSON (camelCase).")
+def show_command(
+    session_id: str, session_url: str, app_name: str, user_id: str, as_json: bool
+) -> None:
+    """Show a session: its state and its events in commit order."""
+
+    async def go() -> None:
+        async with session_service_from_url(session_url) as service:
+            session = await _load(service, app_name, user_id, session_id)
+        if as_json:
+            data = json.loads(
+                session.model_dump_json(by_alias=True, exclude_none=True, exclude={"state"})
+            )
+            data["state"] = codec.encode_state(session.state)
+            click.echo(json.dumps(data, ensure_ascii=False))
+            return
+        console.print(
+            f"[bold]session {session.id}[/] user {session.user_id} app {session.app_name} "
+            f"revision {session.revision}, updated {_when(session.last_update_time)}"
+        )
+        console.print("state:", json.dumps(session.state, default=str, ensure_ascii=False))
+        table = Table()
+        for column in ("#", "author", "event"):
+            table.add_column(column)
+        for number, event in enumerate(session.events, 1):
+            table.add_row(str(number), event.author, event_summary(event))
+        console.print(table)
+
+    run_async(go())
+
+
+@sessions.command("delete")
+@click.argument("session_id")
+@session_url_option()
+@click.option("--app", "app_name", required=True, help="Application name.")
+@user_option(required=True)
+@click.option("--yes", is_flag=True, help="Do not ask for confirmation.")
+def delete_command(
+    session_id: str, session_url: str, app_name: str, user_id: str, yes: bool
+) -> None:
+    """Delete a session and its events (app and user state stay)."""
+
+    async def go() -> None:
+        async with session_service_from_url(session_url) as service:
+            await _load(service, app_name, user_id, session_id)
+            if not yes:
+                click.confirm(f"Delete session {session_id!r} and its events?", abort=True)
+            await service.delete_session(app_name=app_name, user_id=user_id, session_id=session_id)
+        console.print(f"deleted session {session_id}")
+
+    run_async(go())
+
+
+@sessions.command("export")
+@session_url_option()
+@click.option("--app", "app_names", required=True, multiple=True, help="Application (repeatable).")
+@user_option()
+@click.option(
+    "-o",
+    "--output",
+    type=click.Path(dir_okay=False, writable=True, allow_dash=True, path_type=Path),
+    required=True,
+    help="JSONL file to write ('-' for stdout).",
+)
+def export_command(
+    session_url: str, app_names: tuple[str, ...], user_id: str | None, output: Path
+) -> None:
+    """Export sessions, events and app/user state as JSONL (see the README for the format)."""
+
+    async def go() -> transfer.ImportCounts:
+        total = transfer.ImportCounts()
+        async with session_service_from_url(session_url) as service:
+            keys = {
+                app: await transfer.list_session_keys(service, app, user_id) for app in app_names
+            }
+            with (
+                click.open_file(str(output), "w", encoding="utf-8") as out,
+                Progress(console=Console(stderr=True), transient=True) as progress,
+            ):
+                task = progress.add_task("exporting", total=sum(len(k) for k in keys.values()))
+                out.write(transfer.header_line(app_names) + "\n")
+                for app, app_keys in keys.items():
+                    async for line in transfer.export_lines(service, app, app_keys, total):
+                        out.write(line + "\n")
+                        progress.update(task, completed=total.sessions)
+                out.write(transfer.footer_line(total) + "\n")
+        return total
+
+    counts = run_async(go())
+    Console(stderr=True).print(
+        f"exported {counts.sessions} session(s), {counts.events} event(s), "
+        f"{counts.app_states} app state(s), {counts.user_states} user state(s)"
+    )
+
+
+@sessions.command("import")
+@session_url_option()
+@click.argument("input_file", type=click.Path(exists=True, dir_okay=False, path_type=Path))
+def import_command(session_url: str, input_file: Path) -> None:
+    """Import a JSONL export; importing the same file again changes nothing."""
+    with input_file.open(encoding="utf-8") as handle:
+        first = handle.readline()
+    footer = transfer.read_header_and_footer(first, _last_line(input_file))
+    expected = sum(int(footer.get(k) or 0) for k in ("sessions", "app_states", "user_states"))
+
+    async def go() -> transfer.ImportCounts:
+        counts = transfer.ImportCounts()
+        async with session_service_from_url(session_url) as service:
+            with (
+                input_file.open(encoding="utf-8") as handle,
+                Progress(console=Console(stderr=True), transient=True) as progress,
+            ):
+                task = progress.add_task("importing", total=expected)
+                handle.readline()  # the header
+                for number, line in enumerate(handle, 2):
+                    if line.strip():
+                        await transfer.import_line(service, line, number, counts)
+                        progress.advance(task)
+        return counts
+
+    counts = run_async(go())
+    console.print(
+        f"imported {counts.sessions} session(s) "
+        f"({counts.sessions_created} created, {counts.sessions_resumed} resumed, "
+        f"{counts.sessions_skipped} already present), {counts.events} event(s) appended, "
+        f"{counts.app_states} app state(s), {counts.user_states} user state(s)"
+    )
+    if counts.sessions != footer.get("sessions"):
+        raise InputValidationError(
+            f"The file announces {footer.get('sessions')} sessions but holds {counts.sessions}."
+        )
+
+
+def _last_line(path: Path, block: int = 4096) -> str:
+    """The last non-empty line of a text file, read from its end."""
+    with path.open("rb") as handle:
+        handle.seek(0, 2)
+        end = handle.tell()
+        data = b""
+        while end > 0 and data.strip().count(b"\n") < 1:
+            start = max(0, end - block)
+            handle.seek(start)
+            data = handle.read(end - start) + data
+            end = start
+    lines = data.decode("utf-8", errors="replace").strip().splitlines()
+    return lines[-1] if lines else ""

@@ -1,0 +1,206 @@
+"""The FastAPI application: one agent served as one app, with ADK's ``api_server`` routes.
+
+Errors map to status codes in one place: a missing session → 404, a duplicate → 409, a stale
+or busy session → 409, bad input → 422 (with a message), the store unreachable → 503. User
+input never causes a 500. With an auth token, every route but ``/health`` needs
+``Authorization: Bearer <token>`` (401 otherwise).
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import dataclasses
+import logging
+import secrets
+from collections.abc import AsyncIterator
+from typing import Annotated, Any
+
+from fastapi import Depends, FastAPI, HTTPException, Request
+from fastapi.responses import JSONResponse
+
+from adk_runtime import __version__
+from adk_runtime.agents import BaseAgent
+from adk_runtime.artifacts.base import BaseArtifactService
+from adk_runtime.artifacts.memory import InMemoryArtifactService
+from adk_runtime.errors import (
+    AdkRuntimeError,
+    AlreadyExistsError,
+    BackendUnavailableError,
+    InputValidationError,
+    SerializationError,
+    SessionNotFoundError,
+    StaleSessionError,
+)
+from adk_runtime.memory.base import BaseMemoryService
+from adk_runtime.runners import Runner
+from adk_runtime.sessions import BaseSessionService
+
+__all__ = ["AdkState", "ServerState", "create_app", "server_state"]
+
+logger = logging.getLogger("adk_runtime.server")
+
+# How long shutdown waits for invocations still running before cancelling them.
+SHUTDOWN_GRACE_SECONDS = 10.0
+
+
+@dataclasses.dataclass
+class ServerState:
+    """What the routes share: the runner, the app name and the invocations in flight."""
+
+    runner: Runner
+    app_name: str
+    auth_token: str | None
+    owns_services: bool
+    tasks: set[asyncio.Task[Any]] = dataclasses.field(default_factory=set)
+
+    @property
+    def sessions(self) -> BaseSessionService:
+        """The session service."""
+        return self.runner.session_service
+
+    @property
+    def artifacts(self) -> BaseArtifactService:
+        """The artifact service (the runner always has one here)."""
+        assert self.runner.artifact_service is not None
+        return self.runner.artifact_service
+
+    def check_app(self, app_name: str) -> None:
+        """Raise 404 unless ``app_name`` is the app this server serves."""
+        if app_name != self.app_name:
+            raise HTTPException(
+                status_code=404,
+                detail=f"App {app_name!r} not found; this server serves {self.app_name!r}.",
+            )
+
+    def spawn(self, coro: Any) -> asyncio.Task[Any]:
+        """Start a task that outlives the request that started it (kept until it ends)."""
+        task = asyncio.get_running_loop().create_task(coro)
+        self.tasks.add(task)
+        task.add_done_callback(self.tasks.discard)
+        return task
+
+
+def server_state(request: Request) -> ServerState:
+    """The :class:`ServerState` of the app serving ``request``."""
+    state: ServerState = request.app.state.adk
+    return state
+
+
+AdkState = Annotated[ServerState, Depends(server_state)]
+"""Route parameter type that receives the :class:`ServerState`."""
+
+
+async def _check_token(request: Request) -> None:
+    expected = server_state(request).auth_token
+    if expected is None:
+        return
+    header = request.headers.get("authorization", "")
+    scheme, _, token = header.partition(" ")
+    if scheme.lower() != "bearer" or not secrets.compare_digest(
+        token.strip().encode(), expected.encode()
+    ):
+        raise HTTPException(
+            status_code=401,
+            detail="Missing or wrong bearer token: send 'Authorization: Bearer <token>'.",
+            headers={"WWW-Authenticate": "Bearer"},
+        )
+
+
+_STATUS: list[tuple[type[BaseException], int]] = [
+    (SessionNotFoundError, 404),
+    (AlreadyExistsError, 409),
+    (StaleSessionError, 409),
+    (InputValidationError, 422),
+    (SerializationError, 422),
+    (BackendUnavailableError, 503),
+]
+
+
+def status_for(exc: BaseException) -> int:
+    """The HTTP status an adk_runtime error maps to (500 for anything unexpected)."""
+    for kind, status in _STATUS:
+        if isinstance(exc, kind):
+            return status
+    return 500
+
+
+async def _adk_error(request: Request, exc: Exception) -> JSONResponse:
+    status = status_for(exc)
+    if status >= 500:
+        logger.error("%s on %s %s: %s", type(exc).__name__, request.method, request.url.path, exc)
+    return JSONResponse(status_code=status, content={"detail": str(exc)})
+
+
+def create_app(
+    *,
+    agent: BaseAgent,
+    session_service: BaseSessionService,
+    artifact_service: BaseArtifactService | None = None,
+    memory_service: BaseMemoryService | None = None,
+    app_name: str | None = None,
+    auth_token: str | None = None,
+    owns_services: bool = False,
+) -> FastAPI:
+    """Build the HTTP API for one agent.
+
+    Args:
+        agent: The root agent.
+        session_service: Where sessions live.
+        artifact_service: Where artifacts live (default: in memory).
+        memory_service: The memory service, if any (``PATCH …/memory`` needs it).
+        app_name: The app's name in URLs (default: the agent's name).
+        auth_token: If set, every route but ``/health`` needs this bearer token.
+        owns_services: Close the services when the app shuts down.
+    """
+    runner = Runner(
+        app_name=app_name or agent.name,
+        agent=agent,
+        session_service=session_service,
+        artifact_service=artifact_service or InMemoryArtifactService(),
+        memory_service=memory_service,
+    )
+    state = ServerState(runner, runner.app_name, auth_token or None, owns_services)
+
+    @contextlib.asynccontextmanager
+    async def lifespan(app: FastAPI) -> AsyncIterator[None]:
+        yield
+        await _shutdown(state)
+
+    app = FastAPI(
+        title="adk-runtime",
+        version=__version__,
+        lifespan=lifespan,
+    )
+    app.state.adk = state
+    app.add_exception_handler(AdkRuntimeError, _adk_error)
+    from adk_runtime.server import artifacts_routes, run_routes, sessions_routes
+
+    auth = [Depends(_check_token)]
+    app.include_router(sessions_routes.router, dependencies=auth)
+    app.include_router(artifacts_routes.router, dependencies=auth)
+    app.include_router(run_routes.router, dependencies=auth)
+
+    @app.get("/health")
+    async def health() -> dict[str, str]:
+        """Liveness probe (no token needed)."""
+        return {"status": "ok"}
+
+    return app
+
+
+async def _shutdown(state: ServerState) -> None:
+    """Let running invocations finish (up to a grace period), then close owned services."""
+    if state.tasks:
+        _, pending = await asyncio.wait(set(state.tasks), timeout=SHUTDOWN_GRACE_SECONDS)
+        for task in pending:
+            task.cancel()
+        if pending:
+            await asyncio.wait(pending)
+    if state.owns_services:
+        runner = state.runner
+        await runner.session_service.close()
+        if runner.artifact_service is not None:
+            await runner.artifact_service.close()
+        if runner.memory_service is not None:
+            await runner.memory_service.close()

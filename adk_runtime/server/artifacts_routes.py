@@ -1,0 +1,180 @@
+"""Artifact routes: save, list names, load (latest or a version), versions and metadata, delete.
+
+Artifacts are google-genai ``Part`` values, returned in camelCase JSON (``inlineData`` with
+base64 ``data``). Version-specific routes come before the catch-all: names may contain ``/``.
+"""
+
+from __future__ import annotations
+
+from typing import Annotated
+
+from fastapi import APIRouter, HTTPException, Query
+from fastapi.responses import JSONResponse
+
+from adk_runtime.server.app import AdkState, ServerState
+from adk_runtime.server.models import SaveArtifactRequest
+
+router = APIRouter()
+
+_BASE = "/apps/{app_name}/users/{user_id}/sessions/{session_id}/artifacts"
+
+
+@router.get(_BASE)
+async def list_artifact_names(
+    app_name: str, user_id: str, session_id: str, state: AdkState
+) -> list[str]:
+    """The session's and the user's artifact names, sorted."""
+    state.check_app(app_name)
+    return await state.artifacts.list_artifact_keys(
+        app_name=app_name, user_id=user_id, session_id=session_id
+    )
+
+
+@router.post(_BASE)
+async def save_artifact(
+    app_name: str, user_id: str, session_id: str, req: SaveArtifactRequest, state: AdkState
+) -> JSONResponse:
+    """Save a new version of an artifact; returns its metadata."""
+    state.check_app(app_name)
+    version = await state.artifacts.save_artifact(
+        app_name=app_name,
+        user_id=user_id,
+        session_id=session_id,
+        filename=req.filename,
+        artifact=req.artifact,
+        custom_metadata=req.custom_metadata,
+    )
+    meta = await state.artifacts.get_artifact_version(
+        app_name=app_name,
+        user_id=user_id,
+        session_id=session_id,
+        filename=req.filename,
+        version=version,
+    )
+    if meta is None:  # deleted at once by another request
+        raise HTTPException(status_code=404, detail=f"Artifact {req.filename!r} not found.")
+    return JSONResponse(meta.model_dump(mode="json", by_alias=True, exclude_none=True))
+
+
+@router.get(_BASE + "/{artifact_name:path}/versions/metadata")
+async def list_artifact_versions_metadata(
+    app_name: str, user_id: str, session_id: str, artifact_name: str, state: AdkState
+) -> JSONResponse:
+    """Metadata of every stored version, ascending."""
+    state.check_app(app_name)
+    versions = await state.artifacts.list_artifact_versions(
+        app_name=app_name, user_id=user_id, session_id=session_id, filename=artifact_name
+    )
+    return JSONResponse(
+        [v.model_dump(mode="json", by_alias=True, exclude_none=True) for v in versions]
+    )
+
+
+@router.get(_BASE + "/{artifact_name:path}/versions/{version_id}/metadata")
+async def get_artifact_version_metadata(
+    app_name: str,
+    user_id: str,
+    session_id: str,
+    artifact_name: str,
+    version_id: str,
+    state: AdkState,
+) -> JSONResponse:
+    """Metadata of one version (``latest`` or a number)."""
+    state.check_app(app_name)
+    meta = await state.artifacts.get_artifact_version(
+        app_name=app_name,
+        user_id=user_id,
+        session_id=session_id,
+        filename=artifact_name,
+        version=_version(version_id),
+    )
+    if meta is None:
+        raise HTTPException(status_code=404, detail=f"Artifact {artifact_name!r} not found.")
+    return JSONResponse(meta.model_dump(mode="json", by_alias=True, exclude_none=True))
+
+
+def _version(version_id: str) -> int | None:
+    if version_id == "latest":
+        return None
+    if not version_id.isdigit():
+        raise HTTPException(
+            status_code=422, detail="The version must be 'latest' or a non-negative integer."
+        )
+    return int(version_id)
+
+
+@router.get(_BASE + "/{artifact_name:path}/versions")
+async def list_artifact_versions(
+    app_name: str,
+    user_id: str,
+    session_id: str,
+    artifact_name: str,
+    state: AdkState,
+) -> list[int]:
+    """The artifact's stored versions, ascending."""
+    state.check_app(app_name)
+    return await state.artifacts.list_versions(
+        app_name=app_name, user_id=user_id, session_id=session_id, filename=artifact_name
+    )
+
+
+async def _load(
+    state: ServerState,
+    app_name: str,
+    user_id: str,
+    session_id: str,
+    artifact_name: str,
+    version: int | None,
+) -> JSONResponse:
+    state.check_app(app_name)
+    part = await state.artifacts.load_artifact(
+        app_name=app_name,
+        user_id=user_id,
+        session_id=session_id,
+        filename=artifact_name,
+        version=version,
+    )
+    if part is None:
+        raise HTTPException(status_code=404, detail=f"Artifact {artifact_name!r} not found.")
+    return JSONResponse(part.model_dump(mode="json", by_alias=True, exclude_none=True))
+
+
+@router.get(_BASE + "/{artifact_name:path}/versions/{version_id}")
+async def load_artifact_version(
+    app_name: str,
+    user_id: str,
+    session_id: str,
+    artifact_name: str,
+    version_id: str,
+    state: AdkState,
+) -> JSONResponse:
+    """One version of the artifact (``latest`` or a number)."""
+    return await _load(state, app_name, user_id, session_id, artifact_name, _version(version_id))
+
+
+@router.get(_BASE + "/{artifact_name:path}")
+async def load_artifact(
+    app_name: str,
+    user_id: str,
+    session_id: str,
+    artifact_name: str,
+    state: AdkState,
+    version: Annotated[int | None, Query(ge=0)] = None,
+) -> JSONResponse:
+    """The artifact's latest version, or ``?version=N``."""
+    return await _load(state, app_name, user_id, session_id, artifact_name, version)
+
+
+@router.delete(_BASE + "/{artifact_name:path}")
+async def delete_artifact(
+    app_name: str,
+    user_id: str,
+    session_id: str,
+    artifact_name: str,
+    state: AdkState,
+) -> None:
+    """Delete every version of the artifact."""
+    state.check_app(app_name)
+    await state.artifacts.delete_artifact(
+        app_name=app_name, user_id=user_id, session_id=session_id, filename=artifact_name
+    )

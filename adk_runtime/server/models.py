@@ -1,0 +1,97 @@
+"""Request bodies of the HTTP API (google-adk's shapes; camelCase and snake_case accepted)."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from google.genai import types
+from pydantic import BaseModel, ConfigDict, Field, alias_generators
+
+from adk_runtime import codec
+from adk_runtime.events import Event
+from adk_runtime.sessions import Session
+
+__all__ = [
+    "CreateSessionRequest",
+    "RunAgentRequest",
+    "SaveArtifactRequest",
+    "UpdateMemoryRequest",
+    "UpdateSessionRequest",
+    "session_json",
+]
+
+
+class _Request(BaseModel):
+    model_config = ConfigDict(
+        alias_generator=alias_generators.to_camel, populate_by_name=True, extra="ignore"
+    )
+
+
+class RunAgentRequest(_Request):
+    """Body of ``POST /run`` and ``POST /run_sse``.
+
+    Attributes:
+        app_name: The app (defaults to the one this server serves).
+        user_id: The user.
+        session_id: The session to run on (it must exist).
+        new_message: The user's message.
+        streaming: With ``/run_sse``, stream the model's chunks as partial events.
+        state_delta: State changes committed with the user's message.
+        invocation_id: Resume this invocation (long-running tools).
+        custom_metadata: Free-form metadata for the invocation.
+    """
+
+    app_name: str | None = None
+    user_id: str
+    session_id: str
+    new_message: types.Content | None = None
+    streaming: bool = False
+    state_delta: dict[str, Any] | None = None
+    invocation_id: str | None = None
+    custom_metadata: dict[str, Any] | None = None
+
+
+class CreateSessionRequest(_Request):
+    """Body of ``POST /apps/{app}/users/{user}/sessions`` (every field optional)."""
+
+    session_id: str | None = None
+    state: dict[str, Any] | None = None
+    events: list[Event] | None = Field(default=None, description="Events to start with.")
+
+
+class UpdateSessionRequest(_Request):
+    """Body of ``PATCH /apps/{app}/users/{user}/sessions/{session}``."""
+
+    state_delta: dict[str, Any]
+
+
+class SaveArtifactRequest(_Request):
+    """Body of ``POST …/artifacts``: a new version of ``filename``."""
+
+    filename: str
+    artifact: types.Part
+    custom_metadata: dict[str, Any] | None = None
+
+
+class UpdateMemoryRequest(_Request):
+    """Body of ``PATCH /apps/{app}/users/{user}/memory``: the session to remember."""
+
+    session_id: str
+
+
+def event_json(event: Event) -> dict[str, Any]:
+    """An event as the API returns it (camelCase, no nulls)."""
+    return event.model_dump(mode="json", by_alias=True, exclude_none=True)
+
+
+def session_json(session: Session) -> dict[str, Any]:
+    """A session as the API returns it (camelCase, no nulls, state values via the codec)."""
+    return {
+        "id": session.id,
+        "appName": session.app_name,
+        "userId": session.user_id,
+        "state": codec.encode_state(session.state),
+        "events": [event_json(event) for event in session.events],
+        "lastUpdateTime": session.last_update_time,
+        "revision": session.revision,
+    }

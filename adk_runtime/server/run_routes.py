@@ -1,0 +1,122 @@
+"""``POST /run`` and ``POST /run_sse``: run the agent on a session.
+
+Every invocation runs in a background task that the request only reads from. A client that
+disconnects (or times out) mid-run therefore loses nothing: the invocation **runs to
+completion** and commits every event, exactly as if the client had stayed; the client can read
+the result with ``GET`` on the session. While it runs, another run on the same session gets
+409 (the session is busy). On server shutdown, running invocations get a grace period and are
+then cancelled at an event boundary (what was committed stays, nothing is half-written).
+
+``/run_sse`` answers with an error status (404, 409, 422) when the run fails before its first
+event; after that the stream is ``text/event-stream``, one ``data: <event JSON>`` message per
+event (partial events as they are produced, the others once committed) and, if the run fails
+later, a last ``data: {"error": "<Type>: <message>"}`` message.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import json
+import logging
+from collections.abc import AsyncIterator
+from contextlib import aclosing
+from typing import Any
+
+from fastapi import APIRouter
+from fastapi.responses import JSONResponse, StreamingResponse
+
+from adk_runtime.agents import RunConfig, StreamingMode
+from adk_runtime.events import Event
+from adk_runtime.server.app import AdkState, ServerState, status_for
+from adk_runtime.server.models import RunAgentRequest, event_json
+
+router = APIRouter()
+logger = logging.getLogger("adk_runtime.server")
+
+
+class _End:
+    """Marks the end of an invocation's events."""
+
+
+_Item = Event | BaseException | _End
+
+
+def _start(state: ServerState, req: RunAgentRequest, streaming: bool) -> asyncio.Queue[_Item]:
+    """Start the invocation in the background; its events (then the end) go to the queue."""
+    app_name = req.app_name or state.app_name
+    state.check_app(app_name)
+    run_config = RunConfig(
+        streaming_mode=StreamingMode.SSE if streaming else StreamingMode.NONE,
+        custom_metadata=req.custom_metadata,
+    )
+    queue: asyncio.Queue[_Item] = asyncio.Queue()
+
+    async def drive() -> None:
+        try:
+            agen = state.runner.run_async(
+                user_id=req.user_id,
+                session_id=req.session_id,
+                new_message=req.new_message,
+                state_delta=req.state_delta,
+                run_config=run_config,
+                invocation_id=req.invocation_id,
+            )
+            async with aclosing(agen) as events:
+                async for event in events:
+                    queue.put_nowait(event)
+        except Exception as exc:
+            if status_for(exc) >= 500:
+                logger.exception("Invocation on session %r failed", req.session_id)
+            queue.put_nowait(exc)
+        finally:
+            queue.put_nowait(_End())
+
+    state.spawn(drive())
+    return queue
+
+
+async def _next(queue: asyncio.Queue[_Item]) -> Event | None:
+    """The next event, None at the end; re-raises the invocation's error."""
+    item = await queue.get()
+    if isinstance(item, BaseException):
+        raise item
+    if isinstance(item, _End):
+        return None
+    return item
+
+
+@router.post("/run")
+async def run_agent(req: RunAgentRequest, state: AdkState) -> Any:
+    """Run the agent and return every event of the invocation as a list."""
+    queue = _start(state, req, streaming=False)
+    events: list[dict[str, Any]] = []
+    try:
+        while (event := await _next(queue)) is not None:
+            events.append(event_json(event))
+    except Exception as exc:
+        status = status_for(exc)
+        if status < 500:
+            raise
+        detail = f"The agent failed: {type(exc).__name__}: {exc}. Events committed before it stay."
+        return JSONResponse({"detail": detail}, status_code=status)
+    return JSONResponse(events)
+
+
+@router.post("/run_sse")
+async def run_agent_sse(req: RunAgentRequest, state: AdkState) -> StreamingResponse:
+    """Run the agent and stream its events as server-sent events."""
+    queue = _start(state, req, streaming=req.streaming)
+    first = await _next(queue)  # errors before the first event get a proper status code
+    return StreamingResponse(_stream(first, queue), media_type="text/event-stream")
+
+
+async def _stream(first: Event | None, queue: asyncio.Queue[_Item]) -> AsyncIterator[str]:
+    event = first
+    while event is not None:
+        yield f"data: {json.dumps(event_json(event), ensure_ascii=False)}\n\n"
+        try:
+            event = await _next(queue)
+        except Exception as exc:
+            error = {"error": f"{type(exc).__name__}: {exc}", "status": status_for(exc)}
+            yield f"data: {json.dumps(error, ensure_ascii=False)}\n\n"
+            return
