@@ -185,6 +185,11 @@ class Database:
                         raise
 
     async def dispose(self) -> None:
-        """Dispose the engine if this object created it."""
+        """Dispose the engine if this object created it.
+
+        Connections opened on another (possibly closed) event loop are dropped, not closed:
+        closing them would need their own loop.
+        """
         if self.owns_engine:
+            self._follow_loop()
             await self.engine.dispose()

@@ -288,6 +288,7 @@ for _ in range(3):
     print(len(list(runner.run(user_id="u", session_id="s", new_message=message))))
 stored = asyncio.run(service.get_session(app_name="a", user_id="u", session_id="s"))
 print(stored.revision)
+asyncio.run(service.close())  # on yet another loop: old connections are dropped quietly
 """
 
 
@@ -305,6 +306,7 @@ def test_runner_run_calls_each_on_their_own_event_loop(sql_url: str) -> None:
     )
     assert result.returncode == 0, result.stderr[-2000:]
     assert result.stdout.split() == ["6", "6", "6", "21"]
+    assert "Traceback" not in result.stderr, result.stderr[-2000:]
 
 
 @pytest.mark.postgres
