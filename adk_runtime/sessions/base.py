@@ -34,6 +34,7 @@ import base64
 import binascii
 import dataclasses
 import json
+import uuid
 from types import TracebackType
 from typing import Any
 
@@ -42,7 +43,11 @@ from pydantic import BaseModel, ConfigDict, Field, alias_generators
 from adk_runtime import codec
 from adk_runtime.errors import InputValidationError
 from adk_runtime.events import Event, event_to_json
-from adk_runtime.sessions._validation import validate_id, validate_optional_text
+from adk_runtime.sessions._validation import (
+    validate_id,
+    validate_optional_text,
+    validate_session_key,
+)
 from adk_runtime.sessions.session import Session
 from adk_runtime.sessions.state import split_state_delta
 
@@ -52,6 +57,9 @@ __all__ = [
     "GetSessionConfig",
     "ListSessionsResponse",
     "PreparedAppend",
+    "PreparedCreate",
+    "prepare_create",
+    "validate_list_args",
 ]
 
 MAX_PAGE_SIZE = 1000
@@ -249,11 +257,55 @@ def _prepare(session: Session, event: Event) -> tuple[PreparedAppend, dict[str, 
     return prepared, temp
 
 
-def _encode_scope(delta: dict[str, Any], prefix: str) -> dict[str, Any]:
+def _encode_scope(delta: dict[str, Any], prefix: str, name: str = "state_delta") -> dict[str, Any]:
     return {
-        key: codec.encode_value(value, f"state_delta[{prefix + key!r}]")
-        for key, value in delta.items()
+        key: codec.encode_value(value, f"{name}[{prefix + key!r}]") for key, value in delta.items()
     }
+
+
+@dataclasses.dataclass(frozen=True)
+class PreparedCreate:
+    """A ``create_session`` call checked and encoded, handed to a backend.
+
+    Attributes:
+        session_id: The given id, or a fresh uuid4.
+        session_state: Session-scoped keys, values encoded with :mod:`adk_runtime.codec`.
+        app_state: ``app:`` keys without the prefix, values encoded.
+        user_state: ``user:`` keys without the prefix, values encoded.
+    """
+
+    session_id: str
+    session_state: dict[str, Any]
+    app_state: dict[str, Any]
+    user_state: dict[str, Any]
+
+
+def prepare_create(
+    app_name: str, user_id: str, state: dict[str, Any] | None, session_id: str | None
+) -> PreparedCreate:
+    """Validate the key and encode the initial state of a new session (``temp:`` dropped).
+
+    Raises:
+        InputValidationError: An id is malformed.
+        SerializationError: A value cannot be stored; the error names it, e.g. ``state['k']``.
+    """
+    session_id = str(uuid.uuid4()) if session_id is None else session_id
+    validate_session_key(app_name, user_id, session_id)
+    session_state, app_state, user_state, _temp = split_state_delta(state or {})
+    return PreparedCreate(
+        session_id=session_id,
+        session_state=_encode_scope(session_state, "", "state"),
+        app_state=_encode_scope(app_state, "app:", "state"),
+        user_state=_encode_scope(user_state, "user:", "state"),
+    )
+
+
+def validate_list_args(app_name: str, user_id: str | None, page_size: int | None) -> None:
+    """Validate the arguments of ``list_sessions`` (the page token is each backend's own)."""
+    validate_id(app_name, "app_name")
+    if user_id is not None:
+        validate_id(user_id, "user_id")
+    validate_page_size(page_size)
 
 
 def _apply_result(

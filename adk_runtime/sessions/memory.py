@@ -12,7 +12,6 @@ from __future__ import annotations
 import dataclasses
 import threading
 import time
-import uuid
 from typing import Any
 
 from adk_runtime import codec
@@ -23,7 +22,7 @@ from adk_runtime.errors import (
     StaleSessionError,
 )
 from adk_runtime.events import event_from_json
-from adk_runtime.sessions._validation import validate_id, validate_session_key
+from adk_runtime.sessions._validation import validate_session_key
 from adk_runtime.sessions.base import (
     AppendResult,
     BaseSessionService,
@@ -32,10 +31,11 @@ from adk_runtime.sessions.base import (
     PreparedAppend,
     decode_page_token,
     encode_page_token,
-    validate_page_size,
+    prepare_create,
+    validate_list_args,
 )
 from adk_runtime.sessions.session import Session
-from adk_runtime.sessions.state import merge_state, split_state_delta
+from adk_runtime.sessions.state import merge_state
 
 __all__ = ["InMemorySessionService"]
 
@@ -82,20 +82,15 @@ class InMemorySessionService(BaseSessionService):
         session_id: str | None = None,
     ) -> Session:
         """Create a session; see :meth:`BaseSessionService.create_session`."""
-        session_id = str(uuid.uuid4()) if session_id is None else session_id
-        validate_session_key(app_name, user_id, session_id)
-        session_state, app_delta, user_delta, _temp = split_state_delta(state or {})
-        encoded_session = codec.encode_state(session_state, "state")
-        encoded_app = codec.encode_state(app_delta, "state['app:…']")
-        encoded_user = codec.encode_state(user_delta, "state['user:…']")
-        key = (app_name, user_id, session_id)
+        prepared = prepare_create(app_name, user_id, state, session_id)
+        key = (app_name, user_id, prepared.session_id)
         now = time.time()
         with self._lock:
             if key in self._sessions:
-                raise AlreadyExistsError(f"Session {session_id!r} already exists.")
-            self._app_state.setdefault(app_name, {}).update(encoded_app)
-            self._user_state.setdefault((app_name, user_id), {}).update(encoded_user)
-            stored = _StoredSession(state=encoded_session, create_time=now, update_time=now)
+                raise AlreadyExistsError(f"Session {prepared.session_id!r} already exists.")
+            self._app_state.setdefault(app_name, {}).update(prepared.app_state)
+            self._user_state.setdefault((app_name, user_id), {}).update(prepared.user_state)
+            stored = _StoredSession(state=prepared.session_state, create_time=now, update_time=now)
             self._sessions[key] = stored
             return self._snapshot(key, stored, [])
 
@@ -126,10 +121,7 @@ class InMemorySessionService(BaseSessionService):
         page_token: str | None = None,
     ) -> ListSessionsResponse:
         """List sessions; see :meth:`BaseSessionService.list_sessions`."""
-        validate_id(app_name, "app_name")
-        if user_id is not None:
-            validate_id(user_id, "user_id")
-        validate_page_size(page_size)
+        validate_list_args(app_name, user_id, page_size)
         after = _sort_key_from_token(page_token) if page_token else None
         with self._lock:
             rows = sorted(

@@ -364,6 +364,17 @@ async def test_unserializable_initial_state_creates_nothing(
     assert await session_service.get_session(app_name=APP, user_id="u1", session_id="s1") is None
 
 
+async def test_unserializable_scoped_initial_state_names_the_prefixed_key(
+    session_service: BaseSessionService,
+) -> None:
+    with pytest.raises(SerializationError) as info:
+        await session_service.create_session(
+            app_name=APP, user_id="u1", session_id="s1", state={"user:k": {"x": object()}}
+        )
+    assert info.value.path == "state['user:k']['x']"
+    assert await session_service.get_session(app_name=APP, user_id="u1", session_id="s1") is None
+
+
 @pytest.mark.parametrize(
     "bad_id", ["", "x" * 129, "new\nline", "nul\x00", "tab\tbed", "del\x7f"], ids=repr
 )

@@ -8,14 +8,6 @@ from typing import Any
 from adk_runtime import codec
 
 
-def encode_pairs(delta: Mapping[str, Any], prefix: str) -> list[str]:
-    """Encode raw state values into flat ``[field, json, ...]`` (errors name ``state[...]``)."""
-    pairs: list[str] = []
-    for key, value in delta.items():
-        pairs += [key, codec.dumps(codec.encode_value(value, f"state[{prefix + key!r}]"))]
-    return pairs
-
-
 def json_pairs(encoded: Mapping[str, Any]) -> list[str]:
     """Turn already-encoded values (a :class:`PreparedAppend` delta) into flat pairs."""
     pairs: list[str] = []

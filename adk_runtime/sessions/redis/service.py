@@ -80,22 +80,23 @@ from adk_runtime.errors import (
     redact_url,
 )
 from adk_runtime.events import event_from_json
-from adk_runtime.sessions._validation import validate_id, validate_session_key
+from adk_runtime.sessions._validation import validate_session_key
 from adk_runtime.sessions.base import (
     AppendResult,
     BaseSessionService,
     GetSessionConfig,
     ListSessionsResponse,
     PreparedAppend,
-    validate_page_size,
+    prepare_create,
+    validate_list_args,
 )
 from adk_runtime.sessions.redis import _listing
 from adk_runtime.sessions.redis._errors import translate
 from adk_runtime.sessions.redis._keys import AppKeys, SessionKeys, app_index_member, check_prefix
 from adk_runtime.sessions.redis._scripts import Scripts
-from adk_runtime.sessions.redis._values import decode_pairs, encode_pairs, json_pairs, text
+from adk_runtime.sessions.redis._values import decode_pairs, json_pairs, text
 from adk_runtime.sessions.session import Session
-from adk_runtime.sessions.state import merge_state, split_state_delta
+from adk_runtime.sessions.state import merge_state
 
 __all__ = ["RedisSessionService"]
 
@@ -189,13 +190,12 @@ class RedisSessionService(BaseSessionService):
         session_id: str | None = None,
     ) -> Session:
         """Create a session; see :meth:`BaseSessionService.create_session`."""
-        session_id = str(uuid.uuid4()) if session_id is None else session_id
-        validate_session_key(app_name, user_id, session_id)
-        session_state, app_delta, user_delta, _temp = split_state_delta(state or {})
+        prepared = prepare_create(app_name, user_id, state, session_id)
+        session_id = prepared.session_id
         pairs = [
-            encode_pairs(session_state, ""),
-            encode_pairs(app_delta, "app:"),
-            encode_pairs(user_delta, "user:"),
+            json_pairs(prepared.session_state),
+            json_pairs(prepared.app_state),
+            json_pairs(prepared.user_state),
         ]
         keys = self._keys(app_name, user_id, session_id)
         args: list[Any] = [uuid.uuid4().hex, self._ttl_ms, session_id]
@@ -233,10 +233,7 @@ class RedisSessionService(BaseSessionService):
         page_token: str | None = None,
     ) -> ListSessionsResponse:
         """List sessions; see :meth:`BaseSessionService.list_sessions`."""
-        validate_id(app_name, "app_name")
-        if user_id is not None:
-            validate_id(user_id, "user_id")
-        validate_page_size(page_size)
+        validate_list_args(app_name, user_id, page_size)
         app = AppKeys(self._prefix, app_name)
         lister = _listing.Lister(self._client, self._scripts, app, user_id, self._call)
         sessions, token = await lister.page(page_size, page_token)

@@ -9,7 +9,6 @@ while control is back in agent code.
 from __future__ import annotations
 
 import asyncio
-import uuid
 from datetime import datetime, timezone
 from typing import Any
 
@@ -19,7 +18,7 @@ from sqlalchemy.ext.asyncio import AsyncConnection, AsyncEngine
 from adk_runtime import codec
 from adk_runtime.errors import AlreadyExistsError, ConfigurationError, InputValidationError
 from adk_runtime.events import event_from_json
-from adk_runtime.sessions._validation import validate_id, validate_session_key
+from adk_runtime.sessions._validation import validate_session_key
 from adk_runtime.sessions.base import (
     AppendResult,
     BaseSessionService,
@@ -28,12 +27,13 @@ from adk_runtime.sessions.base import (
     PreparedAppend,
     decode_page_token,
     encode_page_token,
-    validate_page_size,
+    prepare_create,
+    validate_list_args,
 )
 from adk_runtime.sessions.session import Session
 from adk_runtime.sessions.sql import _append
 from adk_runtime.sessions.sql import _statements as sql
-from adk_runtime.sessions.state import merge_state, split_state_delta
+from adk_runtime.sessions.state import merge_state
 from adk_runtime.sql.engine import Database, create_engine
 from adk_runtime.sql.migrate import ensure_schema
 
@@ -124,12 +124,9 @@ class DatabaseSessionService(BaseSessionService):
         session_id: str | None = None,
     ) -> Session:
         """Create a session; see :meth:`BaseSessionService.create_session`."""
-        session_id = str(uuid.uuid4()) if session_id is None else session_id
-        validate_session_key(app_name, user_id, session_id)
-        session_state, app_delta, user_delta, _temp = split_state_delta(state or {})
-        encoded = codec.encode_state(session_state, "state")
-        encoded_app = codec.encode_state(app_delta, "state['app:…']")
-        encoded_user = codec.encode_state(user_delta, "state['user:…']")
+        prepared = prepare_create(app_name, user_id, state, session_id)
+        session_id = prepared.session_id
+        encoded = prepared.session_state
         db = await self._open()
         params = {"app": app_name, "user": user_id, "sid": session_id, "now": _now()}
         async with db.write() as connection:
@@ -142,7 +139,7 @@ class DatabaseSessionService(BaseSessionService):
                 raise AlreadyExistsError(f"Session {session_id!r} already exists.")
             scopes = [
                 await _scope(connection, db.dialect, params, delta, user=user)
-                for user, delta in ((False, encoded_app), (True, encoded_user))
+                for user, delta in ((False, prepared.app_state), (True, prepared.user_state))
             ]
         return Session(
             id=session_id,
@@ -183,10 +180,7 @@ class DatabaseSessionService(BaseSessionService):
         page_token: str | None = None,
     ) -> ListSessionsResponse:
         """List sessions; see :meth:`BaseSessionService.list_sessions`."""
-        validate_id(app_name, "app_name")
-        if user_id is not None:
-            validate_id(user_id, "user_id")
-        validate_page_size(page_size)
+        validate_list_args(app_name, user_id, page_size)
         params: dict[str, Any] = {"app": app_name, "user": user_id, "limit": -1}
         if page_token is not None:
             params.update(_position_from_token(page_token))
