@@ -17,11 +17,11 @@ from sqlalchemy import Select, and_, delete, select
 from sqlalchemy.engine import Row
 from sqlalchemy.ext.asyncio import AsyncEngine
 
-from adk_runtime._sql_service import SqlHandle
 from adk_runtime.artifacts._sql_save import SAVES
 from adk_runtime.artifacts._store import ArtifactRecord, StoredArtifactService
 from adk_runtime.artifacts._validation import ArtifactKey
 from adk_runtime.artifacts.tables import artifact_versions
+from adk_runtime.sql.handle import SqlHandle
 
 __all__ = ["DatabaseArtifactService"]
 

@@ -16,7 +16,6 @@ from sqlalchemy import Table, delete
 from sqlalchemy.dialects import postgresql, sqlite
 from sqlalchemy.ext.asyncio import AsyncEngine
 
-from adk_runtime._sql_service import SqlHandle
 from adk_runtime.errors import InputValidationError
 from adk_runtime.memory._search import SEARCHES
 from adk_runtime.memory._text import (
@@ -29,6 +28,7 @@ from adk_runtime.memory._text import (
 from adk_runtime.memory.base import BaseMemoryService, MemoryEntry, SearchMemoryResponse
 from adk_runtime.memory.tables import memory_entries
 from adk_runtime.sessions._validation import validate_id
+from adk_runtime.sql.handle import SqlHandle
 
 if TYPE_CHECKING:
     from adk_runtime.events import Event

@@ -8,7 +8,6 @@ while control is back in agent code.
 
 from __future__ import annotations
 
-import asyncio
 from datetime import datetime, timezone
 from typing import Any
 
@@ -16,7 +15,7 @@ from sqlalchemy.engine import Row
 from sqlalchemy.ext.asyncio import AsyncConnection, AsyncEngine
 
 from adk_runtime import codec
-from adk_runtime.errors import AlreadyExistsError, ConfigurationError, InputValidationError
+from adk_runtime.errors import AlreadyExistsError, InputValidationError
 from adk_runtime.events import event_from_json
 from adk_runtime.sessions._validation import validate_session_key
 from adk_runtime.sessions.base import (
@@ -34,31 +33,14 @@ from adk_runtime.sessions.session import Session
 from adk_runtime.sessions.sql import _append
 from adk_runtime.sessions.sql import _statements as sql
 from adk_runtime.sessions.state import merge_state
-from adk_runtime.sql.engine import Database, create_engine
-from adk_runtime.sql.migrate import ensure_schema
+from adk_runtime.sql.engine import Database
+from adk_runtime.sql.handle import SqlHandle
 
 __all__ = ["DatabaseSessionService"]
-
-_DRIVERS = {"sqlite": "aiosqlite", "postgresql": "asyncpg"}
 
 
 def _now() -> datetime:
     return datetime.now(timezone.utc)
-
-
-def _database(db_url: str | None, db_engine: AsyncEngine | None, kwargs: Any) -> Database:
-    if (db_url is None) == (db_engine is None):
-        raise ConfigurationError("Pass exactly one of db_url or db_engine.")
-    if db_engine is None:
-        assert db_url is not None
-        return Database(create_engine(db_url, **kwargs), owns_engine=True)
-    dialect = db_engine.dialect
-    if _DRIVERS.get(dialect.name) != dialect.driver:
-        raise ConfigurationError(
-            f"db_engine uses {dialect.name}+{dialect.driver}; adk_runtime supports "
-            "sqlite+aiosqlite and postgresql+asyncpg engines."
-        )
-    return Database(db_engine, owns_engine=False)
 
 
 class DatabaseSessionService(BaseSessionService):
@@ -88,10 +70,7 @@ class DatabaseSessionService(BaseSessionService):
         **engine_kwargs: Any,
     ) -> None:
         """Create the service; the schema is checked (or migrated) on first use."""
-        self._db = _database(db_url, db_engine, engine_kwargs)
-        self._auto_migrate = self._db.dialect == "sqlite" if auto_migrate is None else auto_migrate
-        self._ready = False
-        self._ready_lock = asyncio.Lock()
+        self._handle = SqlHandle(db_url, db_engine, auto_migrate, engine_kwargs)
 
     @classmethod
     def from_url(cls, url: str, **kwargs: Any) -> DatabaseSessionService:
@@ -108,12 +87,7 @@ class DatabaseSessionService(BaseSessionService):
         await self._open()
 
     async def _open(self) -> Database:
-        if not self._ready:
-            async with self._ready_lock:
-                if not self._ready:
-                    await ensure_schema(self._db, auto_migrate=self._auto_migrate)
-                    self._ready = True
-        return self._db
+        return await self._handle.open()
 
     async def create_session(
         self,
@@ -215,7 +189,7 @@ class DatabaseSessionService(BaseSessionService):
 
     async def close(self) -> None:
         """Dispose the engine if this service created it."""
-        await self._db.dispose()
+        await self._handle.close()
 
 
 async def _scope(

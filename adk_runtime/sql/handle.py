@@ -1,9 +1,9 @@
-"""The database handle the SQL artifact and memory services share: lazy schema check.
+"""A database handle with a lazy schema check, shared by every SQL service.
 
-The schema is checked (or migrated, with ``auto_migrate``) on first use, once, like the SQL
-session service: SQLite upgrades itself by default, a server database must be upgraded with
-``adk-runtime db upgrade``. A service is built from a URL (it owns its engine) or from an
-engine the caller shares with other services (e.g. the session service's).
+The schema is checked (or migrated, with ``auto_migrate``) on first use, once, for the
+session, artifact and memory services alike: SQLite upgrades itself by default, a server
+database must be upgraded with ``adk-runtime db upgrade``. A service is built from a URL (it
+owns its engine) or from an engine the caller shares with other services.
 """
 
 from __future__ import annotations
