@@ -13,7 +13,7 @@ if TYPE_CHECKING:
     from adk_runtime.events import Event
     from adk_runtime.sessions.session import Session
 
-__all__ = ["BaseMemoryService", "MemoryEntry", "SearchMemoryResponse"]
+__all__ = ["BaseMemoryService", "EventMemoryService", "MemoryEntry", "SearchMemoryResponse"]
 
 
 class MemoryEntry(BaseModel):
@@ -107,3 +107,32 @@ class BaseMemoryService(abc.ABC):
     async def close(self) -> None:
         """Release what the service opened; the default has nothing."""
         return None
+
+
+class EventMemoryService(BaseMemoryService):
+    """A memory service that stores events: remembering a session adds its events.
+
+    Subclasses implement :meth:`add_events_to_memory` (skipping events already stored) and
+    :meth:`search_memory`; :meth:`add_session_to_memory` is the same for all of them.
+    """
+
+    async def add_session_to_memory(self, session: Session) -> None:
+        """Remember the text of the session's events (events already stored are skipped)."""
+        await self.add_events_to_memory(
+            app_name=session.app_name,
+            user_id=session.user_id,
+            events=session.events,
+            session_id=session.id,
+        )
+
+    @abc.abstractmethod
+    async def add_events_to_memory(
+        self,
+        *,
+        app_name: str,
+        user_id: str,
+        events: Sequence[Event],
+        session_id: str | None = None,
+        custom_metadata: Mapping[str, object] | None = None,
+    ) -> None:
+        """Remember some events; events already stored are skipped."""

@@ -25,14 +25,13 @@ from adk_runtime.memory._text import (
     query_words,
     texts_of,
 )
-from adk_runtime.memory.base import BaseMemoryService, MemoryEntry, SearchMemoryResponse
+from adk_runtime.memory.base import EventMemoryService, MemoryEntry, SearchMemoryResponse
 from adk_runtime.memory.tables import memory_entries
 from adk_runtime.sessions._validation import validate_id
 from adk_runtime.sql.handle import SqlHandle
 
 if TYPE_CHECKING:
     from adk_runtime.events import Event
-    from adk_runtime.sessions.session import Session
 
 __all__ = ["DatabaseMemoryService"]
 
@@ -45,7 +44,7 @@ _KEY = ["app_name", "user_id", "session_id", "event_id"]
 _M = memory_entries.c
 
 
-class DatabaseMemoryService(BaseMemoryService):
+class DatabaseMemoryService(EventMemoryService):
     """Memory in the same SQLite / PostgreSQL database and migrations as the sessions.
 
     Args:
@@ -88,15 +87,6 @@ class DatabaseMemoryService(BaseMemoryService):
     async def close(self) -> None:
         """Dispose the engine if the service created it."""
         await self._sql.close()
-
-    async def add_session_to_memory(self, session: Session) -> None:
-        """Remember the text of the session's events (events already stored are skipped)."""
-        await self.add_events_to_memory(
-            app_name=session.app_name,
-            user_id=session.user_id,
-            events=session.events,
-            session_id=session.id,
-        )
 
     async def add_events_to_memory(
         self,

@@ -8,12 +8,11 @@ from typing import TYPE_CHECKING, Any
 
 from adk_runtime.errors import InputValidationError
 from adk_runtime.memory._text import encode_metadata, memory_entry, query_words, texts_of, words
-from adk_runtime.memory.base import BaseMemoryService, MemoryEntry, SearchMemoryResponse
+from adk_runtime.memory.base import EventMemoryService, MemoryEntry, SearchMemoryResponse
 from adk_runtime.sessions._validation import validate_id
 
 if TYPE_CHECKING:
     from adk_runtime.events import Event
-    from adk_runtime.sessions.session import Session
 
 __all__ = ["InMemoryMemoryService"]
 
@@ -21,7 +20,7 @@ _Remembered = tuple[frozenset[str], MemoryEntry]  # the event's words, its entry
 _EventKey = tuple[str, str]  # session id ("" when none was given), event id
 
 
-class InMemoryMemoryService(BaseMemoryService):
+class InMemoryMemoryService(EventMemoryService):
     """Remembers the text of events; a query matches events sharing a word with it.
 
     Results are scoped by app and user and ranked by how many query words an event contains
@@ -38,15 +37,6 @@ class InMemoryMemoryService(BaseMemoryService):
     def from_url(cls, url: str, **kwargs: Any) -> InMemoryMemoryService:
         """Build the memory for ``memory://``."""
         return cls(**kwargs)
-
-    async def add_session_to_memory(self, session: Session) -> None:
-        """Remember the text of the session's events (idempotent per session)."""
-        await self.add_events_to_memory(
-            app_name=session.app_name,
-            user_id=session.user_id,
-            events=session.events,
-            session_id=session.id,
-        )
 
     async def add_events_to_memory(
         self,

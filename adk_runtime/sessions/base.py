@@ -21,19 +21,28 @@ Guarantees, on every backend:
 7. **Isolation.** ``(app_name, user_id, session_id)`` is the key.
 8. **Delete** removes the session and its events together; app and user state stay.
 
-Backends implement the abstract methods below; :meth:`BaseSessionService.append_event` is
-shared: it validates and serializes the event, strips ``temp:`` keys, calls the backend's
-:meth:`BaseSessionService._append_event` (one atomic commit), then updates the caller's
-session object.
+The public methods (google-adk's names and signatures) are concrete here and the same for
+every backend: they validate the arguments, encode what will be stored, parse page tokens,
+and only then call the backend's one storage step (a template method):
+
+=======================  ============================================================
+public method            backend step
+=======================  ============================================================
+``create_session``       :meth:`BaseSessionService._create_session`
+``get_session``          :meth:`BaseSessionService._get_session`
+``list_sessions``        :meth:`BaseSessionService._list_sessions` (order and paging:
+                         :mod:`adk_runtime.sessions._paging`)
+``delete_session``       :meth:`BaseSessionService._delete_session`
+``append_event``         :meth:`BaseSessionService._append_event` (one atomic commit)
+=======================  ============================================================
+
+A backend never sees an unvalidated id, an unencoded value or a raw page token.
 """
 
 from __future__ import annotations
 
 import abc
-import base64
-import binascii
 import dataclasses
-import json
 import uuid
 from types import TracebackType
 from typing import Any
@@ -41,8 +50,8 @@ from typing import Any
 from pydantic import BaseModel, ConfigDict, Field, alias_generators
 
 from adk_runtime import codec
-from adk_runtime.errors import InputValidationError
 from adk_runtime.events import Event, event_to_json
+from adk_runtime.sessions._paging import ListCursor, ListQuery, validate_page_size
 from adk_runtime.sessions._validation import (
     validate_id,
     validate_optional_text,
@@ -55,14 +64,12 @@ __all__ = [
     "AppendResult",
     "BaseSessionService",
     "GetSessionConfig",
+    "ListCursor",
+    "ListQuery",
     "ListSessionsResponse",
     "PreparedAppend",
     "PreparedCreate",
-    "prepare_create",
-    "validate_list_args",
 ]
-
-MAX_PAGE_SIZE = 1000
 
 
 class GetSessionConfig(BaseModel):
@@ -129,7 +136,6 @@ class AppendResult:
 class BaseSessionService(abc.ABC):
     """Stores sessions, their events and their app/user/session state."""
 
-    @abc.abstractmethod
     async def create_session(
         self,
         *,
@@ -148,8 +154,9 @@ class BaseSessionService(abc.ABC):
             InputValidationError: An id is malformed.
             SerializationError: A state value cannot be stored (the error names its key).
         """
+        prepared = prepare_create(app_name, user_id, state, session_id)
+        return await self._create_session(app_name, user_id, prepared)
 
-    @abc.abstractmethod
     async def get_session(
         self,
         *,
@@ -158,9 +165,14 @@ class BaseSessionService(abc.ABC):
         session_id: str,
         config: GetSessionConfig | None = None,
     ) -> Session | None:
-        """Return the session with its merged state and (some of) its events, or None."""
+        """Return the session with its merged state and (some of) its events, or None.
 
-    @abc.abstractmethod
+        Raises:
+            InputValidationError: An id is malformed.
+        """
+        validate_session_key(app_name, user_id, session_id)
+        return await self._get_session(app_name, user_id, session_id, config)
+
     async def list_sessions(
         self,
         *,
@@ -171,13 +183,66 @@ class BaseSessionService(abc.ABC):
     ) -> ListSessionsResponse:
         """List sessions (merged state, no events), most recently updated first.
 
+        Ties in update time are ordered by user id, then session id, both descending.
         ``page_size=None`` returns every session (google-adk's behaviour); otherwise at most
-        ``page_size`` sessions and a ``next_page_token`` when more remain.
+        ``page_size`` sessions and a ``next_page_token`` when more remain. An empty
+        ``page_token`` is the first page.
+
+        Raises:
+            InputValidationError: An id or the page size is malformed, or the page token was
+                not issued by a session service.
+        """
+        validate_id(app_name, "app_name")
+        if user_id is not None:
+            validate_id(user_id, "user_id")
+        validate_page_size(page_size)
+        after = ListCursor.from_token(page_token) if page_token else None
+        limit = None if page_size is None else page_size + 1
+        sessions = await self._list_sessions(ListQuery(app_name, user_id, limit, after))
+        token = None
+        if page_size is not None and len(sessions) > page_size:
+            sessions = sessions[:page_size]
+            token = ListCursor.of(sessions[-1]).token()
+        return ListSessionsResponse(sessions=sessions, next_page_token=token)
+
+    async def delete_session(self, *, app_name: str, user_id: str, session_id: str) -> None:
+        """Delete the session and its events (app and user state stay); a no-op if missing.
+
+        Raises:
+            InputValidationError: An id is malformed.
+        """
+        validate_session_key(app_name, user_id, session_id)
+        await self._delete_session(app_name, user_id, session_id)
+
+    @abc.abstractmethod
+    async def _create_session(
+        self, app_name: str, user_id: str, prepared: PreparedCreate
+    ) -> Session:
+        """Store a new session with ``prepared``'s state, atomically, and return it.
+
+        Raises ``AlreadyExistsError`` (and changes nothing) when the key is taken. App and
+        user state are merged into their rows in the same atomic step.
         """
 
     @abc.abstractmethod
-    async def delete_session(self, *, app_name: str, user_id: str, session_id: str) -> None:
-        """Delete the session and its events (app and user state stay); a no-op if missing."""
+    async def _get_session(
+        self, app_name: str, user_id: str, session_id: str, config: GetSessionConfig | None
+    ) -> Session | None:
+        """Read the session, its merged state and the events ``config`` selects, or None.
+
+        One consistent snapshot: the events returned are those up to the session's revision.
+        """
+
+    @abc.abstractmethod
+    async def _list_sessions(self, query: ListQuery) -> list[Session]:
+        """Return the first ``query.limit`` sessions after ``query.after`` (no events).
+
+        In listing order (see :mod:`adk_runtime.sessions._paging`).
+        """
+
+    @abc.abstractmethod
+    async def _delete_session(self, app_name: str, user_id: str, session_id: str) -> None:
+        """Delete the session and its events atomically; a no-op if it does not exist."""
 
     @abc.abstractmethod
     async def _append_event(self, session: Session, prepared: PreparedAppend) -> AppendResult:
@@ -300,14 +365,6 @@ def prepare_create(
     )
 
 
-def validate_list_args(app_name: str, user_id: str | None, page_size: int | None) -> None:
-    """Validate the arguments of ``list_sessions`` (the page token is each backend's own)."""
-    validate_id(app_name, "app_name")
-    if user_id is not None:
-        validate_id(user_id, "user_id")
-    validate_page_size(page_size)
-
-
 def _apply_result(
     session: Session, prepared: PreparedAppend, temp: dict[str, Any], result: AppendResult
 ) -> None:
@@ -324,35 +381,3 @@ def _apply_result(
     session.events.append(event)
     session.revision = result.sequence
     session.last_update_time = result.update_time
-
-
-def encode_page_token(position: list[Any]) -> str:
-    """Return an opaque page token for a keyset ``position``."""
-    raw = json.dumps(position, separators=(",", ":")).encode("utf-8")
-    return base64.urlsafe_b64encode(raw).decode("ascii").rstrip("=")
-
-
-def decode_page_token(token: str) -> list[Any]:
-    """Parse a token from :func:`encode_page_token`.
-
-    Raises:
-        InputValidationError: The token was not produced by this service.
-    """
-    try:
-        padded = token + "=" * (-len(token) % 4)
-        position = json.loads(base64.urlsafe_b64decode(padded.encode("ascii")))
-    except (ValueError, binascii.Error, UnicodeError):
-        raise InputValidationError("page_token is not a token this service issued.") from None
-    if not isinstance(position, list):
-        raise InputValidationError("page_token is not a token this service issued.")
-    return position
-
-
-def validate_page_size(page_size: int | None) -> None:
-    """Raise :class:`InputValidationError` unless ``page_size`` is None or 1..MAX_PAGE_SIZE."""
-    if page_size is None:
-        return
-    if isinstance(page_size, bool) or not isinstance(page_size, int):
-        raise InputValidationError("page_size must be an integer.")
-    if not 1 <= page_size <= MAX_PAGE_SIZE:
-        raise InputValidationError(f"page_size must be between 1 and {MAX_PAGE_SIZE}.")

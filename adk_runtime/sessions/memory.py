@@ -15,24 +15,16 @@ import time
 from typing import Any
 
 from adk_runtime import codec
-from adk_runtime.errors import (
-    AlreadyExistsError,
-    InputValidationError,
-    SessionNotFoundError,
-    StaleSessionError,
-)
+from adk_runtime.errors import AlreadyExistsError, SessionNotFoundError, StaleSessionError
 from adk_runtime.events import event_from_json
-from adk_runtime.sessions._validation import validate_session_key
 from adk_runtime.sessions.base import (
     AppendResult,
     BaseSessionService,
     GetSessionConfig,
-    ListSessionsResponse,
+    ListCursor,
+    ListQuery,
     PreparedAppend,
-    decode_page_token,
-    encode_page_token,
-    prepare_create,
-    validate_list_args,
+    PreparedCreate,
 )
 from adk_runtime.sessions.session import Session
 from adk_runtime.sessions.state import merge_state
@@ -73,16 +65,9 @@ class InMemorySessionService(BaseSessionService):
         """Build the service for ``memory://`` (takes no options)."""
         return cls(**kwargs)
 
-    async def create_session(
-        self,
-        *,
-        app_name: str,
-        user_id: str,
-        state: dict[str, Any] | None = None,
-        session_id: str | None = None,
+    async def _create_session(
+        self, app_name: str, user_id: str, prepared: PreparedCreate
     ) -> Session:
-        """Create a session; see :meth:`BaseSessionService.create_session`."""
-        prepared = prepare_create(app_name, user_id, state, session_id)
         key = (app_name, user_id, prepared.session_id)
         now = time.time()
         with self._lock:
@@ -94,16 +79,9 @@ class InMemorySessionService(BaseSessionService):
             self._sessions[key] = stored
             return self._snapshot(key, stored, [])
 
-    async def get_session(
-        self,
-        *,
-        app_name: str,
-        user_id: str,
-        session_id: str,
-        config: GetSessionConfig | None = None,
+    async def _get_session(
+        self, app_name: str, user_id: str, session_id: str, config: GetSessionConfig | None
     ) -> Session | None:
-        """Return the session or None; see :meth:`BaseSessionService.get_session`."""
-        validate_session_key(app_name, user_id, session_id)
         key = (app_name, user_id, session_id)
         with self._lock:
             stored = self._sessions.get(key)
@@ -112,35 +90,25 @@ class InMemorySessionService(BaseSessionService):
             events = _select_events(stored.events, config)
             return self._snapshot(key, stored, events)
 
-    async def list_sessions(
-        self,
-        *,
-        app_name: str,
-        user_id: str | None = None,
-        page_size: int | None = None,
-        page_token: str | None = None,
-    ) -> ListSessionsResponse:
-        """List sessions; see :meth:`BaseSessionService.list_sessions`."""
-        validate_list_args(app_name, user_id, page_size)
-        after = _sort_key_from_token(page_token) if page_token else None
+    async def _list_sessions(self, query: ListQuery) -> list[Session]:
         with self._lock:
             rows = sorted(
-                (_sort_key(key, stored), key, stored)
-                for key, stored in self._sessions.items()
-                if key[0] == app_name and (user_id is None or key[1] == user_id)
+                (
+                    (ListCursor(stored.update_time, key[1], key[2]), key, stored)
+                    for key, stored in self._sessions.items()
+                    if key[0] == query.app_name
+                    and (query.user_id is None or key[1] == query.user_id)
+                ),
+                key=lambda row: row[0],
+                reverse=True,
             )
-            if after is not None:
-                rows = [row for row in rows if row[0] > after]
-            page = rows if page_size is None else rows[:page_size]
-            sessions = [self._snapshot(key, stored, []) for _, key, stored in page]
-        token = None
-        if page_size is not None and len(rows) > page_size:
-            token = encode_page_token(list(page[-1][0]))
-        return ListSessionsResponse(sessions=sessions, next_page_token=token)
+            if query.after is not None:
+                after = query.after
+                rows = [row for row in rows if row[0] < after]
+            page = rows if query.limit is None else rows[: query.limit]
+            return [self._snapshot(key, stored, []) for _, key, stored in page]
 
-    async def delete_session(self, *, app_name: str, user_id: str, session_id: str) -> None:
-        """Delete the session and its events; see :meth:`BaseSessionService.delete_session`."""
-        validate_session_key(app_name, user_id, session_id)
+    async def _delete_session(self, app_name: str, user_id: str, session_id: str) -> None:
         with self._lock:
             self._sessions.pop((app_name, user_id, session_id), None)
 
@@ -200,16 +168,3 @@ def _select_events(
         count = config.num_recent_events
         selected = selected[-count:] if count else []
     return list(selected)
-
-
-def _sort_key(key: _Key, stored: _StoredSession) -> tuple[float, str, str]:
-    return (-stored.update_time, key[1], key[2])
-
-
-def _sort_key_from_token(token: str) -> tuple[float, str, str]:
-    position = decode_page_token(token)
-    try:
-        negated, user_id, session_id = position
-        return (float(negated), str(user_id), str(session_id))
-    except (TypeError, ValueError):
-        raise InputValidationError("page_token is not a token this service issued.") from None

@@ -174,13 +174,21 @@ async def test_listing_all_users_is_paginated(service: RedisSessionService) -> N
     assert flat == list(reversed(created))  # most recently updated first
 
 
-async def test_a_user_token_is_refused_for_the_app_listing(service: RedisSessionService) -> None:
-    for i in range(3):
-        await service.create_session(app_name=APP, user_id="u", session_id=f"s{i}")
+async def test_a_token_is_a_position_in_every_listing_of_the_app(
+    service: RedisSessionService,
+) -> None:
+    # A token is the (update time, user, session) of the last session of a page: the app-wide
+    # listing continues after that position, whichever listing issued it.
+    for user in ["u", "v"]:
+        for i in range(3):
+            await service.create_session(app_name=APP, user_id=user, session_id=f"s{i}")
     page = await service.list_sessions(app_name=APP, user_id="u", page_size=1)
     assert page.next_page_token is not None
-    with pytest.raises(ValueError, match="page_token"):
-        await service.list_sessions(app_name=APP, page_size=1, page_token=page.next_page_token)
+    rest = await service.list_sessions(app_name=APP, page_token=page.next_page_token)
+    everything = await service.list_sessions(app_name=APP)
+    keys = [(s.user_id, s.id) for s in everything.sessions]
+    first = keys.index(("u", page.sessions[0].id))
+    assert [(s.user_id, s.id) for s in rest.sessions] == keys[first + 1 :]
 
 
 def test_a_prefix_with_braces_is_refused() -> None:

@@ -1,19 +1,22 @@
 """Paginated listing of sessions from the per-user and per-app sorted sets.
 
-A page is read newest first from the sorted set (score = update time); the opaque token is the
-keyset position ``[score, member]`` of the last entry consumed, so sessions updated or deleted
-between pages cause neither gaps nor repeats among the rest. Entries of sessions whose keys
-expired (TTL) are dropped from both indexes when a listing meets them.
+A page is read newest first from the sorted set (score = update time, the session's
+``last_update_time``); the keyset position of the last session of the previous page
+(:class:`~adk_runtime.sessions._paging.ListCursor`) maps to the entry ``(score, member)``, so
+sessions updated or deleted between pages cause neither gaps nor repeats among the rest.
+Entries tying in score come in descending member order: the session id in a user's index, the
+encoded ``user:session`` in the app's index (the same as the other backends' (user id,
+session id) order unless an id holds ``%``, ``:``, ``{`` or ``}``, which are percent-encoded).
+Entries of sessions whose keys expired (TTL) are dropped from both indexes when a listing meets
+them.
 """
 
 from __future__ import annotations
 
-import math
 from collections.abc import Awaitable, Callable
 from typing import Any, TypeVar
 
-from adk_runtime.errors import InputValidationError
-from adk_runtime.sessions.base import decode_page_token, encode_page_token
+from adk_runtime.sessions._paging import ListCursor
 from adk_runtime.sessions.redis._keys import AppKeys, app_index_member, parse_app_index_member
 from adk_runtime.sessions.redis._scripts import Scripts
 from adk_runtime.sessions.redis._values import decode_mapping, text
@@ -23,7 +26,6 @@ from adk_runtime.sessions.state import merge_state
 _T = TypeVar("_T")
 Call = Callable[[Awaitable[Any]], Awaitable[Any]]
 _Entry = tuple[str, float]  # (member, score)
-_BAD_TOKEN = "page_token is not a token this service issued."
 
 
 class Lister:
@@ -40,46 +42,31 @@ class Lister:
         self._call = call
         self._index = app.app_index if user_id is None else app.user_index(user_id)
 
-    async def page(
-        self, page_size: int | None, page_token: str | None
-    ) -> tuple[list[Session], str | None]:
-        """Return up to ``page_size`` sessions after ``page_token`` and the next token."""
-        cursor = self._cursor(page_token) if page_token else None
+    async def page(self, limit: int | None, after: ListCursor | None) -> list[Session]:
+        """Return the first ``limit`` (None: all) live sessions after ``after``."""
+        cursor = None if after is None else (self._member(after), after.update_time)
         sessions: list[Session] = []
         while True:
-            need = None if page_size is None else page_size - len(sessions)
-            entries = await self._entries(-1 if need is None else need + 1, cursor)
-            batch = entries if need is None else entries[:need]
-            for entry, session in zip(batch, await self._load(batch), strict=True):
+            need = None if limit is None else limit - len(sessions)
+            entries = await self._entries(-1 if need is None else need, cursor)
+            for entry, session in zip(entries, await self._load(entries), strict=True):
                 if session is None:
                     await self._prune(entry[0])
                 else:
                     sessions.append(session)
-            if need is None or len(entries) <= need:
-                return sessions, None
-            cursor = batch[-1]
-            if len(sessions) == page_size:
-                return sessions, encode_page_token([cursor[1], cursor[0]])
+            if need is None or len(entries) < need or len(sessions) == limit:
+                return sessions
+            cursor = entries[-1]
 
-    def _cursor(self, token: str) -> _Entry:
-        position = decode_page_token(token)
-        if len(position) != 2:
-            raise InputValidationError(_BAD_TOKEN)
-        score, member = position
-        if isinstance(score, bool) or not isinstance(score, (int, float)):
-            raise InputValidationError(_BAD_TOKEN)
-        if not isinstance(member, str) or not math.isfinite(score):
-            raise InputValidationError(_BAD_TOKEN)
-        self._ids(member)
-        return member, float(score)
+    def _member(self, cursor: ListCursor) -> str:
+        if self._user_id is not None:
+            return cursor.session_id
+        return app_index_member(cursor.user_id, cursor.session_id)
 
     def _ids(self, member: str) -> tuple[str, str]:
         if self._user_id is not None:
             return self._user_id, member
-        try:
-            return parse_app_index_member(member)
-        except ValueError:
-            raise InputValidationError(_BAD_TOKEN) from None
+        return parse_app_index_member(member)
 
     async def _entries(self, count: int, cursor: _Entry | None) -> list[_Entry]:
         after = "" if cursor is None else repr(cursor[1])
@@ -102,7 +89,7 @@ class Lister:
             pipe.hgetall(self._app.user_state(user))
         for user, session_id in ids:
             keys = self._app.session(user, session_id)
-            pipe.hmget(keys.meta, "rev", "mtime")
+            pipe.hget(keys.meta, "rev")
             pipe.hgetall(keys.state)
         replies = await self._call(pipe.execute())
         app_state = replies[0]
@@ -110,8 +97,8 @@ class Lister:
         rest = replies[1 + len(users) :]
         loaded: list[Session | None] = []
         for index, (user, session_id) in enumerate(ids):
-            meta, state = rest[2 * index], rest[2 * index + 1]
-            if meta[0] is None:
+            revision, state = rest[2 * index], rest[2 * index + 1]
+            if revision is None:
                 loaded.append(None)
                 continue
             merged = merge_state(
@@ -122,8 +109,9 @@ class Lister:
                 app_name=self._app.app_name,
                 user_id=user,
                 state=merged,
-                last_update_time=float(meta[1]),
-                revision=int(meta[0]),
+                # The index score (written with mtime by every script): the page cursor.
+                last_update_time=entries[index][1],
+                revision=int(revision),
             )
             loaded.append(session)
         return loaded

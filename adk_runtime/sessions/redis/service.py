@@ -80,15 +80,13 @@ from adk_runtime.errors import (
     redact_url,
 )
 from adk_runtime.events import event_from_json
-from adk_runtime.sessions._validation import validate_session_key
 from adk_runtime.sessions.base import (
     AppendResult,
     BaseSessionService,
     GetSessionConfig,
-    ListSessionsResponse,
+    ListQuery,
     PreparedAppend,
-    prepare_create,
-    validate_list_args,
+    PreparedCreate,
 )
 from adk_runtime.sessions.redis import _listing
 from adk_runtime.sessions.redis._errors import translate
@@ -181,16 +179,9 @@ class RedisSessionService(BaseSessionService):
     def _keys(self, app_name: str, user_id: str, session_id: str) -> SessionKeys:
         return AppKeys(self._prefix, app_name).session(user_id, session_id)
 
-    async def create_session(
-        self,
-        *,
-        app_name: str,
-        user_id: str,
-        state: dict[str, Any] | None = None,
-        session_id: str | None = None,
+    async def _create_session(
+        self, app_name: str, user_id: str, prepared: PreparedCreate
     ) -> Session:
-        """Create a session; see :meth:`BaseSessionService.create_session`."""
-        prepared = prepare_create(app_name, user_id, state, session_id)
         session_id = prepared.session_id
         pairs = [
             json_pairs(prepared.session_state),
@@ -205,16 +196,9 @@ class RedisSessionService(BaseSessionService):
             raise AlreadyExistsError(f"Session {session_id!r} already exists.")
         return _session(keys, reply[1], reply[2:5], [])
 
-    async def get_session(
-        self,
-        *,
-        app_name: str,
-        user_id: str,
-        session_id: str,
-        config: GetSessionConfig | None = None,
+    async def _get_session(
+        self, app_name: str, user_id: str, session_id: str, config: GetSessionConfig | None
     ) -> Session | None:
-        """Return the session or None; see :meth:`BaseSessionService.get_session`."""
-        validate_session_key(app_name, user_id, session_id)
         count, after = _event_window(config)
         keys = self._keys(app_name, user_id, session_id)
         script_keys = [keys.meta, keys.state, keys.events, keys.event_times]
@@ -224,31 +208,18 @@ class RedisSessionService(BaseSessionService):
             return None
         return _session(keys, reply[0], reply[1:4], reply[4])
 
-    async def list_sessions(
-        self,
-        *,
-        app_name: str,
-        user_id: str | None = None,
-        page_size: int | None = None,
-        page_token: str | None = None,
-    ) -> ListSessionsResponse:
-        """List sessions; see :meth:`BaseSessionService.list_sessions`."""
-        validate_list_args(app_name, user_id, page_size)
-        app = AppKeys(self._prefix, app_name)
-        lister = _listing.Lister(self._client, self._scripts, app, user_id, self._call)
-        sessions, token = await lister.page(page_size, page_token)
-        return ListSessionsResponse(sessions=sessions, next_page_token=token)
+    async def _list_sessions(self, query: ListQuery) -> list[Session]:
+        app = AppKeys(self._prefix, query.app_name)
+        lister = _listing.Lister(self._client, self._scripts, app, query.user_id, self._call)
+        return await lister.page(query.limit, query.after)
 
-    async def delete_session(self, *, app_name: str, user_id: str, session_id: str) -> None:
-        """Delete the session and its events; see :meth:`BaseSessionService.delete_session`."""
-        validate_session_key(app_name, user_id, session_id)
+    async def _delete_session(self, app_name: str, user_id: str, session_id: str) -> None:
         keys = self._keys(app_name, user_id, session_id)
         script_keys = [*keys.own(), keys.app.user_index(user_id), keys.app.app_index]
         args = [session_id, app_index_member(user_id, session_id)]
         await self._call(self._scripts.delete(keys=script_keys, args=args))
 
     async def _append_event(self, session: Session, prepared: PreparedAppend) -> AppendResult:
-        validate_session_key(session.app_name, session.user_id, session.id)
         timestamp = prepared.event.timestamp
         if not math.isfinite(timestamp):
             raise SerializationError("event.timestamp", f"{timestamp!r} is not a finite number")

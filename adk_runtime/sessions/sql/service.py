@@ -15,23 +15,19 @@ from sqlalchemy.engine import Row
 from sqlalchemy.ext.asyncio import AsyncConnection, AsyncEngine
 
 from adk_runtime import codec
-from adk_runtime.errors import AlreadyExistsError, InputValidationError
+from adk_runtime.errors import AlreadyExistsError
 from adk_runtime.events import event_from_json
-from adk_runtime.sessions._validation import validate_session_key
 from adk_runtime.sessions.base import (
     AppendResult,
     BaseSessionService,
     GetSessionConfig,
-    ListSessionsResponse,
+    ListQuery,
     PreparedAppend,
-    decode_page_token,
-    encode_page_token,
-    prepare_create,
-    validate_list_args,
+    PreparedCreate,
 )
 from adk_runtime.sessions.session import Session
 from adk_runtime.sessions.sql import _append
-from adk_runtime.sessions.sql import _statements as sql
+from adk_runtime.sessions.sql import _statements as statements
 from adk_runtime.sessions.state import merge_state
 from adk_runtime.sql.engine import Database
 from adk_runtime.sql.handle import SqlHandle
@@ -89,16 +85,9 @@ class DatabaseSessionService(BaseSessionService):
     async def _open(self) -> Database:
         return await self._handle.open()
 
-    async def create_session(
-        self,
-        *,
-        app_name: str,
-        user_id: str,
-        state: dict[str, Any] | None = None,
-        session_id: str | None = None,
+    async def _create_session(
+        self, app_name: str, user_id: str, prepared: PreparedCreate
     ) -> Session:
-        """Create a session; see :meth:`BaseSessionService.create_session`."""
-        prepared = prepare_create(app_name, user_id, state, session_id)
         session_id = prepared.session_id
         encoded = prepared.session_state
         db = await self._open()
@@ -106,7 +95,7 @@ class DatabaseSessionService(BaseSessionService):
         async with db.write() as connection:
             row = (
                 await connection.execute(
-                    sql.insert_session(db.dialect), {**params, "state": encoded}
+                    statements.insert_session(db.dialect), {**params, "state": encoded}
                 )
             ).first()
             if row is None:
@@ -124,20 +113,13 @@ class DatabaseSessionService(BaseSessionService):
             revision=0,
         )
 
-    async def get_session(
-        self,
-        *,
-        app_name: str,
-        user_id: str,
-        session_id: str,
-        config: GetSessionConfig | None = None,
+    async def _get_session(
+        self, app_name: str, user_id: str, session_id: str, config: GetSessionConfig | None
     ) -> Session | None:
-        """Return the session or None; see :meth:`BaseSessionService.get_session`."""
-        validate_session_key(app_name, user_id, session_id)
         db = await self._open()
         params: dict[str, Any] = {"app": app_name, "user": user_id, "sid": session_id}
         async with db.autocommit() as connection:
-            row = (await connection.execute(sql.GET_SESSION, params)).first()
+            row = (await connection.execute(statements.GET_SESSION, params)).first()
             if row is None:
                 return None
             payloads = await _event_payloads(connection, params, row.revision, config)
@@ -145,42 +127,28 @@ class DatabaseSessionService(BaseSessionService):
         session.events = [event_from_json(payload) for payload in payloads]
         return session
 
-    async def list_sessions(
-        self,
-        *,
-        app_name: str,
-        user_id: str | None = None,
-        page_size: int | None = None,
-        page_token: str | None = None,
-    ) -> ListSessionsResponse:
-        """List sessions; see :meth:`BaseSessionService.list_sessions`."""
-        validate_list_args(app_name, user_id, page_size)
-        params: dict[str, Any] = {"app": app_name, "user": user_id, "limit": -1}
-        if page_token is not None:
-            params.update(_position_from_token(page_token))
-        if page_size is not None:
-            params["limit"] = page_size + 1
-        query = sql.LIST[(user_id is not None, page_token is not None)]
-        if page_size is None:
-            query = query.limit(None)
+    async def _list_sessions(self, query: ListQuery) -> list[Session]:
+        params: dict[str, Any] = {"app": query.app_name, "user": query.user_id, "limit": -1}
+        if query.after is not None:
+            params["after_time"] = datetime.fromtimestamp(query.after.update_time, timezone.utc)
+            params["after_user"] = query.after.user_id
+            params["after_id"] = query.after.session_id
+        statement = statements.LIST[(query.user_id is not None, query.after is not None)]
+        if query.limit is None:
+            statement = statement.limit(None)
+        else:
+            params["limit"] = query.limit
         db = await self._open()
         async with db.autocommit() as connection:
-            rows = (await connection.execute(query, params)).all()
-        token = None
-        if page_size is not None and len(rows) > page_size:
-            rows = rows[:page_size]
-            last = rows[-1]
-            token = encode_page_token([last.update_time.isoformat(), last.user_id, last.id])
-        return ListSessionsResponse(sessions=[_session(row) for row in rows], next_page_token=token)
+            rows = (await connection.execute(statement, params)).all()
+        return [_session(row) for row in rows]
 
-    async def delete_session(self, *, app_name: str, user_id: str, session_id: str) -> None:
-        """Delete the session and its events; see :meth:`BaseSessionService.delete_session`."""
-        validate_session_key(app_name, user_id, session_id)
+    async def _delete_session(self, app_name: str, user_id: str, session_id: str) -> None:
         db = await self._open()
         params = {"app": app_name, "user": user_id, "sid": session_id}
         async with db.write() as connection:
-            await connection.execute(sql.DELETE_EVENTS, params)
-            await connection.execute(sql.DELETE_SESSION, params)
+            await connection.execute(statements.DELETE_EVENTS, params)
+            await connection.execute(statements.DELETE_SESSION, params)
 
     async def _append_event(self, session: Session, prepared: PreparedAppend) -> AppendResult:
         db = await self._open()
@@ -201,10 +169,10 @@ async def _scope(
     user: bool,
 ) -> dict[str, Any]:
     if delta:
-        statement = sql.upsert_scope(dialect, user=user)
+        statement = statements.upsert_scope(dialect, user=user)
         state = await connection.scalar(statement, {**params, "delta": delta})
     else:
-        state = await connection.scalar(sql.SCOPE_STATE[user], params)
+        state = await connection.scalar(statements.SCOPE_STATE[user], params)
     return dict(state or {})
 
 
@@ -218,7 +186,7 @@ async def _event_payloads(
     after = config is not None and config.after_timestamp is not None
     if recent and config is not None and config.num_recent_events == 0:
         return []
-    query = sql.EVENTS[(recent, after)]
+    query = statements.EVENTS[(recent, after)]
     values = {**params, "rev": revision}
     if config is not None:
         values.update(k=config.num_recent_events, after=config.after_timestamp)
@@ -241,15 +209,3 @@ def _session(row: Row[Any]) -> Session:
         last_update_time=row.update_time.timestamp(),
         revision=row.revision,
     )
-
-
-def _position_from_token(token: str) -> dict[str, Any]:
-    position = decode_page_token(token)
-    try:
-        time_text, after_user, after_id = position
-        after_time = datetime.fromisoformat(time_text)
-        if not isinstance(after_user, str) or not isinstance(after_id, str):
-            raise TypeError("ids")
-    except (TypeError, ValueError):
-        raise InputValidationError("page_token is not a token this service issued.") from None
-    return {"after_time": after_time, "after_user": after_user, "after_id": after_id}
