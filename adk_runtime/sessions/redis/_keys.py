@@ -129,20 +129,3 @@ class SessionKeys:
     def event_times(self) -> str:
         """Sorted set: sequence number scored by event timestamp (``after_timestamp``)."""
         return self._key("eventtimes")
-
-    def own(self) -> list[str]:
-        """The keys that belong to this session alone (deleted with it, expire with it)."""
-        return [self.meta, self.state, self.events, self.event_ids, self.event_times]
-
-    def shared(self) -> list[str]:
-        """The app/user keys a write of this session touches (never expire)."""
-        return [
-            self.app.app_state,
-            self.app.user_state(self.user_id),
-            self.app.user_index(self.user_id),
-            self.app.app_index,
-        ]
-
-    def all(self) -> list[str]:
-        """Every key an append touches, in the order the scripts take them."""
-        return self.own() + self.shared()

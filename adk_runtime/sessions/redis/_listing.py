@@ -17,6 +17,7 @@ from collections.abc import Awaitable, Callable
 from typing import Any, TypeVar
 
 from adk_runtime.sessions._paging import ListCursor
+from adk_runtime.sessions.redis import _protocol as protocol
 from adk_runtime.sessions.redis._keys import AppKeys, app_index_member, parse_app_index_member
 from adk_runtime.sessions.redis._scripts import Scripts
 from adk_runtime.sessions.redis._values import decode_mapping, text
@@ -69,8 +70,10 @@ class Lister:
         return parse_app_index_member(member)
 
     async def _entries(self, count: int, cursor: _Entry | None) -> list[_Entry]:
-        after = "" if cursor is None else repr(cursor[1])
-        flat = await self._call(self._scripts.page(keys=[self._index], args=[count, after]))
+        keys, args = protocol.page_call(
+            self._index, count=count, after_score=None if cursor is None else cursor[1]
+        )
+        flat = await self._call(self._scripts.page(keys, args))
         entries = [(text(flat[i]), float(flat[i + 1])) for i in range(0, len(flat), 2)]
         if cursor is not None:
             # Entries tying with the cursor's score come first, members in descending
@@ -117,8 +120,5 @@ class Lister:
         return loaded
 
     async def _prune(self, member: str) -> None:
-        user, session_id = self._ids(member)
-        keys = self._app.session(user, session_id)
-        script_keys = [keys.meta, self._app.user_index(user), self._app.app_index]
-        args = [session_id, app_index_member(user, session_id)]
-        await self._call(self._scripts.prune(keys=script_keys, args=args))
+        keys, args = protocol.prune_call(self._app.session(*self._ids(member)))
+        await self._call(self._scripts.prune(keys, args))

@@ -62,7 +62,7 @@ from __future__ import annotations
 
 import math
 import uuid
-from collections.abc import Awaitable, Sequence
+from collections.abc import Awaitable
 from typing import Any, TypeVar
 from urllib.parse import parse_qsl, urlencode, urlsplit, urlunsplit
 
@@ -89,10 +89,11 @@ from adk_runtime.sessions.base import (
     PreparedCreate,
 )
 from adk_runtime.sessions.redis import _listing
+from adk_runtime.sessions.redis import _protocol as protocol
 from adk_runtime.sessions.redis._errors import translate
-from adk_runtime.sessions.redis._keys import AppKeys, SessionKeys, app_index_member, check_prefix
+from adk_runtime.sessions.redis._keys import AppKeys, SessionKeys, check_prefix
 from adk_runtime.sessions.redis._scripts import Scripts
-from adk_runtime.sessions.redis._values import decode_pairs, json_pairs, text
+from adk_runtime.sessions.redis._values import decode_pairs
 from adk_runtime.sessions.session import Session
 from adk_runtime.sessions.state import merge_state
 
@@ -182,31 +183,24 @@ class RedisSessionService(BaseSessionService):
     async def _create_session(
         self, app_name: str, user_id: str, prepared: PreparedCreate
     ) -> Session:
-        session_id = prepared.session_id
-        pairs = [
-            json_pairs(prepared.session_state),
-            json_pairs(prepared.app_state),
-            json_pairs(prepared.user_state),
-        ]
-        keys = self._keys(app_name, user_id, session_id)
-        args: list[Any] = [uuid.uuid4().hex, self._ttl_ms, session_id]
-        args += [app_index_member(user_id, session_id), *(len(p) // 2 for p in pairs)]
-        reply = await self._call(self._scripts.create(keys=keys.all(), args=args + _flat(pairs)))
-        if text(reply[0]) == "exists":
-            raise AlreadyExistsError(f"Session {session_id!r} already exists.")
-        return _session(keys, reply[1], reply[2:5], [])
+        keys = self._keys(app_name, user_id, prepared.session_id)
+        scopes = (prepared.session_state, prepared.app_state, prepared.user_state)
+        script_keys, args = protocol.create_call(
+            keys, nonce=uuid.uuid4().hex, ttl_ms=self._ttl_ms, scopes=scopes
+        )
+        reply = protocol.parse_create(await self._call(self._scripts.create(script_keys, args)))
+        if reply is None:
+            raise AlreadyExistsError(f"Session {prepared.session_id!r} already exists.")
+        return _session(keys, reply)
 
     async def _get_session(
         self, app_name: str, user_id: str, session_id: str, config: GetSessionConfig | None
     ) -> Session | None:
         count, after = _event_window(config)
         keys = self._keys(app_name, user_id, session_id)
-        script_keys = [keys.meta, keys.state, keys.events, keys.event_times]
-        script_keys += [keys.app.app_state, keys.app.user_state(user_id)]
-        reply = await self._call(self._scripts.get(keys=script_keys, args=[count, after]))
-        if not reply:
-            return None
-        return _session(keys, reply[0], reply[1:4], reply[4])
+        script_keys, args = protocol.get_call(keys, count=count, after=after)
+        reply = protocol.parse_get(await self._call(self._scripts.get(script_keys, args)))
+        return None if reply is None else _session(keys, reply)
 
     async def _list_sessions(self, query: ListQuery) -> list[Session]:
         app = AppKeys(self._prefix, query.app_name)
@@ -214,32 +208,30 @@ class RedisSessionService(BaseSessionService):
         return await lister.page(query.limit, query.after)
 
     async def _delete_session(self, app_name: str, user_id: str, session_id: str) -> None:
-        keys = self._keys(app_name, user_id, session_id)
-        script_keys = [*keys.own(), keys.app.user_index(user_id), keys.app.app_index]
-        args = [session_id, app_index_member(user_id, session_id)]
-        await self._call(self._scripts.delete(keys=script_keys, args=args))
+        script_keys, args = protocol.delete_call(self._keys(app_name, user_id, session_id))
+        await self._call(self._scripts.delete(script_keys, args))
 
     async def _append_event(self, session: Session, prepared: PreparedAppend) -> AppendResult:
         timestamp = prepared.event.timestamp
         if not math.isfinite(timestamp):
             raise SerializationError("event.timestamp", f"{timestamp!r} is not a finite number")
-        pairs = [
-            json_pairs(prepared.session_delta),
-            json_pairs(prepared.app_delta),
-            json_pairs(prepared.user_delta),
-        ]
-        keys = self._keys(session.app_name, session.user_id, session.id)
-        args: list[Any] = [prepared.event.id, prepared.expected_revision, prepared.event_json]
-        args += [repr(timestamp), self._ttl_ms, session.id]
-        args += [app_index_member(session.user_id, session.id), *(len(p) // 2 for p in pairs)]
-        reply = await self._call(self._scripts.append(keys=keys.all(), args=args + _flat(pairs)))
-        status = text(reply[0])
-        if status == "ok":
-            return AppendResult(prepared.event, int(reply[1]), float(reply[2]))
-        if status == "dup":
-            stored = event_from_json(reply[2])
-            return AppendResult(stored, int(reply[1]), float(reply[3]), already_stored=True)
-        if status == "missing":
+        script_keys, args = protocol.append_call(
+            self._keys(session.app_name, session.user_id, session.id),
+            event_id=prepared.event.id,
+            expected_revision=prepared.expected_revision,
+            event_json=prepared.event_json,
+            timestamp=timestamp,
+            ttl_ms=self._ttl_ms,
+            scopes=(prepared.session_delta, prepared.app_delta, prepared.user_delta),
+        )
+        reply = protocol.parse_append(await self._call(self._scripts.append(script_keys, args)))
+        if reply.status == "ok":
+            return AppendResult(prepared.event, reply.sequence, reply.mtime)
+        if reply.status == "dup":
+            assert reply.stored_json is not None
+            stored = event_from_json(reply.stored_json)
+            return AppendResult(stored, reply.sequence, reply.mtime, already_stored=True)
+        if reply.status == "missing":
             raise SessionNotFoundError(f"Session {session.id!r} does not exist.")
         raise StaleSessionError()
 
@@ -298,19 +290,15 @@ def _event_window(config: GetSessionConfig | None) -> tuple[int, str]:
     return count, repr(after)
 
 
-def _session(keys: SessionKeys, meta: Sequence[Any], states: Sequence[Any], events: Any) -> Session:
-    """Build a Session from a script reply: ``meta`` is ``[rev, ctime, mtime]``."""
-    session_state, app_state, user_state = (decode_pairs(pairs) for pairs in states)
+def _session(keys: SessionKeys, reply: protocol.GetReply) -> Session:
+    """Build a Session from a script's snapshot (``meta`` is ``[rev, ctime, mtime]``)."""
+    session_state, app_state, user_state = (decode_pairs(pairs) for pairs in reply.states)
     return Session(
         id=keys.session_id,
         app_name=keys.app.app_name,
         user_id=keys.user_id,
         state=merge_state(session_state, app_state, user_state),
-        events=[event_from_json(item) for item in events],
-        last_update_time=float(meta[2]),
-        revision=int(meta[0]),
+        events=[event_from_json(item) for item in reply.events],
+        last_update_time=float(reply.meta[2]),
+        revision=int(reply.meta[0]),
     )
-
-
-def _flat(groups: Sequence[list[str]]) -> list[str]:
-    return [item for group in groups for item in group]

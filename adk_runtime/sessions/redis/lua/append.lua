@@ -1,22 +1,40 @@
 -- Append one event to a session, atomically (see service.py for the key layout).
--- KEYS: 1 meta, 2 state, 3 events, 4 event ids, 5 event times,
---       6 app state, 7 user state, 8 user index, 9 app index
--- ARGV: 1 event id, 2 expected revision, 3 event JSON, 4 event timestamp,
---       5 expiry (ms, 0 = none), 6 session id, 7 app index member,
---       8/9/10 number of session/app/user state pairs, 11.. the pairs (field, JSON value)
+-- Arguments are bound by name below; _protocol.py builds them in this order (a test checks).
 -- Returns {'dup', seq, stored event, mtime} | {'missing'} | {'stale'} | {'ok', seq, mtime}.
 -- Every check runs before the first write: an error can never leave half an append.
 
-local seq = redis.call('HGET', KEYS[4], ARGV[1])
+local meta_key = KEYS[1]
+local state_key = KEYS[2]
+local events_key = KEYS[3]
+local event_ids_key = KEYS[4]
+local event_times_key = KEYS[5]
+local app_state_key = KEYS[6]
+local user_state_key = KEYS[7]
+local user_index_key = KEYS[8]
+local app_index_key = KEYS[9]
+
+local event_id = ARGV[1]
+local expected_revision = ARGV[2]
+local event_json = ARGV[3]
+local timestamp = ARGV[4]
+local ttl_ms = tonumber(ARGV[5])
+local session_id = ARGV[6]
+local app_member = ARGV[7]
+local session_pairs = tonumber(ARGV[8])
+local app_pairs = tonumber(ARGV[9])
+local user_pairs = tonumber(ARGV[10])
+local first_pair = 11  -- then the pairs (field, JSON value): session, app, user
+
+local seq = redis.call('HGET', event_ids_key, event_id)
 if seq then
-  return {'dup', seq, redis.call('LINDEX', KEYS[3], tonumber(seq) - 1),
-          redis.call('HGET', KEYS[1], 'mtime')}
+  return {'dup', seq, redis.call('LINDEX', events_key, tonumber(seq) - 1),
+          redis.call('HGET', meta_key, 'mtime')}
 end
-local meta = redis.call('HMGET', KEYS[1], 'rev', 'mtime')
+local meta = redis.call('HMGET', meta_key, 'rev', 'mtime')
 if not meta[1] then
   return {'missing'}
 end
-if meta[1] ~= ARGV[2] then
+if meta[1] ~= expected_revision then
   return {'stale'}
 end
 
@@ -38,21 +56,20 @@ local function hset_pairs(key, first, count)
   return last + 1
 end
 
-redis.call('RPUSH', KEYS[3], ARGV[3])
-redis.call('HSET', KEYS[4], ARGV[1], rev)
-redis.call('ZADD', KEYS[5], ARGV[4], rev)
-local next_arg = hset_pairs(KEYS[2], 11, tonumber(ARGV[8]))
-next_arg = hset_pairs(KEYS[6], next_arg, tonumber(ARGV[9]))
-hset_pairs(KEYS[7], next_arg, tonumber(ARGV[10]))
-redis.call('HSET', KEYS[1], 'rev', rev, 'mtime', now)
-redis.call('ZADD', KEYS[8], now, ARGV[6])
-redis.call('ZADD', KEYS[9], now, ARGV[7])
+redis.call('RPUSH', events_key, event_json)
+redis.call('HSET', event_ids_key, event_id, rev)
+redis.call('ZADD', event_times_key, timestamp, rev)
+local next_arg = hset_pairs(state_key, first_pair, session_pairs)
+next_arg = hset_pairs(app_state_key, next_arg, app_pairs)
+hset_pairs(user_state_key, next_arg, user_pairs)
+redis.call('HSET', meta_key, 'rev', rev, 'mtime', now)
+redis.call('ZADD', user_index_key, now, session_id)
+redis.call('ZADD', app_index_key, now, app_member)
 
-local ttl = tonumber(ARGV[5])
-if ttl > 0 then
-  local deadline = tonumber(time[1]) * 1000 + math.floor(tonumber(time[2]) / 1000) + ttl
-  for i = 1, 5 do
-    redis.call('PEXPIREAT', KEYS[i], deadline)
+if ttl_ms > 0 then
+  local deadline = tonumber(time[1]) * 1000 + math.floor(tonumber(time[2]) / 1000) + ttl_ms
+  for _, key in ipairs({meta_key, state_key, events_key, event_ids_key, event_times_key}) do
+    redis.call('PEXPIREAT', key, deadline)
   end
 end
 return {'ok', rev, now}

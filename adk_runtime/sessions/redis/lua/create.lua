@@ -1,21 +1,37 @@
 -- Create a session, atomically (see service.py for the key layout).
--- KEYS: 1 meta, 2 state, 3 events, 4 event ids, 5 event times,
---       6 app state, 7 user state, 8 user index, 9 app index
--- ARGV: 1 nonce of this call, 2 expiry (ms, 0 = none), 3 session id, 4 app index member,
---       5/6/7 number of session/app/user state pairs, 8.. the pairs (field, JSON value)
+-- Arguments are bound by name below; _protocol.py builds them in this order (a test checks).
 -- Returns {'exists'} or {'ok', {rev, ctime, mtime}, state pairs, app pairs, user pairs}.
 -- A retry of the same call (same nonce) after a lost reply finds its own session and
 -- returns 'ok' again.
 
+local meta_key = KEYS[1]
+local state_key = KEYS[2]
+local events_key = KEYS[3]
+local event_ids_key = KEYS[4]
+local event_times_key = KEYS[5]
+local app_state_key = KEYS[6]
+local user_state_key = KEYS[7]
+local user_index_key = KEYS[8]
+local app_index_key = KEYS[9]
+
+local nonce = ARGV[1]
+local ttl_ms = tonumber(ARGV[2])
+local session_id = ARGV[3]
+local app_member = ARGV[4]
+local session_pairs = tonumber(ARGV[5])
+local app_pairs = tonumber(ARGV[6])
+local user_pairs = tonumber(ARGV[7])
+local first_pair = 8  -- then the pairs (field, JSON value): session, app, user
+
 local function snapshot()
-  return {'ok', redis.call('HMGET', KEYS[1], 'rev', 'ctime', 'mtime'),
-          redis.call('HGETALL', KEYS[2]), redis.call('HGETALL', KEYS[6]),
-          redis.call('HGETALL', KEYS[7])}
+  return {'ok', redis.call('HMGET', meta_key, 'rev', 'ctime', 'mtime'),
+          redis.call('HGETALL', state_key), redis.call('HGETALL', app_state_key),
+          redis.call('HGETALL', user_state_key)}
 end
 
-local existing = redis.call('HMGET', KEYS[1], 'nonce', 'ctime')
+local existing = redis.call('HMGET', meta_key, 'nonce', 'ctime')
 if existing[2] then
-  if existing[1] == ARGV[1] then
+  if existing[1] == nonce then
     return snapshot()
   end
   return {'exists'}
@@ -36,19 +52,18 @@ local function hset_pairs(key, first, count)
 end
 
 -- Leftovers of an expired session must not leak into the new one.
-redis.call('DEL', KEYS[2], KEYS[3], KEYS[4], KEYS[5])
-redis.call('HSET', KEYS[1], 'rev', '0', 'ctime', now, 'mtime', now, 'nonce', ARGV[1])
-local next_arg = hset_pairs(KEYS[2], 8, tonumber(ARGV[5]))
-next_arg = hset_pairs(KEYS[6], next_arg, tonumber(ARGV[6]))
-hset_pairs(KEYS[7], next_arg, tonumber(ARGV[7]))
-redis.call('ZADD', KEYS[8], now, ARGV[3])
-redis.call('ZADD', KEYS[9], now, ARGV[4])
+redis.call('DEL', state_key, events_key, event_ids_key, event_times_key)
+redis.call('HSET', meta_key, 'rev', '0', 'ctime', now, 'mtime', now, 'nonce', nonce)
+local next_arg = hset_pairs(state_key, first_pair, session_pairs)
+next_arg = hset_pairs(app_state_key, next_arg, app_pairs)
+hset_pairs(user_state_key, next_arg, user_pairs)
+redis.call('ZADD', user_index_key, now, session_id)
+redis.call('ZADD', app_index_key, now, app_member)
 
-local ttl = tonumber(ARGV[2])
-if ttl > 0 then
-  local deadline = tonumber(time[1]) * 1000 + math.floor(tonumber(time[2]) / 1000) + ttl
-  for i = 1, 5 do
-    redis.call('PEXPIREAT', KEYS[i], deadline)
+if ttl_ms > 0 then
+  local deadline = tonumber(time[1]) * 1000 + math.floor(tonumber(time[2]) / 1000) + ttl_ms
+  for _, key in ipairs({meta_key, state_key, events_key, event_ids_key, event_times_key}) do
+    redis.call('PEXPIREAT', key, deadline)
   end
 end
 return snapshot()

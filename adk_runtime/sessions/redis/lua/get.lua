@@ -1,28 +1,37 @@
 -- Read a session in one consistent snapshot.
--- KEYS: 1 meta, 2 state, 3 events, 4 event times, 5 app state, 6 user state
--- ARGV: 1 number of recent events (-1 = all), 2 after_timestamp ('' = none)
+-- Arguments are bound by name below; _protocol.py builds them in this order (a test checks).
+-- count: number of recent events (-1 = all); after: after_timestamp ('' = none).
 -- Returns false when the session does not exist, else
 -- {{rev, ctime, mtime}, state pairs, app pairs, user pairs, events}.
 
-local meta = redis.call('HMGET', KEYS[1], 'rev', 'ctime', 'mtime')
+local meta_key = KEYS[1]
+local state_key = KEYS[2]
+local events_key = KEYS[3]
+local event_times_key = KEYS[4]
+local app_state_key = KEYS[5]
+local user_state_key = KEYS[6]
+
+local count = tonumber(ARGV[1])
+local after = ARGV[2]
+
+local meta = redis.call('HMGET', meta_key, 'rev', 'ctime', 'mtime')
 if not meta[1] then
   return false
 end
 
-local count = tonumber(ARGV[1])
 local events
-if ARGV[2] == '' then
+if after == '' then
   if count < 0 then
-    events = redis.call('LRANGE', KEYS[3], 0, -1)
+    events = redis.call('LRANGE', events_key, 0, -1)
   elseif count == 0 then
     events = {}
   else
-    events = redis.call('LRANGE', KEYS[3], -count, -1)
+    events = redis.call('LRANGE', events_key, -count, -1)
   end
 else
   -- O(log n + m) to find the m matching sequence numbers, then one LRANGE over the span
   -- from the oldest match to the newest.
-  local found = redis.call('ZRANGEBYSCORE', KEYS[4], ARGV[2], '+inf')
+  local found = redis.call('ZRANGEBYSCORE', event_times_key, after, '+inf')
   local seqs = {}
   for i, member in ipairs(found) do
     seqs[i] = tonumber(member)
@@ -37,12 +46,12 @@ else
   end
   events = {}
   if #seqs > 0 then
-    local span = redis.call('LRANGE', KEYS[3], seqs[1] - 1, seqs[#seqs] - 1)
+    local span = redis.call('LRANGE', events_key, seqs[1] - 1, seqs[#seqs] - 1)
     for i, seq in ipairs(seqs) do
       events[i] = span[seq - seqs[1] + 1]
     end
   end
 end
 
-return {meta, redis.call('HGETALL', KEYS[2]), redis.call('HGETALL', KEYS[5]),
-        redis.call('HGETALL', KEYS[6]), events}
+return {meta, redis.call('HGETALL', state_key), redis.call('HGETALL', app_state_key),
+        redis.call('HGETALL', user_state_key), events}

@@ -1,9 +1,16 @@
 -- Drop the listing entries of a session whose keys expired (only if it is really gone).
--- KEYS: 1 meta, 2 user index, 3 app index
--- ARGV: 1 session id, 2 app index member
-if redis.call('EXISTS', KEYS[1]) == 1 then
+-- Arguments are bound by name below; _protocol.py builds them in this order (a test checks).
+
+local meta_key = KEYS[1]
+local user_index_key = KEYS[2]
+local app_index_key = KEYS[3]
+
+local session_id = ARGV[1]
+local app_member = ARGV[2]
+
+if redis.call('EXISTS', meta_key) == 1 then
   return 0
 end
-redis.call('ZREM', KEYS[2], ARGV[1])
-redis.call('ZREM', KEYS[3], ARGV[2])
+redis.call('ZREM', user_index_key, session_id)
+redis.call('ZREM', app_index_key, app_member)
 return 1

@@ -1,0 +1,274 @@
+"""The typed Python side of the Lua scripts: one argument builder and reply parser each.
+
+Each script binds its ``KEYS`` and ``ARGV`` to named locals at its top (``local meta_key =
+KEYS[1]``, ``local event_id = ARGV[1]``…). :class:`Signature` holds the same names in the same
+order; a test reads the ``.lua`` files and checks the two agree, so an argument can never be
+passed in the wrong position. Keys are looked up by name on :class:`SessionKeys` /
+:class:`AppKeys`; values are given as keyword arguments; the builders return the
+``(keys, args)`` pair to run the script with. Replies are parsed into small dataclasses.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+from collections.abc import Mapping, Sequence
+from typing import Any, Literal
+
+from adk_runtime.sessions.redis._keys import SessionKeys, app_index_member
+from adk_runtime.sessions.redis._values import json_pairs, text
+
+__all__ = [
+    "SIGNATURES",
+    "AppendReply",
+    "CreateReply",
+    "GetReply",
+    "Signature",
+    "append_call",
+    "create_call",
+    "delete_call",
+    "get_call",
+    "page_call",
+    "parse_append",
+    "parse_create",
+    "parse_get",
+    "prune_call",
+]
+
+Call = tuple[list[str], list[Any]]
+
+_SESSION_KEYS = (
+    "meta",
+    "state",
+    "events",
+    "event_ids",
+    "event_times",
+    "app_state",
+    "user_state",
+    "user_index",
+    "app_index",
+)
+
+
+@dataclasses.dataclass(frozen=True)
+class Signature:
+    """The named ``KEYS`` and ``ARGV`` of one script, in order.
+
+    Attributes:
+        keys: Names of ``KEYS[1..]`` (the Lua locals are these plus ``_key``).
+        args: Names of ``ARGV[1..]``; any further ARGV entries are the script's variadic part.
+    """
+
+    keys: tuple[str, ...]
+    args: tuple[str, ...]
+
+    def build(
+        self, keys: Mapping[str, str], args: Mapping[str, Any], rest: Sequence[Any] = ()
+    ) -> Call:
+        """Order ``keys`` and ``args`` by name (``rest`` is appended to ARGV)."""
+        if keys.keys() != set(self.keys) or args.keys() != set(self.args):
+            raise TypeError("script arguments do not match the script's signature")
+        return [keys[name] for name in self.keys], [*(args[a] for a in self.args), *rest]
+
+
+SIGNATURES: dict[str, Signature] = {
+    "append": Signature(
+        keys=_SESSION_KEYS,
+        args=(
+            "event_id",
+            "expected_revision",
+            "event_json",
+            "timestamp",
+            "ttl_ms",
+            "session_id",
+            "app_member",
+            "session_pairs",
+            "app_pairs",
+            "user_pairs",
+        ),
+    ),
+    "create": Signature(
+        keys=_SESSION_KEYS,
+        args=(
+            "nonce",
+            "ttl_ms",
+            "session_id",
+            "app_member",
+            "session_pairs",
+            "app_pairs",
+            "user_pairs",
+        ),
+    ),
+    "get": Signature(
+        keys=("meta", "state", "events", "event_times", "app_state", "user_state"),
+        args=("count", "after"),
+    ),
+    "delete": Signature(
+        keys=("meta", "state", "events", "event_ids", "event_times", "user_index", "app_index"),
+        args=("session_id", "app_member"),
+    ),
+    "prune": Signature(keys=("meta", "user_index", "app_index"), args=("session_id", "app_member")),
+    "page": Signature(keys=("index",), args=("count", "after_score")),
+}
+
+
+def _session_keys(keys: SessionKeys, names: Sequence[str]) -> dict[str, str]:
+    app = keys.app
+    every = {
+        "meta": keys.meta,
+        "state": keys.state,
+        "events": keys.events,
+        "event_ids": keys.event_ids,
+        "event_times": keys.event_times,
+        "app_state": app.app_state,
+        "user_state": app.user_state(keys.user_id),
+        "user_index": app.user_index(keys.user_id),
+        "app_index": app.app_index,
+    }
+    return {name: every[name] for name in names}
+
+
+def _scope_args(
+    scopes: tuple[Mapping[str, Any], Mapping[str, Any], Mapping[str, Any]],
+) -> tuple[dict[str, int], list[str]]:
+    pairs = [json_pairs(scope) for scope in scopes]
+    counts = {
+        name: len(flat) // 2
+        for name, flat in zip(("session_pairs", "app_pairs", "user_pairs"), pairs, strict=True)
+    }
+    return counts, [item for flat in pairs for item in flat]
+
+
+def _identity(keys: SessionKeys) -> dict[str, str]:
+    return {
+        "session_id": keys.session_id,
+        "app_member": app_index_member(keys.user_id, keys.session_id),
+    }
+
+
+def append_call(
+    keys: SessionKeys,
+    *,
+    event_id: str,
+    expected_revision: int,
+    event_json: str,
+    timestamp: float,
+    ttl_ms: int,
+    scopes: tuple[Mapping[str, Any], Mapping[str, Any], Mapping[str, Any]],
+) -> Call:
+    """Arguments of ``append.lua``; ``scopes`` are the encoded session/app/user deltas."""
+    signature = SIGNATURES["append"]
+    counts, pairs = _scope_args(scopes)
+    args = {
+        "event_id": event_id,
+        "expected_revision": expected_revision,
+        "event_json": event_json,
+        "timestamp": repr(timestamp),
+        "ttl_ms": ttl_ms,
+        **_identity(keys),
+        **counts,
+    }
+    return signature.build(_session_keys(keys, signature.keys), args, pairs)
+
+
+def create_call(
+    keys: SessionKeys,
+    *,
+    nonce: str,
+    ttl_ms: int,
+    scopes: tuple[Mapping[str, Any], Mapping[str, Any], Mapping[str, Any]],
+) -> Call:
+    """Arguments of ``create.lua``; ``scopes`` are the encoded session/app/user states."""
+    signature = SIGNATURES["create"]
+    counts, pairs = _scope_args(scopes)
+    args = {"nonce": nonce, "ttl_ms": ttl_ms, **_identity(keys), **counts}
+    return signature.build(_session_keys(keys, signature.keys), args, pairs)
+
+
+def get_call(keys: SessionKeys, *, count: int, after: str) -> Call:
+    """Arguments of ``get.lua``: ``count`` recent events (-1 all), ``after`` ('' none)."""
+    signature = SIGNATURES["get"]
+    return signature.build(_session_keys(keys, signature.keys), {"count": count, "after": after})
+
+
+def delete_call(keys: SessionKeys) -> Call:
+    """Arguments of ``delete.lua``."""
+    signature = SIGNATURES["delete"]
+    return signature.build(_session_keys(keys, signature.keys), _identity(keys))
+
+
+def prune_call(keys: SessionKeys) -> Call:
+    """Arguments of ``prune.lua``."""
+    signature = SIGNATURES["prune"]
+    return signature.build(_session_keys(keys, signature.keys), _identity(keys))
+
+
+def page_call(index: str, *, count: int, after_score: float | None) -> Call:
+    """Arguments of ``page.lua``: ``count`` entries (-1 all) at or below ``after_score``."""
+    after = "" if after_score is None else repr(after_score)
+    return SIGNATURES["page"].build({"index": index}, {"count": count, "after_score": after})
+
+
+# --- replies ---------------------------------------------------------------------------
+
+
+@dataclasses.dataclass(frozen=True)
+class AppendReply:
+    """What ``append.lua`` did.
+
+    Attributes:
+        status: ``ok`` (stored), ``dup`` (the id was stored already), ``missing``, ``stale``.
+        sequence: The event's sequence (``ok`` and ``dup``).
+        mtime: The session's update time after the script (``ok`` and ``dup``).
+        stored_json: The stored event (``dup`` only).
+    """
+
+    status: Literal["ok", "dup", "missing", "stale"]
+    sequence: int = 0
+    mtime: float = 0.0
+    stored_json: str | None = None
+
+
+def parse_append(reply: Sequence[Any]) -> AppendReply:
+    """Parse the reply of ``append.lua``."""
+    status = text(reply[0])
+    if status == "ok":
+        return AppendReply("ok", int(reply[1]), float(reply[2]))
+    if status == "dup":
+        return AppendReply("dup", int(reply[1]), float(reply[3]), text(reply[2]))
+    if status == "missing":
+        return AppendReply("missing")
+    if status == "stale":
+        return AppendReply("stale")
+    raise ValueError(f"unexpected append reply {status!r}")
+
+
+@dataclasses.dataclass(frozen=True)
+class GetReply:
+    """A session snapshot from ``get.lua`` or ``create.lua``.
+
+    Attributes:
+        meta: ``[rev, ctime, mtime]``.
+        states: The session, app and user state as flat ``[field, json, …]`` lists.
+        events: Stored event JSON, oldest first.
+    """
+
+    meta: Sequence[Any]
+    states: tuple[Sequence[Any], Sequence[Any], Sequence[Any]]
+    events: Sequence[Any]
+
+
+def parse_get(reply: Any) -> GetReply | None:
+    """Parse the reply of ``get.lua`` (None: the session does not exist)."""
+    if not reply:
+        return None
+    return GetReply(reply[0], (reply[1], reply[2], reply[3]), reply[4])
+
+
+CreateReply = GetReply | None
+
+
+def parse_create(reply: Sequence[Any]) -> CreateReply:
+    """Parse the reply of ``create.lua`` (None: the session exists already)."""
+    if text(reply[0]) == "exists":
+        return None
+    return GetReply(reply[1], (reply[2], reply[3], reply[4]), [])

@@ -1,0 +1,48 @@
+"""The Python builders and the Lua scripts agree on every argument's name and position."""
+
+from __future__ import annotations
+
+import re
+
+import pytest
+
+from adk_runtime.sessions.redis._protocol import SIGNATURES
+from adk_runtime.sessions.redis._scripts import SOURCES
+
+_BINDING = re.compile(r"^local (\w+) = (?:tonumber\()?(KEYS|ARGV)\[(\d+)\]\)?$", re.MULTILINE)
+_ANY_INDEX = re.compile(r"\b(KEYS|ARGV)\[(\d+)\]")
+
+
+def _bindings(source: str, table: str) -> list[str]:
+    found = [(int(i), name) for name, kind, i in _BINDING.findall(source) if kind == table]
+    positions = [i for i, _name in found]
+    assert positions == list(range(1, len(found) + 1)), f"{table} bound out of order: {found}"
+    return [name for _i, name in found]
+
+
+@pytest.mark.parametrize("script", sorted(SOURCES))
+def test_the_lua_bindings_match_the_python_signature(script: str) -> None:
+    source = SOURCES[script]
+    signature = SIGNATURES[script]
+    assert _bindings(source, "KEYS") == [f"{name}_key" for name in signature.keys]
+    assert _bindings(source, "ARGV") == list(signature.args)
+
+
+@pytest.mark.parametrize("script", sorted(SOURCES))
+def test_no_script_reads_a_positional_argument_outside_its_bindings(script: str) -> None:
+    source = SOURCES[script]
+    bound = {(kind, int(i)) for _name, kind, i in _BINDING.findall(source)}
+    used = {(kind, int(i)) for kind, i in _ANY_INDEX.findall(source)}
+    assert used == bound
+
+
+def test_every_script_has_a_signature() -> None:
+    assert set(SIGNATURES) == set(SOURCES)
+
+
+def test_a_builder_refuses_a_missing_or_unknown_argument() -> None:
+    signature = SIGNATURES["page"]
+    with pytest.raises(TypeError, match="signature"):
+        signature.build({"index": "k"}, {"count": 1})
+    with pytest.raises(TypeError, match="signature"):
+        signature.build({"index": "k"}, {"count": 1, "after_score": "", "extra": 2})
