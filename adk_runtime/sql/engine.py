@@ -28,6 +28,7 @@ from sqlalchemy.pool import StaticPool
 
 from adk_runtime.sql._logs import hide_values_in_driver_logs
 from adk_runtime.sql.errors import is_driver_disconnect, translate_errors
+from adk_runtime.sql.pool import POOL_DEFAULTS, split_pool_options
 from adk_runtime.sql.types import SQLITE_JSON_MERGE, sqlite_json_merge
 from adk_runtime.sql.url import is_sqlite, normalize_url, sqlite_is_memory
 
@@ -48,13 +49,15 @@ def create_engine(url: str, **engine_kwargs: Any) -> AsyncEngine:
     """Create and configure an async engine for ``url``.
 
     Args:
-        url: Any accepted database URL (normalized to the async driver).
-        **engine_kwargs: Passed to :func:`sqlalchemy.ext.asyncio.create_async_engine`.
+        url: Any accepted database URL (normalized to the async driver). Pool knobs may be
+            given as query parameters (see :mod:`.pool`).
+        **engine_kwargs: Passed to :func:`sqlalchemy.ext.asyncio.create_async_engine`, after
+            the pool defaults of :mod:`.pool` (which they override).
 
     Raises:
         ConfigurationError: The URL is not a supported database URL.
     """
-    normalized = normalize_url(url)
+    normalized, engine_kwargs = split_pool_options(normalize_url(url), engine_kwargs)
     hide_values_in_driver_logs()
     # No SQL parameter (a state value, an event payload) in a log line or error message.
     options: dict[str, Any] = {"json_serializer": _json_dumps, "hide_parameters": True}
@@ -64,6 +67,7 @@ def create_engine(url: str, **engine_kwargs: Any) -> AsyncEngine:
         options["pool_reset_on_return"] = None
         if sqlite_is_memory(normalized):
             options["poolclass"] = StaticPool
+            engine_kwargs = {k: v for k, v in engine_kwargs.items() if k not in POOL_DEFAULTS}
     options.update(engine_kwargs)
     engine = create_async_engine(normalized, **options)
     configure_engine(engine)
@@ -119,7 +123,13 @@ class Database:
         else:
             self._autocommit_engine = engine.execution_options(isolation_level="AUTOCOMMIT")
         shared = isinstance(engine.sync_engine.pool, StaticPool)
+        self._shared = shared
         self._lock: asyncio.Lock | None = asyncio.Lock() if shared else None
+        # SQLite has one writer per file: writers of this process take turns here (cheap)
+        # instead of spinning on the file lock against each other (busy_timeout polling).
+        # Across processes BEGIN IMMEDIATE still serializes them.
+        self._serialize_writers = self.dialect == "sqlite" and not shared
+        self._write_lock = asyncio.Lock()
         self._loop: asyncio.AbstractEventLoop | None = None
 
     def _follow_loop(self) -> None:
@@ -130,6 +140,9 @@ class Database:
         if self._loop is not loop:
             if self._loop is not None and self.dialect == "postgresql":
                 self.engine.sync_engine.dispose(close=False)
+            if self._loop is not None:
+                self._write_lock = asyncio.Lock()
+                self._lock = asyncio.Lock() if self._shared else None
             self._loop = loop
 
     @contextlib.asynccontextmanager
@@ -146,9 +159,18 @@ class Database:
             yield
 
     @contextlib.asynccontextmanager
+    async def writer(self) -> AsyncIterator[None]:
+        """Take this process's turn to write (SQLite files; a no-op elsewhere)."""
+        if not self._serialize_writers:
+            yield
+            return
+        async with self._write_lock:
+            yield
+
+    @contextlib.asynccontextmanager
     async def write(self) -> AsyncIterator[AsyncConnection]:
         """One write transaction (``BEGIN IMMEDIATE`` on SQLite); commits unless it raises."""
-        async with self.exclusive():
+        async with self.exclusive(), self.writer():
             with translate_errors(self.url):
                 async with self.engine.begin() as connection:
                     yield connection
@@ -165,13 +187,14 @@ class Database:
                     yield connection
 
     @contextlib.asynccontextmanager
-    async def driver_connection(self) -> AsyncIterator[Any]:
+    async def driver_connection(self, *, write: bool = False) -> AsyncIterator[Any]:
         """A pooled connection's driver object (aiosqlite / asyncpg) in autocommit mode.
 
         For hand-written hot paths: the caller ends any transaction it starts. Driver
-        errors are translated; a connection the driver reports broken is discarded.
+        errors are translated; a connection the driver reports broken is discarded. With
+        ``write=True`` the connection is held during this process's turn to write.
         """
-        async with self.exclusive():
+        async with self.exclusive(), self.writer() if write else contextlib.nullcontext():
             with translate_errors(self.url):
                 async with self._autocommit_engine.connect() as connection:
                     fairy = await connection.get_raw_connection()

@@ -3,7 +3,9 @@
 Dialect differences live here, not in ``if dialect`` branches: :data:`JSONDocument` is JSONB on
 PostgreSQL and JSON text on SQLite; :class:`DateTimeUTC` stores UTC and always reads back an
 aware UTC ``datetime``; :func:`json_merge` is a shallow merge of two JSON objects (``||`` on
-PostgreSQL, a registered function on SQLite).
+PostgreSQL, a registered function on SQLite); :func:`text_list` aggregates text values into
+one :class:`TextList` value (an array on PostgreSQL, a JSON array on SQLite), so a parent row
+and its children come back in one statement.
 """
 
 from __future__ import annotations
@@ -12,8 +14,8 @@ import json
 from datetime import datetime, timezone
 from typing import Any
 
-from sqlalchemy import JSON, DateTime, TypeDecorator
-from sqlalchemy.dialects.postgresql import JSONB
+from sqlalchemy import JSON, DateTime, Text, TypeDecorator
+from sqlalchemy.dialects.postgresql import ARRAY, JSONB
 from sqlalchemy.engine import Dialect
 from sqlalchemy.ext.compiler import compiles
 from sqlalchemy.sql.compiler import SQLCompiler
@@ -23,8 +25,10 @@ __all__ = [
     "SQLITE_JSON_MERGE",
     "DateTimeUTC",
     "JSONDocument",
+    "TextList",
     "json_merge",
     "sqlite_json_merge",
+    "text_list",
 ]
 
 JSONDocument = JSON().with_variant(JSONB(), "postgresql")
@@ -91,3 +95,45 @@ def sqlite_json_merge(document: str | None, delta: str | None) -> str | None:
     merged = json.loads(document)
     merged.update(json.loads(delta))
     return json.dumps(merged, ensure_ascii=False, separators=(",", ":"))
+
+
+class TextList(TypeDecorator[list[str]]):
+    """A list of texts read back from :func:`text_list` (empty when nothing matched)."""
+
+    impl = ARRAY(Text).with_variant(Text(), "sqlite")
+    cache_ok = True
+
+    def process_result_value(self, value: Any, dialect: Dialect) -> list[str]:
+        """Return the texts in aggregation order."""
+        if value is None:
+            return []
+        if isinstance(value, str):
+            loaded: list[str] = json.loads(value)
+            return loaded
+        return list(value)
+
+
+class text_list(GenericFunction[list[str]]):
+    """``text_list(column, order)``: the column's values, ordered by ``order``.
+
+    Aggregate over a subquery that is itself ordered by ``order``: PostgreSQL's ``array_agg``
+    orders explicitly (``ORDER BY`` inside the aggregate); SQLite's ``json_group_array``
+    (before 3.44 no aggregate takes an ``ORDER BY``) keeps the order the rows arrive in, and
+    SQLite never flattens an ordered subquery into an aggregate query.
+    """
+
+    type = TextList()
+    inherit_cache = True
+    name = "text_list"
+
+
+@compiles(text_list, "postgresql")
+def _text_list_postgresql(element: text_list, compiler: SQLCompiler, **kw: Any) -> str:
+    value, order = list(element.clauses)
+    return f"array_agg({compiler.process(value, **kw)} ORDER BY {compiler.process(order, **kw)})"
+
+
+@compiles(text_list, "sqlite")
+def _text_list_sqlite(element: text_list, compiler: SQLCompiler, **kw: Any) -> str:
+    value, _order = list(element.clauses)
+    return f"json_group_array({compiler.process(value, **kw)})"

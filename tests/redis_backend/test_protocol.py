@@ -41,8 +41,10 @@ def test_every_script_has_a_signature() -> None:
 
 
 def test_a_builder_refuses_a_missing_or_unknown_argument() -> None:
-    signature = SIGNATURES["page"]
+    signature = SIGNATURES["get"]
+    keys = {name: name for name in signature.keys}
+    assert signature.build(keys, {"count": 1, "after": ""}) == (list(signature.keys), [1, ""])
     with pytest.raises(TypeError, match="signature"):
-        signature.build({"index": "k"}, {"count": 1})
+        signature.build(keys, {"count": 1})
     with pytest.raises(TypeError, match="signature"):
-        signature.build({"index": "k"}, {"count": 1, "after_score": "", "extra": 2})
+        signature.build(keys, {"count": 1, "after": "", "extra": 2})

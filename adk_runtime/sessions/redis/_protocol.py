@@ -14,7 +14,7 @@ import dataclasses
 from collections.abc import Mapping, Sequence
 from typing import Any, Literal
 
-from adk_runtime.sessions.redis._keys import SessionKeys, app_index_member
+from adk_runtime.sessions.redis._keys import AppKeys, SessionKeys, app_index_member, escape
 from adk_runtime.sessions.redis._values import json_pairs, text
 
 __all__ = [
@@ -27,11 +27,11 @@ __all__ = [
     "create_call",
     "delete_call",
     "get_call",
-    "page_call",
+    "list_call",
     "parse_append",
     "parse_create",
     "parse_get",
-    "prune_call",
+    "parse_list",
 ]
 
 Call = tuple[list[str], list[Any]]
@@ -106,8 +106,7 @@ SIGNATURES: dict[str, Signature] = {
         keys=("meta", "state", "events", "event_ids", "event_times", "user_index", "app_index"),
         args=("session_id", "app_member"),
     ),
-    "prune": Signature(keys=("meta", "user_index", "app_index"), args=("session_id", "app_member")),
-    "page": Signature(keys=("index",), args=("count", "after_score")),
+    "list": Signature(keys=("index", "app_state"), args=("base", "user", "count", "after_score")),
 }
 
 
@@ -196,16 +195,16 @@ def delete_call(keys: SessionKeys) -> Call:
     return signature.build(_session_keys(keys, signature.keys), _identity(keys))
 
 
-def prune_call(keys: SessionKeys) -> Call:
-    """Arguments of ``prune.lua``."""
-    signature = SIGNATURES["prune"]
-    return signature.build(_session_keys(keys, signature.keys), _identity(keys))
-
-
-def page_call(index: str, *, count: int, after_score: float | None) -> Call:
-    """Arguments of ``page.lua``: ``count`` entries (-1 all) at or below ``after_score``."""
-    after = "" if after_score is None else repr(after_score)
-    return SIGNATURES["page"].build({"index": index}, {"count": count, "after_score": after})
+def list_call(app: AppKeys, user_id: str | None, *, count: int, after_score: float | None) -> Call:
+    """Arguments of ``list.lua``: ``count`` entries (-1 all) at or below ``after_score``."""
+    index = app.app_index if user_id is None else app.user_index(user_id)
+    args = {
+        "base": app.base,
+        "user": "" if user_id is None else escape(user_id),
+        "count": count,
+        "after_score": "" if after_score is None else repr(after_score),
+    }
+    return SIGNATURES["list"].build({"index": index, "app_state": app.app_state}, args)
 
 
 # --- replies ---------------------------------------------------------------------------
@@ -272,3 +271,42 @@ def parse_create(reply: Sequence[Any]) -> CreateReply:
     if text(reply[0]) == "exists":
         return None
     return GetReply(reply[1], (reply[2], reply[3], reply[4]), [])
+
+
+@dataclasses.dataclass(frozen=True)
+class ListedSession:
+    """A live session of a ``list.lua`` page: its revision and state pairs."""
+
+    revision: int
+    state: Sequence[Any]
+
+
+@dataclasses.dataclass(frozen=True)
+class ListReply:
+    """A page from ``list.lua``.
+
+    Attributes:
+        app_state: The app state pairs.
+        user_states: Each listed user's state pairs, by escaped user id.
+        entries: Every index entry read, ``(member, score)``, newest first (ties included).
+        sessions: The live sessions among them, by member (expired ones were dropped).
+    """
+
+    app_state: Sequence[Any]
+    user_states: dict[str, Sequence[Any]]
+    entries: list[tuple[str, float]]
+    sessions: dict[str, ListedSession]
+
+
+def parse_list(reply: Sequence[Any]) -> ListReply:
+    """Parse the reply of ``list.lua``."""
+    app_state, users, entries, sessions = reply
+    return ListReply(
+        app_state,
+        {text(users[i]): users[i + 1] for i in range(0, len(users), 2)},
+        [(text(entries[i]), float(entries[i + 1])) for i in range(0, len(entries), 2)],
+        {
+            text(sessions[i]): ListedSession(int(sessions[i + 1]), sessions[i + 2])
+            for i in range(0, len(sessions), 3)
+        },
+    )

@@ -13,7 +13,7 @@ from typing import Any
 
 from redis.commands.core import AsyncScript
 
-_NAMES = ("append", "create", "delete", "get", "page", "prune")
+_NAMES = ("append", "create", "delete", "get", "list")
 SOURCES: dict[str, str] = {
     name: resources.files(__package__).joinpath(f"lua/{name}.lua").read_text("utf-8")
     for name in _NAMES
@@ -35,8 +35,7 @@ class Scripts:
     create: AsyncScript
     delete: AsyncScript
     get: AsyncScript
-    page: AsyncScript
-    prune: AsyncScript
+    list: AsyncScript
 
     @classmethod
     def register(cls, client: Any) -> Scripts:

@@ -60,9 +60,10 @@ expired when it meets them.
 
 from __future__ import annotations
 
+import dataclasses
 import math
 import uuid
-from collections.abc import Awaitable
+from collections.abc import Awaitable, Callable
 from typing import Any, TypeVar
 from urllib.parse import parse_qsl, urlencode, urlsplit, urlunsplit
 
@@ -100,7 +101,7 @@ from adk_runtime.sessions.state import merge_state
 __all__ = ["RedisSessionService"]
 
 _T = TypeVar("_T")
-_URL_OPTIONS = ("key_prefix", "ttl_seconds")
+_URL_OPTIONS = ("key_prefix", "ttl_seconds", "max_connections", "pool_timeout")
 # Resolved once at import: redis-py would otherwise look its own version up in the installed
 # package metadata (a blocking file system read) for every connection it opens on the loop.
 _DRIVER_INFO = DriverInfo()
@@ -119,6 +120,8 @@ class RedisSessionService(BaseSessionService):
         client: redis_asyncio.Redis | None = None,
         key_prefix: str = "adk:",
         ttl_seconds: float | None = None,
+        max_connections: int = 50,
+        pool_timeout: float = 30.0,
     ) -> None:
         """Create the service.
 
@@ -130,6 +133,10 @@ class RedisSessionService(BaseSessionService):
             key_prefix: Start of every key this service writes (no ``{`` or ``}``).
             ttl_seconds: Expire a session's keys after this many seconds without a write;
                 ``None`` keeps sessions forever. App and user state never expire.
+            max_connections: Connections the service's own client keeps at most; a call
+                beyond them waits for a free one (never fails for lack of one).
+            pool_timeout: Seconds a call waits for a free connection before it raises
+                ``BackendUnavailableError``.
 
         Raises:
             ConfigurationError: Neither or both of ``url`` and ``client`` were given, the URL
@@ -142,7 +149,8 @@ class RedisSessionService(BaseSessionService):
         if client is None:
             assert url is not None
             self._where = redact_url(url)
-            self._client = _client_from_url(url, self._where)
+            pool = _Pool(_positive_int("max_connections", max_connections), pool_timeout)
+            self._client = _client_from_url(url, self._where, pool)
             self._owns_client = True
         else:
             self._where = _describe(client)
@@ -154,15 +162,18 @@ class RedisSessionService(BaseSessionService):
     def from_url(cls, url: str, **kwargs: Any) -> RedisSessionService:
         """Build the service for a ``redis://`` or ``rediss://`` URL.
 
-        ``key_prefix`` and ``ttl_seconds`` may be given as query parameters
-        (``redis://host/0?key_prefix=myapp:&ttl_seconds=86400``); keyword arguments win.
+        ``key_prefix``, ``ttl_seconds``, ``max_connections`` and ``pool_timeout`` may be
+        given as query parameters (``redis://host/0?key_prefix=myapp:&ttl_seconds=86400``);
+        keyword arguments win.
         """
         parts = urlsplit(url)
         query = parse_qsl(parts.query, keep_blank_values=True)
         options: dict[str, Any] = {key: value for key, value in query if key in _URL_OPTIONS}
         rest = urlencode([(key, value) for key, value in query if key not in _URL_OPTIONS])
-        if "ttl_seconds" in options:
-            options["ttl_seconds"] = _parse_ttl(options["ttl_seconds"])
+        parsers = {"ttl_seconds": float, "pool_timeout": float, "max_connections": int}
+        for name, parse in parsers.items():
+            if name in options:
+                options[name] = _parse_number(name, options[name], parse)
         options.update(kwargs)
         return cls(urlunsplit(parts._replace(query=rest)), **options)
 
@@ -204,7 +215,7 @@ class RedisSessionService(BaseSessionService):
 
     async def _list_sessions(self, query: ListQuery) -> list[Session]:
         app = AppKeys(self._prefix, query.app_name)
-        lister = _listing.Lister(self._client, self._scripts, app, query.user_id, self._call)
+        lister = _listing.Lister(self._scripts, app, query.user_id, self._call)
         return await lister.page(query.limit, query.after)
 
     async def _delete_session(self, app_name: str, user_id: str, session_id: str) -> None:
@@ -236,13 +247,25 @@ class RedisSessionService(BaseSessionService):
         raise StaleSessionError()
 
 
-def _client_from_url(url: str, where: str) -> redis_asyncio.Redis:
+@dataclasses.dataclass(frozen=True)
+class _Pool:
+    max_connections: int
+    timeout: float
+
+
+def _client_from_url(url: str, where: str, pool: _Pool) -> redis_asyncio.Redis:
     scheme = url.split(":", 1)[0].lower()
     if scheme not in ("redis", "rediss", "unix"):
         raise ConfigurationError(f"{where!r} is not a redis://, rediss:// or unix:// URL.")
+    if not (math.isfinite(pool.timeout) and pool.timeout > 0):
+        raise ConfigurationError("pool_timeout must be a positive number of seconds.")
     try:
-        return redis_asyncio.Redis.from_url(
+        # A blocking pool: beyond max_connections a call waits (up to pool_timeout) for a
+        # connection instead of failing with MaxConnectionsError.
+        connections = redis_asyncio.BlockingConnectionPool.from_url(
             url,
+            max_connections=pool.max_connections,
+            timeout=pool.timeout,
             decode_responses=True,
             socket_connect_timeout=10,
             socket_timeout=30,
@@ -251,6 +274,13 @@ def _client_from_url(url: str, where: str) -> redis_asyncio.Redis:
         )
     except (ValueError, TypeError) as exc:
         raise ConfigurationError(f"Invalid Redis URL {where!r}: {exc}") from None
+    return redis_asyncio.Redis.from_pool(connections)
+
+
+def _positive_int(name: str, value: Any) -> int:
+    if isinstance(value, bool) or not isinstance(value, int) or value < 1:
+        raise ConfigurationError(f"{name} must be a positive integer.")
+    return value
 
 
 def _describe(client: Any) -> str:
@@ -260,11 +290,11 @@ def _describe(client: Any) -> str:
     return f"redis://{kwargs.get('host', '?')}:{kwargs.get('port', '?')}/{kwargs.get('db', 0)}"
 
 
-def _parse_ttl(text: str) -> float:
+def _parse_number(name: str, text: str, parse: Callable[[str], Any]) -> Any:
     try:
-        return float(text)
+        return parse(text)
     except ValueError:
-        raise ConfigurationError(f"ttl_seconds={text!r} is not a number.") from None
+        raise ConfigurationError(f"{name}={text!r} is not a number.") from None
 
 
 def _ttl_ms(ttl_seconds: float | None) -> int:

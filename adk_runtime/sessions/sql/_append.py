@@ -202,7 +202,7 @@ async def _append_sqlite(
         "adelta": _json(prepared.app_delta) if prepared.app_delta else None,
         "udelta": _json(prepared.user_delta) if prepared.user_delta else None,
     }
-    async with db.driver_connection() as connection:
+    async with db.driver_connection(write=True) as connection:
         # aiosqlite runs calls on its own thread; `_execute` hands it one function and
         # `_conn` is the sqlite3 connection, touched only on that thread. (Both are
         # aiosqlite internals, stable since 0.17; every contract test goes through here.)

@@ -25,7 +25,7 @@ from sqlalchemy.dialects import postgresql, sqlite
 from sqlalchemy.sql import Delete, Select
 
 from adk_runtime.sessions.sql.tables import app_states, events, sessions, user_states
-from adk_runtime.sql.types import DateTimeUTC, JSONDocument, json_merge
+from adk_runtime.sql.types import DateTimeUTC, JSONDocument, json_merge, text_list
 
 APP: BindParameter[str] = bindparam("app")
 USER: BindParameter[str] = bindparam("user")
@@ -57,27 +57,37 @@ SESSION_COLUMNS = (
     user_states.c.state.label("user_state"),
 )
 
-GET_SESSION: Select[Any] = select(*SESSION_COLUMNS).select_from(_WITH_SCOPES).where(_SESSION_KEY)
-"""One session row with its app and user state."""
-
 
 def _events(*, recent: bool, after: bool) -> Select[Any]:
-    query = select(events.c.payload).where(_EVENT_KEY, events.c.sequence <= bindparam("rev"))
+    query = select(events.c.payload, events.c.sequence).where(_EVENT_KEY)
     if after:
         query = query.where(events.c.timestamp >= bindparam("after"))
     if recent:
-        return query.order_by(events.c.sequence.desc()).limit(bindparam("k", type_=Integer))
-    return query.order_by(events.c.sequence)
+        query = query.order_by(events.c.sequence.desc()).limit(bindparam("k", type_=Integer))
+    window = query.subquery("window")
+    in_order = select(window).order_by(window.c.sequence).subquery("in_order")
+    return select(text_list(in_order.c.payload, in_order.c.sequence))
 
 
-EVENTS: dict[tuple[bool, bool], Select[Any]] = {
-    (recent, after): _events(recent=recent, after=after)
-    for recent in (False, True)
-    for after in (False, True)
+def _get(events_query: Select[Any] | None) -> Select[Any]:
+    columns = [*SESSION_COLUMNS]
+    if events_query is not None:
+        columns.append(events_query.scalar_subquery().label("payloads"))
+    return select(*columns).select_from(_WITH_SCOPES).where(_SESSION_KEY)
+
+
+GET: dict[tuple[bool, bool] | None, Select[Any]] = {
+    None: _get(None),
+    **{
+        (recent, after): _get(_events(recent=recent, after=after))
+        for recent in (False, True)
+        for after in (False, True)
+    },
 }
-"""Event payloads up to revision ``rev``, keyed by (last ``k`` only, ``timestamp >= after``).
+"""The session row, its app and user state and its events in one statement (one snapshot).
 
-The "last k" form returns the newest first (the caller reverses it)."""
+Keyed by (last ``k`` only, ``timestamp >= after``), or None for no events; the events come
+back oldest first in the ``payloads`` column."""
 
 
 def _list(*, by_user: bool, keyset: bool) -> Select[Any]:
@@ -105,8 +115,8 @@ LIST: dict[tuple[bool, bool], Select[Any]] = {
 """Sessions most recently updated first (ties: user id, then id, descending), keyed by
 (one user only, after a page token). The keyset is a row-value comparison an index serves."""
 
-DELETE_EVENTS: Delete = delete(events).where(_EVENT_KEY)
 DELETE_SESSION: Delete = delete(sessions).where(_SESSION_KEY)
+"""Delete a session row; its events go with it (``ON DELETE CASCADE``)."""
 
 
 @functools.lru_cache(maxsize=4)

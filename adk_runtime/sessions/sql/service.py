@@ -12,7 +12,7 @@ from datetime import datetime, timezone
 from typing import Any
 
 from sqlalchemy.engine import Row
-from sqlalchemy.ext.asyncio import AsyncConnection, AsyncEngine
+from sqlalchemy.ext.asyncio import AsyncEngine
 
 from adk_runtime import codec
 from adk_runtime.errors import AlreadyExistsError
@@ -26,7 +26,7 @@ from adk_runtime.sessions.base import (
     PreparedCreate,
 )
 from adk_runtime.sessions.session import Session
-from adk_runtime.sessions.sql import _append
+from adk_runtime.sessions.sql import _append, _create
 from adk_runtime.sessions.sql import _statements as statements
 from adk_runtime.sessions.state import merge_state
 from adk_runtime.sql.engine import Database
@@ -88,28 +88,21 @@ class DatabaseSessionService(BaseSessionService):
     async def _create_session(
         self, app_name: str, user_id: str, prepared: PreparedCreate
     ) -> Session:
-        session_id = prepared.session_id
-        encoded = prepared.session_state
         db = await self._open()
-        params = {"app": app_name, "user": user_id, "sid": session_id, "now": _now()}
-        async with db.write() as connection:
-            row = (
-                await connection.execute(
-                    statements.insert_session(db.dialect), {**params, "state": encoded}
-                )
-            ).first()
-            if row is None:
-                raise AlreadyExistsError(f"Session {session_id!r} already exists.")
-            scopes = [
-                await _scope(connection, db.dialect, params, delta, user=user)
-                for user, delta in ((False, prepared.app_state), (True, prepared.user_state))
-            ]
+        created = await _create.create(db, (app_name, user_id), prepared, _now())
+        if created is None:
+            raise AlreadyExistsError(f"Session {prepared.session_id!r} already exists.")
+        update_time, app_state, user_state = created
         return Session(
-            id=session_id,
+            id=prepared.session_id,
             app_name=app_name,
             user_id=user_id,
-            state=merge_state(codec.decode_state(encoded), *map(codec.decode_state, scopes)),
-            last_update_time=row.update_time.timestamp(),
+            state=merge_state(
+                codec.decode_state(prepared.session_state),
+                codec.decode_state(app_state),
+                codec.decode_state(user_state),
+            ),
+            last_update_time=update_time.timestamp(),
             revision=0,
         )
 
@@ -118,13 +111,16 @@ class DatabaseSessionService(BaseSessionService):
     ) -> Session | None:
         db = await self._open()
         params: dict[str, Any] = {"app": app_name, "user": user_id, "sid": session_id}
+        window = _event_window(config)
+        if config is not None:
+            params.update(k=config.num_recent_events, after=config.after_timestamp)
         async with db.autocommit() as connection:
-            row = (await connection.execute(statements.GET_SESSION, params)).first()
-            if row is None:
-                return None
-            payloads = await _event_payloads(connection, params, row.revision, config)
+            row = (await connection.execute(statements.GET[window], params)).first()
+        if row is None:
+            return None
         session = _session(row)
-        session.events = [event_from_json(payload) for payload in payloads]
+        if window is not None:
+            session.events = [event_from_json(payload) for payload in row.payloads]
         return session
 
     async def _list_sessions(self, query: ListQuery) -> list[Session]:
@@ -146,8 +142,8 @@ class DatabaseSessionService(BaseSessionService):
     async def _delete_session(self, app_name: str, user_id: str, session_id: str) -> None:
         db = await self._open()
         params = {"app": app_name, "user": user_id, "sid": session_id}
-        async with db.write() as connection:
-            await connection.execute(statements.DELETE_EVENTS, params)
+        # One statement, atomic by itself: the events go with the row (ON DELETE CASCADE).
+        async with db.writer(), db.autocommit() as connection:
             await connection.execute(statements.DELETE_SESSION, params)
 
     async def _append_event(self, session: Session, prepared: PreparedAppend) -> AppendResult:
@@ -160,40 +156,13 @@ class DatabaseSessionService(BaseSessionService):
         await self._handle.close()
 
 
-async def _scope(
-    connection: AsyncConnection,
-    dialect: str,
-    params: dict[str, Any],
-    delta: dict[str, Any],
-    *,
-    user: bool,
-) -> dict[str, Any]:
-    if delta:
-        statement = statements.upsert_scope(dialect, user=user)
-        state = await connection.scalar(statement, {**params, "delta": delta})
-    else:
-        state = await connection.scalar(statements.SCOPE_STATE[user], params)
-    return dict(state or {})
-
-
-async def _event_payloads(
-    connection: AsyncConnection,
-    params: dict[str, Any],
-    revision: int,
-    config: GetSessionConfig | None,
-) -> list[str]:
-    recent = config is not None and config.num_recent_events is not None
-    after = config is not None and config.after_timestamp is not None
-    if recent and config is not None and config.num_recent_events == 0:
-        return []
-    query = statements.EVENTS[(recent, after)]
-    values = {**params, "rev": revision}
-    if config is not None:
-        values.update(k=config.num_recent_events, after=config.after_timestamp)
-    payloads = list((await connection.scalars(query, values)).all())
-    if recent:
-        payloads.reverse()
-    return payloads
+def _event_window(config: GetSessionConfig | None) -> tuple[bool, bool] | None:
+    """Which :data:`statements.GET` form serves ``config`` (None: no events at all)."""
+    if config is None:
+        return (False, False)
+    if config.num_recent_events == 0:
+        return None
+    return (config.num_recent_events is not None, config.after_timestamp is not None)
 
 
 def _session(row: Row[Any]) -> Session:

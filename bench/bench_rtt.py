@@ -1,0 +1,176 @@
+"""Round trips per operation: the same calls direct and through a 2 ms round-trip delay proxy.
+
+For PostgreSQL and Redis (ours and, when installed, google-adk 2.13): ``append``,
+``get_session`` (recent 20 of 1,000 events, and all 1,000), ``list_sessions`` (a page of 20
+among 200 sessions) and ``create_session``, through :class:`bench.delay_proxy.DelayProxy`
+(``RTT_MS`` of round-trip time). ``round trips`` is the proxy's exact count of request turns
+per call (warm: connections open); ``p50`` the latency a user with the store ``RTT_MS`` away
+sees. Targets (issue 13): append, get and list page ≤ 1.2.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import os
+import statistics
+import uuid
+from collections.abc import AsyncIterator, Awaitable, Callable
+from typing import Any
+
+import asyncpg
+from google.genai import types
+from sqlalchemy.engine import make_url
+
+from adk_runtime.events import Event, EventActions
+from adk_runtime.sessions import GetSessionConfig, session_service_from_url
+from bench.common import Report, google_adk_available, scaled, time_each
+from bench.delay_proxy import DelayProxy
+
+SUITE = "rtt"
+RTT_MS = 2.0
+HISTORY = 1000
+LISTED = 200
+PG_SERVER = os.environ.get(
+    "ADK_RUNTIME_TEST_POSTGRES_URL", "postgresql+asyncpg://postgres@127.0.0.1:5432/postgres"
+)
+REDIS_URL = os.environ.get("ADK_RUNTIME_BENCH_REDIS_URL", "redis://127.0.0.1:6379/0")
+
+Op = Callable[[int], Awaitable[Any]]
+
+
+def _event(i: int, event_cls: Any = Event, actions_cls: Any = EventActions) -> Any:
+    return event_cls(
+        invocation_id=f"inv-{i // 4}",
+        author="agent",
+        content=types.Content(role="model", parts=[types.Part(text=f"turn {i} " + "x" * 120)]),
+        actions=actions_cls(state_delta={"turn": i, "user:last": i}),
+    )
+
+
+@contextlib.asynccontextmanager
+async def _postgres_database() -> AsyncIterator[str]:
+    name = f"adk_bench_rtt_{uuid.uuid4().hex[:8]}"
+    dsn = make_url(PG_SERVER).set(drivername="postgresql").render_as_string(hide_password=False)
+    admin = await asyncpg.connect(dsn)
+    await admin.execute(f'CREATE DATABASE "{name}"')
+    try:
+        yield make_url(PG_SERVER).set(database=name).render_as_string(hide_password=False)
+    finally:
+        await admin.execute(f'DROP DATABASE IF EXISTS "{name}" WITH (FORCE)')
+        await admin.close()
+
+
+def _via(url: str, port: int) -> str:
+    return make_url(url).set(host="127.0.0.1", port=port).render_as_string(hide_password=False)
+
+
+async def _ops(service: Any, tag: str, event_cls: Any, actions_cls: Any, config_cls: Any) -> dict[str, Op]:
+    """Seed a session of HISTORY events and LISTED sessions; return the timed operations."""
+    app = f"rtt-{tag}"
+    session = await service.create_session(app_name=app, user_id="u", session_id=f"big-{tag}")
+    for i in range(HISTORY):
+        await service.append_event(session, _event(i, event_cls, actions_cls))
+    for i in range(LISTED):
+        await service.create_session(app_name=app, user_id="lister", session_id=f"l{i}")
+    writer = await service.create_session(app_name=app, user_id="u", session_id=f"w-{tag}")
+    counter = iter(range(10**9))
+    recent = config_cls(num_recent_events=20)
+
+    async def append(_: int) -> None:
+        await service.append_event(writer, _event(next(counter), event_cls, actions_cls))
+
+    async def get_recent(_: int) -> None:
+        await service.get_session(app_name=app, user_id="u", session_id=session.id, config=recent)
+
+    async def get_full(_: int) -> None:
+        await service.get_session(app_name=app, user_id="u", session_id=session.id)
+
+    async def list_page(_: int) -> None:
+        if "page_size" in service.list_sessions.__code__.co_varnames:
+            await service.list_sessions(app_name=app, user_id="lister", page_size=20)
+        else:  # google-adk lists everything
+            await service.list_sessions(app_name=app, user_id="lister")
+
+    async def create(_: int) -> None:
+        await service.create_session(app_name=app, user_id="c", session_id=uuid.uuid4().hex)
+
+    return {
+        "append": append,
+        "get recent-20": get_recent,
+        "get full @1k": get_full,
+        "list page": list_page,
+        "create": create,
+    }
+
+
+async def _measure(
+    report: Report,
+    backend: str,
+    impl: str,
+    proxy: DelayProxy,
+    url: str,
+    make: Callable[[str], Any],
+    classes: tuple[Any, Any, Any],
+) -> None:
+    service = make(url)
+    try:
+        ops = await _ops(service, f"{impl}-{uuid.uuid4().hex[:6]}", *classes)
+        for name, op in ops.items():
+            count = scaled(30 if "full" in name else 100, 10)
+            await time_each(3, op)  # warm: connections open, statements prepared
+            before = proxy.round_trips
+            samples = await time_each(count, op)
+            trips = (proxy.round_trips - before) / count
+            metric = f"{name} @{RTT_MS:g}ms rtt"
+            report.add(SUITE, backend, f"{metric} p50", statistics.median(samples), "ms", impl=impl)
+            report.add(SUITE, backend, f"{name} round trips", trips, "rt", impl=impl)
+    finally:
+        await service.close()
+
+
+def _ours(url: str) -> Any:
+    return session_service_from_url(url)
+
+
+def _adk_sql(url: str) -> Any:
+    from google.adk.sessions import DatabaseSessionService
+
+    return DatabaseSessionService(url)
+
+
+def _adk_classes() -> tuple[Any, Any, Any]:
+    from google.adk.events import Event as AdkEvent
+    from google.adk.events import EventActions as AdkActions
+    from google.adk.sessions.base_session_service import GetSessionConfig as AdkConfig
+
+    return AdkEvent, AdkActions, AdkConfig
+
+
+async def run(report: Report) -> None:
+    ours = (Event, EventActions, GetSessionConfig)
+    async with _postgres_database() as url:
+        from adk_runtime.sql import Database, create_engine, migrate
+
+        db = Database(create_engine(url), owns_engine=True)
+        await migrate.upgrade(db)
+        await db.dispose()
+        port = make_url(url).port or 5432
+        with DelayProxy(port, RTT_MS) as proxy:
+            proxied = _via(url, proxy.port)
+            await _measure(report, "postgres", "adk_runtime", proxy, proxied, _ours, ours)
+            if google_adk_available():
+                await _measure(
+                    report, "postgres", "google-adk", proxy, proxied, _adk_sql, _adk_classes()
+                )
+    prefix = f"adkbench{uuid.uuid4().hex[:8]}:"
+    with DelayProxy(make_url(REDIS_URL).port or 6379, RTT_MS) as proxy:
+        proxied = _via(REDIS_URL, proxy.port) + f"?key_prefix={prefix}"
+        try:
+            await _measure(report, "redis", "adk_runtime", proxy, proxied, _ours, ours)
+        finally:
+            import redis.asyncio as redis_asyncio
+
+            async with redis_asyncio.Redis.from_url(REDIS_URL) as client:
+                keys = [k async for k in client.scan_iter(match=f"{prefix}*", count=1000)]
+                for start in range(0, len(keys), 1000):
+                    await client.unlink(*keys[start : start + 1000])
