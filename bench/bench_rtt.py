@@ -64,7 +64,9 @@ def _via(url: str, port: int) -> str:
     return make_url(url).set(host="127.0.0.1", port=port).render_as_string(hide_password=False)
 
 
-async def _ops(service: Any, tag: str, event_cls: Any, actions_cls: Any, config_cls: Any) -> dict[str, Op]:
+async def _ops(
+    service: Any, tag: str, event_cls: Any, actions_cls: Any, config_cls: Any
+) -> dict[str, Op]:
     """Seed a session of HISTORY events and LISTED sessions; return the timed operations."""
     app = f"rtt-{tag}"
     session = await service.create_session(app_name=app, user_id="u", session_id=f"big-{tag}")
