@@ -51,6 +51,7 @@ from pydantic import BaseModel, ConfigDict, Field, alias_generators
 
 from adk_runtime import codec
 from adk_runtime.events import Event, event_to_json
+from adk_runtime.sessions._cache import CachedSession, SessionCache
 from adk_runtime.sessions._paging import ListCursor, ListQuery, validate_page_size
 from adk_runtime.sessions._validation import (
     validate_id,
@@ -69,6 +70,7 @@ __all__ = [
     "ListSessionsResponse",
     "PreparedAppend",
     "PreparedCreate",
+    "SessionTail",
 ]
 
 
@@ -117,6 +119,23 @@ class PreparedAppend:
 
 
 @dataclasses.dataclass(frozen=True)
+class SessionTail:
+    """A session read for the cache: its events after a revision, and who it is.
+
+    Attributes:
+        session: The session (merged state, revision) with ``events`` holding only the events
+            after the revision asked for (all of them when none was).
+        identity: The session's incarnation: it changes when the session is deleted and
+            created again under the same id.
+        size: Bytes of stored JSON of those events.
+    """
+
+    session: Session
+    identity: str
+    size: int
+
+
+@dataclasses.dataclass(frozen=True)
 class AppendResult:
     """What a backend's commit did.
 
@@ -135,6 +154,9 @@ class AppendResult:
 
 class BaseSessionService(abc.ABC):
     """Stores sessions, their events and their app/user/session state."""
+
+    _session_cache: SessionCache | None = None
+    """Recently read conversations (see :mod:`adk_runtime.sessions._cache`); None: off."""
 
     async def create_session(
         self,
@@ -171,7 +193,10 @@ class BaseSessionService(abc.ABC):
             InputValidationError: An id is malformed.
         """
         validate_session_key(app_name, user_id, session_id)
-        return await self._get_session(app_name, user_id, session_id, config)
+        cache = self._session_cache
+        if cache is None or config is not None:
+            return await self._get_session(app_name, user_id, session_id, config)
+        return await self._get_cached(cache, (app_name, user_id, session_id))
 
     async def list_sessions(
         self,
@@ -212,6 +237,8 @@ class BaseSessionService(abc.ABC):
             InputValidationError: An id is malformed.
         """
         validate_session_key(app_name, user_id, session_id)
+        if self._session_cache is not None:
+            self._session_cache.discard((app_name, user_id, session_id))
         await self._delete_session(app_name, user_id, session_id)
 
     @abc.abstractmethod
@@ -232,6 +259,35 @@ class BaseSessionService(abc.ABC):
 
         One consistent snapshot: the events returned are those up to the session's revision.
         """
+
+    async def _get_session_tail(
+        self, app_name: str, user_id: str, session_id: str, after_revision: int | None
+    ) -> SessionTail | None:
+        """Read the session with only its events after ``after_revision`` (all when None).
+
+        One consistent snapshot, one round trip. Backends that support the cache implement
+        it; the default says the cache is not supported.
+        """
+        raise NotImplementedError(f"{type(self).__name__} does not support a session cache.")
+
+    async def _get_cached(self, cache: SessionCache, key: tuple[str, str, str]) -> Session | None:
+        entry = cache.get(key)
+        tail = await self._get_session_tail(*key, None if entry is None else entry.revision)
+        if tail is not None and entry is not None and tail.identity != entry.identity:
+            entry = None  # deleted and created again elsewhere: read it whole
+            tail = await self._get_session_tail(*key, None)
+        if tail is None:
+            cache.discard(key)
+            return None
+        session = tail.session
+        events: tuple[Event, ...] = tuple(session.events)
+        size = tail.size
+        if entry is not None:
+            events = entry.events + events
+            size += entry.size
+        cache.put(key, CachedSession(tail.identity, session.revision, events, size))
+        session.events = list(events)
+        return session
 
     @abc.abstractmethod
     async def _list_sessions(self, query: ListQuery) -> list[Session]:

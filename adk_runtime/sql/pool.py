@@ -31,7 +31,7 @@ from sqlalchemy.engine import make_url
 
 from adk_runtime.errors import ConfigurationError
 
-__all__ = ["POOL_DEFAULTS", "split_pool_options"]
+__all__ = ["POOL_DEFAULTS", "parse_count", "split_pool_options", "take_query_option"]
 
 POOL_DEFAULTS: Mapping[str, int] = {
     "pool_size": 10,
@@ -96,3 +96,28 @@ def split_pool_options(url: str, kwargs: Mapping[str, Any]) -> tuple[str, dict[s
     if not from_query:
         return url, options
     return stripped.render_as_string(hide_password=False), options
+
+
+def take_query_option(url: str, name: str) -> tuple[str, str | None]:
+    """Remove query parameter ``name`` from ``url``; return the URL and its last value."""
+    parsed = make_url(url)
+    raw = parsed.query.get(name)
+    if raw is None:
+        return url, None
+    value = raw[-1] if isinstance(raw, tuple) else raw
+    return parsed.difference_update_query([name]).render_as_string(hide_password=False), value
+
+
+def parse_count(name: str, raw: str) -> int:
+    """Parse a positive integer option given as text.
+
+    Raises:
+        ConfigurationError: It is not a positive integer.
+    """
+    try:
+        value = int(raw)
+    except ValueError:
+        raise ConfigurationError(f"{name}={raw!r} is not a whole number.") from None
+    if value < 1:
+        raise ConfigurationError(f"{name}={raw!r} must be positive.")
+    return value

@@ -100,7 +100,7 @@ SIGNATURES: dict[str, Signature] = {
     ),
     "get": Signature(
         keys=("meta", "state", "events", "event_times", "app_state", "user_state"),
-        args=("count", "after"),
+        args=("count", "after", "since"),
     ),
     "delete": Signature(
         keys=("meta", "state", "events", "event_ids", "event_times", "user_index", "app_index"),
@@ -183,10 +183,15 @@ def create_call(
     return signature.build(_session_keys(keys, signature.keys), args, pairs)
 
 
-def get_call(keys: SessionKeys, *, count: int, after: str) -> Call:
-    """Arguments of ``get.lua``: ``count`` recent events (-1 all), ``after`` ('' none)."""
+def get_call(keys: SessionKeys, *, count: int, after: str, since: int | None = None) -> Call:
+    """Arguments of ``get.lua``.
+
+    ``count`` recent events (-1 all), ``after`` ('' none), or only the events after revision
+    ``since`` (then count and after are ignored).
+    """
     signature = SIGNATURES["get"]
-    return signature.build(_session_keys(keys, signature.keys), {"count": count, "after": after})
+    args = {"count": count, "after": after, "since": -1 if since is None else since}
+    return signature.build(_session_keys(keys, signature.keys), args)
 
 
 def delete_call(keys: SessionKeys) -> Call:
@@ -246,7 +251,8 @@ class GetReply:
     """A session snapshot from ``get.lua`` or ``create.lua``.
 
     Attributes:
-        meta: ``[rev, ctime, mtime]``.
+        meta: ``[rev, ctime, mtime, nonce]`` (``nonce``: the create call's, the session's
+            identity; create replies have no nonce).
         states: The session, app and user state as flat ``[field, json, …]`` lists.
         events: Stored event JSON, oldest first.
     """

@@ -81,6 +81,7 @@ from adk_runtime.errors import (
     redact_url,
 )
 from adk_runtime.events import event_from_json
+from adk_runtime.sessions._cache import SessionCache
 from adk_runtime.sessions.base import (
     AppendResult,
     BaseSessionService,
@@ -88,20 +89,21 @@ from adk_runtime.sessions.base import (
     ListQuery,
     PreparedAppend,
     PreparedCreate,
+    SessionTail,
 )
 from adk_runtime.sessions.redis import _listing
 from adk_runtime.sessions.redis import _protocol as protocol
 from adk_runtime.sessions.redis._errors import translate
 from adk_runtime.sessions.redis._keys import AppKeys, SessionKeys, check_prefix
 from adk_runtime.sessions.redis._scripts import Scripts
-from adk_runtime.sessions.redis._values import decode_pairs
+from adk_runtime.sessions.redis._values import decode_pairs, text
 from adk_runtime.sessions.session import Session
 from adk_runtime.sessions.state import merge_state
 
 __all__ = ["RedisSessionService"]
 
 _T = TypeVar("_T")
-_URL_OPTIONS = ("key_prefix", "ttl_seconds", "max_connections", "pool_timeout")
+_URL_OPTIONS = ("key_prefix", "ttl_seconds", "max_connections", "pool_timeout", "cache_bytes")
 # Resolved once at import: redis-py would otherwise look its own version up in the installed
 # package metadata (a blocking file system read) for every connection it opens on the loop.
 _DRIVER_INFO = DriverInfo()
@@ -122,6 +124,7 @@ class RedisSessionService(BaseSessionService):
         ttl_seconds: float | None = None,
         max_connections: int = 50,
         pool_timeout: float = 30.0,
+        cache_bytes: int | None = None,
     ) -> None:
         """Create the service.
 
@@ -137,6 +140,9 @@ class RedisSessionService(BaseSessionService):
                 beyond them waits for a free one (never fails for lack of one).
             pool_timeout: Seconds a call waits for a free connection before it raises
                 ``BackendUnavailableError``.
+            cache_bytes: Keep recently read conversations (up to this many bytes of event
+                JSON) so a full ``get_session`` fetches only the events after the cached
+                revision (see :mod:`adk_runtime.sessions._cache`). None: no cache.
 
         Raises:
             ConfigurationError: Neither or both of ``url`` and ``client`` were given, the URL
@@ -157,6 +163,8 @@ class RedisSessionService(BaseSessionService):
             self._client = client
             self._owns_client = False
         self._scripts = Scripts.register(self._client)
+        if cache_bytes is not None:
+            self._session_cache = SessionCache(cache_bytes)
 
     @classmethod
     def from_url(cls, url: str, **kwargs: Any) -> RedisSessionService:
@@ -170,7 +178,12 @@ class RedisSessionService(BaseSessionService):
         query = parse_qsl(parts.query, keep_blank_values=True)
         options: dict[str, Any] = {key: value for key, value in query if key in _URL_OPTIONS}
         rest = urlencode([(key, value) for key, value in query if key not in _URL_OPTIONS])
-        parsers = {"ttl_seconds": float, "pool_timeout": float, "max_connections": int}
+        parsers = {
+            "ttl_seconds": float,
+            "pool_timeout": float,
+            "max_connections": int,
+            "cache_bytes": int,
+        }
         for name, parse in parsers.items():
             if name in options:
                 options[name] = _parse_number(name, options[name], parse)
@@ -212,6 +225,17 @@ class RedisSessionService(BaseSessionService):
         script_keys, args = protocol.get_call(keys, count=count, after=after)
         reply = protocol.parse_get(await self._call(self._scripts.get(script_keys, args)))
         return None if reply is None else _session(keys, reply)
+
+    async def _get_session_tail(
+        self, app_name: str, user_id: str, session_id: str, after_revision: int | None
+    ) -> SessionTail | None:
+        keys = self._keys(app_name, user_id, session_id)
+        script_keys, args = protocol.get_call(keys, count=-1, after="", since=after_revision)
+        reply = protocol.parse_get(await self._call(self._scripts.get(script_keys, args)))
+        if reply is None:
+            return None
+        size = sum(len(item) for item in reply.events)
+        return SessionTail(_session(keys, reply), text(reply.meta[3]), size)
 
     async def _list_sessions(self, query: ListQuery) -> list[Session]:
         app = AppKeys(self._prefix, query.app_name)

@@ -60,6 +60,10 @@ def _utc(value: datetime | str) -> datetime:
 # --- PostgreSQL: one statement ------------------------------------------------------------
 
 # Every delta parameter may be NULL (no change in that scope): one statement for all cases.
+# The event id's uniqueness is left to its unique index: a re-appended id makes the insert,
+# hence the whole statement, fail (unique_violation) and change nothing. A NOT EXISTS probe
+# here would let the planner pick the invocation-id index on a table without statistics and
+# scan the whole conversation on every append.
 _PG_APPEND = """
 WITH s AS (
   UPDATE adk_sessions
@@ -67,8 +71,6 @@ WITH s AS (
       update_time = GREATEST(update_time, $4),
       state = CASE WHEN $10::jsonb IS NULL THEN state ELSE state || $10::jsonb END
   WHERE app_name = $1 AND user_id = $2 AND id = $3 AND revision = $5
-    AND NOT EXISTS (SELECT 1 FROM adk_events
-                    WHERE app_name = $1 AND user_id = $2 AND session_id = $3 AND id = $6)
   RETURNING revision, update_time
 ), e AS (
   INSERT INTO adk_events
@@ -87,6 +89,8 @@ WITH s AS (
 )
 SELECT revision, update_time FROM s
 """
+
+_UNIQUE_VIOLATION = "23505"
 
 _PG_EXPLAIN = """
 SELECT s.update_time, e.sequence, e.payload
@@ -112,7 +116,12 @@ async def _append_postgresql(
         *(_json(delta) if delta else None for delta in deltas),
     ]
     async with db.driver_connection() as connection:
-        row = await connection.fetchrow(_PG_APPEND, *args)
+        try:
+            row = await connection.fetchrow(_PG_APPEND, *args)
+        except Exception as error:
+            if getattr(error, "sqlstate", None) != _UNIQUE_VIOLATION:
+                raise
+            row = None  # the event id is stored already: nothing was written
         if row is None:
             found = await connection.fetchrow(_PG_EXPLAIN, *key, event.id)
             return _explain(key, None if found is None else tuple(found))

@@ -52,14 +52,17 @@ SESSION_COLUMNS = (
     sessions.c.id,
     sessions.c.state,
     sessions.c.revision,
+    sessions.c.create_time,
     sessions.c.update_time,
     app_states.c.state.label("app_state"),
     user_states.c.state.label("user_state"),
 )
 
 
-def _events(*, recent: bool, after: bool) -> Select[Any]:
+def _events(*, recent: bool, after: bool, since: bool = False) -> Select[Any]:
     query = select(events.c.payload, events.c.sequence).where(_EVENT_KEY)
+    if since:
+        query = query.where(events.c.sequence > bindparam("since", type_=Integer))
     if after:
         query = query.where(events.c.timestamp >= bindparam("after"))
     if recent:
@@ -88,6 +91,9 @@ GET: dict[tuple[bool, bool] | None, Select[Any]] = {
 
 Keyed by (last ``k`` only, ``timestamp >= after``), or None for no events; the events come
 back oldest first in the ``payloads`` column."""
+
+GET_SINCE: Select[Any] = _get(_events(recent=False, after=False, since=True))
+"""Like :data:`GET`, with only the events after sequence ``since`` (the session cache)."""
 
 
 def _list(*, by_user: bool, keyset: bool) -> Select[Any]:

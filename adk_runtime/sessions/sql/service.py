@@ -17,6 +17,7 @@ from sqlalchemy.ext.asyncio import AsyncEngine
 from adk_runtime import codec
 from adk_runtime.errors import AlreadyExistsError
 from adk_runtime.events import event_from_json
+from adk_runtime.sessions._cache import SessionCache
 from adk_runtime.sessions.base import (
     AppendResult,
     BaseSessionService,
@@ -24,6 +25,7 @@ from adk_runtime.sessions.base import (
     ListQuery,
     PreparedAppend,
     PreparedCreate,
+    SessionTail,
 )
 from adk_runtime.sessions.session import Session
 from adk_runtime.sessions.sql import _append, _create
@@ -31,6 +33,7 @@ from adk_runtime.sessions.sql import _statements as statements
 from adk_runtime.sessions.state import merge_state
 from adk_runtime.sql.engine import Database
 from adk_runtime.sql.handle import SqlHandle
+from adk_runtime.sql.pool import parse_count, take_query_option
 
 __all__ = ["DatabaseSessionService"]
 
@@ -51,6 +54,9 @@ class DatabaseSessionService(BaseSessionService):
             connection.
         auto_migrate: Upgrade the schema on first use. Defaults to True for SQLite and
             False for PostgreSQL (run ``adk-runtime db upgrade --url URL`` there).
+        cache_bytes: Keep recently read conversations (up to this many bytes of event
+            JSON) so a full ``get_session`` fetches only the events after the cached
+            revision (see :mod:`adk_runtime.sessions._cache`). None (the default): no cache.
         **engine_kwargs: Passed to :func:`sqlalchemy.ext.asyncio.create_async_engine`.
 
     Raises:
@@ -63,14 +69,25 @@ class DatabaseSessionService(BaseSessionService):
         *,
         db_engine: AsyncEngine | None = None,
         auto_migrate: bool | None = None,
+        cache_bytes: int | None = None,
         **engine_kwargs: Any,
     ) -> None:
         """Create the service; the schema is checked (or migrated) on first use."""
         self._handle = SqlHandle(db_url, db_engine, auto_migrate, engine_kwargs)
+        if cache_bytes is not None:
+            self._session_cache = SessionCache(cache_bytes)
 
     @classmethod
     def from_url(cls, url: str, **kwargs: Any) -> DatabaseSessionService:
-        """Build the service for a SQLite or PostgreSQL URL (arguments as for the class)."""
+        """Build the service for a SQLite or PostgreSQL URL (arguments as for the class).
+
+        ``cache_bytes`` may also be given as a query parameter (``…/app.db?cache_bytes=
+        67108864``), like the pool knobs of :mod:`adk_runtime.sql.pool`; keyword arguments
+        win.
+        """
+        url, cache_bytes = take_query_option(url, "cache_bytes")
+        if cache_bytes is not None:
+            kwargs.setdefault("cache_bytes", parse_count("cache_bytes", cache_bytes))
         return cls(url, **kwargs)
 
     async def prepare(self) -> None:
@@ -122,6 +139,23 @@ class DatabaseSessionService(BaseSessionService):
         if window is not None:
             session.events = [event_from_json(payload) for payload in row.payloads]
         return session
+
+    async def _get_session_tail(
+        self, app_name: str, user_id: str, session_id: str, after_revision: int | None
+    ) -> SessionTail | None:
+        db = await self._open()
+        params: dict[str, Any] = {"app": app_name, "user": user_id, "sid": session_id}
+        statement = statements.GET[(False, False)]
+        if after_revision is not None:
+            statement, params["since"] = statements.GET_SINCE, after_revision
+        async with db.autocommit() as connection:
+            row = (await connection.execute(statement, params)).first()
+        if row is None:
+            return None
+        session = _session(row)
+        session.events = [event_from_json(payload) for payload in row.payloads]
+        size = sum(len(payload) for payload in row.payloads)
+        return SessionTail(session, row.create_time.isoformat(), size)
 
     async def _list_sessions(self, query: ListQuery) -> list[Session]:
         params: dict[str, Any] = {"app": query.app_name, "user": query.user_id, "limit": -1}

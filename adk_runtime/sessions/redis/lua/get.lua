@@ -1,8 +1,9 @@
 -- Read a session in one consistent snapshot.
 -- Arguments are bound by name below; _protocol.py builds them in this order (a test checks).
--- count: number of recent events (-1 = all); after: after_timestamp ('' = none).
+-- count: number of recent events (-1 = all); after: after_timestamp ('' = none); since: only
+-- the events after this revision (-1 = no such bound; count and after are then ignored).
 -- Returns false when the session does not exist, else
--- {{rev, ctime, mtime}, state pairs, app pairs, user pairs, events}.
+-- {{rev, ctime, mtime, nonce}, state pairs, app pairs, user pairs, events}.
 
 local meta_key = KEYS[1]
 local state_key = KEYS[2]
@@ -13,14 +14,17 @@ local user_state_key = KEYS[6]
 
 local count = tonumber(ARGV[1])
 local after = ARGV[2]
+local since = tonumber(ARGV[3])
 
-local meta = redis.call('HMGET', meta_key, 'rev', 'ctime', 'mtime')
+local meta = redis.call('HMGET', meta_key, 'rev', 'ctime', 'mtime', 'nonce')
 if not meta[1] then
   return false
 end
 
 local events
-if after == '' then
+if since >= 0 then
+  events = redis.call('LRANGE', events_key, since, -1)
+elseif after == '' then
   if count < 0 then
     events = redis.call('LRANGE', events_key, 0, -1)
   elseif count == 0 then

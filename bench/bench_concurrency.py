@@ -1,0 +1,348 @@
+"""Many conversations appending at once: aggregate events/s, p50 and p99 as C grows.
+
+For C = 1, 16, 64 and 256 conversations on one service (memory, a SQLite file, PostgreSQL,
+Redis), each conversation appends its share of ``TOTAL`` events one after another while the
+others do the same. Same run, same C:
+
+- ``raw_driver``: the floor. PostgreSQL: an asyncpg pool with as many connections as our
+  pool, running our one-statement append; Redis: redis-py with the same pool size running a
+  minimal compare-and-set Lua script; SQLite: one aiosqlite connection, one ``BEGIN
+  IMMEDIATE`` transaction per event, the writers taking turns.
+- ``google-adk``: google-adk 2.13's services on the same store (when installed).
+
+After each run every conversation is read back and must hold exactly its events, in order.
+Targets (issue 13): events/s never falls as C rises; PostgreSQL at C=16 ≥ 0.6x the floor and
+≥ 4x google-adk; p99 at C=64 ≤ 10x p50.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import json
+import os
+import tempfile
+import time
+import uuid
+from collections.abc import AsyncIterator, Awaitable, Callable
+from datetime import datetime, timezone
+from pathlib import Path
+from typing import Any
+
+import aiosqlite
+import asyncpg
+import redis.asyncio as redis_asyncio
+from google.genai import types
+from sqlalchemy.engine import make_url
+
+from adk_runtime.events import Event, EventActions, event_to_json
+from adk_runtime.sessions import session_service_from_url
+from adk_runtime.sessions.sql._append import _PG_APPEND
+from adk_runtime.sql.pool import POOL_DEFAULTS
+from bench.common import Report, google_adk_available, percentile, quick
+
+SUITE = "concurrency"
+LEVELS = (1, 16, 64, 256)
+PG_SERVER = os.environ.get(
+    "ADK_RUNTIME_TEST_POSTGRES_URL", "postgresql+asyncpg://postgres@127.0.0.1:5432/postgres"
+)
+REDIS_URL = os.environ.get("ADK_RUNTIME_BENCH_REDIS_URL", "redis://127.0.0.1:6379/0")
+REDIS_POOL = 50
+
+# One conversation's append, timed: (conversation index, event index) -> None.
+Append = Callable[[int, int], Awaitable[None]]
+
+
+def _total() -> int:
+    return 512 if quick() else 2048
+
+
+def _content(i: int) -> types.Content:
+    return types.Content(role="model", parts=[types.Part(text=f"event {i} " + "x" * 120)])
+
+
+def _event(i: int, event_cls: Any = Event, actions_cls: Any = EventActions) -> Any:
+    delta = {"turn": i, "user:last": i}
+    return event_cls(author="agent", content=_content(i), actions=actions_cls(state_delta=delta))
+
+
+async def _drive(conversations: int, per: int, append: Append) -> tuple[float, list[float]]:
+    """Run every conversation at once; return (wall seconds, per-append ms)."""
+    samples: list[float] = []
+
+    async def conversation(c: int) -> None:
+        for i in range(per):
+            start = time.perf_counter()
+            await append(c, i)
+            samples.append((time.perf_counter() - start) * 1000)
+
+    start = time.perf_counter()
+    await asyncio.gather(*(conversation(c) for c in range(conversations)))
+    return time.perf_counter() - start, samples
+
+
+def _record(
+    report: Report, backend: str, c: int, impl: str, wall: float, samples: list[float]
+) -> None:
+    report.add(SUITE, backend, f"C={c} events/s", len(samples) / wall, "ev/s", impl=impl)
+    report.add(SUITE, backend, f"C={c} p50", percentile(samples, 50), "ms", impl=impl)
+    report.add(SUITE, backend, f"C={c} p99", percentile(samples, 99), "ms", impl=impl)
+
+
+# --- ours and google-adk: any session service ------------------------------------------
+
+
+async def _services(
+    report: Report, backend: str, impl: str, service: Any, classes: tuple[Any, Any]
+) -> None:
+    for c in LEVELS:
+        per = max(2, _total() // c)
+        app = f"conc-{uuid.uuid4().hex[:8]}"
+        sessions = [
+            await service.create_session(app_name=app, user_id=f"u{k % 8}", session_id=f"s{k}")
+            for k in range(c)
+        ]
+        events = [[_event(k * per + i, *classes) for i in range(per)] for k in range(c)]
+
+        async def append(k: int, i: int, sessions: Any = sessions, events: Any = events) -> None:
+            await service.append_event(sessions[k], events[k][i])
+
+        try:
+            wall, samples = await _drive(c, per, append)
+        except Exception as exc:  # google-adk may fail under load: report, go on
+            print(f"  {impl} failed at C={c}: {type(exc).__name__}: {str(exc)[:120]}")
+            report.add(SUITE, backend, f"C={c} errors", 1, "run", impl=impl)
+            continue
+        _record(report, backend, c, impl, wall, samples)
+        await _check(service, app, sessions, events)
+
+
+async def _check(service: Any, app: str, sessions: list[Any], events: list[list[Any]]) -> None:
+    for session, expected in zip(sessions, events, strict=True):
+        stored = await service.get_session(
+            app_name=app, user_id=session.user_id, session_id=session.id
+        )
+        ids = [event.id for event in stored.events]
+        if ids != [event.id for event in expected]:
+            raise AssertionError(f"conversation {session.id} lost or reordered events")
+
+
+# --- the raw-driver floors ---------------------------------------------------------------
+
+
+async def _floor_postgres(report: Report, url: str) -> None:
+    dsn = make_url(url).set(drivername="postgresql").render_as_string(hide_password=False)
+    async with asyncpg.create_pool(dsn, min_size=1, max_size=POOL_DEFAULTS["pool_size"]) as pool:
+        for c in LEVELS:
+            per = max(2, _total() // c)
+            app = f"floor-{uuid.uuid4().hex[:8]}"
+            now = datetime.now(timezone.utc)
+            await pool.executemany(
+                "INSERT INTO adk_sessions VALUES ($1, 'u', $2, '{}', 0, $3, $3)",
+                [(app, f"s{k}", now) for k in range(c)],
+            )
+            payloads = [event_to_json(_event(i)) for i in range(per)]
+
+            async def append(k: int, i: int, app: str = app, payloads: Any = payloads) -> None:
+                async with pool.acquire() as connection:
+                    row = await connection.fetchrow(
+                        _PG_APPEND,
+                        app,
+                        "u",
+                        f"s{k}",
+                        datetime.now(timezone.utc),
+                        i,
+                        f"e{i}",
+                        "inv",
+                        1.0,
+                        payloads[i],
+                        json.dumps({"turn": i}),
+                        None,
+                        json.dumps({"last": i}),
+                    )
+                assert row is not None
+
+            wall, samples = await _drive(c, per, append)
+            _record(report, "postgres", c, "raw_driver", wall, samples)
+
+
+_REDIS_FLOOR = """
+local rev = redis.call('HGET', KEYS[1], 'rev')
+if rev ~= ARGV[1] then return -1 end
+local new = rev + 1
+redis.call('RPUSH', KEYS[3], ARGV[2])
+redis.call('HSET', KEYS[4], ARGV[3], new)
+redis.call('HSET', KEYS[2], 'turn', ARGV[4])
+redis.call('HSET', KEYS[5], 'last', ARGV[4])
+redis.call('HSET', KEYS[1], 'rev', new)
+return new
+"""
+
+
+async def _floor_redis(report: Report) -> None:
+    prefix = f"adkbenchfloor{uuid.uuid4().hex[:8]}:"
+    pool = redis_asyncio.BlockingConnectionPool.from_url(REDIS_URL, max_connections=REDIS_POOL)
+    client = redis_asyncio.Redis.from_pool(pool)
+    script = client.register_script(_REDIS_FLOOR)
+    try:
+        for c in LEVELS:
+            per = max(2, _total() // c)
+            payloads = [event_to_json(_event(i)) for i in range(per)]
+            keys = [
+                [f"{prefix}{{a}}:{kind}:{c}:{k}" for kind in ("m", "s", "e", "i")]
+                + [f"{prefix}{{a}}:user"]
+                for k in range(c)
+            ]
+            for k in range(c):
+                await client.hset(keys[k][0], "rev", 0)
+
+            async def append(k: int, i: int, keys: Any = keys, payloads: Any = payloads) -> None:
+                assert await script(keys=keys[k], args=[i, payloads[i], f"e{i}", i]) == i + 1
+
+            wall, samples = await _drive(c, per, append)
+            _record(report, "redis", c, "raw_driver", wall, samples)
+    finally:
+        found = [key async for key in client.scan_iter(match=f"{prefix}*", count=1000)]
+        for start in range(0, len(found), 1000):
+            await client.unlink(*found[start : start + 1000])
+        await client.aclose()
+
+
+async def _floor_sqlite(report: Report, url: str) -> None:
+    path = make_url(url).database
+    assert path is not None
+    connection = await aiosqlite.connect(path, isolation_level=None)
+    lock = asyncio.Lock()
+    for pragma in ("journal_mode=WAL", "synchronous=NORMAL", "busy_timeout=30000"):
+        await connection.execute(f"PRAGMA {pragma}")
+    try:
+        for c in LEVELS:
+            per = max(2, _total() // c)
+            app = f"floor-{uuid.uuid4().hex[:8]}"
+            stamp = datetime.now(timezone.utc).strftime("%Y-%m-%d %H:%M:%S.%f")
+            await connection.executemany(
+                "INSERT INTO adk_sessions VALUES (?, 'u', ?, '{}', 0, ?, ?)",
+                [(app, f"s{k}", stamp, stamp) for k in range(c)],
+            )
+            payloads = [event_to_json(_event(i)) for i in range(per)]
+
+            async def append(k: int, i: int, app: str = app, payloads: Any = payloads) -> None:
+                async with lock:
+                    await connection.execute("BEGIN IMMEDIATE")
+                    await connection.execute(
+                        "UPDATE adk_sessions SET revision = revision + 1, "
+                        "state = json_patch(state, ?) WHERE app_name = ? AND user_id = 'u' "
+                        "AND id = ? AND revision = ?",
+                        (json.dumps({"turn": i}), app, f"s{k}", i),
+                    )
+                    await connection.execute(
+                        "INSERT INTO adk_events VALUES (?, 'u', ?, ?, ?, 'inv', 1.0, ?)",
+                        (app, f"s{k}", i + 1, f"e{i}", payloads[i]),
+                    )
+                    await connection.commit()
+
+            wall, samples = await _drive(c, per, append)
+            _record(report, "sqlite", c, "raw_driver", wall, samples)
+    finally:
+        await connection.close()
+
+
+# --- stores ----------------------------------------------------------------------------
+
+
+@contextlib.asynccontextmanager
+async def _postgres_url() -> AsyncIterator[str]:
+    name = f"adk_bench_conc_{uuid.uuid4().hex[:8]}"
+    dsn = make_url(PG_SERVER).set(drivername="postgresql").render_as_string(hide_password=False)
+    admin = await asyncpg.connect(dsn)
+    await admin.execute(f'CREATE DATABASE "{name}"')
+    try:
+        yield make_url(PG_SERVER).set(database=name).render_as_string(hide_password=False)
+    finally:
+        await admin.execute(f'DROP DATABASE IF EXISTS "{name}" WITH (FORCE)')
+        await admin.close()
+
+
+async def _migrate(url: str) -> None:
+    from adk_runtime.sql import Database, create_engine, migrate
+
+    db = Database(create_engine(url), owns_engine=True)
+    try:
+        await migrate.upgrade(db)
+    finally:
+        await db.dispose()
+
+
+def _adk_classes() -> tuple[Any, Any]:
+    from google.adk.events import Event as AdkEvent
+    from google.adk.events import EventActions as AdkActions
+
+    return AdkEvent, AdkActions
+
+
+async def _ours(report: Report, backend: str, url: str) -> None:
+    async with session_service_from_url(url) as service:
+        await _services(report, backend, "adk_runtime", service, (Event, EventActions))
+
+
+async def _adk(report: Report, backend: str, url: str) -> None:
+    if not google_adk_available():
+        return
+    if backend == "redis":
+        from google.adk.integrations.redis import RedisSessionService, RedisSessionServiceConfig
+
+        prefix = f"adkbenchadk{uuid.uuid4().hex[:8]}:"
+        config = RedisSessionServiceConfig(uri=REDIS_URL, key_prefix=prefix, ttl_seconds=0)
+        service: Any = RedisSessionService(config=config)
+    elif backend == "memory":
+        from google.adk.sessions import InMemorySessionService
+
+        service = InMemorySessionService()
+    else:
+        from google.adk.sessions import DatabaseSessionService
+
+        service = DatabaseSessionService(url)
+    try:
+        await _services(report, backend, "google-adk", service, _adk_classes())
+    finally:
+        close = getattr(service, "close", None)
+        if close is not None:
+            await close()
+
+
+async def _ratios(report: Report, backend: str) -> None:
+    for c in LEVELS:
+        for theirs in ("raw_driver", "google-adk"):
+            report.ratio(
+                SUITE, backend, f"C={c} events/s", "adk_runtime", theirs, higher_is_better=True
+            )
+
+
+async def run(report: Report) -> None:
+    await _ours(report, "memory", "memory://")
+    await _adk(report, "memory", "memory://")
+    await _ratios(report, "memory")
+    with tempfile.TemporaryDirectory() as folder:
+        url = f"sqlite+aiosqlite:///{Path(folder) / 'conc.db'}"
+        await _migrate(url)
+        await _ours(report, "sqlite", url)
+        await _floor_sqlite(report, url)
+        await _adk(report, "sqlite", url)
+        await _ratios(report, "sqlite")
+    async with _postgres_url() as url:
+        await _migrate(url)
+        await _ours(report, "postgres", url)
+        await _floor_postgres(report, url)
+        await _adk(report, "postgres", url)
+        await _ratios(report, "postgres")
+    prefix = f"adkbenchconc{uuid.uuid4().hex[:8]}:"
+    try:
+        await _ours(report, "redis", f"{REDIS_URL}?key_prefix={prefix}")
+    finally:
+        async with redis_asyncio.Redis.from_url(REDIS_URL) as client:
+            found = [key async for key in client.scan_iter(match=f"{prefix}*", count=1000)]
+            for start in range(0, len(found), 1000):
+                await client.unlink(*found[start : start + 1000])
+    await _floor_redis(report)
+    await _adk(report, "redis", REDIS_URL)
+    await _ratios(report, "redis")
