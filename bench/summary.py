@@ -37,11 +37,23 @@ HEADLINES: list[tuple[str, str, bool]] = [
     ("get_session full p50", r"^get(_session)?\b.*(full|\(all\)).*p50$", False),
     ("list page p50", r"^list(_sessions)?\b.*p50$", False),
     ("Runner events/s", r"^Runner events/s$", True),
+    ("C=1 conversations events/s", r"^C=1 events/s$", True),
+    ("C=16 conversations events/s", r"^C=16 events/s$", True),
+    ("C=64 conversations events/s", r"^C=64 events/s$", True),
+    ("C=256 conversations events/s", r"^C=256 events/s$", True),
+    ("round trips: append", r"^rtt/append round trips$", False),
+    ("round trips: get recent-20", r"^rtt/get recent-20 round trips$", False),
+    ("round trips: list page", r"^rtt/list page round trips$", False),
+    ("turn @10k / turn @100 (cache)", r"^turn @10k / turn @100$", False),
 ]
 # (backends, headline, against, times): "ours must be at least `times` better than `against`"
 TARGETS: list[tuple[tuple[str, ...], str, str, float]] = [
     (("sqlite", "postgres"), "append p50", "google-adk", 10.0),
     (("sqlite", "postgres", "redis"), "append p50", "floor", 0.5),
+    (("postgres",), "C=16 conversations events/s", "floor", 0.6),
+    (("postgres",), "C=16 conversations events/s", "google-adk", 4.0),
+    (("sqlite", "postgres"), "get_session full p50", "google-adk", 3.0),
+    (("memory",), "get_session recent-20 p50", "google-adk", 1.5),
 ]
 _PREFERRED_HISTORY = "@1k"
 

@@ -18,7 +18,8 @@ from adk_runtime.cli._common import (
 )
 from adk_runtime.cli._services import artifact_service_for, memory_service_for
 from adk_runtime.errors import ConfigurationError
-from adk_runtime.sessions import session_service_from_url
+from adk_runtime.sessions import BaseSessionService, session_service_from_url
+from adk_runtime.sessions._cache import DEFAULT_SERVER_CACHE_BYTES
 
 
 @main.command()
@@ -50,6 +51,13 @@ from adk_runtime.sessions import session_service_from_url
     default=None,
     help="Require 'Authorization: Bearer <token>' on every request.",
 )
+@click.option(
+    "--cache-bytes",
+    type=click.IntRange(0),
+    default=DEFAULT_SERVER_CACHE_BYTES,
+    show_default=True,
+    help="Session cache for SQL and Redis stores (bytes of event JSON; 0 turns it off).",
+)
 @click.option("--log-level", default="info", show_default=True, help="uvicorn log level.")
 def serve(
     agent_spec: str,
@@ -60,6 +68,7 @@ def serve(
     host: str,
     port: int,
     auth_token: str | None,
+    cache_bytes: int,
     log_level: str,
 ) -> None:
     """Serve an agent over HTTP (binds 127.0.0.1 unless --host says otherwise)."""
@@ -75,7 +84,7 @@ def serve(
     agent = load_agent(agent_spec)
     run_async(_probe(session_url, app_name or agent.name))
     services: dict[str, Any] = {
-        "session_service": session_service_from_url(session_url),
+        "session_service": _session_service(session_url, cache_bytes),
         "artifact_service": artifact_service_for(artifact_url, session_url),
         "memory_service": memory_service_for(memory_url),
     }
@@ -90,6 +99,13 @@ def serve(
         err=True,
     )
     uvicorn.run(app, host=host, port=port, log_level=log_level)
+
+
+def _session_service(session_url: str, cache_bytes: int) -> BaseSessionService:
+    """The served store, with the session cache on for the durable stores (unless 0)."""
+    if cache_bytes and not session_url.lower().startswith("memory:"):
+        return session_service_from_url(session_url, cache_bytes=cache_bytes)
+    return session_service_from_url(session_url)
 
 
 async def _probe(session_url: str, app_name: str) -> None:
