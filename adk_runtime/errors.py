@@ -21,6 +21,7 @@ __all__ = [
     "SerializationError",
     "SessionNotFoundError",
     "StaleSessionError",
+    "UnreadableDataError",
     "redact_url",
 ]
 
@@ -64,6 +65,14 @@ class InputValidationError(AdkRuntimeError, ValueError):
 
 class ConfigurationError(AdkRuntimeError):
     """The runtime is configured wrongly (unknown URL, schema behind, missing extra...)."""
+
+
+class UnreadableDataError(AdkRuntimeError):
+    """Something stored cannot be read back (written by an older version, or by hand).
+
+    The message names the session and the event; the session can still be deleted and
+    exported (an export copies the stored JSON as it is).
+    """
 
 
 class BackendUnavailableError(AdkRuntimeError, ConnectionError):

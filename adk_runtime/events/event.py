@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import json
 import re
 import time
 import uuid
@@ -12,11 +13,11 @@ from pydantic import BaseModel, ConfigDict, Field, alias_generators
 from pydantic_core import PydanticSerializationError
 
 from adk_runtime import codec
-from adk_runtime.errors import SerializationError
+from adk_runtime.errors import SerializationError, UnreadableDataError
 from adk_runtime.events._json_fields import STORED, JsonDict
 from adk_runtime.events.event_actions import EventActions
 
-__all__ = ["Event", "event_from_json", "event_to_json"]
+__all__ = ["Event", "event_from_json", "event_from_stored", "event_to_json"]
 
 
 class Event(BaseModel):
@@ -149,3 +150,33 @@ def event_from_json(data: str | bytes | dict[str, Any]) -> Event:
     if isinstance(data, dict):
         return Event.model_validate(data, context=STORED)
     return Event.model_validate_json(data)
+
+
+def event_from_stored(payload: str | bytes, session_id: str, position: int) -> Event:
+    """Decode a stored event, or raise a typed error naming it (never a raw pydantic error).
+
+    Args:
+        payload: The stored JSON text.
+        session_id: The session it belongs to (for the message).
+        position: Its position among the events read (for the message).
+
+    Raises:
+        UnreadableDataError: The stored event does not parse back into an Event.
+    """
+    try:
+        return Event.model_validate_json(payload)
+    except (ValueError, RecursionError) as exc:
+        name = _stored_id(payload)
+        raise UnreadableDataError(
+            f"Stored event {name} (#{position} read) of session {session_id!r} cannot be read "
+            f"back ({type(exc).__name__}). The session can still be exported "
+            "(adk-runtime sessions export) or deleted."
+        ) from None
+
+
+def _stored_id(payload: str | bytes) -> str:
+    try:
+        found = json.loads(payload).get("id")
+    except (ValueError, RecursionError, AttributeError):
+        return "with an unreadable id"
+    return repr(found) if isinstance(found, str) and len(found) <= 128 else "with an unreadable id"

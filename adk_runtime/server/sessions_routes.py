@@ -18,6 +18,7 @@ from adk_runtime.server.models import (
     session_json,
 )
 from adk_runtime.sessions import Session
+from adk_runtime.sessions.base import check_event
 
 router = APIRouter()
 
@@ -84,11 +85,20 @@ async def _create(
     events: list[Event] | None = None,
 ) -> JSONResponse:
     state.check_app(app_name)
+    for event in events or []:
+        check_event(event)  # bad input is refused before anything is written
     session = await state.sessions.create_session(
         app_name=app_name, user_id=user_id, session_id=session_id, state=initial
     )
-    for event in events or []:
-        await state.sessions.append_event(session, event)
+    try:
+        for event in events or []:
+            await state.sessions.append_event(session, event)
+    except BaseException:
+        # The store failed midway: take the half-made session back, so a retry can succeed.
+        await state.sessions.delete_session(
+            app_name=app_name, user_id=user_id, session_id=session.id
+        )
+        raise
     return JSONResponse(session_json(session))
 
 

@@ -51,6 +51,7 @@ from pydantic import BaseModel, ConfigDict, Field, alias_generators
 
 from adk_runtime import codec
 from adk_runtime.events import Event, event_to_json
+from adk_runtime.events._limits import check_storable
 from adk_runtime.sessions._cache import CachedSession, SessionCache
 from adk_runtime.sessions._paging import ListCursor, ListQuery, validate_page_size
 from adk_runtime.sessions._validation import (
@@ -71,6 +72,7 @@ __all__ = [
     "PreparedAppend",
     "PreparedCreate",
     "SessionTail",
+    "check_event",
 ]
 
 
@@ -270,6 +272,13 @@ class BaseSessionService(abc.ABC):
         """
         raise NotImplementedError(f"{type(self).__name__} does not support a session cache.")
 
+    async def _stored_payloads(self, app_name: str, user_id: str, session_id: str) -> list[str]:
+        """The session's events as stored (JSON text), oldest first, without decoding them.
+
+        For exporting a session whose stored events cannot all be read back.
+        """
+        raise NotImplementedError(f"{type(self).__name__} cannot read raw events.")
+
     async def _get_cached(self, cache: SessionCache, key: tuple[str, str, str]) -> Session | None:
         entry = cache.get(key)
         tail = await self._get_session_tail(*key, None if entry is None else entry.revision)
@@ -350,6 +359,20 @@ class BaseSessionService(abc.ABC):
         await self.close()
 
 
+def check_event(event: Event) -> None:
+    """Run every check :meth:`BaseSessionService.append_event` makes, writing nothing.
+
+    For callers that write several events and want to refuse bad input before the first
+    write (e.g. creating a session with events).
+
+    Raises:
+        SerializationError: A value cannot be stored (the error names its path).
+        InputValidationError: An id is malformed.
+    """
+    probe = Session(id="probe", app_name="probe", user_id="probe")
+    _prepare(probe, event.model_copy(deep=True))
+
+
 def _prepare(session: Session, event: Event) -> tuple[PreparedAppend, dict[str, Any]]:
     validate_id(event.id, "event.id")
     validate_optional_text(event.invocation_id, "event.invocation_id")
@@ -359,6 +382,7 @@ def _prepare(session: Session, event: Event) -> tuple[PreparedAppend, dict[str, 
         event.actions.state_delta = {k: v for k, v in original.items() if k not in temp}
     try:
         event_json = event_to_json(event)
+        check_storable(event, event_json)
         encoded = [
             _encode_scope(session_delta, ""),
             _encode_scope(app_delta, "app:"),

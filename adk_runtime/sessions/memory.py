@@ -16,7 +16,7 @@ from typing import Any
 
 from adk_runtime import codec
 from adk_runtime.errors import AlreadyExistsError, SessionNotFoundError, StaleSessionError
-from adk_runtime.events import event_from_json
+from adk_runtime.events import event_from_json, event_from_stored
 from adk_runtime.sessions.base import (
     AppendResult,
     BaseSessionService,
@@ -108,6 +108,11 @@ class InMemorySessionService(BaseSessionService):
             page = rows if query.limit is None else rows[: query.limit]
             return [self._snapshot(key, stored, []) for _, key, stored in page]
 
+    async def _stored_payloads(self, app_name: str, user_id: str, session_id: str) -> list[str]:
+        with self._lock:
+            stored = self._sessions.get((app_name, user_id, session_id))
+            return [] if stored is None else [event.json for event in stored.events]
+
     async def _delete_session(self, app_name: str, user_id: str, session_id: str) -> None:
         with self._lock:
             self._sessions.pop((app_name, user_id, session_id), None)
@@ -149,7 +154,7 @@ class InMemorySessionService(BaseSessionService):
             app_name=app_name,
             user_id=user_id,
             state=state,
-            events=[event_from_json(event.json) for event in events],
+            events=[event_from_stored(e.json, session_id, i) for i, e in enumerate(events)],
             last_update_time=stored.update_time,
             revision=stored.revision,
         )

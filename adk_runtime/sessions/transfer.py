@@ -35,10 +35,18 @@ import uuid
 from collections.abc import AsyncIterator, Iterable
 from typing import Any
 
+from pydantic import ValidationError
+
 from adk_runtime import codec
-from adk_runtime.errors import AlreadyExistsError, InputValidationError
-from adk_runtime.events import event_from_json, event_to_json
-from adk_runtime.sessions.base import BaseSessionService
+from adk_runtime.errors import (
+    AlreadyExistsError,
+    InputValidationError,
+    SerializationError,
+    UnreadableDataError,
+)
+from adk_runtime.events import Event, event_from_json, event_to_json
+from adk_runtime.events._limits import check_storable
+from adk_runtime.sessions.base import BaseSessionService, GetSessionConfig
 from adk_runtime.sessions.session import Session
 from adk_runtime.sessions.state import State
 
@@ -108,17 +116,15 @@ async def export_lines(
     app_state: dict[str, Any] = {}
     user_states: dict[str, dict[str, Any]] = {}
     for user_id, session_id in keys:
-        session = await service.get_session(
-            app_name=app_name, user_id=user_id, session_id=session_id
-        )
+        session, events = await _exported(service, app_name, user_id, session_id)
         if session is None:  # deleted while exporting
             continue
         scoped = _split_scopes(session.state)
         app_state.update(scoped["app"])
         user_states.setdefault(user_id, {}).update(scoped["user"])
         counts.sessions_created += 1
-        counts.events += len(session.events)
-        yield _session_line(session, scoped["session"])
+        counts.events += len(events)
+        yield _session_line(session, scoped["session"], events)
     if app_state:
         counts.app_states += 1
         yield _dump({"kind": "app_state", "app_name": app_name, "state": app_state})
@@ -154,7 +160,36 @@ def _split_scopes(state: dict[str, Any]) -> dict[str, dict[str, Any]]:
     return out
 
 
-def _session_line(session: Session, state: dict[str, Any]) -> str:
+async def _exported(
+    service: BaseSessionService, app_name: str, user_id: str, session_id: str
+) -> tuple[Session | None, list[Any]]:
+    """The session and its events as export objects; unreadable events are copied as stored."""
+    try:
+        session = await service.get_session(
+            app_name=app_name, user_id=user_id, session_id=session_id
+        )
+    except UnreadableDataError:
+        session = await service.get_session(
+            app_name=app_name,
+            user_id=user_id,
+            session_id=session_id,
+            config=GetSessionConfig(num_recent_events=0),
+        )
+        payloads = await service._stored_payloads(app_name, user_id, session_id)
+        return session, [_as_exported(payload) for payload in payloads]
+    if session is None:
+        return None, []
+    return session, [json.loads(event_to_json(event)) for event in session.events]
+
+
+def _as_exported(payload: str) -> Any:
+    try:
+        return json.loads(payload)
+    except (ValueError, RecursionError):
+        return payload  # kept as text: nothing is lost; importing it says what is wrong
+
+
+def _session_line(session: Session, state: dict[str, Any], events: list[Any]) -> str:
     return _dump(
         {
             "kind": "session",
@@ -164,7 +199,7 @@ def _session_line(session: Session, state: dict[str, Any]) -> str:
             "revision": session.revision,
             "last_update_time": session.last_update_time,
             "state": state,
-            "events": [json.loads(event_to_json(event)) for event in session.events],
+            "events": events,
         }
     )
 
@@ -223,7 +258,7 @@ async def import_line(
     kind = obj.get("kind")
     try:
         if kind == "session":
-            await _import_session(service, obj, counts)
+            await _import_session(service, obj, counts, number)
         elif kind == "app_state":
             state = {State.APP_PREFIX + k: v for k, v in codec.decode_state(obj["state"]).items()}
             await _set_shared_state(service, obj["app_name"], "__adk_runtime_import__", state)
@@ -238,11 +273,34 @@ async def import_line(
         raise InputValidationError(f"Line {number} is malformed (missing {exc}).") from None
 
 
+def _events_of(obj: dict[str, Any], number: int) -> list[Event]:
+    """Decode and check every event of a session line before anything is written."""
+    events = []
+    for index, payload in enumerate(obj["events"]):
+        try:
+            event = event_from_json(payload)
+            check_storable(event, event_to_json(event))
+        except (ValidationError, SerializationError) as exc:
+            reason = exc.reason if isinstance(exc, SerializationError) else _first_error(exc)
+            raise InputValidationError(
+                f"Line {number}: event {index} of session {obj.get('id')!r} cannot be imported "
+                f"({reason}). Nothing of this session was written."
+            ) from None
+        events.append(event)
+    return events
+
+
+def _first_error(exc: ValidationError) -> str:
+    first = exc.errors(include_url=False, include_input=False)[0]
+    where = ".".join(str(part) for part in first.get("loc", ()))
+    return f"{where or 'the event'}: {first.get('msg', 'invalid')}"
+
+
 async def _import_session(
-    service: BaseSessionService, obj: dict[str, Any], counts: ImportCounts
+    service: BaseSessionService, obj: dict[str, Any], counts: ImportCounts, number: int
 ) -> None:
     app_name, user_id, session_id = obj["app_name"], obj["user_id"], obj["id"]
-    events = [event_from_json(e) for e in obj["events"]]
+    events = _events_of(obj, number)
     session = await service.get_session(app_name=app_name, user_id=user_id, session_id=session_id)
     if session is None:
         session = await service.create_session(

@@ -43,8 +43,9 @@ def test_every_script_has_a_signature() -> None:
 def test_a_builder_refuses_a_missing_or_unknown_argument() -> None:
     signature = SIGNATURES["get"]
     keys = {name: name for name in signature.keys}
-    assert signature.build(keys, {"count": 1, "after": ""}) == (list(signature.keys), [1, ""])
+    args = {"count": 1, "after": "", "since": -1}
+    assert signature.build(keys, args) == (list(signature.keys), [1, "", -1])
     with pytest.raises(TypeError, match="signature"):
-        signature.build(keys, {"count": 1})
+        signature.build(keys, {"count": 1, "after": ""})
     with pytest.raises(TypeError, match="signature"):
-        signature.build(keys, {"count": 1, "after": "", "extra": 2})
+        signature.build(keys, {**args, "extra": 2})

@@ -75,12 +75,11 @@ from redis.driver_info import DriverInfo
 from adk_runtime.errors import (
     AlreadyExistsError,
     ConfigurationError,
-    SerializationError,
     SessionNotFoundError,
     StaleSessionError,
     redact_url,
 )
-from adk_runtime.events import event_from_json
+from adk_runtime.events import event_from_json, event_from_stored
 from adk_runtime.sessions._cache import SessionCache
 from adk_runtime.sessions.base import (
     AppendResult,
@@ -242,14 +241,17 @@ class RedisSessionService(BaseSessionService):
         lister = _listing.Lister(self._scripts, app, query.user_id, self._call)
         return await lister.page(query.limit, query.after)
 
+    async def _stored_payloads(self, app_name: str, user_id: str, session_id: str) -> list[str]:
+        events_key = self._keys(app_name, user_id, session_id).events
+        found = await self._call(self._client.lrange(events_key, 0, -1))
+        return [text(item) for item in found]
+
     async def _delete_session(self, app_name: str, user_id: str, session_id: str) -> None:
         script_keys, args = protocol.delete_call(self._keys(app_name, user_id, session_id))
         await self._call(self._scripts.delete(script_keys, args))
 
     async def _append_event(self, session: Session, prepared: PreparedAppend) -> AppendResult:
         timestamp = prepared.event.timestamp
-        if not math.isfinite(timestamp):
-            raise SerializationError("event.timestamp", f"{timestamp!r} is not a finite number")
         script_keys, args = protocol.append_call(
             self._keys(session.app_name, session.user_id, session.id),
             event_id=prepared.event.id,
@@ -352,7 +354,7 @@ def _session(keys: SessionKeys, reply: protocol.GetReply) -> Session:
         app_name=keys.app.app_name,
         user_id=keys.user_id,
         state=merge_state(session_state, app_state, user_state),
-        events=[event_from_json(item) for item in reply.events],
+        events=[event_from_stored(item, keys.session_id, i) for i, item in enumerate(reply.events)],
         last_update_time=float(reply.meta[2]),
         revision=int(reply.meta[0]),
     )

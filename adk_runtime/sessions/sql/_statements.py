@@ -121,6 +121,11 @@ LIST: dict[tuple[bool, bool], Select[Any]] = {
 """Sessions most recently updated first (ties: user id, then id, descending), keyed by
 (one user only, after a page token). The keyset is a row-value comparison an index serves."""
 
+STORED_PAYLOADS: Select[Any] = (
+    select(events.c.payload).where(_EVENT_KEY).order_by(events.c.sequence)
+)
+"""Every stored event of a session as text, oldest first (exports of unreadable rows)."""
+
 DELETE_SESSION: Delete = delete(sessions).where(_SESSION_KEY)
 """Delete a session row; its events go with it (``ON DELETE CASCADE``)."""
 

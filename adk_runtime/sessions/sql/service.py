@@ -16,7 +16,7 @@ from sqlalchemy.ext.asyncio import AsyncEngine
 
 from adk_runtime import codec
 from adk_runtime.errors import AlreadyExistsError
-from adk_runtime.events import event_from_json
+from adk_runtime.events import Event, event_from_stored
 from adk_runtime.sessions._cache import SessionCache
 from adk_runtime.sessions.base import (
     AppendResult,
@@ -137,7 +137,7 @@ class DatabaseSessionService(BaseSessionService):
             return None
         session = _session(row)
         if window is not None:
-            session.events = [event_from_json(payload) for payload in row.payloads]
+            session.events = _decode(session_id, row.payloads)
         return session
 
     async def _get_session_tail(
@@ -153,7 +153,7 @@ class DatabaseSessionService(BaseSessionService):
         if row is None:
             return None
         session = _session(row)
-        session.events = [event_from_json(payload) for payload in row.payloads]
+        session.events = _decode(session_id, row.payloads)
         size = sum(len(payload) for payload in row.payloads)
         return SessionTail(session, row.create_time.isoformat(), size)
 
@@ -172,6 +172,12 @@ class DatabaseSessionService(BaseSessionService):
         async with db.autocommit() as connection:
             rows = (await connection.execute(statement, params)).all()
         return [_session(row) for row in rows]
+
+    async def _stored_payloads(self, app_name: str, user_id: str, session_id: str) -> list[str]:
+        db = await self._open()
+        params = {"app": app_name, "user": user_id, "sid": session_id}
+        async with db.autocommit() as connection:
+            return list((await connection.scalars(statements.STORED_PAYLOADS, params)).all())
 
     async def _delete_session(self, app_name: str, user_id: str, session_id: str) -> None:
         db = await self._open()
@@ -212,3 +218,7 @@ def _session(row: Row[Any]) -> Session:
         last_update_time=row.update_time.timestamp(),
         revision=row.revision,
     )
+
+
+def _decode(session_id: str, payloads: list[str]) -> list[Event]:
+    return [event_from_stored(p, session_id, i) for i, p in enumerate(payloads)]

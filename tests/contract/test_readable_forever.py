@@ -1,0 +1,219 @@
+"""Nothing is committed that cannot be read back (DESIGN §4.9), on every backend.
+
+Regression tests for what got through before: non-finite timestamps and numbers, event
+content nested too deep; a property test over generated events; and a row that is already
+unreadable in storage (written by an older version, or by hand) fails with a typed error
+naming the event while delete and export keep working.
+"""
+
+from __future__ import annotations
+
+import json
+import math
+import uuid
+from typing import Any
+
+import pytest
+from google.genai import types
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
+
+from adk_runtime.errors import SerializationError, UnreadableDataError
+from adk_runtime.events import Event, EventActions
+from adk_runtime.events._limits import MAX_EVENT_DEPTH
+from adk_runtime.sessions import (
+    BaseSessionService,
+    DatabaseSessionService,
+    InMemorySessionService,
+    RedisSessionService,
+)
+from adk_runtime.sessions.transfer import ImportCounts, export_lines
+
+APP = "readable"
+
+
+def _nested(levels: int) -> Any:
+    value: Any = 1
+    for _ in range(levels):
+        value = {"k": value}
+    return value
+
+
+def _call(args: dict[str, Any]) -> Event:
+    call = types.FunctionCall(name="tool", args=args)
+    return Event(
+        author="agent", content=types.Content(role="model", parts=[types.Part(function_call=call)])
+    )
+
+
+async def _fresh(service: BaseSessionService) -> Any:
+    return await service.create_session(app_name=APP, user_id="u", session_id=uuid.uuid4().hex)
+
+
+async def _stored(service: BaseSessionService, session: Any) -> Any:
+    loaded = await service.get_session(app_name=APP, user_id="u", session_id=session.id)
+    assert loaded is not None
+    return loaded
+
+
+@pytest.mark.parametrize(
+    ("event", "path"),
+    [
+        (Event(author="x", timestamp=float("inf")), "event.timestamp"),
+        (Event(author="x", timestamp=float("-inf")), "event.timestamp"),
+        (Event(author="x", timestamp=float("nan")), "event.timestamp"),
+        (Event(author="x", avg_logprobs=float("nan")), "event.avg_logprobs"),
+        (_call({"a": [1, float("nan")]}), "function_call.args['a'][1]"),
+        (_call({"a": {"b": float("inf")}}), "function_call.args['a']['b']"),
+    ],
+    ids=["inf", "-inf", "nan", "avg_logprobs", "args-nan", "args-inf"],
+)
+async def test_non_finite_numbers_are_refused_and_nothing_is_written(
+    session_service: BaseSessionService, event: Event, path: str
+) -> None:
+    session = await _fresh(session_service)
+    with pytest.raises(SerializationError, match="not a finite number") as caught:
+        await session_service.append_event(session, event)
+    assert path in caught.value.path
+    assert session.revision == 0
+    stored = await _stored(session_service, session)
+    assert stored.revision == 0
+    assert stored.events == []
+
+
+async def test_content_nested_too_deep_is_refused(session_service: BaseSessionService) -> None:
+    session = await _fresh(session_service)
+    with pytest.raises(SerializationError, match="levels deep") as caught:
+        await session_service.append_event(session, _call({"deep": _nested(200)}))
+    assert caught.value.path.startswith("event.content.parts[0].function_call.args['deep']")
+    assert (await _stored(session_service, session)).revision == 0
+
+
+async def test_content_nested_within_the_limit_reads_back(
+    session_service: BaseSessionService,
+) -> None:
+    session = await _fresh(session_service)
+    event = _call({"deep": _nested(MAX_EVENT_DEPTH - 10)})
+    await session_service.append_event(session, event)
+    stored = await _stored(session_service, session)
+    assert stored.events[0].content == event.content
+
+
+async def test_a_null_in_free_form_values_is_kept(session_service: BaseSessionService) -> None:
+    # The fast path looks for "null" in the JSON: a real None must still be stored as None.
+    session = await _fresh(session_service)
+    event = _call({"a": None, "b": [None, 1.5]})
+    await session_service.append_event(session, event)
+    stored = await _stored(session_service, session)
+    assert stored.events[0].content == event.content
+
+
+_FLOATS = st.floats(allow_nan=True, allow_infinity=True)
+_LEAVES = st.one_of(st.none(), st.booleans(), st.integers(-(2**53), 2**53), _FLOATS, st.text())
+_VALUES = st.recursive(
+    _LEAVES,
+    lambda inner: st.one_of(
+        st.lists(inner, max_size=3), st.dictionaries(st.text(max_size=5), inner, max_size=3)
+    ),
+    max_leaves=12,
+)
+
+
+def _storable(value: Any) -> bool:
+    """No NaN or infinity, no NUL character (PostgreSQL cannot store one)."""
+    if isinstance(value, float):
+        return math.isfinite(value)
+    if isinstance(value, str):
+        return "\x00" not in value
+    if isinstance(value, dict):
+        return all(_storable(k) and _storable(v) for k, v in value.items())
+    if isinstance(value, list):
+        return all(_storable(v) for v in value)
+    return True
+
+
+@settings(  # each example uses a session of its own, so sharing the service is fine
+    max_examples=40, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture]
+)
+@given(
+    timestamp=_FLOATS,
+    args=st.dictionaries(st.text(max_size=8), _VALUES, max_size=4),
+    depth=st.integers(0, 220),
+    text=st.text(max_size=200),
+)
+async def test_an_event_is_refused_whole_or_reads_back_equal(
+    session_service: BaseSessionService,
+    timestamp: float,
+    args: dict[str, Any],
+    depth: int,
+    text: str,
+) -> None:
+    session = await _fresh(session_service)
+    args = {**args, "nested": _nested(depth)}
+    part = types.Part(function_call=types.FunctionCall(name="f", args=args))
+    event = Event(
+        author="agent",
+        timestamp=timestamp,
+        content=types.Content(role="model", parts=[types.Part(text=text), part]),
+    )
+    try:
+        await session_service.append_event(session, event)
+    except SerializationError:
+        storable = math.isfinite(timestamp) and _storable(args) and _storable(text)
+        assert not (storable and depth < MAX_EVENT_DEPTH - 10)
+        assert (await _stored(session_service, session)).revision == 0
+        return
+    stored = (await _stored(session_service, session)).events
+    assert len(stored) == 1
+    assert stored[0].timestamp == timestamp
+    assert stored[0].content == event.content
+
+
+# --- a row that is unreadable already ------------------------------------------------------
+
+_POISON = json.dumps({"id": "poisoned-1", "author": "x", "timestamp": None})
+
+
+async def _poison(service: BaseSessionService, session: Any) -> None:
+    """Overwrite the session's first stored event with JSON that no longer parses back."""
+    if isinstance(service, InMemorySessionService):
+        service._sessions[(APP, "u", session.id)].events[0].json = _POISON
+    elif isinstance(service, DatabaseSessionService):
+        from sqlalchemy import text
+
+        db = await service._open()
+        async with db.write() as connection:
+            await connection.execute(
+                text("UPDATE adk_events SET payload = :p WHERE session_id = :s AND sequence = 1"),
+                {"p": _POISON, "s": session.id},
+            )
+    elif isinstance(service, RedisSessionService):
+        await service._client.lset(service._keys(APP, "u", session.id).events, 0, _POISON)
+    else:  # pragma: no cover - a new backend must say how to poison a row
+        raise AssertionError(type(service))
+
+
+async def test_an_unreadable_row_is_a_typed_error_and_delete_and_export_still_work(
+    session_service: BaseSessionService,
+) -> None:
+    session = await _fresh(session_service)
+    await session_service.append_event(session, Event(author="x"))
+    await session_service.append_event(
+        session, Event(author="y", actions=EventActions(state_delta={"k": 1}))
+    )
+    await _poison(session_service, session)
+    with pytest.raises(UnreadableDataError, match="poisoned-1") as caught:
+        await _stored(session_service, session)
+    assert session.id in str(caught.value)
+    lines = [
+        json.loads(line)
+        async for line in export_lines(session_service, APP, [("u", session.id)], ImportCounts())
+    ]
+    exported = next(line for line in lines if line["kind"] == "session")
+    assert exported["events"][0] == json.loads(_POISON)
+    assert exported["events"][1]["author"] == "y"
+    assert exported["state"]
+    await session_service.delete_session(app_name=APP, user_id="u", session_id=session.id)
+    assert (
+        await session_service.get_session(app_name=APP, user_id="u", session_id=session.id) is None
+    )
