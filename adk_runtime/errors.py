@@ -84,12 +84,17 @@ class BackendUnavailableError(AdkRuntimeError, ConnectionError):
     """
 
 
-_USERINFO = re.compile(r"^(?P<scheme>[A-Za-z][A-Za-z0-9+.\-]*://)(?P<userinfo>[^@/?#]*)@")
-_QUERY_SECRET = re.compile(r"(?i)([?&](?:password|pass|pwd|secret|token|api_key)=)[^&#]*")
+_SCHEME = re.compile(r"^[A-Za-z][A-Za-z0-9+.\-]*://")
+_QUERY_SECRET = re.compile(r"(?i)([?&;](?:password|pass|pwd|secret|token|api_key)=)[^&;#]*")
 
 
 def redact_url(url: str) -> str:
     """Return ``url`` with any password (and secret query parameters) replaced by ``***``.
+
+    The user information ends at the first ``@`` after ``scheme://``, as the drivers parse
+    it (SQLAlchemy takes a password up to the ``@``, so ``#``, ``/`` and ``?`` may appear in
+    it unencoded). Whatever follows the first ``:`` of that part is hidden. When in doubt the
+    function hides more, never less.
 
     Args:
         url: A database or Redis URL, possibly with credentials.
@@ -98,13 +103,11 @@ def redact_url(url: str) -> str:
         The URL safe to show in a message or a log line.
     """
     text = str(url)
-
-    def _userinfo(match: re.Match[str]) -> str:
-        userinfo = match.group("userinfo")
-        if ":" in userinfo:
+    scheme = _SCHEME.match(text)
+    if scheme is not None:
+        rest = text[scheme.end() :]
+        userinfo, at, tail = rest.partition("@")
+        if at and ":" in userinfo:
             user = userinfo.split(":", 1)[0]
-            userinfo = f"{user}:***"
-        return f"{match.group('scheme')}{userinfo}@"
-
-    text = _USERINFO.sub(_userinfo, text, count=1)
+            text = f"{scheme.group(0)}{user}:***@{tail}"
     return _QUERY_SECRET.sub(r"\1***", text)

@@ -173,7 +173,10 @@ class RedisSessionService(BaseSessionService):
         given as query parameters (``redis://host/0?key_prefix=myapp:&ttl_seconds=86400``);
         keyword arguments win.
         """
-        parts = urlsplit(url)
+        try:
+            parts = urlsplit(url)
+        except ValueError:
+            raise ConfigurationError(f"{redact_url(url)!r} is not a valid Redis URL.") from None
         query = parse_qsl(parts.query, keep_blank_values=True)
         options: dict[str, Any] = {key: value for key, value in query if key in _URL_OPTIONS}
         rest = urlencode([(key, value) for key, value in query if key not in _URL_OPTIONS])
@@ -186,7 +189,10 @@ class RedisSessionService(BaseSessionService):
         for name, parse in parsers.items():
             if name in options:
                 options[name] = _parse_number(name, options[name], parse)
+        taken = bool(options)
         options.update(kwargs)
+        if not taken:
+            return cls(url, **options)  # nothing taken out: the URL goes on as given
         return cls(urlunsplit(parts._replace(query=rest)), **options)
 
     async def close(self) -> None:
