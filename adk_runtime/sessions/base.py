@@ -50,6 +50,7 @@ from typing import Any
 from pydantic import BaseModel, ConfigDict, Field, alias_generators
 
 from adk_runtime import codec
+from adk_runtime.errors import InputValidationError
 from adk_runtime.events import Event, event_to_json
 from adk_runtime.events._limits import check_storable
 from adk_runtime.sessions._cache import CachedSession, SessionCache
@@ -195,6 +196,8 @@ class BaseSessionService(abc.ABC):
             InputValidationError: An id is malformed.
         """
         validate_session_key(app_name, user_id, session_id)
+        if config is not None:
+            _validate_config(config)
         cache = self._session_cache
         if cache is None or config is not None:
             return await self._get_session(app_name, user_id, session_id, config)
@@ -357,6 +360,23 @@ class BaseSessionService(abc.ABC):
         tb: TracebackType | None,
     ) -> None:
         await self.close()
+
+
+MAX_RECENT_EVENTS = 2**31 - 1
+"""Largest ``num_recent_events`` (the largest integer every store takes as a row count)."""
+
+
+def _validate_config(config: GetSessionConfig) -> None:
+    count = config.num_recent_events
+    if count is not None and (
+        isinstance(count, bool) or not isinstance(count, int) or not 0 <= count <= MAX_RECENT_EVENTS
+    ):
+        raise InputValidationError(
+            f"num_recent_events must be an integer from 0 to {MAX_RECENT_EVENTS}."
+        )
+    after = config.after_timestamp
+    if after is not None and (isinstance(after, bool) or not isinstance(after, (int, float))):
+        raise InputValidationError("after_timestamp must be a number of seconds.")
 
 
 def check_event(event: Event) -> None:

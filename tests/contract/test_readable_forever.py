@@ -217,3 +217,33 @@ async def test_an_unreadable_row_is_a_typed_error_and_delete_and_export_still_wo
     assert (
         await session_service.get_session(app_name=APP, user_id="u", session_id=session.id) is None
     )
+
+
+@pytest.mark.parametrize("count", [2**31, 2**63, 2**64, -1])
+async def test_an_out_of_range_window_is_a_typed_error(
+    session_service: BaseSessionService, count: int
+) -> None:
+    from adk_runtime.errors import InputValidationError
+    from adk_runtime.sessions import GetSessionConfig
+
+    session = await _fresh(session_service)
+    config = GetSessionConfig.model_construct(num_recent_events=count)
+    with pytest.raises(InputValidationError, match="num_recent_events"):
+        await session_service.get_session(
+            app_name=APP, user_id="u", session_id=session.id, config=config
+        )
+
+
+async def test_the_largest_window_reads_everything(session_service: BaseSessionService) -> None:
+    from adk_runtime.sessions import GetSessionConfig
+
+    session = await _fresh(session_service)
+    await session_service.append_event(session, Event(author="x"))
+    got = await session_service.get_session(
+        app_name=APP,
+        user_id="u",
+        session_id=session.id,
+        config=GetSessionConfig(num_recent_events=2**31 - 1),
+    )
+    assert got is not None
+    assert len(got.events) == 1

@@ -82,3 +82,42 @@ async def test_four_processes_writing_distinct_keys_lose_none(
             pair = [int(user[1]) * 2, int(user[1]) * 2 + 1]
             assert user_keys == {f"user:p{i}_{j}" for i in pair for j in range(count)}
             assert (session.revision, state["n"]) == (count, count - 1)
+
+
+_RUN_ON_THREAD_LOOPS = """
+import asyncio, sys
+from google.genai import types
+from adk_runtime.runners import Runner
+from adk_runtime.sessions import RedisSessionService
+from adk_runtime.testing import ScriptedAgent, text_event
+
+service = RedisSessionService(sys.argv[1], key_prefix=sys.argv[2])
+agent = ScriptedAgent(name="bot", script=[text_event("a"), text_event("b")] * 3)
+runner = Runner(app_name="a", agent=agent, session_service=service)
+asyncio.run(service.create_session(app_name="a", user_id="u", session_id="s"))
+message = types.Content(role="user", parts=[types.Part(text="hi")])
+for _ in range(3):
+    print(len(list(runner.run(user_id="u", session_id="s", new_message=message))))
+stored = asyncio.run(service.get_session(app_name="a", user_id="u", session_id="s"))
+print(stored.revision)
+asyncio.run(service.close())  # on yet another loop: old connections are dropped quietly
+print("closed")
+"""
+
+
+def test_a_service_used_through_runner_run_closes_from_another_loop(prefix: str) -> None:
+    # Runner.run drives each call on a new loop in a thread; the client follows the loop,
+    # and close() on the caller's loop afterwards works. (A subprocess: connections left
+    # behind by finished loops only warn when collected.)
+    import subprocess
+    import sys
+
+    result = subprocess.run(
+        [sys.executable, "-c", _RUN_ON_THREAD_LOOPS, REDIS_URL, prefix],
+        capture_output=True,
+        text=True,
+        timeout=120,
+    )
+    assert result.returncode == 0, result.stderr[-2000:]
+    assert result.stdout.split() == ["6", "6", "6", "21", "closed"]
+    assert "Traceback" not in result.stderr, result.stderr[-2000:]

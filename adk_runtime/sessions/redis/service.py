@@ -60,6 +60,7 @@ expired when it meets them.
 
 from __future__ import annotations
 
+import asyncio
 import dataclasses
 import math
 import uuid
@@ -162,6 +163,7 @@ class RedisSessionService(BaseSessionService):
             self._client = client
             self._owns_client = False
         self._scripts = Scripts.register(self._client)
+        self._loop: asyncio.AbstractEventLoop | None = None
         if cache_bytes is not None:
             self._session_cache = SessionCache(cache_bytes)
 
@@ -196,11 +198,27 @@ class RedisSessionService(BaseSessionService):
         return cls(urlunsplit(parts._replace(query=rest)), **options)
 
     async def close(self) -> None:
-        """Close the client if this service created it."""
+        """Close the client if this service created it.
+
+        Connections opened on another event loop that has finished (``Runner.run`` runs each
+        call on a loop of its own) are dropped, not closed: closing them needs their loop.
+        """
         if self._owns_client:
+            self._follow_loop()
             await self._client.aclose()
 
+    def _follow_loop(self) -> None:
+        # redis-py connections belong to the loop that opened them. When the service moves to
+        # another loop, the pooled connections of the old one are dropped and new ones open.
+        loop = asyncio.get_running_loop()
+        if self._loop is not loop:
+            if self._loop is not None and self._owns_client:
+                pool: Any = self._client.connection_pool  # reset() is untyped in redis-py
+                pool.reset()
+            self._loop = loop
+
     async def _call(self, awaitable: Awaitable[_T]) -> _T:
+        self._follow_loop()
         try:
             return await awaitable
         except (redis_asyncio.RedisError, OSError) as exc:
