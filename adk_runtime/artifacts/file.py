@@ -19,6 +19,7 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
+import errno
 import hashlib
 import json
 import os
@@ -64,6 +65,36 @@ def _write_durably(path: Path, data: bytes) -> None:
         _sync_data(handle.fileno())
 
 
+def _read_file(path: Path) -> bytes:
+    """Read ``path``, refusing a symbolic link (it could point outside the root)."""
+    try:
+        fd = os.open(path, os.O_RDONLY | getattr(os, "O_NOFOLLOW", 0))
+    except OSError as exc:
+        if exc.errno == errno.ELOOP:
+            raise _link_error(path) from None
+        raise
+    with os.fdopen(fd, "rb") as handle:
+        return handle.read()
+
+
+def _touch(path: Path) -> None:
+    """Create ``path`` if missing, never through a symbolic link."""
+    try:
+        fd = os.open(path, os.O_WRONLY | os.O_CREAT | getattr(os, "O_NOFOLLOW", 0), 0o644)
+    except OSError as exc:
+        if exc.errno == errno.ELOOP:
+            raise _link_error(path) from None
+        raise
+    os.close(fd)
+
+
+def _link_error(path: Path) -> ConfigurationError:
+    return ConfigurationError(
+        f"{path.name!r} in the artifact store is a symbolic link; the file store refuses "
+        "links under its root (they could lead outside it). Remove the link."
+    )
+
+
 def _numbers(directory: Path) -> dict[int, set[str]]:
     """Map each version number in ``directory`` to the kinds of files it has."""
     found: dict[int, set[str]] = {}
@@ -81,7 +112,7 @@ def _published(directory: Path) -> list[int]:
 
 def _read_meta(directory: Path, version: int) -> dict[str, Any] | None:
     try:
-        text = (directory / f"{version}.json").read_text("utf-8")
+        text = _read_file(directory / f"{version}.json").decode("utf-8")
     except FileNotFoundError:
         return None
     meta: dict[str, Any] = json.loads(text)
@@ -130,9 +161,34 @@ class FileArtifactService(StoredArtifactService):
 
     # -- paths ---------------------------------------------------------------------------
 
-    def _dir(self, key: ArtifactKey) -> Path:
+    def _path(self, key: ArtifactKey) -> Path:
         base = self._scope_dir(key.app_name, key.user_id, key.scope or None, user=key.is_user)
         return base / _segment(key.filename)
+
+    def _dir(self, key: ArtifactKey) -> Path:
+        """The artifact's folder, checked (file work: call it on the worker thread)."""
+        return self._inside(self._path(key))
+
+    def _inside(self, path: Path) -> Path:
+        """Return ``path`` if no existing folder between the root and it is a symbolic link.
+
+        Raises:
+            ConfigurationError: A folder on the way is a link (it could lead outside the
+                root); nothing is read or written.
+        """
+        root = os.path.realpath(self.root_dir)
+        expected = os.path.join(root, os.path.relpath(path, self.root_dir))
+        if os.path.realpath(path) != expected:
+            return self._refuse(path)
+        return path
+
+    def _refuse(self, path: Path) -> Path:
+        walked = self.root_dir
+        for part in path.relative_to(self.root_dir).parts:
+            walked = walked / part
+            if walked.is_symlink():
+                raise _link_error(walked)
+        raise _link_error(path)
 
     def _scope_dir(
         self, app_name: str, user_id: str, session_id: str | None, *, user: bool
@@ -143,7 +199,7 @@ class FileArtifactService(StoredArtifactService):
         return base / "sessions" / _segment(session_id)
 
     def _uri(self, key: ArtifactKey, version: int) -> str:
-        return (self._dir(key) / f"{version}.bin").as_uri()
+        return (self._path(key) / f"{version}.bin").as_uri()
 
     # -- hooks ---------------------------------------------------------------------------
 
@@ -167,6 +223,7 @@ class FileArtifactService(StoredArtifactService):
     def _save_sync(self, key: ArtifactKey, record: ArtifactRecord) -> int:
         directory = self._dir(key)
         directory.mkdir(parents=True, exist_ok=True)
+        self._inside(directory)  # made between the check and mkdir? still refused
         if directory.name.startswith("#") and not (directory / "name").exists():
             self._publish(directory, "name", key.filename.encode("utf-8"))
         temp = directory / f".tmp-{uuid.uuid4().hex}"
@@ -223,7 +280,7 @@ class FileArtifactService(StoredArtifactService):
         if meta is None:
             return None
         try:
-            data = (directory / f"{version}.bin").read_bytes()
+            data = _read_file(directory / f"{version}.bin")
         except FileNotFoundError:  # deleted while we read
             return None
         return _record(meta, version, data)
@@ -241,20 +298,22 @@ class FileArtifactService(StoredArtifactService):
         directory = self._dir(key)
         for version in _published(directory):
             # Retire the number first, then unpublish, then drop the bytes.
-            (directory / f"{version}.gone").touch()
+            _touch(directory / f"{version}.gone")
             (directory / f"{version}.json").unlink(missing_ok=True)
             (directory / f"{version}.bin").unlink(missing_ok=True)
         if directory.exists():
             _fsync_dir(directory)
 
     def _list_keys_sync(self, app_name: str, user_id: str, session_id: str | None) -> list[str]:
-        scopes = [self._scope_dir(app_name, user_id, None, user=True)]
+        scopes = [self._inside(self._scope_dir(app_name, user_id, None, user=True))]
         if session_id is not None:
-            scopes.append(self._scope_dir(app_name, user_id, session_id, user=False))
+            scopes.append(self._inside(self._scope_dir(app_name, user_id, session_id, user=False)))
         names = []
         for scope in scopes:
             with contextlib.suppress(FileNotFoundError), os.scandir(scope) as entries:
                 for entry in entries:
+                    if entry.is_symlink():
+                        continue  # a link could lead outside the root: never followed
                     name = self._name_of(Path(entry.path))
                     if name is not None and _published(Path(entry.path)):
                         names.append(name)
@@ -265,6 +324,6 @@ class FileArtifactService(StoredArtifactService):
         if not directory.name.startswith("#"):
             return unquote(directory.name)
         try:
-            return (directory / "name").read_text("utf-8")
+            return _read_file(directory / "name").decode("utf-8")
         except FileNotFoundError:
             return None

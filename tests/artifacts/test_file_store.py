@@ -13,6 +13,7 @@ from google.genai import types
 
 from adk_runtime.artifacts import FileArtifactService, artifact_service_from_url
 from adk_runtime.artifacts import file as file_store
+from adk_runtime.errors import ConfigurationError
 
 pytestmark = pytest.mark.file
 
@@ -191,3 +192,49 @@ async def test_from_url(tmp_path: Path) -> None:
     info = await service.get_artifact_version(filename="a.bin", **WHERE)
     assert info is not None
     assert info.canonical_uri.startswith(f"file://{tmp_path}/store/")
+
+
+async def test_a_symlinked_folder_under_the_root_is_refused(tmp_path: Path) -> None:
+    root, outside = tmp_path / "root", tmp_path / "outside"
+    outside.mkdir()
+    service = FileArtifactService(root)
+    await service.save_artifact(filename="a.bin", artifact=part(b"inside"), **WHERE)
+    app_dir = next(root.iterdir())  # <root>/<app>
+    user_dir = next(app_dir.iterdir())
+    # An operator (or an attacker with shell access) swaps the user folder for a link.
+    moved = tmp_path / "moved"
+    user_dir.rename(moved)
+    user_dir.symlink_to(outside, target_is_directory=True)
+    with pytest.raises(ConfigurationError, match="symbolic link"):
+        await service.save_artifact(filename="b.bin", artifact=part(b"escape"), **WHERE)
+    with pytest.raises(ConfigurationError, match="symbolic link"):
+        await service.load_artifact(filename="a.bin", **WHERE)
+    with pytest.raises(ConfigurationError, match="symbolic link"):
+        await service.list_artifact_keys(**WHERE)
+    assert list(outside.iterdir()) == []  # nothing landed outside the root
+
+
+async def test_a_symlinked_version_file_is_refused(tmp_path: Path) -> None:
+    root = tmp_path / "root"
+    secret = tmp_path / "secret.txt"
+    secret.write_bytes(b"outside the root")
+    service = FileArtifactService(root)
+    await service.save_artifact(filename="a.bin", artifact=part(b"inside"), **WHERE)
+    version_file = next(p for p in files_under(root) if p.name == "0.bin")
+    version_file.unlink()
+    version_file.symlink_to(secret)
+    with pytest.raises(ConfigurationError, match="symbolic link"):
+        await service.load_artifact(filename="a.bin", **WHERE)
+
+
+async def test_a_root_that_is_itself_a_link_is_fine(tmp_path: Path) -> None:
+    real = tmp_path / "real"
+    real.mkdir()
+    link = tmp_path / "link"
+    link.symlink_to(real, target_is_directory=True)
+    service = FileArtifactService(link)
+    await service.save_artifact(filename="a.bin", artifact=part(b"x"), **WHERE)
+    loaded = await service.load_artifact(filename="a.bin", **WHERE)
+    assert loaded is not None
+    assert loaded.inline_data is not None
+    assert loaded.inline_data.data == b"x"
