@@ -21,6 +21,9 @@ from adk_runtime.errors import ConfigurationError
 from adk_runtime.sessions import BaseSessionService, session_service_from_url
 from adk_runtime.sessions._cache import DEFAULT_SERVER_CACHE_BYTES
 
+# adk_runtime.server._gate.DEFAULT_MAX_BODY_BYTES (not imported: the server extra is optional)
+DEFAULT_MAX_BODY_BYTES = 32 * 1024 * 1024
+
 
 @main.command()
 @click.option("--agent", "agent_spec", required=True, metavar="MODULE:ATTR", help="The agent.")
@@ -58,6 +61,13 @@ from adk_runtime.sessions._cache import DEFAULT_SERVER_CACHE_BYTES
     show_default=True,
     help="Session cache for SQL and Redis stores (bytes of event JSON; 0 turns it off).",
 )
+@click.option(
+    "--max-body-bytes",
+    type=click.IntRange(1),
+    default=DEFAULT_MAX_BODY_BYTES,
+    show_default=True,
+    help="Largest request body accepted (413 beyond it).",
+)
 @click.option("--log-level", default="info", show_default=True, help="uvicorn log level.")
 def serve(
     agent_spec: str,
@@ -69,6 +79,7 @@ def serve(
     port: int,
     auth_token: str | None,
     cache_bytes: int,
+    max_body_bytes: int,
     log_level: str,
 ) -> None:
     """Serve an agent over HTTP (binds 127.0.0.1 unless --host says otherwise)."""
@@ -89,7 +100,12 @@ def serve(
         "memory_service": memory_service_for(memory_url),
     }
     app = create_app(
-        agent=agent, app_name=app_name, auth_token=auth_token, owns_services=True, **services
+        agent=agent,
+        app_name=app_name,
+        auth_token=auth_token,
+        owns_services=True,
+        max_body_bytes=max_body_bytes,
+        **services,
     )
     click.echo(
         f"serving {app.state.adk.app_name!r} on http://{host}:{port} "

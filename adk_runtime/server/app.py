@@ -2,8 +2,9 @@
 
 Errors map to status codes in one place: a missing session → 404, a duplicate → 409, a stale
 or busy session → 409, bad input → 422 (with a message), the store unreachable → 503. User
-input never causes a 500. With an auth token, every route but ``/health`` needs
-``Authorization: Bearer <token>`` (401 otherwise).
+input never causes a 500. With an auth token, every route but ``/health`` (the OpenAPI docs
+too) needs ``Authorization: Bearer <token>`` (401 otherwise), checked by :mod:`._gate` before
+the body is read; bodies over ``max_body_bytes`` get 413.
 """
 
 from __future__ import annotations
@@ -12,7 +13,6 @@ import asyncio
 import contextlib
 import dataclasses
 import logging
-import secrets
 from collections.abc import AsyncIterator
 from typing import Annotated, Any
 
@@ -34,6 +34,7 @@ from adk_runtime.errors import (
 )
 from adk_runtime.memory.base import BaseMemoryService
 from adk_runtime.runners import Runner
+from adk_runtime.server._gate import DEFAULT_MAX_BODY_BYTES, Gate
 from adk_runtime.sessions import BaseSessionService
 
 __all__ = ["AdkState", "ServerState", "create_app", "server_state"]
@@ -91,22 +92,6 @@ AdkState = Annotated[ServerState, Depends(server_state)]
 """Route parameter type that receives the :class:`ServerState`."""
 
 
-async def _check_token(request: Request) -> None:
-    expected = server_state(request).auth_token
-    if expected is None:
-        return
-    header = request.headers.get("authorization", "")
-    scheme, _, token = header.partition(" ")
-    if scheme.lower() != "bearer" or not secrets.compare_digest(
-        token.strip().encode(), expected.encode()
-    ):
-        raise HTTPException(
-            status_code=401,
-            detail="Missing or wrong bearer token: send 'Authorization: Bearer <token>'.",
-            headers={"WWW-Authenticate": "Bearer"},
-        )
-
-
 _STATUS: list[tuple[type[BaseException], int]] = [
     (SessionNotFoundError, 404),
     (AlreadyExistsError, 409),
@@ -141,6 +126,7 @@ def create_app(
     app_name: str | None = None,
     auth_token: str | None = None,
     owns_services: bool = False,
+    max_body_bytes: int = DEFAULT_MAX_BODY_BYTES,
 ) -> FastAPI:
     """Build the HTTP API for one agent.
 
@@ -150,8 +136,10 @@ def create_app(
         artifact_service: Where artifacts live (default: in memory).
         memory_service: The memory service, if any (``PATCH …/memory`` needs it).
         app_name: The app's name in URLs (default: the agent's name).
-        auth_token: If set, every route but ``/health`` needs this bearer token.
+        auth_token: If set, every route but ``/health`` (the OpenAPI docs included) needs
+            this bearer token; it is checked before a request body is read.
         owns_services: Close the services when the app shuts down.
+        max_body_bytes: The largest request body read (413 beyond it).
     """
     runner = Runner(
         app_name=app_name or agent.name,
@@ -176,10 +164,11 @@ def create_app(
     app.add_exception_handler(AdkRuntimeError, _adk_error)
     from adk_runtime.server import artifacts_routes, run_routes, sessions_routes
 
-    auth = [Depends(_check_token)]
-    app.include_router(sessions_routes.router, dependencies=auth)
-    app.include_router(artifacts_routes.router, dependencies=auth)
-    app.include_router(run_routes.router, dependencies=auth)
+    app.include_router(sessions_routes.router)
+    app.include_router(artifacts_routes.router)
+    app.include_router(run_routes.router)
+    # The gate runs before FastAPI reads a body: token first, then the size limit.
+    app.add_middleware(Gate, token=state.auth_token, max_body_bytes=max_body_bytes)
 
     @app.get("/health")
     async def health() -> dict[str, str]:
