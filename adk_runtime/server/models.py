@@ -5,7 +5,14 @@ from __future__ import annotations
 from typing import Any
 
 from google.genai import types
-from pydantic import BaseModel, ConfigDict, Field, alias_generators
+from pydantic import (
+    BaseModel,
+    ConfigDict,
+    Field,
+    ModelWrapValidatorHandler,
+    alias_generators,
+    model_validator,
+)
 
 from adk_runtime import codec
 from adk_runtime.events import Event
@@ -25,6 +32,19 @@ class _Request(BaseModel):
     model_config = ConfigDict(
         alias_generator=alias_generators.to_camel, populate_by_name=True, extra="ignore"
     )
+
+    @model_validator(mode="wrap")
+    @classmethod
+    def _input_errors_are_validation_errors(
+        cls, data: Any, handler: ModelWrapValidatorHandler[Any]
+    ) -> Any:
+        # Some google-genai validators raise AttributeError or TypeError on a value of the
+        # wrong type (e.g. an object where an enum name belongs) instead of ValueError; that
+        # is bad input (422), never a server error.
+        try:
+            return handler(data)
+        except (AttributeError, TypeError) as exc:
+            raise ValueError(f"a value has the wrong type ({type(exc).__name__})") from None
 
 
 class RunAgentRequest(_Request):
