@@ -17,7 +17,12 @@ from collections.abc import Iterator
 import asyncpg
 from sqlalchemy import exc as sa_exc
 
-from adk_runtime.errors import BackendUnavailableError, ConfigurationError, redact_url
+from adk_runtime.errors import (
+    BackendUnavailableError,
+    ConfigurationError,
+    UnreadableDataError,
+    redact_url,
+)
 
 __all__ = ["is_driver_disconnect", "translate_errors", "upgrade_hint"]
 
@@ -92,9 +97,47 @@ def _configuration(error: BaseException, url: str) -> Exception | None:
     return ConfigurationError(f"Cannot use the database at {redact_url(url)}: {reason}.")
 
 
+# SQLite primary result codes (the low byte of an extended code).
+_SQLITE_READONLY, _SQLITE_CORRUPT, _SQLITE_CANTOPEN, _SQLITE_NOTADB = 8, 11, 14, 26
+
+
+def _sqlite_code(error: BaseException) -> tuple[int, str] | None:
+    for candidate in (error, getattr(error, "orig", None)):
+        code = getattr(candidate, "sqlite_errorcode", None)
+        if isinstance(code, int):
+            return code & 0xFF, str(getattr(candidate, "sqlite_errorname", code))
+    return None
+
+
+def _sqlite_problem(error: BaseException, url: str) -> Exception | None:
+    """A SQLite file that is read-only, damaged or cannot be opened: not worth a retry."""
+    found = _sqlite_code(error)
+    if found is None:
+        return None
+    code, name = found
+    where = redact_url(url)
+    if code == _SQLITE_READONLY:
+        return ConfigurationError(
+            f"The SQLite database at {where} is read-only for this process ({name}): writes "
+            "cannot succeed, retrying will not help. Make the file and its folder writable. "
+            "Reads still work."
+        )
+    if code in (_SQLITE_CORRUPT, _SQLITE_NOTADB):
+        return UnreadableDataError(
+            f"The file at {where} is not a SQLite database or is damaged ({name}). Restore "
+            "it from a backup (or point the URL at another file); nothing was written to it."
+        )
+    if code == _SQLITE_CANTOPEN:
+        return ConfigurationError(
+            f"Cannot open the SQLite file at {where} ({name}): does its folder exist, and may "
+            "this process read and write it?"
+        )
+    return None
+
+
 def _classify(error: BaseException, url: str) -> Exception | None:
     where = redact_url(url)
-    configuration = _configuration(error, url)
+    configuration = _configuration(error, url) or _sqlite_problem(error, url)
     if configuration is not None:
         return configuration
     if isinstance(error, sa_exc.DBAPIError) and error.connection_invalidated:
@@ -129,7 +172,7 @@ def is_driver_disconnect(error: BaseException) -> bool:
 
 def _classify_driver(error: BaseException, url: str) -> Exception | None:
     where = redact_url(url)
-    configuration = _configuration(error, url)
+    configuration = _configuration(error, url) or _sqlite_problem(error, url)
     if configuration is not None:
         return configuration
     text = str(error).splitlines()[0][:200] if str(error) else ""
