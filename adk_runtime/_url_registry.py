@@ -1,18 +1,57 @@
-"""A small URL-scheme registry with lazy imports, shared by the artifact and memory services.
+"""URL schemes: the one parser, the known families, and the registry with lazy imports.
 
-Each registry maps a URL scheme to ``"module:Class"`` and the pip requirement that provides
-it; the class is imported only when a URL asks for it and builds itself through its
-``from_url(url, **kwargs)`` class method. ``sqlite+aiosqlite`` falls back to ``sqlite``.
+Storage is chosen by URL everywhere (sessions, artifacts, memory, the CLI, Alembic). This
+module is the only place that reads a scheme out of a URL (:func:`url_scheme`) and that lists
+which schemes are SQL (:data:`SQL_SCHEMES`) or Redis (:data:`REDIS_SCHEMES`).
+
+Each :class:`UrlRegistry` maps a URL scheme to ``"module:Class"`` and the pip requirement
+that provides it; the class is imported only when a URL asks for it and builds itself through
+its ``from_url(url, **kwargs)`` class method. ``sqlite+aiosqlite`` falls back to ``sqlite``.
 """
 
 from __future__ import annotations
 
 import importlib
+import re
 from typing import Any, Generic, Protocol, TypeVar, cast
 
 from adk_runtime.errors import ConfigurationError, redact_url
 
-__all__ = ["UrlRegistry"]
+__all__ = [
+    "REDIS_SCHEMES",
+    "SQL_SCHEMES",
+    "UrlRegistry",
+    "is_sql_url",
+    "url_dialect",
+    "url_scheme",
+]
+
+SQL_SCHEMES = ("sqlite", "sqlite+aiosqlite", "postgresql", "postgresql+asyncpg", "postgres")
+"""URL schemes of the SQL stores (SQLite and PostgreSQL; normalized to the async drivers)."""
+
+REDIS_SCHEMES = ("redis", "rediss")
+"""URL schemes of the Redis stores."""
+
+_SCHEME = re.compile(r"[A-Za-z][A-Za-z0-9+.\-]*")
+
+
+def url_scheme(url: object) -> str:
+    """The lower-case scheme of ``url`` (``"postgresql+asyncpg"``), or ``""`` if it has none."""
+    head, sep, _ = str(url).partition(":")
+    if not sep or not _SCHEME.fullmatch(head):
+        return ""
+    return head.lower()
+
+
+def url_dialect(url: object) -> str:
+    """The scheme without its driver part (``"postgresql"`` for ``postgresql+asyncpg``)."""
+    return url_scheme(url).split("+", 1)[0]
+
+
+def is_sql_url(url: object) -> bool:
+    """Whether ``url`` names a SQL store."""
+    return url_dialect(url) in {scheme.split("+", 1)[0] for scheme in SQL_SCHEMES}
+
 
 T_co = TypeVar("T_co", covariant=True)
 
@@ -38,13 +77,13 @@ class UrlRegistry(Generic[T_co]):
         return sorted(self._backends)
 
     def _lookup(self, url: Any) -> tuple[str, str]:
-        if not isinstance(url, str) or "://" not in url:
+        scheme = url_scheme(url) if isinstance(url, str) else ""
+        if not scheme or "://" not in url:
             raise ConfigurationError(
-                f"{redact_url(str(url))!r} is not a URL for an {self.what}; expected one of: "
+                f"{redact_url(str(url))!r} is not a URL for a {self.what}; expected one of: "
                 + ", ".join(f"{scheme}://…" for scheme in self.schemes())
             )
-        scheme = url.split(":", 1)[0].lower()
-        entry = self._backends.get(scheme) or self._backends.get(scheme.split("+", 1)[0])
+        entry = self._backends.get(scheme) or self._backends.get(url_dialect(url))
         if entry is None:
             raise ConfigurationError(
                 f"Unknown {self.what} URL scheme {scheme!r} in {redact_url(url)!r}. "

@@ -11,7 +11,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from adk_runtime._url_registry import UrlRegistry
+from adk_runtime._url_registry import SQL_SCHEMES, UrlRegistry
 from adk_runtime.artifacts.base import BaseArtifactService
 
 __all__ = ["artifact_service_from_url", "register_artifact_backend", "supported_schemes"]
@@ -23,9 +23,7 @@ _REGISTRY: UrlRegistry[BaseArtifactService] = UrlRegistry(
     {
         "memory": ("adk_runtime.artifacts.memory:InMemoryArtifactService", "adk-runtime"),
         "file": ("adk_runtime.artifacts.file:FileArtifactService", "adk-runtime"),
-        "sqlite": (_DATABASE, "adk-runtime"),
-        "postgresql": (_DATABASE, "adk-runtime"),
-        "postgres": (_DATABASE, "adk-runtime"),
+        **{scheme: (_DATABASE, "adk-runtime") for scheme in SQL_SCHEMES},
     },
 )
 

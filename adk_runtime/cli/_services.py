@@ -2,12 +2,11 @@
 
 from __future__ import annotations
 
+from adk_runtime._url_registry import is_sql_url
 from adk_runtime.artifacts import BaseArtifactService, artifact_service_from_url
 from adk_runtime.memory import BaseMemoryService, memory_service_from_url
 
 __all__ = ["artifact_service_for", "default_artifact_url", "memory_service_for"]
-
-_SQL_SCHEMES = ("sqlite", "postgresql", "postgres")
 
 
 def default_artifact_url(session_url: str) -> str:
@@ -16,8 +15,7 @@ def default_artifact_url(session_url: str) -> str:
     Next to the sessions when they live in a SQL database (same file or database, its own
     tables), else in memory.
     """
-    scheme = session_url.split(":", 1)[0].split("+", 1)[0].lower()
-    return session_url if scheme in _SQL_SCHEMES else "memory://"
+    return session_url if is_sql_url(session_url) else "memory://"
 
 
 def artifact_service_for(url: str | None, session_url: str) -> BaseArtifactService:

@@ -8,7 +8,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from adk_runtime._url_registry import UrlRegistry
+from adk_runtime._url_registry import SQL_SCHEMES, UrlRegistry
 from adk_runtime.memory.base import BaseMemoryService
 
 __all__ = ["memory_service_from_url", "register_memory_backend", "supported_schemes"]
@@ -19,9 +19,7 @@ _REGISTRY: UrlRegistry[BaseMemoryService] = UrlRegistry(
     "memory service",
     {
         "memory": ("adk_runtime.memory.in_memory:InMemoryMemoryService", "adk-runtime"),
-        "sqlite": (_DATABASE, "adk-runtime"),
-        "postgresql": (_DATABASE, "adk-runtime"),
-        "postgres": (_DATABASE, "adk-runtime"),
+        **{scheme: (_DATABASE, "adk-runtime") for scheme in SQL_SCHEMES},
     },
 )
 

@@ -16,10 +16,9 @@ from sqlalchemy.ext.asyncio import AsyncEngine
 from adk_runtime.errors import ConfigurationError
 from adk_runtime.sql.engine import Database, create_engine
 from adk_runtime.sql.migrate import ensure_schema
+from adk_runtime.sql.url import ASYNC_DRIVERS
 
 __all__ = ["SqlHandle"]
-
-_DRIVERS = {"sqlite": "aiosqlite", "postgresql": "asyncpg"}
 
 
 def _database(db_url: str | None, db_engine: AsyncEngine | None, engine_kwargs: Any) -> Database:
@@ -29,7 +28,7 @@ def _database(db_url: str | None, db_engine: AsyncEngine | None, engine_kwargs: 
         assert db_url is not None
         return Database(create_engine(db_url, **engine_kwargs), owns_engine=True)
     dialect = db_engine.dialect
-    if _DRIVERS.get(dialect.name) != dialect.driver:
+    if ASYNC_DRIVERS.get(dialect.name) != dialect.driver:
         raise ConfigurationError(
             f"db_engine uses {dialect.name}+{dialect.driver}; adk_runtime supports "
             "sqlite+aiosqlite and postgresql+asyncpg engines."

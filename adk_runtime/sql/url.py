@@ -11,9 +11,10 @@ from __future__ import annotations
 from sqlalchemy.engine import URL, make_url
 from sqlalchemy.exc import ArgumentError
 
+from adk_runtime._url_registry import SQL_SCHEMES, url_scheme
 from adk_runtime.errors import ConfigurationError, redact_url
 
-__all__ = ["SQL_SCHEMES", "is_sqlite", "normalize_url", "sqlite_is_memory"]
+__all__ = ["ASYNC_DRIVERS", "SQL_SCHEMES", "is_sqlite", "normalize_url", "sqlite_is_memory"]
 
 SQLITE = "sqlite+aiosqlite"
 POSTGRES = "postgresql+asyncpg"
@@ -22,8 +23,8 @@ POSTGRES = "postgresql+asyncpg"
 _ASYNC_DRIVERS: dict[str, str] = {"sqlite": SQLITE, "postgresql": POSTGRES, "postgres": POSTGRES}
 _ACCEPTED = {"sqlite": "aiosqlite", "postgresql": "asyncpg", "postgres": "asyncpg"}
 
-SQL_SCHEMES = ("sqlite", SQLITE, "postgresql", POSTGRES, "postgres")
-"""URL schemes the SQL backends accept."""
+ASYNC_DRIVERS = {"sqlite": "aiosqlite", "postgresql": "asyncpg"}
+"""The async driver of each SQL dialect (SQLAlchemy's dialect name → driver name)."""
 
 
 def _suggest(url: str, drivername: str) -> str:
@@ -44,8 +45,7 @@ def normalize_url(url: str | URL) -> str:
         ConfigurationError: Not a URL, a synchronous driver, or a dialect we do not support.
     """
     text = url.render_as_string(hide_password=False) if isinstance(url, URL) else str(url)
-    scheme = text.split(":", 1)[0].lower() if "://" in text or text.startswith("sqlite:") else ""
-    dialect, _, driver = scheme.partition("+")
+    dialect, _, driver = url_scheme(text).partition("+")
     if dialect not in _ASYNC_DRIVERS:
         raise ConfigurationError(
             f"{redact_url(text)!r} is not a supported database URL. Use "

@@ -73,6 +73,7 @@ from redis.asyncio.retry import Retry
 from redis.backoff import ExponentialWithJitterBackoff
 from redis.driver_info import DriverInfo
 
+from adk_runtime._url_registry import REDIS_SCHEMES, url_scheme
 from adk_runtime.errors import (
     AlreadyExistsError,
     ConfigurationError,
@@ -304,8 +305,7 @@ class _Pool:
 
 
 def _client_from_url(url: str, where: str, pool: _Pool) -> redis_asyncio.Redis:
-    scheme = url.split(":", 1)[0].lower()
-    if scheme not in ("redis", "rediss", "unix"):
+    if url_scheme(url) not in (*REDIS_SCHEMES, "unix"):
         raise ConfigurationError(f"{where!r} is not a redis://, rediss:// or unix:// URL.")
     if not (math.isfinite(pool.timeout) and pool.timeout > 0):
         raise ConfigurationError("pool_timeout must be a positive number of seconds.")
