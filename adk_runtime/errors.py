@@ -18,7 +18,11 @@ __all__ = [
     "BackendUnavailableError",
     "ConfigurationError",
     "InputValidationError",
+    "LlmCallsLimitExceededError",
+    "MissingStateKeyError",
+    "ScriptExhaustedError",
     "SerializationError",
+    "SessionBusyError",
     "SessionNotFoundError",
     "StaleSessionError",
     "UnreadableDataError",
@@ -48,6 +52,28 @@ class StaleSessionError(AdkRuntimeError, ValueError):
 
     def __init__(self, message: str = STALE_SESSION_MESSAGE) -> None:
         super().__init__(message)
+
+
+class SessionBusyError(StaleSessionError):
+    """Another invocation is running on this session in this process; nothing was written."""
+
+    def __init__(self, session_id: str) -> None:
+        super().__init__(
+            f"Another invocation is already running on session {session_id!r}. Wait for it to "
+            "finish, then send the message again."
+        )
+
+
+class LlmCallsLimitExceededError(AdkRuntimeError):
+    """The invocation made more model calls than ``RunConfig.max_llm_calls`` allows."""
+
+
+class MissingStateKeyError(AdkRuntimeError, KeyError):
+    """An instruction names a state key (``{key}``) that is not set; use ``{key?}`` if optional."""
+
+
+class ScriptExhaustedError(AdkRuntimeError):
+    """A scripted test model was called more often than its script has replies."""
 
 
 class SerializationError(AdkRuntimeError, ValueError):

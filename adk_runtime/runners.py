@@ -34,7 +34,7 @@ from adk_runtime.agents.invocation_context import InvocationContext, new_invocat
 from adk_runtime.agents.run_config import RunConfig
 from adk_runtime.artifacts.base import BaseArtifactService
 from adk_runtime.artifacts.memory import InMemoryArtifactService
-from adk_runtime.errors import SessionNotFoundError, StaleSessionError
+from adk_runtime.errors import SessionBusyError, SessionNotFoundError
 from adk_runtime.events import Event, EventActions
 from adk_runtime.memory.base import BaseMemoryService
 from adk_runtime.memory.in_memory import InMemoryMemoryService
@@ -52,16 +52,6 @@ _ACTIVE: weakref.WeakKeyDictionary[BaseSessionService, set[_SessionKey]] = (
     weakref.WeakKeyDictionary()
 )
 _ACTIVE_LOCK = threading.Lock()
-
-
-class SessionBusyError(StaleSessionError):
-    """Another invocation is running on this session in this process; nothing was written."""
-
-    def __init__(self, session_id: str) -> None:
-        super().__init__(
-            f"Another invocation is already running on session {session_id!r}. Wait for it to "
-            "finish (or close its event stream), then send the message again."
-        )
 
 
 class Runner:

@@ -9,7 +9,7 @@ from typing import TypeAlias
 
 from adk_runtime.agents import _callbacks
 from adk_runtime.agents.readonly_context import ReadonlyContext
-from adk_runtime.errors import AdkRuntimeError
+from adk_runtime.errors import MissingStateKeyError
 from adk_runtime.sessions.state import State
 
 __all__ = ["InstructionProvider", "MissingStateKeyError", "render_instruction"]
@@ -19,10 +19,6 @@ InstructionProvider: TypeAlias = Callable[[ReadonlyContext], str | Awaitable[str
 _PLACEHOLDER = re.compile(r"{+[^{}]*}+")
 _PREFIXES = (State.APP_PREFIX, State.USER_PREFIX, State.TEMP_PREFIX)
 _ARTIFACT = "artifact."
-
-
-class MissingStateKeyError(AdkRuntimeError, KeyError):
-    """An instruction names a state key (``{key}``) that is not set; use ``{key?}`` if optional."""
 
 
 async def render_instruction(

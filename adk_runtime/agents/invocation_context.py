@@ -10,7 +10,7 @@ from pydantic import BaseModel, ConfigDict, Field, PrivateAttr
 
 from adk_runtime.agents.run_config import RunConfig
 from adk_runtime.artifacts.base import BaseArtifactService
-from adk_runtime.errors import AdkRuntimeError
+from adk_runtime.errors import LlmCallsLimitExceededError
 from adk_runtime.memory.base import BaseMemoryService
 from adk_runtime.sessions.base import BaseSessionService
 from adk_runtime.sessions.session import Session
@@ -19,10 +19,6 @@ if TYPE_CHECKING:
     from adk_runtime.agents.base_agent import BaseAgent
 
 __all__ = ["InvocationContext", "LlmCallsLimitExceededError", "new_invocation_context_id"]
-
-
-class LlmCallsLimitExceededError(AdkRuntimeError):
-    """The invocation made more model calls than ``RunConfig.max_llm_calls`` allows."""
 
 
 def new_invocation_context_id() -> str:

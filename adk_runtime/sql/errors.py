@@ -26,17 +26,11 @@ from adk_runtime.errors import (
 
 __all__ = ["is_driver_disconnect", "translate_errors", "upgrade_hint"]
 
-_MISSING_TABLE = ("no such table", "undefinedtable", "does not exist")
-_UNAVAILABLE = (
-    "database is locked",
-    "connection",
-    "terminat",
-    "shutdown",
-    "closed",
-    "timeout",
-    "unable to open",
-    "disk i/o",
-)
+# Classified by exception type, SQLSTATE (PostgreSQL) and result code (SQLite), never by
+# message text. The one exception: SQLite reports a missing table with the generic
+# SQLITE_ERROR code, so "no such table" is read from its message.
+_UNDEFINED_TABLE = "42P01"
+_SQLITE_TRANSIENT = {5, 6, 10, 13, 15}  # BUSY, LOCKED, IOERR, FULL, PROTOCOL
 
 
 def upgrade_hint(url: str) -> str:
@@ -57,22 +51,24 @@ def _driver_text(error: BaseException) -> str:
 
 
 def _is_missing_table(error: BaseException) -> bool:
-    if not isinstance(error, (sa_exc.ProgrammingError, sa_exc.OperationalError)):
-        return False
-    name, text = _driver_name(error).lower(), _driver_text(error).lower()
-    found = any(marker in name or marker in text for marker in _MISSING_TABLE)
-    return found and ("relation" in text or "table" in text)
+    if _sqlstate(error) == _UNDEFINED_TABLE:
+        return True
+    found = _sqlite_code(error)
+    return found is not None and found[0] == 1 and "no such table" in _driver_text(error)
 
 
 def _is_unavailable(error: BaseException) -> bool:
     if isinstance(error, sa_exc.IntegrityError):
         return False
-    if isinstance(error, (sa_exc.OperationalError, sa_exc.InterfaceError)):
+    if isinstance(error, sa_exc.InterfaceError):  # the connection is closed or broken
         return True
     if _sqlstate(error).startswith(_UNAVAILABLE_SQLSTATES):  # e.g. 57P03 "starting up"
         return True
-    name, text = _driver_name(error).lower(), _driver_text(error).lower()
-    return any(marker in name or marker in text for marker in _UNAVAILABLE)
+    found = _sqlite_code(error)
+    if found is not None:
+        return found[0] in _SQLITE_TRANSIENT
+    orig = getattr(error, "orig", None)
+    return is_driver_disconnect(orig) if isinstance(orig, BaseException) else False
 
 
 _CONFIGURATION_SQLSTATES = {
@@ -157,7 +153,7 @@ def _classify(error: BaseException, url: str) -> Exception | None:
     return None
 
 
-_UNAVAILABLE_SQLSTATES = ("08", "53", "57")  # connection, resources, operator intervention
+_UNAVAILABLE_SQLSTATES = ("08", "40", "53", "57")  # connection, rollback, resources, operator
 
 
 def is_driver_disconnect(error: BaseException) -> bool:
@@ -176,15 +172,12 @@ def _classify_driver(error: BaseException, url: str) -> Exception | None:
     if configuration is not None:
         return configuration
     text = str(error).splitlines()[0][:200] if str(error) else ""
-    sqlstate = getattr(error, "sqlstate", None) or ""
-    missing = sqlstate == "42P01" or (
-        isinstance(error, sqlite3.OperationalError) and "no such table" in text
-    )
-    if missing:
+    if _is_missing_table(error):
         return ConfigurationError(
             f"The database at {where} has no adk_runtime schema. Run: {upgrade_hint(url)}"
         )
-    if is_driver_disconnect(error) or isinstance(error, sqlite3.OperationalError):
+    found = _sqlite_code(error)
+    if is_driver_disconnect(error) or (found is not None and found[0] in _SQLITE_TRANSIENT):
         return BackendUnavailableError(
             f"The database at {where} is unavailable ({type(error).__name__}: {text}); the "
             "call was committed whole or not at all. Retry it (an append is idempotent by "
@@ -206,12 +199,12 @@ def translate_errors(url: str) -> Iterator[None]:
         translated = _classify(error, url)
         if translated is None:
             raise
-        raise translated from None
+        raise translated from error
     except (OSError, asyncio.TimeoutError) as error:
         raise BackendUnavailableError(
             f"Cannot reach the database at {redact_url(url)} ({type(error).__name__}); "
             "the operation did not complete. Retry it."
-        ) from None
+        ) from error
     except (
         asyncpg.PostgresError,
         asyncpg.InterfaceError,
@@ -221,4 +214,4 @@ def translate_errors(url: str) -> Iterator[None]:
         translated = _classify_driver(error, url)
         if translated is None:
             raise
-        raise translated from None
+        raise translated from error

@@ -10,7 +10,7 @@ from typing import Any, TypeAlias
 from google.genai import types
 from pydantic import Field
 
-from adk_runtime.errors import AdkRuntimeError
+from adk_runtime.errors import ScriptExhaustedError
 from adk_runtime.models.base_llm import BaseLlm
 from adk_runtime.models.llm_request import LlmRequest
 from adk_runtime.models.llm_response import LlmResponse
@@ -24,10 +24,6 @@ Reply: TypeAlias = (
 responses yielded in order (a hand-made stream)."""
 
 ReplyFunction: TypeAlias = Callable[[LlmRequest], Reply | Awaitable[Reply]]
-
-
-class ScriptExhaustedError(AdkRuntimeError):
-    """The model was called more often than its script has replies."""
 
 
 def function_call(
