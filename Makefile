@@ -18,6 +18,7 @@ $(STAMP): pyproject.toml
 lint: install
 	$(BIN)/ruff check adk_runtime tests bench migrations
 	$(BIN)/ruff format --check adk_runtime tests bench migrations
+	$(BIN)/lint-imports
 
 format: install
 	$(BIN)/ruff check --fix adk_runtime tests bench migrations
@@ -25,6 +26,7 @@ format: install
 
 typecheck: install
 	$(BIN)/mypy adk_runtime
+	$(BIN)/basedpyright
 
 # Everything: lint, type check and the whole suite on every backend.
 test: lint typecheck

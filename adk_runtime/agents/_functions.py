@@ -10,7 +10,7 @@ from typing import TYPE_CHECKING, Any, TypeAlias
 
 from google.genai import types
 
-from adk_runtime.agents import _callbacks
+from adk_runtime import _callbacks
 from adk_runtime.agents.invocation_context import InvocationContext
 from adk_runtime.events import Event, EventActions
 from adk_runtime.models._call_ids import CLIENT_CALL_ID_PREFIX

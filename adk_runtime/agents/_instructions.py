@@ -7,7 +7,7 @@ import re
 from collections.abc import Awaitable, Callable
 from typing import TypeAlias
 
-from adk_runtime.agents import _callbacks
+from adk_runtime import _callbacks
 from adk_runtime.agents.readonly_context import ReadonlyContext
 from adk_runtime.errors import MissingStateKeyError
 from adk_runtime.sessions.state import State

@@ -6,7 +6,8 @@ from collections.abc import AsyncGenerator
 from contextlib import aclosing
 from typing import TYPE_CHECKING
 
-from adk_runtime.agents import _callbacks, _functions
+from adk_runtime import _callbacks
+from adk_runtime.agents import _functions
 from adk_runtime.agents._contents import build_contents
 from adk_runtime.agents._instructions import render_instruction
 from adk_runtime.agents.callback_context import CallbackContext

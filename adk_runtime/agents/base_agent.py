@@ -9,7 +9,7 @@ from typing import Any, TypeAlias
 from google.genai import types
 from pydantic import BaseModel, ConfigDict, Field, field_validator
 
-from adk_runtime.agents import _callbacks
+from adk_runtime import _callbacks
 from adk_runtime.agents.callback_context import CallbackContext
 from adk_runtime.agents.invocation_context import InvocationContext
 from adk_runtime.events import Event
@@ -153,3 +153,8 @@ class BaseAgent(BaseModel):
 def _ended(ctx: InvocationContext) -> bool:
     """Read ``end_invocation`` afresh (agents and callbacks set it while we wait)."""
     return ctx.end_invocation
+
+
+# InvocationContext names BaseAgent only for type checkers (the modules would import each
+# other); its model is completed here, where BaseAgent exists, whatever the import order.
+InvocationContext.model_rebuild(_types_namespace={"BaseAgent": BaseAgent})

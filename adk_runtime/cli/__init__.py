@@ -1,7 +1,7 @@
 """The ``adk-runtime`` command line (click; rich for tables and progress).
 
-Each command group lives in its own module and attaches itself to :data:`main`; the modules
-are imported at the bottom of this file.
+Each command (or command group) lives in its own module and knows nothing of the others;
+this module builds the ``main`` group from them, explicitly.
 """
 
 from __future__ import annotations
@@ -10,6 +10,13 @@ import click
 
 from adk_runtime import __version__
 from adk_runtime.cli._common import AdkGroup
+from adk_runtime.cli.chat import chat
+from adk_runtime.cli.db import db
+from adk_runtime.cli.demo import demo
+from adk_runtime.cli.serve import serve
+from adk_runtime.cli.sessions import sessions
+
+__all__ = ["main"]
 
 
 @click.group(cls=AdkGroup, context_settings={"help_option_names": ["-h", "--help"]})
@@ -18,9 +25,5 @@ def main() -> None:
     """adk-runtime: run, inspect and serve durable ADK agents."""
 
 
-# Command modules register themselves on `main` when imported (one import line each).
-import adk_runtime.cli.chat  # noqa: E402
-import adk_runtime.cli.db  # noqa: E402
-import adk_runtime.cli.demo  # noqa: E402
-import adk_runtime.cli.serve  # noqa: E402
-import adk_runtime.cli.sessions  # noqa: E402, F401
+for command in (chat, db, demo, serve, sessions):
+    main.add_command(command)

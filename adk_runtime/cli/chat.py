@@ -4,7 +4,6 @@ from __future__ import annotations
 
 import click
 
-from adk_runtime.cli import main
 from adk_runtime.cli._chat import (
     console,
     converse,
@@ -28,7 +27,7 @@ from adk_runtime.sessions import session_service_from_url
 DEFAULT_CHAT_URL = "sqlite+aiosqlite:///.adk_runtime/sessions.db"
 
 
-@main.command()
+@click.command()
 @click.option("--agent", "agent_spec", required=True, metavar="MODULE:ATTR", help="The agent.")
 @session_url_option("--session-url", "--url", default=DEFAULT_CHAT_URL)
 @click.option(

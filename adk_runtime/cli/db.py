@@ -14,7 +14,6 @@ from typing import TypeVar
 import click
 from rich.console import Console
 
-from adk_runtime.cli import main
 from adk_runtime.errors import AdkRuntimeError, redact_url
 
 T = TypeVar("T")
@@ -46,7 +45,7 @@ def _run(url: str, action: Callable[..., Awaitable[T]], *args: str) -> T:
         raise click.ClickException(str(error)) from None
 
 
-@main.group()
+@click.group()
 def db() -> None:
     """Create, upgrade and inspect the SQL schema (SQLite, PostgreSQL)."""
 

@@ -10,7 +10,6 @@ import click
 from adk_runtime import demo as notes
 from adk_runtime.agents import LlmAgent
 from adk_runtime.artifacts import BaseArtifactService
-from adk_runtime.cli import main
 from adk_runtime.cli._chat import (
     console,
     converse,
@@ -29,7 +28,7 @@ DEMO_URL = "sqlite+aiosqlite:///.adk_runtime/demo.db"
 DEMO_USER = "demo"
 
 
-@main.command()
+@click.command()
 @session_url_option("--session-url", "--url", default=DEMO_URL)
 @click.option(
     "--artifact-url",

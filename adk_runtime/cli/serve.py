@@ -6,7 +6,6 @@ from typing import Any
 
 import click
 
-from adk_runtime.cli import main
 from adk_runtime.cli._common import (
     ARTIFACT_URL_ENV,
     AUTH_TOKEN_ENV,
@@ -25,7 +24,7 @@ from adk_runtime.sessions._cache import DEFAULT_SERVER_CACHE_BYTES
 DEFAULT_MAX_BODY_BYTES = 32 * 1024 * 1024
 
 
-@main.command()
+@click.command()
 @click.option("--agent", "agent_spec", required=True, metavar="MODULE:ATTR", help="The agent.")
 @session_url_option("--session-url", "--url")
 @click.option(

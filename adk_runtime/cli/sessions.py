@@ -13,7 +13,6 @@ from rich.progress import Progress
 from rich.table import Table
 
 from adk_runtime import codec
-from adk_runtime.cli import main
 from adk_runtime.cli._common import run_async, session_url_option, user_option
 from adk_runtime.errors import InputValidationError, SessionNotFoundError
 from adk_runtime.events import Event
@@ -22,7 +21,7 @@ from adk_runtime.sessions import BaseSessionService, session_service_from_url, t
 console = Console()
 
 
-@main.group()
+@click.group()
 def sessions() -> None:
     """Inspect, delete, export and import sessions."""
 

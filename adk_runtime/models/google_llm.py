@@ -73,7 +73,10 @@ class Gemini(BaseLlm):
 
     async def aclose(self) -> None:
         """Close the HTTP connections of the client (a later call opens new ones)."""
-        client = self.__dict__.pop("api_client", None)
+        # functools.cached_property keeps the client in the instance dict: forget it there.
+        client = vars(self).get("api_client")
+        if client is not None:
+            delattr(self, "api_client")
         if client is not None:
             await client.aio.aclose()
 

@@ -11,12 +11,10 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
-import dataclasses
 import logging
 from collections.abc import AsyncIterator
-from typing import Annotated, Any
 
-from fastapi import Depends, FastAPI, HTTPException, Request
+from fastapi import FastAPI, Request
 from fastapi.responses import JSONResponse
 
 from adk_runtime import __version__
@@ -25,16 +23,12 @@ from adk_runtime.artifacts.base import BaseArtifactService
 from adk_runtime.artifacts.memory import InMemoryArtifactService
 from adk_runtime.errors import (
     AdkRuntimeError,
-    AlreadyExistsError,
-    BackendUnavailableError,
-    InputValidationError,
-    SerializationError,
-    SessionNotFoundError,
-    StaleSessionError,
 )
 from adk_runtime.memory.base import BaseMemoryService
 from adk_runtime.runners import Runner
+from adk_runtime.server import artifacts_routes, run_routes, sessions_routes
 from adk_runtime.server._gate import DEFAULT_MAX_BODY_BYTES, Gate
+from adk_runtime.server._state import AdkState, ServerState, server_state, status_for
 from adk_runtime.sessions import BaseSessionService
 
 __all__ = ["AdkState", "ServerState", "create_app", "server_state"]
@@ -43,71 +37,6 @@ logger = logging.getLogger("adk_runtime.server")
 
 # How long shutdown waits for invocations still running before cancelling them.
 SHUTDOWN_GRACE_SECONDS = 10.0
-
-
-@dataclasses.dataclass
-class ServerState:
-    """What the routes share: the runner, the app name and the invocations in flight."""
-
-    runner: Runner
-    app_name: str
-    auth_token: str | None
-    owns_services: bool
-    tasks: set[asyncio.Task[Any]] = dataclasses.field(default_factory=set)
-
-    @property
-    def sessions(self) -> BaseSessionService:
-        """The session service."""
-        return self.runner.session_service
-
-    @property
-    def artifacts(self) -> BaseArtifactService:
-        """The artifact service (the runner always has one here)."""
-        assert self.runner.artifact_service is not None
-        return self.runner.artifact_service
-
-    def check_app(self, app_name: str) -> None:
-        """Raise 404 unless ``app_name`` is the app this server serves."""
-        if app_name != self.app_name:
-            raise HTTPException(
-                status_code=404,
-                detail=f"App {app_name!r} not found; this server serves {self.app_name!r}.",
-            )
-
-    def spawn(self, coro: Any) -> asyncio.Task[Any]:
-        """Start a task that outlives the request that started it (kept until it ends)."""
-        task = asyncio.get_running_loop().create_task(coro)
-        self.tasks.add(task)
-        task.add_done_callback(self.tasks.discard)
-        return task
-
-
-def server_state(request: Request) -> ServerState:
-    """The :class:`ServerState` of the app serving ``request``."""
-    state: ServerState = request.app.state.adk
-    return state
-
-
-AdkState = Annotated[ServerState, Depends(server_state)]
-"""Route parameter type that receives the :class:`ServerState`."""
-
-
-_STATUS: list[tuple[type[BaseException], int]] = [
-    (SessionNotFoundError, 404),
-    (AlreadyExistsError, 409),
-    (StaleSessionError, 409),
-    (InputValidationError, 422),
-    (SerializationError, 422),
-    (BackendUnavailableError, 503),
-]
-
-
-def status_for(exc: BaseException) -> int:
-    """The HTTP status an adk_runtime error maps to (500 for anything unexpected)."""
-    for kind, status in _STATUS:
-        if isinstance(exc, kind):
-            return status
-    return 500
 
 
 async def _adk_error(request: Request, exc: Exception) -> JSONResponse:
@@ -162,8 +91,6 @@ def create_app(
     )
     app.state.adk = state
     app.add_exception_handler(AdkRuntimeError, _adk_error)
-    from adk_runtime.server import artifacts_routes, run_routes, sessions_routes
-
     app.include_router(sessions_routes.router)
     app.include_router(artifacts_routes.router)
     app.include_router(run_routes.router)

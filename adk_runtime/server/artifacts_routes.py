@@ -11,7 +11,7 @@ from typing import Annotated
 from fastapi import APIRouter, HTTPException, Query
 from fastapi.responses import JSONResponse
 
-from adk_runtime.server.app import AdkState, ServerState
+from adk_runtime.server._state import AdkState, ServerState
 from adk_runtime.server.models import SaveArtifactRequest
 
 router = APIRouter()

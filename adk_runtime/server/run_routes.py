@@ -27,7 +27,7 @@ from fastapi.responses import JSONResponse, StreamingResponse
 
 from adk_runtime.agents import RunConfig, StreamingMode
 from adk_runtime.events import Event
-from adk_runtime.server.app import AdkState, ServerState, status_for
+from adk_runtime.server._state import AdkState, ServerState, status_for
 from adk_runtime.server.models import RunAgentRequest, event_json
 
 router = APIRouter()

@@ -10,7 +10,7 @@ from fastapi.responses import JSONResponse
 
 from adk_runtime.errors import InputValidationError, SessionNotFoundError
 from adk_runtime.events import Event, EventActions
-from adk_runtime.server.app import AdkState, ServerState
+from adk_runtime.server._state import AdkState, ServerState
 from adk_runtime.server.models import (
     CreateSessionRequest,
     UpdateMemoryRequest,

@@ -9,7 +9,7 @@ from typing import Any
 import pydantic
 from google.genai import types
 
-from adk_runtime.agents import _callbacks
+from adk_runtime import _callbacks
 from adk_runtime.tools._declaration import Signature
 from adk_runtime.tools.base_tool import BaseTool
 from adk_runtime.tools.tool_context import ToolContext

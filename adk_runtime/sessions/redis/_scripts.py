@@ -15,7 +15,9 @@ from redis.commands.core import AsyncScript
 
 _NAMES = ("append", "create", "delete", "get", "list")
 SOURCES: dict[str, str] = {
-    name: resources.files(__package__).joinpath(f"lua/{name}.lua").read_text("utf-8")
+    name: resources.files(__name__.rpartition(".")[0])
+    .joinpath(f"lua/{name}.lua")
+    .read_text("utf-8")
     for name in _NAMES
 }
 

@@ -23,9 +23,13 @@ from sqlalchemy import (
 )
 from sqlalchemy.dialects import postgresql, sqlite
 from sqlalchemy.sql import Delete, Select
+from typing_extensions import Unpack
 
 from adk_runtime.sessions.sql.tables import app_states, events, sessions, user_states
 from adk_runtime.sql.types import DateTimeUTC, JSONDocument, json_merge, text_list
+
+AnySelect = Select[Unpack[tuple[Any, ...]]]
+"""A SELECT of any columns (SQLAlchemy's ``Select`` is generic over its column types)."""
 
 APP: BindParameter[str] = bindparam("app")
 USER: BindParameter[str] = bindparam("user")
@@ -96,7 +100,7 @@ GET_SINCE: Select[Any] = _get(_events(recent=False, after=False, since=True))
 """Like :data:`GET`, with only the events after sequence ``since`` (the session cache)."""
 
 
-def _list(*, by_user: bool, keyset: bool) -> Select[Any]:
+def _list(*, by_user: bool, keyset: bool) -> AnySelect:
     query = select(*SESSION_COLUMNS).select_from(_WITH_SCOPES)
     query = query.where(sessions.c.app_name == APP)
     if by_user:
@@ -113,7 +117,7 @@ def _list(*, by_user: bool, keyset: bool) -> Select[Any]:
     return query.order_by(*order).limit(bindparam("limit", type_=Integer))
 
 
-LIST: dict[tuple[bool, bool], Select[Any]] = {
+LIST: dict[tuple[bool, bool], AnySelect] = {
     (by_user, keyset): _list(by_user=by_user, keyset=keyset)
     for by_user in (False, True)
     for keyset in (False, True)

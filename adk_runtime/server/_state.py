@@ -1,0 +1,92 @@
+"""What the HTTP routes share: the server state, and how errors map to status codes.
+
+A module of its own so the route modules and ``app.py`` (which includes them) import it,
+never each other.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import dataclasses
+from typing import Annotated, Any
+
+from fastapi import Depends, HTTPException, Request
+
+from adk_runtime.artifacts.base import BaseArtifactService
+from adk_runtime.errors import (
+    AlreadyExistsError,
+    BackendUnavailableError,
+    InputValidationError,
+    SerializationError,
+    SessionNotFoundError,
+    StaleSessionError,
+)
+from adk_runtime.runners import Runner
+from adk_runtime.sessions import BaseSessionService
+
+__all__ = ["AdkState", "ServerState", "server_state", "status_for"]
+
+
+@dataclasses.dataclass
+class ServerState:
+    """What the routes share: the runner, the app name and the invocations in flight."""
+
+    runner: Runner
+    app_name: str
+    auth_token: str | None
+    owns_services: bool
+    tasks: set[asyncio.Task[Any]] = dataclasses.field(default_factory=set)
+
+    @property
+    def sessions(self) -> BaseSessionService:
+        """The session service."""
+        return self.runner.session_service
+
+    @property
+    def artifacts(self) -> BaseArtifactService:
+        """The artifact service (the runner always has one here)."""
+        assert self.runner.artifact_service is not None
+        return self.runner.artifact_service
+
+    def check_app(self, app_name: str) -> None:
+        """Raise 404 unless ``app_name`` is the app this server serves."""
+        if app_name != self.app_name:
+            raise HTTPException(
+                status_code=404,
+                detail=f"App {app_name!r} not found; this server serves {self.app_name!r}.",
+            )
+
+    def spawn(self, coro: Any) -> asyncio.Task[Any]:
+        """Start a task that outlives the request that started it (kept until it ends)."""
+        task = asyncio.get_running_loop().create_task(coro)
+        self.tasks.add(task)
+        task.add_done_callback(self.tasks.discard)
+        return task
+
+
+def server_state(request: Request) -> ServerState:
+    """The :class:`ServerState` of the app serving ``request``."""
+    state: ServerState = request.app.state.adk
+    return state
+
+
+AdkState = Annotated[ServerState, Depends(server_state)]
+"""Route parameter type that receives the :class:`ServerState`."""
+
+
+_STATUS: list[tuple[type[BaseException], int]] = [
+    (SessionNotFoundError, 404),
+    (AlreadyExistsError, 409),
+    (StaleSessionError, 409),
+    (InputValidationError, 422),
+    (SerializationError, 422),
+    (BackendUnavailableError, 503),
+]
+
+
+def status_for(exc: BaseException) -> int:
+    """The HTTP status an adk_runtime error maps to (500 for anything unexpected)."""
+    for kind, status in _STATUS:
+        if isinstance(exc, kind):
+            return status
+    return 500
