@@ -5,7 +5,9 @@ BIN := $(VENV)/bin
 STAMP := $(VENV)/.installed
 BENCH_STAMP := $(VENV)/.bench-installed
 
-.PHONY: install lint format typecheck test test-fast test-reliability demo bench clean
+CORE_VENV ?= .venv-core
+
+.PHONY: install lint format typecheck test test-fast test-reliability test-core-install demo bench clean
 
 install: $(STAMP)
 
@@ -28,9 +30,15 @@ typecheck: install
 	$(BIN)/mypy adk_runtime
 	$(BIN)/basedpyright
 
-# Everything: lint, type check and the whole suite on every backend.
-test: lint typecheck
+# Everything: lint, type check, a SQLite-only install, and the whole suite on every backend.
+test: lint typecheck test-core-install
 	$(BIN)/pytest
+
+# The core package alone (no extra) in a venv of its own: SQLite works, missing extras say so.
+test-core-install:
+	test -x $(CORE_VENV)/bin/python || $(PYTHON) -m venv $(CORE_VENV)
+	$(CORE_VENV)/bin/python -m pip install --quiet -e .
+	cd tests && ../$(CORE_VENV)/bin/python core_install.py
 
 # The suite without the server backends, for a machine with no PostgreSQL or Redis.
 test-fast: install
@@ -53,4 +61,4 @@ bench: $(BENCH_STAMP)
 	$(BIN)/python -m bench $(BENCH_ARGS)
 
 clean:
-	rm -rf $(VENV) .pytest_cache .mypy_cache .ruff_cache .hypothesis
+	rm -rf $(VENV) $(CORE_VENV) .pytest_cache .mypy_cache .ruff_cache .hypothesis

@@ -1,29 +1,25 @@
-"""The ``adk-runtime`` command line (click; rich for tables and progress).
+"""The ``adk-runtime`` command line (click; rich for tables and progress): the ``cli`` extra.
 
-Each command (or command group) lives in its own module and knows nothing of the others;
-this module builds the ``main`` group from them, explicitly.
+Without the extra installed, the command says in one line how to install it.
 """
 
 from __future__ import annotations
 
-import click
-
-from adk_runtime import __version__
-from adk_runtime.cli._common import AdkGroup
-from adk_runtime.cli.chat import chat
-from adk_runtime.cli.db import db
-from adk_runtime.cli.demo import demo
-from adk_runtime.cli.serve import serve
-from adk_runtime.cli.sessions import sessions
+import importlib.util
+from collections.abc import Callable
+from typing import Any
 
 __all__ = ["main"]
 
+main: Callable[..., Any]
 
-@click.group(cls=AdkGroup, context_settings={"help_option_names": ["-h", "--help"]})
-@click.version_option(__version__, prog_name="adk-runtime")
-def main() -> None:
-    """adk-runtime: run, inspect and serve durable ADK agents."""
+if importlib.util.find_spec("click") is None or importlib.util.find_spec("rich") is None:
 
+    def _missing_extra(*_args: Any, **_kwargs: Any) -> None:
+        raise SystemExit(
+            "adk-runtime's command line needs the 'cli' extra: pip install 'adk-runtime[cli]'"
+        )
 
-for command in (chat, db, demo, serve, sessions):
-    main.add_command(command)
+    main = _missing_extra
+else:
+    from adk_runtime.cli._main import main

@@ -22,7 +22,7 @@ _REGISTRY: UrlRegistry[BaseSessionService] = UrlRegistry(
     "session service",
     {
         "memory": ("adk_runtime.sessions.memory:InMemorySessionService", "adk-runtime"),
-        **{scheme: (_REDIS, "adk-runtime") for scheme in REDIS_SCHEMES},
+        **{scheme: (_REDIS, "adk-runtime[redis]") for scheme in REDIS_SCHEMES},
         **{scheme: (_DATABASE, "adk-runtime") for scheme in SQL_SCHEMES},
     },
 )

@@ -17,6 +17,7 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
+import importlib
 import json
 from collections.abc import AsyncIterator
 from typing import Any
@@ -26,6 +27,7 @@ from sqlalchemy.engine import Connection
 from sqlalchemy.ext.asyncio import AsyncConnection, AsyncEngine, create_async_engine
 from sqlalchemy.pool import StaticPool
 
+from adk_runtime.errors import ConfigurationError, redact_url
 from adk_runtime.sql._logs import hide_values_in_driver_logs
 from adk_runtime.sql.errors import is_driver_disconnect, translate_errors
 from adk_runtime.sql.pool import POOL_DEFAULTS, split_pool_options
@@ -58,6 +60,7 @@ def create_engine(url: str, **engine_kwargs: Any) -> AsyncEngine:
         ConfigurationError: The URL is not a supported database URL.
     """
     normalized, engine_kwargs = split_pool_options(normalize_url(url), engine_kwargs)
+    _require_driver(normalized)
     hide_values_in_driver_logs()
     # No SQL parameter (a state value, an event payload) in a log line or error message.
     options: dict[str, Any] = {"json_serializer": _json_dumps, "hide_parameters": True}
@@ -72,6 +75,19 @@ def create_engine(url: str, **engine_kwargs: Any) -> AsyncEngine:
     engine = create_async_engine(normalized, **options)
     configure_engine(engine)
     return engine
+
+
+def _require_driver(url: str) -> None:
+    """Raise ConfigurationError naming the extra when the URL's driver is not installed."""
+    if is_sqlite(url):
+        return
+    try:
+        importlib.import_module("asyncpg")
+    except ImportError:
+        raise ConfigurationError(
+            f"{redact_url(url)!r} needs the PostgreSQL driver (asyncpg): "
+            "pip install 'adk-runtime[postgres]'"
+        ) from None
 
 
 def configure_engine(engine: AsyncEngine) -> AsyncEngine:

@@ -14,7 +14,6 @@ import contextlib
 import sqlite3
 from collections.abc import Iterator
 
-import asyncpg
 from sqlalchemy import exc as sa_exc
 
 from adk_runtime.errors import (
@@ -156,14 +155,27 @@ def _classify(error: BaseException, url: str) -> Exception | None:
 _UNAVAILABLE_SQLSTATES = ("08", "40", "53", "57")  # connection, rollback, resources, operator
 
 
+def _asyncpg_errors() -> tuple[type[BaseException], ...]:
+    """Asyncpg's (PostgresError, InterfaceError, InternalClientError), if it is installed."""
+    try:
+        import asyncpg
+    except ImportError:  # a SQLite-only install (no 'postgres' extra)
+        return ()
+    return (asyncpg.PostgresError, asyncpg.InterfaceError, asyncpg.InternalClientError)
+
+
 def is_driver_disconnect(error: BaseException) -> bool:
     """Whether a raw driver error means the connection is unusable (asyncpg)."""
     # InternalClientError: the protocol is out of step (seen after pg_terminate_backend).
-    broken = (asyncpg.InterfaceError, asyncpg.InternalClientError, OSError, asyncio.TimeoutError)
-    if isinstance(error, broken):
+    if isinstance(error, (OSError, asyncio.TimeoutError, *_asyncpg_errors()[1:])):
         return True
     sqlstate = getattr(error, "sqlstate", None) or ""
-    return isinstance(error, asyncpg.PostgresError) and sqlstate.startswith(_UNAVAILABLE_SQLSTATES)
+    postgres = _asyncpg_errors()[:1]
+    return (
+        bool(postgres)
+        and isinstance(error, postgres)
+        and sqlstate.startswith(_UNAVAILABLE_SQLSTATES)
+    )
 
 
 def _classify_driver(error: BaseException, url: str) -> Exception | None:
@@ -186,6 +198,9 @@ def _classify_driver(error: BaseException, url: str) -> Exception | None:
     return None
 
 
+_DRIVER_ERRORS: tuple[type[BaseException], ...] = (sqlite3.Error, *_asyncpg_errors())
+
+
 @contextlib.contextmanager
 def translate_errors(url: str) -> Iterator[None]:
     """Re-raise driver and connection errors raised inside as typed adk_runtime errors.
@@ -205,12 +220,7 @@ def translate_errors(url: str) -> Iterator[None]:
             f"Cannot reach the database at {redact_url(url)} ({type(error).__name__}); "
             "the operation did not complete. Retry it."
         ) from error
-    except (
-        asyncpg.PostgresError,
-        asyncpg.InterfaceError,
-        asyncpg.InternalClientError,
-        sqlite3.Error,
-    ) as error:
+    except _DRIVER_ERRORS as error:
         translated = _classify_driver(error, url)
         if translated is None:
             raise
