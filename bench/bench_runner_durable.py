@@ -21,7 +21,7 @@ from google.genai import types
 from adk_runtime.runners import Runner
 from adk_runtime.testing import ScriptedAgent, text_event
 from bench.common import Report, google_adk_available, scaled
-from tests.reliability.stores import Store, durable_backends, fresh_store
+from tests.stores import Store, durable_backends, fresh_store
 
 APP = "bench"
 ROUNDS = 2

@@ -24,7 +24,7 @@ from adk_runtime.sessions import session_service_from_url
 from adk_runtime.sessions._cache import DEFAULT_SERVER_CACHE_BYTES
 from adk_runtime.testing import ScriptedAgent, text_event
 from bench.common import Report, quick
-from tests.reliability.stores import durable_backends, fresh_store
+from tests.stores import durable_backends, fresh_store
 
 SUITE = "turns"
 HISTORIES = (100, 1_000, 10_000)

@@ -1,17 +1,15 @@
-"""The session backends every contract and runner test runs on.
+"""The session backends every contract and runner test runs on (``session_service``).
 
-Each backend issue adds one entry to ``BACKENDS``; the suites use it through the
-``session_service`` fixture unchanged. A backend's ``open`` yields a fresh, empty service and
-removes everything it created afterwards. A server backend that cannot be reached fails its
-tests (it is never skipped).
+``BACKENDS`` lists them; a backend's ``open`` yields a fresh, empty service and removes
+everything it created afterwards (PostgreSQL: one database per run, emptied after each test,
+which is much faster than a database per test). Servers and helpers come from
+:mod:`tests.stores`; a server that cannot be reached fails its tests (never a skip).
 """
 
 from __future__ import annotations
 
 import contextlib
 import dataclasses
-import os
-import uuid
 from collections.abc import AsyncIterator, Callable
 from typing import Any
 
@@ -19,6 +17,8 @@ import pytest
 
 from adk_runtime.sessions import BaseSessionService, DatabaseSessionService, InMemorySessionService
 from tests.sql_support import truncate_all
+from tests.stores import REDIS_URL, redis_test_prefix
+from tests.stores import drop_redis_prefix as drop_prefix
 
 OpenService = Callable[[Any], contextlib.AbstractAsyncContextManager[BaseSessionService]]
 
@@ -47,22 +47,9 @@ async def _open_memory(request: Any) -> AsyncIterator[BaseSessionService]:
         yield service
 
 
-REDIS_URL = os.environ.get("ADK_RUNTIME_TEST_REDIS_URL", "redis://127.0.0.1:6379/0")
-
-
-def redis_test_prefix() -> str:
-    """Return a fresh key prefix, unique to one test."""
-    return f"adktest:{uuid.uuid4().hex}:"
-
-
 async def drop_redis_prefix(prefix: str) -> None:
-    """Delete every key under ``prefix`` (test cleanup only: it uses SCAN)."""
-    import redis.asyncio as redis_asyncio
-
-    async with redis_asyncio.Redis.from_url(REDIS_URL) as client:
-        batch = [key async for key in client.scan_iter(match=f"{prefix}*", count=1000)]
-        if batch:
-            await client.unlink(*batch)
+    """Delete every key under ``prefix`` on the test Redis (test cleanup only: it uses SCAN)."""
+    await drop_prefix(REDIS_URL, prefix)
 
 
 @contextlib.asynccontextmanager

@@ -21,10 +21,9 @@ from sqlalchemy import text
 from sqlalchemy.engine import make_url
 
 from adk_runtime.sql import Database, create_engine, load_all_tables, migrate
+from tests.stores import POSTGRES_URL
 
-POSTGRES_SERVER_URL = os.environ.get(
-    "ADK_RUNTIME_TEST_POSTGRES_URL", "postgresql+asyncpg://postgres@127.0.0.1:5432/postgres"
-)
+POSTGRES_SERVER_URL = POSTGRES_URL  # the test server (tests/stores.py)
 
 
 def _dsn(url: str) -> str:

@@ -17,7 +17,9 @@ OpenStore = Callable[[Any], contextlib.AbstractAsyncContextManager[BaseArtifactS
 
 
 @dataclasses.dataclass(frozen=True)
-class Store:
+class ArtifactStore:
+    """An artifact store under test: its marker name and how to open a fresh one."""
+
     name: str
     open: OpenStore
 
@@ -57,23 +59,23 @@ async def _open_postgres(request: Any) -> AsyncIterator[BaseArtifactService]:
         await truncate_all(url)
 
 
-STORES: list[Store] = [
-    Store("memory", _open_memory),
-    Store("file", _open_file),
-    Store("sqlite", _open_sqlite),
-    Store("postgres", _open_postgres),
+STORES: list[ArtifactStore] = [
+    ArtifactStore("memory", _open_memory),
+    ArtifactStore("file", _open_file),
+    ArtifactStore("sqlite", _open_sqlite),
+    ArtifactStore("postgres", _open_postgres),
 ]
 
 
 @pytest.fixture(params=[store.param() for store in STORES])
-def artifact_store(request: pytest.FixtureRequest) -> Store:
-    result: Store = request.param
+def artifact_store(request: pytest.FixtureRequest) -> ArtifactStore:
+    result: ArtifactStore = request.param
     return result
 
 
 @pytest.fixture
 async def artifact_service(
-    artifact_store: Store, request: pytest.FixtureRequest
+    artifact_store: ArtifactStore, request: pytest.FixtureRequest
 ) -> AsyncIterator[BaseArtifactService]:
     async with artifact_store.open(request) as service:
         yield service

@@ -17,7 +17,7 @@ from adk_runtime.errors import ConfigurationError
 from adk_runtime.events import Event, EventActions
 from adk_runtime.sessions import BaseSessionService, session_service_from_url
 from adk_runtime.sessions._cache import SessionCache
-from tests.reliability.stores import Store, durable_params, fresh_store
+from tests.stores import Store, durable_params, fresh_store
 
 APP = "cache"
 

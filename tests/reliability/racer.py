@@ -22,7 +22,7 @@ from typing import Any
 from adk_runtime.errors import StaleSessionError
 from adk_runtime.events import Event, EventActions
 from adk_runtime.sessions import BaseSessionService, GetSessionConfig, Session
-from tests.reliability.stores import Store
+from tests.stores import Store
 
 APP = "race"
 

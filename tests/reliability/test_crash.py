@@ -21,7 +21,7 @@ from pathlib import Path
 import pytest
 
 from tests.reliability import writer
-from tests.reliability.stores import Store, durable_params, fresh_store
+from tests.stores import Store, durable_params, fresh_store
 
 ROOT = Path(__file__).resolve().parents[2]
 INITIAL = {"init": True, "user:init": 1, "app:init": [1]}

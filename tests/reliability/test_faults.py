@@ -23,18 +23,14 @@ from adk_runtime.errors import BackendUnavailableError
 from adk_runtime.events import Event, EventActions
 from adk_runtime.sessions import BaseSessionService
 from tests.reliability.servers import throwaway_postgres, throwaway_redis
-from tests.reliability.stores import (
+from tests.stores import (
     Store,
     drop_redis_prefix,
-    durable_backends,
     fresh_store,
     postgres_admin_dsn,
 )
 
-needs = {
-    name: pytest.mark.skipif(name not in durable_backends(), reason=f"{name} backend not merged")
-    for name in ("postgres", "redis")
-}
+needs = {name: getattr(pytest.mark, name) for name in ("postgres", "redis")}
 
 
 class Load:

@@ -17,7 +17,7 @@ from typing import Any
 import pytest
 
 from tests.reliability import racer
-from tests.reliability.stores import Store, durable_params, fresh_store
+from tests.stores import Store, durable_params, fresh_store
 
 ROOT = Path(__file__).resolve().parents[2]
 

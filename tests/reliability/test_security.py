@@ -22,7 +22,7 @@ from adk_runtime.errors import (
 )
 from adk_runtime.events import Event, EventActions
 from adk_runtime.sessions import BaseSessionService, Session, session_service_from_url
-from tests.reliability.stores import durable_backends
+from tests.stores import durable_backends
 
 HOSTILE_IDS = [
     "..",

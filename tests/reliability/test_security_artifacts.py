@@ -16,7 +16,7 @@ from google.genai import types
 
 from adk_runtime.artifacts import BaseArtifactService, InMemoryArtifactService
 from adk_runtime.errors import InputValidationError
-from tests.reliability import stores
+from tests import stores
 
 HOSTILE_FILENAMES = ["../escape", "a/../../b", "/etc/passwd", "..", ".", "a\\b", "a\x00b", "a\nb"]
 LITERAL_FILENAMES = ["dir/'; DROP TABLE x; --", "]]) redis.call('FLUSHALL') --", "*", "%_", "🦀"]

@@ -26,7 +26,7 @@ from adk_runtime.sessions import (
     Session,
 )
 from tests.reliability import values
-from tests.reliability.stores import Store, durable_params, fresh_store
+from tests.stores import Store, durable_params, fresh_store
 
 Key = tuple[str, str]
 small_values = st.none() | st.integers(-5, 5) | st.text(max_size=3) | st.lists(st.booleans())

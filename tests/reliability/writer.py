@@ -16,7 +16,7 @@ import sys
 from typing import Any
 
 from adk_runtime.events import Event, EventActions
-from tests.reliability.stores import Store
+from tests.stores import Store
 
 
 def delta_for(n: int, event_id: str) -> dict[str, Any]:

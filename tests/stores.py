@@ -1,13 +1,17 @@
-"""Fresh durable stores, named by a URL, for tests that need several services or processes.
+"""The test stores, in one place: which backends exist, where their servers are, fresh stores.
 
-A :class:`Store` is what a second service object or a subprocess needs to reach the same
-data: the URL and the keyword arguments for :func:`session_service_from_url` (JSON-able, so
-it crosses a process boundary). :func:`fresh_store` makes one per durable backend and removes
-it afterwards: a SQLite file in a temp dir, a PostgreSQL database created and dropped by the
-test, or a random Redis key prefix whose keys are deleted.
+- The servers: ``ADK_RUNTIME_TEST_POSTGRES_URL`` and ``ADK_RUNTIME_TEST_REDIS_URL`` (default:
+  the local ones). A server that cannot be reached fails the tests that need it (never a skip).
+- :data:`DURABLE_BACKENDS`: the durable backends, each with a marker of the same name
+  (:func:`durable_params`), so ``pytest -m "not postgres and not redis"`` runs anywhere.
+- A :class:`Store` is what a second service object or a subprocess needs to reach the same
+  data: the URL and the keyword arguments for :func:`session_service_from_url` (JSON-able, so
+  it crosses a process boundary). :func:`fresh_store` makes one and removes it afterwards: a
+  SQLite file in a temp dir, a PostgreSQL database created and dropped by the test, or a
+  random Redis key prefix whose keys are deleted.
 
-Only backends whose URL scheme is registered (their branch is merged) are offered by
-:func:`durable_params`.
+The per-test ``session_service`` / ``artifact_service`` fixtures (``tests/backends.py``,
+``tests/artifacts/conftest.py``) use the same servers and helpers.
 """
 
 from __future__ import annotations
@@ -24,14 +28,15 @@ from typing import Any
 import pytest
 
 from adk_runtime.sessions import BaseSessionService
-from adk_runtime.sessions.registry import session_service_from_url, supported_schemes
+from adk_runtime.sessions.registry import session_service_from_url
 
 POSTGRES_URL = os.environ.get(
     "ADK_RUNTIME_TEST_POSTGRES_URL", "postgresql+asyncpg://postgres@127.0.0.1:5432/postgres"
 )
 REDIS_URL = os.environ.get("ADK_RUNTIME_TEST_REDIS_URL", "redis://127.0.0.1:6379/0")
 
-_SCHEMES = {"sqlite": "sqlite+aiosqlite", "postgres": "postgresql+asyncpg", "redis": "redis"}
+DURABLE_BACKENDS = ("sqlite", "postgres", "redis")
+"""The durable session backends (and the markers of their tests)."""
 
 
 @dataclasses.dataclass(frozen=True)
@@ -57,9 +62,8 @@ class Store:
 
 
 def durable_backends() -> list[str]:
-    """Names of the durable backends available on this branch (SQLite, PostgreSQL, Redis)."""
-    registered = set(supported_schemes())
-    return [name for name, scheme in _SCHEMES.items() if scheme in registered]
+    """Names of the durable backends (SQLite, PostgreSQL, Redis)."""
+    return list(DURABLE_BACKENDS)
 
 
 def durable_params() -> list[Any]:
@@ -131,3 +135,8 @@ async def drop_redis_prefix(url: str, prefix: str) -> None:
             await client.delete(*keys[start : start + 500])
     finally:
         await client.aclose()
+
+
+def redis_test_prefix() -> str:
+    """Return a fresh key prefix, unique to one test."""
+    return f"adktest:{uuid.uuid4().hex}:"
