@@ -1,9 +1,11 @@
 """InMemorySessionService: the whole contract, kept in this process.
 
 For tests and prototypes. It keeps every guarantee of the durable backends (atomic append,
-revisions, stale writers rejected, idempotent re-append, pagination, copies on every read),
-and stores values through the same codec, so what reads back here reads back the same on
-SQLite, PostgreSQL or Redis. One lock makes it safe across threads (``Runner.run`` runs the
+revisions, stale writers rejected, idempotent re-append, pagination, a fresh events list and
+state on every read), and stores values through the same codec, so what reads back here reads
+back the same on SQLite, PostgreSQL or Redis. Like the durable backends' session cache, it
+decodes a stored event once and shares the Event object between reads: treat committed events
+as read-only. One lock makes it safe across threads (``Runner.run`` runs the
 loop in a worker thread).
 """
 
@@ -16,7 +18,7 @@ from typing import Any
 
 from adk_runtime import codec
 from adk_runtime.errors import AlreadyExistsError, SessionNotFoundError, StaleSessionError
-from adk_runtime.events import event_from_json, event_from_stored
+from adk_runtime.events import Event, event_from_json, event_from_stored
 from adk_runtime.sessions.base import (
     AppendResult,
     BaseSessionService,
@@ -38,6 +40,12 @@ _Key = tuple[str, str, str]
 class _StoredEvent:
     json: str
     timestamp: float
+    decoded: Event | None = None  # decoded on first read, then shared by later reads
+
+    def read(self, session_id: str, position: int) -> Event:
+        if self.decoded is None:
+            self.decoded = event_from_stored(self.json, session_id, position)
+        return self.decoded
 
 
 @dataclasses.dataclass
@@ -154,7 +162,7 @@ class InMemorySessionService(BaseSessionService):
             app_name=app_name,
             user_id=user_id,
             state=state,
-            events=[event_from_stored(e.json, session_id, i) for i, e in enumerate(events)],
+            events=[event.read(session_id, i) for i, event in enumerate(events)],
             last_update_time=stored.update_time,
             revision=stored.revision,
         )
