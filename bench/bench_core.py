@@ -18,7 +18,7 @@ from adk_runtime.agents import BaseAgent, InvocationContext
 from adk_runtime.events import Event, EventActions
 from adk_runtime.runners import Runner
 from adk_runtime.sessions import InMemorySessionService
-from bench.common import Report, add_latency, google_adk_available, time_each
+from bench.common import Report, add_latency, google_adk_available, median_ms, scaled, time_each
 
 EVENTS = 1_000
 ROUNDS = 3
@@ -124,7 +124,51 @@ async def _adk_append_latency(history: int) -> list[float]:
     return await time_each(1_000, append)
 
 
+async def _reads(service: Any, event: Any, config_cls: Any) -> dict[str, list[float]]:
+    """get_session of a 1,000-event session: the last 20 events, and all of them."""
+    session = await service.create_session(app_name="bench", user_id="u", session_id="reads")
+    for i in range(1_000):
+        await service.append_event(session, event(i))
+
+    async def get(config: Any) -> None:
+        await service.get_session(app_name="bench", user_id="u", session_id="reads", config=config)
+
+    recent = config_cls(num_recent_events=20)
+    return {
+        "get_session recent-20 @1k": await time_each(scaled(300), lambda _: get(recent)),
+        "get_session full @1k": await time_each(scaled(100, 20), lambda _: get(None)),
+    }
+
+
+async def _read_figures(report: Report) -> None:
+    from adk_runtime.sessions import GetSessionConfig
+
+    def ours(i: int) -> Event:
+        delta = {"turn": i}
+        return Event(author="agent", content=_content(i), actions=EventActions(state_delta=delta))
+
+    for metric, samples in (await _reads(InMemorySessionService(), ours, GetSessionConfig)).items():
+        report.add("core", "memory", f"{metric} p50", median_ms(samples), "ms")
+    if not google_adk_available():
+        return
+    from google.adk.events import Event as AdkEvent
+    from google.adk.events import EventActions as AdkActions
+    from google.adk.sessions import InMemorySessionService as AdkService
+    from google.adk.sessions.base_session_service import GetSessionConfig as AdkConfig
+
+    def theirs(i: int) -> Any:
+        actions = AdkActions(state_delta={"turn": i})
+        return AdkEvent(author="agent", content=_content(i), actions=actions)
+
+    for metric, samples in (await _reads(AdkService(), theirs, AdkConfig)).items():
+        report.add("core", "memory", f"{metric} p50", median_ms(samples), "ms", impl="google-adk")
+        report.ratio(
+            "core", "memory", f"{metric} p50", "adk_runtime", "google-adk", higher_is_better=False
+        )
+
+
 async def run(report: Report) -> None:
+    await _read_figures(report)
     report.add("core", "memory", "Runner events/s", await _ours_runner_rate(), "events/s")
     for history in (1_000, 10_000):
         samples = await _append_latency(history)
