@@ -18,13 +18,12 @@ Targets (issue 13): events/s never falls as C rises; PostgreSQL at C=16 ≥ 0.6x
 from __future__ import annotations
 
 import asyncio
-import contextlib
 import json
 import os
 import tempfile
 import time
 import uuid
-from collections.abc import AsyncIterator, Awaitable, Callable
+from collections.abc import Awaitable, Callable
 from datetime import datetime, timezone
 from pathlib import Path
 from typing import Any
@@ -39,13 +38,10 @@ from adk_runtime.events import Event, EventActions, event_to_json
 from adk_runtime.sessions import session_service_from_url
 from adk_runtime.sessions.sql._append import _PG_APPEND
 from adk_runtime.sql.pool import POOL_DEFAULTS
-from bench.common import Report, google_adk_available, percentile, quick
+from bench.common import Report, google_adk_available, percentile, postgres_database, quick
 
 SUITE = "concurrency"
 LEVELS = (1, 16, 64, 256)
-PG_SERVER = os.environ.get(
-    "ADK_RUNTIME_TEST_POSTGRES_URL", "postgresql+asyncpg://postgres@127.0.0.1:5432/postgres"
-)
 REDIS_URL = os.environ.get("ADK_RUNTIME_BENCH_REDIS_URL", "redis://127.0.0.1:6379/0")
 REDIS_POOL = 50
 
@@ -255,19 +251,6 @@ async def _floor_sqlite(report: Report, url: str) -> None:
 # --- stores ----------------------------------------------------------------------------
 
 
-@contextlib.asynccontextmanager
-async def _postgres_url() -> AsyncIterator[str]:
-    name = f"adk_bench_conc_{uuid.uuid4().hex[:8]}"
-    dsn = make_url(PG_SERVER).set(drivername="postgresql").render_as_string(hide_password=False)
-    admin = await asyncpg.connect(dsn)
-    await admin.execute(f'CREATE DATABASE "{name}"')
-    try:
-        yield make_url(PG_SERVER).set(database=name).render_as_string(hide_password=False)
-    finally:
-        await admin.execute(f'DROP DATABASE IF EXISTS "{name}" WITH (FORCE)')
-        await admin.close()
-
-
 async def _migrate(url: str) -> None:
     from adk_runtime.sql import Database, create_engine, migrate
 
@@ -340,7 +323,7 @@ async def run(report: Report) -> None:
         await _floor_sqlite(report, url)
         await _adk(report, "sqlite", url)
         await _ratios(report, "sqlite")
-    async with _postgres_url() as url:
+    async with postgres_database("conc") as url:
         await _migrate(url)
         await _ours(report, "postgres", url)
         await _floor_postgres(report, url)

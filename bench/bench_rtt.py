@@ -10,29 +10,24 @@ sees. Targets (issue 13): append, get and list page ≤ 1.2.
 
 from __future__ import annotations
 
-import contextlib
 import os
 import statistics
 import uuid
-from collections.abc import AsyncIterator, Awaitable, Callable
+from collections.abc import Awaitable, Callable
 from typing import Any
 
-import asyncpg
 from google.genai import types
 from sqlalchemy.engine import make_url
 
 from adk_runtime.events import Event, EventActions
 from adk_runtime.sessions import GetSessionConfig, session_service_from_url
-from bench.common import Report, google_adk_available, scaled, time_each
+from bench.common import Report, google_adk_available, postgres_database, scaled, time_each
 from bench.delay_proxy import DelayProxy
 
 SUITE = "rtt"
 RTT_MS = 2.0
 HISTORY = 1000
 LISTED = 200
-PG_SERVER = os.environ.get(
-    "ADK_RUNTIME_TEST_POSTGRES_URL", "postgresql+asyncpg://postgres@127.0.0.1:5432/postgres"
-)
 REDIS_URL = os.environ.get("ADK_RUNTIME_BENCH_REDIS_URL", "redis://127.0.0.1:6379/0")
 
 Op = Callable[[int], Awaitable[Any]]
@@ -45,19 +40,6 @@ def _event(i: int, event_cls: Any = Event, actions_cls: Any = EventActions) -> A
         content=types.Content(role="model", parts=[types.Part(text=f"turn {i} " + "x" * 120)]),
         actions=actions_cls(state_delta={"turn": i, "user:last": i}),
     )
-
-
-@contextlib.asynccontextmanager
-async def _postgres_database() -> AsyncIterator[str]:
-    name = f"adk_bench_rtt_{uuid.uuid4().hex[:8]}"
-    dsn = make_url(PG_SERVER).set(drivername="postgresql").render_as_string(hide_password=False)
-    admin = await asyncpg.connect(dsn)
-    await admin.execute(f'CREATE DATABASE "{name}"')
-    try:
-        yield make_url(PG_SERVER).set(database=name).render_as_string(hide_password=False)
-    finally:
-        await admin.execute(f'DROP DATABASE IF EXISTS "{name}" WITH (FORCE)')
-        await admin.close()
 
 
 def _via(url: str, port: int) -> str:
@@ -151,7 +133,7 @@ def _adk_classes() -> tuple[Any, Any, Any]:
 
 async def run(report: Report) -> None:
     ours = (Event, EventActions, GetSessionConfig)
-    async with _postgres_database() as url:
+    async with postgres_database("rtt") as url:
         from adk_runtime.sql import Database, create_engine, migrate
 
         db = Database(create_engine(url), owns_engine=True)

@@ -11,10 +11,8 @@ extra). Then ``get_session(num_recent_events=20)`` at 1k and 10k events, a full
 from __future__ import annotations
 
 import contextlib
-import os
 import tempfile
 import time
-import uuid
 from collections.abc import AsyncIterator, Awaitable, Callable
 from datetime import datetime, timezone
 from pathlib import Path
@@ -30,14 +28,18 @@ from adk_runtime.sessions import DatabaseSessionService, GetSessionConfig
 from adk_runtime.sessions.sql.tables import events as events_table
 from adk_runtime.sessions.sql.tables import sessions as sessions_table
 from adk_runtime.sql import Database, create_engine, migrate
-from bench.common import Report, add_latency, google_adk_available, median_ms, time_each
+from bench.common import (
+    Report,
+    add_latency,
+    google_adk_available,
+    median_ms,
+    postgres_database,
+    time_each,
+)
 
 SUITE = "sql"
 APPENDS = 1000
 TEXT = "x" * 140  # with the envelope, each stored event is ~400 bytes
-SERVER = os.environ.get(
-    "ADK_RUNTIME_TEST_POSTGRES_URL", "postgresql+asyncpg://postgres@127.0.0.1:5432/postgres"
-)
 
 
 def _event(i: int) -> Event:
@@ -60,18 +62,6 @@ async def _sqlite() -> AsyncIterator[str]:
 
 def _dsn(url: str) -> str:
     return make_url(url).set(drivername="postgresql").render_as_string(hide_password=False)
-
-
-@contextlib.asynccontextmanager
-async def _postgres() -> AsyncIterator[str]:
-    name = f"adk_bench_{uuid.uuid4().hex[:8]}"
-    admin = await asyncpg.connect(_dsn(SERVER))
-    await admin.execute(f'CREATE DATABASE "{name}"')
-    try:
-        yield make_url(SERVER).set(database=name).render_as_string(hide_password=False)
-    finally:
-        await admin.execute(f'DROP DATABASE IF EXISTS "{name}" WITH (FORCE)')
-        await admin.close()
 
 
 # --- appends --------------------------------------------------------------------------------
@@ -347,7 +337,7 @@ async def run(report: Report) -> None:
     started = time.perf_counter()
     async with _sqlite() as url:
         await _backend(report, "sqlite", url)
-    async with _postgres() as url:
+    async with postgres_database("sql") as url:
         await _backend(report, "postgres", url)
     took = time.perf_counter() - started
     print(f"  (sql bench took {took:.0f} s; figures are noisy on a shared machine)")

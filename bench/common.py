@@ -10,18 +10,23 @@ modules for fewer iterations; use :func:`scaled` for counts.
 
 from __future__ import annotations
 
+import contextlib
 import dataclasses
 import json
 import os
 import platform
 import statistics
 import time
-from collections.abc import Awaitable, Callable
+import uuid
+from collections.abc import AsyncIterator, Awaitable, Callable
 from importlib import metadata
 from pathlib import Path
 from typing import Any
 
 RESULTS = Path(__file__).parent / "results"
+POSTGRES_SERVER = os.environ.get(
+    "ADK_RUNTIME_TEST_POSTGRES_URL", "postgresql+asyncpg://postgres@127.0.0.1:5432/postgres"
+)
 QUICK_ENV = "ADK_RUNTIME_BENCH_QUICK"
 
 
@@ -240,3 +245,22 @@ def google_adk_available() -> bool:
     except metadata.PackageNotFoundError:
         return False
     return True
+
+
+@contextlib.asynccontextmanager
+async def postgres_database(tag: str) -> AsyncIterator[str]:
+    """Create an empty PostgreSQL database for one benchmark, yield its URL, drop it after."""
+    import asyncpg
+    from sqlalchemy.engine import make_url
+
+    name = f"adk_bench_{tag}_{uuid.uuid4().hex[:8]}"
+    server = make_url(POSTGRES_SERVER)
+    admin = await asyncpg.connect(
+        server.set(drivername="postgresql").render_as_string(hide_password=False)
+    )
+    await admin.execute(f'CREATE DATABASE "{name}"')
+    try:
+        yield server.set(database=name).render_as_string(hide_password=False)
+    finally:
+        await admin.execute(f'DROP DATABASE IF EXISTS "{name}" WITH (FORCE)')
+        await admin.close()
