@@ -12,7 +12,11 @@ per-statement overhead is larger than the statements themselves here):
 
 - PostgreSQL: one statement (data-modifying CTEs) in autocommit mode, one round trip.
 - SQLite: the whole ``BEGIN IMMEDIATE`` … ``COMMIT`` transaction runs as one call on the
-  aiosqlite worker thread (writers serialize across processes on the file lock).
+  aiosqlite worker thread (writers serialize across processes on the file lock). That uses
+  two aiosqlite internals (``_execute``, ``_conn``) on purpose: through the public API the same
+  transaction is five awaits, each a hop to the worker thread and back. Measured on
+  2026-11-22 (2 vCPUs, WAL, a two-statement transaction): 0.12-0.13 ms per append as one call
+  against 0.41-0.44 ms through the public API, i.e. about 0.3 ms of a 0.7 ms append.
 """
 
 from __future__ import annotations
