@@ -33,6 +33,10 @@ STALE_SESSION_MESSAGE = (
     "The session has been modified in storage since it was loaded. "
     "Please reload the session before appending more events."
 )
+RECREATED_SESSION_MESSAGE = (
+    "The session was deleted and created again since it was loaded: this object belongs to "
+    "the old one. Reload the session; nothing was written."
+)
 
 
 class AdkRuntimeError(Exception):

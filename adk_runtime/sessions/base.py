@@ -108,6 +108,8 @@ class PreparedAppend:
         event: The event, its ``temp:`` keys already removed from ``actions.state_delta``.
         event_json: The event as stored (see :func:`adk_runtime.events.event_to_json`).
         expected_revision: The caller's revision; storage must still be at it.
+        incarnation: The caller's session incarnation; storage must still hold that one
+            (None: not checked, e.g. a Session built by hand).
         session_delta: Session-scoped keys, values encoded with :mod:`adk_runtime.codec`.
         app_delta: ``app:`` keys without the prefix, values encoded.
         user_delta: ``user:`` keys without the prefix, values encoded.
@@ -116,6 +118,7 @@ class PreparedAppend:
     event: Event
     event_json: str
     expected_revision: int
+    incarnation: str | None
     session_delta: dict[str, Any]
     app_delta: dict[str, Any]
     user_delta: dict[str, Any]
@@ -318,7 +321,8 @@ class BaseSessionService(abc.ABC):
 
         In one atomic step: if the event id is already stored in the session, return it with
         ``already_stored=True`` and change nothing; else if the session is gone raise
-        ``SessionNotFoundError``; else if its revision differs from
+        ``SessionNotFoundError``; else if it is another incarnation than
+        ``prepared.incarnation`` (deleted and created again) or its revision differs from
         ``prepared.expected_revision`` raise ``StaleSessionError``; else store the event with
         sequence ``expected_revision + 1``, apply the three deltas and bump the revision.
         """
@@ -415,6 +419,7 @@ def _prepare(session: Session, event: Event) -> tuple[PreparedAppend, dict[str, 
         event=event,
         event_json=event_json,
         expected_revision=session.revision,
+        incarnation=session._incarnation,
         session_delta=encoded[0],
         app_delta=encoded[1],
         user_delta=encoded[2],

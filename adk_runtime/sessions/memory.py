@@ -14,10 +14,16 @@ from __future__ import annotations
 import dataclasses
 import threading
 import time
+import uuid
 from typing import Any
 
 from adk_runtime import codec
-from adk_runtime.errors import AlreadyExistsError, SessionNotFoundError, StaleSessionError
+from adk_runtime.errors import (
+    RECREATED_SESSION_MESSAGE,
+    AlreadyExistsError,
+    SessionNotFoundError,
+    StaleSessionError,
+)
 from adk_runtime.events import Event, event_from_json, event_from_stored
 from adk_runtime.sessions.base import (
     AppendResult,
@@ -56,6 +62,7 @@ class _StoredSession:
     revision: int = 0
     events: list[_StoredEvent] = dataclasses.field(default_factory=list)
     sequence_by_id: dict[str, int] = dataclasses.field(default_factory=dict)
+    incarnation: str = dataclasses.field(default_factory=lambda: uuid.uuid4().hex)
 
 
 class InMemorySessionService(BaseSessionService):
@@ -131,6 +138,8 @@ class InMemorySessionService(BaseSessionService):
             stored = self._sessions.get(key)
             if stored is None:
                 raise SessionNotFoundError(f"Session {session.id!r} does not exist.")
+            if prepared.incarnation not in (None, stored.incarnation):
+                raise StaleSessionError(RECREATED_SESSION_MESSAGE)
             sequence = stored.sequence_by_id.get(prepared.event.id)
             if sequence is not None:
                 event = event_from_json(stored.events[sequence - 1].json)
@@ -157,7 +166,7 @@ class InMemorySessionService(BaseSessionService):
             codec.decode_state(self._app_state.get(app_name, {})),
             codec.decode_state(self._user_state.get((app_name, user_id), {})),
         )
-        return Session(
+        session = Session(
             id=session_id,
             app_name=app_name,
             user_id=user_id,
@@ -166,6 +175,8 @@ class InMemorySessionService(BaseSessionService):
             last_update_time=stored.update_time,
             revision=stored.revision,
         )
+        session._incarnation = stored.incarnation
+        return session
 
 
 def _select_events(

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from pydantic import BaseModel, ConfigDict, Field, alias_generators
+from pydantic import BaseModel, ConfigDict, Field, PrivateAttr, alias_generators
 
 from adk_runtime.events import Event
 
@@ -40,3 +40,7 @@ class Session(BaseModel):
     events: list[Event] = Field(default_factory=list)
     last_update_time: float = 0.0
     revision: int = 0
+    _incarnation: str | None = PrivateAttr(default=None)
+    """Who this session is in storage: set by the service that read or created it, and
+    different for a session deleted and created again under the same id. An append from an
+    object of another incarnation fails (``StaleSessionError``). None: not checked."""

@@ -90,7 +90,7 @@ class Lister:
             decode_pairs(reply.app_state),
             decode_pairs(reply.user_states[escape(user_id)]),
         )
-        return Session(
+        session = Session(
             id=session_id,
             app_name=self._app.app_name,
             user_id=user_id,
@@ -98,3 +98,5 @@ class Lister:
             last_update_time=score,
             revision=live.revision,
         )
+        session._incarnation = live.nonce or None
+        return session

@@ -84,6 +84,7 @@ SIGNATURES: dict[str, Signature] = {
             "session_pairs",
             "app_pairs",
             "user_pairs",
+            "incarnation",
         ),
     ),
     "create": Signature(
@@ -153,6 +154,7 @@ def append_call(
     timestamp: float,
     ttl_ms: int,
     scopes: tuple[Mapping[str, Any], Mapping[str, Any], Mapping[str, Any]],
+    incarnation: str | None,
 ) -> Call:
     """Arguments of ``append.lua``; ``scopes`` are the encoded session/app/user deltas."""
     signature = SIGNATURES["append"]
@@ -165,6 +167,7 @@ def append_call(
         "ttl_ms": ttl_ms,
         **_identity(keys),
         **counts,
+        "incarnation": incarnation or "",
     }
     return signature.build(_session_keys(keys, signature.keys), args, pairs)
 
@@ -220,13 +223,14 @@ class AppendReply:
     """What ``append.lua`` did.
 
     Attributes:
-        status: ``ok`` (stored), ``dup`` (the id was stored already), ``missing``, ``stale``.
+        status: ``ok`` (stored), ``dup`` (the id was stored already), ``missing``,
+            ``recreated`` (another incarnation of the session), ``stale``.
         sequence: The event's sequence (``ok`` and ``dup``).
         mtime: The session's update time after the script (``ok`` and ``dup``).
         stored_json: The stored event (``dup`` only).
     """
 
-    status: Literal["ok", "dup", "missing", "stale"]
+    status: Literal["ok", "dup", "missing", "recreated", "stale"]
     sequence: int = 0
     mtime: float = 0.0
     stored_json: str | None = None
@@ -241,6 +245,8 @@ def parse_append(reply: Sequence[Any]) -> AppendReply:
         return AppendReply("dup", int(reply[1]), float(reply[3]), text(reply[2]))
     if status == "missing":
         return AppendReply("missing")
+    if status == "recreated":
+        return AppendReply("recreated")
     if status == "stale":
         return AppendReply("stale")
     raise ValueError(f"unexpected append reply {status!r}")
@@ -252,7 +258,7 @@ class GetReply:
 
     Attributes:
         meta: ``[rev, ctime, mtime, nonce]`` (``nonce``: the create call's, the session's
-            identity; create replies have no nonce).
+            identity).
         states: The session, app and user state as flat ``[field, json, …]`` lists.
         events: Stored event JSON, oldest first.
     """
@@ -281,9 +287,10 @@ def parse_create(reply: Sequence[Any]) -> CreateReply:
 
 @dataclasses.dataclass(frozen=True)
 class ListedSession:
-    """A live session of a ``list.lua`` page: its revision and state pairs."""
+    """A live session of a ``list.lua`` page: its revision, identity and state pairs."""
 
     revision: int
+    nonce: str
     state: Sequence[Any]
 
 
@@ -312,7 +319,9 @@ def parse_list(reply: Sequence[Any]) -> ListReply:
         {text(users[i]): users[i + 1] for i in range(0, len(users), 2)},
         [(text(entries[i]), float(entries[i + 1])) for i in range(0, len(entries), 2)],
         {
-            text(sessions[i]): ListedSession(int(sessions[i + 1]), sessions[i + 2])
-            for i in range(0, len(sessions), 3)
+            text(sessions[i]): ListedSession(
+                int(sessions[i + 1]), text(sessions[i + 2]), sessions[i + 3]
+            )
+            for i in range(0, len(sessions), 4)
         },
     )

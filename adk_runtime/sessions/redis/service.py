@@ -75,6 +75,7 @@ from redis.driver_info import DriverInfo
 
 from adk_runtime._url_registry import REDIS_SCHEMES, url_scheme
 from adk_runtime.errors import (
+    RECREATED_SESSION_MESSAGE,
     AlreadyExistsError,
     ConfigurationError,
     SessionNotFoundError,
@@ -259,7 +260,8 @@ class RedisSessionService(BaseSessionService):
         if reply is None:
             return None
         size = sum(len(item) for item in reply.events)
-        return SessionTail(_session(keys, reply), text(reply.meta[3]), size)
+        session = _session(keys, reply)
+        return SessionTail(session, session._incarnation or "", size)
 
     async def _list_sessions(self, query: ListQuery) -> list[Session]:
         app = AppKeys(self._prefix, query.app_name)
@@ -285,6 +287,7 @@ class RedisSessionService(BaseSessionService):
             timestamp=timestamp,
             ttl_ms=self._ttl_ms,
             scopes=(prepared.session_delta, prepared.app_delta, prepared.user_delta),
+            incarnation=prepared.incarnation,
         )
         reply = protocol.parse_append(await self._call(self._scripts.append(script_keys, args)))
         if reply.status == "ok":
@@ -295,6 +298,8 @@ class RedisSessionService(BaseSessionService):
             return AppendResult(stored, reply.sequence, reply.mtime, already_stored=True)
         if reply.status == "missing":
             raise SessionNotFoundError(f"Session {session.id!r} does not exist.")
+        if reply.status == "recreated":
+            raise StaleSessionError(RECREATED_SESSION_MESSAGE)
         raise StaleSessionError()
 
 
@@ -373,7 +378,7 @@ def _event_window(config: GetSessionConfig | None) -> tuple[int, str]:
 def _session(keys: SessionKeys, reply: protocol.GetReply) -> Session:
     """Build a Session from a script's snapshot (``meta`` is ``[rev, ctime, mtime]``)."""
     session_state, app_state, user_state = (decode_pairs(pairs) for pairs in reply.states)
-    return Session(
+    session = Session(
         id=keys.session_id,
         app_name=keys.app.app_name,
         user_id=keys.user_id,
@@ -382,3 +387,5 @@ def _session(keys: SessionKeys, reply: protocol.GetReply) -> Session:
         last_update_time=float(reply.meta[2]),
         revision=int(reply.meta[0]),
     )
+    session._incarnation = text(reply.meta[3]) if reply.meta[3] is not None else None
+    return session

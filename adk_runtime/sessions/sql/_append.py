@@ -27,7 +27,7 @@ from collections.abc import Mapping
 from datetime import datetime, timezone
 from typing import Any
 
-from adk_runtime.errors import SessionNotFoundError, StaleSessionError
+from adk_runtime.errors import RECREATED_SESSION_MESSAGE, SessionNotFoundError, StaleSessionError
 from adk_runtime.events import event_from_json
 from adk_runtime.sessions.base import AppendResult, PreparedAppend
 from adk_runtime.sql.engine import Database
@@ -36,22 +36,36 @@ from adk_runtime.sql.types import SQLITE_JSON_MERGE
 __all__ = ["append"]
 
 _Key = tuple[str, str, str]
-_Explained = tuple[Any, Any, Any]  # (update_time, sequence, payload) or None fields
+# (update_time, sequence, payload, create_time); sequence and payload None when not stored
+_Explained = tuple[Any, Any, Any, Any]
 
 
 def _json(value: Mapping[str, Any]) -> str:
     return json.dumps(value, ensure_ascii=False, separators=(",", ":"))
 
 
-def _explain(key: _Key, row: _Explained | None) -> AppendResult:
+def _explain(key: _Key, row: _Explained | None, incarnation: str | None) -> AppendResult:
     if row is None:
         raise SessionNotFoundError(f"Session {key[2]!r} does not exist.")
-    update_time, sequence, payload = row
+    update_time, sequence, payload, create_time = row
+    if incarnation is not None and _utc(create_time).isoformat() != incarnation:
+        raise StaleSessionError(RECREATED_SESSION_MESSAGE)
     if sequence is None:
         raise StaleSessionError()
     return AppendResult(
         event_from_json(payload), int(sequence), _utc(update_time).timestamp(), already_stored=True
     )
+
+
+def _moment(incarnation: str | None) -> datetime | None:
+    """A SQL session's incarnation is its create time (ISO-8601, UTC)."""
+    return None if incarnation is None else datetime.fromisoformat(incarnation)
+
+
+def _moment_of(prepared: PreparedAppend) -> datetime:
+    moment = _moment(prepared.incarnation)
+    assert moment is not None
+    return moment
 
 
 def _utc(value: datetime | str) -> datetime:
@@ -75,6 +89,7 @@ WITH s AS (
       update_time = GREATEST(update_time, $4),
       state = CASE WHEN $10::jsonb IS NULL THEN state ELSE state || $10::jsonb END
   WHERE app_name = $1 AND user_id = $2 AND id = $3 AND revision = $5
+    AND ($13::timestamptz IS NULL OR create_time = $13::timestamptz)
   RETURNING revision, update_time
 ), e AS (
   INSERT INTO adk_events
@@ -97,7 +112,7 @@ SELECT revision, update_time FROM s
 _UNIQUE_VIOLATION = "23505"
 
 _PG_EXPLAIN = """
-SELECT s.update_time, e.sequence, e.payload
+SELECT s.update_time, e.sequence, e.payload, s.create_time
 FROM adk_sessions s LEFT JOIN adk_events e
   ON e.app_name = s.app_name AND e.user_id = s.user_id AND e.session_id = s.id AND e.id = $4
 WHERE s.app_name = $1 AND s.user_id = $2 AND s.id = $3
@@ -118,6 +133,7 @@ async def _append_postgresql(
         event.timestamp,
         prepared.event_json,
         *(_json(delta) if delta else None for delta in deltas),
+        _moment(prepared.incarnation),
     ]
     async with db.driver_connection() as connection:
         try:
@@ -128,7 +144,7 @@ async def _append_postgresql(
             row = None  # the event id is stored already: nothing was written
         if row is None:
             found = await connection.fetchrow(_PG_EXPLAIN, *key, event.id)
-            return _explain(key, None if found is None else tuple(found))
+            return _explain(key, None if found is None else tuple(found), prepared.incarnation)
     return AppendResult(event, row["revision"], row["update_time"].timestamp())
 
 
@@ -138,6 +154,7 @@ _SQLITE_CAS = """
 UPDATE adk_sessions
 SET revision = revision + 1, update_time = max(update_time, :now){state}
 WHERE app_name = :app AND user_id = :user AND id = :sid AND revision = :expected
+  AND (:ctime IS NULL OR create_time = :ctime)
   AND NOT EXISTS (SELECT 1 FROM adk_events
                   WHERE app_name = :app AND user_id = :user AND session_id = :sid AND id = :eid)
 RETURNING revision, update_time
@@ -214,6 +231,7 @@ async def _append_sqlite(
         "sdelta": _json(prepared.session_delta) if prepared.session_delta else None,
         "adelta": _json(prepared.app_delta) if prepared.app_delta else None,
         "udelta": _json(prepared.user_delta) if prepared.user_delta else None,
+        "ctime": None if prepared.incarnation is None else _sqlite_time(_moment_of(prepared)),
     }
     async with db.driver_connection(write=True) as connection:
         # aiosqlite runs calls on its own thread; `_execute` hands it one function and
@@ -221,7 +239,7 @@ async def _append_sqlite(
         # aiosqlite internals, stable since 0.17; every contract test goes through here.)
         outcome, row = await connection._execute(lambda: _sqlite_commit(connection._conn, params))
     if outcome == "explain":
-        return _explain(key, None if row is None else tuple(row))
+        return _explain(key, None if row is None else tuple(row), prepared.incarnation)
     return AppendResult(event, int(row[0]), _utc(row[1]).timestamp())
 
 

@@ -110,7 +110,7 @@ class DatabaseSessionService(BaseSessionService):
         if created is None:
             raise AlreadyExistsError(f"Session {prepared.session_id!r} already exists.")
         update_time, app_state, user_state = created
-        return Session(
+        session = Session(
             id=prepared.session_id,
             app_name=app_name,
             user_id=user_id,
@@ -122,6 +122,8 @@ class DatabaseSessionService(BaseSessionService):
             last_update_time=update_time.timestamp(),
             revision=0,
         )
+        session._incarnation = update_time.isoformat()  # = create_time for a new row
+        return session
 
     async def _get_session(
         self, app_name: str, user_id: str, session_id: str, config: GetSessionConfig | None
@@ -155,7 +157,7 @@ class DatabaseSessionService(BaseSessionService):
         session = _session(row)
         session.events = _decode(session_id, row.payloads)
         size = sum(len(payload) for payload in row.payloads)
-        return SessionTail(session, row.create_time.isoformat(), size)
+        return SessionTail(session, session._incarnation or "", size)
 
     async def _list_sessions(self, query: ListQuery) -> list[Session]:
         params: dict[str, Any] = {"app": query.app_name, "user": query.user_id, "limit": -1}
@@ -206,7 +208,7 @@ def _event_window(config: GetSessionConfig | None) -> tuple[bool, bool] | None:
 
 
 def _session(row: Row[Any]) -> Session:
-    return Session(
+    session = Session(
         id=row.id,
         app_name=row.app_name,
         user_id=row.user_id,
@@ -218,6 +220,8 @@ def _session(row: Row[Any]) -> Session:
         last_update_time=row.update_time.timestamp(),
         revision=row.revision,
     )
+    session._incarnation = row.create_time.isoformat()
+    return session
 
 
 def _decode(session_id: str, payloads: list[str]) -> list[Event]:

@@ -1,6 +1,7 @@
 -- Append one event to a session, atomically (see service.py for the key layout).
 -- Arguments are bound by name below; _protocol.py builds them in this order (a test checks).
--- Returns {'dup', seq, stored event, mtime} | {'missing'} | {'stale'} | {'ok', seq, mtime}.
+-- Returns {'dup', seq, stored event, mtime} | {'missing'} | {'recreated'} | {'stale'}
+-- | {'ok', seq, mtime}.
 -- Every check runs before the first write: an error can never leave half an append.
 
 local meta_key = KEYS[1]
@@ -23,16 +24,20 @@ local app_member = ARGV[7]
 local session_pairs = tonumber(ARGV[8])
 local app_pairs = tonumber(ARGV[9])
 local user_pairs = tonumber(ARGV[10])
-local first_pair = 11  -- then the pairs (field, JSON value): session, app, user
+-- incarnation: the create call's nonce the caller's object came from ('' = not checked)
+local incarnation = ARGV[11]
+local first_pair = 12  -- then the pairs (field, JSON value): session, app, user
 
-local seq = redis.call('HGET', event_ids_key, event_id)
-if seq then
-  return {'dup', seq, redis.call('LINDEX', events_key, tonumber(seq) - 1),
-          redis.call('HGET', meta_key, 'mtime')}
-end
-local meta = redis.call('HMGET', meta_key, 'rev', 'mtime')
+local meta = redis.call('HMGET', meta_key, 'rev', 'mtime', 'nonce')
 if not meta[1] then
   return {'missing'}
+end
+if incarnation ~= '' and meta[3] ~= incarnation then
+  return {'recreated'}
+end
+local seq = redis.call('HGET', event_ids_key, event_id)
+if seq then
+  return {'dup', seq, redis.call('LINDEX', events_key, tonumber(seq) - 1), meta[2]}
 end
 if meta[1] ~= expected_revision then
   return {'stale'}

@@ -24,7 +24,7 @@ local user_pairs = tonumber(ARGV[7])
 local first_pair = 8  -- then the pairs (field, JSON value): session, app, user
 
 local function snapshot()
-  return {'ok', redis.call('HMGET', meta_key, 'rev', 'ctime', 'mtime'),
+  return {'ok', redis.call('HMGET', meta_key, 'rev', 'ctime', 'mtime', 'nonce'),
           redis.call('HGETALL', state_key), redis.call('HGETALL', app_state_key),
           redis.call('HGETALL', user_state_key)}
 end

@@ -9,7 +9,8 @@
 -- listing ('' = the app-wide listing, whose members are 'user:session', both escaped).
 -- Entries of sessions whose keys expired (TTL) are dropped from both indexes.
 -- Returns {app state pairs, {escaped user, user state pairs, ...}, entries read (flat member,
---          score, ...), {member, revision, state pairs, ...} of the live sessions among them}.
+--          score, ...), {member, revision, nonce, state pairs, ...} of the live sessions among
+--          them}.
 
 local index_key = KEYS[1]
 local app_state_key = KEYS[2]
@@ -47,7 +48,8 @@ for i = 1, #entries, 2 do
     session_part = string.gsub(member, '[%%:{}]', escapes)
   end
   local suffix = owner .. ':' .. session_part
-  local revision = redis.call('HGET', base .. ':session:' .. suffix, 'rev')
+  local meta = redis.call('HMGET', base .. ':session:' .. suffix, 'rev', 'nonce')
+  local revision = meta[1]
   if revision then
     if not users[owner] then
       users[owner] = true
@@ -56,6 +58,7 @@ for i = 1, #entries, 2 do
     end
     sessions[#sessions + 1] = member
     sessions[#sessions + 1] = revision
+    sessions[#sessions + 1] = meta[2] or ''
     sessions[#sessions + 1] = redis.call('HGETALL', base .. ':state:' .. suffix)
   else
     redis.call('ZREM', base .. ':sessions:' .. owner, session_id)
