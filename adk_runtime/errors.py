@@ -10,12 +10,14 @@ URLs pass through :func:`redact_url` before they reach a message or a log line.
 
 from __future__ import annotations
 
+import math
 import re
 
 __all__ = [
     "AdkRuntimeError",
     "AlreadyExistsError",
     "BackendUnavailableError",
+    "ClaimLostError",
     "ConfigurationError",
     "InputValidationError",
     "LlmCallsLimitExceededError",
@@ -59,13 +61,41 @@ class StaleSessionError(AdkRuntimeError, ValueError):
 
 
 class SessionBusyError(StaleSessionError):
-    """Another invocation is running on this session in this process; nothing was written."""
+    """Another turn holds the session (in this process or another replica); nothing was written.
+
+    Attributes:
+        session_id: The session.
+        retry_after: Seconds after which the session is expected to be free again (the
+            holder's lease at most; sooner when its turn ends).
+    """
+
+    def __init__(self, session_id: str, retry_after: float = 1.0) -> None:
+        self.session_id = session_id
+        self.retry_after = max(retry_after, 0.0)
+        super().__init__(
+            f"Another turn is running on session {session_id!r} (in this process or on another "
+            f"replica); nothing was written. Send the message again in {_seconds(retry_after)}."
+        )
+
+
+class ClaimLostError(StaleSessionError):
+    """This turn's claim on the session expired and another turn took it; nothing was written.
+
+    The turn stopped being renewed for longer than its lease (a stalled process or a lost
+    connection), so the session was handed on. Events committed before stay.
+    """
 
     def __init__(self, session_id: str) -> None:
         super().__init__(
-            f"Another invocation is already running on session {session_id!r}. Wait for it to "
-            "finish, then send the message again."
+            f"This turn lost its claim on session {session_id!r}: it was not renewed within its "
+            "lease and another turn took the session over. Nothing more was written; reload the "
+            "session and send the message again."
         )
+
+
+def _seconds(value: float) -> str:
+    whole = max(1, math.ceil(value))
+    return f"{whole} second" + ("" if whole == 1 else "s")
 
 
 class LlmCallsLimitExceededError(AdkRuntimeError):

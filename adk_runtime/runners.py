@@ -10,10 +10,19 @@
    already holds the event.
 
 If the agent raises, what was committed stays, nothing of the failed step is stored, and the
-exception reaches the caller. Two invocations on one session never interleave: in one process
-the later one fails at once with :class:`SessionBusyError` (a ``StaleSessionError``) before
-writing anything; across processes the revision check makes the slower writer fail with
-``StaleSessionError``.
+exception reaches the caller.
+
+**One turn at a time, across replicas.** Before it loads or writes anything, a turn claims
+its session in the store (:meth:`BaseSessionService.claim_session`): a lease renewed while
+the turn runs, with a fencing token every append of the turn carries. A turn that finds the
+session held waits up to ``session_wait_seconds`` for it, then fails with
+:class:`SessionBusyError` having written nothing, so a user's message is never stored
+without its turn. A holder that crashed stops renewing; its lease runs out after
+``session_lease_seconds``.
+
+**Idempotent messages.** With ``idempotency_key`` the user's event gets that id. Sending the
+same key again on the session stores nothing and yields the events the first turn committed
+(its answer) instead of running the agent again.
 """
 
 from __future__ import annotations
@@ -22,7 +31,6 @@ import asyncio
 import contextlib
 import queue
 import threading
-import weakref
 from collections.abc import AsyncGenerator, Generator, Iterator
 from contextlib import aclosing
 from typing import Any
@@ -34,24 +42,18 @@ from adk_runtime.agents.invocation_context import InvocationContext, new_invocat
 from adk_runtime.agents.run_config import RunConfig
 from adk_runtime.artifacts.base import BaseArtifactService
 from adk_runtime.artifacts.memory import InMemoryArtifactService
-from adk_runtime.errors import SessionBusyError, SessionNotFoundError
+from adk_runtime.errors import AlreadyExistsError, SessionBusyError, SessionNotFoundError
 from adk_runtime.events import Event, EventActions
 from adk_runtime.memory.base import BaseMemoryService
 from adk_runtime.memory.in_memory import InMemoryMemoryService
 from adk_runtime.sessions._validation import validate_id, validate_session_key
 from adk_runtime.sessions.base import BaseSessionService
+from adk_runtime.sessions.claims import DEFAULT_LEASE_SECONDS, DEFAULT_WAIT_SECONDS, SessionClaim
 from adk_runtime.sessions.memory import InMemorySessionService
 from adk_runtime.sessions.session import Session
 from adk_runtime.sessions.state import State
 
 __all__ = ["InMemoryRunner", "Runner", "SessionBusyError"]
-
-_SessionKey = tuple[str, str, str]
-# Invocations in flight, per session service, so that two Runners sharing a service agree.
-_ACTIVE: weakref.WeakKeyDictionary[BaseSessionService, set[_SessionKey]] = (
-    weakref.WeakKeyDictionary()
-)
-_ACTIVE_LOCK = threading.Lock()
 
 
 class Runner:
@@ -66,6 +68,8 @@ class Runner:
         artifact_service: BaseArtifactService | None = None,
         memory_service: BaseMemoryService | None = None,
         auto_create_session: bool = False,
+        session_wait_seconds: float = DEFAULT_WAIT_SECONDS,
+        session_lease_seconds: float = DEFAULT_LEASE_SECONDS,
     ) -> None:
         """Create a runner.
 
@@ -77,6 +81,10 @@ class Runner:
             memory_service: Where memories are searched, if the agents use them.
             auto_create_session: Create a missing session instead of raising
                 ``SessionNotFoundError``.
+            session_wait_seconds: How long a turn waits for a session another turn holds
+                (here or on another replica) before failing with ``SessionBusyError``.
+            session_lease_seconds: The lease of a turn's claim on its session, renewed while
+                the turn runs: the longest a crashed process keeps a session busy.
         """
         self.app_name = validate_id(app_name, "app_name")
         self.agent = agent
@@ -84,6 +92,8 @@ class Runner:
         self.artifact_service = artifact_service
         self.memory_service = memory_service
         self.auto_create_session = auto_create_session
+        self.session_wait_seconds = session_wait_seconds
+        self.session_lease_seconds = session_lease_seconds
 
     async def run_async(
         self,
@@ -94,6 +104,7 @@ class Runner:
         state_delta: dict[str, Any] | None = None,
         run_config: RunConfig | None = None,
         invocation_id: str | None = None,
+        idempotency_key: str | None = None,
     ) -> AsyncGenerator[Event, None]:
         """Run one invocation and yield its events as they are committed.
 
@@ -104,21 +115,31 @@ class Runner:
             state_delta: State changes committed with the user's message.
             run_config: Settings of this invocation.
             invocation_id: Reuse an id (e.g. to resume a paused invocation).
+            idempotency_key: A client-chosen id of this message (an event id: at most 128
+                characters, no control characters). The user's event is stored under it; if
+                it is stored already, nothing runs and the events its turn committed are
+                yielded again.
 
         Yields:
             Each event the agent produces: partial ones at once, the others once committed.
 
         Raises:
             SessionNotFoundError: The session does not exist (and auto-creation is off).
-            SessionBusyError: Another invocation is running on this session in this process.
-            StaleSessionError: Another process wrote to the session during the invocation.
+            SessionBusyError: Another turn still held the session after
+                ``session_wait_seconds``; nothing was written.
+            StaleSessionError: The session was written without a claim during the turn.
+            ClaimLostError: This turn stalled past its lease and another turn took over.
         """
         validate_session_key(self.app_name, user_id, session_id)
         if invocation_id is not None:
             validate_id(invocation_id, "invocation_id")
+        if idempotency_key is not None:
+            validate_id(idempotency_key, "idempotency_key")
         run_config = run_config or RunConfig()
-        with self._claim((self.app_name, user_id, session_id)):
+        async with contextlib.AsyncExitStack() as stack:
+            claim = await self._claim(stack, user_id, session_id)
             session = await self._load_session(user_id, session_id, run_config)
+            session._fence = claim.token
             call_event = _function_call_event(session, new_message)
             if invocation_id is None and call_event is not None:
                 invocation_id = call_event.invocation_id  # resume the paused invocation
@@ -133,7 +154,12 @@ class Runner:
                 run_config=run_config,
             )
             if new_message is not None or state_delta:
-                await self._append_user_event(ctx, new_message, state_delta)
+                event = _user_event(ctx.invocation_id, new_message, state_delta, idempotency_key)
+                result = await self.session_service.commit_event(session, event)
+                if result.already_stored:
+                    for replayed in await self._answer_of(user_id, session_id, result.event):
+                        yield replayed
+                    return
             ctx.agent = self._find_agent_to_run(session, call_event)
             async with aclosing(ctx.agent.run_async(ctx)) as events:
                 async for event in events:
@@ -151,6 +177,7 @@ class Runner:
         new_message: types.Content | None = None,
         state_delta: dict[str, Any] | None = None,
         run_config: RunConfig | None = None,
+        idempotency_key: str | None = None,
     ) -> Generator[Event, None, None]:
         """Synchronous ``run_async``: the loop runs in a background thread.
 
@@ -165,12 +192,38 @@ class Runner:
                 new_message=new_message,
                 state_delta=state_delta,
                 run_config=run_config,
+                idempotency_key=idempotency_key,
             )
         )
         try:
             yield from stream
         finally:
             stream.close()
+
+    async def _claim(
+        self, stack: contextlib.AsyncExitStack, user_id: str, session_id: str
+    ) -> SessionClaim:
+        """Hold the session for this turn (creating it first if allowed and missing)."""
+
+        def claim() -> SessionClaim:
+            return self.session_service.claim_session(
+                app_name=self.app_name,
+                user_id=user_id,
+                session_id=session_id,
+                wait_seconds=self.session_wait_seconds,
+                lease_seconds=self.session_lease_seconds,
+            )
+
+        try:
+            return await stack.enter_async_context(claim())
+        except SessionNotFoundError:
+            if not self.auto_create_session:
+                raise self._missing(user_id, session_id) from None
+        with contextlib.suppress(AlreadyExistsError):  # another replica created it first
+            await self.session_service.create_session(
+                app_name=self.app_name, user_id=user_id, session_id=session_id
+            )
+        return await stack.enter_async_context(claim())
 
     async def _load_session(self, user_id: str, session_id: str, run_config: RunConfig) -> Session:
         session = await self.session_service.get_session(
@@ -179,30 +232,30 @@ class Runner:
             session_id=session_id,
             config=run_config.get_session_config,
         )
-        if session is not None:
-            return session
-        if not self.auto_create_session:
-            raise SessionNotFoundError(
-                f"Session {session_id!r} of user {user_id!r} in app {self.app_name!r} does not "
-                "exist. Create it first, or build the Runner with auto_create_session=True."
-            )
-        return await self.session_service.create_session(
-            app_name=self.app_name, user_id=user_id, session_id=session_id
+        if session is None:  # deleted between the claim and the read
+            raise self._missing(user_id, session_id)
+        return session
+
+    def _missing(self, user_id: str, session_id: str) -> SessionNotFoundError:
+        return SessionNotFoundError(
+            f"Session {session_id!r} of user {user_id!r} in app {self.app_name!r} does not "
+            "exist. Create it first, or build the Runner with auto_create_session=True."
         )
 
-    async def _append_user_event(
-        self,
-        ctx: InvocationContext,
-        new_message: types.Content | None,
-        state_delta: dict[str, Any] | None,
-    ) -> None:
-        event = Event(
-            invocation_id=ctx.invocation_id,
-            author="user",
-            content=new_message,
-            actions=EventActions(state_delta=dict(state_delta or {})),
+    async def _answer_of(self, user_id: str, session_id: str, message: Event) -> list[Event]:
+        """The events committed after ``message`` by its turn (an idempotent retry's answer)."""
+        session = await self.session_service.get_session(
+            app_name=self.app_name, user_id=user_id, session_id=session_id
         )
-        await self.session_service.append_event(ctx.session, event)
+        if session is None:
+            raise self._missing(user_id, session_id)
+        ids = [event.id for event in session.events]
+        start = ids.index(message.id) + 1 if message.id in ids else len(ids)
+        return [
+            event
+            for event in session.events[start:]
+            if event.invocation_id == message.invocation_id
+        ]
 
     def _find_agent_to_run(self, session: Session, call_event: Event | None = None) -> BaseAgent:
         """Pick the agent that continues the conversation.
@@ -226,19 +279,6 @@ class Runner:
             if agent is not None and _transferable_across_tree(agent):
                 return agent
         return root
-
-    @contextlib.contextmanager
-    def _claim(self, key: _SessionKey) -> Iterator[None]:
-        with _ACTIVE_LOCK:
-            active = _ACTIVE.setdefault(self.session_service, set())
-            if key in active:
-                raise SessionBusyError(key[2])
-            active.add(key)
-        try:
-            yield
-        finally:
-            with _ACTIVE_LOCK:
-                active.discard(key)
 
 
 class InMemoryRunner(Runner):
@@ -270,6 +310,23 @@ def _function_call_event(session: Session, message: types.Content | None) -> Eve
         if any(call.id in ids for call in event.get_function_calls()):
             return event
     return None
+
+
+def _user_event(
+    invocation_id: str,
+    message: types.Content | None,
+    state_delta: dict[str, Any] | None,
+    event_id: str | None,
+) -> Event:
+    event = Event(
+        invocation_id=invocation_id,
+        author="user",
+        content=message,
+        actions=EventActions(state_delta=dict(state_delta or {})),
+    )
+    if event_id is not None:
+        event.id = event_id
+    return event
 
 
 def _transferable_across_tree(agent: BaseAgent) -> bool:

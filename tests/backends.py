@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import contextlib
 import dataclasses
-from collections.abc import AsyncIterator, Callable
+from collections.abc import AsyncIterator, Callable, Iterator
 from typing import Any
 
 import pytest
@@ -19,6 +19,9 @@ from adk_runtime.sessions import BaseSessionService, DatabaseSessionService, InM
 from tests.sql_support import truncate_all
 from tests.stores import REDIS_URL, redis_test_prefix
 from tests.stores import drop_redis_prefix as drop_prefix
+
+BLOCKBUSTER: Any = None
+"""The blocking-call detector of the running test, if any (set by ``tests/conftest.py``)."""
 
 OpenService = Callable[[Any], contextlib.AbstractAsyncContextManager[BaseSessionService]]
 
@@ -98,3 +101,40 @@ BACKENDS: list[Backend] = [
     Backend("sqlite", _open_sqlite, durable=True),
     Backend("postgres", _open_postgres, durable=True),
 ]
+
+
+@contextlib.contextmanager
+def _blocking_allowed() -> Iterator[None]:
+    detector = BLOCKBUSTER
+    if detector is None:
+        yield
+        return
+    detector.deactivate()
+    try:
+        yield
+    finally:
+        detector.activate()
+
+
+@contextlib.asynccontextmanager
+async def twin(service: BaseSessionService) -> AsyncIterator[BaseSessionService]:
+    """A second service object on the same store as ``service`` (as another replica has).
+
+    The in-memory store has no second door: its twin is the service itself.
+    """
+    if isinstance(service, InMemorySessionService):
+        yield service
+        return
+    if isinstance(service, DatabaseSessionService):
+        db = await service._open()
+        with _blocking_allowed():  # opening (like the fixture's service) reads files
+            other = DatabaseSessionService(db.url)
+            await other.prepare()
+        async with other:
+            yield other
+        return
+    from adk_runtime.sessions import RedisSessionService
+
+    assert isinstance(service, RedisSessionService)
+    async with RedisSessionService(REDIS_URL, key_prefix=service._prefix) as other:
+        yield other

@@ -7,6 +7,7 @@ import pytest
 from blockbuster import BlockBuster, blockbuster_ctx
 
 from adk_runtime.sessions import BaseSessionService
+from tests import backends
 from tests.backends import BACKENDS, Backend
 from tests.sql_support import postgres_url  # noqa: F401 (a fixture)
 
@@ -45,8 +46,12 @@ def _no_blocking_calls_with_a_session_service(
         yield
         return
     request.getfixturevalue("session_service")
-    with blockbuster_ctx():
-        yield
+    with blockbuster_ctx() as bb:
+        backends.BLOCKBUSTER = bb
+        try:
+            yield
+        finally:
+            backends.BLOCKBUSTER = None
 
 
 def pytest_addoption(parser: Any) -> None:

@@ -67,6 +67,15 @@ DEFAULT_MAX_BODY_BYTES = 32 * 1024 * 1024
     show_default=True,
     help="Largest request body accepted (413 beyond it).",
 )
+@click.option(
+    "--session-wait",
+    type=click.FloatRange(0, 3600),
+    default=5.0,
+    show_default=True,
+    metavar="SECONDS",
+    help="How long a message waits for its session while another turn runs on it (on any "
+    "replica) before it gets 409 with Retry-After.",
+)
 @click.option("--log-level", default="info", show_default=True, help="uvicorn log level.")
 def serve(
     agent_spec: str,
@@ -79,6 +88,7 @@ def serve(
     auth_token: str | None,
     cache_bytes: int,
     max_body_bytes: int,
+    session_wait: float,
     log_level: str,
 ) -> None:
     """Serve an agent over HTTP (binds 127.0.0.1 unless --host says otherwise)."""
@@ -104,6 +114,7 @@ def serve(
         auth_token=auth_token,
         owns_services=True,
         max_body_bytes=max_body_bytes,
+        session_wait_seconds=session_wait,
         **services,
     )
     click.echo(

@@ -1,10 +1,11 @@
 """The FastAPI application: one agent served as one app, with ADK's ``api_server`` routes.
 
 Errors map to status codes in one place: a missing session → 404, a duplicate → 409, a stale
-or busy session → 409, bad input → 422 (with a message), the store unreachable → 503. User
-input never causes a 500. With an auth token, every route but ``/health`` (the OpenAPI docs
-too) needs ``Authorization: Bearer <token>`` (401 otherwise), checked by :mod:`._gate` before
-the body is read; bodies over ``max_body_bytes`` get 413.
+session → 409, a busy one (another turn holds it, on any replica) → 409 with ``Retry-After``,
+bad input → 422 (with a message), the store unreachable → 503. User input never causes a 500.
+With an auth token, every route but ``/health`` (the OpenAPI docs too) needs
+``Authorization: Bearer <token>`` (401 otherwise), checked by :mod:`._gate` before the body
+is read; bodies over ``max_body_bytes`` get 413.
 """
 
 from __future__ import annotations
@@ -12,6 +13,7 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import logging
+import math
 from collections.abc import AsyncIterator
 
 from fastapi import FastAPI, Request
@@ -21,15 +23,14 @@ from adk_runtime import __version__
 from adk_runtime.agents import BaseAgent
 from adk_runtime.artifacts.base import BaseArtifactService
 from adk_runtime.artifacts.memory import InMemoryArtifactService
-from adk_runtime.errors import (
-    AdkRuntimeError,
-)
+from adk_runtime.errors import AdkRuntimeError, SessionBusyError
 from adk_runtime.memory.base import BaseMemoryService
 from adk_runtime.runners import Runner
 from adk_runtime.server import artifacts_routes, run_routes, sessions_routes
 from adk_runtime.server._gate import DEFAULT_MAX_BODY_BYTES, Gate
 from adk_runtime.server._state import AdkState, ServerState, server_state, status_for
 from adk_runtime.sessions import BaseSessionService
+from adk_runtime.sessions.claims import DEFAULT_WAIT_SECONDS
 
 __all__ = ["AdkState", "ServerState", "create_app", "server_state"]
 
@@ -43,7 +44,10 @@ async def _adk_error(request: Request, exc: Exception) -> JSONResponse:
     status = status_for(exc)
     if status >= 500:
         logger.error("%s on %s %s: %s", type(exc).__name__, request.method, request.url.path, exc)
-    return JSONResponse(status_code=status, content={"detail": str(exc)})
+    headers = None
+    if isinstance(exc, SessionBusyError):
+        headers = {"Retry-After": str(max(1, math.ceil(exc.retry_after)))}
+    return JSONResponse(status_code=status, content={"detail": str(exc)}, headers=headers)
 
 
 def create_app(
@@ -56,6 +60,7 @@ def create_app(
     auth_token: str | None = None,
     owns_services: bool = False,
     max_body_bytes: int = DEFAULT_MAX_BODY_BYTES,
+    session_wait_seconds: float = DEFAULT_WAIT_SECONDS,
 ) -> FastAPI:
     """Build the HTTP API for one agent.
 
@@ -69,6 +74,8 @@ def create_app(
             this bearer token; it is checked before a request body is read.
         owns_services: Close the services when the app shuts down.
         max_body_bytes: The largest request body read (413 beyond it).
+        session_wait_seconds: How long a message waits for its session while another turn
+            runs on it (on any replica) before it is refused with 409 and ``Retry-After``.
     """
     runner = Runner(
         app_name=app_name or agent.name,
@@ -76,6 +83,7 @@ def create_app(
         session_service=session_service,
         artifact_service=artifact_service or InMemoryArtifactService(),
         memory_service=memory_service,
+        session_wait_seconds=session_wait_seconds,
     )
     state = ServerState(runner, runner.app_name, auth_token or None, owns_services)
 

@@ -3,8 +3,12 @@
 Every invocation runs in a background task that the request only reads from. A client that
 disconnects (or times out) mid-run therefore loses nothing: the invocation **runs to
 completion** and commits every event, exactly as if the client had stayed; the client can read
-the result with ``GET`` on the session. While it runs, another run on the same session gets
-409 (the session is busy). On server shutdown, running invocations get a grace period and are
+the result with ``GET`` on the session. While it runs, a message for the same session (on this
+or any other replica sharing the store) waits for it up to the server's session wait, then
+runs, or gets 409 with ``Retry-After`` having written nothing. An ``Idempotency-Key`` header
+makes a retry safe: the message is stored under that id once, and sending it again answers
+with the events its turn committed instead of running the agent again. On server shutdown,
+running invocations get a grace period and are
 then cancelled at an event boundary (what was committed stays, nothing is half-written).
 
 ``/run_sse`` answers with an error status (404, 409, 422) when the run fails before its first
@@ -20,9 +24,9 @@ import json
 import logging
 from collections.abc import AsyncIterator
 from contextlib import aclosing
-from typing import Any
+from typing import Annotated, Any
 
-from fastapi import APIRouter
+from fastapi import APIRouter, Header
 from fastapi.responses import JSONResponse, StreamingResponse
 
 from adk_runtime.agents import RunConfig, StreamingMode
@@ -41,7 +45,19 @@ class _End:
 _Item = Event | BaseException | _End
 
 
-def _start(state: ServerState, req: RunAgentRequest, streaming: bool) -> asyncio.Queue[_Item]:
+IdempotencyKey = Annotated[
+    str | None,
+    Header(
+        alias="Idempotency-Key",
+        description="A client-chosen id of this message: sent twice, it is stored and "
+        "answered once.",
+    ),
+]
+
+
+def _start(
+    state: ServerState, req: RunAgentRequest, streaming: bool, idempotency_key: str | None
+) -> asyncio.Queue[_Item]:
     """Start the invocation in the background; its events (then the end) go to the queue."""
     app_name = req.app_name or state.app_name
     state.check_app(app_name)
@@ -60,6 +76,7 @@ def _start(state: ServerState, req: RunAgentRequest, streaming: bool) -> asyncio
                 state_delta=req.state_delta,
                 run_config=run_config,
                 invocation_id=req.invocation_id,
+                idempotency_key=idempotency_key,
             )
             async with aclosing(agen) as events:
                 async for event in events:
@@ -86,9 +103,11 @@ async def _next(queue: asyncio.Queue[_Item]) -> Event | None:
 
 
 @router.post("/run")
-async def run_agent(req: RunAgentRequest, state: AdkState) -> Any:
+async def run_agent(
+    req: RunAgentRequest, state: AdkState, idempotency_key: IdempotencyKey = None
+) -> Any:
     """Run the agent and return every event of the invocation as a list."""
-    queue = _start(state, req, streaming=False)
+    queue = _start(state, req, False, idempotency_key)
     events: list[dict[str, Any]] = []
     try:
         while (event := await _next(queue)) is not None:
@@ -103,9 +122,11 @@ async def run_agent(req: RunAgentRequest, state: AdkState) -> Any:
 
 
 @router.post("/run_sse")
-async def run_agent_sse(req: RunAgentRequest, state: AdkState) -> StreamingResponse:
+async def run_agent_sse(
+    req: RunAgentRequest, state: AdkState, idempotency_key: IdempotencyKey = None
+) -> StreamingResponse:
     """Run the agent and stream its events as server-sent events."""
-    queue = _start(state, req, streaming=req.streaming)
+    queue = _start(state, req, req.streaming, idempotency_key)
     first = await _next(queue)  # errors before the first event get a proper status code
     return StreamingResponse(_stream(first, queue), media_type="text/event-stream")
 

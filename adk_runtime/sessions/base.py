@@ -20,6 +20,11 @@ Guarantees, on every backend:
    written; values are stored as JSON through :mod:`adk_runtime.codec` (never pickle).
 7. **Isolation.** ``(app_name, user_id, session_id)`` is the key.
 8. **Delete** removes the session and its events together; app and user state stay.
+9. **One turn at a time** (:meth:`BaseSessionService.claim_session`). A turn claims its
+   session in the store: a lease with an expiry (by the store's clock) and a fencing token
+   bumped by every acquisition. An append made under a claim (``session._fence``) commits
+   only while that claim is the session's latest; an append made without one is refused
+   while another turn's lease runs. A crashed holder's lease simply runs out.
 
 The public methods (google-adk's names and signatures) are concrete here and the same for
 every backend: they validate the arguments, encode what will be stored, parse page tokens,
@@ -34,6 +39,8 @@ public method            backend step
                          :mod:`adk_runtime.sessions._paging`)
 ``delete_session``       :meth:`BaseSessionService._delete_session`
 ``append_event``         :meth:`BaseSessionService._append_event` (one atomic commit)
+``claim_session``        :meth:`BaseSessionService._try_claim`, ``_extend_claim``,
+                         ``_release_claim`` (one round trip each)
 =======================  ============================================================
 
 A backend never sees an unvalidated id, an unencoded value or a raw page token.
@@ -60,12 +67,19 @@ from adk_runtime.sessions._validation import (
     validate_optional_text,
     validate_session_key,
 )
+from adk_runtime.sessions.claims import (
+    DEFAULT_LEASE_SECONDS,
+    ClaimAttempt,
+    SessionClaim,
+    SessionKey,
+)
 from adk_runtime.sessions.session import Session
 from adk_runtime.sessions.state import split_state_delta
 
 __all__ = [
     "AppendResult",
     "BaseSessionService",
+    "ClaimAttempt",
     "GetSessionConfig",
     "ListCursor",
     "ListQuery",
@@ -113,6 +127,8 @@ class PreparedAppend:
         session_delta: Session-scoped keys, values encoded with :mod:`adk_runtime.codec`.
         app_delta: ``app:`` keys without the prefix, values encoded.
         user_delta: ``user:`` keys without the prefix, values encoded.
+        fence: The caller's claim token: the session's latest claim must be this one. None:
+            written without a claim; then no other claim's lease may be running.
     """
 
     event: Event
@@ -122,6 +138,7 @@ class PreparedAppend:
     session_delta: dict[str, Any]
     app_delta: dict[str, Any]
     user_delta: dict[str, Any]
+    fence: int | None = None
 
 
 @dataclasses.dataclass(frozen=True)
@@ -327,6 +344,49 @@ class BaseSessionService(abc.ABC):
         sequence ``expected_revision + 1``, apply the three deltas and bump the revision.
         """
 
+    @abc.abstractmethod
+    async def _try_claim(self, key: SessionKey, lease_seconds: float) -> ClaimAttempt:
+        """Claim the session if no other claim's lease runs; one atomic step.
+
+        On success the session's claim token is bumped (the new token is returned) and its
+        lease runs ``lease_seconds`` from now by the store's clock. Raises
+        ``SessionNotFoundError`` when the session does not exist.
+        """
+
+    @abc.abstractmethod
+    async def _extend_claim(self, key: SessionKey, token: int, lease_seconds: float) -> bool:
+        """Restart the lease of claim ``token``; False (and no change) if it is not the latest."""
+
+    @abc.abstractmethod
+    async def _release_claim(self, key: SessionKey, token: int) -> None:
+        """End claim ``token``'s lease now if it is still the latest (else do nothing)."""
+
+    def claim_session(
+        self,
+        *,
+        app_name: str,
+        user_id: str,
+        session_id: str,
+        wait_seconds: float = 0.0,
+        lease_seconds: float = DEFAULT_LEASE_SECONDS,
+    ) -> SessionClaim:
+        """Hold the session for one turn: ``async with service.claim_session(...) as claim``.
+
+        Entering waits up to ``wait_seconds`` for another holder to finish (polling the
+        store), then raises :class:`~adk_runtime.errors.SessionBusyError`. While held, the
+        lease is renewed in the background every third of ``lease_seconds``; a holder that
+        dies stops renewing and its lease runs out. Set ``session._fence = claim.token`` on
+        the session object the turn writes with (the Runner does), so its appends fail with
+        :class:`~adk_runtime.errors.ClaimLostError` if the claim was ever taken over.
+
+        Raises:
+            SessionNotFoundError: The session does not exist (on entering).
+            SessionBusyError: Still held by another turn after ``wait_seconds`` (on entering).
+            InputValidationError: An id or a duration is malformed.
+        """
+        validate_session_key(app_name, user_id, session_id)
+        return SessionClaim(self, (app_name, user_id, session_id), wait_seconds, lease_seconds)
+
     async def append_event(self, session: Session, event: Event) -> Event:
         """Commit ``event`` to ``session`` and update the ``session`` object.
 
@@ -345,10 +405,25 @@ class BaseSessionService(abc.ABC):
         """
         if event.partial:
             return event
+        return (await self.commit_event(session, event)).event
+
+    async def commit_event(self, session: Session, event: Event) -> AppendResult:
+        """:meth:`append_event` for a non-partial event, saying what the commit did.
+
+        ``already_stored`` is True when the event id was stored before (an idempotent
+        retry): then ``event`` is the stored event and storage did not change.
+
+        Raises:
+            InputValidationError: The event is partial (partial events are never stored).
+            StaleSessionError, SessionNotFoundError, SerializationError: As
+                :meth:`append_event`.
+        """
+        if event.partial:
+            raise InputValidationError("A partial event is never stored; commit the final one.")
         prepared, temp = _prepare(session, event)
         result = await self._append_event(session, prepared)
         _apply_result(session, prepared, temp, result)
-        return result.event
+        return result
 
     async def close(self) -> None:
         """Release what the service opened (connections, clients); the default has nothing."""
@@ -420,6 +495,7 @@ def _prepare(session: Session, event: Event) -> tuple[PreparedAppend, dict[str, 
         event_json=event_json,
         expected_revision=session.revision,
         incarnation=session._incarnation,
+        fence=session._fence,
         session_delta=encoded[0],
         app_delta=encoded[1],
         user_delta=encoded[2],

@@ -21,6 +21,8 @@ from adk_runtime import codec
 from adk_runtime.errors import (
     RECREATED_SESSION_MESSAGE,
     AlreadyExistsError,
+    ClaimLostError,
+    SessionBusyError,
     SessionNotFoundError,
     StaleSessionError,
 )
@@ -28,6 +30,7 @@ from adk_runtime.events import Event, event_from_json, event_from_stored
 from adk_runtime.sessions.base import (
     AppendResult,
     BaseSessionService,
+    ClaimAttempt,
     GetSessionConfig,
     ListCursor,
     ListQuery,
@@ -63,6 +66,12 @@ class _StoredSession:
     events: list[_StoredEvent] = dataclasses.field(default_factory=list)
     sequence_by_id: dict[str, int] = dataclasses.field(default_factory=dict)
     incarnation: str = dataclasses.field(default_factory=lambda: uuid.uuid4().hex)
+    claim_token: int = 0
+    claim_until: float | None = None  # time.monotonic() when the lease runs out
+
+    def claim_held_for(self, now: float) -> float:
+        """Seconds the current claim's lease still runs (0.0 when nobody holds it)."""
+        return 0.0 if self.claim_until is None else max(self.claim_until - now, 0.0)
 
 
 class InMemorySessionService(BaseSessionService):
@@ -144,6 +153,7 @@ class InMemorySessionService(BaseSessionService):
             if sequence is not None:
                 event = event_from_json(stored.events[sequence - 1].json)
                 return AppendResult(event, sequence, stored.update_time, already_stored=True)
+            _check_claim(session.id, stored, prepared.fence)
             if stored.revision != prepared.expected_revision:
                 raise StaleSessionError()
             sequence = stored.revision + 1
@@ -158,6 +168,37 @@ class InMemorySessionService(BaseSessionService):
             stored.revision = sequence
             stored.update_time = max(time.time(), stored.update_time)
             return AppendResult(prepared.event, sequence, stored.update_time)
+
+    async def _try_claim(self, key: _Key, lease_seconds: float) -> ClaimAttempt:
+        with self._lock:
+            stored = self._existing(key)
+            now = time.monotonic()
+            held_for = stored.claim_held_for(now)
+            if held_for > 0:
+                return ClaimAttempt(None, held_for)
+            stored.claim_token += 1
+            stored.claim_until = now + lease_seconds
+            return ClaimAttempt(stored.claim_token)
+
+    async def _extend_claim(self, key: _Key, token: int, lease_seconds: float) -> bool:
+        with self._lock:
+            stored = self._sessions.get(key)
+            if stored is None or stored.claim_token != token:
+                return False
+            stored.claim_until = time.monotonic() + lease_seconds
+            return True
+
+    async def _release_claim(self, key: _Key, token: int) -> None:
+        with self._lock:
+            stored = self._sessions.get(key)
+            if stored is not None and stored.claim_token == token:
+                stored.claim_until = None
+
+    def _existing(self, key: _Key) -> _StoredSession:
+        stored = self._sessions.get(key)
+        if stored is None:
+            raise SessionNotFoundError(f"Session {key[2]!r} does not exist.")
+        return stored
 
     def _snapshot(self, key: _Key, stored: _StoredSession, events: list[_StoredEvent]) -> Session:
         app_name, user_id, session_id = key
@@ -177,6 +218,16 @@ class InMemorySessionService(BaseSessionService):
         )
         session._incarnation = stored.incarnation
         return session
+
+
+def _check_claim(session_id: str, stored: _StoredSession, fence: int | None) -> None:
+    if fence is not None:
+        if stored.claim_token != fence:
+            raise ClaimLostError(session_id)
+        return
+    held_for = stored.claim_held_for(time.monotonic())
+    if held_for > 0:
+        raise SessionBusyError(session_id, held_for)
 
 
 def _select_events(

@@ -44,3 +44,8 @@ class Session(BaseModel):
     """Who this session is in storage: set by the service that read or created it, and
     different for a session deleted and created again under the same id. An append from an
     object of another incarnation fails (``StaleSessionError``). None: not checked."""
+    _fence: int | None = PrivateAttr(default=None)
+    """The fencing token of the turn claim this object writes under (see
+    :meth:`BaseSessionService.claim_session`): an append then succeeds only while that claim
+    is the session's latest. None: written without a claim, refused while another turn holds
+    the session."""

@@ -5,7 +5,7 @@ PostgreSQL and JSON text on SQLite; :class:`DateTimeUTC` stores UTC and always r
 aware UTC ``datetime``; :func:`json_merge` is a shallow merge of two JSON objects (``||`` on
 PostgreSQL, a registered function on SQLite); :func:`text_list` aggregates text values into
 one :class:`TextList` value (an array on PostgreSQL, a JSON array on SQLite), so a parent row
-and its children come back in one statement.
+and its children come back in one statement; :func:`epoch_now` is the server's clock.
 """
 
 from __future__ import annotations
@@ -14,7 +14,7 @@ import json
 from datetime import datetime, timezone
 from typing import Any
 
-from sqlalchemy import JSON, DateTime, Text, TypeDecorator
+from sqlalchemy import JSON, DateTime, Double, Text, TypeDecorator
 from sqlalchemy.dialects.postgresql import ARRAY, JSONB
 from sqlalchemy.engine import Dialect
 from sqlalchemy.ext.compiler import compiles
@@ -22,10 +22,12 @@ from sqlalchemy.sql.compiler import SQLCompiler
 from sqlalchemy.sql.functions import GenericFunction
 
 __all__ = [
+    "EPOCH_NOW",
     "SQLITE_JSON_MERGE",
     "DateTimeUTC",
     "JSONDocument",
     "TextList",
+    "epoch_now",
     "json_merge",
     "sqlite_json_merge",
     "text_list",
@@ -137,3 +139,26 @@ def _text_list_postgresql(element: text_list, compiler: SQLCompiler, **kw: Any) 
 def _text_list_sqlite(element: text_list, compiler: SQLCompiler, **kw: Any) -> str:
     value, _order = list(element.clauses)
     return f"json_group_array({compiler.process(value, **kw)})"
+
+
+EPOCH_NOW: dict[str, str] = {
+    "postgresql": "extract(epoch from clock_timestamp())::float8",
+    "sqlite": "((julianday('now') - 2440587.5) * 86400.0)",
+}
+"""The database server's clock as float seconds since the Unix epoch, as SQL per dialect.
+
+Leases (session claims) are timed by the store's clock, so replicas whose clocks disagree
+still agree on when a lease runs out."""
+
+
+class epoch_now(GenericFunction[float]):
+    """``epoch_now()``: :data:`EPOCH_NOW` as a SQL expression."""
+
+    type = Double()
+    inherit_cache = True
+    name = "epoch_now"
+
+
+@compiles(epoch_now)
+def _epoch_now(element: epoch_now, compiler: SQLCompiler, **kw: Any) -> str:
+    return EPOCH_NOW[compiler.dialect.name]

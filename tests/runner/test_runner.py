@@ -218,7 +218,9 @@ async def test_concurrent_invocations_never_interleave(session_service: BaseSess
         return text_event("slow done")
 
     runner = await _new_runner(
-        session_service, ScriptedAgent(name="bot", script=[text_event("start"), wait])
+        session_service,
+        ScriptedAgent(name="bot", script=[text_event("start"), wait]),
+        session_wait_seconds=0.05,
     )
     first = runner.run_async(user_id="u1", session_id="s1", new_message=_message("first"))
     assert _text(await first.__anext__()) == "start"
@@ -238,20 +240,24 @@ async def test_concurrent_invocations_never_interleave(session_service: BaseSess
     assert len((await _stored(session_service)).events) == 6
 
 
-async def test_writer_outside_the_runner_makes_the_invocation_stale(
+async def test_a_writer_outside_the_turn_is_refused_while_it_runs(
     session_service: BaseSessionService,
 ) -> None:
+    refused: list[BaseException] = []
+
     async def intrude(ctx: InvocationContext) -> Event:
         other = await _stored(session_service)
-        await session_service.append_event(other, text_event("intruder"))
-        return text_event("loses")
+        try:
+            await session_service.append_event(other, text_event("intruder"))
+        except SessionBusyError as error:
+            refused.append(error)
+        return text_event("wins")
 
     runner = await _new_runner(session_service, ScriptedAgent(name="bot", script=[intrude]))
-    with pytest.raises(StaleSessionError):
-        async for _ in runner.run_async(user_id="u1", session_id="s1", new_message=_message()):
-            pass
+    _ = [e async for e in runner.run_async(user_id="u1", session_id="s1", new_message=_message())]
+    assert len(refused) == 1
     stored = await _stored(session_service)
-    assert [_text(e) for e in stored.events] == ["hello", "intruder"]
+    assert [_text(e) for e in stored.events] == ["hello", "wins"]
 
 
 async def test_agent_callbacks_write_state_and_short_circuit(

@@ -15,6 +15,7 @@ from sqlalchemy.engine import Connection
 
 from adk_runtime.errors import ConfigurationError
 from adk_runtime.sql import Database, create_engine, load_all_tables, migrate, schema
+from tests.sql.old_rows import write_old_session
 
 OURS = {"adk_artifact_heads", "adk_artifact_versions", "adk_memory_entries"}
 SESSIONS = {"adk_sessions", "adk_events", "adk_app_states", "adk_user_states"}
@@ -51,7 +52,7 @@ async def _run(db: Database, func: Any) -> Any:
 
 
 async def test_upgrade_creates_the_tables_and_the_search_index(empty_db: Database) -> None:
-    await migrate.upgrade(empty_db)
+    await migrate.upgrade(empty_db, "0002")
     assert await migrate.current_revision(empty_db) == "0002"
     schema = await _run(empty_db, _schema)
     assert set(schema) >= OURS | SESSIONS
@@ -67,13 +68,13 @@ async def test_models_and_migrations_do_not_drift(empty_db: Database) -> None:
 
 
 async def test_downgrade_to_0001_removes_only_revision_0002(empty_db: Database) -> None:
-    await migrate.upgrade(empty_db)
+    await migrate.upgrade(empty_db, "0002")
     await migrate.downgrade(empty_db, "0001")
     assert await migrate.current_revision(empty_db) == "0001"
     tables = set(await _run(empty_db, _schema))
     assert tables >= SESSIONS
     assert not (tables & (OURS | {"adk_memory_fts"}))
-    await migrate.upgrade(empty_db)
+    await migrate.upgrade(empty_db, "0002")
     assert await migrate.current_revision(empty_db) == "0002"
     await migrate.downgrade(empty_db, "base")
     assert not set(await _run(empty_db, _schema)) & (OURS | SESSIONS)
@@ -116,12 +117,7 @@ async def test_a_0001_database_upgrades_in_place_and_serves_artifacts_and_memory
     from adk_runtime.testing import text_event
 
     await migrate.upgrade(empty_db, "0001")
-    # The service runs only on the newest schema: stamp it while it writes the 0001 tables.
-    await migrate.stamp(empty_db, "head")
-    async with DatabaseSessionService(db_engine=empty_db.engine, auto_migrate=False) as sessions:
-        old = await sessions.create_session(app_name="a", user_id="u", session_id="s")
-        await sessions.append_event(old, text_event("remember the blue umbrella", role="user"))
-    await migrate.stamp(empty_db, "0001")
+    await write_old_session(empty_db, text_event("remember the blue umbrella", role="user"))
     await migrate.upgrade(empty_db)
     async with DatabaseSessionService(db_engine=empty_db.engine, auto_migrate=False) as sessions:
         loaded = await sessions.get_session(app_name="a", user_id="u", session_id="s")

@@ -15,6 +15,7 @@ from adk_runtime.errors import ConfigurationError
 from adk_runtime.events import Event, EventActions
 from adk_runtime.sessions import DatabaseSessionService
 from adk_runtime.sql import Database, create_engine, load_all_tables, migrate, schema
+from tests.sql.old_rows import write_old_session
 
 ADK_TABLES = {table.name for table in load_all_tables().sorted_tables}
 
@@ -74,15 +75,12 @@ async def test_database_at_an_older_revision_is_upgraded_in_place(empty_url: str
             await connection.execute(text("CREATE TABLE legacy_notes (id INTEGER, note TEXT)"))
             await connection.execute(text("INSERT INTO legacy_notes VALUES (1, 'keep me')"))
         await migrate.upgrade(db, "0001")
-        # Today's service only runs on the newest schema: stamp it there while it writes the
-        # session tables (all 0001 has), then go back to 0001 and upgrade for real.
-        await migrate.stamp(db, "head")
-        async with DatabaseSessionService(db_engine=db.engine, auto_migrate=False) as service:
-            old = await service.create_session(
-                app_name="a", user_id="u", session_id="s", state={"k": 1, "user:n": "x"}
-            )
-            await service.append_event(old, Event(author="user", actions=EventActions()))
-        await migrate.stamp(db, "0001")
+        await write_old_session(
+            db,
+            Event(author="user", actions=EventActions()),
+            state={"k": 1},
+            user_state={"n": "x"},
+        )
         await migrate.upgrade(db)
         async with DatabaseSessionService(db_engine=db.engine, auto_migrate=False) as service:
             loaded = await service.get_session(app_name="a", user_id="u", session_id="s")

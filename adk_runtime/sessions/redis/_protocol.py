@@ -20,15 +20,18 @@ from adk_runtime.sessions.redis._values import json_pairs, text
 __all__ = [
     "SIGNATURES",
     "AppendReply",
+    "ClaimReply",
     "CreateReply",
     "GetReply",
     "Signature",
     "append_call",
+    "claim_call",
     "create_call",
     "delete_call",
     "get_call",
     "list_call",
     "parse_append",
+    "parse_claim",
     "parse_create",
     "parse_get",
     "parse_list",
@@ -85,8 +88,10 @@ SIGNATURES: dict[str, Signature] = {
             "app_pairs",
             "user_pairs",
             "incarnation",
+            "fence",
         ),
     ),
+    "claim": Signature(keys=("meta",), args=("op", "token", "lease_ms")),
     "create": Signature(
         keys=_SESSION_KEYS,
         args=(
@@ -155,6 +160,7 @@ def append_call(
     ttl_ms: int,
     scopes: tuple[Mapping[str, Any], Mapping[str, Any], Mapping[str, Any]],
     incarnation: str | None,
+    fence: int | None,
 ) -> Call:
     """Arguments of ``append.lua``; ``scopes`` are the encoded session/app/user deltas."""
     signature = SIGNATURES["append"]
@@ -168,8 +174,48 @@ def append_call(
         **_identity(keys),
         **counts,
         "incarnation": incarnation or "",
+        "fence": "" if fence is None else str(fence),
     }
     return signature.build(_session_keys(keys, signature.keys), args, pairs)
+
+
+ClaimOp = Literal["acquire", "extend", "release"]
+
+
+def claim_call(keys: SessionKeys, op: ClaimOp, *, token: int = 0, lease_ms: int = 0) -> Call:
+    """Arguments of ``claim.lua``."""
+    args = {"op": op, "token": str(token), "lease_ms": lease_ms}
+    return SIGNATURES["claim"].build({"meta": keys.meta}, args)
+
+
+@dataclasses.dataclass(frozen=True)
+class ClaimReply:
+    """What ``claim.lua`` did.
+
+    Attributes:
+        status: ``ok`` (claimed, extended or released), ``held`` (another claim's lease runs),
+            ``lost`` (the token is no longer the latest), ``missing``.
+        token: The claim's token (``ok``).
+        held_ms: How long the other claim still holds (``held``).
+    """
+
+    status: Literal["ok", "held", "lost", "missing"]
+    token: int = 0
+    held_ms: int = 0
+
+
+def parse_claim(reply: Sequence[Any]) -> ClaimReply:
+    """Parse the reply of ``claim.lua``."""
+    status = text(reply[0])
+    if status == "ok":
+        return ClaimReply("ok", token=int(reply[1]))
+    if status == "held":
+        return ClaimReply("held", held_ms=int(float(reply[1])))
+    if status == "lost":
+        return ClaimReply("lost")
+    if status == "missing":
+        return ClaimReply("missing")
+    raise ValueError(f"unexpected claim reply {status!r}")
 
 
 def create_call(
@@ -224,16 +270,26 @@ class AppendReply:
 
     Attributes:
         status: ``ok`` (stored), ``dup`` (the id was stored already), ``missing``,
-            ``recreated`` (another incarnation of the session), ``stale``.
-        sequence: The event's sequence (``ok`` and ``dup``).
+            ``recreated`` (another incarnation of the session), ``lost`` (the caller's claim
+            was taken over), ``busy`` (another claim's lease runs), ``stale``.
+        sequence: The event's sequence (``ok`` and ``dup``); ms the other claim still holds
+            (``busy``).
         mtime: The session's update time after the script (``ok`` and ``dup``).
         stored_json: The stored event (``dup`` only).
     """
 
-    status: Literal["ok", "dup", "missing", "recreated", "stale"]
+    status: Literal["ok", "dup", "missing", "recreated", "lost", "busy", "stale"]
     sequence: int = 0
     mtime: float = 0.0
     stored_json: str | None = None
+
+
+_PLAIN_APPEND_REPLIES: dict[str, AppendReply] = {
+    "missing": AppendReply("missing"),
+    "recreated": AppendReply("recreated"),
+    "lost": AppendReply("lost"),
+    "stale": AppendReply("stale"),
+}
 
 
 def parse_append(reply: Sequence[Any]) -> AppendReply:
@@ -243,12 +299,10 @@ def parse_append(reply: Sequence[Any]) -> AppendReply:
         return AppendReply("ok", int(reply[1]), float(reply[2]))
     if status == "dup":
         return AppendReply("dup", int(reply[1]), float(reply[3]), text(reply[2]))
-    if status == "missing":
-        return AppendReply("missing")
-    if status == "recreated":
-        return AppendReply("recreated")
-    if status == "stale":
-        return AppendReply("stale")
+    if status == "busy":
+        return AppendReply("busy", int(float(reply[1])))
+    if status in _PLAIN_APPEND_REPLIES:
+        return _PLAIN_APPEND_REPLIES[status]
     raise ValueError(f"unexpected append reply {status!r}")
 
 

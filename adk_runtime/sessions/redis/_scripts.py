@@ -13,7 +13,7 @@ from typing import Any
 
 from redis.commands.core import AsyncScript
 
-_NAMES = ("append", "create", "delete", "get", "list")
+_NAMES = ("append", "claim", "create", "delete", "get", "list")
 SOURCES: dict[str, str] = {
     name: resources.files(__name__.rpartition(".")[0])
     .joinpath(f"lua/{name}.lua")
@@ -34,6 +34,7 @@ class Scripts:
     """The registered scripts of one client."""
 
     append: AsyncScript
+    claim: AsyncScript
     create: AsyncScript
     delete: AsyncScript
     get: AsyncScript

@@ -77,7 +77,9 @@ from adk_runtime._url_registry import REDIS_SCHEMES, url_scheme
 from adk_runtime.errors import (
     RECREATED_SESSION_MESSAGE,
     AlreadyExistsError,
+    ClaimLostError,
     ConfigurationError,
+    SessionBusyError,
     SessionNotFoundError,
     StaleSessionError,
     redact_url,
@@ -87,6 +89,7 @@ from adk_runtime.sessions._cache import SessionCache
 from adk_runtime.sessions.base import (
     AppendResult,
     BaseSessionService,
+    ClaimAttempt,
     GetSessionConfig,
     ListQuery,
     PreparedAppend,
@@ -288,6 +291,7 @@ class RedisSessionService(BaseSessionService):
             ttl_ms=self._ttl_ms,
             scopes=(prepared.session_delta, prepared.app_delta, prepared.user_delta),
             incarnation=prepared.incarnation,
+            fence=prepared.fence,
         )
         reply = protocol.parse_append(await self._call(self._scripts.append(script_keys, args)))
         if reply.status == "ok":
@@ -300,7 +304,36 @@ class RedisSessionService(BaseSessionService):
             raise SessionNotFoundError(f"Session {session.id!r} does not exist.")
         if reply.status == "recreated":
             raise StaleSessionError(RECREATED_SESSION_MESSAGE)
+        if reply.status == "lost":
+            raise ClaimLostError(session.id)
+        if reply.status == "busy":
+            raise SessionBusyError(session.id, reply.sequence / 1000)
         raise StaleSessionError()
+
+    async def _claim_step(
+        self, key: tuple[str, str, str], op: protocol.ClaimOp, token: int, lease_seconds: float
+    ) -> protocol.ClaimReply:
+        script_keys, args = protocol.claim_call(
+            self._keys(*key), op, token=token, lease_ms=math.ceil(lease_seconds * 1000)
+        )
+        reply = protocol.parse_claim(await self._call(self._scripts.claim(script_keys, args)))
+        if reply.status == "missing" and op == "acquire":
+            raise SessionNotFoundError(f"Session {key[2]!r} does not exist.")
+        return reply
+
+    async def _try_claim(self, key: tuple[str, str, str], lease_seconds: float) -> ClaimAttempt:
+        reply = await self._claim_step(key, "acquire", 0, lease_seconds)
+        if reply.status == "ok":
+            return ClaimAttempt(reply.token)
+        return ClaimAttempt(None, reply.held_ms / 1000)
+
+    async def _extend_claim(
+        self, key: tuple[str, str, str], token: int, lease_seconds: float
+    ) -> bool:
+        return (await self._claim_step(key, "extend", token, lease_seconds)).status == "ok"
+
+    async def _release_claim(self, key: tuple[str, str, str], token: int) -> None:
+        await self._claim_step(key, "release", token, 0.0)
 
 
 @dataclasses.dataclass(frozen=True)

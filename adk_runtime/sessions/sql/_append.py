@@ -1,11 +1,12 @@
 """The append commit, the hottest path: one transaction, as few round trips as possible.
 
 Both forms do, atomically: compare-and-set the revision (``UPDATE … WHERE revision =
-:expected`` that also checks the event id is not stored yet), insert the event with the new
-revision as its sequence, merge the session/app/user deltas in SQL (never read-modify-write
-in Python), and return the new revision and update time. When the compare-and-set matches
-nothing, one more query tells why: the event is already stored (idempotent retry), the
-session is gone, or the caller is stale.
+:expected`` that also checks the event id is not stored yet and the turn claim: the caller's
+fencing token is the latest, or without one, no other claim's lease runs), insert the event
+with the new revision as its sequence, merge the session/app/user deltas in SQL (never read-
+modify-write in Python), and return the new revision and update time. When the compare-and-
+set matches nothing, one more query tells why: the event is already stored (idempotent
+retry), the session is gone, or the caller is stale.
 
 The statements go straight to the driver connection of the engine's pool (SQLAlchemy's
 per-statement overhead is larger than the statements themselves here):
@@ -27,30 +28,42 @@ from collections.abc import Mapping
 from datetime import datetime, timezone
 from typing import Any
 
-from adk_runtime.errors import RECREATED_SESSION_MESSAGE, SessionNotFoundError, StaleSessionError
+from adk_runtime.errors import (
+    RECREATED_SESSION_MESSAGE,
+    ClaimLostError,
+    SessionBusyError,
+    SessionNotFoundError,
+    StaleSessionError,
+)
 from adk_runtime.events import event_from_json
 from adk_runtime.sessions.base import AppendResult, PreparedAppend
 from adk_runtime.sql.engine import Database
-from adk_runtime.sql.types import SQLITE_JSON_MERGE
+from adk_runtime.sql.types import EPOCH_NOW, SQLITE_JSON_MERGE
 
 __all__ = ["append"]
 
 _Key = tuple[str, str, str]
-# (update_time, sequence, payload, create_time); sequence and payload None when not stored
-_Explained = tuple[Any, Any, Any, Any]
+# (update_time, sequence, payload, create_time, claim_token, claim held for);
+# sequence and payload None when not stored
+_Explained = tuple[Any, Any, Any, Any, Any, Any]
 
 
 def _json(value: Mapping[str, Any]) -> str:
     return json.dumps(value, ensure_ascii=False, separators=(",", ":"))
 
 
-def _explain(key: _Key, row: _Explained | None, incarnation: str | None) -> AppendResult:
+def _explain(key: _Key, row: _Explained | None, prepared: PreparedAppend) -> AppendResult:
     if row is None:
         raise SessionNotFoundError(f"Session {key[2]!r} does not exist.")
-    update_time, sequence, payload, create_time = row
+    update_time, sequence, payload, create_time, claim_token, held_for = row
+    incarnation = prepared.incarnation
     if incarnation is not None and _utc(create_time).isoformat() != incarnation:
         raise StaleSessionError(RECREATED_SESSION_MESSAGE)
     if sequence is None:
+        if prepared.fence is not None and claim_token != prepared.fence:
+            raise ClaimLostError(key[2])
+        if prepared.fence is None and held_for is not None and held_for > 0:
+            raise SessionBusyError(key[2], float(held_for))
         raise StaleSessionError()
     return AppendResult(
         event_from_json(payload), int(sequence), _utc(update_time).timestamp(), already_stored=True
@@ -90,6 +103,8 @@ WITH s AS (
       state = CASE WHEN $10::jsonb IS NULL THEN state ELSE state || $10::jsonb END
   WHERE app_name = $1 AND user_id = $2 AND id = $3 AND revision = $5
     AND ($13::timestamptz IS NULL OR create_time = $13::timestamptz)
+    AND CASE WHEN $14::integer IS NULL THEN claim_until IS NULL OR claim_until <= {now}
+             ELSE claim_token = $14::integer END
   RETURNING revision, update_time
 ), e AS (
   INSERT INTO adk_events
@@ -107,16 +122,18 @@ WITH s AS (
   SET state = t.state || EXCLUDED.state, update_time = EXCLUDED.update_time
 )
 SELECT revision, update_time FROM s
-"""
+""".format(now=EPOCH_NOW["postgresql"])
 
 _UNIQUE_VIOLATION = "23505"
 
-_PG_EXPLAIN = """
-SELECT s.update_time, e.sequence, e.payload, s.create_time
+_EXPLAIN = """
+SELECT s.update_time, e.sequence, e.payload, s.create_time, s.claim_token,
+  s.claim_until - {now}
 FROM adk_sessions s LEFT JOIN adk_events e
   ON e.app_name = s.app_name AND e.user_id = s.user_id AND e.session_id = s.id AND e.id = $4
 WHERE s.app_name = $1 AND s.user_id = $2 AND s.id = $3
 """
+_PG_EXPLAIN = _EXPLAIN.format(now=EPOCH_NOW["postgresql"])
 
 
 async def _append_postgresql(
@@ -134,6 +151,7 @@ async def _append_postgresql(
         prepared.event_json,
         *(_json(delta) if delta else None for delta in deltas),
         _moment(prepared.incarnation),
+        prepared.fence,
     ]
     async with db.driver_connection() as connection:
         try:
@@ -144,7 +162,7 @@ async def _append_postgresql(
             row = None  # the event id is stored already: nothing was written
         if row is None:
             found = await connection.fetchrow(_PG_EXPLAIN, *key, event.id)
-            return _explain(key, None if found is None else tuple(found), prepared.incarnation)
+            return _explain(key, None if found is None else tuple(found), prepared)
     return AppendResult(event, row["revision"], row["update_time"].timestamp())
 
 
@@ -155,12 +173,16 @@ UPDATE adk_sessions
 SET revision = revision + 1, update_time = max(update_time, :now){state}
 WHERE app_name = :app AND user_id = :user AND id = :sid AND revision = :expected
   AND (:ctime IS NULL OR create_time = :ctime)
+  AND CASE WHEN :fence IS NULL THEN claim_until IS NULL OR claim_until <= {now}
+           ELSE claim_token = :fence END
   AND NOT EXISTS (SELECT 1 FROM adk_events
                   WHERE app_name = :app AND user_id = :user AND session_id = :sid AND id = :eid)
 RETURNING revision, update_time
 """
-_SQLITE_CAS_STATE = _SQLITE_CAS.format(state=f", state = {SQLITE_JSON_MERGE}(state, :sdelta)")
-_SQLITE_CAS_PLAIN = _SQLITE_CAS.format(state="")
+_SQLITE_CAS_STATE = _SQLITE_CAS.format(
+    state=f", state = {SQLITE_JSON_MERGE}(state, :sdelta)", now=EPOCH_NOW["sqlite"]
+)
+_SQLITE_CAS_PLAIN = _SQLITE_CAS.format(state="", now=EPOCH_NOW["sqlite"])
 _SQLITE_EVENT = """
 INSERT INTO adk_events
   (app_name, user_id, session_id, sequence, id, invocation_id, timestamp, payload)
@@ -181,7 +203,8 @@ _SQLITE_USER = _SQLITE_SCOPE.format(
     param="udelta",
     merge=SQLITE_JSON_MERGE,
 )
-_SQLITE_EXPLAIN = _PG_EXPLAIN.replace("$1", ":app").replace("$2", ":user")
+_SQLITE_EXPLAIN = _EXPLAIN.format(now=EPOCH_NOW["sqlite"])
+_SQLITE_EXPLAIN = _SQLITE_EXPLAIN.replace("$1", ":app").replace("$2", ":user")
 _SQLITE_EXPLAIN = _SQLITE_EXPLAIN.replace("$3", ":sid").replace("$4", ":eid")
 
 
@@ -232,6 +255,7 @@ async def _append_sqlite(
         "adelta": _json(prepared.app_delta) if prepared.app_delta else None,
         "udelta": _json(prepared.user_delta) if prepared.user_delta else None,
         "ctime": None if prepared.incarnation is None else _sqlite_time(_moment_of(prepared)),
+        "fence": prepared.fence,
     }
     async with db.driver_connection(write=True) as connection:
         # aiosqlite runs calls on its own thread; `_execute` hands it one function and
@@ -239,7 +263,7 @@ async def _append_sqlite(
         # aiosqlite internals, stable since 0.17; every contract test goes through here.)
         outcome, row = await connection._execute(lambda: _sqlite_commit(connection._conn, params))
     if outcome == "explain":
-        return _explain(key, None if row is None else tuple(row), prepared.incarnation)
+        return _explain(key, None if row is None else tuple(row), prepared)
     return AppendResult(event, int(row[0]), _utc(row[1]).timestamp())
 
 

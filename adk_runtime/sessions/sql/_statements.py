@@ -13,20 +13,23 @@ from typing import Any
 
 from sqlalchemy import (
     BindParameter,
+    Double,
     Integer,
     String,
     and_,
     bindparam,
     delete,
+    or_,
     select,
     tuple_,
+    update,
 )
 from sqlalchemy.dialects import postgresql, sqlite
-from sqlalchemy.sql import Delete, Select
+from sqlalchemy.sql import Delete, Select, Update
 from typing_extensions import Unpack
 
 from adk_runtime.sessions.sql.tables import app_states, events, sessions, user_states
-from adk_runtime.sql.types import DateTimeUTC, JSONDocument, json_merge, text_list
+from adk_runtime.sql.types import DateTimeUTC, JSONDocument, epoch_now, json_merge, text_list
 
 AnySelect = Select[Unpack[tuple[Any, ...]]]
 """A SELECT of any columns (SQLAlchemy's ``Select`` is generic over its column types)."""
@@ -179,3 +182,34 @@ SCOPE_STATE: dict[bool, Select[Any]] = {
     ),
 }
 """The app (False) or user (True) state row."""
+
+
+_LEASE = bindparam("lease", type_=Double)
+_TOKEN = bindparam("token", type_=Integer)
+_FREE = or_(sessions.c.claim_until.is_(None), sessions.c.claim_until <= epoch_now())
+
+CLAIM: Update = (
+    update(sessions)
+    .where(_SESSION_KEY, _FREE)
+    .values(claim_token=sessions.c.claim_token + 1, claim_until=epoch_now() + _LEASE)
+    .returning(sessions.c.claim_token)
+)
+"""Claim a session nobody holds (or whose holder's lease ran out): the new token, or no row."""
+
+CLAIM_HELD: Select[Any] = select((sessions.c.claim_until - epoch_now()).label("held_for")).where(
+    _SESSION_KEY
+)
+"""How long the current claim's lease still runs (no row: the session does not exist)."""
+
+EXTEND_CLAIM: Update = (
+    update(sessions)
+    .where(_SESSION_KEY, sessions.c.claim_token == _TOKEN)
+    .values(claim_until=epoch_now() + _LEASE)
+    .returning(sessions.c.claim_token)
+)
+"""Restart claim ``token``'s lease; no row when it is no longer the latest claim."""
+
+RELEASE_CLAIM: Update = (
+    update(sessions).where(_SESSION_KEY, sessions.c.claim_token == _TOKEN).values(claim_until=None)
+)
+"""End claim ``token``'s lease now (nothing when another claim is the latest)."""

@@ -15,12 +15,13 @@ from sqlalchemy.engine import Row
 from sqlalchemy.ext.asyncio import AsyncEngine
 
 from adk_runtime import codec
-from adk_runtime.errors import AlreadyExistsError
+from adk_runtime.errors import AlreadyExistsError, SessionNotFoundError
 from adk_runtime.events import Event, event_from_stored
 from adk_runtime.sessions._cache import SessionCache
 from adk_runtime.sessions.base import (
     AppendResult,
     BaseSessionService,
+    ClaimAttempt,
     GetSessionConfig,
     ListQuery,
     PreparedAppend,
@@ -193,9 +194,39 @@ class DatabaseSessionService(BaseSessionService):
         key = (session.app_name, session.user_id, session.id)
         return await _append.append(db, key, prepared, _now())
 
+    async def _try_claim(self, key: tuple[str, str, str], lease_seconds: float) -> ClaimAttempt:
+        params = {**_key_params(key), "lease": lease_seconds}
+        db = await self._open()
+        async with db.writer(), db.autocommit() as connection:
+            token = (await connection.execute(statements.CLAIM, params)).scalar()
+            if token is not None:
+                return ClaimAttempt(int(token))
+            held = (await connection.execute(statements.CLAIM_HELD, params)).first()
+        if held is None:
+            raise SessionNotFoundError(f"Session {key[2]!r} does not exist.")
+        return ClaimAttempt(None, max(float(held.held_for or 0.0), 0.0))
+
+    async def _extend_claim(
+        self, key: tuple[str, str, str], token: int, lease_seconds: float
+    ) -> bool:
+        params = {**_key_params(key), "token": token, "lease": lease_seconds}
+        db = await self._open()
+        async with db.writer(), db.autocommit() as connection:
+            return (await connection.execute(statements.EXTEND_CLAIM, params)).first() is not None
+
+    async def _release_claim(self, key: tuple[str, str, str], token: int) -> None:
+        params = {**_key_params(key), "token": token}
+        db = await self._open()
+        async with db.writer(), db.autocommit() as connection:
+            await connection.execute(statements.RELEASE_CLAIM, params)
+
     async def close(self) -> None:
         """Dispose the engine if this service created it."""
         await self._handle.close()
+
+
+def _key_params(key: tuple[str, str, str]) -> dict[str, Any]:
+    return {"app": key[0], "user": key[1], "sid": key[2]}
 
 
 def _event_window(config: GetSessionConfig | None) -> tuple[bool, bool] | None:

@@ -2,6 +2,9 @@
 
 - ``adk_sessions``: one row per (app_name, user_id, id) with the materialized session state,
   the integer ``revision`` (= number of events) and UTC create/update times.
+  ``claim_token`` / ``claim_until`` are the session's turn claim: the fencing token of the
+  latest claim and, while it is held, when its lease runs out (seconds since the epoch, by
+  the database's clock; NULL when released).
 - ``adk_events``: one row per committed event, keyed by the session and its gapless
   ``sequence`` (1, 2, …); the event id is unique within its session; the payload is the
   event's stored JSON text (:func:`adk_runtime.events.event_to_json`).
@@ -49,6 +52,8 @@ sessions = Table(
     Column("revision", Integer, nullable=False),
     Column("create_time", DateTimeUTC, nullable=False),
     Column("update_time", DateTimeUTC, nullable=False),
+    Column("claim_token", Integer, nullable=False, server_default="0"),
+    Column("claim_until", Double, nullable=True),
     Index(None, "app_name", "update_time", "user_id", "id"),
     Index(None, "app_name", "user_id", "update_time", "id"),
 )

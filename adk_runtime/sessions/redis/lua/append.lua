@@ -1,7 +1,7 @@
 -- Append one event to a session, atomically (see service.py for the key layout).
 -- Arguments are bound by name below; _protocol.py builds them in this order (a test checks).
--- Returns {'dup', seq, stored event, mtime} | {'missing'} | {'recreated'} | {'stale'}
--- | {'ok', seq, mtime}.
+-- Returns {'dup', seq, stored event, mtime} | {'missing'} | {'recreated'} | {'lost'}
+-- | {'busy', ms the other claim still holds} | {'stale'} | {'ok', seq, mtime}.
 -- Every check runs before the first write: an error can never leave half an append.
 
 local meta_key = KEYS[1]
@@ -26,9 +26,11 @@ local app_pairs = tonumber(ARGV[9])
 local user_pairs = tonumber(ARGV[10])
 -- incarnation: the create call's nonce the caller's object came from ('' = not checked)
 local incarnation = ARGV[11]
-local first_pair = 12  -- then the pairs (field, JSON value): session, app, user
+-- fence: the caller's claim token ('' = written without a claim)
+local fence = ARGV[12]
+local first_pair = 13  -- then the pairs (field, JSON value): session, app, user
 
-local meta = redis.call('HMGET', meta_key, 'rev', 'mtime', 'nonce')
+local meta = redis.call('HMGET', meta_key, 'rev', 'mtime', 'nonce', 'ctok', 'cuntil')
 if not meta[1] then
   return {'missing'}
 end
@@ -39,11 +41,21 @@ local seq = redis.call('HGET', event_ids_key, event_id)
 if seq then
   return {'dup', seq, redis.call('LINDEX', events_key, tonumber(seq) - 1), meta[2]}
 end
+local time = redis.call('TIME')
+if fence ~= '' then
+  if (meta[4] or '0') ~= fence then
+    return {'lost'}
+  end
+else
+  local held_ms = tonumber(meta[5] or '0') - (tonumber(time[1]) * 1000 + math.floor(tonumber(time[2]) / 1000))
+  if held_ms > 0 then
+    return {'busy', tostring(held_ms)}
+  end
+end
 if meta[1] ~= expected_revision then
   return {'stale'}
 end
 
-local time = redis.call('TIME')
 local now = time[1] .. '.' .. string.format('%06d', time[2])
 if tonumber(meta[2]) > tonumber(now) then
   now = meta[2]

@@ -1,0 +1,173 @@
+"""Session claims: one turn at a time per session, across processes and replicas.
+
+A turn holds its session through a claim kept **in the store** (the session row on SQL, the
+session's hash on Redis, the process on ``memory://``), so every process and replica sharing
+the store agrees on who holds it:
+
+- a **lease** that runs out by the store's clock unless the holder renews it (a holder that
+  crashes or loses its connection stops renewing, and the session is free again after at
+  most one lease);
+- a **fencing token**, bumped by every acquisition. The holder's appends carry its token and
+  commit only while it is the session's latest, so a holder that stalled past its lease and
+  was overtaken can never write again (:class:`~adk_runtime.errors.ClaimLostError`); an
+  append without a token is refused while another holder's lease runs.
+
+:class:`SessionClaim` is the async context manager that acquires (waiting a bounded time),
+renews in the background and releases. Each step is one round trip to the store.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import dataclasses
+import logging
+import math
+import random
+from types import TracebackType
+from typing import TYPE_CHECKING
+
+from adk_runtime.errors import BackendUnavailableError, InputValidationError, SessionBusyError
+
+if TYPE_CHECKING:
+    from adk_runtime.sessions.base import BaseSessionService
+
+__all__ = [
+    "DEFAULT_LEASE_SECONDS",
+    "DEFAULT_WAIT_SECONDS",
+    "ClaimAttempt",
+    "SessionClaim",
+    "SessionKey",
+]
+
+logger = logging.getLogger("adk_runtime.sessions")
+
+SessionKey = tuple[str, str, str]
+"""``(app_name, user_id, session_id)``."""
+
+DEFAULT_LEASE_SECONDS = 20.0
+"""How long a claim lasts without renewal: the longest a crashed holder blocks its session."""
+
+DEFAULT_WAIT_SECONDS = 5.0
+"""How long a turn waits for a busy session before giving up (the Runner's default)."""
+
+_MAX_SECONDS = 86_400.0
+_FIRST_POLL = 0.01
+_LAST_POLL = 0.25
+
+
+@dataclasses.dataclass(frozen=True)
+class ClaimAttempt:
+    """What a backend's claim step found.
+
+    Attributes:
+        token: The new fencing token when the session was claimed; None when another
+            claim's lease is still running.
+        held_for: Seconds that other lease still runs (0.0 when claimed).
+    """
+
+    token: int | None
+    held_for: float = 0.0
+
+
+def _duration(value: float, name: str, *, minimum: float) -> float:
+    if isinstance(value, bool) or not isinstance(value, (int, float)):
+        raise InputValidationError(f"{name} must be a number of seconds.")
+    if not math.isfinite(value) or not minimum <= value <= _MAX_SECONDS:
+        raise InputValidationError(f"{name} must be from {minimum} to {_MAX_SECONDS:.0f} seconds.")
+    return float(value)
+
+
+class SessionClaim:
+    """One turn's hold on a session (see the module docstring); use it with ``async with``.
+
+    Attributes:
+        token: The fencing token while held (None before entering).
+        lost: True once a renewal found the claim taken over by another turn.
+    """
+
+    def __init__(
+        self,
+        service: BaseSessionService,
+        key: SessionKey,
+        wait_seconds: float,
+        lease_seconds: float,
+    ) -> None:
+        """Prepare a claim on ``key``; nothing is sent before ``__aenter__``."""
+        self._service = service
+        self._key = key
+        self._wait = _duration(wait_seconds, "wait_seconds", minimum=0.0)
+        self._lease = _duration(lease_seconds, "lease_seconds", minimum=0.1)
+        self._renewer: asyncio.Task[None] | None = None
+        self.token: int | None = None
+        self.lost = False
+
+    async def __aenter__(self) -> SessionClaim:
+        """Acquire the claim, waiting up to ``wait_seconds`` for another holder.
+
+        Raises:
+            SessionNotFoundError: The session does not exist.
+            SessionBusyError: Another turn still holds it after the wait.
+        """
+        loop = asyncio.get_running_loop()
+        deadline = loop.time() + self._wait
+        pause = _FIRST_POLL
+        while True:
+            attempt = await self._service._try_claim(self._key, self._lease)
+            if attempt.token is not None:
+                break
+            remaining = deadline - loop.time()
+            if remaining <= 0:
+                raise SessionBusyError(self._key[2], attempt.held_for)
+            # Jittered exponential backoff: waiters on one session do not poll in step.
+            await asyncio.sleep(min(remaining, pause * random.uniform(0.5, 1.0)))
+            pause = min(pause * 2, _LAST_POLL)
+        self.token = attempt.token
+        self._renewer = loop.create_task(self._renew(attempt.token))
+        return self
+
+    async def __aexit__(
+        self,
+        exc_type: type[BaseException] | None,
+        exc: BaseException | None,
+        tb: TracebackType | None,
+    ) -> None:
+        """Stop renewing and release the claim (if the store is unreachable it runs out)."""
+        await self._stop_renewing()
+        token = self.token
+        if token is None or self.lost:
+            return
+        try:
+            await self._service._release_claim(self._key, token)
+        except BackendUnavailableError as error:
+            logger.warning(
+                "Could not release the claim on session %r (%s); it runs out in %.0f s.",
+                self._key[2],
+                type(error).__name__,
+                self._lease,
+            )
+
+    async def _stop_renewing(self) -> None:
+        renewer, self._renewer = self._renewer, None
+        if renewer is None:
+            return
+        renewer.cancel()
+        with contextlib.suppress(asyncio.CancelledError):
+            await renewer
+
+    async def _renew(self, token: int) -> None:
+        while True:
+            await asyncio.sleep(self._lease / 3)
+            try:
+                held = await self._service._extend_claim(self._key, token, self._lease)
+            except BackendUnavailableError as error:
+                logger.warning(
+                    "Could not renew the claim on session %r (%s); retrying.",
+                    self._key[2],
+                    type(error).__name__,
+                )
+                continue
+            if not held:
+                self.lost = True
+                logger.warning("The claim on session %r was taken over.", self._key[2])
+                return

@@ -1,0 +1,182 @@
+"""Session claims (DESIGN §4.11): one turn at a time per session, across service objects.
+
+Every test runs on every backend; "another replica" is a second service object on the same
+store (:func:`tests.backends.twin`), so the claim is proven to live in the store.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import uuid
+
+import pytest
+
+from adk_runtime.errors import (
+    ClaimLostError,
+    InputValidationError,
+    SessionBusyError,
+    SessionNotFoundError,
+    StaleSessionError,
+)
+from adk_runtime.events import Event, EventActions
+from adk_runtime.sessions import BaseSessionService, Session
+from tests.backends import twin
+
+APP = "claims"
+
+
+def _event(text: str) -> Event:
+    return Event(author="x", actions=EventActions(state_delta={"last": text}))
+
+
+async def _new(service: BaseSessionService) -> Session:
+    return await service.create_session(app_name=APP, user_id="u", session_id=uuid.uuid4().hex)
+
+
+async def _get(service: BaseSessionService, sid: str) -> Session:
+    session = await service.get_session(app_name=APP, user_id="u", session_id=sid)
+    assert session is not None
+    return session
+
+
+def _claim(service: BaseSessionService, sid: str, **kwargs: float):  # type: ignore[no-untyped-def]
+    return service.claim_session(app_name=APP, user_id="u", session_id=sid, **kwargs)
+
+
+async def test_a_held_session_refuses_a_second_claim_elsewhere(
+    session_service: BaseSessionService,
+) -> None:
+    sid = (await _new(session_service)).id
+    async with twin(session_service) as other, _claim(session_service, sid) as held:
+        assert held.token is not None
+        with pytest.raises(SessionBusyError) as info:
+            async with _claim(other, sid, wait_seconds=0.05):
+                pass
+        assert 0 < info.value.retry_after <= 20
+        assert isinstance(info.value, StaleSessionError)
+    # Released on exit: the other replica gets it at once, with a newer token.
+    async with twin(session_service) as other, _claim(other, sid) as next_claim:
+        assert next_claim.token is not None
+        assert next_claim.token > held.token
+
+
+async def test_a_waiting_claim_gets_the_session_when_the_holder_leaves(
+    session_service: BaseSessionService,
+) -> None:
+    sid = (await _new(session_service)).id
+    order: list[str] = []
+
+    async def first() -> None:
+        async with _claim(session_service, sid):
+            order.append("first in")
+            await asyncio.sleep(0.3)
+            order.append("first out")
+
+    async def second() -> None:
+        await asyncio.sleep(0.05)
+        async with twin(session_service) as other, _claim(other, sid, wait_seconds=5):
+            order.append("second in")
+
+    await asyncio.gather(first(), second())
+    assert order == ["first in", "first out", "second in"]
+
+
+async def test_a_crashed_holders_claim_runs_out(session_service: BaseSessionService) -> None:
+    sid = (await _new(session_service)).id
+    key = (APP, "u", sid)
+    # A holder that never renews nor releases (its process died).
+    dead = await session_service._try_claim(key, 0.3)
+    assert dead.token is not None
+    async with twin(session_service) as other:
+        with pytest.raises(SessionBusyError):
+            async with _claim(other, sid, wait_seconds=0):
+                pass
+        async with _claim(other, sid, wait_seconds=3) as claim:
+            assert claim.token is not None
+            assert claim.token > dead.token
+
+
+async def test_an_append_without_a_claim_is_refused_while_a_turn_holds_the_session(
+    session_service: BaseSessionService,
+) -> None:
+    session = await _new(session_service)
+    async with twin(session_service) as other:
+        outsider = await _get(other, session.id)
+        async with _claim(session_service, session.id) as claim:
+            session._fence = claim.token
+            with pytest.raises(SessionBusyError):
+                await other.append_event(outsider, _event("outsider"))
+            await session_service.append_event(session, _event("holder"))
+        stored = await _get(other, session.id)
+        assert [e.author for e in stored.events] == ["x"]
+        assert stored.state["last"] == "holder"
+        # Once released, a fresh unclaimed writer is accepted again.
+        await other.append_event(stored, _event("after"))
+        assert (await _get(session_service, session.id)).revision == 2
+
+
+async def test_a_holder_overtaken_after_its_lease_writes_nothing(
+    session_service: BaseSessionService,
+) -> None:
+    session = await _new(session_service)
+    key = (APP, "u", session.id)
+    stalled = await session_service._try_claim(key, 0.2)
+    session._fence = stalled.token
+    await asyncio.sleep(0.3)  # the stalled holder missed its renewals
+    async with twin(session_service) as other, _claim(other, session.id) as taker:
+        with pytest.raises(ClaimLostError):
+            await session_service.append_event(session, _event("too late"))
+        assert not await session_service._extend_claim(key, stalled.token or 0, 20)
+        fresh = await _get(other, session.id)
+        fresh._fence = taker.token
+        await other.append_event(fresh, _event("taker"))
+    stored = await _get(session_service, session.id)
+    assert stored.revision == 1
+    assert stored.state["last"] == "taker"
+
+
+async def test_an_expired_claim_not_taken_over_still_writes(
+    session_service: BaseSessionService,
+) -> None:
+    session = await _new(session_service)
+    attempt = await session_service._try_claim((APP, "u", session.id), 0.1)
+    session._fence = attempt.token
+    await asyncio.sleep(0.2)
+    await session_service.append_event(session, _event("late but alone"))
+    assert (await _get(session_service, session.id)).state["last"] == "late but alone"
+
+
+async def test_the_lease_is_renewed_while_held(session_service: BaseSessionService) -> None:
+    sid = (await _new(session_service)).id
+    async with _claim(session_service, sid, lease_seconds=0.3) as claim:
+        await asyncio.sleep(0.8)  # several leases long: only renewal keeps it
+        async with twin(session_service) as other:
+            with pytest.raises(SessionBusyError):
+                async with _claim(other, sid, wait_seconds=0):
+                    pass
+        assert not claim.lost
+
+
+async def test_claims_of_a_missing_session_and_bad_arguments(
+    session_service: BaseSessionService,
+) -> None:
+    with pytest.raises(SessionNotFoundError):
+        async with _claim(session_service, "nope"):
+            pass
+    sid = (await _new(session_service)).id
+    for bad in ({"lease_seconds": 0}, {"wait_seconds": -1}, {"lease_seconds": float("nan")}):
+        with pytest.raises(InputValidationError):
+            _claim(session_service, sid, **bad)
+    with pytest.raises(InputValidationError):
+        session_service.claim_session(app_name=APP, user_id="u", session_id="x" * 500)
+
+
+async def test_claims_do_not_touch_the_session(session_service: BaseSessionService) -> None:
+    session = await _new(session_service)
+    async with _claim(session_service, session.id):
+        pass
+    after = await _get(session_service, session.id)
+    assert after.revision == 0
+    assert after.last_update_time == session.last_update_time
+    # A session object without a fence still writes once nobody holds the session.
+    await session_service.append_event(session, _event("ok"))

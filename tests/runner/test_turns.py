@@ -1,0 +1,168 @@
+"""One turn at a time per session, across Runners on one store; idempotent messages.
+
+Two Runners on two service objects of one store stand for two replicas.
+"""
+
+from __future__ import annotations
+
+import asyncio
+from typing import Any
+
+import pytest
+from google.genai import types
+
+from adk_runtime.agents import InvocationContext
+from adk_runtime.errors import InputValidationError, SessionBusyError
+from adk_runtime.events import Event
+from adk_runtime.runners import Runner
+from adk_runtime.sessions import BaseSessionService, Session
+from adk_runtime.testing import ScriptedAgent, text_event
+from tests.backends import twin
+
+APP = "turns"
+
+
+def _message(text: str) -> types.Content:
+    return types.Content(role="user", parts=[types.Part(text=text)])
+
+
+def _text(event: Event) -> str:
+    assert event.content is not None
+    assert event.content.parts
+    return event.content.parts[0].text or ""
+
+
+async def _stored(service: BaseSessionService, sid: str = "s1") -> Session:
+    session = await service.get_session(app_name=APP, user_id="u1", session_id=sid)
+    assert session is not None
+    return session
+
+
+def _slow_agent(calls: list[str], seconds: float) -> ScriptedAgent:
+    async def slow(ctx: InvocationContext) -> Event:
+        calls.append(_text(ctx.session.events[-1]))
+        await asyncio.sleep(seconds)
+        return text_event(f"answer {len(calls)}")
+
+    return ScriptedAgent(name="bot", script=[slow])
+
+
+def _runner(service: BaseSessionService, agent: ScriptedAgent, **kwargs: Any) -> Runner:
+    return Runner(app_name=APP, agent=agent, session_service=service, **kwargs)
+
+
+async def _run(runner: Runner, text: str, **kwargs: Any) -> list[Event]:
+    return [
+        e
+        async for e in runner.run_async(
+            user_id="u1", session_id="s1", new_message=_message(text), **kwargs
+        )
+    ]
+
+
+async def test_a_message_to_a_busy_session_waits_then_runs(
+    session_service: BaseSessionService,
+) -> None:
+    await session_service.create_session(app_name=APP, user_id="u1", session_id="s1")
+    calls: list[str] = []
+    async with twin(session_service) as other:
+        first = _runner(session_service, _slow_agent(calls, 0.4))
+        second = _runner(other, _slow_agent(calls, 0.0), session_wait_seconds=5)
+
+        async def later() -> list[Event]:
+            await asyncio.sleep(0.1)
+            return await _run(second, "two")
+
+        one, two = await asyncio.gather(_run(first, "one"), later())
+    assert [_text(e) for e in one] == ["answer 1"]
+    assert [_text(e) for e in two] == ["answer 2"]
+    stored = await _stored(session_service)
+    # Never interleaved: each user message is followed by its own answer.
+    assert [_text(e) for e in stored.events] == ["one", "answer 1", "two", "answer 2"]
+    assert calls == ["one", "two"]
+
+
+async def test_a_message_refused_as_busy_stores_nothing(
+    session_service: BaseSessionService,
+) -> None:
+    await session_service.create_session(app_name=APP, user_id="u1", session_id="s1")
+    calls: list[str] = []
+    async with twin(session_service) as other:
+        first = _runner(session_service, _slow_agent(calls, 0.5))
+        impatient = _runner(other, _slow_agent(calls, 0.0), session_wait_seconds=0.1)
+
+        async def later() -> BaseException | None:
+            await asyncio.sleep(0.1)
+            try:
+                await _run(impatient, "orphan?", state_delta={"orphan": True})
+            except SessionBusyError as error:
+                return error
+            return None
+
+        _, refused = await asyncio.gather(_run(first, "one"), later())
+    assert isinstance(refused, SessionBusyError)
+    assert refused.retry_after > 0
+    stored = await _stored(session_service)
+    assert [_text(e) for e in stored.events] == ["one", "answer 1"]
+    assert "orphan" not in stored.state
+    assert calls == ["one"]
+
+
+async def test_the_same_message_sent_twice_is_stored_and_answered_once(
+    session_service: BaseSessionService,
+) -> None:
+    await session_service.create_session(app_name=APP, user_id="u1", session_id="s1")
+    calls: list[str] = []
+    async with twin(session_service) as other:
+        first = _runner(session_service, _slow_agent(calls, 0.3))
+        retry = _runner(other, _slow_agent(calls, 0.0), session_wait_seconds=5)
+
+        async def resend() -> list[Event]:
+            await asyncio.sleep(0.1)  # the client retries while the first attempt still runs
+            return await _run(retry, "hi", idempotency_key="msg-1", state_delta={"n": 1})
+
+        one, two = await asyncio.gather(
+            _run(first, "hi", idempotency_key="msg-1", state_delta={"n": 1}), resend()
+        )
+    assert calls == ["hi"]
+    assert [e.id for e in two] == [e.id for e in one]
+    assert [_text(e) for e in two] == ["answer 1"]
+    stored = await _stored(session_service)
+    assert [_text(e) for e in stored.events] == ["hi", "answer 1"]
+    assert stored.events[0].id == "msg-1"
+    # Long after, the same key still answers from storage, and a new key runs a new turn.
+    again = await _run(first, "hi", idempotency_key="msg-1")
+    assert [_text(e) for e in again] == ["answer 1"]
+    await _run(first, "next", idempotency_key="msg-2")
+    assert [_text(e) for e in (await _stored(session_service)).events] == [
+        "hi",
+        "answer 1",
+        "next",
+        "answer 2",
+    ]
+
+
+async def test_a_malformed_idempotency_key_is_refused_before_anything_is_written(
+    session_service: BaseSessionService,
+) -> None:
+    await session_service.create_session(app_name=APP, user_id="u1", session_id="s1")
+    runner = _runner(session_service, _slow_agent([], 0.0))
+    for bad in ("", "x" * 129, "a\nb"):
+        with pytest.raises(InputValidationError):
+            await _run(runner, "hi", idempotency_key=bad)
+    assert (await _stored(session_service)).events == []
+
+
+async def test_auto_create_races_between_replicas_create_once(
+    session_service: BaseSessionService,
+) -> None:
+    calls: list[str] = []
+    async with twin(session_service) as other:
+        runners = [
+            _runner(service, _slow_agent(calls, 0.05), auto_create_session=True)
+            for service in (session_service, other)
+        ]
+        await asyncio.gather(_run(runners[0], "a"), _run(runners[1], "b"))
+    stored = await _stored(session_service)
+    assert sorted(_text(e) for e in stored.events if e.author == "user") == ["a", "b"]
+    assert len(stored.events) == 4

@@ -1,0 +1,124 @@
+"""Two ``adk-runtime serve`` replicas on one store: one turn at a time, no orphans, no doubles.
+
+Each test starts two real server processes on the same SQLite file, PostgreSQL database or
+Redis key prefix, and drives them over HTTP as a load balancer would.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+from collections.abc import AsyncIterator, Iterator
+from pathlib import Path
+from typing import Any
+
+import httpx
+import pytest
+
+from tests.serving import running_server
+from tests.stores import Store, durable_params, fresh_store
+
+pytestmark = pytest.mark.timeout(180)
+
+SESSION = "/apps/echo_app/users/u/sessions/s"
+
+
+def _store_url(store: Store) -> str:
+    if store.backend == "redis":
+        return f"{store.url}?key_prefix={store.kwargs['key_prefix']}"
+    return store.url
+
+
+@contextlib.contextmanager
+def _replicas(url: str, *extra: str) -> Iterator[tuple[str, str]]:
+    args = ("--agent", "tests.server.agent:root_agent", "--session-url", url)
+    with (
+        running_server(*args, "--log-level", "warning", *extra) as a,
+        running_server(*args, "--log-level", "warning", *extra) as b,
+    ):
+        yield a, b
+
+
+@pytest.fixture(params=durable_params())
+async def store_url(request: pytest.FixtureRequest, tmp_path: Path) -> AsyncIterator[str]:
+    async with fresh_store(request.param, tmp_path) as store:
+        if store.backend == "postgres":  # serve does not migrate a server database
+            from adk_runtime.sql import Database, create_engine, migrate
+
+            db = Database(create_engine(store.url), owns_engine=True)
+            try:
+                await migrate.upgrade(db)
+            finally:
+                await db.dispose()
+        yield _store_url(store)
+
+
+def _body(text: str, **extra: Any) -> dict[str, Any]:
+    return {"userId": "u", "sessionId": "s", "newMessage": {"parts": [{"text": text}]}, **extra}
+
+
+def _texts(stored: dict[str, Any]) -> list[tuple[str, str]]:
+    return [(e["author"], e["content"]["parts"][0]["text"]) for e in stored["events"]]
+
+
+async def test_a_message_for_a_busy_session_on_another_replica_writes_nothing(
+    store_url: str,
+) -> None:
+    with _replicas(store_url, "--session-wait", "0.3") as (a, b):
+        async with httpx.AsyncClient(timeout=30) as client:
+            assert (await client.post(a + SESSION)).status_code == 200
+            slow = asyncio.ensure_future(
+                client.post(f"{a}/run", json=_body("slow 8", stateDelta={"from": "a"}))
+            )
+            await asyncio.sleep(0.7)
+            refused = await client.post(f"{b}/run", json=_body("hi", stateDelta={"from": "b"}))
+            assert refused.status_code == 409
+            assert int(refused.headers["Retry-After"]) >= 1
+            assert "another replica" in refused.json()["detail"]
+            done = await slow
+            assert done.status_code == 200
+            stored = (await client.get(b + SESSION)).json()
+    # A's message with its eight steps; nothing at all of B's refused message.
+    assert stored["revision"] == 9
+    assert [author for author, _ in _texts(stored)] == ["user"] + ["echo_app"] * 8
+    assert stored["state"]["from"] == "a"
+
+
+async def test_a_retried_message_is_stored_and_answered_once_across_replicas(
+    store_url: str,
+) -> None:
+    with _replicas(store_url) as (a, b):
+        async with httpx.AsyncClient(timeout=30) as client:
+            assert (await client.post(a + SESSION)).status_code == 200
+            headers = {"Idempotency-Key": "client-msg-1"}
+            first, second = await asyncio.gather(
+                client.post(f"{a}/run", json=_body("hello"), headers=headers),
+                client.post(f"{b}/run", json=_body("hello"), headers=headers),
+            )
+            stored = (await client.get(a + SESSION)).json()
+    assert first.status_code == second.status_code == 200
+    assert [e["id"] for e in first.json()] == [e["id"] for e in second.json()]
+    assert _texts(stored) == [("user", "hello"), ("echo_app", "echo: hello")]
+    assert stored["events"][0]["id"] == "client-msg-1"
+    assert stored["state"]["turns"] == 1
+
+
+async def test_many_concurrent_messages_on_one_session_leave_no_orphans(store_url: str) -> None:
+    with _replicas(store_url, "--session-wait", "1") as (a, b):
+        async with httpx.AsyncClient(timeout=60) as client:
+            assert (await client.post(a + SESSION)).status_code == 200
+            replies = await asyncio.gather(
+                *(client.post(f"{(a, b)[i % 2]}/run_sse", json=_body(f"m{i}")) for i in range(40))
+            )
+            stored = (await client.get(a + SESSION)).json()
+    statuses = [reply.status_code for reply in replies]
+    assert set(statuses) <= {200, 409}
+    ok = [f"m{i}" for i, status in enumerate(statuses) if status == 200]
+    texts = _texts(stored)
+    # Every stored user message is followed by its own answer; refused ones left nothing.
+    users = [text for author, text in texts if author == "user"]
+    assert sorted(users) == sorted(ok)
+    assert texts == [
+        pair for text in users for pair in (("user", text), ("echo_app", f"echo: {text}"))
+    ]
+    assert stored["state"]["turns"] == len(ok)
