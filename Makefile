@@ -7,7 +7,7 @@ BENCH_STAMP := $(VENV)/.bench-installed
 
 CORE_VENV ?= .venv-core
 
-.PHONY: install lint format typecheck test test-fast test-reliability test-core-install demo bench clean
+.PHONY: install lint format typecheck test system-deps test-fast test-reliability test-core-install demo bench clean
 
 install: $(STAMP)
 
@@ -31,8 +31,21 @@ typecheck: install
 	$(BIN)/basedpyright
 
 # Everything: lint, type check, a SQLite-only install, and the whole suite on every backend.
-test: lint typecheck test-core-install
+test: lint typecheck test-core-install system-deps
 	$(BIN)/pytest
+
+# Debian packages the tests start themselves (PgBouncer, in front of the test PostgreSQL):
+# installed when missing and this runs as root; otherwise a one-line error says what to install.
+SYSTEM_PACKAGES := pgbouncer
+system-deps:
+	@missing=""; for p in $(SYSTEM_PACKAGES); do \
+	  command -v $$p >/dev/null 2>&1 || test -x /usr/sbin/$$p || missing="$$missing $$p"; done; \
+	if [ -n "$$missing" ]; then \
+	  if [ "$$(id -u)" = 0 ] && command -v apt-get >/dev/null 2>&1; then \
+	    echo "installing Debian packages for the tests:$$missing"; \
+	    apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq $$missing >/dev/null; \
+	  else echo "missing:$$missing -- install the Debian package(s) (apt-get install$$missing)" >&2; exit 1; fi; \
+	fi
 
 # The core package alone (no extra) in a venv of its own: SQLite works, missing extras say so.
 test-core-install:

@@ -70,10 +70,19 @@ def _is_unavailable(error: BaseException) -> bool:
     return is_driver_disconnect(orig) if isinstance(orig, BaseException) else False
 
 
+_POOLER = (
+    "its prepared statements collide or vanish between statements, as behind PgBouncer in "
+    "transaction pooling mode; add ?statement_cache_size=0 to the URL (nothing was written)"
+)
 _CONFIGURATION_SQLSTATES = {
     "3D000": "the database does not exist; create it first (e.g. createdb)",
     "28000": "the server rejected the user (check the user name and pg_hba.conf)",
     "28P01": "password authentication failed",
+    # Prepared statements that vanish or collide between statements: the connection goes
+    # through a transaction-pooling proxy (PgBouncer) that hands each statement another
+    # server connection.
+    "42P05": _POOLER,
+    "26000": _POOLER,
 }
 
 
