@@ -1,0 +1,40 @@
+"""Behaviours google-adk 2.13's own tests pin down, on a scripted model."""
+
+from __future__ import annotations
+
+from google.genai import types
+
+from adk_runtime.agents import LlmAgent
+from adk_runtime.sessions import InMemorySessionService
+from adk_runtime.testing import ScriptedModel
+from adk_runtime.tools import ToolContext
+from tests.llm.helpers import send, start, stored
+
+
+def lookup(city: str, tool_context: ToolContext) -> dict[str, str]:
+    """Look up the weather of a city."""
+    return {"city": city, "weather": "sunny"}
+
+
+def _ids(contents: list[types.Content]) -> list[str | None]:
+    ids: list[str | None] = []
+    for content in contents:
+        for part in content.parts or []:
+            item = part.function_call or part.function_response
+            if item is not None:
+                ids.append(item.id)
+    return ids
+
+
+async def test_runtime_minted_call_ids_are_not_sent_to_the_model() -> None:
+    call = types.Part(function_call=types.FunctionCall(name="lookup", args={"city": "Oslo"}))
+    model = ScriptedModel(replies=[call, "It is sunny."])
+    runner = await start(
+        LlmAgent(name="root", model=model, tools=[lookup]), InMemorySessionService()
+    )
+    await send(runner, "weather in Oslo?")
+    session = await stored(runner)
+    minted = _ids([e.content for e in session.events if e.content is not None])
+    assert len(minted) == 2
+    assert all(i is not None and i.startswith("adk-") for i in minted)  # kept in the history
+    assert _ids(model.requests[1].contents) == [None, None]  # not sent to the model
