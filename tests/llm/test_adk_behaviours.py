@@ -2,9 +2,13 @@
 
 from __future__ import annotations
 
-from google.genai import types
+import sys
 
-from adk_runtime.agents import LlmAgent
+import pytest
+from google.genai import types
+from pydantic import ValidationError
+
+from adk_runtime.agents import LlmAgent, RunConfig
 from adk_runtime.sessions import InMemorySessionService
 from adk_runtime.testing import ScriptedModel
 from adk_runtime.tools import ToolContext
@@ -38,3 +42,10 @@ async def test_runtime_minted_call_ids_are_not_sent_to_the_model() -> None:
     assert len(minted) == 2
     assert all(i is not None and i.startswith("adk-") for i in minted)  # kept in the history
     assert _ids(model.requests[1].contents) == [None, None]  # not sent to the model
+
+
+def test_max_llm_calls_of_sys_maxsize_is_rejected() -> None:
+    with pytest.raises(ValidationError, match=r"max_llm_calls must be below sys\.maxsize"):
+        RunConfig(max_llm_calls=sys.maxsize)
+    assert RunConfig(max_llm_calls=sys.maxsize - 1).max_llm_calls == sys.maxsize - 1
+    assert RunConfig(max_llm_calls=0).max_llm_calls == 0  # no bound
