@@ -22,7 +22,9 @@ class FunctionTool(BaseTool):
 
     The declaration comes from the signature, the type hints and the docstring. The
     arguments the model sends are validated and coerced to the annotated types (a bad call
-    is answered with an error the model sees). A ``tool_context: ToolContext`` parameter is
+    is answered with an error the model sees; a call that leaves out required parameters is
+    answered, as in google-adk, by naming them and asking the model to call again with all
+    of them). A ``tool_context: ToolContext`` parameter is
     filled in by the runtime. A sync function runs in a worker thread, never on the loop.
     """
 
@@ -45,6 +47,9 @@ class FunctionTool(BaseTool):
 
     async def run_async(self, *, args: dict[str, Any], tool_context: ToolContext) -> Any:
         """Call the function with the validated ``args`` (and the context if it asks for it)."""
+        missing = self._signature.missing(args)
+        if missing:
+            return {"error": _missing_arguments_message(self.name, missing)}
         try:
             kwargs = self._signature.validate(args)
         except pydantic.ValidationError as exc:
@@ -59,3 +64,11 @@ class FunctionTool(BaseTool):
         if isinstance(result, pydantic.BaseModel):
             return result.model_dump(mode="json")
         return result
+
+
+def _missing_arguments_message(name: str, missing: list[str]) -> str:
+    listed = "\n".join(f"- {param}" for param in missing)
+    return (
+        f"The tool `{name}` did not run: these required parameters were not given:\n{listed}\n"
+        f"Call `{name}` again, this time passing every required parameter."
+    )

@@ -49,3 +49,31 @@ def test_max_llm_calls_of_sys_maxsize_is_rejected() -> None:
         RunConfig(max_llm_calls=sys.maxsize)
     assert RunConfig(max_llm_calls=sys.maxsize - 1).max_llm_calls == sys.maxsize - 1
     assert RunConfig(max_llm_calls=0).max_llm_calls == 0  # no bound
+
+
+def book(flight: str, seats: int, window: bool = False) -> dict[str, object]:
+    """Book seats on a flight."""
+    return {"flight": flight, "seats": seats, "window": window}
+
+
+async def test_missing_required_arguments_ask_the_model_to_call_again() -> None:
+    call = types.Part(function_call=types.FunctionCall(name="book", args={"window": True}))
+    retry = types.Part(
+        function_call=types.FunctionCall(name="book", args={"flight": "SK1", "seats": 2})
+    )
+    model = ScriptedModel(replies=[call, retry, "Booked."])
+    runner = await start(LlmAgent(name="root", model=model, tools=[book]), InMemorySessionService())
+    await send(runner, "book SK1")
+    first = model.requests[1].contents[-1].parts
+    assert first is not None
+    assert first[0].function_response is not None
+    error = (first[0].function_response.response or {})["error"]
+    assert "flight" in error
+    assert "seats" in error
+    assert "window" not in error  # it has a default
+    assert "again" in error  # tells the model to retry
+    assert "Field required" not in error  # not pydantic's wording
+    second = model.requests[2].contents[-1].parts
+    assert second is not None
+    assert second[0].function_response is not None
+    assert second[0].function_response.response == {"flight": "SK1", "seats": 2, "window": False}

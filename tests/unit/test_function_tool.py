@@ -47,6 +47,11 @@ async def test_arguments_are_validated_and_coerced() -> None:
         tool_context=None,  # type: ignore[arg-type]
     )
     assert result == {"item": "book", "city": "Oslo", "quantity": 2, "speed": "slow"}
-    bad = await tool.run_async(args={"item": "book", "speed": "warp"}, tool_context=None)  # type: ignore[arg-type]
-    assert "address" in bad["error"]
+    bad = await tool.run_async(
+        args={"item": "book", "address": {"city": "Oslo"}, "speed": "warp"},
+        tool_context=None,  # type: ignore[arg-type]
+    )
     assert "speed" in bad["error"]
+    missing = await tool.run_async(args={"speed": "warp"}, tool_context=None)  # type: ignore[arg-type]
+    assert "- item\n- address\n" in missing["error"]  # required parameters first, named
+    assert "speed" not in missing["error"]
