@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import functools
 import inspect
 from collections.abc import Callable
 from typing import Any
@@ -31,7 +32,7 @@ class FunctionTool(BaseTool):
     def __init__(self, func: Callable[..., Any], *, require_confirmation: bool = False) -> None:
         """Wrap ``func``; its ``__name__`` is the tool's name."""
         name = getattr(func, "__name__", None) or type(func).__name__
-        super().__init__(name=name, description=inspect.getdoc(func) or "")
+        super().__init__(name=name, description=_docstring(func))
         self.func = func
         self._signature = Signature(func, self.name, self.description)
         self._declaration: types.FunctionDeclaration | None = None
@@ -64,6 +65,21 @@ class FunctionTool(BaseTool):
         if isinstance(result, pydantic.BaseModel):
             return result.model_dump(mode="json")
         return result
+
+
+def _docstring(func: Callable[..., Any]) -> str:
+    """The description the model sees, as google-adk finds it.
+
+    A function's docstring; for a ``functools.partial``, the wrapped callable's; for a
+    callable object, its class's docstring or else its ``__call__``'s.
+    """
+    if isinstance(func, functools.partial):
+        wrapped: Callable[..., Any] = func.func
+        return _docstring(wrapped)
+    doc = inspect.getdoc(func)
+    if not doc and not inspect.isroutine(func) and not inspect.isclass(func):
+        doc = inspect.getdoc(type(func).__call__)
+    return doc or ""
 
 
 def _missing_arguments_message(name: str, missing: list[str]) -> str:
