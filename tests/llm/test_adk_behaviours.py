@@ -11,7 +11,7 @@ from pydantic import ValidationError
 from adk_runtime.agents import LlmAgent, RunConfig
 from adk_runtime.sessions import InMemorySessionService
 from adk_runtime.testing import ScriptedModel
-from adk_runtime.tools import ToolContext
+from adk_runtime.tools import LongRunningFunctionTool, ToolContext
 from tests.llm.helpers import send, start, stored
 
 
@@ -77,3 +77,21 @@ async def test_missing_required_arguments_ask_the_model_to_call_again() -> None:
     assert second is not None
     assert second[0].function_response is not None
     assert second[0].function_response.response == {"flight": "SK1", "seats": 2, "window": False}
+
+
+async def test_a_pending_long_running_result_ends_the_turn_without_a_second_model_call() -> None:
+    # An intentional difference from google-adk (README, "Porting from google-adk").
+    def ask_approval(amount: int) -> dict[str, str]:
+        """Ask a manager to approve a refund."""
+        return {"status": "pending"}
+
+    call = types.Part(
+        function_call=types.FunctionCall(id="lr-1", name="ask_approval", args={"amount": 5})
+    )
+    model = ScriptedModel(replies=[call, "waiting for approval"])
+    agent = LlmAgent(name="root", model=model, tools=[LongRunningFunctionTool(ask_approval)])
+    runner = await start(agent, InMemorySessionService())
+    events = await send(runner, "refund 5")
+    assert len(model.requests) == 1
+    assert events[-1].get_function_responses()[0].response == {"status": "pending"}
+    assert events[-2].long_running_tool_ids == {"lr-1"}
