@@ -77,10 +77,6 @@ STORAGE = (
     "google-adk's own storage schemas, SQL text and migration scripts: adk_runtime's tables "
     "(`adk_` prefix) are owned by its Alembic migrations (`adk-runtime db upgrade`)."
 )
-SQLITE_MEMORY = (
-    "Use `DatabaseMemoryService('sqlite+aiosqlite:///path.db')`: ranked FTS5 search on the "
-    "same database as the sessions."
-)
 STATE_SCHEMA = "Typed state schemas (validating state keys and values): not implemented."
 THREAD_POOL = (
     "Sync tools always run in a worker thread (`asyncio.to_thread`), never on the event loop; "
@@ -273,7 +269,6 @@ OMITTED: dict[str, str] = {
     "sessions.sqlite_session_service:PRAGMA_FOREIGN_KEYS": STORAGE,
     "sessions.sqlite_session_service:SESSIONS_TABLE_SCHEMA": STORAGE,
     "sessions.sqlite_session_service:USER_STATES_TABLE_SCHEMA": STORAGE,
-    "memory:SqliteMemoryService": SQLITE_MEMORY,
     # smaller pieces
     "sessions:StateSchemaError": STATE_SCHEMA,
     "sessions.state:StateSchemaError": STATE_SCHEMA,

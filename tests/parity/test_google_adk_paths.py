@@ -19,6 +19,7 @@ from adk_runtime.flows.llm_flows.functions import (
     populate_client_function_call_id,
     remove_client_function_call_id,
 )
+from adk_runtime.memory import DatabaseMemoryService, SqliteMemoryService
 from adk_runtime.memory.in_memory_memory_service import InMemoryMemoryService
 from adk_runtime.models.base_llm_connection import BaseLlmConnection
 from adk_runtime.sessions.database_session_service import DatabaseSessionService
@@ -125,3 +126,23 @@ async def test_load_memory_answers_in_its_response_model() -> None:
 def test_base_llm_connection_is_an_interface() -> None:
     with pytest.raises(TypeError):
         BaseLlmConnection()  # type: ignore[abstract]
+
+
+async def test_sqlite_memory_service_is_the_database_service_on_a_file(tmp_path: Path) -> None:
+    path = tmp_path / "memory.db"
+    sessions = InMemorySessionService()
+    session = await sessions.create_session(app_name="a", user_id="u")
+    await sessions.append_event(session, text_event("my cat is called Miso", role="user"))
+    memory = SqliteMemoryService(path, max_results=5)
+    try:
+        await memory.add_session_to_memory(session)
+    finally:
+        await memory.close()
+    same = DatabaseMemoryService(f"sqlite+aiosqlite:///{path}")
+    try:
+        found = await same.search_memory(app_name="a", user_id="u", query="cat")
+    finally:
+        await same.close()
+    assert [m.content.parts[0].text for m in found.memories if m.content.parts] == [
+        "my cat is called Miso"
+    ]
