@@ -7,15 +7,26 @@ BENCH_STAMP := $(VENV)/.bench-installed
 
 CORE_VENV ?= .venv-core
 
+# google-adk's source, read (never imported) by tests/parity: installed without its dependencies,
+# which would hold google-genai back (the pin is the bench extra's, in pyproject.toml).
+ADK_REFERENCE := $(VENV)/adk-reference
+ADK_REFERENCE_STAMP := $(ADK_REFERENCE)/.installed
+
 .PHONY: install lint format typecheck test system-deps test-fast test-reliability test-core-install demo bench clean
 
-install: $(STAMP)
+install: $(STAMP) $(ADK_REFERENCE_STAMP)
 
 $(STAMP): pyproject.toml
 	test -x $(BIN)/python || $(PYTHON) -m venv $(VENV)
 	$(BIN)/python -m pip install --quiet --upgrade pip
 	$(BIN)/python -m pip install --quiet -e '.[dev,all]'
 	touch $(STAMP)
+
+$(ADK_REFERENCE_STAMP): pyproject.toml | $(STAMP)
+	rm -rf $(ADK_REFERENCE)
+	$(BIN)/python -m pip install --quiet --no-deps --target $(ADK_REFERENCE) \
+		"$$(grep -o 'google-adk==[^"]*' pyproject.toml)"
+	touch $(ADK_REFERENCE_STAMP)
 
 lint: install
 	$(BIN)/ruff check adk_runtime tests bench migrations

@@ -1,4 +1,9 @@
-"""Agents and their contexts (``google.adk.agents`` → ``adk_runtime.agents``)."""
+"""Agents and their contexts (``google.adk.agents`` → ``adk_runtime.agents``).
+
+``Context`` (the tool context) is imported on first use: the tools package builds on this one.
+"""
+
+from typing import TYPE_CHECKING, Any
 
 from adk_runtime.agents._instructions import MissingStateKeyError
 from adk_runtime.agents.base_agent import BaseAgent
@@ -11,10 +16,14 @@ from adk_runtime.agents.readonly_context import ReadonlyContext
 from adk_runtime.agents.run_config import RunConfig, StreamingMode
 from adk_runtime.agents.sequential_agent import SequentialAgent
 
+if TYPE_CHECKING:
+    from adk_runtime.agents.context import Context
+
 __all__ = [
     "Agent",
     "BaseAgent",
     "CallbackContext",
+    "Context",
     "InvocationContext",
     "LlmAgent",
     "LlmCallsLimitExceededError",
@@ -26,3 +35,11 @@ __all__ = [
     "SequentialAgent",
     "StreamingMode",
 ]
+
+
+def __getattr__(name: str) -> Any:
+    if name == "Context":
+        from adk_runtime.agents.context import Context
+
+        return Context
+    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")

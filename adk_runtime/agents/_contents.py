@@ -7,6 +7,7 @@ import json
 from google.genai import types
 
 from adk_runtime.events import Event
+from adk_runtime.models._call_ids import without_client_ids
 
 __all__ = ["build_contents"]
 
@@ -20,7 +21,8 @@ def build_contents(
     retold as user-side context, so the model does not mistake them for its own. Events of
     other branches are left out. A function call is followed by its responses, also when
     they arrived later (long-running tools). Function-call ids minted by the runtime
-    (``adk-…``) stay; a model adapter whose API rejects them removes them (see ``Gemini``).
+    (``adk-…``) are removed, as google-adk does: the model never issued them (the stored
+    events keep them, pairing is done above on the events).
     """
     visible = [e for e in events if _has_content(e) and _in_branch(branch, e)]
     if current_turn_only:
@@ -32,7 +34,7 @@ def build_contents(
             contents.append(_as_context(event))
         else:
             contents.append(event.content)
-    return contents
+    return without_client_ids(contents)
 
 
 def _has_content(event: Event) -> bool:

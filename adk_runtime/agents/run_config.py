@@ -3,10 +3,11 @@
 from __future__ import annotations
 
 import enum
+import sys
 from typing import Any
 
 from google.genai import types
-from pydantic import BaseModel, ConfigDict, Field
+from pydantic import BaseModel, ConfigDict, Field, field_validator
 
 from adk_runtime.sessions.base import GetSessionConfig
 
@@ -26,7 +27,8 @@ class RunConfig(BaseModel):
 
     Attributes:
         streaming_mode: ``SSE`` yields the model's chunks as partial events as they arrive.
-        max_llm_calls: Upper bound of model calls in one invocation (<= 0 means no bound).
+        max_llm_calls: Upper bound of model calls in one invocation (<= 0 means no bound;
+            ``sys.maxsize`` or more is rejected, as in google-adk).
         response_modalities: Requested output modalities.
         speech_config: Speech settings for audio output.
         save_input_blobs_as_artifacts: Save inline data of the user message as artifacts.
@@ -44,3 +46,12 @@ class RunConfig(BaseModel):
     custom_metadata: dict[str, Any] | None = None
     get_session_config: GetSessionConfig | None = None
     support_cfc: bool = Field(default=False, description="Compositional function calling.")
+
+    @field_validator("max_llm_calls")
+    @classmethod
+    def _bounded(cls, value: int) -> int:
+        if value >= sys.maxsize:
+            raise ValueError(
+                f"max_llm_calls must be below sys.maxsize ({sys.maxsize}); use 0 for no bound."
+            )
+        return value

@@ -1,6 +1,6 @@
 """Memory services (``google.adk.memory`` → ``adk_runtime.memory``).
 
-``DatabaseMemoryService`` (SQLAlchemy) is imported on first use.
+``DatabaseMemoryService`` and ``SqliteMemoryService`` (SQLAlchemy) are imported on first use.
 """
 
 from typing import TYPE_CHECKING, Any
@@ -11,6 +11,7 @@ from adk_runtime.memory.registry import memory_service_from_url, register_memory
 
 if TYPE_CHECKING:
     from adk_runtime.memory.database import DatabaseMemoryService
+    from adk_runtime.memory.sqlite import SqliteMemoryService
 
 __all__ = [
     "BaseMemoryService",
@@ -18,6 +19,7 @@ __all__ = [
     "InMemoryMemoryService",
     "MemoryEntry",
     "SearchMemoryResponse",
+    "SqliteMemoryService",
     "memory_service_from_url",
     "register_memory_backend",
 ]
@@ -28,4 +30,8 @@ def __getattr__(name: str) -> Any:
         from adk_runtime.memory.database import DatabaseMemoryService
 
         return DatabaseMemoryService
+    if name == "SqliteMemoryService":
+        from adk_runtime.memory.sqlite import SqliteMemoryService
+
+        return SqliteMemoryService
     raise AttributeError(f"module {__name__!r} has no attribute {name!r}")

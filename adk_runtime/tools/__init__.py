@@ -10,7 +10,7 @@ from adk_runtime.tools.load_memory_tool import LoadMemoryTool, load_memory_tool
 from adk_runtime.tools.long_running_tool import LongRunningFunctionTool
 from adk_runtime.tools.preload_memory_tool import PreloadMemoryTool, preload_memory_tool
 from adk_runtime.tools.tool_context import ToolContext
-from adk_runtime.tools.transfer_to_agent_tool import TransferToAgentTool
+from adk_runtime.tools.transfer_to_agent_tool import TransferToAgentTool, transfer_to_agent
 
 # As in google-adk, the package-level names are the tool instances.
 load_memory = load_memory_tool
@@ -30,4 +30,5 @@ __all__ = [
     "load_memory_tool",
     "preload_memory",
     "preload_memory_tool",
+    "transfer_to_agent",
 ]

@@ -58,6 +58,11 @@ class Signature:
             name=self.name, description=self.description, parameters_json_schema=schema
         )
 
+    def missing(self, args: dict[str, Any]) -> list[str]:
+        """The required parameters (no default value) that ``args`` leaves out, in order."""
+        fields = self.arguments.model_fields
+        return [name for name, field in fields.items() if field.is_required() and name not in args]
+
     def validate(self, args: dict[str, Any]) -> dict[str, Any]:
         """Return the keyword arguments for ``args`` (coerced to the annotated types).
 

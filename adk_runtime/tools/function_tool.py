@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import functools
 import inspect
 from collections.abc import Callable
 from typing import Any
@@ -22,14 +23,16 @@ class FunctionTool(BaseTool):
 
     The declaration comes from the signature, the type hints and the docstring. The
     arguments the model sends are validated and coerced to the annotated types (a bad call
-    is answered with an error the model sees). A ``tool_context: ToolContext`` parameter is
+    is answered with an error the model sees; a call that leaves out required parameters is
+    answered, as in google-adk, by naming them and asking the model to call again with all
+    of them). A ``tool_context: ToolContext`` parameter is
     filled in by the runtime. A sync function runs in a worker thread, never on the loop.
     """
 
     def __init__(self, func: Callable[..., Any], *, require_confirmation: bool = False) -> None:
         """Wrap ``func``; its ``__name__`` is the tool's name."""
         name = getattr(func, "__name__", None) or type(func).__name__
-        super().__init__(name=name, description=inspect.getdoc(func) or "")
+        super().__init__(name=name, description=_docstring(func))
         self.func = func
         self._signature = Signature(func, self.name, self.description)
         self._declaration: types.FunctionDeclaration | None = None
@@ -45,6 +48,9 @@ class FunctionTool(BaseTool):
 
     async def run_async(self, *, args: dict[str, Any], tool_context: ToolContext) -> Any:
         """Call the function with the validated ``args`` (and the context if it asks for it)."""
+        missing = self._signature.missing(args)
+        if missing:
+            return {"error": _missing_arguments_message(self.name, missing)}
         try:
             kwargs = self._signature.validate(args)
         except pydantic.ValidationError as exc:
@@ -59,3 +65,26 @@ class FunctionTool(BaseTool):
         if isinstance(result, pydantic.BaseModel):
             return result.model_dump(mode="json")
         return result
+
+
+def _docstring(func: Callable[..., Any]) -> str:
+    """The description the model sees, as google-adk finds it.
+
+    A function's docstring; for a ``functools.partial``, the wrapped callable's; for a
+    callable object, its class's docstring or else its ``__call__``'s.
+    """
+    if isinstance(func, functools.partial):
+        wrapped: Callable[..., Any] = func.func
+        return _docstring(wrapped)
+    doc = inspect.getdoc(func)
+    if not doc and not inspect.isroutine(func) and not inspect.isclass(func):
+        doc = inspect.getdoc(type(func).__call__)
+    return doc or ""
+
+
+def _missing_arguments_message(name: str, missing: list[str]) -> str:
+    listed = "\n".join(f"- {param}" for param in missing)
+    return (
+        f"The tool `{name}` did not run: these required parameters were not given:\n{listed}\n"
+        f"Call `{name}` again, this time passing every required parameter."
+    )

@@ -4,13 +4,22 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING, Any
 
+from pydantic import BaseModel, Field
+
+from adk_runtime.memory.base import MemoryEntry
 from adk_runtime.tools.function_tool import FunctionTool
 from adk_runtime.tools.tool_context import ToolContext
 
 if TYPE_CHECKING:
     from adk_runtime.models.llm_request import LlmRequest
 
-__all__ = ["LoadMemoryTool", "load_memory", "load_memory_tool"]
+__all__ = ["LoadMemoryResponse", "LoadMemoryTool", "load_memory", "load_memory_tool"]
+
+
+class LoadMemoryResponse(BaseModel):
+    """What ``load_memory`` returns to the model: the matching memories, best first."""
+
+    memories: list[MemoryEntry] = Field(default_factory=list)
 
 
 async def load_memory(query: str, tool_context: ToolContext) -> dict[str, Any]:
@@ -24,7 +33,8 @@ async def load_memory(query: str, tool_context: ToolContext) -> dict[str, Any]:
         The matching memories, best first.
     """
     response = await tool_context.search_memory(query)
-    return {"memories": [m.model_dump(mode="json", exclude_none=True) for m in response.memories]}
+    result = LoadMemoryResponse(memories=response.memories)
+    return result.model_dump(mode="json", exclude_none=True)
 
 
 class LoadMemoryTool(FunctionTool):

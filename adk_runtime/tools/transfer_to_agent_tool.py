@@ -14,9 +14,22 @@ if TYPE_CHECKING:
     from adk_runtime.agents.base_agent import BaseAgent
     from adk_runtime.models.llm_request import LlmRequest
 
-__all__ = ["TransferToAgentTool"]
+__all__ = ["TransferToAgentTool", "transfer_to_agent"]
 
 NAME = "transfer_to_agent"
+
+
+def transfer_to_agent(agent_name: str, tool_context: ToolContext) -> None:
+    """Hand the conversation to the agent named ``agent_name``.
+
+    The plain function, as google-adk exports it; an LLM agent is offered
+    :class:`TransferToAgentTool` instead, which accepts only the agents it may transfer to.
+
+    Args:
+        agent_name: The agent that answers from now on.
+        tool_context: Filled in by the runtime.
+    """
+    tool_context.actions.transfer_to_agent = agent_name
 
 
 class TransferToAgentTool(BaseTool):

@@ -162,7 +162,7 @@ async def test_unknown_tool_and_bad_arguments(session_service: BaseSessionServic
         replies=[
             [
                 function_call("nope"),
-                function_call("add", {"a": "x"}),
+                function_call("add", {"a": "x", "b": 1}),
                 function_call("add", {"a": "2", "b": 3}),
             ],
             "ok",

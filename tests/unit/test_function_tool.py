@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import functools
 from typing import Any, Literal
 
 import pydantic
@@ -47,6 +48,36 @@ async def test_arguments_are_validated_and_coerced() -> None:
         tool_context=None,  # type: ignore[arg-type]
     )
     assert result == {"item": "book", "city": "Oslo", "quantity": 2, "speed": "slow"}
-    bad = await tool.run_async(args={"item": "book", "speed": "warp"}, tool_context=None)  # type: ignore[arg-type]
-    assert "address" in bad["error"]
+    bad = await tool.run_async(
+        args={"item": "book", "address": {"city": "Oslo"}, "speed": "warp"},
+        tool_context=None,  # type: ignore[arg-type]
+    )
     assert "speed" in bad["error"]
+    missing = await tool.run_async(args={"speed": "warp"}, tool_context=None)  # type: ignore[arg-type]
+    assert "- item\n- address\n" in missing["error"]  # required parameters first, named
+    assert "speed" not in missing["error"]
+
+
+class Converter:
+    def __call__(self, amount: float, currency: str) -> float:
+        """Convert an amount to euros."""
+        return amount
+
+
+class DocumentedConverter(Converter):
+    """Converter with a class docstring."""
+
+
+def test_a_callable_object_is_described_by_its_call_docstring() -> None:
+    tool = FunctionTool(Converter())
+    assert tool.name == "Converter"
+    assert tool.description == "Convert an amount to euros."
+    declaration = tool._get_declaration()
+    assert declaration is not None
+    assert declaration.description == "Convert an amount to euros."
+    assert FunctionTool(DocumentedConverter()).description == "Converter with a class docstring."
+
+
+def test_a_partial_is_described_by_the_wrapped_function() -> None:
+    tool = FunctionTool(functools.partial(ship, quantity=2))
+    assert tool.description.startswith("Ship an item.")

@@ -1,0 +1,5 @@
+"""``google.adk.artifacts.file_artifact_service`` → here: artifacts as files in a directory."""
+
+from adk_runtime.artifacts.file import FileArtifactService
+
+__all__ = ["FileArtifactService"]

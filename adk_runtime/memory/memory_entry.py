@@ -1,0 +1,5 @@
+"""``google.adk.memory.memory_entry`` → here: one remembered event."""
+
+from adk_runtime.memory.base import MemoryEntry
+
+__all__ = ["MemoryEntry"]

@@ -1,0 +1,137 @@
+"""google-adk's public modules and the names each defines, read from its source (never imported).
+
+The reference is google-adk's source distribution installed without its dependencies into
+``.venv/adk-reference`` by ``make install`` (``ADK_RUNTIME_ADK_REFERENCE`` names another
+directory); a google-adk installed in the running environment (``make bench``) is used when
+that directory is absent. The files are parsed with :mod:`ast`, so google-adk's dependencies
+(and its pins, which would hold google-genai back) are never needed.
+
+A module is public when no part of its dotted path starts with ``_``. Its public names are the
+names it binds at top level (``class``, ``def``, assignments; not under ``if TYPE_CHECKING``)
+plus its ``__all__``, less private names, ``logger`` and submodules.
+"""
+
+from __future__ import annotations
+
+import ast
+import importlib.metadata
+import os
+import re
+from collections.abc import Iterator
+from dataclasses import dataclass
+from pathlib import Path
+
+REPO = Path(__file__).resolve().parents[2]
+PYPROJECT = REPO / "pyproject.toml"
+DEFAULT_REFERENCE_DIR = REPO / ".venv" / "adk-reference"
+
+
+def pinned_version() -> str:
+    """The google-adk version the project compares itself with (the ``bench`` extra's pin)."""
+    match = re.search(r'"google-adk==([^"]+)"', PYPROJECT.read_text(encoding="utf-8"))
+    if match is None:
+        raise AssertionError("pyproject.toml pins no google-adk version (bench extra)")
+    return match.group(1)
+
+
+class ReferenceMissingError(AssertionError):
+    """google-adk's source is not where the parity test looks for it."""
+
+
+@dataclass(frozen=True)
+class RefModule:
+    """One public google-adk module: its path under ``google.adk`` and its public names."""
+
+    path: str
+    names: frozenset[str]
+    is_package: bool
+
+
+def reference_distribution() -> importlib.metadata.Distribution:
+    """Find google-adk at the pinned version, or fail saying how to get it."""
+    version = pinned_version()
+    where = Path(os.environ.get("ADK_RUNTIME_ADK_REFERENCE", DEFAULT_REFERENCE_DIR))
+    candidates = list(importlib.metadata.distributions(name="google-adk", path=[str(where)]))
+    candidates += list(importlib.metadata.distributions(name="google-adk"))
+    for dist in candidates:
+        if dist.version == version:
+            return dist
+    found = ", ".join(sorted({d.version for d in candidates})) or "none"
+    raise ReferenceMissingError(
+        f"google-adk {version} source not found in {where} or the environment (found: "
+        f"{found}); run `make install` (it installs it there with --no-deps)"
+    )
+
+
+def reference_modules(areas: tuple[str, ...]) -> Iterator[RefModule]:
+    """Yield the public modules of ``google.adk.<area>`` for each area, sorted by path."""
+    dist = reference_distribution()
+    files = sorted(str(f) for f in dist.files or [] if str(f).startswith("google/adk/"))
+    sources = {f: Path(str(dist.locate_file(f))) for f in files if f.endswith(".py")}
+    module_paths = {_dotted(f) for f in sources}
+    for file, source in sources.items():
+        path = _dotted(file)
+        parts = path.split(".")
+        if parts[0] not in areas or any(p.startswith("_") for p in parts):
+            continue
+        names = {n for n in _public_names(source) if f"{path}.{n}" not in module_paths}
+        yield RefModule(path, frozenset(names), file.endswith("__init__.py"))
+
+
+def _dotted(file: str) -> str:
+    parts = file.removesuffix(".py").split("/")[2:]
+    if parts and parts[-1] == "__init__":
+        parts = parts[:-1]
+    return ".".join(parts)
+
+
+def _public_names(source: Path) -> set[str]:
+    tree = ast.parse(source.read_text(encoding="utf-8"), str(source))
+    bound: set[str] = set()
+    exported: list[str] = []
+    _collect(tree.body, bound, exported, _dict_literals(tree.body))
+    return {n for n in bound | set(exported) if not n.startswith("_") and n != "logger"}
+
+
+def _collect(
+    body: list[ast.stmt], bound: set[str], exported: list[str], dicts: dict[str, list[str]]
+) -> None:
+    for stmt in body:
+        if isinstance(stmt, (ast.ClassDef, ast.FunctionDef, ast.AsyncFunctionDef)):
+            bound.add(stmt.name)
+        elif isinstance(stmt, ast.Assign):
+            for target in stmt.targets:
+                if isinstance(target, ast.Name) and target.id == "__all__":
+                    exported.extend(_all_value(stmt.value, dicts))
+                elif isinstance(target, ast.Name):
+                    bound.add(target.id)
+        elif isinstance(stmt, ast.AnnAssign) and isinstance(stmt.target, ast.Name):
+            bound.add(stmt.target.id)
+        elif isinstance(stmt, ast.If) and "TYPE_CHECKING" not in ast.unparse(stmt.test):
+            _collect(stmt.body + stmt.orelse, bound, exported, dicts)
+        elif isinstance(stmt, ast.Try):
+            _collect(stmt.body, bound, exported, dicts)
+
+
+def _dict_literals(body: list[ast.stmt]) -> dict[str, list[str]]:
+    """Top-level ``NAME = {"key": ...}`` assignments whose keys are all strings."""
+    found: dict[str, list[str]] = {}
+    for stmt in body:
+        if not (isinstance(stmt, ast.Assign) and isinstance(stmt.value, ast.Dict)):
+            continue
+        keys = [k.value for k in stmt.value.keys if isinstance(k, ast.Constant)]
+        target = stmt.targets[0]
+        if isinstance(target, ast.Name) and all(isinstance(k, str) for k in keys):
+            found[target.id] = [str(k) for k in keys]
+    return found
+
+
+def _all_value(value: ast.expr, dicts: dict[str, list[str]]) -> list[str]:
+    """``__all__`` as a literal list, or ``list(<dict literal>)`` / ``list(<dict>.keys())``."""
+    if isinstance(value, (ast.List, ast.Tuple)):
+        return [ast.literal_eval(e) for e in value.elts]
+    text = ast.unparse(value)
+    match = re.fullmatch(r"list\((\w+)(?:\.keys\(\))?\)", text)
+    if match is not None and match.group(1) in dicts:
+        return dicts[match.group(1)]
+    raise AssertionError(f"cannot read __all__ = {text}: teach tests/parity/adk_reference.py")

@@ -1,0 +1,294 @@
+"""What of google-adk's public API adk_runtime intentionally does not have, and why.
+
+``tests/parity/test_module_parity.py`` walks google-adk's public modules in :data:`AREAS` and
+fails on any module path or name we lack that is not listed here, and on any entry here that
+is no longer missing. The README's parity table is rendered from this file:
+``python -m tests.parity.omissions`` prints it.
+
+A key is either a module path under ``google.adk`` (that module and every module below it) or
+``module:Name`` (one name of a module we do have). Each value is the reason.
+"""
+
+from __future__ import annotations
+
+AREAS = (
+    "agents",
+    "artifacts",
+    "events",
+    "flows",
+    "memory",
+    "models",
+    "runners",
+    "sessions",
+    "tools",
+)
+
+PLANNED = (
+    "Planned in issue 16 (LlmAgent fields such as `output_schema` and the error callbacks; "
+    "toolsets and MCP; tool confirmation; `load_artifacts`; Gemini built-in tools): each "
+    "entry leaves this list when it lands."
+)
+LIVE = (
+    "Live API (bidirectional audio/video streaming): adk_runtime runs request/response and "
+    "SSE turns only; `models.base_llm_connection` exists as an interface for typing."
+)
+CONFIG = (
+    "YAML agent configuration (`*Config` classes, `from_config` and their type variables): "
+    "agents are built in Python."
+)
+RESUMABILITY = (
+    "Per-agent checkpoints of google-adk's resumable invocations: adk_runtime resumes from "
+    "the session's committed events (each is durable before the agent goes on)."
+)
+WORKFLOW = (
+    "google-adk 2 workflow graphs, task mode, user-input requests and UI widgets (node "
+    "metadata on events): not implemented."
+)
+COMPACTION = (
+    "Event compaction (summarising old history into one event): not implemented; long "
+    "sessions stay cheap to read through `num_recent_events` and the session cache."
+)
+GOOGLE_CLOUD = (
+    "Google Cloud services (Vertex AI sessions, memory and RAG; GCS; BigQuery, Bigtable, "
+    "Spanner, Pub/Sub, API Hub, Application Integration, Discovery Engine, Google APIs, "
+    "Apigee): out of scope; adk_runtime's stores are SQLite, PostgreSQL, Redis and files."
+)
+OTHER_MODELS = (
+    "Models other than Gemini (Anthropic, LiteLLM, Gemma) and google-adk's model wrappers "
+    "(fallback chains, capability and service-tier metadata): not implemented; any model "
+    "plugs in as a `BaseLlm` subclass registered with `LLMRegistry`."
+)
+CONTEXT_CACHE = "Gemini context caching and the Interactions API: not implemented."
+FLOW_INTERNALS = (
+    "Internals of google-adk's LLM flow (request processors, flow classes, function-call "
+    "plumbing): adk_runtime's flow is one loop in `adk_runtime.agents` with no processor "
+    "pipeline; the call-id helpers are in `flows.llm_flows.functions`."
+)
+AUTH = (
+    "Tool authentication (OAuth and credential exchange, end-user credential requests): "
+    "not implemented."
+)
+INTEGRATIONS = (
+    "Other tool families and framework bridges (A2A, LangGraph, LangChain, CrewAI, OpenAPI, "
+    "computer use, shell, skills, retrieval, web pages, simulators, model consult, managed "
+    "agents): not implemented; each is a `BaseTool` or `BaseAgent` one can write or port."
+)
+STORAGE = (
+    "google-adk's own storage schemas, SQL text and migration scripts: adk_runtime's tables "
+    "(`adk_` prefix) are owned by its Alembic migrations (`adk-runtime db upgrade`)."
+)
+STATE_SCHEMA = "Typed state schemas (validating state keys and values): not implemented."
+THREAD_POOL = (
+    "Sync tools always run in a worker thread (`asyncio.to_thread`), never on the event loop; "
+    "there is no pool to configure."
+)
+ARTIFACT_REFS = (
+    "Artifact references (`artifact://` URIs inside content) and the file store's own "
+    "version class: versions are `ArtifactVersion` with a `canonical_uri`."
+)
+
+OMITTED: dict[str, str] = {
+    # planned in issue 16 (items 2 and 3)
+    "agents.llm_agent:OnModelErrorCallback": PLANNED,
+    "agents.llm_agent:OnToolErrorCallback": PLANNED,
+    "tools.set_model_response_tool": PLANNED,
+    "tools.base_toolset": PLANNED,
+    "tools.mcp_tool": PLANNED,
+    "tools.load_mcp_resource_tool": PLANNED,
+    "tools:MCPToolset": PLANNED,
+    "tools:McpToolset": PLANNED,
+    "agents.mcp_instruction_provider": PLANNED,
+    "agents:McpInstructionProvider": PLANNED,
+    "tools.tool_confirmation": PLANNED,
+    "flows.llm_flows.functions:REQUEST_CONFIRMATION_FUNCTION_CALL_NAME": PLANNED,
+    "flows.llm_flows.functions:generate_request_confirmation_event": PLANNED,
+    "tools.load_artifacts_tool": PLANNED,
+    "tools:load_artifacts": PLANNED,
+    "tools.google_search_tool": PLANNED,
+    "tools:google_search": PLANNED,
+    "tools.url_context_tool": PLANNED,
+    "tools:url_context": PLANNED,
+    "tools.enterprise_search_tool": PLANNED,
+    "tools:enterprise_web_search": PLANNED,
+    # Live API
+    "agents.active_streaming_tool": LIVE,
+    "agents.live_request_queue": LIVE,
+    "agents.transcription_entry": LIVE,
+    "agents:LiveRequest": LIVE,
+    "agents:LiveRequestQueue": LIVE,
+    "models.gemini_llm_connection": LIVE,
+    "flows.llm_flows.audio_cache_manager": LIVE,
+    "flows.llm_flows.audio_transcriber": LIVE,
+    "flows.llm_flows.transcription_manager": LIVE,
+    "flows.llm_flows.functions:handle_function_calls_live": LIVE,
+    # YAML agent configuration
+    "agents.agent_config": CONFIG,
+    "agents.base_agent_config": CONFIG,
+    "agents.common_configs": CONFIG,
+    "agents.config_agent_utils": CONFIG,
+    "agents.llm_agent_config": CONFIG,
+    "agents.loop_agent_config": CONFIG,
+    "agents.parallel_agent_config": CONFIG,
+    "agents.sequential_agent_config": CONFIG,
+    "agents:BaseAgentConfig": CONFIG,
+    "agents:LlmAgentConfig": CONFIG,
+    "agents:LoopAgentConfig": CONFIG,
+    "agents:ParallelAgentConfig": CONFIG,
+    "agents:SequentialAgentConfig": CONFIG,
+    "agents.base_agent:BaseAgentConfig": CONFIG,
+    "agents.base_agent:SelfAgent": CONFIG,
+    "tools.base_tool:SelfTool": CONFIG,
+    "tools.agent_tool:AgentToolConfig": CONFIG,
+    "tools.tool_configs": CONFIG,
+    # resumability checkpoints
+    "agents.base_agent:AgentState": RESUMABILITY,
+    "agents.base_agent:BaseAgentState": RESUMABILITY,
+    "agents.loop_agent:LoopAgentState": RESUMABILITY,
+    "agents.sequential_agent:SequentialAgentState": RESUMABILITY,
+    # workflows, task mode, user input, UI widgets
+    "agents.llm": WORKFLOW,
+    "events.event:NodeInfo": WORKFLOW,
+    "events.request_input": WORKFLOW,
+    "events:RequestInput": WORKFLOW,
+    "events.ui_widget": WORKFLOW,
+    "tools:request_input": WORKFLOW,
+    "flows.llm_flows.functions:REQUEST_INPUT_FUNCTION_CALL_NAME": WORKFLOW,
+    # compaction
+    "events.event_actions:EventCompaction": COMPACTION,
+    "flows.llm_flows.compaction": COMPACTION,
+    # Google Cloud
+    "artifacts.gcs_artifact_service": GOOGLE_CLOUD,
+    "artifacts:GcsArtifactService": GOOGLE_CLOUD,
+    "memory.vertex_ai_memory_bank_service": GOOGLE_CLOUD,
+    "memory.vertex_ai_rag_memory_service": GOOGLE_CLOUD,
+    "memory:VertexAiMemoryBankService": GOOGLE_CLOUD,
+    "memory:VertexAiRagMemoryService": GOOGLE_CLOUD,
+    "sessions.vertex_ai_session_service": GOOGLE_CLOUD,
+    "sessions:VertexAiSessionService": GOOGLE_CLOUD,
+    "models.apigee_llm": GOOGLE_CLOUD,
+    "models:ApigeeLlm": GOOGLE_CLOUD,
+    "tools.api_registry": GOOGLE_CLOUD,
+    "tools:ApiRegistry": GOOGLE_CLOUD,
+    "tools.apihub_tool": GOOGLE_CLOUD,
+    "tools:APIHubToolset": GOOGLE_CLOUD,
+    "tools.application_integration_tool": GOOGLE_CLOUD,
+    "tools.bigquery": GOOGLE_CLOUD,
+    "tools.bigtable": GOOGLE_CLOUD,
+    "tools.data_agent": GOOGLE_CLOUD,
+    "tools.discovery_engine_search_tool": GOOGLE_CLOUD,
+    "tools:DiscoveryEngineSearchTool": GOOGLE_CLOUD,
+    "tools:SearchResultMode": GOOGLE_CLOUD,
+    "tools.google_api_tool": GOOGLE_CLOUD,
+    "tools.google_tool": GOOGLE_CLOUD,
+    "tools.pubsub": GOOGLE_CLOUD,
+    "tools.spanner": GOOGLE_CLOUD,
+    "tools.toolbox_toolset": GOOGLE_CLOUD,
+    "tools.vertex_ai_load_profiles_tool": GOOGLE_CLOUD,
+    "tools:VertexAiLoadProfilesTool": GOOGLE_CLOUD,
+    "tools.vertex_ai_search_tool": GOOGLE_CLOUD,
+    "tools:VertexAiSearchTool": GOOGLE_CLOUD,
+    "tools.google_maps_grounding_tool": GOOGLE_CLOUD,
+    "tools:google_maps_grounding": GOOGLE_CLOUD,
+    # other models
+    "models.anthropic_llm": OTHER_MODELS,
+    "models.lite_llm": OTHER_MODELS,
+    "models.gemma_llm": OTHER_MODELS,
+    "models:AnthropicGenerateContentConfig": OTHER_MODELS,
+    "models:Claude": OTHER_MODELS,
+    "models:LiteLlm": OTHER_MODELS,
+    "models:Gemma": OTHER_MODELS,
+    "models:Gemma3Ollama": OTHER_MODELS,
+    "models:FallbackModel": OTHER_MODELS,
+    "models:LlmCapabilities": OTHER_MODELS,
+    "models:ServiceTier": OTHER_MODELS,
+    # context caching, Interactions API
+    "agents.context_cache_config": CONTEXT_CACHE,
+    "models.cache_metadata": CONTEXT_CACHE,
+    "models.gemini_context_cache_manager": CONTEXT_CACHE,
+    "models.interactions_utils": CONTEXT_CACHE,
+    "flows.llm_flows.context_cache_processor": CONTEXT_CACHE,
+    "flows.llm_flows.interactions_processor": CONTEXT_CACHE,
+    # the flow's internals
+    "flows.llm_flows.agent_transfer": FLOW_INTERNALS,
+    "flows.llm_flows.auto_flow": FLOW_INTERNALS,
+    "flows.llm_flows.base_llm_flow": FLOW_INTERNALS,
+    "flows.llm_flows.basic": FLOW_INTERNALS,
+    "flows.llm_flows.contents": FLOW_INTERNALS,
+    "flows.llm_flows.context": FLOW_INTERNALS,
+    "flows.llm_flows.core": FLOW_INTERNALS,
+    "flows.llm_flows.extensions": FLOW_INTERNALS,
+    "flows.llm_flows.identity": FLOW_INTERNALS,
+    "flows.llm_flows.instructions": FLOW_INTERNALS,
+    "flows.llm_flows.prompt": FLOW_INTERNALS,
+    "flows.llm_flows.request_confirmation": FLOW_INTERNALS,
+    "flows.llm_flows.single_flow": FLOW_INTERNALS,
+    "flows.llm_flows.tools": FLOW_INTERNALS,
+    "flows.llm_flows.functions:deep_merge_dicts": FLOW_INTERNALS,
+    "flows.llm_flows.functions:find_event_by_function_call_id": FLOW_INTERNALS,
+    "flows.llm_flows.functions:find_matching_function_call": FLOW_INTERNALS,
+    "flows.llm_flows.functions:handle_function_call_list_async": FLOW_INTERNALS,
+    "flows.llm_flows.functions:handle_function_calls_async": FLOW_INTERNALS,
+    "flows.llm_flows.functions:merge_parallel_function_response_events": FLOW_INTERNALS,
+    # tool authentication
+    "tools.authenticated_function_tool": AUTH,
+    "tools.base_authenticated_tool": AUTH,
+    "tools:AuthToolArguments": AUTH,
+    "flows.llm_flows.functions:REQUEST_EUC_FUNCTION_CALL_NAME": AUTH,
+    "flows.llm_flows.functions:build_auth_request_event": AUTH,
+    "flows.llm_flows.functions:generate_auth_event": AUTH,
+    # other tool families, framework bridges
+    "agents.langgraph_agent": INTEGRATIONS,
+    "agents.remote_a2a_agent": INTEGRATIONS,
+    "agents:ManagedAgent": INTEGRATIONS,
+    "tools:RemoteMcpServer": INTEGRATIONS,
+    "tools.agent_simulator": INTEGRATIONS,
+    "tools.bash_tool": INTEGRATIONS,
+    "tools.computer_use": INTEGRATIONS,
+    "tools.crewai_tool": INTEGRATIONS,
+    "tools.environment": INTEGRATIONS,
+    "tools.environment_simulation": INTEGRATIONS,
+    "tools.example_tool": INTEGRATIONS,
+    "tools:ExampleTool": INTEGRATIONS,
+    "tools.get_user_choice_tool": INTEGRATIONS,
+    "tools:get_user_choice": INTEGRATIONS,
+    "tools.google_search_agent_tool": INTEGRATIONS,
+    "tools.langchain_tool": INTEGRATIONS,
+    "tools.load_web_page": INTEGRATIONS,
+    "tools.model_consult": INTEGRATIONS,
+    "tools:ModelConsultContextConfig": INTEGRATIONS,
+    "tools:ModelConsultTool": INTEGRATIONS,
+    "tools.openapi_tool": INTEGRATIONS,
+    "tools.retrieval": INTEGRATIONS,
+    "tools.skill_toolset": INTEGRATIONS,
+    # storage
+    "sessions.migration": STORAGE,
+    "sessions.schemas": STORAGE,
+    "sessions.sqlite_session_service:APP_STATES_TABLE_SCHEMA": STORAGE,
+    "sessions.sqlite_session_service:CREATE_SCHEMA_SQL": STORAGE,
+    "sessions.sqlite_session_service:EVENTS_TABLE_SCHEMA": STORAGE,
+    "sessions.sqlite_session_service:PRAGMA_FOREIGN_KEYS": STORAGE,
+    "sessions.sqlite_session_service:SESSIONS_TABLE_SCHEMA": STORAGE,
+    "sessions.sqlite_session_service:USER_STATES_TABLE_SCHEMA": STORAGE,
+    # smaller pieces
+    "sessions:StateSchemaError": STATE_SCHEMA,
+    "sessions.state:StateSchemaError": STATE_SCHEMA,
+    "agents.run_config:ToolThreadPoolConfig": THREAD_POOL,
+    "artifacts.artifact_util": ARTIFACT_REFS,
+    "artifacts.file_artifact_service:FileArtifactVersion": ARTIFACT_REFS,
+}
+
+
+def readme_table() -> str:
+    """The README's table: one row per reason, listing what it covers (``google.adk.`` paths)."""
+    rows: dict[str, list[str]] = {}
+    for key, reason in OMITTED.items():
+        module, _, name = key.partition(":")
+        shown = f"`{module}.{name}`" if name else f"`{module}`"
+        rows.setdefault(reason, []).append(shown)
+    lines = ["| google-adk 2.13 (under `google.adk.`) | why it is not here |", "|---|---|"]
+    lines += [f"| {', '.join(items)} | {reason} |" for reason, items in rows.items()]
+    return "\n".join(lines)
+
+
+if __name__ == "__main__":
+    print(readme_table())
