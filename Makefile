@@ -12,9 +12,11 @@ CORE_VENV ?= .venv-core
 install: $(STAMP)
 
 $(STAMP): pyproject.toml
+	@echo "Setting up $(VENV) (first run only, about a minute): installing adk-runtime and its dev tools..."
 	test -x $(BIN)/python || $(PYTHON) -m venv $(VENV)
 	$(BIN)/python -m pip install --quiet --upgrade pip
-	$(BIN)/python -m pip install --quiet -e '.[dev,all]'
+	$(BIN)/python -m pip install -e '.[dev,all]'
+	@echo "$(VENV) is ready."
 	touch $(STAMP)
 
 lint: install
