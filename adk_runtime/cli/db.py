@@ -59,7 +59,7 @@ def _unreachable(url: str, error: BackendUnavailableError) -> str:
     where = f"{parsed.host or 'localhost'}:{parsed.port or 5432}"
     return (
         f"Cannot connect to {redact_url(url)}{cause}: is the PostgreSQL server running at "
-        f"{where}, and does it accept connections from here?"
+        f"{where}? Check the host, the port and that it accepts connections from here."
     )
 
 
