@@ -27,6 +27,7 @@ from adk_runtime.errors import (
 from adk_runtime.memory.base import BaseMemoryService
 from adk_runtime.runners import Runner
 from adk_runtime.server import artifacts_routes, run_routes, sessions_routes
+from adk_runtime.server._advice import http_detail
 from adk_runtime.server._gate import DEFAULT_MAX_BODY_BYTES, Gate
 from adk_runtime.server._state import AdkState, ServerState, server_state, status_for
 from adk_runtime.sessions import BaseSessionService
@@ -43,7 +44,8 @@ async def _adk_error(request: Request, exc: Exception) -> JSONResponse:
     status = status_for(exc)
     if status >= 500:
         logger.error("%s on %s %s: %s", type(exc).__name__, request.method, request.url.path, exc)
-    return JSONResponse(status_code=status, content={"detail": str(exc)})
+    detail = await http_detail(request, exc, server_state(request).app_name)
+    return JSONResponse(status_code=status, content={"detail": detail})
 
 
 def create_app(
