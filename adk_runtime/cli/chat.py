@@ -35,7 +35,8 @@ DEFAULT_CHAT_URL = "sqlite+aiosqlite:///.adk_runtime/sessions.db"
     envvar=ARTIFACT_URL_ENV,
     default=None,
     metavar="URL",
-    help="Artifact store (default: the session database if SQL, else in memory).",
+    help="Artifact store (default: the session database if SQL, .adk_runtime/artifacts for "
+    "Redis, in memory for memory://).",
 )
 @click.option("--app", "app_name", default=None, help="App name (default: the agent's name).")
 @user_option(default=DEFAULT_USER)

@@ -3,7 +3,9 @@
 from __future__ import annotations
 
 import os
+import shutil
 import sys
+from pathlib import Path
 
 import click
 
@@ -35,7 +37,8 @@ DEMO_USER = "demo"
     envvar=ARTIFACT_URL_ENV,
     default=None,
     metavar="URL",
-    help="Artifact store (default: the session database if SQL, else in memory).",
+    help="Artifact store (default: the session database if SQL, .adk_runtime/artifacts for "
+    "Redis, in memory for memory://).",
 )
 @click.option("--session", "session_id", default="demo", show_default=True, help="Session id.")
 @click.option(
@@ -67,8 +70,9 @@ def demo(session_url: str, artifact_url: str | None, session_id: str, model: str
                 await _print_artifacts(artifacts, session.id)
             else:
                 console.print(
-                    f"[bold]New[/] session [bold]{session.id}[/] in {show_url(session_url)}; "
-                    "run the demo again to see it resume."
+                    f"[bold]New[/] session [bold]{session.id}[/] of user [bold]{DEMO_USER}[/] in "
+                    f"app [bold]{notes.APP_NAME}[/], stored in {show_url(session_url)}; run the "
+                    "demo again to see it resume."
                 )
             script = None
             if not sys.stdin.isatty():
@@ -90,8 +94,38 @@ def demo(session_url: str, artifact_url: str | None, session_id: str, model: str
             )
             print_state(final)
             await _print_artifacts(artifacts, final.id)
+            _print_where(session_url, final.id, artifact_url)
 
     run_async(go())
+
+
+def _print_where(session_url: str, session_id: str, artifact_url: str | None) -> None:
+    """The exact commands that show the demo's data (app, user and session named)."""
+    exe = _executable()
+    url = show_url(session_url)
+    extra = f" --artifact-url {show_url(artifact_url)}" if artifact_url else ""
+    console.print(
+        f"\nApp [bold]{notes.APP_NAME}[/], user [bold]{DEMO_USER}[/], session "
+        f"[bold]{session_id}[/]. Look at the data with:"
+    )
+    for line in (
+        f"{exe} sessions list --url {url} --app {notes.APP_NAME}",
+        f"{exe} sessions show {session_id} --url {url} --app {notes.APP_NAME} --user {DEMO_USER}",
+        f"{exe} serve --agent adk_runtime.demo:root_agent --session-url {url}{extra}",
+    ):
+        console.print(f"  {line}", markup=False, soft_wrap=True)
+
+
+def _executable() -> str:
+    """How to call ``adk-runtime`` from here: by name if on PATH, else by its path."""
+    found = shutil.which("adk-runtime")
+    argv0 = Path(sys.argv[0])
+    if argv0.name == "adk-runtime" and (found is None or Path(found).resolve() != argv0.resolve()):
+        try:
+            return str(argv0.resolve().relative_to(Path.cwd()))
+        except ValueError:
+            return str(argv0)
+    return "adk-runtime"
 
 
 async def _print_artifacts(artifacts: BaseArtifactService, session_id: str) -> None:
