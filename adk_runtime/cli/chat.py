@@ -2,12 +2,15 @@
 
 from __future__ import annotations
 
+import sys
+
 import click
 
 from adk_runtime.cli._chat import (
     console,
     converse,
     ensure_sqlite_dir,
+    interrupted,
     open_or_resume,
     print_history,
 )
@@ -53,7 +56,7 @@ def chat(
     agent = load_agent(agent_spec)
     ensure_sqlite_dir(session_url)
 
-    async def go() -> None:
+    async def go() -> int:
         async with (
             session_service_from_url(session_url) as service,
             artifact_service_for(artifact_url, session_url) as artifacts,
@@ -72,6 +75,11 @@ def chat(
                     f"New session [bold]{session.id}[/] in {show_url(session_url)} "
                     "(type 'exit' or Ctrl-D to leave)."
                 )
-            await converse(runner, session)
+            return await converse(runner, session)
 
-    run_async(go())
+    try:
+        failures = run_async(go())
+    except KeyboardInterrupt:
+        raise interrupted() from None
+    if failures and not sys.stdin.isatty():
+        raise SystemExit(1)  # a script or pipe learns that a turn failed

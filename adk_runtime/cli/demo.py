@@ -16,6 +16,7 @@ from adk_runtime.cli._chat import (
     console,
     converse,
     ensure_sqlite_dir,
+    interrupted,
     open_or_resume,
     print_history,
     print_state,
@@ -53,7 +54,7 @@ def demo(session_url: str, artifact_url: str | None, session_id: str, model: str
     _check_model(agent)
     ensure_sqlite_dir(session_url)
 
-    async def go() -> None:
+    async def go() -> int:
         async with (
             session_service_from_url(session_url) as service,
             artifact_service_for(artifact_url, session_url) as artifacts,
@@ -82,7 +83,7 @@ def demo(session_url: str, artifact_url: str | None, session_id: str, model: str
                     "Say 'remember <fact>', 'todo <item>', 'done <n>', 'save' or 'list'; "
                     "'exit' or Ctrl-D to leave."
                 )
-            await converse(runner, session, script)
+            failures = await converse(runner, session, script)
             final = await service.get_session(
                 app_name=notes.APP_NAME, user_id=DEMO_USER, session_id=session.id
             )
@@ -95,8 +96,14 @@ def demo(session_url: str, artifact_url: str | None, session_id: str, model: str
             print_state(final)
             await _print_artifacts(artifacts, final.id)
             _print_where(session_url, final.id, artifact_url)
+            return failures
 
-    run_async(go())
+    try:
+        failures = run_async(go())
+    except KeyboardInterrupt:
+        raise interrupted() from None
+    if failures and not sys.stdin.isatty():
+        raise SystemExit(1)
 
 
 def _print_where(session_url: str, session_id: str, artifact_url: str | None) -> None:
