@@ -121,17 +121,17 @@ async def _lines(script: Iterable[str] | None) -> AsyncIterator[str]:
     while True:
         if interactive:
             console.print("you   > ", end="")
-        line = await reader.readline()
-        if line is None:
+        read = await reader.readline()
+        if read is None:
             if interactive:
                 console.print()  # Ctrl-D: leave the prompt's line before the shell's prompt
             return
-        if line.strip() in {"exit", "quit", "/exit", "/quit"}:
+        if read.strip() in {"exit", "quit", "/exit", "/quit"}:
             return
-        if line.strip():
+        if read.strip():
             if not interactive:
-                console.print(f"you   > {line}", markup=False)
-            yield line
+                console.print(f"you   > {read}", markup=False)
+            yield read
 
 
 async def converse(runner: Runner, session: Session, script: Iterable[str] | None = None) -> int:

@@ -5,6 +5,7 @@ from __future__ import annotations
 import fcntl
 import os
 import pty
+import re
 import select
 import signal
 import struct
@@ -14,6 +15,8 @@ import time
 from pathlib import Path
 
 from tests.serving import ROOT, cli_env
+
+_ESCAPE = re.compile(r"\x1b\[[0-9;?]*[A-Za-z]")
 
 
 class Terminal:
@@ -34,6 +37,11 @@ class Terminal:
         self.fd = fd
         self.output = ""
         self.status: int | None = None
+
+    @property
+    def text(self) -> str:
+        """The output without terminal escape sequences (colours, cursor moves)."""
+        return _ESCAPE.sub("", self.output)
 
     def _read(self, timeout: float) -> None:
         ready, _, _ = select.select([self.fd], [], [], timeout)
