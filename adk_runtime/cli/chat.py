@@ -72,8 +72,9 @@ def chat(
                 print_history(session)
             else:
                 console.print(
-                    f"New session [bold]{session.id}[/] in {show_url(session_url)} "
-                    "(type 'exit' or Ctrl-D to leave)."
+                    f"New session [bold]{session.id}[/] of user {user_id} in app "
+                    f"{runner.app_name}, stored in {show_url(session_url)} (type 'exit' or "
+                    "Ctrl-D to leave)."
                 )
             return await converse(runner, session)
 

@@ -10,6 +10,7 @@ from pathlib import Path
 import click
 
 from adk_runtime import demo as notes
+from adk_runtime._url_registry import url_scheme
 from adk_runtime.agents import LlmAgent
 from adk_runtime.artifacts import BaseArtifactService
 from adk_runtime.cli._chat import (
@@ -108,6 +109,9 @@ def demo(session_url: str, artifact_url: str | None, session_id: str, model: str
 
 def _print_where(session_url: str, session_id: str, artifact_url: str | None) -> None:
     """The exact commands that show the demo's data (app, user and session named)."""
+    if url_scheme(session_url) == "memory":
+        console.print("\nThe sessions were in memory (memory://): nothing is kept after this run.")
+        return
     exe = _executable()
     url = show_url(session_url)
     extra = f" --artifact-url {show_url(artifact_url)}" if artifact_url else ""
