@@ -24,6 +24,13 @@ from adk_runtime.sessions import (
 )
 
 console = Console()
+_app_option = click.option(
+    "--app",
+    "app_name",
+    required=True,
+    help="Application name: the agent's name unless `serve`/`chat --app` chose another "
+    "(the demo's is 'notes').",
+)
 
 
 @click.group()
@@ -37,7 +44,7 @@ def _when(ts: float) -> str:
 
 @sessions.command("list")
 @session_url_option()
-@click.option("--app", "app_name", required=True, help="Application name.")
+@_app_option
 @user_option()
 @click.option("--page-size", type=click.IntRange(1, 1000), default=None, help="Sessions per page.")
 @click.option("--page-token", default=None, help="Token printed by the previous page.")
@@ -127,7 +134,7 @@ def event_summary(event: Event) -> str:
 @sessions.command("show")
 @click.argument("session_id")
 @session_url_option()
-@click.option("--app", "app_name", required=True, help="Application name.")
+@_app_option
 @user_option(required=True)
 @click.option("--json", "as_json", is_flag=True, help="Print the session as JSON (camelCase).")
 def show_command(
@@ -163,7 +170,7 @@ def show_command(
 @sessions.command("delete")
 @click.argument("session_id")
 @session_url_option()
-@click.option("--app", "app_name", required=True, help="Application name.")
+@_app_option
 @user_option(required=True)
 @click.option("--yes", is_flag=True, help="Do not ask for confirmation.")
 def delete_command(
