@@ -17,9 +17,11 @@ ADK_REFERENCE_STAMP := $(ADK_REFERENCE)/.installed
 install: $(STAMP) $(ADK_REFERENCE_STAMP)
 
 $(STAMP): pyproject.toml
+	@echo "Setting up $(VENV) (first run only, about a minute): installing adk-runtime and its dev tools..."
 	test -x $(BIN)/python || $(PYTHON) -m venv $(VENV)
 	$(BIN)/python -m pip install --quiet --upgrade pip
-	$(BIN)/python -m pip install --quiet -e '.[dev,all]'
+	$(BIN)/python -m pip install -e '.[dev,all]'
+	@echo "$(VENV) is ready."
 	touch $(STAMP)
 
 $(ADK_REFERENCE_STAMP): pyproject.toml | $(STAMP)

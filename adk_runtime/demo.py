@@ -27,7 +27,8 @@ from adk_runtime.tools import ToolContext
 
 __all__ = ["APP_NAME", "FIRST_SCRIPT", "RESUME_SCRIPT", "DemoModel", "build_agent", "root_agent"]
 
-APP_NAME = "notes_demo"
+APP_NAME = "notes"
+"""The app name: the agent's name, so ``adk-runtime serve`` and ``chat`` use the same one."""
 FIRST_SCRIPT = [
     "remember the meeting is at 3pm",
     "todo buy milk",
@@ -177,7 +178,7 @@ def _response(parts: list[types.Part], partial: bool = False) -> LlmResponse:
 def build_agent(model: str | None = None) -> LlmAgent:
     """The notes agent on ``model`` (a model name, e.g. ``gemini-2.5-flash``; default offline)."""
     return LlmAgent(
-        name="notes",
+        name=APP_NAME,
         description="A notes and to-do assistant.",
         model=model or DemoModel(),
         instruction=INSTRUCTION,

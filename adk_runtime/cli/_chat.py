@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import asyncio
 import json
 import sys
 from collections.abc import AsyncIterator, Iterable
@@ -15,12 +14,20 @@ from rich.console import Console
 
 from adk_runtime.agents import RunConfig, StreamingMode
 from adk_runtime.cli._common import one_line
+from adk_runtime.cli._input import LineReader
 from adk_runtime.errors import AdkRuntimeError
 from adk_runtime.events import Event
 from adk_runtime.runners import Runner
 from adk_runtime.sessions import BaseSessionService, Session
 
-__all__ = ["console", "converse", "ensure_sqlite_dir", "open_or_resume", "print_history"]
+__all__ = [
+    "console",
+    "converse",
+    "ensure_sqlite_dir",
+    "interrupted",
+    "open_or_resume",
+    "print_history",
+]
 
 console = Console(highlight=False)
 HISTORY_SHOWN = 10
@@ -110,23 +117,34 @@ async def _lines(script: Iterable[str] | None) -> AsyncIterator[str]:
             yield line
         return
     interactive = sys.stdin.isatty()
+    reader = LineReader(sys.stdin.fileno())
     while True:
-        prompt = "you   > " if interactive else ""
-        try:
-            line = await asyncio.to_thread(input, prompt)
-        except EOFError:
+        if interactive:
+            console.print("you   > ", end="")
+        read = await reader.readline()
+        if read is None:
+            if interactive:
+                console.print()  # Ctrl-D: leave the prompt's line before the shell's prompt
             return
-        if line.strip() in {"exit", "quit", "/exit", "/quit"}:
+        if read.strip() in {"exit", "quit", "/exit", "/quit"}:
             return
-        if line.strip():
+        if read.strip():
             if not interactive:
-                console.print(f"you   > {line}", markup=False)
-            yield line
+                console.print(f"you   > {read}", markup=False)
+            yield read
 
 
-async def converse(runner: Runner, session: Session, script: Iterable[str] | None = None) -> None:
-    """Talk: each line (from ``script``, else stdin) is one invocation, streamed as it runs."""
+async def converse(runner: Runner, session: Session, script: Iterable[str] | None = None) -> int:
+    """Talk: each line (from ``script``, else stdin) is one invocation, streamed as it runs.
+
+    A turn that fails is reported in one line on stderr (what it committed before stays) and
+    the conversation goes on.
+
+    Returns:
+        The number of turns that failed.
+    """
     run_config = RunConfig(streaming_mode=StreamingMode.SSE)
+    failures = 0
     async for line in _lines(script):
         message = types.Content(role="user", parts=[types.Part(text=line)])
         streamed = False
@@ -140,14 +158,25 @@ async def converse(runner: Runner, session: Session, script: Iterable[str] | Non
             async with aclosing(agen) as events:
                 async for event in events:
                     streamed = _show(event, streamed)
-        except AdkRuntimeError:
-            raise
-        except Exception as exc:  # the agent's own failure: one line, what it committed stays
+        except Exception as exc:  # the turn's failure: one line, what it committed stays
+            failures += 1
             if streamed:
                 console.print()
-            raise click.ClickException(
-                one_line(f"The agent failed: {type(exc).__name__}: {exc}")
-            ) from None
+            what = str(exc)
+            if not isinstance(exc, AdkRuntimeError):
+                what = f"The agent failed: {type(exc).__name__}: {exc}"
+            click.echo(
+                one_line(f"Error: {what} (what it committed before stays; the chat goes on)"),
+                err=True,
+            )
+    return failures
+
+
+def interrupted() -> SystemExit:
+    """Say that Ctrl-C ended the chat and return the exit to raise (status 130)."""
+    console.print()
+    console.print("[dim]Interrupted; everything committed so far is stored.[/]")
+    return SystemExit(130)
 
 
 def _show(event: Event, streamed: bool) -> bool:

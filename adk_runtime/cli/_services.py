@@ -2,25 +2,50 @@
 
 from __future__ import annotations
 
-from adk_runtime._url_registry import is_sql_url
+from pathlib import Path
+
+import click
+
+from adk_runtime._url_registry import is_sql_url, url_scheme
 from adk_runtime.artifacts import BaseArtifactService, artifact_service_from_url
 from adk_runtime.memory import BaseMemoryService, memory_service_from_url
 
-__all__ = ["artifact_service_for", "default_artifact_url", "memory_service_for"]
+__all__ = [
+    "DEFAULT_ARTIFACT_DIR",
+    "artifact_service_for",
+    "default_artifact_url",
+    "memory_service_for",
+]
+
+DEFAULT_ARTIFACT_DIR = Path(".adk_runtime") / "artifacts"
+"""Where artifacts go, relative to the current directory, when sessions are not in SQL."""
 
 
 def default_artifact_url(session_url: str) -> str:
-    """Where artifacts go when no artifact URL is given.
+    """Where artifacts go when no artifact URL is given: as durable as the sessions.
 
-    Next to the sessions when they live in a SQL database (same file or database, its own
-    tables), else in memory.
+    In the session database when it is SQL (same file or database, its own tables); in
+    ``./.adk_runtime/artifacts`` (a ``file://`` store) for any other durable store (Redis);
+    in memory only when the sessions are in memory too.
     """
-    return session_url if is_sql_url(session_url) else "memory://"
+    if is_sql_url(session_url):
+        return session_url
+    if url_scheme(session_url) == "memory":
+        return "memory://"
+    return DEFAULT_ARTIFACT_DIR.resolve().as_uri()
 
 
 def artifact_service_for(url: str | None, session_url: str) -> BaseArtifactService:
-    """The artifact service ``url`` names (default: see :func:`default_artifact_url`)."""
-    return artifact_service_from_url(url or default_artifact_url(session_url))
+    """The artifact service ``url`` names (default: see :func:`default_artifact_url`).
+
+    A default that is not the session database is announced in one line on stderr, so
+    nobody has to guess where the artifacts are.
+    """
+    if url is None:
+        url = default_artifact_url(session_url)
+        if url.startswith("file:"):
+            click.echo(f"artifacts: {url} (set --artifact-url to keep them elsewhere)", err=True)
+    return artifact_service_from_url(url)
 
 
 def memory_service_for(url: str | None) -> BaseMemoryService | None:

@@ -2,12 +2,15 @@
 
 from __future__ import annotations
 
+import sys
+
 import click
 
 from adk_runtime.cli._chat import (
     console,
     converse,
     ensure_sqlite_dir,
+    interrupted,
     open_or_resume,
     print_history,
 )
@@ -35,7 +38,8 @@ DEFAULT_CHAT_URL = "sqlite+aiosqlite:///.adk_runtime/sessions.db"
     envvar=ARTIFACT_URL_ENV,
     default=None,
     metavar="URL",
-    help="Artifact store (default: the session database if SQL, else in memory).",
+    help="Artifact store (default: the session database if SQL, .adk_runtime/artifacts for "
+    "Redis, in memory for memory://).",
 )
 @click.option("--app", "app_name", default=None, help="App name (default: the agent's name).")
 @user_option(default=DEFAULT_USER)
@@ -52,7 +56,7 @@ def chat(
     agent = load_agent(agent_spec)
     ensure_sqlite_dir(session_url)
 
-    async def go() -> None:
+    async def go() -> int:
         async with (
             session_service_from_url(session_url) as service,
             artifact_service_for(artifact_url, session_url) as artifacts,
@@ -68,9 +72,15 @@ def chat(
                 print_history(session)
             else:
                 console.print(
-                    f"New session [bold]{session.id}[/] in {show_url(session_url)} "
-                    "(type 'exit' or Ctrl-D to leave)."
+                    f"New session [bold]{session.id}[/] of user {user_id} in app "
+                    f"{runner.app_name}, stored in {show_url(session_url)} (type 'exit' or "
+                    "Ctrl-D to leave)."
                 )
-            await converse(runner, session)
+            return await converse(runner, session)
 
-    run_async(go())
+    try:
+        failures = run_async(go())
+    except KeyboardInterrupt:
+        raise interrupted() from None
+    if failures and not sys.stdin.isatty():
+        raise SystemExit(1)  # a script or pipe learns that a turn failed

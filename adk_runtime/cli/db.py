@@ -9,12 +9,13 @@ from __future__ import annotations
 
 import asyncio
 from collections.abc import Awaitable, Callable
+from pathlib import Path
 from typing import TypeVar
 
 import click
 from rich.console import Console
 
-from adk_runtime.errors import AdkRuntimeError, redact_url
+from adk_runtime.errors import AdkRuntimeError, BackendUnavailableError, redact_url
 
 T = TypeVar("T")
 
@@ -41,8 +42,44 @@ def _run(url: str, action: Callable[..., Awaitable[T]], *args: str) -> T:
 
     try:
         return asyncio.run(run())
+    except BackendUnavailableError as error:
+        raise click.ClickException(_unreachable(url, error)) from None
     except AdkRuntimeError as error:
         raise click.ClickException(str(error)) from None
+
+
+def _unreachable(url: str, error: BackendUnavailableError) -> str:
+    """Say which server could not be reached (host and port, never the password)."""
+    from sqlalchemy.engine import make_url
+
+    parsed = make_url(url)
+    if parsed.get_backend_name() != "postgresql":
+        return str(error)
+    cause = f" ({type(error.__cause__).__name__})" if error.__cause__ else ""
+    where = f"{parsed.host or 'localhost'}:{parsed.port or 5432}"
+    return (
+        f"Cannot connect to {redact_url(url)}{cause}: is the PostgreSQL server running at "
+        f"{where}? Check the host, the port and that it accepts connections from here."
+    )
+
+
+def _require_sqlite_file(url: str) -> None:
+    """Refuse a SQLite path that does not exist (opening it would create an empty file)."""
+    from sqlalchemy.engine import make_url
+
+    parsed = make_url(url)
+    path = parsed.database or ""
+    if (
+        parsed.get_backend_name() != "sqlite"
+        or path in ("", ":memory:")
+        or path.startswith("file:")
+    ):
+        return
+    if not Path(path).expanduser().exists():
+        raise click.ClickException(
+            f"The SQLite file {path} does not exist (nothing was created). Check the path, or "
+            f"create the schema there with: adk-runtime db upgrade --url {redact_url(url)}"
+        )
 
 
 @click.group()
@@ -75,6 +112,7 @@ def check(url: str) -> None:
     from adk_runtime.sql import migrate
     from adk_runtime.sql.errors import upgrade_hint
 
+    _require_sqlite_file(url)
     status = _run(url, migrate.schema_status)
     if status.up_to_date:
         _console.print(f"[green]✓[/] {redact_url(url)} is up to date ({status.head}).")
@@ -98,6 +136,7 @@ def current(url: str) -> None:
     """Print the schema revision the database is at."""
     from adk_runtime.sql import migrate
 
+    _require_sqlite_file(url)
     status = _run(url, migrate.schema_status)
     marker = " (newest)" if status.up_to_date else f" (newest: {status.head})"
     _console.print(f"{status.current or 'none'}{marker}")
@@ -108,7 +147,15 @@ def current(url: str) -> None:
 @click.argument("revision", default="head")
 def stamp(url: str, revision: str) -> None:
     """Record REVISION as current without running migrations (default: head)."""
-    from adk_runtime.sql import migrate
+    from adk_runtime.sql import Database, migrate
 
-    _run(url, migrate.stamp, revision)
-    _console.print(f"[green]✓[/] {redact_url(url)} stamped at revision [bold]{revision}[/].")
+    async def action(database: Database, target: str) -> migrate.SchemaStatus:
+        await migrate.stamp(database, target)
+        return await migrate.schema_status(database)
+
+    _require_sqlite_file(url)
+    status = _run(url, action, revision)
+    _console.print(
+        f"[green]✓[/] {redact_url(url)} stamped at revision [bold]{status.current}[/] "
+        f"(newest: {status.head})."
+    )

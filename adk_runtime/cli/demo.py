@@ -3,17 +3,21 @@
 from __future__ import annotations
 
 import os
+import shutil
 import sys
+from pathlib import Path
 
 import click
 
 from adk_runtime import demo as notes
+from adk_runtime._url_registry import url_scheme
 from adk_runtime.agents import LlmAgent
 from adk_runtime.artifacts import BaseArtifactService
 from adk_runtime.cli._chat import (
     console,
     converse,
     ensure_sqlite_dir,
+    interrupted,
     open_or_resume,
     print_history,
     print_state,
@@ -35,7 +39,8 @@ DEMO_USER = "demo"
     envvar=ARTIFACT_URL_ENV,
     default=None,
     metavar="URL",
-    help="Artifact store (default: the session database if SQL, else in memory).",
+    help="Artifact store (default: the session database if SQL, .adk_runtime/artifacts for "
+    "Redis, in memory for memory://).",
 )
 @click.option("--session", "session_id", default="demo", show_default=True, help="Session id.")
 @click.option(
@@ -50,7 +55,7 @@ def demo(session_url: str, artifact_url: str | None, session_id: str, model: str
     _check_model(agent)
     ensure_sqlite_dir(session_url)
 
-    async def go() -> None:
+    async def go() -> int:
         async with (
             session_service_from_url(session_url) as service,
             artifact_service_for(artifact_url, session_url) as artifacts,
@@ -67,8 +72,9 @@ def demo(session_url: str, artifact_url: str | None, session_id: str, model: str
                 await _print_artifacts(artifacts, session.id)
             else:
                 console.print(
-                    f"[bold]New[/] session [bold]{session.id}[/] in {show_url(session_url)}; "
-                    "run the demo again to see it resume."
+                    f"[bold]New[/] session [bold]{session.id}[/] of user [bold]{DEMO_USER}[/] in "
+                    f"app [bold]{notes.APP_NAME}[/], stored in {show_url(session_url)}; run the "
+                    "demo again to see it resume."
                 )
             script = None
             if not sys.stdin.isatty():
@@ -78,7 +84,7 @@ def demo(session_url: str, artifact_url: str | None, session_id: str, model: str
                     "Say 'remember <fact>', 'todo <item>', 'done <n>', 'save' or 'list'; "
                     "'exit' or Ctrl-D to leave."
                 )
-            await converse(runner, session, script)
+            failures = await converse(runner, session, script)
             final = await service.get_session(
                 app_name=notes.APP_NAME, user_id=DEMO_USER, session_id=session.id
             )
@@ -90,8 +96,47 @@ def demo(session_url: str, artifact_url: str | None, session_id: str, model: str
             )
             print_state(final)
             await _print_artifacts(artifacts, final.id)
+            _print_where(session_url, final.id, artifact_url)
+            return failures
 
-    run_async(go())
+    try:
+        failures = run_async(go())
+    except KeyboardInterrupt:
+        raise interrupted() from None
+    if failures and not sys.stdin.isatty():
+        raise SystemExit(1)
+
+
+def _print_where(session_url: str, session_id: str, artifact_url: str | None) -> None:
+    """The exact commands that show the demo's data (app, user and session named)."""
+    if url_scheme(session_url) == "memory":
+        console.print("\nThe sessions were in memory (memory://): nothing is kept after this run.")
+        return
+    exe = _executable()
+    url = show_url(session_url)
+    extra = f" --artifact-url {show_url(artifact_url)}" if artifact_url else ""
+    console.print(
+        f"\nApp [bold]{notes.APP_NAME}[/], user [bold]{DEMO_USER}[/], session "
+        f"[bold]{session_id}[/]. Look at the data with:"
+    )
+    for line in (
+        f"{exe} sessions list --url {url} --app {notes.APP_NAME}",
+        f"{exe} sessions show {session_id} --url {url} --app {notes.APP_NAME} --user {DEMO_USER}",
+        f"{exe} serve --agent adk_runtime.demo:root_agent --session-url {url}{extra}",
+    ):
+        console.print(f"  {line}", markup=False, soft_wrap=True)
+
+
+def _executable() -> str:
+    """How to call ``adk-runtime`` from here: by name if on PATH, else by its path."""
+    found = shutil.which("adk-runtime")
+    argv0 = Path(sys.argv[0])
+    if argv0.name == "adk-runtime" and (found is None or Path(found).resolve() != argv0.resolve()):
+        try:
+            return str(argv0.resolve().relative_to(Path.cwd()))
+        except ValueError:
+            return str(argv0)
+    return "adk-runtime"
 
 
 async def _print_artifacts(artifacts: BaseArtifactService, session_id: str) -> None:

@@ -33,7 +33,8 @@ DEFAULT_MAX_BODY_BYTES = 32 * 1024 * 1024
     show_envvar=True,
     default=None,
     metavar="URL",
-    help="Artifact store (default: the session database if SQL, else in memory).",
+    help="Artifact store (default: the session database if SQL, .adk_runtime/artifacts for "
+    "Redis, in memory for memory://).",
 )
 @click.option(
     "--memory-url",

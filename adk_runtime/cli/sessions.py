@@ -9,16 +9,28 @@ from typing import Any
 
 import click
 from rich.console import Console
-from rich.progress import Progress
 from rich.table import Table
 
 from adk_runtime import codec
 from adk_runtime.cli._common import run_async, session_url_option, user_option
+from adk_runtime.cli._progress import progress_bar
 from adk_runtime.errors import InputValidationError, SessionNotFoundError
 from adk_runtime.events import Event
-from adk_runtime.sessions import BaseSessionService, session_service_from_url, transfer
+from adk_runtime.sessions import (
+    BaseSessionService,
+    ListSessionsResponse,
+    session_service_from_url,
+    transfer,
+)
 
 console = Console()
+_app_option = click.option(
+    "--app",
+    "app_name",
+    required=True,
+    help="Application name: the agent's name unless `serve`/`chat --app` chose another "
+    "(the demo's is 'notes').",
+)
 
 
 @click.group()
@@ -32,37 +44,63 @@ def _when(ts: float) -> str:
 
 @sessions.command("list")
 @session_url_option()
-@click.option("--app", "app_name", required=True, help="Application name.")
+@_app_option
 @user_option()
 @click.option("--page-size", type=click.IntRange(1, 1000), default=None, help="Sessions per page.")
 @click.option("--page-token", default=None, help="Token printed by the previous page.")
+@click.option("--json", "as_json", is_flag=True, help="Print the page as JSON (camelCase).")
 def list_command(
     session_url: str,
     app_name: str,
     user_id: str | None,
     page_size: int | None,
     page_token: str | None,
+    as_json: bool,
 ) -> None:
-    """List sessions, most recently updated first."""
+    """List sessions, most recently updated first (ids are never shortened)."""
 
-    async def go() -> None:
+    async def go() -> ListSessionsResponse:
         async with session_service_from_url(session_url) as service:
-            page = await service.list_sessions(
+            return await service.list_sessions(
                 app_name=app_name, user_id=user_id, page_size=page_size, page_token=page_token
             )
-        table = Table(title=f"sessions of {app_name}")
-        for column in ("user", "session", "revision", "updated", "state keys"):
-            table.add_column(column)
-        for s in page.sessions:
-            table.add_row(
-                s.user_id, s.id, str(s.revision), _when(s.last_update_time), str(len(s.state))
-            )
-        console.print(table)
-        console.print(f"{len(page.sessions)} session(s)")
-        if page.next_page_token:
-            console.print(f"next page: --page-token {page.next_page_token}")
 
-    run_async(go())
+    page = run_async(go())
+    if as_json:
+        click.echo(json.dumps(_page_json(page), ensure_ascii=False))
+        return
+    table = Table(title=f"sessions of {app_name}")
+    table.add_column(
+        "session", no_wrap=True, min_width=max((len(s.id) for s in page.sessions), default=7)
+    )
+    table.add_column("user", overflow="fold")
+    table.add_column("rev", justify="right")
+    table.add_column("updated", overflow="fold")
+    table.add_column("state keys", justify="right")
+    for s in page.sessions:
+        table.add_row(
+            s.id, s.user_id, str(s.revision), _when(s.last_update_time), str(len(s.state))
+        )
+    console.print(table)
+    console.print(f"{len(page.sessions)} session(s)")
+    if page.next_page_token:
+        console.print(f"next page: --page-token {page.next_page_token}")
+
+
+def _page_json(page: ListSessionsResponse) -> dict[str, Any]:
+    """A listing page as JSON: the sessions (without events) and the next page token."""
+    sessions = [
+        {
+            "id": s.id,
+            "appName": s.app_name,
+            "userId": s.user_id,
+            "revision": s.revision,
+            "lastUpdateTime": s.last_update_time,
+            "state": codec.encode_state(s.state),
+        }
+        for s in page.sessions
+    ]
+    return {"sessions": sessions, "nextPageToken": page.next_page_token}
 
 
 async def _load(service: BaseSessionService, app_name: str, user_id: str, session_id: str) -> Any:
@@ -96,7 +134,7 @@ def event_summary(event: Event) -> str:
 @sessions.command("show")
 @click.argument("session_id")
 @session_url_option()
-@click.option("--app", "app_name", required=True, help="Application name.")
+@_app_option
 @user_option(required=True)
 @click.option("--json", "as_json", is_flag=True, help="Print the session as JSON (camelCase).")
 def show_command(
@@ -132,7 +170,7 @@ def show_command(
 @sessions.command("delete")
 @click.argument("session_id")
 @session_url_option()
-@click.option("--app", "app_name", required=True, help="Application name.")
+@_app_option
 @user_option(required=True)
 @click.option("--yes", is_flag=True, help="Do not ask for confirmation.")
 def delete_command(
@@ -173,9 +211,10 @@ def export_command(
             keys = {
                 app: await transfer.list_session_keys(service, app, user_id) for app in app_names
             }
+            _refuse_empty(keys, user_id)
             with (
                 click.open_file(str(output), "w", encoding="utf-8") as out,
-                Progress(console=Console(stderr=True), transient=True) as progress,
+                progress_bar("sessions") as progress,
             ):
                 task = progress.add_task("exporting", total=sum(len(k) for k in keys.values()))
                 out.write(transfer.header_line(app_names) + "\n")
@@ -193,6 +232,17 @@ def export_command(
     )
 
 
+def _refuse_empty(keys: dict[str, list[Any]], user_id: str | None) -> None:
+    """Fail, before any file is written, when a named app has no session to export."""
+    empty = [app for app, app_keys in keys.items() if not app_keys]
+    if empty:
+        whose = f" of user {user_id!r}" if user_id else ""
+        raise SessionNotFoundError(
+            f"No sessions{whose} in app(s) {', '.join(map(repr, empty))}: nothing exported, no "
+            "file written. Check the app name ('adk-runtime sessions list --app APP') and --url."
+        )
+
+
 @sessions.command("import")
 @session_url_option()
 @click.argument("input_file", type=click.Path(exists=True, dir_okay=False, path_type=Path))
@@ -208,14 +258,14 @@ def import_command(session_url: str, input_file: Path) -> None:
         async with session_service_from_url(session_url) as service:
             with (
                 input_file.open(encoding="utf-8") as handle,
-                Progress(console=Console(stderr=True), transient=True) as progress,
+                progress_bar("records", extra="{task.fields[events]:,} events") as progress,
             ):
-                task = progress.add_task("importing", total=expected)
+                task = progress.add_task("importing", total=expected + 1, events=0)  # + the footer
                 handle.readline()  # the header
                 for number, line in enumerate(handle, 2):
                     if line.strip():
                         await transfer.import_line(service, line, number, counts)
-                        progress.advance(task)
+                        progress.update(task, advance=1, events=counts.events)
         return counts
 
     counts = run_async(go())

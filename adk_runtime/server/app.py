@@ -27,6 +27,7 @@ from adk_runtime.errors import AdkRuntimeError, SessionBusyError
 from adk_runtime.memory.base import BaseMemoryService
 from adk_runtime.runners import Runner
 from adk_runtime.server import artifacts_routes, run_routes, sessions_routes
+from adk_runtime.server._advice import http_detail
 from adk_runtime.server._gate import DEFAULT_MAX_BODY_BYTES, Gate
 from adk_runtime.server._state import AdkState, ServerState, server_state, status_for
 from adk_runtime.sessions import BaseSessionService
@@ -47,7 +48,8 @@ async def _adk_error(request: Request, exc: Exception) -> JSONResponse:
     headers = None
     if isinstance(exc, SessionBusyError):
         headers = {"Retry-After": str(max(1, math.ceil(exc.retry_after)))}
-    return JSONResponse(status_code=status, content={"detail": str(exc)}, headers=headers)
+    detail = await http_detail(request, exc, server_state(request).app_name)
+    return JSONResponse(status_code=status, content={"detail": detail}, headers=headers)
 
 
 def create_app(

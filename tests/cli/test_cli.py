@@ -109,13 +109,15 @@ def test_demo_with_an_unknown_model() -> None:
     assert_one_line_error(result, "no-such-model")
 
 
-def test_chat_reports_a_failing_agent_in_one_line() -> None:
+def test_chat_reports_a_failing_agent_in_one_line_and_goes_on() -> None:
     result = run_cli(
         "chat", "--agent", "tests.server.agent:root_agent", "--session-url", "memory://",
-        stdin="fail\n",
+        stdin="fail\nhello\n",
     )  # fmt: skip
+    # From a pipe the exit status still says a turn failed.
     assert_one_line_error(result, "The agent failed: RuntimeError: the agent broke")
     assert "agent > about to fail" in result.stdout  # what it said before failing was shown
+    assert "agent > echo: hello" in result.stdout  # and the next line was answered
 
 
 @pytest.mark.postgres

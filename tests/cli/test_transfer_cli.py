@@ -18,7 +18,7 @@ from tests.serving import run_cli
 from tests.sql_support import create_database, drop_database, run_in_thread, unique_name
 
 pytestmark = [pytest.mark.sqlite, pytest.mark.postgres, pytest.mark.redis]
-APPS = ("notes_demo", "echo_app")
+APPS = ("notes", "echo_app")
 
 
 @pytest.fixture
@@ -88,7 +88,7 @@ def test_export_sqlite_import_postgres_then_redis(
     assert _export(redis_target, tmp_path / "redis.jsonl") == source
 
     shown = _ok(
-        "sessions", "show", "demo", "--url", redis_target, "--app", "notes_demo",
+        "sessions", "show", "demo", "--url", redis_target, "--app", "notes",
         "--user", "demo", "--json",
     )  # fmt: skip
     session = json.loads(shown)

@@ -309,6 +309,26 @@ async def test_run_sse_errors_before_the_stream_get_a_status(
     assert status == 422
 
 
+async def test_missing_session_says_which_route_creates_it(
+    client: httpx.AsyncClient, user: str
+) -> None:
+    body = {"userId": user, "sessionId": "later", "newMessage": message("hi"), "streaming": True}
+    status, answer = await sse_events(client, body)
+    assert status == 404
+    detail = answer[0]["detail"]
+    assert "auto_create_session" not in detail
+    route = sessions_url(user, "later")
+    assert f"POST {route} " in detail
+    plain = await client.post("/run", json=body)
+    assert plain.status_code == 404
+    assert f"POST {route} " in plain.json()["detail"]
+    # Doing what the message says works.
+    assert (await client.post(route, json={})).status_code == 200
+    status, events = await sse_events(client, body)
+    assert status == 200
+    assert events
+
+
 async def test_disconnect_mid_stream_loses_nothing(client: httpx.AsyncClient, user: str) -> None:
     session = await new_session(client, user)
     body = {"userId": user, "sessionId": session["id"], "newMessage": message("slow 5")}

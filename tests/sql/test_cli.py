@@ -32,8 +32,14 @@ def _cli(
 def test_upgrade_check_current_stamp(empty_url: str) -> None:
     behind = _cli("check", "--url", empty_url)
     assert behind.returncode == 1
-    assert "adk-runtime db upgrade --url" in behind.stdout
-    assert _cli("current", "--url", empty_url).stdout.startswith("none")
+    assert "adk-runtime db upgrade --url" in behind.stdout + behind.stderr
+    current = _cli("current", "--url", empty_url)
+    if empty_url.startswith("sqlite"):  # a new SQLite path: not created by check or current
+        assert current.returncode == 1
+        assert "does not exist" in current.stderr
+        assert not Path(empty_url.partition(":///")[2]).exists()
+    else:
+        assert current.stdout.startswith("none")
 
     upgraded = _cli("upgrade", env={"ADK_RUNTIME_SESSION_URL": empty_url})
     assert upgraded.returncode == 0, upgraded.stderr
@@ -44,6 +50,30 @@ def test_upgrade_check_current_stamp(empty_url: str) -> None:
 
     assert _cli("stamp", "--url", empty_url, "base").returncode == 0
     assert _cli("check", "--url", empty_url).returncode == 1
+    stamped = _cli("stamp", "--url", empty_url)
+    assert stamped.returncode == 0, stamped.stderr
+    assert f"stamped at revision {head} " in stamped.stdout  # the revision, not "head"
+    assert "revision head" not in stamped.stdout
+
+
+@pytest.mark.parametrize("command", ["check", "current", "stamp"])
+def test_a_missing_sqlite_file_is_reported_not_created(command: str, tmp_path: Path) -> None:
+    path = tmp_path / "typo.db"
+    result = _cli(command, "--url", f"sqlite+aiosqlite:///{path}")
+    assert result.returncode == 1
+    assert f"The SQLite file {path} does not exist" in result.stderr
+    assert "db upgrade" in result.stderr
+    assert len(result.stderr.strip().splitlines()) == 1
+    assert not path.exists()
+
+
+def test_server_down_names_host_and_port_without_password() -> None:
+    result = _cli("check", "--url", "postgresql+asyncpg://bob:hunter2@127.0.0.1:1/db")
+    assert result.returncode == 1
+    assert "is the PostgreSQL server running at 127.0.0.1:1?" in result.stderr
+    assert "Retry it" not in result.stderr
+    assert "hunter2" not in result.stderr + result.stdout
+    assert len(result.stderr.strip().splitlines()) == 1
 
 
 @pytest.mark.parametrize(
@@ -54,7 +84,7 @@ def test_upgrade_check_current_stamp(empty_url: str) -> None:
             "postgresql+asyncpg://bob:***@localhost/db",
         ),
         ("mysql://bob:hunter2@localhost/db", "not a supported database URL"),
-        ("postgresql://bob:hunter2@127.0.0.1:1/db", "Cannot reach the database"),
+        ("postgresql://bob:hunter2@127.0.0.1:1/db", "Cannot connect to postgresql"),
     ],
 )
 def test_user_mistakes_print_one_line_without_secrets(url: str, expected: str) -> None:

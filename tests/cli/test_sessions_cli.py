@@ -1,0 +1,106 @@
+"""``adk-runtime sessions list|export|import`` as a user sees them: ids, JSON, progress."""
+
+from __future__ import annotations
+
+import asyncio
+import json
+from pathlib import Path
+
+import pytest
+
+from adk_runtime.sessions import session_service_from_url
+from tests.cli.terminal import Terminal
+from tests.serving import cli_env, run_cli
+
+pytestmark = pytest.mark.sqlite
+
+APP = "notes"
+USER = "someone-with-a-rather-long-user-id"
+
+
+def _store(tmp_path: Path, sessions: int) -> tuple[str, list[str]]:
+    """A SQLite file holding ``sessions`` sessions of APP (uuid ids); their ids."""
+    url = f"sqlite+aiosqlite:///{tmp_path / 'store.db'}"
+
+    async def fill() -> list[str]:
+        async with session_service_from_url(url) as service:
+            return [
+                (await service.create_session(app_name=APP, user_id=USER, state={"n": i})).id
+                for i in range(sessions)
+            ]
+
+    return url, asyncio.run(fill())
+
+
+def test_list_never_cuts_ids_in_80_columns(tmp_path: Path) -> None:
+    url, ids = _store(tmp_path, 3)
+    result = run_cli("sessions", "list", "--url", url, "--app", APP, env=cli_env(COLUMNS="80"))
+    assert result.returncode == 0, result.stderr
+    assert max(len(line) for line in result.stdout.splitlines()) <= 80
+    for session_id in ids:
+        assert session_id in result.stdout  # whole, so it can be pasted into show/delete
+    shown = run_cli(
+        "sessions", "show", ids[0], "--url", url, "--app", APP, "--user", USER, "--json"
+    )
+    assert shown.returncode == 0, shown.stderr
+
+
+def test_list_json(tmp_path: Path) -> None:
+    url, ids = _store(tmp_path, 3)
+    first = run_cli("sessions", "list", "--url", url, "--app", APP, "--page-size", "2", "--json")
+    assert first.returncode == 0, first.stderr
+    page = json.loads(first.stdout)
+    assert [s["userId"] for s in page["sessions"]] == [USER, USER]
+    assert page["nextPageToken"]
+    rest = run_cli(
+        "sessions", "list", "--url", url, "--app", APP, "--json",
+        "--page-token", page["nextPageToken"],
+    )  # fmt: skip
+    page2 = json.loads(rest.stdout)
+    assert page2["nextPageToken"] is None
+    listed = [s["id"] for s in page["sessions"] + page2["sessions"]]
+    assert sorted(listed) == sorted(ids)
+    assert {s["state"]["n"] for s in page["sessions"] + page2["sessions"]} == {0, 1, 2}
+
+
+def test_exporting_an_unknown_app_fails_and_writes_no_file(tmp_path: Path) -> None:
+    url, _ = _store(tmp_path, 1)
+    out = tmp_path / "out.jsonl"
+    result = run_cli("sessions", "export", "--url", url, "--app", "no_such_app", "-o", str(out))
+    assert result.returncode == 1
+    assert result.stderr.strip().splitlines() == [result.stderr.strip()]
+    assert "No sessions in app(s) 'no_such_app'" in result.stderr
+    assert not out.exists()
+    mixed = run_cli(
+        "sessions", "export", "--url", url, "--app", APP, "--app", "nope", "-o", str(out)
+    )
+    assert mixed.returncode == 1
+    assert "'nope'" in mixed.stderr
+    assert not out.exists()
+
+
+def test_export_and_import_show_progress_on_a_terminal_only(tmp_path: Path) -> None:
+    url, _ = _store(tmp_path, 300)
+    out = tmp_path / "out.jsonl"
+    terminal = Terminal("sessions", "export", "--url", url, "--app", APP, "-o", str(out))
+    try:
+        assert terminal.wait(60) == 0, terminal.output
+    finally:
+        terminal.close()
+    assert "/300 sessions" in terminal.text  # done/total
+    assert "exported 300 session(s)" in terminal.text
+
+    target = f"sqlite+aiosqlite:///{tmp_path / 'target.db'}"
+    terminal = Terminal("sessions", "import", str(out), "--url", target)
+    try:
+        assert terminal.wait(60) == 0, terminal.output
+    finally:
+        terminal.close()
+    assert "/301 records" in terminal.text
+    assert "imported 300 session(s)" in terminal.text
+
+    piped = run_cli("sessions", "export", "--url", url, "--app", APP, "-o", str(out))
+    assert piped.returncode == 0, piped.stderr
+    assert piped.stderr.strip() == (
+        "exported 300 session(s), 0 event(s), 0 app state(s), 0 user state(s)"
+    )  # no bar, no control characters in a log
