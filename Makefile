@@ -68,7 +68,7 @@ test-core-install:
 
 # The suite without the server backends, for a machine with no PostgreSQL or Redis.
 test-fast: install
-	$(BIN)/pytest -m "not postgres and not redis"
+	$(BIN)/pytest -m "not postgres and not redis and not redis_cluster"
 
 # The long crash/fault/race runs (@pytest.mark.reliability) plus the property tests at 300
 # examples each.

@@ -29,8 +29,8 @@ __all__ = [
 SQL_SCHEMES = ("sqlite", "sqlite+aiosqlite", "postgresql", "postgresql+asyncpg", "postgres")
 """URL schemes of the SQL stores (SQLite and PostgreSQL; normalized to the async drivers)."""
 
-REDIS_SCHEMES = ("redis", "rediss")
-"""URL schemes of the Redis stores."""
+REDIS_SCHEMES = ("redis", "rediss", "redis+cluster", "rediss+cluster")
+"""URL schemes of the Redis stores (one server, or a Redis Cluster through any node)."""
 
 _SCHEME = re.compile(r"[A-Za-z][A-Za-z0-9+.\-]*")
 

@@ -75,6 +75,31 @@ async def _open_sqlite(request: Any) -> AsyncIterator[BaseSessionService]:
         yield service
 
 
+@contextlib.asynccontextmanager
+async def _open_redis_cluster(request: Any) -> AsyncIterator[BaseSessionService]:
+    from adk_runtime.sessions import RedisSessionService
+
+    url = request.getfixturevalue("redis_cluster").url
+    prefix = redis_test_prefix()
+    try:
+        async with RedisSessionService(url, key_prefix=prefix) as service:
+            yield service
+    finally:
+        await drop_cluster_prefix(url, prefix)
+
+
+async def drop_cluster_prefix(url: str, prefix: str) -> None:
+    """Delete every key under ``prefix`` on a Redis Cluster (SCAN on every primary)."""
+    from redis.asyncio.cluster import RedisCluster
+
+    client = RedisCluster.from_url(url.replace("redis+cluster://", "redis://"))
+    try:
+        async for key in client.scan_iter(match=f"{prefix}*", count=1000):
+            await client.delete(key)
+    finally:
+        await client.aclose()
+
+
 _OPEN_POSTGRES: dict[str, int] = {}
 
 
@@ -98,6 +123,7 @@ async def _open_postgres(request: Any) -> AsyncIterator[BaseSessionService]:
 BACKENDS: list[Backend] = [
     Backend("memory", _open_memory),
     Backend("redis", _open_redis, durable=True),
+    Backend("redis_cluster", _open_redis_cluster, durable=True),
     Backend("sqlite", _open_sqlite, durable=True),
     Backend("postgres", _open_postgres, durable=True),
 ]
@@ -136,5 +162,5 @@ async def twin(service: BaseSessionService) -> AsyncIterator[BaseSessionService]
     from adk_runtime.sessions import RedisSessionService
 
     assert isinstance(service, RedisSessionService)
-    async with RedisSessionService(REDIS_URL, key_prefix=service._prefix) as other:
+    async with RedisSessionService(service._url, key_prefix=service._prefix) as other:
         yield other

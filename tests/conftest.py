@@ -9,6 +9,7 @@ from blockbuster import BlockBuster, blockbuster_ctx
 from adk_runtime.sessions import BaseSessionService
 from tests import backends
 from tests.backends import BACKENDS, Backend
+from tests.redis_cluster import Cluster, running_cluster
 from tests.sql_support import postgres_url  # noqa: F401 (a fixture)
 
 
@@ -24,6 +25,13 @@ async def session_service(
 ) -> AsyncIterator[BaseSessionService]:
     async with backend.open(request) as service:
         yield service
+
+
+@pytest.fixture(scope="session")
+def redis_cluster() -> Iterator[Cluster]:
+    """A real Redis Cluster (3 primaries, 3 replicas) on loopback, for the whole run."""
+    with running_cluster() as cluster:
+        yield cluster
 
 
 @pytest.fixture
@@ -47,6 +55,10 @@ def _no_blocking_calls_with_a_session_service(
         return
     request.getfixturevalue("session_service")
     with blockbuster_ctx() as bb:
+        # asyncpg reads ~/.pgpass and looks for TLS files while it opens a connection (a few
+        # file system calls); a pool may open one at any point of a test.
+        for function in bb.functions.values():
+            function.can_block_in("asyncpg/connect_utils.py", {"_parse_connect_dsn_and_args"})
         backends.BLOCKBUSTER = bb
         try:
             yield

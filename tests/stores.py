@@ -3,7 +3,8 @@
 - The servers: ``ADK_RUNTIME_TEST_POSTGRES_URL`` and ``ADK_RUNTIME_TEST_REDIS_URL`` (default:
   the local ones). A server that cannot be reached fails the tests that need it (never a skip).
 - :data:`DURABLE_BACKENDS`: the durable backends, each with a marker of the same name
-  (:func:`durable_params`), so ``pytest -m "not postgres and not redis"`` runs anywhere.
+  (:func:`durable_params`), so ``pytest -m "not postgres and not redis and not redis_cluster"``
+  runs anywhere.
 - A :class:`Store` is what a second service object or a subprocess needs to reach the same
   data: the URL and the keyword arguments for :func:`session_service_from_url` (JSON-able, so
   it crosses a process boundary). :func:`fresh_store` makes one and removes it afterwards: a

@@ -5,7 +5,7 @@ from __future__ import annotations
 import pytest
 import redis.asyncio as redis_asyncio
 
-from adk_runtime.errors import ConfigurationError
+from adk_runtime.errors import BackendUnavailableError, ConfigurationError
 from adk_runtime.sessions import RedisSessionService, session_service_from_url
 from tests.backends import REDIS_URL
 from tests.redis_backend.conftest import APP, keys_under
@@ -76,3 +76,36 @@ async def test_a_client_without_decoded_responses_works(prefix: str) -> None:
         assert session.state == {"k": b"\x00"}
         page = await service.list_sessions(app_name=APP, page_size=1)
         assert [s.state for s in page.sessions] == [{"k": b"\x00"}]
+
+
+@pytest.mark.parametrize(
+    ("url", "message"),
+    [
+        (f"{REDIS_URL}?wait_replicas=-1", "wait_replicas"),
+        (f"{REDIS_URL}?wait_replicas=two", "wait_replicas"),
+        (f"{REDIS_URL}?wait_timeout_ms=0", "wait_timeout_ms"),
+        ("redis+clusters://127.0.0.1:7000", "is not a redis://"),
+    ],
+)
+def test_bad_durability_options_and_schemes_are_refused(url: str, message: str) -> None:
+    with pytest.raises(ConfigurationError, match=message):
+        session_service_from_url(url)
+
+
+async def test_wait_replicas_on_a_server_without_replicas_refuses_to_acknowledge(
+    prefix: str,
+) -> None:
+    url = f"{REDIS_URL}?key_prefix={prefix}&wait_replicas=1&wait_timeout_ms=50"
+    async with session_service_from_url(url) as service:
+        with pytest.raises(BackendUnavailableError, match="0 of 1 replica"):
+            await service.create_session(app_name=APP, user_id="u", session_id="s")
+    # The write itself reached the primary (retrying it is safe): it is there, unconfirmed.
+    async with session_service_from_url(f"{REDIS_URL}?key_prefix={prefix}") as plain:
+        assert await plain.get_session(app_name=APP, user_id="u", session_id="s") is not None
+
+
+def test_cluster_urls_are_registered() -> None:
+    for scheme in ("redis+cluster", "rediss+cluster"):
+        service = session_service_from_url(f"{scheme}://127.0.0.1:7000/0")
+        assert isinstance(service, RedisSessionService)
+        assert service._cluster

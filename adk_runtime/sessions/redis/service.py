@@ -61,7 +61,6 @@ expired when it meets them.
 from __future__ import annotations
 
 import asyncio
-import dataclasses
 import math
 import uuid
 from collections.abc import Awaitable, Callable
@@ -69,11 +68,9 @@ from typing import Any, TypeVar
 from urllib.parse import parse_qsl, urlencode, urlsplit, urlunsplit
 
 import redis.asyncio as redis_asyncio
-from redis.asyncio.retry import Retry
-from redis.backoff import ExponentialWithJitterBackoff
-from redis.driver_info import DriverInfo
+from redis.asyncio.cluster import RedisCluster
+from redis.commands.core import AsyncScript
 
-from adk_runtime._url_registry import REDIS_SCHEMES, url_scheme
 from adk_runtime.errors import (
     RECREATED_SESSION_MESSAGE,
     AlreadyExistsError,
@@ -96,7 +93,7 @@ from adk_runtime.sessions.base import (
     PreparedCreate,
     SessionTail,
 )
-from adk_runtime.sessions.redis import _listing
+from adk_runtime.sessions.redis import _clients, _listing
 from adk_runtime.sessions.redis import _protocol as protocol
 from adk_runtime.sessions.redis._errors import translate
 from adk_runtime.sessions.redis._keys import AppKeys, SessionKeys, check_prefix
@@ -108,10 +105,15 @@ from adk_runtime.sessions.state import merge_state
 __all__ = ["RedisSessionService"]
 
 _T = TypeVar("_T")
-_URL_OPTIONS = ("key_prefix", "ttl_seconds", "max_connections", "pool_timeout", "cache_bytes")
-# Resolved once at import: redis-py would otherwise look its own version up in the installed
-# package metadata (a blocking file system read) for every connection it opens on the loop.
-_DRIVER_INFO = DriverInfo()
+_URL_OPTIONS = (
+    "key_prefix",
+    "ttl_seconds",
+    "max_connections",
+    "pool_timeout",
+    "cache_bytes",
+    "wait_replicas",
+    "wait_timeout_ms",
+)
 
 
 class RedisSessionService(BaseSessionService):
@@ -130,14 +132,18 @@ class RedisSessionService(BaseSessionService):
         max_connections: int = 50,
         pool_timeout: float = 30.0,
         cache_bytes: int | None = None,
+        wait_replicas: int = 0,
+        wait_timeout_ms: int = 1000,
     ) -> None:
         """Create the service.
 
         Args:
-            url: ``redis://[[user]:password@]host[:port][/db]``, ``rediss://…`` (TLS) or
-                ``unix:///path.sock``; the service then owns (and closes) its client.
-            client: A ``redis.asyncio.Redis`` to use instead of a URL (not closed by
-                :meth:`close`).
+            url: ``redis://[[user]:password@]host[:port][/db]``, ``rediss://…`` (TLS),
+                ``unix:///path.sock``, or ``redis+cluster://host:port`` /
+                ``rediss+cluster://…`` (any node of a Redis Cluster); the service then owns
+                (and closes) its client.
+            client: A ``redis.asyncio.Redis`` or ``RedisCluster`` to use instead of a URL
+                (not closed by :meth:`close`).
             key_prefix: Start of every key this service writes (no ``{`` or ``}``).
             ttl_seconds: Expire a session's keys after this many seconds without a write;
                 ``None`` keeps sessions forever. App and user state never expire.
@@ -148,6 +154,11 @@ class RedisSessionService(BaseSessionService):
             cache_bytes: Keep recently read conversations (up to this many bytes of event
                 JSON) so a full ``get_session`` fetches only the events after the cached
                 revision (see :mod:`adk_runtime.sessions._cache`). None: no cache.
+            wait_replicas: After every write, wait until this many replicas hold it (Redis
+                ``WAIT``, same round trip); 0 (the default) acknowledges a write once the
+                primary has it, and a failover can lose the last writes.
+            wait_timeout_ms: How long a write waits for its replicas before it fails with
+                ``BackendUnavailableError`` (the write is on the primary; retrying is safe).
 
         Raises:
             ConfigurationError: Neither or both of ``url`` and ``client`` were given, the URL
@@ -160,13 +171,21 @@ class RedisSessionService(BaseSessionService):
         if client is None:
             assert url is not None
             self._where = redact_url(url)
-            pool = _Pool(_positive_int("max_connections", max_connections), pool_timeout)
-            self._client = _client_from_url(url, self._where, pool)
+            pool = _clients.PoolOptions(
+                _positive_int("max_connections", max_connections), pool_timeout
+            )
+            self._client = _clients.build_client(url, self._where, pool)
             self._owns_client = True
         else:
             self._where = _describe(client)
             self._client = client
             self._owns_client = False
+            pool = _clients.PoolOptions(max_connections, pool_timeout)
+        self._url = url
+        self._cluster = isinstance(self._client, RedisCluster)
+        self._gate = _clients.Gate(pool) if self._cluster else None
+        self._wait_replicas = _count("wait_replicas", wait_replicas)
+        self._wait_timeout_ms = _positive_int("wait_timeout_ms", wait_timeout_ms)
         self._scripts = Scripts.register(self._client)
         self._loop: asyncio.AbstractEventLoop | None = None
         if cache_bytes is not None:
@@ -192,6 +211,8 @@ class RedisSessionService(BaseSessionService):
             "pool_timeout": float,
             "max_connections": int,
             "cache_bytes": int,
+            "wait_replicas": int,
+            "wait_timeout_ms": int,
         }
         for name, parse in parsers.items():
             if name in options:
@@ -218,16 +239,37 @@ class RedisSessionService(BaseSessionService):
         loop = asyncio.get_running_loop()
         if self._loop is not loop:
             if self._loop is not None and self._owns_client:
-                pool: Any = self._client.connection_pool  # reset() is untyped in redis-py
-                pool.reset()
+                if self._cluster:  # a cluster client has a pool per node: start afresh
+                    assert self._url is not None
+                    self._client = _clients.build_client(self._url, self._where, self._pool())
+                    self._scripts = Scripts.register(self._client)
+                else:
+                    pool: Any = self._client.connection_pool  # reset() is untyped in redis-py
+                    pool.reset()
+            if self._gate is not None:
+                self._gate.reset()
             self._loop = loop
+
+    def _pool(self) -> _clients.PoolOptions:
+        assert self._gate is not None
+        return self._gate._pool
 
     async def _call(self, awaitable: Awaitable[_T]) -> _T:
         self._follow_loop()
         try:
+            if self._gate is not None:
+                return await self._gate.run(awaitable, self._where)
             return await awaitable
         except (redis_asyncio.RedisError, OSError) as exc:
             raise translate(exc, self._where) from exc
+
+    def _write(self, script: AsyncScript, keys: list[str], args: list[Any]) -> Awaitable[Any]:
+        """A write script, followed by ``WAIT`` for the replicas when ``wait_replicas`` asks."""
+        if not self._wait_replicas:
+            return script(keys, args)
+        return _clients.eval_and_wait(
+            self._client, script, keys, args, self._wait_replicas, self._wait_timeout_ms
+        )
 
     def _keys(self, app_name: str, user_id: str, session_id: str) -> SessionKeys:
         return AppKeys(self._prefix, app_name).session(user_id, session_id)
@@ -240,7 +282,9 @@ class RedisSessionService(BaseSessionService):
         script_keys, args = protocol.create_call(
             keys, nonce=uuid.uuid4().hex, ttl_ms=self._ttl_ms, scopes=scopes
         )
-        reply = protocol.parse_create(await self._call(self._scripts.create(script_keys, args)))
+        reply = protocol.parse_create(
+            await self._call(self._write(self._scripts.create, script_keys, args))
+        )
         if reply is None:
             raise AlreadyExistsError(f"Session {prepared.session_id!r} already exists.")
         return _session(keys, reply)
@@ -278,7 +322,7 @@ class RedisSessionService(BaseSessionService):
 
     async def _delete_session(self, app_name: str, user_id: str, session_id: str) -> None:
         script_keys, args = protocol.delete_call(self._keys(app_name, user_id, session_id))
-        await self._call(self._scripts.delete(script_keys, args))
+        await self._call(self._write(self._scripts.delete, script_keys, args))
 
     async def _append_event(self, session: Session, prepared: PreparedAppend) -> AppendResult:
         timestamp = prepared.event.timestamp
@@ -293,7 +337,9 @@ class RedisSessionService(BaseSessionService):
             incarnation=prepared.incarnation,
             fence=prepared.fence,
         )
-        reply = protocol.parse_append(await self._call(self._scripts.append(script_keys, args)))
+        reply = protocol.parse_append(
+            await self._call(self._write(self._scripts.append, script_keys, args))
+        )
         if reply.status == "ok":
             return AppendResult(prepared.event, reply.sequence, reply.mtime)
         if reply.status == "dup":
@@ -316,7 +362,9 @@ class RedisSessionService(BaseSessionService):
         script_keys, args = protocol.claim_call(
             self._keys(*key), op, token=token, lease_ms=math.ceil(lease_seconds * 1000)
         )
-        reply = protocol.parse_claim(await self._call(self._scripts.claim(script_keys, args)))
+        reply = protocol.parse_claim(
+            await self._call(self._write(self._scripts.claim, script_keys, args))
+        )
         if reply.status == "missing" and op == "acquire":
             raise SessionNotFoundError(f"Session {key[2]!r} does not exist.")
         return reply
@@ -336,33 +384,10 @@ class RedisSessionService(BaseSessionService):
         await self._claim_step(key, "release", token, 0.0)
 
 
-@dataclasses.dataclass(frozen=True)
-class _Pool:
-    max_connections: int
-    timeout: float
-
-
-def _client_from_url(url: str, where: str, pool: _Pool) -> redis_asyncio.Redis:
-    if url_scheme(url) not in (*REDIS_SCHEMES, "unix"):
-        raise ConfigurationError(f"{where!r} is not a redis://, rediss:// or unix:// URL.")
-    if not (math.isfinite(pool.timeout) and pool.timeout > 0):
-        raise ConfigurationError("pool_timeout must be a positive number of seconds.")
-    try:
-        # A blocking pool: beyond max_connections a call waits (up to pool_timeout) for a
-        # connection instead of failing with MaxConnectionsError.
-        connections = redis_asyncio.BlockingConnectionPool.from_url(
-            url,
-            max_connections=pool.max_connections,
-            timeout=pool.timeout,
-            decode_responses=True,
-            socket_connect_timeout=10,
-            socket_timeout=30,
-            retry=Retry(ExponentialWithJitterBackoff(base=0.01, cap=0.5), retries=3),
-            driver_info=_DRIVER_INFO,
-        )
-    except (ValueError, TypeError) as exc:
-        raise ConfigurationError(f"Invalid Redis URL {where!r}: {exc}") from None
-    return redis_asyncio.Redis.from_pool(connections)
+def _count(name: str, value: Any) -> int:
+    if isinstance(value, bool) or not isinstance(value, int) or value < 0:
+        raise ConfigurationError(f"{name} must be a whole number (0 or more).")
+    return value
 
 
 def _positive_int(name: str, value: Any) -> int:
