@@ -22,7 +22,9 @@ without its turn. A holder that crashed stops renewing; its lease runs out after
 
 **Idempotent messages.** With ``idempotency_key`` the user's event gets that id. Sending the
 same key again on the session stores nothing and yields the events the first turn committed
-(its answer) instead of running the agent again.
+(its answer) instead of running the agent again. If that turn died after storing the message
+and before answering (the message is still the session's last event), the retry finishes it:
+the agent runs once, under the first turn's invocation id.
 """
 
 from __future__ import annotations
@@ -157,9 +159,15 @@ class Runner:
                 event = _user_event(ctx.invocation_id, new_message, state_delta, idempotency_key)
                 result = await self.session_service.commit_event(session, event)
                 if result.already_stored:
-                    for replayed in await self._answer_of(user_id, session_id, result.event):
+                    answer = await self._answer_of(user_id, session_id, result.event)
+                    for replayed in answer:
                         yield replayed
-                    return
+                    if answer or result.sequence != session.revision:
+                        return
+                    # The message is the last event and its turn left nothing: the process
+                    # that stored it died. Finish that turn now, under its invocation id.
+                    ctx.invocation_id = result.event.invocation_id
+                    ctx.user_content = result.event.content
             ctx.agent = self._find_agent_to_run(session, call_event)
             async with aclosing(ctx.agent.run_async(ctx)) as events:
                 async for event in events:

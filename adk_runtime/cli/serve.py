@@ -77,6 +77,15 @@ DEFAULT_MAX_BODY_BYTES = 32 * 1024 * 1024
     help="How long a message waits for its session while another turn runs on it (on any "
     "replica) before it gets 409 with Retry-After.",
 )
+@click.option(
+    "--session-lease",
+    type=click.FloatRange(0.1, 3600),
+    default=20.0,
+    show_default=True,
+    metavar="SECONDS",
+    help="Lease of a turn's claim on its session (renewed while the turn runs): how long a "
+    "crashed replica keeps its sessions busy.",
+)
 @click.option("--log-level", default="info", show_default=True, help="uvicorn log level.")
 def serve(
     agent_spec: str,
@@ -90,6 +99,7 @@ def serve(
     cache_bytes: int,
     max_body_bytes: int,
     session_wait: float,
+    session_lease: float,
     log_level: str,
 ) -> None:
     """Serve an agent over HTTP (binds 127.0.0.1 unless --host says otherwise)."""
@@ -116,6 +126,7 @@ def serve(
         owns_services=True,
         max_body_bytes=max_body_bytes,
         session_wait_seconds=session_wait,
+        session_lease_seconds=session_lease,
         **services,
     )
     click.echo(

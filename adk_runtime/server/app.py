@@ -31,7 +31,7 @@ from adk_runtime.server._advice import http_detail
 from adk_runtime.server._gate import DEFAULT_MAX_BODY_BYTES, Gate
 from adk_runtime.server._state import AdkState, ServerState, server_state, status_for
 from adk_runtime.sessions import BaseSessionService
-from adk_runtime.sessions.claims import DEFAULT_WAIT_SECONDS
+from adk_runtime.sessions.claims import DEFAULT_LEASE_SECONDS, DEFAULT_WAIT_SECONDS
 
 __all__ = ["AdkState", "ServerState", "create_app", "server_state"]
 
@@ -63,6 +63,7 @@ def create_app(
     owns_services: bool = False,
     max_body_bytes: int = DEFAULT_MAX_BODY_BYTES,
     session_wait_seconds: float = DEFAULT_WAIT_SECONDS,
+    session_lease_seconds: float = DEFAULT_LEASE_SECONDS,
 ) -> FastAPI:
     """Build the HTTP API for one agent.
 
@@ -86,6 +87,7 @@ def create_app(
         artifact_service=artifact_service or InMemoryArtifactService(),
         memory_service=memory_service,
         session_wait_seconds=session_wait_seconds,
+        session_lease_seconds=session_lease_seconds,
     )
     state = ServerState(runner, runner.app_name, auth_token or None, owns_services)
 

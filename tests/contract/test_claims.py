@@ -65,16 +65,18 @@ async def test_a_waiting_claim_gets_the_session_when_the_holder_leaves(
 ) -> None:
     sid = (await _new(session_service)).id
     order: list[str] = []
+    holding = asyncio.Event()
 
     async def first() -> None:
         async with _claim(session_service, sid):
             order.append("first in")
+            holding.set()
             await asyncio.sleep(0.3)
             order.append("first out")
 
     async def second() -> None:
-        await asyncio.sleep(0.05)
-        async with twin(session_service) as other, _claim(other, sid, wait_seconds=5):
+        await holding.wait()
+        async with twin(session_service) as other, _claim(other, sid, wait_seconds=30):
             order.append("second in")
 
     await asyncio.gather(first(), second())
@@ -85,15 +87,14 @@ async def test_a_crashed_holders_claim_runs_out(session_service: BaseSessionServ
     sid = (await _new(session_service)).id
     key = (APP, "u", sid)
     # A holder that never renews nor releases (its process died).
-    dead = await session_service._try_claim(key, 0.3)
+    dead = await session_service._try_claim(key, 1.0)
     assert dead.token is not None
-    async with twin(session_service) as other:
-        with pytest.raises(SessionBusyError):
-            async with _claim(other, sid, wait_seconds=0):
-                pass
-        async with _claim(other, sid, wait_seconds=3) as claim:
-            assert claim.token is not None
-            assert claim.token > dead.token
+    with pytest.raises(SessionBusyError):
+        async with _claim(session_service, sid, wait_seconds=0):
+            pass
+    async with twin(session_service) as other, _claim(other, sid, wait_seconds=10) as claim:
+        assert claim.token is not None
+        assert claim.token > dead.token
 
 
 async def test_an_append_without_a_claim_is_refused_while_a_turn_holds_the_session(
@@ -148,8 +149,8 @@ async def test_an_expired_claim_not_taken_over_still_writes(
 
 async def test_the_lease_is_renewed_while_held(session_service: BaseSessionService) -> None:
     sid = (await _new(session_service)).id
-    async with _claim(session_service, sid, lease_seconds=0.3) as claim:
-        await asyncio.sleep(0.8)  # several leases long: only renewal keeps it
+    async with _claim(session_service, sid, lease_seconds=0.9) as claim:
+        await asyncio.sleep(2.0)  # several leases long: only renewal keeps it
         async with twin(session_service) as other:
             with pytest.raises(SessionBusyError):
                 async with _claim(other, sid, wait_seconds=0):

@@ -38,9 +38,21 @@ async def _stored(service: BaseSessionService, sid: str = "s1") -> Session:
     return session
 
 
-def _slow_agent(calls: list[str], seconds: float) -> ScriptedAgent:
+def _slow_agent(
+    calls: list[str],
+    seconds: float,
+    *,
+    started: asyncio.Event | None = None,
+    release: asyncio.Event | None = None,
+) -> ScriptedAgent:
+    """Answers ``answer N``; with events, says when its turn holds the session and waits."""
+
     async def slow(ctx: InvocationContext) -> Event:
         calls.append(_text(ctx.session.events[-1]))
+        if started is not None:
+            started.set()
+        if release is not None:
+            await release.wait()
         await asyncio.sleep(seconds)
         return text_event(f"answer {len(calls)}")
 
@@ -65,13 +77,17 @@ async def test_a_message_to_a_busy_session_waits_then_runs(
 ) -> None:
     await session_service.create_session(app_name=APP, user_id="u1", session_id="s1")
     calls: list[str] = []
+    started, release = asyncio.Event(), asyncio.Event()
     async with twin(session_service) as other:
-        first = _runner(session_service, _slow_agent(calls, 0.4))
-        second = _runner(other, _slow_agent(calls, 0.0), session_wait_seconds=5)
+        first = _runner(session_service, _slow_agent(calls, 0, started=started, release=release))
+        second = _runner(other, _slow_agent(calls, 0.0), session_wait_seconds=30)
 
         async def later() -> list[Event]:
-            await asyncio.sleep(0.1)
-            return await _run(second, "two")
+            await started.wait()  # the first turn holds the session
+            waiting = asyncio.ensure_future(_run(second, "two"))
+            await asyncio.sleep(0.2)
+            release.set()
+            return await waiting
 
         one, two = await asyncio.gather(_run(first, "one"), later())
     assert [_text(e) for e in one] == ["answer 1"]
@@ -87,16 +103,19 @@ async def test_a_message_refused_as_busy_stores_nothing(
 ) -> None:
     await session_service.create_session(app_name=APP, user_id="u1", session_id="s1")
     calls: list[str] = []
+    started, release = asyncio.Event(), asyncio.Event()
     async with twin(session_service) as other:
-        first = _runner(session_service, _slow_agent(calls, 0.5))
+        first = _runner(session_service, _slow_agent(calls, 0, started=started, release=release))
         impatient = _runner(other, _slow_agent(calls, 0.0), session_wait_seconds=0.1)
 
         async def later() -> BaseException | None:
-            await asyncio.sleep(0.1)
+            await started.wait()  # the first turn holds the session until released
             try:
                 await _run(impatient, "orphan?", state_delta={"orphan": True})
             except SessionBusyError as error:
                 return error
+            finally:
+                release.set()
             return None
 
         _, refused = await asyncio.gather(_run(first, "one"), later())
@@ -113,13 +132,19 @@ async def test_the_same_message_sent_twice_is_stored_and_answered_once(
 ) -> None:
     await session_service.create_session(app_name=APP, user_id="u1", session_id="s1")
     calls: list[str] = []
+    started, release = asyncio.Event(), asyncio.Event()
     async with twin(session_service) as other:
-        first = _runner(session_service, _slow_agent(calls, 0.3))
-        retry = _runner(other, _slow_agent(calls, 0.0), session_wait_seconds=5)
+        first = _runner(session_service, _slow_agent(calls, 0, started=started, release=release))
+        retry = _runner(other, _slow_agent(calls, 0.0), session_wait_seconds=30)
 
         async def resend() -> list[Event]:
-            await asyncio.sleep(0.1)  # the client retries while the first attempt still runs
-            return await _run(retry, "hi", idempotency_key="msg-1", state_delta={"n": 1})
+            await started.wait()  # the client retries while the first attempt still runs
+            resent = asyncio.ensure_future(
+                _run(retry, "hi", idempotency_key="msg-1", state_delta={"n": 1})
+            )
+            await asyncio.sleep(0.2)
+            release.set()
+            return await resent
 
         one, two = await asyncio.gather(
             _run(first, "hi", idempotency_key="msg-1", state_delta={"n": 1}), resend()
@@ -166,3 +191,27 @@ async def test_auto_create_races_between_replicas_create_once(
     stored = await _stored(session_service)
     assert sorted(_text(e) for e in stored.events if e.author == "user") == ["a", "b"]
     assert len(stored.events) == 4
+
+
+async def test_a_retry_finishes_a_turn_that_died_after_storing_the_message(
+    session_service: BaseSessionService,
+) -> None:
+    await session_service.create_session(app_name=APP, user_id="u1", session_id="s1")
+    calls: list[str] = []
+
+    async def crash(ctx: InvocationContext) -> Event:
+        raise RuntimeError("the process died here")
+
+    dying = _runner(session_service, ScriptedAgent(name="bot", script=[crash]))
+    with pytest.raises(RuntimeError):
+        await _run(dying, "hi", idempotency_key="msg-1")
+    stored = await _stored(session_service)
+    assert [_text(e) for e in stored.events] == ["hi"]  # the message, no answer
+    retry = _runner(session_service, _slow_agent(calls, 0.0))
+    answer = await _run(retry, "hi", idempotency_key="msg-1")
+    assert [_text(e) for e in answer] == ["answer 1"]
+    assert answer[0].invocation_id == stored.events[0].invocation_id
+    assert calls == ["hi"]
+    again = await _run(retry, "hi", idempotency_key="msg-1")
+    assert [e.id for e in again] == [e.id for e in answer]
+    assert [_text(e) for e in (await _stored(session_service)).events] == ["hi", "answer 1"]

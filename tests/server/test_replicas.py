@@ -67,16 +67,26 @@ async def test_a_message_for_a_busy_session_on_another_replica_writes_nothing(
     with _replicas(store_url, "--session-wait", "0.3") as (a, b):
         async with httpx.AsyncClient(timeout=30) as client:
             assert (await client.post(a + SESSION)).status_code == 200
-            slow = asyncio.ensure_future(
-                client.post(f"{a}/run", json=_body("slow 8", stateDelta={"from": "a"}))
-            )
-            await asyncio.sleep(0.7)
+            streaming = asyncio.Event()
+
+            async def slow_turn() -> list[str]:
+                body = _body("slow 8", stateDelta={"from": "a"})
+                lines: list[str] = []
+                async with client.stream("POST", f"{a}/run_sse", json=body) as response:
+                    assert response.status_code == 200
+                    async for line in response.aiter_lines():
+                        if line.startswith("data: "):
+                            lines.append(line)
+                            streaming.set()  # A's turn holds the session: 7 steps to go
+                return lines
+
+            slow = asyncio.ensure_future(slow_turn())
+            await streaming.wait()
             refused = await client.post(f"{b}/run", json=_body("hi", stateDelta={"from": "b"}))
             assert refused.status_code == 409
             assert int(refused.headers["Retry-After"]) >= 1
             assert "another replica" in refused.json()["detail"]
-            done = await slow
-            assert done.status_code == 200
+            assert len(await slow) == 8
             stored = (await client.get(b + SESSION)).json()
     # A's message with its eight steps; nothing at all of B's refused message.
     assert stored["revision"] == 9
