@@ -79,6 +79,8 @@ def create_app(
         max_body_bytes: The largest request body read (413 beyond it).
         session_wait_seconds: How long a message waits for its session while another turn
             runs on it (on any replica) before it is refused with 409 and ``Retry-After``.
+        session_lease_seconds: The lease of a turn's claim on its session: how long a
+            crashed replica keeps the sessions it was serving busy.
     """
     runner = Runner(
         app_name=app_name or agent.name,
