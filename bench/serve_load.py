@@ -55,6 +55,7 @@ class LoadResult:
     dropped_connections: int = 0
     gave_up: list[str] = dataclasses.field(default_factory=list)
     problems: list[str] = dataclasses.field(default_factory=list)
+    server_error_details: list[str] = dataclasses.field(default_factory=list)
     replica_cpu_seconds: float = 0.0
     client_cpu_seconds: float = 0.0
 
@@ -79,9 +80,13 @@ def _free_port() -> int:
 class Replicas:
     """``adk-runtime serve`` processes on one store."""
 
-    def __init__(self, store_url: str, count: int) -> None:
-        """Prepare ``count`` replicas of the echo agent on ``store_url`` (not started)."""
+    def __init__(self, store_url: str, count: int, log_dir: Path | None = None) -> None:
+        """Prepare ``count`` replicas of the echo agent on ``store_url`` (not started).
+
+        With ``log_dir``, replica ``i`` writes its output to ``log_dir/replica-i.log``.
+        """
         self.store_url = store_url
+        self.log_dir = log_dir
         self.ports = [_free_port() for _ in range(count)]
         self.processes: dict[int, subprocess.Popen[bytes]] = {}
 
@@ -101,7 +106,7 @@ class Replicas:
                 "--port", str(self.ports[index]), "--log-level", "warning",
                 "--session-wait", "2", "--session-lease", str(LEASE_SECONDS),
             ],
-            cwd=ROOT, env=env, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL,
+            cwd=ROOT, env=env, stdout=self._log(index), stderr=subprocess.STDOUT,
         )  # fmt: skip
         deadline = time.monotonic() + 60
         while time.monotonic() < deadline:
@@ -121,6 +126,11 @@ class Replicas:
                 fields = Path(f"/proc/{process.pid}/stat").read_text().rsplit(")", 1)[1].split()
                 total += (int(fields[11]) + int(fields[12])) / os.sysconf("SC_CLK_TCK")
         return total
+
+    def _log(self, index: int) -> Any:
+        if self.log_dir is None:
+            return subprocess.DEVNULL
+        return (self.log_dir / f"replica-{index}.log").open("ab")
 
     def kill(self, index: int) -> None:
         """SIGKILL replica ``index`` (no shutdown: its turns in flight die with it)."""
@@ -142,9 +152,9 @@ class Replicas:
 
 
 @contextlib.contextmanager
-def running_replicas(store_url: str, count: int) -> Iterator[Replicas]:
+def running_replicas(store_url: str, count: int, log_dir: Path | None = None) -> Iterator[Replicas]:
     """Start ``count`` replicas on ``store_url``; stop them afterwards."""
-    replicas = Replicas(store_url, count)
+    replicas = Replicas(store_url, count, log_dir)
     try:
         for index in range(count):
             replicas.start(index)
@@ -191,7 +201,9 @@ class _Driver:
         ) as response:
             self.result.statuses[response.status_code] += 1
             if response.status_code != 200:
-                await response.aread()
+                body = await response.aread()
+                if response.status_code >= 500 and len(self.result.server_error_details) < 5:
+                    self.result.server_error_details.append(body.decode()[:300])
                 return False
             answers = [
                 json.loads(line[6:])
@@ -200,7 +212,10 @@ class _Driver:
             ]
         for answer in answers:
             if "error" in answer:
-                self.result.statuses[int(answer.get("status", 500))] += 1
+                status = int(answer.get("status", 500))
+                self.result.statuses[status] += 1
+                if status >= 500 and len(self.result.server_error_details) < 5:
+                    self.result.server_error_details.append(str(answer["error"])[:300])
                 return False
         return any(_text(answer) == f"echo: {text}" for answer in answers)
 

@@ -99,6 +99,7 @@ class SessionClaim:
         self._wait = _duration(wait_seconds, "wait_seconds", minimum=0.0)
         self._lease = _duration(lease_seconds, "lease_seconds", minimum=0.1)
         self._renewer: asyncio.Task[None] | None = None
+        self._stop = asyncio.Event()
         self.token: int | None = None
         self.lost = False
 
@@ -148,16 +149,25 @@ class SessionClaim:
             )
 
     async def _stop_renewing(self) -> None:
+        # Never cancelled mid-call: a store command cut off half-way can leave its pooled
+        # connection out of step (seen with redis-py's cluster client). The renewer is told
+        # to stop and finishes the call it is in, if any.
         renewer, self._renewer = self._renewer, None
         if renewer is None:
             return
-        renewer.cancel()
-        with contextlib.suppress(asyncio.CancelledError):
-            await renewer
+        self._stop.set()
+        try:
+            await asyncio.shield(renewer)
+        except asyncio.CancelledError:
+            # This task is being cancelled: the renewer still ends on its own right after.
+            raise
 
     async def _renew(self, token: int) -> None:
         while True:
-            await asyncio.sleep(self._lease / 3)
+            with contextlib.suppress(asyncio.TimeoutError):
+                await asyncio.wait_for(self._stop.wait(), self._lease / 3)
+            if self._stop.is_set():
+                return
             try:
                 held = await self._service._extend_claim(self._key, token, self._lease)
             except BackendUnavailableError as error:
