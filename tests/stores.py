@@ -94,6 +94,29 @@ async def fresh_store(backend: str, tmp_path: Path) -> AsyncIterator[Store]:
         raise ValueError(f"not a durable backend: {backend}")
 
 
+@contextlib.asynccontextmanager
+async def served_store(backend: str, tmp_path: Path) -> AsyncIterator[str]:
+    """A fresh store on ``backend`` as a URL ``adk-runtime serve`` takes as it is.
+
+    PostgreSQL is migrated first (serve never migrates a server database); Redis gets its key
+    prefix in the query.
+    """
+    async with fresh_store(backend, tmp_path) as store:
+        if backend == "postgres":
+            from adk_runtime.sql import Database, create_engine, migrate
+
+            db = Database(create_engine(store.url), owns_engine=True)
+            try:
+                await migrate.upgrade(db)
+            finally:
+                await db.dispose()
+            yield store.url
+        elif backend == "redis":
+            yield f"{store.url}?key_prefix={store.kwargs['key_prefix']}"
+        else:
+            yield store.url
+
+
 def _postgres_kwargs() -> dict[str, Any]:
     return {"auto_migrate": True}
 

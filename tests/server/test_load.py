@@ -13,29 +13,16 @@ from pathlib import Path
 
 import pytest
 
-from adk_runtime.sql import Database, create_engine, migrate
 from bench.serve_load import LoadResult, run_load, running_replicas
-from tests.stores import Store, durable_params, fresh_store
+from tests.stores import durable_params, served_store
 
 pytestmark = pytest.mark.timeout(240)
 
 
 @pytest.fixture(params=durable_params())
 async def store_url(request: pytest.FixtureRequest, tmp_path: Path) -> AsyncIterator[str]:
-    async with fresh_store(request.param, tmp_path) as store:
-        yield await _served_url(store)
-
-
-async def _served_url(store: Store) -> str:
-    if store.backend == "redis":
-        return f"{store.url}?key_prefix={store.kwargs['key_prefix']}"
-    if store.backend == "postgres":  # serve does not migrate a server database
-        db = Database(create_engine(store.url), owns_engine=True)
-        try:
-            await migrate.upgrade(db)
-        finally:
-            await db.dispose()
-    return store.url
+    async with served_store(request.param, tmp_path) as url:
+        yield url
 
 
 def _assert_nothing_lost(result: LoadResult, expected_turns: int) -> None:

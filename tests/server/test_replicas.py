@@ -16,17 +16,11 @@ import httpx
 import pytest
 
 from tests.serving import running_server
-from tests.stores import Store, durable_params, fresh_store
+from tests.stores import durable_params, served_store
 
 pytestmark = pytest.mark.timeout(180)
 
 SESSION = "/apps/echo_app/users/u/sessions/s"
-
-
-def _store_url(store: Store) -> str:
-    if store.backend == "redis":
-        return f"{store.url}?key_prefix={store.kwargs['key_prefix']}"
-    return store.url
 
 
 @contextlib.contextmanager
@@ -41,16 +35,8 @@ def _replicas(url: str, *extra: str) -> Iterator[tuple[str, str]]:
 
 @pytest.fixture(params=durable_params())
 async def store_url(request: pytest.FixtureRequest, tmp_path: Path) -> AsyncIterator[str]:
-    async with fresh_store(request.param, tmp_path) as store:
-        if store.backend == "postgres":  # serve does not migrate a server database
-            from adk_runtime.sql import Database, create_engine, migrate
-
-            db = Database(create_engine(store.url), owns_engine=True)
-            try:
-                await migrate.upgrade(db)
-            finally:
-                await db.dispose()
-        yield _store_url(store)
+    async with served_store(request.param, tmp_path) as url:
+        yield url
 
 
 def _body(text: str, **extra: Any) -> dict[str, Any]:

@@ -1,10 +1,11 @@
 from __future__ import annotations
 
-from collections.abc import Iterator
+from collections.abc import AsyncIterator, Iterator
 from pathlib import Path
 
 import pytest
 
+from adk_runtime.sql import Database, create_engine
 from tests.sql_support import (
     create_database,
     drop_database,
@@ -47,3 +48,13 @@ def empty_url(request: pytest.FixtureRequest, tmp_path: Path) -> Iterator[str]:
         yield url
     finally:
         run_in_thread(drop_database, name)
+
+
+@pytest.fixture
+async def empty_db(empty_url: str) -> AsyncIterator[Database]:
+    """:func:`empty_url` opened as a :class:`Database` (disposed after the test)."""
+    db = Database(create_engine(empty_url), owns_engine=True)
+    try:
+        yield db
+    finally:
+        await db.dispose()

@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-from collections.abc import AsyncIterator
 from pathlib import Path
 from typing import Any
 
@@ -14,21 +13,11 @@ from sqlalchemy import inspect
 from sqlalchemy.engine import Connection
 
 from adk_runtime.errors import ConfigurationError
-from adk_runtime.sql import Database, create_engine, load_all_tables, migrate, schema
+from adk_runtime.sql import Database, load_all_tables, migrate, schema
 from tests.sql.old_rows import write_old_session
 
 OURS = {"adk_artifact_heads", "adk_artifact_versions", "adk_memory_entries"}
 SESSIONS = {"adk_sessions", "adk_events", "adk_app_states", "adk_user_states"}
-
-
-@pytest.fixture
-async def empty_db(empty_url: str) -> AsyncIterator[Database]:
-    """A database with no schema (a fresh SQLite file, or a fresh PostgreSQL database)."""
-    db = Database(create_engine(empty_url), owns_engine=True)
-    try:
-        yield db
-    finally:
-        await db.dispose()
 
 
 def _drift(connection: Connection) -> list[Any]:

@@ -2,25 +2,13 @@
 
 from __future__ import annotations
 
-from collections.abc import AsyncIterator
-
-import pytest
 from sqlalchemy import func, select
 
 from adk_runtime.sessions import DatabaseSessionService
 from adk_runtime.sessions.sql.tables import events
-from adk_runtime.sql import Database, create_engine, migrate
+from adk_runtime.sql import Database, migrate
 from adk_runtime.testing import text_event
 from tests.sql.old_rows import write_old_session
-
-
-@pytest.fixture
-async def empty_db(empty_url: str) -> AsyncIterator[Database]:
-    db = Database(create_engine(empty_url), owns_engine=True)
-    try:
-        yield db
-    finally:
-        await db.dispose()
 
 
 async def _event_count(db: Database) -> int:
