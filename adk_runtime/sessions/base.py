@@ -40,7 +40,8 @@ public method            backend step
 ``delete_session``       :meth:`BaseSessionService._delete_session`
 ``append_event``         :meth:`BaseSessionService._append_event` (one atomic commit)
 ``claim_session``        :meth:`BaseSessionService._try_claim`, ``_extend_claim``,
-                         ``_release_claim`` (one round trip each)
+                         ``_release_claim`` (one round trip each; two for a
+                         SQL acquisition that finds the session held)
 =======================  ============================================================
 
 A backend never sees an unvalidated id, an unencoded value or a raw page token.

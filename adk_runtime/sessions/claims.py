@@ -13,7 +13,8 @@ the store agrees on who holds it:
   append without a token is refused while another holder's lease runs.
 
 :class:`SessionClaim` is the async context manager that acquires (waiting a bounded time),
-renews in the background and releases. Each step is one round trip to the store.
+renews in the background and releases. Each step is one round trip to the store (on SQL, an
+acquisition that finds the session held takes a second one to read how long it stays held).
 """
 
 from __future__ import annotations
@@ -156,11 +157,8 @@ class SessionClaim:
         if renewer is None:
             return
         self._stop.set()
-        try:
-            await asyncio.shield(renewer)
-        except asyncio.CancelledError:
-            # This task is being cancelled: the renewer still ends on its own right after.
-            raise
+        # Shielded: if this task is cancelled here, the renewer still ends on its own.
+        await asyncio.shield(renewer)
 
     async def _renew(self, token: int) -> None:
         while True:

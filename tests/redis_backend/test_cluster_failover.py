@@ -18,6 +18,7 @@ from __future__ import annotations
 
 import asyncio
 import dataclasses
+import subprocess
 import time
 from collections.abc import Iterator
 
@@ -101,6 +102,7 @@ async def _run_with_a_kill(
             # before would rejoin empty, still owning its slots.
             await asyncio.to_thread(_wait_for_failover, cluster, primary)
             await asyncio.to_thread(cluster.restart, primary)
+            await asyncio.to_thread(_wait_for_replica_link, cluster, primary)
         await asyncio.sleep(SECONDS_AFTER_KILL)
         stop.set()
         outcomes = await asyncio.gather(*writers)
@@ -122,6 +124,20 @@ def _wait_for_failover(cluster: Cluster, dead: int) -> None:
             pass
         time.sleep(0.1)
     raise AssertionError("no replica took over within 30 s")
+
+
+def _wait_for_replica_link(cluster: Cluster, port: int) -> None:
+    """Wait until the restarted node replicates its old shard again (its full sync is done)."""
+    deadline = time.monotonic() + 30
+    while time.monotonic() < deadline:
+        try:
+            info = cluster.cli(port, "INFO", "replication")
+        except subprocess.SubprocessError:
+            info = ""
+        if "role:slave" in info and "master_link_status:up" in info:
+            return
+        time.sleep(0.1)
+    raise AssertionError("the restarted node did not become a synced replica within 30 s")
 
 
 def _report(outcomes: list[Outcome], stored: dict[str, Session], wait_replicas: int) -> int:

@@ -182,6 +182,7 @@ class RedisSessionService(BaseSessionService):
             self._owns_client = False
             pool = _clients.PoolOptions(max_connections, pool_timeout)
         self._url = url
+        self._pool_options = pool
         self._cluster = isinstance(self._client, RedisCluster)
         self._gate = _clients.Gate(pool) if self._cluster else None
         self._wait_replicas = _count("wait_replicas", wait_replicas)
@@ -241,7 +242,7 @@ class RedisSessionService(BaseSessionService):
             if self._loop is not None and self._owns_client:
                 if self._cluster:  # a cluster client has a pool per node: start afresh
                     assert self._url is not None
-                    self._client = _clients.build_client(self._url, self._where, self._pool())
+                    self._client = _clients.build_client(self._url, self._where, self._pool_options)
                     self._scripts = Scripts.register(self._client)
                 else:
                     pool: Any = self._client.connection_pool  # reset() is untyped in redis-py
@@ -249,10 +250,6 @@ class RedisSessionService(BaseSessionService):
             if self._gate is not None:
                 self._gate.reset()
             self._loop = loop
-
-    def _pool(self) -> _clients.PoolOptions:
-        assert self._gate is not None
-        return self._gate._pool
 
     async def _call(self, awaitable: Awaitable[_T]) -> _T:
         self._follow_loop()
