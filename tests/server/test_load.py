@@ -1,9 +1,10 @@
 """The load test, short: replicas on one store, concurrent conversations, nothing lost.
 
 ``python -m bench serve`` is the long version (1, 2 and 4 replicas on every store, with
-figures); this runs 2 replicas per store with fewer messages and asserts what it checks:
-every acknowledged message stored exactly once with its answer, every conversation gapless
-and in order, zero 5xx — also with a replica SIGKILLed mid-load and started again.
+figures); this runs 2 replicas per store (a real Redis Cluster among them) with fewer
+messages and asserts what it checks: every acknowledged message stored exactly once with its
+answer, every conversation gapless and in order, zero 5xx — also with a replica SIGKILLed
+mid-load and started again.
 """
 
 from __future__ import annotations
@@ -14,13 +15,23 @@ from pathlib import Path
 import pytest
 
 from bench.serve_load import LoadResult, run_load, running_replicas
+from tests.redis_cluster import Cluster
 from tests.stores import durable_params, served_store
 
 pytestmark = pytest.mark.timeout(240)
 
 
-@pytest.fixture(params=durable_params())
+_CLUSTER = pytest.param("redis_cluster", id="redis_cluster", marks=[pytest.mark.redis_cluster])
+
+
+@pytest.fixture(params=[*durable_params(), _CLUSTER])
 async def store_url(request: pytest.FixtureRequest, tmp_path: Path) -> AsyncIterator[str]:
+    if request.param == "redis_cluster":
+        # The suite's cluster; each test its own key prefix (the sessions of one app share
+        # a slot, so one primary and its replica serve them).
+        cluster: Cluster = request.getfixturevalue("redis_cluster")
+        yield f"{cluster.url}?key_prefix=load-{request.node.name}:"
+        return
     async with served_store(request.param, tmp_path) as url:
         yield url
 

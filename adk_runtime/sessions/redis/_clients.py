@@ -7,6 +7,20 @@
   per-node pools fail when full instead of waiting, so :class:`Gate` bounds the calls in flight
   to ``max_connections`` (a call beyond waits up to ``pool_timeout``).
 
+**Two defects of redis-py's asyncio cluster client (8.1) under concurrency**, worked around by
+:class:`ClusterClient` and :func:`ready`, and proven by the load test on a real cluster
+(``tests/server/test_load.py``, ``python -m bench serve``):
+
+- A command issued before the client knows the cluster (no default node yet: the first calls
+  of a fresh process, arriving together) is routed as if it had no key, to an arbitrary node,
+  which answers ``MOVED``. :func:`ready` reads the topology once before the first command.
+- To re-read the topology (every 5th ``MOVED``, ``CLUSTERDOWN`` during a failover) the client
+  calls its own ``aclose()``, which disconnects every connection, including those other
+  concurrent calls are using mid-command: they fail inside redis-py with ``AttributeError``
+  (a closed writer), which reached clients as HTTP 500s. :class:`ClusterClient` re-reads the
+  topology without closing connections in use (the topology refresh already recycles each
+  connection lazily, once its call is done) and keeps ``aclose`` for the real close.
+
 **Waiting for replicas** (``wait_replicas=N``): Redis replicates asynchronously, so an
 acknowledged write can be lost when its primary dies before a replica has it. With ``N > 0``
 each write script is followed, on the same connection and in the same round trip, by
@@ -36,11 +50,13 @@ from adk_runtime.errors import BackendUnavailableError, ConfigurationError
 
 __all__ = [
     "CLUSTER_SCHEMES",
+    "ClusterClient",
     "Gate",
     "PoolOptions",
     "build_client",
     "eval_and_wait",
     "is_cluster_url",
+    "ready",
 ]
 
 _T = TypeVar("_T")
@@ -64,6 +80,46 @@ class PoolOptions:
 
     max_connections: int
     timeout: float
+
+
+class ClusterClient(RedisCluster):
+    """redis-py's cluster client, re-reading the topology without closing calls in flight."""
+
+    async def aclose(self) -> None:
+        """Read the topology again before the next command; close nothing.
+
+        redis-py calls this on itself to recover from ``MOVED`` and ``CLUSTERDOWN``; the
+        service closes the client with :meth:`shutdown`.
+        """
+        self._initialize = True
+
+    async def close_connections(self) -> None:
+        """Close every connection (the client can still be used: it reconnects)."""
+        await super().aclose()
+
+    async def initialize(
+        self,
+        additional_startup_nodes_info: list[tuple[str, int]] | None = None,
+        last_failed_node_name: str | None = None,
+    ) -> ClusterClient:
+        """Read the topology, to the end even when the caller is cancelled.
+
+        A topology read interrupted halfway makes redis-py close every node's connections,
+        those of other calls included; a cancelled caller (a client that went away) must
+        not do that to the others.
+        """
+        refresh = super().initialize(additional_startup_nodes_info, last_failed_node_name)
+        await asyncio.shield(refresh)
+        return self
+
+
+async def ready(client: Any) -> None:
+    """Read a cluster client's topology before its first command (no-op otherwise).
+
+    Without it, calls made before the topology is known are sent to an arbitrary node.
+    """
+    if isinstance(client, RedisCluster) and client.get_default_node() is None:
+        await client.initialize()
 
 
 def is_cluster_url(url: str) -> bool:
@@ -96,7 +152,7 @@ def build_client(url: str, where: str, pool: PoolOptions) -> Any:
             # Retries here cover a failover: a dead primary's slots move to its replica, and
             # the client re-reads the topology between attempts (about 2 s in all).
             retry = Retry(ExponentialWithJitterBackoff(base=0.05, cap=0.5), retries=6)
-            return RedisCluster.from_url(
+            return ClusterClient.from_url(
                 plain, max_connections=pool.max_connections, retry=retry, **common
             )
         # A blocking pool: beyond max_connections a call waits (up to pool_timeout) for a

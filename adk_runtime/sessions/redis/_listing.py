@@ -30,15 +30,15 @@ from adk_runtime.sessions.redis._values import decode_pairs
 from adk_runtime.sessions.session import Session
 from adk_runtime.sessions.state import merge_state
 
-Call = Callable[[Awaitable[Any]], Awaitable[Any]]
+Call = Callable[[Callable[[Scripts], Awaitable[Any]]], Awaitable[Any]]
+"""Runs one call, given how to build it from the scripts of the client in use."""
 
 
 class Lister:
     """Reads pages of one listing index."""
 
-    def __init__(self, scripts: Scripts, app: AppKeys, user_id: str | None, call: Call) -> None:
+    def __init__(self, app: AppKeys, user_id: str | None, call: Call) -> None:
         """Prepare to list the sessions of ``app`` (of one user when ``user_id`` is set)."""
-        self._scripts = scripts
         self._app = app
         self._user_id = user_id
         self._call = call
@@ -55,7 +55,7 @@ class Lister:
                 count=-1 if need is None else need,
                 after_score=None if cursor is None else cursor[1],
             )
-            reply = protocol.parse_list(await self._call(self._scripts.list(keys, args)))
+            reply = protocol.parse_list(await self._call(_list_call(keys, args)))
             entries = reply.entries
             if cursor is not None:
                 # Entries tying with the cursor's score come first, members in descending
@@ -100,3 +100,7 @@ class Lister:
         )
         session._incarnation = live.nonce or None
         return session
+
+
+def _list_call(keys: list[str], args: list[Any]) -> Callable[[Scripts], Awaitable[Any]]:
+    return lambda scripts: scripts.list(keys, args)

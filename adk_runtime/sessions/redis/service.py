@@ -95,7 +95,7 @@ from adk_runtime.sessions.base import (
 )
 from adk_runtime.sessions.redis import _clients, _listing
 from adk_runtime.sessions.redis import _protocol as protocol
-from adk_runtime.sessions.redis._errors import translate
+from adk_runtime.sessions.redis._errors import closed_under_the_call, translate
 from adk_runtime.sessions.redis._keys import AppKeys, SessionKeys, check_prefix
 from adk_runtime.sessions.redis._scripts import Scripts
 from adk_runtime.sessions.redis._values import decode_pairs, text
@@ -232,7 +232,10 @@ class RedisSessionService(BaseSessionService):
         """
         if self._owns_client:
             self._follow_loop()
-            await self._client.aclose()
+            if isinstance(self._client, _clients.ClusterClient):
+                await self._client.close_connections()
+            else:
+                await self._client.aclose()
 
     def _follow_loop(self) -> None:
         # redis-py connections belong to the loop that opened them. When the service moves to
@@ -251,14 +254,21 @@ class RedisSessionService(BaseSessionService):
                 self._gate.reset()
             self._loop = loop
 
-    async def _call(self, awaitable: Awaitable[_T]) -> _T:
+    async def _call(self, op: Callable[[Scripts], Awaitable[_T]]) -> _T:
+        # The call is built only after _follow_loop, on the client of the running loop (a
+        # cluster client is replaced when the loop changes).
         self._follow_loop()
         try:
             if self._gate is not None:
-                return await self._gate.run(awaitable, self._where)
-            return await awaitable
+                await _clients.ready(self._client)
+                return await self._gate.run(op(self._scripts), self._where)
+            return await op(self._scripts)
         except (redis_asyncio.RedisError, OSError) as exc:
             raise translate(exc, self._where) from exc
+        except AttributeError as exc:
+            if closed_under_the_call(exc):
+                raise translate(exc, self._where) from exc
+            raise
 
     def _write(self, script: AsyncScript, keys: list[str], args: list[Any]) -> Awaitable[Any]:
         """A write script, followed by ``WAIT`` for the replicas when ``wait_replicas`` asks."""
@@ -280,7 +290,7 @@ class RedisSessionService(BaseSessionService):
             keys, nonce=uuid.uuid4().hex, ttl_ms=self._ttl_ms, scopes=scopes
         )
         reply = protocol.parse_create(
-            await self._call(self._write(self._scripts.create, script_keys, args))
+            await self._call(lambda s: self._write(s.create, script_keys, args))
         )
         if reply is None:
             raise AlreadyExistsError(f"Session {prepared.session_id!r} already exists.")
@@ -292,7 +302,7 @@ class RedisSessionService(BaseSessionService):
         count, after = _event_window(config)
         keys = self._keys(app_name, user_id, session_id)
         script_keys, args = protocol.get_call(keys, count=count, after=after)
-        reply = protocol.parse_get(await self._call(self._scripts.get(script_keys, args)))
+        reply = protocol.parse_get(await self._call(lambda s: s.get(script_keys, args)))
         return None if reply is None else _session(keys, reply)
 
     async def _get_session_tail(
@@ -300,7 +310,7 @@ class RedisSessionService(BaseSessionService):
     ) -> SessionTail | None:
         keys = self._keys(app_name, user_id, session_id)
         script_keys, args = protocol.get_call(keys, count=-1, after="", since=after_revision)
-        reply = protocol.parse_get(await self._call(self._scripts.get(script_keys, args)))
+        reply = protocol.parse_get(await self._call(lambda s: s.get(script_keys, args)))
         if reply is None:
             return None
         size = sum(len(item) for item in reply.events)
@@ -309,17 +319,17 @@ class RedisSessionService(BaseSessionService):
 
     async def _list_sessions(self, query: ListQuery) -> list[Session]:
         app = AppKeys(self._prefix, query.app_name)
-        lister = _listing.Lister(self._scripts, app, query.user_id, self._call)
+        lister = _listing.Lister(app, query.user_id, self._call)
         return await lister.page(query.limit, query.after)
 
     async def _stored_payloads(self, app_name: str, user_id: str, session_id: str) -> list[str]:
         events_key = self._keys(app_name, user_id, session_id).events
-        found = await self._call(self._client.lrange(events_key, 0, -1))
+        found = await self._call(lambda _: self._client.lrange(events_key, 0, -1))
         return [text(item) for item in found]
 
     async def _delete_session(self, app_name: str, user_id: str, session_id: str) -> None:
         script_keys, args = protocol.delete_call(self._keys(app_name, user_id, session_id))
-        await self._call(self._write(self._scripts.delete, script_keys, args))
+        await self._call(lambda s: self._write(s.delete, script_keys, args))
 
     async def _append_event(self, session: Session, prepared: PreparedAppend) -> AppendResult:
         timestamp = prepared.event.timestamp
@@ -335,7 +345,7 @@ class RedisSessionService(BaseSessionService):
             fence=prepared.fence,
         )
         reply = protocol.parse_append(
-            await self._call(self._write(self._scripts.append, script_keys, args))
+            await self._call(lambda s: self._write(s.append, script_keys, args))
         )
         if reply.status == "ok":
             return AppendResult(prepared.event, reply.sequence, reply.mtime)
@@ -360,7 +370,7 @@ class RedisSessionService(BaseSessionService):
             self._keys(*key), op, token=token, lease_ms=math.ceil(lease_seconds * 1000)
         )
         reply = protocol.parse_claim(
-            await self._call(self._write(self._scripts.claim, script_keys, args))
+            await self._call(lambda s: self._write(s.claim, script_keys, args))
         )
         if reply.status == "missing" and op == "acquire":
             raise SessionNotFoundError(f"Session {key[2]!r} does not exist.")
