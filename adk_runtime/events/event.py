@@ -14,6 +14,7 @@ from pydantic_core import PydanticSerializationError
 
 from adk_runtime import codec
 from adk_runtime.errors import SerializationError, UnreadableDataError
+from adk_runtime.events import _stored_decoder
 from adk_runtime.events._json_fields import STORED, JsonDict
 from adk_runtime.events.event_actions import EventActions
 
@@ -164,6 +165,9 @@ def event_from_stored(payload: str | bytes, session_id: str, position: int) -> E
         UnreadableDataError: The stored event does not parse back into an Event.
     """
     try:
+        if _STORED_VALIDATOR is not None:
+            event: Event = _STORED_VALIDATOR.validate_json(payload)
+            return event
         return Event.model_validate_json(payload)
     except (ValueError, RecursionError) as exc:
         name = _stored_id(payload)
@@ -180,3 +184,7 @@ def _stored_id(payload: str | bytes) -> str:
     except (ValueError, RecursionError, AttributeError):
         return "with an unreadable id"
     return repr(found) if isinstance(found, str) and len(found) <= 128 else "with an unreadable id"
+
+
+_STORED_VALIDATOR = _stored_decoder.build(Event, _stored_decoder.sample_payloads(Event))
+"""Decodes stored events about twice as fast (see :mod:`._stored_decoder`); None: not alike."""
