@@ -139,7 +139,8 @@ async def _floor_postgres(report: Report, url: str) -> None:
             app = f"floor-{uuid.uuid4().hex[:8]}"
             now = datetime.now(timezone.utc)
             await pool.executemany(
-                "INSERT INTO adk_sessions VALUES ($1, 'u', $2, '{}', 0, $3, $3)",
+                "INSERT INTO adk_sessions (app_name, user_id, id, state, revision, create_time, "
+                "update_time) VALUES ($1, 'u', $2, '{}', 0, $3, $3)",
                 [(app, f"s{k}", now) for k in range(c)],
             )
             payloads = [event_to_json(_event(i)) for i in range(per)]
@@ -222,7 +223,8 @@ async def _floor_sqlite(report: Report, url: str) -> None:
             app = f"floor-{uuid.uuid4().hex[:8]}"
             stamp = datetime.now(timezone.utc).strftime("%Y-%m-%d %H:%M:%S.%f")
             await connection.executemany(
-                "INSERT INTO adk_sessions VALUES (?, 'u', ?, '{}', 0, ?, ?)",
+                "INSERT INTO adk_sessions (app_name, user_id, id, state, revision, create_time, "
+                "update_time) VALUES (?, 'u', ?, '{}', 0, ?, ?)",
                 [(app, f"s{k}", stamp, stamp) for k in range(c)],
             )
             payloads = [event_to_json(_event(i)) for i in range(per)]

@@ -87,7 +87,9 @@ async def _raw_sqlite(url: str) -> Callable[[int], Awaitable[None]]:
         await connection.execute(f"PRAGMA {pragma}")
     now = datetime.now(timezone.utc).strftime("%Y-%m-%d %H:%M:%S.%f")
     await connection.execute(
-        "INSERT INTO adk_sessions VALUES ('bench', 'u', 'raw', '{}', 0, ?, ?)", (now, now)
+        "INSERT INTO adk_sessions (app_name, user_id, id, state, revision, create_time, "
+        "update_time) VALUES ('bench', 'u', 'raw', '{}', 0, ?, ?)",
+        (now, now),
     )
     events = [_event(i) for i in range(APPENDS)]
 
@@ -122,7 +124,9 @@ async def _raw_postgres(url: str) -> Callable[[int], Awaitable[None]]:
     connection = await asyncpg.connect(_dsn(url))
     now = datetime.now(timezone.utc)
     await connection.execute(
-        "INSERT INTO adk_sessions VALUES ('bench', 'u', 'raw', '{}', 0, $1, $1)", now
+        "INSERT INTO adk_sessions (app_name, user_id, id, state, revision, create_time, "
+        "update_time) VALUES ('bench', 'u', 'raw', '{}', 0, $1, $1)",
+        now,
     )
     events = [_event(i) for i in range(APPENDS)]
 
