@@ -224,6 +224,12 @@ def translate_errors(url: str) -> Iterator[None]:
         if translated is None:
             raise
         raise translated from error
+    except sa_exc.TimeoutError as error:  # the pool had no free connection in pool_timeout
+        raise BackendUnavailableError(
+            f"No free connection to {redact_url(url)} within the pool's timeout (all of the "
+            "pool's connections in use); nothing was sent. Retry it, or raise pool_size or "
+            "pool_timeout."
+        ) from error
     except (OSError, asyncio.TimeoutError) as error:
         raise BackendUnavailableError(
             f"Cannot reach the database at {redact_url(url)} ({type(error).__name__}); "
