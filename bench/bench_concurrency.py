@@ -170,6 +170,8 @@ async def _floor_postgres(report: Report, url: str) -> None:
                         json.dumps({"turn": i}),
                         None,
                         json.dumps({"last": i}),
+                        None,  # any incarnation
+                        None,  # no fencing token: no turn holds the session
                     )
                 assert row is not None
 
