@@ -5,13 +5,17 @@ turns/s, p50 and p99 of a message's latency (retries included), the 5xx count an
 of problems found in the store afterwards (lost, doubled or orphaned messages; must be 0).
 Then the same with 2 replicas, one of them SIGKILLed mid-load and started again.
 
-This machine has 2 cores: the replicas, the clients and the store share them, so more
-replicas cannot add CPU; the figure to read is that throughput holds and nothing is lost.
+On one machine the replicas, the load generator and the store share the cores, so more
+replicas cannot add CPU. Per store the run also reports the CPU each turn costs (replica,
+load generator, store server, from /proc) and the ceiling it puts on any number of replicas
+here: cores / CPU per turn. Run it alone on the machine (the store's CPU is counted machine
+wide).
 """
 
 from __future__ import annotations
 
 import contextlib
+import os
 import tempfile
 from collections.abc import AsyncIterator
 from pathlib import Path
@@ -75,6 +79,40 @@ def _record(report: Report, backend: str, label: str, result: LoadResult) -> Non
     report.add(
         SUITE, backend, f"client cores {label}", result.client_cpu_seconds / result.seconds, "cores"
     )
+    report.add(
+        SUITE, backend, f"store cores {label}", result.store_cpu_seconds / result.seconds, "cores"
+    )
+
+
+def _cpu_ms_per_turn(result: LoadResult) -> float:
+    spent = result.replica_cpu_seconds + result.client_cpu_seconds + result.store_cpu_seconds
+    return spent * 1000 / max(result.turns, 1)
+
+
+def _scaling(report: Report, backend: str, by_count: dict[int, LoadResult]) -> None:
+    """What limits scaling here: the turns/s this machine's cores allow at all.
+
+    Every turn costs CPU in the replica, in the load generator and in the store server, all on
+    this one machine. With every core busy, no number of replicas can do more than
+    ``cores / (CPU per turn)`` turns/s; that ceiling, over one replica's turns/s, bounds the
+    gain from a second replica here (on separate machines each replica brings its cores).
+    """
+    one = by_count[1]
+    rate = {count: r.turns / r.seconds for count, r in by_count.items()}
+    ceiling = (os.cpu_count() or 1) * 1000 / _cpu_ms_per_turn(one)
+    report.add(
+        SUITE, backend, "CPU ms per turn (replica + client + store)", _cpu_ms_per_turn(one), "ms"
+    )
+    report.add(
+        SUITE,
+        backend,
+        "replica CPU ms per turn",
+        one.replica_cpu_seconds * 1000 / max(one.turns, 1),
+        "ms",
+    )
+    report.add(SUITE, backend, "turns/s ceiling of this machine", ceiling, "turns/s")
+    report.add(SUITE, backend, "2 replicas / 1 replica", rate[2] / rate[1], "x")
+    report.add(SUITE, backend, "machine ceiling / 1 replica", ceiling / rate[1], "x")
 
 
 async def run(report: Report) -> None:
@@ -82,6 +120,7 @@ async def run(report: Report) -> None:
     failures: list[str] = []
     for backend in ("sqlite", "postgres", "redis", "redis_cluster"):
         async with _store(backend) as url:
+            by_count: dict[int, LoadResult] = {}
             for count in REPLICAS:
                 with running_replicas(url, count) as replicas:
                     result = await run_load(
@@ -89,6 +128,8 @@ async def run(report: Report) -> None:
                     )
                 _record(report, backend, f"{count} replica(s)", result)
                 failures += [f"{backend} x{count}: {p}" for p in result.problems]
+                by_count[count] = result
+            _scaling(report, backend, by_count)
             with running_replicas(url, 2) as replicas:
                 killed = await run_load(
                     replicas,

@@ -58,6 +58,7 @@ class LoadResult:
     server_error_details: list[str] = dataclasses.field(default_factory=list)
     replica_cpu_seconds: float = 0.0
     client_cpu_seconds: float = 0.0
+    store_cpu_seconds: float = 0.0
 
     @property
     def turns(self) -> int:
@@ -273,7 +274,7 @@ async def run_load(
             await asyncio.to_thread(replicas.start, 0)
 
         start = time.perf_counter()
-        cpu_before = (replicas.cpu_seconds(), time.process_time())
+        cpu_before = (replicas.cpu_seconds(), time.process_time(), store_cpu_seconds())
         killing = asyncio.ensure_future(killer())
         await asyncio.gather(
             *(conversation(i) for i in range(conversations)),
@@ -282,9 +283,34 @@ async def run_load(
         result.seconds = time.perf_counter() - start
         result.replica_cpu_seconds = replicas.cpu_seconds() - cpu_before[0]
         result.client_cpu_seconds = time.process_time() - cpu_before[1]
+        result.store_cpu_seconds = store_cpu_seconds() - cpu_before[2]
         await killing
     result.problems = await check_store(replicas.store_url, result.acknowledged)
     return result
+
+
+STORE_PROCESSES = ("postgres", "redis-server")
+"""Executables whose CPU is the store's (a SQLite store's work is inside the replicas)."""
+
+
+def _process_cpu(stat: str) -> tuple[str, float]:
+    name, _, rest = stat.partition(" (")[2].rpartition(") ")
+    fields = rest.split()
+    return name, (int(fields[11]) + int(fields[12])) / os.sysconf("SC_CLK_TCK")
+
+
+def store_cpu_seconds() -> float:
+    """CPU time used so far by every PostgreSQL and Redis server process on this machine.
+
+    Machine-wide: other users of the same servers count too, so run the load test alone.
+    """
+    total = 0.0
+    for stat in Path("/proc").glob("[0-9]*/stat"):
+        with contextlib.suppress(OSError, ValueError, IndexError):
+            name, seconds = _process_cpu(stat.read_text())
+            if name in STORE_PROCESSES:
+                total += seconds
+    return total
 
 
 async def check_store(store_url: str, acknowledged: dict[str, list[str]]) -> list[str]:
