@@ -104,19 +104,19 @@ async def _services(
             for k in range(c)
         ]
         events = [[_event(k * per + i, *classes) for i in range(per)] for k in range(c)]
-        # Warm up: C reads at once open the connections C writers will use (a server's pool is
-        # warm; opening them is not what this measures).
-        await asyncio.gather(
-            *(
-                service.get_session(app_name=app, user_id=s.user_id, session_id=s.id)
-                for s in sessions
-            )
-        )
 
         async def append(k: int, i: int, sessions: Any = sessions, events: Any = events) -> None:
             await service.append_event(sessions[k], events[k][i])
 
         try:
+            # Warm up: C reads at once open the connections C writers will use (a server's
+            # pool is warm; opening them is not what this measures).
+            await asyncio.gather(
+                *(
+                    service.get_session(app_name=app, user_id=s.user_id, session_id=s.id)
+                    for s in sessions
+                )
+            )
             wall, samples = await _drive(c, per, append)
         except Exception as exc:  # google-adk may fail under load: report, go on
             print(f"  {impl} failed at C={c}: {type(exc).__name__}: {str(exc)[:120]}")
