@@ -28,6 +28,8 @@ SUITE = "rtt"
 RTT_MS = 2.0
 HISTORY = 1000
 LISTED = 200
+DELETED = 103
+"""Sessions seeded for the delete timing: 3 warm-up deletes and 100 timed ones."""
 REDIS_URL = os.environ.get("ADK_RUNTIME_BENCH_REDIS_URL", "redis://127.0.0.1:6379/0")
 
 Op = Callable[[int], Awaitable[Any]]
@@ -46,16 +48,26 @@ def _via(url: str, port: int) -> str:
     return make_url(url).set(host="127.0.0.1", port=port).render_as_string(hide_password=False)
 
 
-async def _ops(
-    service: Any, tag: str, event_cls: Any, actions_cls: Any, config_cls: Any
-) -> dict[str, Op]:
-    """Seed a session of HISTORY events and LISTED sessions; return the timed operations."""
-    app = f"rtt-{tag}"
+async def _seed(service: Any, app: str, tag: str, event_cls: Any, actions_cls: Any) -> Any:
+    """A session of HISTORY events, LISTED sessions to list and DELETED ones to delete."""
     session = await service.create_session(app_name=app, user_id="u", session_id=f"big-{tag}")
     for i in range(HISTORY):
         await service.append_event(session, _event(i, event_cls, actions_cls))
     for i in range(LISTED):
         await service.create_session(app_name=app, user_id="lister", session_id=f"l{i}")
+    for i in range(DELETED):
+        doomed = await service.create_session(app_name=app, user_id="d", session_id=f"d{i}")
+        for j in range(3):
+            await service.append_event(doomed, _event(j, event_cls, actions_cls))
+    return session
+
+
+async def _ops(
+    service: Any, tag: str, event_cls: Any, actions_cls: Any, config_cls: Any
+) -> dict[str, Op]:
+    """Seed a session of HISTORY events and LISTED sessions; return the timed operations."""
+    app = f"rtt-{tag}"
+    session = await _seed(service, app, tag, event_cls, actions_cls)
     writer = await service.create_session(app_name=app, user_id="u", session_id=f"w-{tag}")
     counter = iter(range(10**9))
     recent = config_cls(num_recent_events=20)
@@ -78,12 +90,19 @@ async def _ops(
     async def create(_: int) -> None:
         await service.create_session(app_name=app, user_id="c", session_id=uuid.uuid4().hex)
 
+    doomed = iter(range(10**9))
+
+    async def delete(_: int) -> None:
+        # Each call deletes a session created (untimed) beforehand, with a few events.
+        await service.delete_session(app_name=app, user_id="d", session_id=f"d{next(doomed)}")
+
     return {
         "append": append,
         "get recent-20": get_recent,
         "get full @1k": get_full,
         "list page": list_page,
         "create": create,
+        "delete": delete,
     }
 
 
