@@ -35,12 +35,19 @@ _MISMATCH_CHECK = "_check_field_type_mismatches"
 
 
 def build(model: type[pydantic.BaseModel], samples: list[str]) -> SchemaValidator | None:
-    """The stored-JSON validator for ``model``, or None when it would not decode alike."""
-    schema = _strip(model.__pydantic_core_schema__)
-    validator = _compile(schema, list(_model_classes(schema)))
-    for sample in samples:
-        if not _alike(model.model_validate_json(sample), validator.validate_json(sample)):
-            return None
+    """The stored-JSON validator for ``model``, or None when it would not decode alike.
+
+    None too when anything about building it fails (a pydantic or google-genai version whose
+    schemas look otherwise): the normal validator is then used, only slower.
+    """
+    try:
+        schema = _strip(model.__pydantic_core_schema__)
+        validator = _compile(schema, list(_model_classes(schema)))
+        for sample in samples:
+            if not _alike(model.model_validate_json(sample), validator.validate_json(sample)):
+                return None
+    except Exception:  # any failure means: use the normal validator
+        return None
     return validator
 
 
