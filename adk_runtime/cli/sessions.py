@@ -1,4 +1,4 @@
-"""``adk-runtime sessions list|show|delete|export|import``: inspect and move sessions."""
+"""``adk-runtime sessions list|show|delete|prune|export|import``: inspect and move sessions."""
 
 from __future__ import annotations
 
@@ -22,6 +22,7 @@ from adk_runtime.sessions import (
     session_service_from_url,
     transfer,
 )
+from adk_runtime.sessions.retention import parse_idle_time
 
 console = Console()
 _app_option = click.option(
@@ -35,7 +36,7 @@ _app_option = click.option(
 
 @click.group()
 def sessions() -> None:
-    """Inspect, delete, export and import sessions."""
+    """Inspect, delete, prune, export and import sessions."""
 
 
 def _when(ts: float) -> str:
@@ -185,6 +186,68 @@ def delete_command(
                 click.confirm(f"Delete session {session_id!r} and its events?", abort=True)
             await service.delete_session(app_name=app_name, user_id=user_id, session_id=session_id)
         console.print(f"deleted session {session_id}")
+
+    run_async(go())
+
+
+@sessions.command("prune")
+@session_url_option()
+@_app_option
+@user_option()
+@click.option(
+    "--idle-longer-than",
+    "idle",
+    required=True,
+    help="Delete sessions not written for this long: 30d, 12h, 15m, 90s (units s m h d w).",
+)
+@click.option("--dry-run", is_flag=True, help="List what would be deleted; delete nothing.")
+@click.option(
+    "--batch-size",
+    type=click.IntRange(1, 10_000),
+    default=500,
+    show_default=True,
+    help="Sessions read per batch.",
+)
+@click.option("--yes", is_flag=True, help="Do not ask for confirmation.")
+def prune_command(
+    session_url: str,
+    app_name: str,
+    user_id: str | None,
+    idle: str,
+    dry_run: bool,
+    batch_size: int,
+    yes: bool,
+) -> None:
+    """Delete sessions idle longer than a given time (oldest first; app and user state stay).
+
+    A session a turn holds, or written again since it was found idle, is kept.
+    """
+    seconds = parse_idle_time(idle)
+    whose = f"user {user_id!r}" if user_id is not None else "every user"
+    if not (dry_run or yes):
+        click.confirm(
+            f"Delete the sessions of app {app_name!r} ({whose}) idle longer than {idle}?",
+            abort=True,
+        )
+
+    async def go() -> None:
+        async with session_service_from_url(session_url) as service:
+            result = await service.prune_sessions(
+                app_name=app_name,
+                user_id=user_id,
+                idle_longer_than=seconds,
+                dry_run=dry_run,
+                batch_size=batch_size,
+            )
+        for idle_session in result.sessions:
+            console.print(
+                f"{idle_session.user_id}\t{idle_session.session_id}\t"
+                f"last written {_when(idle_session.last_update_time)}",
+                markup=False,
+                highlight=False,
+            )
+        verb = "would delete" if dry_run else "deleted"
+        console.print(f"{verb} {len(result.sessions)} session(s) idle longer than {idle}")
 
     run_async(go())
 

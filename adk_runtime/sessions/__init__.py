@@ -17,6 +17,7 @@ from adk_runtime.sessions.registry import (
     session_service_from_url,
     supported_schemes,
 )
+from adk_runtime.sessions.retention import IdleSession, PruneResult
 from adk_runtime.sessions.session import Session
 from adk_runtime.sessions.state import State
 
@@ -28,8 +29,10 @@ __all__ = [
     "BaseSessionService",
     "DatabaseSessionService",
     "GetSessionConfig",
+    "IdleSession",
     "InMemorySessionService",
     "ListSessionsResponse",
+    "PruneResult",
     "RedisSessionService",
     "Session",
     "State",

@@ -51,7 +51,9 @@ from __future__ import annotations
 
 import abc
 import dataclasses
+import time
 import uuid
+from datetime import timedelta
 from types import TracebackType
 from typing import Any
 
@@ -73,6 +75,12 @@ from adk_runtime.sessions.claims import (
     ClaimAttempt,
     SessionClaim,
     SessionKey,
+)
+from adk_runtime.sessions.retention import (
+    IdleSession,
+    PruneResult,
+    check_batch_size,
+    check_idle_seconds,
 )
 from adk_runtime.sessions.session import Session
 from adk_runtime.sessions.state import split_state_delta
@@ -267,6 +275,49 @@ class BaseSessionService(abc.ABC):
             self._session_cache.discard((app_name, user_id, session_id))
         await self._delete_session(app_name, user_id, session_id)
 
+    async def prune_sessions(
+        self,
+        *,
+        app_name: str,
+        user_id: str | None = None,
+        idle_longer_than: float | timedelta,
+        dry_run: bool = False,
+        batch_size: int = 500,
+    ) -> PruneResult:
+        """Delete the sessions of the app (or of one user) idle longer than ``idle_longer_than``.
+
+        Oldest first, ``batch_size`` read at a time through an index; each session deleted on
+        its own, only if it is still idle then and no turn holds it (see
+        :mod:`adk_runtime.sessions.retention`). App and user state stay.
+
+        Args:
+            app_name: The app.
+            user_id: Only this user's sessions (None: every user's).
+            idle_longer_than: Seconds (or a timedelta) since a session's last write.
+            dry_run: List what would be deleted; delete nothing.
+            batch_size: Sessions read per batch (1 to 10,000).
+
+        Raises:
+            InputValidationError: An id, the idle time or the batch size is malformed.
+        """
+        validate_id(app_name, "app_name")
+        if user_id is not None:
+            validate_id(user_id, "user_id")
+        before = time.time() - check_idle_seconds(idle_longer_than)
+        limit = check_batch_size(batch_size)
+        pruned: list[IdleSession] = []
+        after: IdleSession | None = None
+        while True:
+            batch = await self._idle_sessions(app_name, user_id, before, after, limit)
+            for idle in batch:
+                if dry_run or await self._delete_if_idle(app_name, idle, before):
+                    pruned.append(idle)
+                    if not dry_run and self._session_cache is not None:
+                        self._session_cache.discard((app_name, idle.user_id, idle.session_id))
+            if len(batch) < limit:
+                return PruneResult(pruned, dry_run)
+            after = batch[-1]
+
     @abc.abstractmethod
     async def _create_session(
         self, app_name: str, user_id: str, prepared: PreparedCreate
@@ -332,6 +383,29 @@ class BaseSessionService(abc.ABC):
     @abc.abstractmethod
     async def _delete_session(self, app_name: str, user_id: str, session_id: str) -> None:
         """Delete the session and its events atomically; a no-op if it does not exist."""
+
+    async def _idle_sessions(
+        self,
+        app_name: str,
+        user_id: str | None,
+        before: float,
+        after: IdleSession | None,
+        limit: int,
+    ) -> list[IdleSession]:
+        """Up to ``limit`` sessions last written before ``before``, oldest first, after ``after``.
+
+        Order: last update time, then user id, then session id (ascending). Read through an
+        index: the cost is the sessions returned, not the sessions stored.
+        """
+        raise NotImplementedError(f"{type(self).__name__} does not support pruning.")
+
+    async def _delete_if_idle(self, app_name: str, idle: IdleSession, before: float) -> bool:
+        """Delete the session if it is still idle; return whether it was deleted.
+
+        Deleted (with its events) only if it was last written before ``before`` and no turn
+        holds it. Atomic: one statement or script.
+        """
+        raise NotImplementedError(f"{type(self).__name__} does not support pruning.")
 
     @abc.abstractmethod
     async def _append_event(self, session: Session, prepared: PreparedAppend) -> AppendResult:

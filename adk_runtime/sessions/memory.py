@@ -37,6 +37,7 @@ from adk_runtime.sessions.base import (
     PreparedAppend,
     PreparedCreate,
 )
+from adk_runtime.sessions.retention import IdleSession
 from adk_runtime.sessions.session import Session
 from adk_runtime.sessions.state import merge_state
 
@@ -140,6 +141,38 @@ class InMemorySessionService(BaseSessionService):
     async def _delete_session(self, app_name: str, user_id: str, session_id: str) -> None:
         with self._lock:
             self._sessions.pop((app_name, user_id, session_id), None)
+
+    async def _idle_sessions(
+        self,
+        app_name: str,
+        user_id: str | None,
+        before: float,
+        after: IdleSession | None,
+        limit: int,
+    ) -> list[IdleSession]:
+        with self._lock:
+            found = sorted(
+                (
+                    IdleSession(key[1], key[2], stored.update_time)
+                    for key, stored in self._sessions.items()
+                    if key[0] == app_name
+                    and (user_id is None or key[1] == user_id)
+                    and stored.update_time < before
+                ),
+                key=lambda idle: (idle.last_update_time, idle.user_id, idle.session_id),
+            )
+        return [idle for idle in found if after is None or idle.after(after)][:limit]
+
+    async def _delete_if_idle(self, app_name: str, idle: IdleSession, before: float) -> bool:
+        key = (app_name, idle.user_id, idle.session_id)
+        with self._lock:
+            stored = self._sessions.get(key)
+            if stored is None or stored.update_time >= before:
+                return False
+            if stored.claim_held_for(time.monotonic()) > 0:
+                return False  # a turn is running on it
+            del self._sessions[key]
+            return True
 
     async def _append_event(self, session: Session, prepared: PreparedAppend) -> AppendResult:
         key = (session.app_name, session.user_id, session.id)

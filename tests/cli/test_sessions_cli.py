@@ -4,11 +4,15 @@ from __future__ import annotations
 
 import asyncio
 import json
+import time
 from pathlib import Path
 
 import pytest
+from click.testing import CliRunner
 
+from adk_runtime.cli import main
 from adk_runtime.sessions import session_service_from_url
+from adk_runtime.testing import text_event
 from tests.cli.terminal import Terminal
 from tests.serving import cli_env, run_cli
 
@@ -104,3 +108,39 @@ def test_export_and_import_show_progress_on_a_terminal_only(tmp_path: Path) -> N
     assert piped.stderr.strip() == (
         "exported 300 session(s), 0 event(s), 0 app state(s), 0 user state(s)"
     )  # no bar, no control characters in a log
+
+
+def test_prune_lists_with_dry_run_then_deletes_idle_sessions(tmp_path: Path) -> None:
+    url, ids = _store(tmp_path, 3)
+    time.sleep(2.5)  # all three are now idle for longer than 2 s
+    args = ["sessions", "prune", "--url", url, "--app", APP, "--idle-longer-than", "2s"]
+    dry = run_cli(*args, "--dry-run")
+    assert dry.returncode == 0, dry.stderr
+    assert "would delete 3 session(s)" in dry.stdout
+    assert all(session_id in dry.stdout for session_id in ids)
+
+    async def touch() -> None:  # one conversation comes back: it is not idle any more
+        async with session_service_from_url(url) as service:
+            session = await service.get_session(app_name=APP, user_id=USER, session_id=ids[0])
+            assert session is not None
+            await service.append_event(session, text_event("back"))
+
+    asyncio.run(touch())
+    # In process, right after the touch (a new interpreter can take longer than 2 s to start).
+    done = CliRunner().invoke(main, [*args, "--yes"])
+    assert done.exit_code == 0, done.output
+    assert "deleted 2 session(s)" in done.output
+    left = run_cli("sessions", "list", "--url", url, "--app", APP, "--json")
+    assert [s["id"] for s in json.loads(left.stdout)["sessions"]] == [ids[0]]
+
+
+def test_prune_refuses_a_malformed_duration_in_one_line(tmp_path: Path) -> None:
+    url, ids = _store(tmp_path, 1)
+    result = run_cli(
+        "sessions", "prune", "--url", url, "--app", APP, "--idle-longer-than", "soon", "--yes"
+    )
+    assert result.returncode != 0
+    assert "'soon' is not a duration" in result.stderr
+    assert "Traceback" not in result.stderr
+    left = run_cli("sessions", "list", "--url", url, "--app", APP, "--json")
+    assert [s["id"] for s in json.loads(left.stdout)["sessions"]] == ids

@@ -110,7 +110,7 @@ SIGNATURES: dict[str, Signature] = {
     ),
     "delete": Signature(
         keys=("meta", "state", "events", "event_ids", "event_times", "user_index", "app_index"),
-        args=("session_id", "app_member"),
+        args=("session_id", "app_member", "idle_before"),
     ),
     "list": Signature(keys=("index", "app_state"), args=("base", "user", "count", "after_score")),
 }
@@ -243,10 +243,11 @@ def get_call(keys: SessionKeys, *, count: int, after: str, since: int | None = N
     return signature.build(_session_keys(keys, signature.keys), args)
 
 
-def delete_call(keys: SessionKeys) -> Call:
-    """Arguments of ``delete.lua``."""
+def delete_call(keys: SessionKeys, *, idle_before: float | None = None) -> Call:
+    """Arguments of ``delete.lua``: unconditional, or only if idle before ``idle_before``."""
     signature = SIGNATURES["delete"]
-    return signature.build(_session_keys(keys, signature.keys), _identity(keys))
+    args = {**_identity(keys), "idle_before": "" if idle_before is None else repr(idle_before)}
+    return signature.build(_session_keys(keys, signature.keys), args)
 
 
 def list_call(app: AppKeys, user_id: str | None, *, count: int, after_score: float | None) -> Call:

@@ -96,9 +96,16 @@ from adk_runtime.sessions.base import (
 from adk_runtime.sessions.redis import _clients, _listing
 from adk_runtime.sessions.redis import _protocol as protocol
 from adk_runtime.sessions.redis._errors import closed_under_the_call, translate
-from adk_runtime.sessions.redis._keys import AppKeys, SessionKeys, check_prefix
+from adk_runtime.sessions.redis._keys import (
+    AppKeys,
+    SessionKeys,
+    app_index_member,
+    check_prefix,
+    parse_app_index_member,
+)
 from adk_runtime.sessions.redis._scripts import Scripts
 from adk_runtime.sessions.redis._values import decode_pairs, text
+from adk_runtime.sessions.retention import IdleSession
 from adk_runtime.sessions.session import Session
 from adk_runtime.sessions.state import merge_state
 
@@ -331,6 +338,54 @@ class RedisSessionService(BaseSessionService):
         script_keys, args = protocol.delete_call(self._keys(app_name, user_id, session_id))
         await self._call(lambda s: self._write(s.delete, script_keys, args))
 
+    async def _idle_sessions(
+        self,
+        app_name: str,
+        user_id: str | None,
+        before: float,
+        after: IdleSession | None,
+        limit: int,
+    ) -> list[IdleSession]:
+        # The listing index, ascending by score (update time), ties in member order (bytewise),
+        # the order list.lua pages in too. From the cursor's score: every entry tying with it
+        # (ZCOUNT) plus `limit` more, then the ones at or before the cursor are dropped.
+        app = AppKeys(self._prefix, app_name)
+        index = app.app_index if user_id is None else app.user_index(user_id)
+        low = "-inf" if after is None else repr(after.last_update_time)
+        ties = (
+            0 if after is None else await self._call(lambda _: self._client.zcount(index, low, low))
+        )
+        entries = await self._call(
+            lambda _: self._client.zrange(
+                index,
+                low,
+                f"({before!r}",
+                byscore=True,
+                offset=0,
+                num=limit + ties,
+                withscores=True,
+            )
+        )
+        found: list[IdleSession] = []
+        for raw, score in entries:
+            member = text(raw)
+            if after is not None and (float(score), member) <= (
+                after.last_update_time,
+                _member(after, user_id),
+            ):
+                continue
+            owner, session_id = (
+                (user_id, member) if user_id is not None else parse_app_index_member(member)
+            )
+            found.append(IdleSession(owner, session_id, float(score)))
+        return found[:limit]
+
+    async def _delete_if_idle(self, app_name: str, idle: IdleSession, before: float) -> bool:
+        keys = self._keys(app_name, idle.user_id, idle.session_id)
+        script_keys, args = protocol.delete_call(keys, idle_before=before)
+        deleted = await self._call(lambda s: self._write(s.delete, script_keys, args))
+        return int(deleted) == 1
+
     async def _append_event(self, session: Session, prepared: PreparedAppend) -> AppendResult:
         timestamp = prepared.event.timestamp
         script_keys, args = protocol.append_call(
@@ -454,3 +509,10 @@ def _session(keys: SessionKeys, reply: protocol.GetReply) -> Session:
     )
     session._incarnation = text(reply.meta[3]) if reply.meta[3] is not None else None
     return session
+
+
+def _member(idle: IdleSession, user_id: str | None) -> str:
+    """The listing-index member of ``idle`` (the user's index, or the app's when no user)."""
+    return (
+        idle.session_id if user_id is not None else app_index_member(idle.user_id, idle.session_id)
+    )

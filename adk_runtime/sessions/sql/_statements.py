@@ -213,3 +213,37 @@ RELEASE_CLAIM: Update = (
     update(sessions).where(_SESSION_KEY, sessions.c.claim_token == _TOKEN).values(claim_until=None)
 )
 """End claim ``token``'s lease now (nothing when another claim is the latest)."""
+
+
+# --- retention ---------------------------------------------------------------------------
+
+_BEFORE = bindparam("before", type_=DateTimeUTC)
+
+
+def _idle(*, by_user: bool, keyset: bool) -> AnySelect:
+    position = (sessions.c.update_time, sessions.c.user_id, sessions.c.id)
+    query = select(*position).where(sessions.c.app_name == APP, sessions.c.update_time < _BEFORE)
+    if by_user:
+        query = query.where(sessions.c.user_id == USER)
+    if keyset:
+        after = (
+            bindparam("after_time", type_=DateTimeUTC),
+            bindparam("after_user", type_=String),
+            bindparam("after_id", type_=String),
+        )
+        query = query.where(tuple_(*position) > tuple_(*after))
+    return query.order_by(*position).limit(bindparam("limit", type_=Integer))
+
+
+IDLE: dict[tuple[bool, bool], AnySelect] = {
+    (by_user, keyset): _idle(by_user=by_user, keyset=keyset)
+    for by_user in (False, True)
+    for keyset in (False, True)
+}
+"""Sessions last written before ``before``, oldest first (ties: user id, then id), keyed by
+(one user only, after a position): the listing indexes serve it, read in ascending order."""
+
+DELETE_IF_IDLE: Delete = delete(sessions).where(
+    _SESSION_KEY, sessions.c.update_time < _BEFORE, _FREE
+)
+"""Delete a session still idle (last written before ``before``) that no turn holds."""

@@ -28,6 +28,7 @@ from adk_runtime.sessions.base import (
     PreparedCreate,
     SessionTail,
 )
+from adk_runtime.sessions.retention import IdleSession
 from adk_runtime.sessions.session import Session
 from adk_runtime.sessions.sql import _append, _create
 from adk_runtime.sessions.sql import _statements as statements
@@ -188,6 +189,37 @@ class DatabaseSessionService(BaseSessionService):
         # One statement, atomic by itself: the events go with the row (ON DELETE CASCADE).
         async with db.writer(), db.autocommit() as connection:
             await connection.execute(statements.DELETE_SESSION, params)
+
+    async def _idle_sessions(
+        self,
+        app_name: str,
+        user_id: str | None,
+        before: float,
+        after: IdleSession | None,
+        limit: int,
+    ) -> list[IdleSession]:
+        params: dict[str, Any] = {"app": app_name, "user": user_id, "limit": limit}
+        params["before"] = datetime.fromtimestamp(before, timezone.utc)
+        if after is not None:
+            params["after_time"] = datetime.fromtimestamp(after.last_update_time, timezone.utc)
+            params["after_user"] = after.user_id
+            params["after_id"] = after.session_id
+        statement = statements.IDLE[(user_id is not None, after is not None)]
+        db = await self._open()
+        async with db.autocommit() as connection:
+            rows = (await connection.execute(statement, params)).all()
+        return [IdleSession(row.user_id, row.id, row.update_time.timestamp()) for row in rows]
+
+    async def _delete_if_idle(self, app_name: str, idle: IdleSession, before: float) -> bool:
+        params = {
+            **_key_params((app_name, idle.user_id, idle.session_id)),
+            "before": datetime.fromtimestamp(before, timezone.utc),
+        }
+        db = await self._open()
+        # One statement (its own transaction): the events go with the row (ON DELETE CASCADE).
+        async with db.writer(), db.autocommit() as connection:
+            deleted = await connection.execute(statements.DELETE_IF_IDLE, params)
+        return bool(deleted.rowcount)
 
     async def _append_event(self, session: Session, prepared: PreparedAppend) -> AppendResult:
         db = await self._open()

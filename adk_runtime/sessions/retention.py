@@ -1,0 +1,107 @@
+"""Retention: delete the sessions of an app (or of one user) idle longer than a given time.
+
+:meth:`BaseSessionService.prune_sessions` walks the idle sessions oldest first, a batch at a
+time, through an index (SQL: ``(app_name, update_time, …)`` / ``(app_name, user_id,
+update_time, …)``; Redis: the app's or the user's listing sorted set, scored by update time),
+so it reads only the sessions it prunes, never every session or every key. Each session is
+deleted on its own (one short statement or script, no long transaction or lock), and only if
+it is still idle then and no turn holds it: a conversation that came back to life between the
+listing and the delete is kept. App and user state stay, as with ``delete_session``.
+
+``dry_run`` lists what would go and deletes nothing.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import math
+import re
+from datetime import timedelta
+
+from adk_runtime.errors import InputValidationError
+
+__all__ = ["IdleSession", "PruneResult", "parse_idle_time"]
+
+MAX_BATCH = 10_000
+
+
+@dataclasses.dataclass(frozen=True)
+class IdleSession:
+    """A session found idle: its key within the app and when it was last updated.
+
+    Attributes:
+        user_id: Its user.
+        session_id: Its id.
+        last_update_time: Seconds since the epoch of its last write.
+    """
+
+    user_id: str
+    session_id: str
+    last_update_time: float
+
+    def after(self, other: IdleSession) -> bool:
+        """Whether this session comes after ``other`` in pruning order (oldest first)."""
+        return (self.last_update_time, self.user_id, self.session_id) > (
+            other.last_update_time,
+            other.user_id,
+            other.session_id,
+        )
+
+
+@dataclasses.dataclass(frozen=True)
+class PruneResult:
+    """What :meth:`~adk_runtime.sessions.BaseSessionService.prune_sessions` did.
+
+    Attributes:
+        sessions: The idle sessions deleted (with ``dry_run``: those that would be), oldest
+            first.
+        dry_run: Whether nothing was deleted.
+    """
+
+    sessions: list[IdleSession]
+    dry_run: bool
+
+
+_UNITS = {"s": 1, "m": 60, "h": 3600, "d": 86400, "w": 604800}
+_DURATION = re.compile(r"^\s*(\d+(?:\.\d+)?)\s*([smhdw]?)\s*$")
+
+
+def parse_idle_time(text: str) -> float:
+    """Seconds in a duration such as ``30d``, ``12h``, ``15m``, ``90s`` or ``3600``.
+
+    Raises:
+        InputValidationError: Not such a duration, or not positive.
+    """
+    found = _DURATION.match(text)
+    if found is None:
+        raise InputValidationError(
+            f"{text!r} is not a duration: give a number with a unit s, m, h, d or w (e.g. 30d)."
+        )
+    return check_idle_seconds(float(found.group(1)) * _UNITS[found.group(2) or "s"])
+
+
+def check_idle_seconds(idle: float | timedelta) -> float:
+    """``idle`` in seconds, checked.
+
+    Raises:
+        InputValidationError: Not a positive, finite time.
+    """
+    seconds = idle.total_seconds() if isinstance(idle, timedelta) else idle
+    if isinstance(seconds, bool) or not isinstance(seconds, (int, float)):
+        raise InputValidationError("idle_longer_than must be seconds or a timedelta.")
+    if not (math.isfinite(seconds) and seconds > 0):
+        raise InputValidationError("idle_longer_than must be a positive time.")
+    return float(seconds)
+
+
+def check_batch_size(batch_size: int) -> int:
+    """``batch_size``, checked.
+
+    Raises:
+        InputValidationError: Not an integer from 1 to 10,000.
+    """
+    if isinstance(batch_size, bool) or not isinstance(batch_size, int):
+        raise InputValidationError("batch_size must be an integer.")
+    if not 1 <= batch_size <= MAX_BATCH:
+        raise InputValidationError(f"batch_size must be from 1 to {MAX_BATCH}.")
+    return batch_size
