@@ -132,16 +132,14 @@ class Runner:
             StaleSessionError: The session was written without a claim during the turn.
             ClaimLostError: This turn stalled past its lease and another turn took over.
         """
-        validate_session_key(self.app_name, user_id, session_id)
-        if invocation_id is not None:
-            validate_id(invocation_id, "invocation_id")
-        if idempotency_key is not None:
-            validate_id(idempotency_key, "idempotency_key")
+        _validate_run(self.app_name, user_id, session_id, invocation_id, idempotency_key)
         run_config = run_config or RunConfig()
         async with contextlib.AsyncExitStack() as stack:
             claim = await self._claim(stack, user_id, session_id)
             session = await self._load_session(user_id, session_id, run_config)
             session._fence = claim.token
+            if claim.took_over:  # the last holder died: finish what it left, if anything
+                await self._finish_interrupted(session, run_config, idempotency_key)
             call_event = _function_call_event(session, new_message)
             if invocation_id is None and call_event is not None:
                 invocation_id = call_event.invocation_id  # resume the paused invocation
@@ -250,6 +248,37 @@ class Runner:
             "exist. Create it first, or build the Runner with auto_create_session=True."
         )
 
+    async def _finish_interrupted(
+        self, session: Session, run_config: RunConfig, idempotency_key: str | None
+    ) -> None:
+        """Answer the message of a turn that crashed after storing it (the claim was taken over).
+
+        A turn whose process died (or stalled past its lease) after committing the user's
+        message leaves it unanswered; the next turn on the session, from any replica, first
+        finishes it under its own invocation id (committed, not yielded to this caller; a retry
+        of that message with its idempotency key gets the answer), then runs its own. Only a
+        message left last counts, and only after a holder that never released its claim: a turn
+        that failed with an error released it, and its message is not run again.
+        """
+        message = session.events[-1] if session.events else None
+        if message is None or message.author != "user" or message.id == idempotency_key:
+            return  # nothing left half done, or it is this call's own retry (answered below)
+        ctx = InvocationContext(
+            invocation_id=message.invocation_id,
+            session=session,
+            agent=self.agent,
+            session_service=self.session_service,
+            artifact_service=self.artifact_service,
+            memory_service=self.memory_service,
+            user_content=message.content,
+            run_config=run_config,
+        )
+        ctx.agent = self._find_agent_to_run(session, _function_call_event(session, message.content))
+        async with aclosing(ctx.agent.run_async(ctx)) as events:
+            async for event in events:
+                if not event.partial:
+                    await self.session_service.append_event(session, event)
+
     async def _answer_of(self, user_id: str, session_id: str, message: Event) -> list[Event]:
         """The events committed after ``message`` by its turn (an idempotent retry's answer)."""
         session = await self.session_service.get_session(
@@ -301,6 +330,20 @@ class InMemoryRunner(Runner):
             artifact_service=InMemoryArtifactService(),
             memory_service=InMemoryMemoryService(),
         )
+
+
+def _validate_run(
+    app_name: str,
+    user_id: str,
+    session_id: str,
+    invocation_id: str | None,
+    idempotency_key: str | None,
+) -> None:
+    validate_session_key(app_name, user_id, session_id)
+    if invocation_id is not None:
+        validate_id(invocation_id, "invocation_id")
+    if idempotency_key is not None:
+        validate_id(idempotency_key, "idempotency_key")
 
 
 def _function_call_event(session: Session, message: types.Content | None) -> Event | None:

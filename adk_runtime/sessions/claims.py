@@ -65,10 +65,13 @@ class ClaimAttempt:
         token: The new fencing token when the session was claimed; None when another
             claim's lease is still running.
         held_for: Seconds that other lease still runs (0.0 when claimed).
+        took_over: Claimed from a holder whose lease ran out without a release: that turn
+            crashed or stalled, and may have left its work half done.
     """
 
     token: int | None
     held_for: float = 0.0
+    took_over: bool = False
 
 
 def _duration(value: float, name: str, *, minimum: float) -> float:
@@ -85,6 +88,8 @@ class SessionClaim:
     Attributes:
         token: The fencing token while held (None before entering).
         lost: True once a renewal found the claim taken over by another turn.
+        took_over: True when it was acquired from a holder that never released it (a turn
+            that crashed or stalled past its lease; see :class:`ClaimAttempt`).
     """
 
     def __init__(
@@ -103,6 +108,7 @@ class SessionClaim:
         self._stop = asyncio.Event()
         self.token: int | None = None
         self.lost = False
+        self.took_over = False
 
     async def __aenter__(self) -> SessionClaim:
         """Acquire the claim, waiting up to ``wait_seconds`` for another holder.
@@ -125,6 +131,7 @@ class SessionClaim:
             await asyncio.sleep(min(remaining, pause * random.uniform(0.5, 1.0)))
             pause = min(pause * 2, _LAST_POLL)
         self.token = attempt.token
+        self.took_over = attempt.took_over
         self._renewer = loop.create_task(self._renew(attempt.token))
         return self
 

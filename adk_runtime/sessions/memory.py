@@ -209,9 +209,10 @@ class InMemorySessionService(BaseSessionService):
             held_for = stored.claim_held_for(now)
             if held_for > 0:
                 return ClaimAttempt(None, held_for)
+            took_over = stored.claim_until is not None  # ran out, never released
             stored.claim_token += 1
             stored.claim_until = now + lease_seconds
-            return ClaimAttempt(stored.claim_token)
+            return ClaimAttempt(stored.claim_token, took_over=took_over)
 
     async def _extend_claim(self, key: _Key, token: int, lease_seconds: float) -> bool:
         with self._lock:

@@ -197,18 +197,21 @@ class ClaimReply:
             ``lost`` (the token is no longer the latest), ``missing``.
         token: The claim's token (``ok``).
         held_ms: How long the other claim still holds (``held``).
+        took_over: An acquisition from a claim that ran out unreleased (``ok``).
     """
 
     status: Literal["ok", "held", "lost", "missing"]
     token: int = 0
     held_ms: int = 0
+    took_over: bool = False
 
 
 def parse_claim(reply: Sequence[Any]) -> ClaimReply:
     """Parse the reply of ``claim.lua``."""
     status = text(reply[0])
     if status == "ok":
-        return ClaimReply("ok", token=int(reply[1]))
+        took_over = len(reply) > 2 and text(reply[2]) == "1"
+        return ClaimReply("ok", token=int(reply[1]), took_over=took_over)
     if status == "held":
         return ClaimReply("held", held_ms=int(float(reply[1])))
     if status == "lost":

@@ -434,7 +434,7 @@ class RedisSessionService(BaseSessionService):
     async def _try_claim(self, key: tuple[str, str, str], lease_seconds: float) -> ClaimAttempt:
         reply = await self._claim_step(key, "acquire", 0, lease_seconds)
         if reply.status == "ok":
-            return ClaimAttempt(reply.token)
+            return ClaimAttempt(reply.token, took_over=reply.took_over)
         return ClaimAttempt(None, reply.held_ms / 1000)
 
     async def _extend_claim(

@@ -188,13 +188,21 @@ _LEASE = bindparam("lease", type_=Double)
 _TOKEN = bindparam("token", type_=Integer)
 _FREE = or_(sessions.c.claim_until.is_(None), sessions.c.claim_until <= epoch_now())
 
-CLAIM: Update = (
-    update(sessions)
-    .where(_SESSION_KEY, _FREE)
-    .values(claim_token=sessions.c.claim_token + 1, claim_until=epoch_now() + _LEASE)
-    .returning(sessions.c.claim_token)
-)
-"""Claim a session nobody holds (or whose holder's lease ran out): the new token, or no row."""
+
+def _claim(free: Any) -> Update:
+    return (
+        update(sessions)
+        .where(_SESSION_KEY, free)
+        .values(claim_token=sessions.c.claim_token + 1, claim_until=epoch_now() + _LEASE)
+        .returning(sessions.c.claim_token)
+    )
+
+
+CLAIM: Update = _claim(sessions.c.claim_until.is_(None))
+"""Claim a session whose last claim was released (or never claimed): the new token, or no row."""
+
+CLAIM_TAKE_OVER: Update = _claim(sessions.c.claim_until <= epoch_now())
+"""Claim a session whose holder's lease ran out unreleased (it crashed or stalled)."""
 
 CLAIM_HELD: Select[Any] = select((sessions.c.claim_until - epoch_now()).label("held_for")).where(
     _SESSION_KEY

@@ -233,6 +233,11 @@ class DatabaseSessionService(BaseSessionService):
             token = (await connection.execute(statements.CLAIM, params)).scalar()
             if token is not None:
                 return ClaimAttempt(int(token))
+            # Not released: free only if its holder's lease ran out (a second statement, only
+            # when the session was not cleanly released).
+            token = (await connection.execute(statements.CLAIM_TAKE_OVER, params)).scalar()
+            if token is not None:
+                return ClaimAttempt(int(token), took_over=True)
             held = (await connection.execute(statements.CLAIM_HELD, params)).first()
         if held is None:
             raise SessionNotFoundError(f"Session {key[2]!r} does not exist.")
