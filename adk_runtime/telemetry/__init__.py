@@ -1,0 +1,28 @@
+"""OpenTelemetry spans and metrics of the loop, the model, the tools and the stores.
+
+Everything here goes through the OpenTelemetry *API* (the ``otel`` extra). Without it, or
+while the application has configured no SDK, every helper is a no-op that builds no
+attributes: see :func:`adk_runtime.telemetry._tracing.tracing_enabled`.
+"""
+
+from adk_runtime.telemetry._calls import ModelCall, model_span, tool_span
+from adk_runtime.telemetry._logs import TraceIdsFilter, log_failed_turn
+from adk_runtime.telemetry._metrics import record_append, record_latency, record_turn
+from adk_runtime.telemetry._tracing import span, store_span, tracing_enabled
+from adk_runtime.telemetry._turn import Turn, turn
+
+__all__ = [
+    "ModelCall",
+    "TraceIdsFilter",
+    "Turn",
+    "log_failed_turn",
+    "model_span",
+    "record_append",
+    "record_latency",
+    "record_turn",
+    "span",
+    "store_span",
+    "tool_span",
+    "tracing_enabled",
+    "turn",
+]
