@@ -118,7 +118,9 @@ class _Step:
                     if response.partial:
                         yield response
                         continue
-                    call.response(response.finish_reason, response.usage_metadata)
+                    call.response(
+                        response.finish_reason, response.usage_metadata, self.model_event.id
+                    )
                     yield await self._after_model(response)
 
     async def _after_model(self, response: LlmResponse) -> LlmResponse:

@@ -8,6 +8,7 @@ attributes: see :func:`adk_runtime.telemetry._tracing.tracing_enabled`.
 from adk_runtime.telemetry._calls import ModelCall, model_span, tool_span
 from adk_runtime.telemetry._logs import TraceIdsFilter, log_failed_turn
 from adk_runtime.telemetry._metrics import record_append, record_latency, record_turn
+from adk_runtime.telemetry._setup import install_metrics, install_span_recorder
 from adk_runtime.telemetry._tracing import span, store_span, tracing_enabled
 from adk_runtime.telemetry._turn import Turn, turn
 
@@ -15,6 +16,8 @@ __all__ = [
     "ModelCall",
     "TraceIdsFilter",
     "Turn",
+    "install_metrics",
+    "install_span_recorder",
     "log_failed_turn",
     "model_span",
     "record_append",

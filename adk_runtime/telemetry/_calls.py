@@ -20,8 +20,8 @@ class ModelCall:
         self._started = time.perf_counter()
         self._timed = False
 
-    def response(self, finish_reason: Any, usage: Any) -> None:
-        """Record the finish reason and token usage of a complete response (no content).
+    def response(self, finish_reason: Any, usage: Any, event_id: str) -> None:
+        """Record the finish reason, token usage and event id of a complete response.
 
         The first complete response also records the model's latency (request to complete
         response: the span itself lasts until the flow is done with the response).
@@ -31,6 +31,7 @@ class ModelCall:
             record_latency("model", self._model, time.perf_counter() - self._started)
         if self._span is None:
             return
+        self._span.set_attribute("adk.event.id", event_id)
         if finish_reason is not None:
             reason = getattr(finish_reason, "value", finish_reason)
             self._span.set_attribute("gen_ai.response.finish_reasons", [str(reason).lower()])
