@@ -56,7 +56,7 @@ def metrics_enabled() -> bool:
 
 def record_append(backend: str, seconds: float, outcome: str) -> None:
     """Count one append (``committed``, ``idempotent``, ``conflict``, ``error``) and its latency."""
-    if _instruments is None:
+    if _instruments is None or not metrics_enabled():
         return
     labels = {"adk.store.backend": backend, "adk.outcome": outcome}
     _instruments.append_latency.record(seconds, labels)

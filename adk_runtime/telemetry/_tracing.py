@@ -34,27 +34,44 @@ def tracing_enabled() -> bool:
     return not isinstance(provider, (_trace.ProxyTracerProvider, _trace.NoOpTracerProvider))
 
 
-@contextlib.contextmanager
-def span(name: str, attributes: Callable[[], Attributes] | None = None) -> Iterator[Any | None]:
+_OFF: contextlib.nullcontext[None] = contextlib.nullcontext()
+
+
+def span(
+    name: str, attributes: Callable[[], Attributes] | None = None
+) -> contextlib.AbstractContextManager[Any | None]:
     """Run the block in a span named ``name`` (a child of the current span).
 
     Args:
-        name: The span name (``invoke_agent root``, ``call_llm``, ``execute_tool x`` ...).
+        name: The span name (``invocation``, ``invoke_agent x``, ``execute_tool x`` ...).
         attributes: Builds the span's attributes; called only when tracing is on. Never
             put state values, event payloads or credentials in them.
 
-    Yields:
-        The span (set more attributes with ``set_attribute``), or None when tracing is off.
-        An exception leaving the block is recorded and the span's status set to error.
+    Returns:
+        A context manager yielding the span (set more attributes with ``set_attribute``),
+        or None when tracing is off (then nothing is allocated). An exception leaving the
+        block sets the span's status to error and ``error.type`` to its class name (its
+        message and traceback, which may quote user data, are not recorded).
     """
     if not tracing_enabled():
-        yield None
-        return
+        return _OFF
+    return _real_span(name, dict(attributes()) if attributes else None)
+
+
+@contextlib.contextmanager
+def _real_span(name: str, attributes: dict[str, Any] | None) -> Iterator[Any]:
+    """A current span; a failure records only its type (``error.type``), never its text."""
     tracer = _trace.get_tracer(_NAME)
     with tracer.start_as_current_span(
-        name, attributes=dict(attributes()) if attributes else None
+        name, attributes=attributes, record_exception=False, set_status_on_exception=False
     ) as current:
-        yield current
+        try:
+            yield current
+        except BaseException as exc:
+            if not isinstance(exc, GeneratorExit):
+                current.set_attribute("error.type", type(exc).__name__)
+                current.set_status(_trace.Status(_trace.StatusCode.ERROR, type(exc).__name__))
+            raise
 
 
 def store_span(
@@ -69,6 +86,8 @@ def store_span(
         backend: The store's class name (``SqlSessionService``, ...).
         attributes: More attributes (ids, revisions, counts), built only when tracing is on.
     """
+    if not tracing_enabled():
+        return _OFF
 
     def build() -> Attributes:
         base: dict[str, str | int | float | bool] = {
