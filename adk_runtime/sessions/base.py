@@ -84,7 +84,7 @@ from adk_runtime.sessions.retention import (
 )
 from adk_runtime.sessions.session import Session
 from adk_runtime.sessions.state import split_state_delta
-from adk_runtime.telemetry import record_append, store_span
+from adk_runtime.telemetry import record_append, store_span, telemetry_enabled
 
 __all__ = [
     "AppendResult",
@@ -507,8 +507,10 @@ class BaseSessionService(abc.ABC):
         if event.partial:
             raise InputValidationError("A partial event is never stored; commit the final one.")
         prepared, temp = _prepare(session, event)
-        with store_span("append", type(self).__name__, lambda: _append_attributes(session)) as span:
-            result = await _traced_append(self, session, prepared, span)
+        if telemetry_enabled():
+            result = await _traced_append(self, session, prepared)
+        else:
+            result = await self._append_event(session, prepared)
         _apply_result(session, prepared, temp, result)
         return result
 
@@ -533,24 +535,26 @@ MAX_RECENT_EVENTS = 2**31 - 1
 
 
 async def _traced_append(
-    service: BaseSessionService, session: Session, prepared: PreparedAppend, span: Any
+    service: BaseSessionService, session: Session, prepared: PreparedAppend
 ) -> AppendResult:
-    """The backend's append, counted and timed by outcome (see :mod:`adk_runtime.telemetry`)."""
-    started = time.perf_counter()
-    outcome = "error"
-    try:
-        result = await service._append_event(session, prepared)
-        outcome = "idempotent" if result.already_stored else "committed"
-    except StaleSessionError:
-        outcome = "conflict"
-        raise
-    finally:
-        record_append(type(service).__name__, time.perf_counter() - started, outcome)
+    """The backend's append in a span, counted and timed by outcome."""
+    backend = type(service).__name__
+    with store_span("append", backend, lambda: _append_attributes(session)) as span:
+        started = time.perf_counter()
+        outcome = "error"
+        try:
+            result = await service._append_event(session, prepared)
+            outcome = "idempotent" if result.already_stored else "committed"
+        except StaleSessionError:
+            outcome = "conflict"
+            raise
+        finally:
+            record_append(backend, time.perf_counter() - started, outcome)
+            if span is not None:
+                span.set_attribute("adk.store.outcome", outcome)
         if span is not None:
-            span.set_attribute("adk.store.outcome", outcome)
-    if span is not None:
-        span.set_attribute("adk.store.revision", result.sequence)
-    return result
+            span.set_attribute("adk.store.revision", result.sequence)
+        return result
 
 
 def _append_attributes(session: Session) -> dict[str, str | int]:

@@ -7,10 +7,21 @@ attributes: see :func:`adk_runtime.telemetry._tracing.tracing_enabled`.
 
 from adk_runtime.telemetry._calls import ModelCall, model_span, tool_span
 from adk_runtime.telemetry._logs import TraceIdsFilter, log_failed_turn
-from adk_runtime.telemetry._metrics import record_append, record_latency, record_turn
+from adk_runtime.telemetry._metrics import (
+    metrics_enabled,
+    record_append,
+    record_latency,
+    record_turn,
+)
 from adk_runtime.telemetry._setup import install_metrics, install_span_recorder
 from adk_runtime.telemetry._tracing import span, store_span, tracing_enabled
 from adk_runtime.telemetry._turn import Turn, turn
+
+
+def telemetry_enabled() -> bool:
+    """True when an SDK tracer provider or meter provider is configured."""
+    return tracing_enabled() or metrics_enabled()
+
 
 __all__ = [
     "ModelCall",
@@ -19,12 +30,14 @@ __all__ = [
     "install_metrics",
     "install_span_recorder",
     "log_failed_turn",
+    "metrics_enabled",
     "model_span",
     "record_append",
     "record_latency",
     "record_turn",
     "span",
     "store_span",
+    "telemetry_enabled",
     "tool_span",
     "tracing_enabled",
     "turn",

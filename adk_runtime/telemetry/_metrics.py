@@ -6,6 +6,8 @@ provider once the application sets one.
 
 from __future__ import annotations
 
+import os
+import sys
 from typing import Any
 
 
@@ -18,6 +20,12 @@ def _load_api() -> Any:
 
 
 _metrics: Any = _load_api()
+_internal: Any = None if _metrics is None else sys.modules.get("opentelemetry.metrics._internal")
+_FAST = (
+    _internal is not None
+    and hasattr(_internal, "_METER_PROVIDER")
+    and "OTEL_PYTHON_METER_PROVIDER" not in os.environ
+)
 
 
 class _Instruments:
@@ -44,14 +52,25 @@ _instruments: _Instruments | None = (
 )
 
 
+_enabled = False
+
+
 def metrics_enabled() -> bool:
-    """True when an OpenTelemetry SDK meter provider is configured."""
-    if _metrics is None:
+    """True when an OpenTelemetry SDK meter provider is configured (kept once true).
+
+    As :func:`adk_runtime.telemetry._tracing.tracing_enabled`: the API's module global is
+    read directly unless ``OTEL_PYTHON_METER_PROVIDER`` is set.
+    """
+    global _enabled
+    if _enabled:
+        return True
+    if _metrics is None or (_FAST and _internal._METER_PROVIDER is None):
         return False
     provider = _metrics.get_meter_provider()
-    return type(provider).__name__ != "_ProxyMeterProvider" and not isinstance(
+    _enabled = type(provider).__name__ != "_ProxyMeterProvider" and not isinstance(
         provider, _metrics.NoOpMeterProvider
     )
+    return _enabled
 
 
 def record_append(backend: str, seconds: float, outcome: str) -> None:
@@ -65,13 +84,13 @@ def record_append(backend: str, seconds: float, outcome: str) -> None:
 
 def record_latency(kind: str, name: str, seconds: float) -> None:
     """Record the latency of one model call (``kind="model"``) or tool call (``"tool"``)."""
-    if _instruments is not None:
+    if _instruments is not None and metrics_enabled():
         _instruments.latency.record(seconds, {"adk.kind": kind, "adk.name": name})
 
 
 def record_turn(events: int | None = None, active: int = 0) -> None:
     """Record a turn's committed events (at its end) or a change of running invocations."""
-    if _instruments is None:
+    if _instruments is None or not metrics_enabled():
         return
     if active:
         _instruments.active.add(active)

@@ -8,6 +8,7 @@ process without an SDK pays a function call and no allocation of attributes.
 from __future__ import annotations
 
 import contextlib
+import os
 from collections.abc import Callable, Iterator, Mapping
 from typing import Any
 
@@ -21,17 +22,35 @@ def _load_api() -> Any:
 
 
 _trace: Any = _load_api()
+_FAST = (
+    _trace is not None
+    and hasattr(_trace, "_TRACER_PROVIDER")
+    and "OTEL_PYTHON_TRACER_PROVIDER" not in os.environ
+)
 
 Attributes = Mapping[str, str | int | float | bool]
 _NAME = "adk_runtime"
 
 
+_enabled = False
+
+
 def tracing_enabled() -> bool:
-    """True when an OpenTelemetry SDK (a real tracer provider) is configured."""
-    if _trace is None:
+    """True when an OpenTelemetry SDK (a real tracer provider) is configured.
+
+    A provider can be set only once per process, so a positive answer is kept. Until then
+    the API's module global is read directly (one attribute load; the public getter reads
+    ``os.environ`` on every call), unless ``OTEL_PYTHON_TRACER_PROVIDER`` names a provider
+    for the getter to load.
+    """
+    global _enabled
+    if _enabled:
+        return True
+    if _trace is None or (_FAST and _trace._TRACER_PROVIDER is None):
         return False
     provider = _trace.get_tracer_provider()
-    return not isinstance(provider, (_trace.ProxyTracerProvider, _trace.NoOpTracerProvider))
+    _enabled = not isinstance(provider, (_trace.ProxyTracerProvider, _trace.NoOpTracerProvider))
+    return _enabled
 
 
 _OFF: contextlib.nullcontext[None] = contextlib.nullcontext()
