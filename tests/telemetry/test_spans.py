@@ -155,3 +155,20 @@ def _appends(reader: InMemoryMetricReader, backend: str, outcome: str) -> int:
         if labels == {"adk.store.backend": backend, "adk.outcome": outcome}:
             total += int(point.value)
     return total
+
+
+async def test_idempotent_replay_is_recorded(
+    session_service: BaseSessionService,
+    spans: InMemorySpanExporter,
+    metric_reader: InMemoryMetricReader,
+) -> None:
+    backend = type(session_service).__name__
+    before = _appends(metric_reader, backend, "idempotent")
+    session = await session_service.create_session(app_name=APP, user_id=USER)
+    event = Event(author="user")
+    await session_service.append_event(session, event)
+    spans.clear()
+    await session_service.append_event(session, event.model_copy())
+    append = _one(list(spans.get_finished_spans()), "session_store.append")
+    assert dict(append.attributes or {})["adk.store.outcome"] == "idempotent"
+    assert _appends(metric_reader, backend, "idempotent") == before + 1
