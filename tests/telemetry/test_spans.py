@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import asyncio
 from typing import Any
 
 import pytest
@@ -13,9 +14,10 @@ from opentelemetry.sdk.trace.export.in_memory_span_exporter import InMemorySpanE
 from adk_runtime.agents import LlmAgent
 from adk_runtime.errors import StaleSessionError
 from adk_runtime.events import Event
-from adk_runtime.sessions import BaseSessionService
+from adk_runtime.runners import Runner
+from adk_runtime.sessions import BaseSessionService, InMemorySessionService
 from adk_runtime.testing import ScriptedModel, function_call
-from tests.llm.helpers import APP, USER, send, start
+from tests.llm.helpers import APP, USER, send, start, user
 
 SECRET = "hunter2-do-not-log"
 
@@ -172,3 +174,23 @@ async def test_idempotent_replay_is_recorded(
     append = _one(list(spans.get_finished_spans()), "session_store.append")
     assert dict(append.attributes or {})["adk.store.outcome"] == "idempotent"
     assert _appends(metric_reader, backend, "idempotent") == before + 1
+
+
+async def test_runner_run_thread_keeps_one_trace(spans: InMemorySpanExporter) -> None:
+    service = InMemorySessionService()
+    runner = Runner(app_name=APP, agent=_agent(), session_service=service)
+    await service.create_session(app_name=APP, user_id=USER, session_id="s1")
+    spans.clear()
+
+    def drive() -> int:  # the caller's span, then Runner.run's background thread
+        with trace.get_tracer("caller").start_as_current_span("request"):
+            return len(list(runner.run(user_id=USER, session_id="s1", new_message=user("hi"))))
+
+    assert await asyncio.to_thread(drive) == 3
+    finished = list(spans.get_finished_spans())
+    assert len({s.context.trace_id for s in finished}) == 1
+    request = _one(finished, "request")
+    invocation = _one(finished, "invocation")
+    assert invocation.parent is not None
+    assert invocation.parent.span_id == request.context.span_id
+    assert len([s for s in finished if s.name.startswith("generate_content")]) == 2
