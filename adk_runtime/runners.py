@@ -31,6 +31,7 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
+import contextvars
 import queue
 import threading
 from collections.abc import AsyncGenerator, Generator, Iterator
@@ -39,6 +40,7 @@ from typing import Any
 
 from google.genai import types
 
+from adk_runtime import telemetry
 from adk_runtime.agents.base_agent import BaseAgent
 from adk_runtime.agents.invocation_context import InvocationContext, new_invocation_context_id
 from adk_runtime.agents.run_config import RunConfig
@@ -135,6 +137,7 @@ class Runner:
         _validate_run(self.app_name, user_id, session_id, invocation_id, idempotency_key)
         run_config = run_config or RunConfig()
         async with contextlib.AsyncExitStack() as stack:
+            turn = stack.enter_context(telemetry.turn(self.app_name, user_id, session_id))
             claim = await self._claim(stack, user_id, session_id)
             session = await self._load_session(user_id, session_id, run_config)
             session._fence = claim.token
@@ -167,12 +170,14 @@ class Runner:
                     ctx.invocation_id = result.event.invocation_id
                     ctx.user_content = result.event.content
             ctx.agent = self._find_agent_to_run(session, call_event)
+            turn.started(ctx.invocation_id, ctx.agent.name)
             async with aclosing(ctx.agent.run_async(ctx)) as events:
                 async for event in events:
                     if event.partial:
                         yield _without_temp(event)
                         continue
                     committed = await self.session_service.append_event(session, event)
+                    turn.events += 1
                     yield committed
 
     def run(
@@ -413,7 +418,10 @@ class _ThreadedRun:
         self._demand: asyncio.Queue[None] | None = None
         self._task: asyncio.Task[None] | None = None
         self._finished = False
-        self._thread = threading.Thread(target=self._thread_main, name="adk-runner", daemon=True)
+        context = contextvars.copy_context()  # the caller's span is the turn's parent
+        self._thread = threading.Thread(
+            target=context.run, args=(self._thread_main,), name="adk-runner", daemon=True
+        )
         self._thread.start()
         self._ready.wait()
 

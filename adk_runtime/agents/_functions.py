@@ -10,7 +10,7 @@ from typing import TYPE_CHECKING, Any, TypeAlias
 
 from google.genai import types
 
-from adk_runtime import _callbacks
+from adk_runtime import _callbacks, telemetry
 from adk_runtime.agents.invocation_context import InvocationContext
 from adk_runtime.events import Event, EventActions
 from adk_runtime.models._call_ids import CLIENT_CALL_ID_PREFIX
@@ -119,7 +119,8 @@ async def _call_tool(
         if response is not None:
             break
     else:
-        response = await tool.run_async(args=args, tool_context=tool_context)
+        with telemetry.tool_span(tool.name, tool.description, tool_context.function_call_id):
+            response = await tool.run_async(args=args, tool_context=tool_context)
     for callback in _callbacks.as_list(agent.after_tool_callback):
         replaced = await _callbacks.invoke(
             callback, tool=tool, args=args, tool_context=tool_context, tool_response=response

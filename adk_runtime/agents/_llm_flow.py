@@ -6,7 +6,7 @@ from collections.abc import AsyncGenerator
 from contextlib import aclosing
 from typing import TYPE_CHECKING
 
-from adk_runtime import _callbacks
+from adk_runtime import _callbacks, telemetry
 from adk_runtime.agents import _functions
 from adk_runtime.agents._contents import build_contents
 from adk_runtime.agents._instructions import render_instruction
@@ -112,12 +112,16 @@ class _Step:
         self.ctx.increment_llm_call_count()
         stream = self.ctx.run_config.streaming_mode == StreamingMode.SSE
         llm = self.agent.canonical_model
-        async with aclosing(llm.generate_content_async(request, stream=stream)) as responses:
-            async for response in responses:
-                if response.partial:
-                    yield response
-                    continue
-                yield await self._after_model(response)
+        with telemetry.model_span(llm.model, self.ctx.invocation_id) as call:
+            async with aclosing(llm.generate_content_async(request, stream=stream)) as responses:
+                async for response in responses:
+                    if response.partial:
+                        yield response
+                        continue
+                    call.response(
+                        response.finish_reason, response.usage_metadata, self.model_event.id
+                    )
+                    yield await self._after_model(response)
 
     async def _after_model(self, response: LlmResponse) -> LlmResponse:
         """Run the after-model callbacks on a complete response (partial chunks skip them)."""

@@ -9,7 +9,7 @@ from typing import Any, TypeAlias
 from google.genai import types
 from pydantic import BaseModel, ConfigDict, Field, field_validator
 
-from adk_runtime import _callbacks
+from adk_runtime import _callbacks, telemetry
 from adk_runtime.agents.callback_context import CallbackContext
 from adk_runtime.agents.invocation_context import InvocationContext
 from adk_runtime.events import Event
@@ -103,6 +103,12 @@ class BaseAgent(BaseModel):
             The events of the run, for the Runner to commit.
         """
         ctx = self._create_invocation_context(parent_context)
+        with telemetry.span(f"invoke_agent {self.name}", lambda: _agent_attributes(self, ctx)):
+            async with aclosing(self._run_with_callbacks(ctx)) as events:
+                async for event in events:
+                    yield event
+
+    async def _run_with_callbacks(self, ctx: InvocationContext) -> AsyncGenerator[Event, None]:
         event = await self._handle_agent_callbacks(ctx, self.before_agent_callback, before=True)
         if event is not None:
             yield event
@@ -158,3 +164,13 @@ def _ended(ctx: InvocationContext) -> bool:
 # InvocationContext names BaseAgent only for type checkers (the modules would import each
 # other); its model is completed here, where BaseAgent exists, whatever the import order.
 InvocationContext.model_rebuild(_types_namespace={"BaseAgent": BaseAgent})
+
+
+def _agent_attributes(agent: BaseAgent, ctx: InvocationContext) -> dict[str, str]:
+    return {
+        "gen_ai.operation.name": "invoke_agent",
+        "gen_ai.agent.name": agent.name,
+        "gen_ai.agent.description": agent.description,
+        "gen_ai.conversation.id": ctx.session.id,
+        "adk.invocation.id": ctx.invocation_id,
+    }

@@ -86,6 +86,13 @@ DEFAULT_MAX_BODY_BYTES = 32 * 1024 * 1024
     help="Lease of a turn's claim on its session (renewed while the turn runs): how long a "
     "crashed replica keeps its sessions busy.",
 )
+@click.option(
+    "--metrics",
+    is_flag=True,
+    default=False,
+    help="Serve /metrics (Prometheus text; behind the bearer token if one is set). Needs the "
+    "'metrics' extra.",
+)
 @click.option("--log-level", default="info", show_default=True, help="uvicorn log level.")
 def serve(
     agent_spec: str,
@@ -100,6 +107,7 @@ def serve(
     max_body_bytes: int,
     session_wait: float,
     session_lease: float,
+    metrics: bool,
     log_level: str,
 ) -> None:
     """Serve an agent over HTTP (binds 127.0.0.1 unless --host says otherwise)."""
@@ -127,6 +135,7 @@ def serve(
         max_body_bytes=max_body_bytes,
         session_wait_seconds=session_wait,
         session_lease_seconds=session_lease,
+        metrics=_metrics_available() if metrics else False,
         **services,
     )
     click.echo(
@@ -137,6 +146,19 @@ def serve(
         err=True,
     )
     uvicorn.run(app, host=host, port=port, log_level=log_level)
+
+
+def _metrics_available() -> bool:
+    """True, or ``ConfigurationError`` with the install hint when the extra is missing."""
+    try:
+        import opentelemetry.sdk.metrics  # noqa: F401
+        import prometheus_client  # noqa: F401
+    except ImportError as exc:
+        raise ConfigurationError(
+            f"--metrics needs the 'metrics' extra ({exc.name} is missing): "
+            "pip install 'adk-runtime[metrics]'"
+        ) from None
+    return True
 
 
 def _session_service(session_url: str, cache_bytes: int) -> BaseSessionService:

@@ -19,14 +19,14 @@ from collections.abc import AsyncIterator
 from fastapi import FastAPI, Request
 from fastapi.responses import JSONResponse
 
-from adk_runtime import __version__
+from adk_runtime import __version__, telemetry
 from adk_runtime.agents import BaseAgent
 from adk_runtime.artifacts.base import BaseArtifactService
 from adk_runtime.artifacts.memory import InMemoryArtifactService
 from adk_runtime.errors import AdkRuntimeError, SessionBusyError
 from adk_runtime.memory.base import BaseMemoryService
 from adk_runtime.runners import Runner
-from adk_runtime.server import artifacts_routes, run_routes, sessions_routes
+from adk_runtime.server import artifacts_routes, run_routes, sessions_routes, trace_routes
 from adk_runtime.server._advice import http_detail
 from adk_runtime.server._gate import DEFAULT_MAX_BODY_BYTES, Gate
 from adk_runtime.server._state import AdkState, ServerState, server_state, status_for
@@ -64,6 +64,8 @@ def create_app(
     max_body_bytes: int = DEFAULT_MAX_BODY_BYTES,
     session_wait_seconds: float = DEFAULT_WAIT_SECONDS,
     session_lease_seconds: float = DEFAULT_LEASE_SECONDS,
+    metrics: bool = False,
+    record_traces: bool = False,
 ) -> FastAPI:
     """Build the HTTP API for one agent.
 
@@ -81,6 +83,10 @@ def create_app(
             runs on it (on any replica) before it is refused with 409 and ``Retry-After``.
         session_lease_seconds: The lease of a turn's claim on its session: how long a
             crashed replica keeps the sessions it was serving busy.
+        metrics: Serve ``/metrics`` (Prometheus text); sets the process's OpenTelemetry
+            meter provider (the ``metrics`` extra).
+        record_traces: Keep this process's spans in memory for the dev UI's trace routes
+            (``/dev/apps/{app}/debug/trace/...``); needs the OpenTelemetry SDK.
     """
     runner = Runner(
         app_name=app_name or agent.name,
@@ -108,6 +114,7 @@ def create_app(
     app.include_router(sessions_routes.router)
     app.include_router(artifacts_routes.router)
     app.include_router(run_routes.router)
+    _add_telemetry(app, metrics=metrics, record_traces=record_traces)
     # The gate runs before FastAPI reads a body: token first, then the size limit.
     app.add_middleware(Gate, token=state.auth_token, max_body_bytes=max_body_bytes)
 
@@ -117,6 +124,15 @@ def create_app(
         return {"status": "ok"}
 
     return app
+
+
+def _add_telemetry(app: FastAPI, *, metrics: bool, record_traces: bool) -> None:
+    """Wire ``/metrics`` and the trace routes (see :mod:`adk_runtime.server.trace_routes`)."""
+    app.state.adk_span_recorder = telemetry.install_span_recorder() if record_traces else None
+    app.include_router(trace_routes.router)
+    if metrics:
+        app.state.adk_metrics = telemetry.install_metrics()
+        app.include_router(trace_routes.metrics_router)
 
 
 async def _shutdown(state: ServerState) -> None:

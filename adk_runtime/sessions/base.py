@@ -60,7 +60,7 @@ from typing import Any
 from pydantic import BaseModel, ConfigDict, Field, alias_generators
 
 from adk_runtime import codec
-from adk_runtime.errors import InputValidationError
+from adk_runtime.errors import InputValidationError, StaleSessionError
 from adk_runtime.events import Event, event_to_json
 from adk_runtime.events._limits import check_storable
 from adk_runtime.sessions._cache import CachedSession, SessionCache
@@ -84,6 +84,7 @@ from adk_runtime.sessions.retention import (
 )
 from adk_runtime.sessions.session import Session
 from adk_runtime.sessions.state import split_state_delta
+from adk_runtime.telemetry import record_append, store_span, telemetry_enabled
 
 __all__ = [
     "AppendResult",
@@ -209,7 +210,8 @@ class BaseSessionService(abc.ABC):
             SerializationError: A state value cannot be stored (the error names its key).
         """
         prepared = prepare_create(app_name, user_id, state, session_id)
-        return await self._create_session(app_name, user_id, prepared)
+        with store_span("create", type(self).__name__):
+            return await self._create_session(app_name, user_id, prepared)
 
     async def get_session(
         self,
@@ -228,9 +230,14 @@ class BaseSessionService(abc.ABC):
         if config is not None:
             _validate_config(config)
         cache = self._session_cache
-        if cache is None or config is not None:
-            return await self._get_session(app_name, user_id, session_id, config)
-        return await self._get_cached(cache, (app_name, user_id, session_id))
+        with store_span("get", type(self).__name__) as span:
+            if cache is None or config is not None:
+                found = await self._get_session(app_name, user_id, session_id, config)
+            else:
+                found = await self._get_cached(cache, (app_name, user_id, session_id))
+            if span is not None:
+                span.set_attributes(_read_attributes(found))
+            return found
 
     async def list_sessions(
         self,
@@ -257,7 +264,10 @@ class BaseSessionService(abc.ABC):
         validate_page_size(page_size)
         after = ListCursor.from_token(page_token) if page_token else None
         limit = None if page_size is None else page_size + 1
-        sessions = await self._list_sessions(ListQuery(app_name, user_id, limit, after))
+        with store_span("list", type(self).__name__) as span:
+            sessions = await self._list_sessions(ListQuery(app_name, user_id, limit, after))
+            if span is not None:
+                span.set_attribute("adk.store.sessions_returned", len(sessions))
         token = None
         if page_size is not None and len(sessions) > page_size:
             sessions = sessions[:page_size]
@@ -273,7 +283,8 @@ class BaseSessionService(abc.ABC):
         validate_session_key(app_name, user_id, session_id)
         if self._session_cache is not None:
             self._session_cache.discard((app_name, user_id, session_id))
-        await self._delete_session(app_name, user_id, session_id)
+        with store_span("delete", type(self).__name__):
+            await self._delete_session(app_name, user_id, session_id)
 
     async def prune_sessions(
         self,
@@ -496,7 +507,10 @@ class BaseSessionService(abc.ABC):
         if event.partial:
             raise InputValidationError("A partial event is never stored; commit the final one.")
         prepared, temp = _prepare(session, event)
-        result = await self._append_event(session, prepared)
+        if telemetry_enabled():
+            result = await _traced_append(self, session, prepared)
+        else:
+            result = await self._append_event(session, prepared)
         _apply_result(session, prepared, temp, result)
         return result
 
@@ -518,6 +532,43 @@ class BaseSessionService(abc.ABC):
 
 MAX_RECENT_EVENTS = 2**31 - 1
 """Largest ``num_recent_events`` (the largest integer every store takes as a row count)."""
+
+
+async def _traced_append(
+    service: BaseSessionService, session: Session, prepared: PreparedAppend
+) -> AppendResult:
+    """The backend's append in a span, counted and timed by outcome."""
+    backend = type(service).__name__
+    with store_span("append", backend, lambda: _append_attributes(session)) as span:
+        started = time.perf_counter()
+        outcome = "error"
+        try:
+            result = await service._append_event(session, prepared)
+            outcome = "idempotent" if result.already_stored else "committed"
+        except StaleSessionError:
+            outcome = "conflict"
+            raise
+        finally:
+            record_append(backend, time.perf_counter() - started, outcome)
+            if span is not None:
+                span.set_attribute("adk.store.outcome", outcome)
+        if span is not None:
+            span.set_attribute("adk.store.revision", result.sequence)
+        return result
+
+
+def _append_attributes(session: Session) -> dict[str, str | int]:
+    return {"adk.session.id": session.id, "adk.store.expected_revision": session.revision}
+
+
+def _read_attributes(session: Session | None) -> dict[str, int | bool]:
+    if session is None:
+        return {"adk.store.found": False}
+    return {
+        "adk.store.found": True,
+        "adk.store.revision": session.revision,
+        "adk.store.events_returned": len(session.events),
+    }
 
 
 def _validate_config(config: GetSessionConfig) -> None:

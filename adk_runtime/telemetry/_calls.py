@@ -1,0 +1,91 @@
+"""Spans of model calls and tool calls, with the GenAI semantic-convention attributes."""
+
+from __future__ import annotations
+
+import contextlib
+import time
+from collections.abc import Iterator
+from typing import Any
+
+from adk_runtime.telemetry._metrics import record_latency
+from adk_runtime.telemetry._tracing import span
+
+
+class ModelCall:
+    """The span of one model call; :meth:`response` records a complete response on it."""
+
+    def __init__(self, current: Any | None, model: str) -> None:
+        self._span = current
+        self._model = model
+        self._started = time.perf_counter()
+        self._timed = False
+
+    def response(self, finish_reason: Any, usage: Any, event_id: str) -> None:
+        """Record the finish reason, token usage and event id of a complete response.
+
+        The first complete response also records the model's latency (request to complete
+        response: the span itself lasts until the flow is done with the response).
+        """
+        if not self._timed:
+            self._timed = True
+            record_latency("model", self._model, time.perf_counter() - self._started)
+        if self._span is None:
+            return
+        self._span.set_attribute("adk.event.id", event_id)
+        if finish_reason is not None:
+            reason = getattr(finish_reason, "value", finish_reason)
+            self._span.set_attribute("gen_ai.response.finish_reasons", [str(reason).lower()])
+        if usage is not None:
+            if usage.prompt_token_count is not None:
+                self._span.set_attribute("gen_ai.usage.input_tokens", usage.prompt_token_count)
+            if usage.candidates_token_count is not None:
+                self._span.set_attribute("gen_ai.usage.output_tokens", usage.candidates_token_count)
+
+
+@contextlib.contextmanager
+def model_span(model: str, invocation_id: str) -> Iterator[ModelCall]:
+    """Run one model call in a ``generate_content {model}`` span.
+
+    As in google-adk, the span covers what the flow does with the responses too (their
+    commits, the tool calls they ask for, which are its children).
+
+    Args:
+        model: The requested model name.
+        invocation_id: The invocation making the call.
+    """
+    attributes = {
+        "gen_ai.operation.name": "generate_content",
+        "gen_ai.system": "gcp.gen_ai",
+        "gen_ai.request.model": model,
+        "adk.invocation.id": invocation_id,
+    }
+    with span(f"generate_content {model}", lambda: attributes) as current:
+        yield ModelCall(current, model)
+
+
+@contextlib.contextmanager
+def tool_span(name: str, description: str, call_id: str | None) -> Iterator[None]:
+    """Run one tool call in an ``execute_tool`` span and time it (arguments never recorded).
+
+    Args:
+        name: The tool's name.
+        description: The tool's description.
+        call_id: The function call's id.
+    """
+
+    def attributes() -> dict[str, str]:
+        built = {
+            "gen_ai.operation.name": "execute_tool",
+            "gen_ai.tool.name": name,
+            "gen_ai.tool.description": description,
+        }
+        if call_id is not None:
+            built["gen_ai.tool.call.id"] = call_id
+        return built
+
+    started = time.perf_counter()
+    try:
+        with span(f"execute_tool {name}", attributes):
+            yield
+    finally:
+        record_latency("tool", name, time.perf_counter() - started)

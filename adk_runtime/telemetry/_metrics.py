@@ -1,0 +1,98 @@
+"""Metrics through the OpenTelemetry metrics API (no-ops until an SDK meter provider is set).
+
+Instruments are created once, on the API's proxy meter, which forwards to the SDK's meter
+provider once the application sets one.
+"""
+
+from __future__ import annotations
+
+import os
+import sys
+from typing import Any
+
+
+def _load_api() -> Any:
+    try:
+        from opentelemetry import metrics
+    except ImportError:  # the otel extra is not installed: every metric is a no-op
+        return None
+    return metrics
+
+
+_metrics: Any = _load_api()
+_internal: Any = None if _metrics is None else sys.modules.get("opentelemetry.metrics._internal")
+_FAST = (
+    _internal is not None
+    and hasattr(_internal, "_METER_PROVIDER")
+    and "OTEL_PYTHON_METER_PROVIDER" not in os.environ
+)
+
+
+class _Instruments:
+    def __init__(self, meter: Any) -> None:
+        self.append_latency = meter.create_histogram(
+            "adk.store.append.duration", unit="s", description="Latency of one session append."
+        )
+        self.appends = meter.create_counter(
+            "adk.store.appends", unit="{append}", description="Session appends by outcome."
+        )
+        self.turn_events = meter.create_histogram(
+            "adk.turn.events", unit="{event}", description="Events committed per turn."
+        )
+        self.latency = meter.create_histogram(
+            "adk.operation.duration", unit="s", description="Model and tool call latency."
+        )
+        self.active = meter.create_up_down_counter(
+            "adk.invocations.active", unit="{invocation}", description="Running invocations."
+        )
+
+
+_instruments: _Instruments | None = (
+    None if _metrics is None else _Instruments(_metrics.get_meter("adk_runtime"))
+)
+
+
+_enabled = False
+
+
+def metrics_enabled() -> bool:
+    """True when an OpenTelemetry SDK meter provider is configured (kept once true).
+
+    As :func:`adk_runtime.telemetry._tracing.tracing_enabled`: the API's module global is
+    read directly unless ``OTEL_PYTHON_METER_PROVIDER`` is set.
+    """
+    global _enabled
+    if _enabled:
+        return True
+    if _metrics is None or (_FAST and _internal._METER_PROVIDER is None):
+        return False
+    provider = _metrics.get_meter_provider()
+    _enabled = type(provider).__name__ != "_ProxyMeterProvider" and not isinstance(
+        provider, _metrics.NoOpMeterProvider
+    )
+    return _enabled
+
+
+def record_append(backend: str, seconds: float, outcome: str) -> None:
+    """Count one append (``committed``, ``idempotent``, ``conflict``, ``error``) and its latency."""
+    if _instruments is None or not metrics_enabled():
+        return
+    labels = {"adk.store.backend": backend, "adk.outcome": outcome}
+    _instruments.append_latency.record(seconds, labels)
+    _instruments.appends.add(1, labels)
+
+
+def record_latency(kind: str, name: str, seconds: float) -> None:
+    """Record the latency of one model call (``kind="model"``) or tool call (``"tool"``)."""
+    if _instruments is not None and metrics_enabled():
+        _instruments.latency.record(seconds, {"adk.kind": kind, "adk.name": name})
+
+
+def record_turn(events: int | None = None, active: int = 0) -> None:
+    """Record a turn's committed events (at its end) or a change of running invocations."""
+    if _instruments is None or not metrics_enabled():
+        return
+    if active:
+        _instruments.active.add(active)
+    if events is not None:
+        _instruments.turn_events.record(events)

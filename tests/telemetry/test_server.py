@@ -1,0 +1,102 @@
+"""/metrics from a real `adk-runtime serve --metrics`; the dev UI's trace routes."""
+
+from __future__ import annotations
+
+import re
+from typing import Any
+
+import httpx
+import pytest
+from opentelemetry.sdk.trace.export.in_memory_span_exporter import InMemorySpanExporter
+
+from adk_runtime.server import create_app
+from adk_runtime.sessions import InMemorySessionService
+from tests.serving import running_server
+from tests.telemetry.agent import root_agent
+
+APP = "weather"
+TOKEN = "metrics-token-456"
+
+
+def _turn(client: httpx.Client, user: str) -> list[dict[str, Any]]:
+    created = client.post(f"/apps/{APP}/users/{user}/sessions")
+    assert created.status_code == 200, created.text
+    session_id = created.json()["id"]
+    body = {
+        "app_name": APP,
+        "user_id": user,
+        "session_id": session_id,
+        "new_message": {"role": "user", "parts": [{"text": "weather?"}]},
+    }
+    ran = client.post("/run", json=body)
+    assert ran.status_code == 200, ran.text
+    events: list[dict[str, Any]] = ran.json()
+    return events
+
+
+@pytest.mark.sqlite
+def test_metrics_scraped_from_serve(tmp_path: Any) -> None:
+    db = tmp_path / "sessions.db"
+    with running_server(
+        "--agent", "tests.telemetry.agent:root_agent", "--session-url",
+        f"sqlite+aiosqlite:///{db}", "--metrics", "--auth-token", TOKEN,
+        "--log-level", "warning",
+    ) as url:  # fmt: skip
+        headers = {"Authorization": f"Bearer {TOKEN}"}
+        with httpx.Client(base_url=url, headers=headers, timeout=30) as client:
+            assert len(_turn(client, "u1")) == 3
+            scraped = client.get("/metrics")
+            assert httpx.get(f"{url}/metrics").status_code == 401  # behind the token
+    assert scraped.status_code == 200
+    assert scraped.headers["content-type"].startswith("text/plain")
+    text = scraped.text
+    committed = re.search(
+        r'^adk_store_appends_total\{adk_outcome="committed",'
+        r'adk_store_backend="DatabaseSessionService"\} (\S+)$',
+        text,
+        re.M,
+    )
+    assert committed is not None, text
+    assert float(committed.group(1)) == 4.0  # the message, the call, the response, the answer
+    assert "adk_store_append_duration_seconds_bucket{" in text
+    assert re.search(
+        r'^adk_operation_duration_seconds_count\{adk_kind="tool",adk_name="lookup"\} 1', text, re.M
+    )
+    assert re.search(r"^adk_invocations_active 0", text, re.M)
+
+
+async def test_trace_routes_answer_from_recorded_spans(spans: InMemorySpanExporter) -> None:
+    app = create_app(agent=root_agent, session_service=InMemorySessionService(), record_traces=True)
+    transport = httpx.ASGITransport(app=app)
+    async with httpx.AsyncClient(transport=transport, base_url="http://test") as client:
+        created = await client.post(f"/apps/{APP}/users/u1/sessions")
+        session_id = created.json()["id"]
+        body = {
+            "app_name": APP,
+            "user_id": "u1",
+            "session_id": session_id,
+            "new_message": {"role": "user", "parts": [{"text": "weather?"}]},
+        }
+        events = (await client.post("/run", json=body)).json()
+        trace = (await client.get(f"/dev/apps/{APP}/debug/trace/session/{session_id}")).json()
+        event_trace = await client.get(f"/dev/apps/{APP}/debug/trace/{events[0]['id']}")
+        missing = await client.get(f"/dev/apps/{APP}/debug/trace/no-such-event")
+        other = (await client.get(f"/dev/apps/{APP}/debug/trace/session/other")).json()
+
+    names = [span["name"] for span in trace]
+    assert "invocation" in names
+    assert names.count("generate_content scripted") == 2
+    assert "execute_tool lookup" in names
+    assert len({span["trace_id"] for span in trace}) == 1
+    first = trace[0]
+    assert set(first) == {
+        "name", "start_time", "end_time", "trace_id", "span_id", "parent_span_id",
+        "attributes", "logs",
+    }  # fmt: skip
+    assert event_trace.status_code == 200
+    found = event_trace.json()
+    assert found["gen_ai.request.model"] == "scripted"
+    assert found["adk.event.id"] == events[0]["id"]
+    assert isinstance(found["trace_id"], int)
+    assert missing.status_code == 404
+    assert other == []
