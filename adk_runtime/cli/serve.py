@@ -93,6 +93,13 @@ DEFAULT_MAX_BODY_BYTES = 32 * 1024 * 1024
     help="Serve /metrics (Prometheus text; behind the bearer token if one is set). Needs the "
     "'metrics' extra.",
 )
+@click.option(
+    "--record-traces",
+    is_flag=True,
+    default=False,
+    help="Keep this process's recent spans in memory and answer the dev UI's trace routes "
+    "(/dev/apps/APP/debug/trace/...) from them. Needs the 'metrics' extra (the OTel SDK).",
+)
 @click.option("--log-level", default="info", show_default=True, help="uvicorn log level.")
 def serve(
     agent_spec: str,
@@ -108,6 +115,7 @@ def serve(
     session_wait: float,
     session_lease: float,
     metrics: bool,
+    record_traces: bool,
     log_level: str,
 ) -> None:
     """Serve an agent over HTTP (binds 127.0.0.1 unless --host says otherwise)."""
@@ -135,7 +143,8 @@ def serve(
         max_body_bytes=max_body_bytes,
         session_wait_seconds=session_wait,
         session_lease_seconds=session_lease,
-        metrics=_metrics_available() if metrics else False,
+        metrics=_metrics_available("--metrics") if metrics else False,
+        record_traces=_metrics_available("--record-traces") if record_traces else False,
         **services,
     )
     click.echo(
@@ -148,14 +157,14 @@ def serve(
     uvicorn.run(app, host=host, port=port, log_level=log_level)
 
 
-def _metrics_available() -> bool:
+def _metrics_available(option: str) -> bool:
     """True, or ``ConfigurationError`` with the install hint when the extra is missing."""
     try:
         import opentelemetry.sdk.metrics  # noqa: F401
         import prometheus_client  # noqa: F401
     except ImportError as exc:
         raise ConfigurationError(
-            f"--metrics needs the 'metrics' extra ({exc.name} is missing): "
+            f"{option} needs the 'metrics' extra ({exc.name} is missing): "
             "pip install 'adk-runtime[metrics]'"
         ) from None
     return True

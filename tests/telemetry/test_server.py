@@ -100,3 +100,25 @@ async def test_trace_routes_answer_from_recorded_spans(spans: InMemorySpanExport
     assert isinstance(found["trace_id"], int)
     assert missing.status_code == 404
     assert other == []
+
+
+@pytest.mark.sqlite
+def test_trace_routes_of_a_real_serve_with_record_traces(tmp_path: Any) -> None:
+    db = tmp_path / "sessions.db"
+    with running_server(
+        "--agent", "tests.telemetry.agent:root_agent", "--session-url",
+        f"sqlite+aiosqlite:///{db}", "--record-traces", "--auth-token", TOKEN,
+        "--log-level", "warning",
+    ) as url:  # fmt: skip
+        headers = {"Authorization": f"Bearer {TOKEN}"}
+        with httpx.Client(base_url=url, headers=headers, timeout=30) as client:
+            assert len(_turn(client, "u1")) == 3
+            sid = client.get(f"/apps/{APP}/users/u1/sessions").json()[0]["id"]
+            trace = client.get(f"/dev/apps/{APP}/debug/trace/session/{sid}")
+            assert httpx.get(f"{url}/dev/apps/{APP}/debug/trace/session/{sid}").status_code == 401
+    assert trace.status_code == 200, trace.text
+    names = [span["name"] for span in trace.json()]
+    assert "invocation" in names
+    assert any(name.startswith("generate_content") for name in names)
+    assert any(name.startswith("execute_tool") for name in names)
+    assert len({span["trace_id"] for span in trace.json()}) == 1
