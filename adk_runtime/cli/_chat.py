@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import logging
 import sys
 from collections.abc import AsyncIterator, Iterable
 from contextlib import aclosing
@@ -134,6 +135,9 @@ async def _lines(script: Iterable[str] | None) -> AsyncIterator[str]:
             yield read
 
 
+_SILENT = logging.NullHandler()
+
+
 async def converse(runner: Runner, session: Session, script: Iterable[str] | None = None) -> int:
     """Talk: each line (from ``script``, else stdin) is one invocation, streamed as it runs.
 
@@ -145,6 +149,9 @@ async def converse(runner: Runner, session: Session, script: Iterable[str] | Non
     """
     run_config = RunConfig(streaming_mode=StreamingMode.SSE)
     failures = 0
+    # The chat reports a failed turn itself, in one line: the operators' log line for it
+    # (adk_runtime.turns) goes to the application's handlers only, never to the terminal.
+    logging.getLogger("adk_runtime.turns").addHandler(_SILENT)
     async for line in _lines(script):
         message = types.Content(role="user", parts=[types.Part(text=line)])
         streamed = False
