@@ -81,6 +81,7 @@ from adk_runtime.sessions.retention import (
     PruneResult,
     check_batch_size,
     check_idle_seconds,
+    prune,
 )
 from adk_runtime.sessions.session import Session
 from adk_runtime.sessions.state import split_state_delta
@@ -316,18 +317,7 @@ class BaseSessionService(abc.ABC):
             validate_id(user_id, "user_id")
         before = time.time() - check_idle_seconds(idle_longer_than)
         limit = check_batch_size(batch_size)
-        pruned: list[IdleSession] = []
-        after: IdleSession | None = None
-        while True:
-            batch = await self._idle_sessions(app_name, user_id, before, after, limit)
-            for idle in batch:
-                if dry_run or await self._delete_if_idle(app_name, idle, before):
-                    pruned.append(idle)
-                    if not dry_run and self._session_cache is not None:
-                        self._session_cache.discard((app_name, idle.user_id, idle.session_id))
-            if len(batch) < limit:
-                return PruneResult(pruned, dry_run)
-            after = batch[-1]
+        return await prune(self, app_name, user_id, before, limit, dry_run=dry_run)
 
     @abc.abstractmethod
     async def _create_session(

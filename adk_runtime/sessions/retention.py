@@ -17,8 +17,12 @@ import dataclasses
 import math
 import re
 from datetime import timedelta
+from typing import TYPE_CHECKING
 
 from adk_runtime.errors import InputValidationError
+
+if TYPE_CHECKING:
+    from adk_runtime.sessions.base import BaseSessionService
 
 __all__ = ["IdleSession", "PruneResult", "parse_idle_time"]
 
@@ -60,6 +64,31 @@ class PruneResult:
 
     sessions: list[IdleSession]
     dry_run: bool
+
+
+async def prune(
+    service: BaseSessionService,
+    app_name: str,
+    user_id: str | None,
+    before: float,
+    limit: int,
+    *,
+    dry_run: bool,
+) -> PruneResult:
+    """Walk the idle sessions a batch at a time; delete each one still idle (not ``dry_run``)."""
+    cache = None if dry_run else service._session_cache
+    pruned: list[IdleSession] = []
+    after: IdleSession | None = None
+    while True:
+        batch = await service._idle_sessions(app_name, user_id, before, after, limit)
+        for idle in batch:
+            if dry_run or await service._delete_if_idle(app_name, idle, before):
+                pruned.append(idle)
+                if cache is not None:
+                    cache.discard((app_name, idle.user_id, idle.session_id))
+        if len(batch) < limit:
+            return PruneResult(pruned, dry_run)
+        after = batch[-1]
 
 
 _UNITS = {"s": 1, "m": 60, "h": 3600, "d": 86400, "w": 604800}

@@ -2,7 +2,9 @@
 
 from __future__ import annotations
 
+import contextlib
 import re
+from collections.abc import Iterator
 from typing import Any
 
 import httpx
@@ -34,19 +36,25 @@ def _turn(client: httpx.Client, user: str) -> list[dict[str, Any]]:
     return events
 
 
-@pytest.mark.sqlite
-def test_metrics_scraped_from_serve(tmp_path: Any) -> None:
+@contextlib.contextmanager
+def _serve(tmp_path: Any, *flags: str) -> Iterator[tuple[str, httpx.Client]]:
+    """A real ``adk-runtime serve`` of the test agent on a SQLite file, behind TOKEN."""
     db = tmp_path / "sessions.db"
     with running_server(
         "--agent", "tests.telemetry.agent:root_agent", "--session-url",
-        f"sqlite+aiosqlite:///{db}", "--metrics", "--auth-token", TOKEN,
-        "--log-level", "warning",
+        f"sqlite+aiosqlite:///{db}", *flags, "--auth-token", TOKEN, "--log-level", "warning",
     ) as url:  # fmt: skip
         headers = {"Authorization": f"Bearer {TOKEN}"}
         with httpx.Client(base_url=url, headers=headers, timeout=30) as client:
-            assert len(_turn(client, "u1")) == 3
-            scraped = client.get("/metrics")
-            assert httpx.get(f"{url}/metrics").status_code == 401  # behind the token
+            yield url, client
+
+
+@pytest.mark.sqlite
+def test_metrics_scraped_from_serve(tmp_path: Any) -> None:
+    with _serve(tmp_path, "--metrics") as (url, client):
+        assert len(_turn(client, "u1")) == 3
+        scraped = client.get("/metrics")
+        assert httpx.get(f"{url}/metrics").status_code == 401  # behind the token
     assert scraped.status_code == 200
     assert scraped.headers["content-type"].startswith("text/plain")
     text = scraped.text
@@ -104,18 +112,11 @@ async def test_trace_routes_answer_from_recorded_spans(spans: InMemorySpanExport
 
 @pytest.mark.sqlite
 def test_trace_routes_of_a_real_serve_with_record_traces(tmp_path: Any) -> None:
-    db = tmp_path / "sessions.db"
-    with running_server(
-        "--agent", "tests.telemetry.agent:root_agent", "--session-url",
-        f"sqlite+aiosqlite:///{db}", "--record-traces", "--auth-token", TOKEN,
-        "--log-level", "warning",
-    ) as url:  # fmt: skip
-        headers = {"Authorization": f"Bearer {TOKEN}"}
-        with httpx.Client(base_url=url, headers=headers, timeout=30) as client:
-            assert len(_turn(client, "u1")) == 3
-            sid = client.get(f"/apps/{APP}/users/u1/sessions").json()[0]["id"]
-            trace = client.get(f"/dev/apps/{APP}/debug/trace/session/{sid}")
-            assert httpx.get(f"{url}/dev/apps/{APP}/debug/trace/session/{sid}").status_code == 401
+    with _serve(tmp_path, "--record-traces") as (url, client):
+        assert len(_turn(client, "u1")) == 3
+        sid = client.get(f"/apps/{APP}/users/u1/sessions").json()[0]["id"]
+        trace = client.get(f"/dev/apps/{APP}/debug/trace/session/{sid}")
+        assert httpx.get(f"{url}/dev/apps/{APP}/debug/trace/session/{sid}").status_code == 401
     assert trace.status_code == 200, trace.text
     names = [span["name"] for span in trace.json()]
     assert "invocation" in names
