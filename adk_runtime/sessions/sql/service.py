@@ -28,6 +28,7 @@ from adk_runtime.sessions.base import (
     PreparedCreate,
     SessionTail,
 )
+from adk_runtime.sessions.invocations import OpenInvocation, status_of
 from adk_runtime.sessions.retention import IdleSession
 from adk_runtime.sessions.session import Session
 from adk_runtime.sessions.sql import _append, _create
@@ -226,36 +227,62 @@ class DatabaseSessionService(BaseSessionService):
         key = (session.app_name, session.user_id, session.id)
         return await _append.append(db, key, prepared, _now())
 
-    async def _try_claim(self, key: tuple[str, str, str], lease_seconds: float) -> ClaimAttempt:
-        params = {**_key_params(key), "lease": lease_seconds}
+    async def _try_claim(
+        self, key: tuple[str, str, str], lease_seconds: float, mark: str | None = None
+    ) -> ClaimAttempt:
+        params = {**_key_params(key), "lease": lease_seconds, "mark": mark}
         db = await self._open()
         async with db.writer(), db.autocommit() as connection:
-            token = (await connection.execute(statements.CLAIM, params)).scalar()
-            if token is not None:
-                return ClaimAttempt(int(token))
+            row = (await connection.execute(statements.CLAIM, params)).first()
+            if row is not None:
+                return ClaimAttempt(int(row[0]), open_invocation=row[1])
             # Not released: free only if its holder's lease ran out (a second statement, only
             # when the session was not cleanly released).
-            token = (await connection.execute(statements.CLAIM_TAKE_OVER, params)).scalar()
-            if token is not None:
-                return ClaimAttempt(int(token), took_over=True)
+            row = (await connection.execute(statements.CLAIM_TAKE_OVER, params)).first()
+            if row is not None:
+                return ClaimAttempt(int(row[0]), took_over=True, open_invocation=row[1])
             held = (await connection.execute(statements.CLAIM_HELD, params)).first()
         if held is None:
             raise SessionNotFoundError(f"Session {key[2]!r} does not exist.")
         return ClaimAttempt(None, max(float(held.held_for or 0.0), 0.0))
 
     async def _extend_claim(
-        self, key: tuple[str, str, str], token: int, lease_seconds: float
+        self, key: tuple[str, str, str], token: int, lease_seconds: float, mark: str | None = None
     ) -> bool:
-        params = {**_key_params(key), "token": token, "lease": lease_seconds}
+        params = {**_key_params(key), "token": token, "lease": lease_seconds, "mark": mark}
+        statement = statements.EXTEND_CLAIM if mark is None else statements.EXTEND_AND_MARK
         db = await self._open()
         async with db.writer(), db.autocommit() as connection:
-            return (await connection.execute(statements.EXTEND_CLAIM, params)).first() is not None
+            return (await connection.execute(statement, params)).first() is not None
 
-    async def _release_claim(self, key: tuple[str, str, str], token: int) -> None:
+    async def _release_claim(
+        self, key: tuple[str, str, str], token: int, finished: bool = False
+    ) -> None:
         params = {**_key_params(key), "token": token}
+        statement = statements.RELEASE_FINISHED if finished else statements.RELEASE_CLAIM
         db = await self._open()
         async with db.writer(), db.autocommit() as connection:
-            await connection.execute(statements.RELEASE_CLAIM, params)
+            await connection.execute(statement, params)
+
+    async def _open_invocations(
+        self, app_name: str, user_id: str | None, session_id: str | None
+    ) -> list[OpenInvocation]:
+        params = {"app": app_name, "user": user_id, "sid": session_id}
+        statement = statements.OPEN_INVOCATIONS[(user_id is not None, session_id is not None)]
+        db = await self._open()
+        async with db.autocommit() as connection:
+            rows = (await connection.execute(statement, params)).all()
+        return [
+            OpenInvocation(
+                app_name,
+                row.user_id,
+                row.id,
+                row.open_invocation_id,
+                float(row.open_since or 0.0),
+                status_of(released=bool(row.released), held=bool(row.held)),
+            )
+            for row in rows
+        ]
 
     async def close(self) -> None:
         """Dispose the engine if this service created it."""
