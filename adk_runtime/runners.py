@@ -41,12 +41,18 @@ from typing import Any
 from google.genai import types
 
 from adk_runtime import telemetry
+from adk_runtime.agents import _resume
 from adk_runtime.agents.base_agent import BaseAgent
 from adk_runtime.agents.invocation_context import InvocationContext, new_invocation_context_id
 from adk_runtime.agents.run_config import RunConfig
 from adk_runtime.artifacts.base import BaseArtifactService
 from adk_runtime.artifacts.memory import InMemoryArtifactService
-from adk_runtime.errors import AlreadyExistsError, SessionBusyError, SessionNotFoundError
+from adk_runtime.errors import (
+    AlreadyExistsError,
+    InvocationNotOpenError,
+    SessionBusyError,
+    SessionNotFoundError,
+)
 from adk_runtime.events import Event, EventActions
 from adk_runtime.memory.base import BaseMemoryService
 from adk_runtime.memory.in_memory import InMemoryMemoryService
@@ -118,7 +124,9 @@ class Runner:
             new_message: The user's message, committed as the invocation's first event.
             state_delta: State changes committed with the user's message.
             run_config: Settings of this invocation.
-            invocation_id: Reuse an id (e.g. to resume a paused invocation).
+            invocation_id: Reuse an id (e.g. to resume a paused invocation). Without
+                ``new_message`` and ``state_delta``: resume that interrupted invocation from
+                its last committed event (see "Durable execution" below).
             idempotency_key: A client-chosen id of this message (an event id: at most 128
                 characters, no control characters). The user's event is stored under it; if
                 it is stored already, nothing runs and the events its turn committed are
@@ -133,21 +141,53 @@ class Runner:
                 ``session_wait_seconds``; nothing was written.
             StaleSessionError: The session was written without a claim during the turn.
             ClaimLostError: This turn stalled past its lease and another turn took over.
+            InvocationNotOpenError: Resuming an invocation that is not open (it finished, or
+                another replica resumed it); nothing was written.
         """
         _validate_run(self.app_name, user_id, session_id, invocation_id, idempotency_key)
         run_config = run_config or RunConfig()
+        if invocation_id is not None and new_message is None and not state_delta:
+            run = self._resume_async(user_id, session_id, invocation_id, run_config)
+        else:
+            run = self._run_turn(
+                user_id,
+                session_id,
+                new_message,
+                state_delta,
+                run_config,
+                invocation_id,
+                idempotency_key,
+            )
+        async with aclosing(run) as events:
+            async for event in events:
+                yield event
+
+    async def _run_turn(
+        self,
+        user_id: str,
+        session_id: str,
+        new_message: types.Content | None,
+        state_delta: dict[str, Any] | None,
+        run_config: RunConfig,
+        invocation_id: str | None,
+        idempotency_key: str | None,
+    ) -> AsyncGenerator[Event, None]:
+        """One turn: claim, load, commit the user's message, run the agent (commit, yield)."""
+        own_id = invocation_id or new_invocation_context_id()  # chosen before the claim
         async with contextlib.AsyncExitStack() as stack:
             turn = stack.enter_context(telemetry.turn(self.app_name, user_id, session_id))
-            claim = await self._claim(stack, user_id, session_id)
+            claim = await self._claim(stack, user_id, session_id, own_id)
             session = await self._load_session(user_id, session_id, run_config)
             session._fence = claim.token
             if claim.took_over:  # the last holder died: finish what it left, if anything
-                await self._finish_interrupted(session, run_config, idempotency_key)
+                session = await self._finish_interrupted(
+                    claim, session, run_config, idempotency_key, own_id
+                )
             call_event = _function_call_event(session, new_message)
             if invocation_id is None and call_event is not None:
                 invocation_id = call_event.invocation_id  # resume the paused invocation
             ctx = InvocationContext(
-                invocation_id=invocation_id or new_invocation_context_id(),
+                invocation_id=invocation_id or own_id,
                 session=session,
                 agent=self.agent,
                 session_service=self.session_service,
@@ -164,11 +204,13 @@ class Runner:
                     for replayed in answer:
                         yield replayed
                     if answer or result.sequence != session.revision:
+                        claim.finish()
                         return
                     # The message is the last event and its turn left nothing: the process
                     # that stored it died. Finish that turn now, under its invocation id.
                     ctx.invocation_id = result.event.invocation_id
                     ctx.user_content = result.event.content
+            await claim.mark(ctx.invocation_id)  # no round trip unless the id changed above
             ctx.agent = self._find_agent_to_run(session, call_event)
             turn.started(ctx.invocation_id, ctx.agent.name)
             async with aclosing(ctx.agent.run_async(ctx)) as events:
@@ -179,6 +221,56 @@ class Runner:
                     committed = await self.session_service.append_event(session, event)
                     turn.events += 1
                     yield committed
+            claim.finish()
+
+    async def _resume_async(
+        self, user_id: str, session_id: str, invocation_id: str, run_config: RunConfig
+    ) -> AsyncGenerator[Event, None]:
+        """Continue the open invocation ``invocation_id`` from its last committed event."""
+        async with contextlib.AsyncExitStack() as stack:
+            turn = stack.enter_context(telemetry.turn(self.app_name, user_id, session_id))
+            claim = await self._claim(stack, user_id, session_id, None)
+            if claim.open_invocation != invocation_id:
+                raise InvocationNotOpenError(invocation_id, session_id)
+            session = await self._load_session(user_id, session_id, None)
+            session._fence = claim.token
+            turn.started(invocation_id, self.agent.name)
+            async with aclosing(self._continue(session, invocation_id, run_config)) as events:
+                async for event in events:
+                    if not event.partial:
+                        turn.events += 1
+                    yield event
+            claim.finish()
+
+    async def _continue(
+        self, session: Session, invocation_id: str, run_config: RunConfig
+    ) -> AsyncGenerator[Event, None]:
+        """Run invocation ``invocation_id`` on from its committed events (commit, then yield)."""
+        committed = _resume.invocation_events(session.events, invocation_id)
+        if not committed:
+            return  # it stopped before its first event: nothing was started
+        message = next((event for event in committed if event.author == "user"), None)
+        content = message.content if message is not None else None
+        before = session.model_copy(
+            update={"events": session.events[: session.events.index(committed[0])]}
+        )
+        ctx = InvocationContext(
+            invocation_id=invocation_id,
+            session=session,
+            agent=self._find_agent_to_run(before, _function_call_event(before, content)),
+            session_service=self.session_service,
+            artifact_service=self.artifact_service,
+            memory_service=self.memory_service,
+            user_content=content,
+            run_config=run_config,
+        )
+        _resume.start(ctx, committed)
+        async with aclosing(ctx.agent.run_async(ctx)) as events:
+            async for event in events:
+                if event.partial:
+                    yield _without_temp(event)
+                    continue
+                yield await self.session_service.append_event(session, event)
 
     def run(
         self,
@@ -212,9 +304,17 @@ class Runner:
             stream.close()
 
     async def _claim(
-        self, stack: contextlib.AsyncExitStack, user_id: str, session_id: str
+        self,
+        stack: contextlib.AsyncExitStack,
+        user_id: str,
+        session_id: str,
+        invocation_id: str | None,
     ) -> SessionClaim:
-        """Hold the session for this turn (creating it first if allowed and missing)."""
+        """Hold the session for this turn (creating it first if allowed and missing).
+
+        The claim records ``invocation_id`` as the session's open invocation (None: leaves
+        it as it is); the turn calls ``claim.finish()`` when it ends normally.
+        """
 
         def claim() -> SessionClaim:
             return self.session_service.claim_session(
@@ -223,6 +323,7 @@ class Runner:
                 session_id=session_id,
                 wait_seconds=self.session_wait_seconds,
                 lease_seconds=self.session_lease_seconds,
+                invocation_id=invocation_id,
             )
 
         try:
@@ -236,12 +337,14 @@ class Runner:
             )
         return await stack.enter_async_context(claim())
 
-    async def _load_session(self, user_id: str, session_id: str, run_config: RunConfig) -> Session:
+    async def _load_session(
+        self, user_id: str, session_id: str, run_config: RunConfig | None
+    ) -> Session:
         session = await self.session_service.get_session(
             app_name=self.app_name,
             user_id=user_id,
             session_id=session_id,
-            config=run_config.get_session_config,
+            config=None if run_config is None else run_config.get_session_config,
         )
         if session is None:  # deleted between the claim and the read
             raise self._missing(user_id, session_id)
@@ -254,35 +357,41 @@ class Runner:
         )
 
     async def _finish_interrupted(
-        self, session: Session, run_config: RunConfig, idempotency_key: str | None
-    ) -> None:
-        """Answer the message of a turn that crashed after storing it (the claim was taken over).
+        self,
+        claim: SessionClaim,
+        session: Session,
+        run_config: RunConfig,
+        idempotency_key: str | None,
+        own_id: str,
+    ) -> Session:
+        """Finish the invocation a crashed turn left open (the claim was taken over).
 
-        A turn whose process died (or stalled past its lease) after committing the user's
-        message leaves it unanswered; the next turn on the session, from any replica, first
-        finishes it under its own invocation id (committed, not yielded to this caller; a retry
-        of that message with its idempotency key gets the answer), then runs its own. Only a
-        message left last counts, and only after a holder that never released its claim: a turn
-        that failed with an error released it, and its message is not run again.
+        A turn whose process died (or stalled past its lease) leaves its invocation open;
+        the next turn on the session, from any replica, first resumes it from its last
+        committed event (committed, not yielded to this caller; a retry of that message with
+        its idempotency key gets the answer), then runs its own. A claim taken by code that
+        records no invocation leaves none: then only a user message left last is answered.
+        A turn that failed with an error released its claim: it is not run again here.
+
+        Returns:
+            The session object the turn continues with.
         """
+        dead = claim.open_invocation
+        if dead is not None and dead != own_id:
+            session = await self._load_session(session.user_id, session.id, None)
+            session._fence = claim.token
+            async with aclosing(self._continue(session, dead, run_config)) as events:
+                async for _ in events:
+                    pass
+            await claim.mark(own_id)
+            return session
         message = session.events[-1] if session.events else None
         if message is None or message.author != "user" or message.id == idempotency_key:
-            return  # nothing left half done, or it is this call's own retry (answered below)
-        ctx = InvocationContext(
-            invocation_id=message.invocation_id,
-            session=session,
-            agent=self.agent,
-            session_service=self.session_service,
-            artifact_service=self.artifact_service,
-            memory_service=self.memory_service,
-            user_content=message.content,
-            run_config=run_config,
-        )
-        ctx.agent = self._find_agent_to_run(session, _function_call_event(session, message.content))
-        async with aclosing(ctx.agent.run_async(ctx)) as events:
-            async for event in events:
-                if not event.partial:
-                    await self.session_service.append_event(session, event)
+            return session  # nothing left half done, or this call's own retry (answered below)
+        async with aclosing(self._continue(session, message.invocation_id, run_config)) as events:
+            async for _ in events:
+                pass
+        return session
 
     async def _answer_of(self, user_id: str, session_id: str, message: Event) -> list[Event]:
         """The events committed after ``message`` by its turn (an idempotent retry's answer)."""

@@ -11,7 +11,7 @@ from pydantic import Field, PrivateAttr
 
 from adk_runtime.agents._functions import AfterToolCallback, BeforeToolCallback
 from adk_runtime.agents._instructions import InstructionProvider
-from adk_runtime.agents._llm_flow import run_flow
+from adk_runtime.agents._resume import run_llm_agent
 from adk_runtime.agents.base_agent import BaseAgent
 from adk_runtime.agents.callback_context import CallbackContext
 from adk_runtime.agents.invocation_context import InvocationContext
@@ -139,7 +139,8 @@ class LlmAgent(BaseAgent):
         return not self.disallow_transfer_to_parent
 
     async def _run_async_impl(self, ctx: InvocationContext) -> AsyncGenerator[Event, None]:
-        async with aclosing(run_flow(self, ctx)) as events:
+        # The flow, or its continuation when the invocation is being resumed.
+        async with aclosing(run_llm_agent(self, ctx)) as events:
             async for event in events:
                 yield event
 
