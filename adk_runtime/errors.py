@@ -19,6 +19,7 @@ __all__ = [
     "BackendUnavailableError",
     "ClaimLostError",
     "ConfigurationError",
+    "EventNotFoundError",
     "InputValidationError",
     "InvocationNotOpenError",
     "LlmCallsLimitExceededError",
@@ -114,6 +115,10 @@ class InvocationNotOpenError(AdkRuntimeError, ValueError):
             "was resumed elsewhere, or was replaced by a later turn. Nothing was written; list "
             "resumable invocations with list_interrupted_invocations()."
         )
+
+
+class EventNotFoundError(AdkRuntimeError, ValueError):
+    """The event named (e.g. a fork point) is not in the session; nothing was written."""
 
 
 class LlmCallsLimitExceededError(AdkRuntimeError):

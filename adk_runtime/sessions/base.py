@@ -76,6 +76,7 @@ from adk_runtime.sessions.claims import (
     SessionClaim,
     SessionKey,
 )
+from adk_runtime.sessions.fork import PreparedFork, fork
 from adk_runtime.sessions.invocations import OpenInvocation
 from adk_runtime.sessions.retention import (
     IdleSession,
@@ -287,6 +288,49 @@ class BaseSessionService(abc.ABC):
             self._session_cache.discard((app_name, user_id, session_id))
         with store_span("delete", type(self).__name__):
             await self._delete_session(app_name, user_id, session_id)
+
+    async def fork_session(
+        self,
+        *,
+        app_name: str,
+        user_id: str,
+        session_id: str,
+        new_session_id: str | None = None,
+        at_event_id: str | None = None,
+    ) -> Session:
+        """Create a new session holding this one's events up to ``at_event_id`` (or all).
+
+        Written atomically: the new session row (its state as of that event, see
+        :mod:`adk_runtime.sessions.fork`; revision = the number of events copied) and the
+        copied events (same ids, timestamps and content). App and user state are shared.
+
+        Args:
+            app_name: The app.
+            user_id: The user (the fork belongs to the same user).
+            session_id: The session to fork.
+            new_session_id: The new session's id (None: a fresh uuid4).
+            at_event_id: The last event to copy (None: every event).
+
+        Returns:
+            The new session, with its events.
+
+        Raises:
+            SessionNotFoundError: The source does not exist (or was deleted meanwhile).
+            AlreadyExistsError: ``new_session_id`` is taken.
+            EventNotFoundError: ``at_event_id`` is not an event of the source.
+            InputValidationError: An id is malformed.
+        """
+        new_id = str(uuid.uuid4()) if new_session_id is None else new_session_id
+        return await fork(self, (app_name, user_id, session_id), new_id, at_event_id)
+
+    async def _fork_session(self, key: SessionKey, prepared: PreparedFork) -> None:
+        """Write the fork atomically; nothing is written when a check fails.
+
+        Checks: the source exists, is still ``prepared.incarnation`` and holds at least
+        ``prepared.sequence`` events (else ``SessionNotFoundError``); the new key is free
+        (else ``AlreadyExistsError``).
+        """
+        raise NotImplementedError(f"{type(self).__name__} does not support forking.")
 
     async def prune_sessions(
         self,

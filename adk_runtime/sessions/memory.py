@@ -37,6 +37,7 @@ from adk_runtime.sessions.base import (
     PreparedAppend,
     PreparedCreate,
 )
+from adk_runtime.sessions.fork import PreparedFork
 from adk_runtime.sessions.invocations import OpenInvocation, status_of
 from adk_runtime.sessions.retention import IdleSession
 from adk_runtime.sessions.session import Session
@@ -205,6 +206,32 @@ class InMemorySessionService(BaseSessionService):
             stored.revision = sequence
             stored.update_time = max(time.time(), stored.update_time)
             return AppendResult(prepared.event, sequence, stored.update_time)
+
+    async def _fork_session(self, key: _Key, prepared: PreparedFork) -> None:
+        target = (key[0], key[1], prepared.session_id)
+        with self._lock:
+            source = self._sessions.get(key)
+            if (
+                source is None
+                or source.incarnation != prepared.incarnation
+                or source.revision < prepared.sequence
+            ):
+                raise SessionNotFoundError(f"Session {key[2]!r} does not exist.")
+            if target in self._sessions:
+                raise AlreadyExistsError(f"Session {prepared.session_id!r} already exists.")
+            now = time.time()
+            copied = [
+                _StoredEvent(event.json, event.timestamp)
+                for event in source.events[: prepared.sequence]
+            ]
+            self._sessions[target] = _StoredSession(
+                state=dict(prepared.session_state),
+                create_time=now,
+                update_time=now,
+                revision=prepared.sequence,
+                events=copied,
+                sequence_by_id={eid: i + 1 for i, eid in enumerate(prepared.event_ids)},
+            )
 
     async def _try_claim(
         self, key: _Key, lease_seconds: float, mark: str | None = None

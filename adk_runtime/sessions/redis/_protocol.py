@@ -28,6 +28,7 @@ __all__ = [
     "claim_call",
     "create_call",
     "delete_call",
+    "fork_call",
     "get_call",
     "list_call",
     "open_call",
@@ -126,6 +127,29 @@ SIGNATURES: dict[str, Signature] = {
     ),
     "list": Signature(keys=("index", "app_state"), args=("base", "user", "count", "after_score")),
     "open": Signature(keys=("open_index",), args=("base", "user", "session")),
+    "fork": Signature(
+        keys=(
+            "source_meta",
+            "source_events",
+            "source_event_times",
+            "meta",
+            "state",
+            "events",
+            "event_ids",
+            "event_times",
+            "user_index",
+            "app_index",
+        ),
+        args=(
+            "source_nonce",
+            "copied",
+            "ttl_ms",
+            "session_id",
+            "app_member",
+            "nonce",
+            "state_pairs",
+        ),
+    ),
 }
 
 
@@ -208,6 +232,37 @@ def claim_call(
         "member": app_index_member(keys.user_id, keys.session_id),
     }
     return SIGNATURES["claim"].build({"meta": keys.meta, "open_index": keys.app.open_index}, args)
+
+
+def fork_call(
+    source: SessionKeys,
+    target: SessionKeys,
+    *,
+    source_nonce: str | None,
+    copied: int,
+    event_ids: Sequence[str],
+    ttl_ms: int,
+    nonce: str,
+    state: Mapping[str, Any],
+) -> Call:
+    """Arguments of ``fork.lua``: copy ``copied`` events of ``source`` into ``target``."""
+    signature = SIGNATURES["fork"]
+    pairs = json_pairs(state)
+    keys = {
+        "source_meta": source.meta,
+        "source_events": source.events,
+        "source_event_times": source.event_times,
+        **_session_keys(target, [k for k in signature.keys if not k.startswith("source_")]),
+    }
+    args = {
+        "source_nonce": source_nonce or "",
+        "copied": copied,
+        "ttl_ms": ttl_ms,
+        **_identity(target),
+        "nonce": nonce,
+        "state_pairs": len(pairs) // 2,
+    }
+    return signature.build(keys, args, [*pairs, *event_ids])
 
 
 def open_call(app: AppKeys, user_id: str | None, session_id: str | None) -> Call:

@@ -13,7 +13,7 @@ from typing import Any
 
 from redis.commands.core import AsyncScript
 
-_NAMES = ("append", "claim", "create", "delete", "get", "list", "open")
+_NAMES = ("append", "claim", "create", "delete", "fork", "get", "list", "open")
 SOURCES: dict[str, str] = {
     name: resources.files(__name__.rpartition(".")[0])
     .joinpath(f"lua/{name}.lua")
@@ -37,6 +37,7 @@ class Scripts:
     claim: AsyncScript
     create: AsyncScript
     delete: AsyncScript
+    fork: AsyncScript
     get: AsyncScript
     list: AsyncScript
     open: AsyncScript

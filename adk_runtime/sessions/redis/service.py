@@ -97,6 +97,7 @@ from adk_runtime.sessions.base import (
     PreparedCreate,
     SessionTail,
 )
+from adk_runtime.sessions.fork import PreparedFork
 from adk_runtime.sessions.invocations import InvocationStatus, OpenInvocation
 from adk_runtime.sessions.redis import _clients, _listing
 from adk_runtime.sessions.redis import _protocol as protocol
@@ -427,6 +428,23 @@ class RedisSessionService(BaseSessionService):
         if reply.status == "busy":
             raise SessionBusyError(session.id, reply.sequence / 1000)
         raise StaleSessionError()
+
+    async def _fork_session(self, key: tuple[str, str, str], prepared: PreparedFork) -> None:
+        script_keys, args = protocol.fork_call(
+            self._keys(*key),
+            self._keys(key[0], key[1], prepared.session_id),
+            source_nonce=prepared.incarnation,
+            copied=prepared.sequence,
+            event_ids=prepared.event_ids,
+            ttl_ms=self._ttl_ms,
+            nonce=uuid.uuid4().hex,
+            state=prepared.session_state,
+        )
+        reply = text((await self._call(lambda s: self._write(s.fork, script_keys, args)))[0])
+        if reply == "missing":
+            raise SessionNotFoundError(f"Session {key[2]!r} does not exist.")
+        if reply == "exists":
+            raise AlreadyExistsError(f"Session {prepared.session_id!r} already exists.")
 
     async def _claim_step(
         self,

@@ -28,10 +28,11 @@ from adk_runtime.sessions.base import (
     PreparedCreate,
     SessionTail,
 )
+from adk_runtime.sessions.fork import PreparedFork
 from adk_runtime.sessions.invocations import OpenInvocation, status_of
 from adk_runtime.sessions.retention import IdleSession
 from adk_runtime.sessions.session import Session
-from adk_runtime.sessions.sql import _append, _create
+from adk_runtime.sessions.sql import _append, _create, _fork
 from adk_runtime.sessions.sql import _statements as statements
 from adk_runtime.sessions.state import merge_state
 from adk_runtime.sql.engine import Database
@@ -226,6 +227,10 @@ class DatabaseSessionService(BaseSessionService):
         db = await self._open()
         key = (session.app_name, session.user_id, session.id)
         return await _append.append(db, key, prepared, _now())
+
+    async def _fork_session(self, key: tuple[str, str, str], prepared: PreparedFork) -> None:
+        db = await self._open()
+        await _fork.fork(db, key, prepared, _now())
 
     async def _try_claim(
         self, key: tuple[str, str, str], lease_seconds: float, mark: str | None = None
