@@ -21,6 +21,7 @@ __all__ = [
     "ConfigurationError",
     "EventNotFoundError",
     "InputValidationError",
+    "InvocationNotFoundError",
     "InvocationNotOpenError",
     "LlmCallsLimitExceededError",
     "MissingStateKeyError",
@@ -119,6 +120,10 @@ class InvocationNotOpenError(AdkRuntimeError, ValueError):
 
 class EventNotFoundError(AdkRuntimeError, ValueError):
     """The event named (e.g. a fork point) is not in the session; nothing was written."""
+
+
+class InvocationNotFoundError(AdkRuntimeError, ValueError):
+    """No event of the session belongs to the invocation named; nothing was written."""
 
 
 class LlmCallsLimitExceededError(AdkRuntimeError):

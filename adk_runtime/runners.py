@@ -41,7 +41,7 @@ from typing import Any
 from google.genai import types
 
 from adk_runtime import telemetry
-from adk_runtime.agents import _resume
+from adk_runtime.agents import _resume, _rewind
 from adk_runtime.agents.base_agent import BaseAgent
 from adk_runtime.agents.invocation_context import InvocationContext, new_invocation_context_id
 from adk_runtime.agents.run_config import RunConfig
@@ -54,6 +54,7 @@ from adk_runtime.errors import (
     SessionNotFoundError,
 )
 from adk_runtime.events import Event, EventActions
+from adk_runtime.events.rewind import live_events
 from adk_runtime.memory.base import BaseMemoryService
 from adk_runtime.memory.in_memory import InMemoryMemoryService
 from adk_runtime.sessions._validation import validate_id, validate_session_key
@@ -272,6 +273,46 @@ class Runner:
                     continue
                 yield await self.session_service.append_event(session, event)
 
+    async def rewind_async(
+        self,
+        *,
+        user_id: str,
+        session_id: str,
+        rewind_before_invocation_id: str,
+        run_config: RunConfig | None = None,
+    ) -> None:
+        """Return the session's state and artifacts to what they were before an invocation.
+
+        Committed as one event (author ``user``) carrying the reverting ``state_delta`` and
+        ``artifact_delta`` and ``actions.rewind_before_invocation_id`` (see
+        :mod:`adk_runtime.agents._rewind`); the log keeps every event, later turns no longer
+        show the rewound ones to the model. A rewind holds the session like a turn does, so it
+        never interleaves with one; it also closes an invocation left open.
+
+        Args:
+            user_id: The user.
+            session_id: The session.
+            rewind_before_invocation_id: The first invocation to undo (with all after it).
+            run_config: Unused (google-adk's signature); the whole session is read.
+
+        Raises:
+            InvocationNotFoundError: No live event of the session belongs to it.
+            SessionNotFoundError: The session does not exist.
+            SessionBusyError: A turn still held the session after ``session_wait_seconds``.
+        """
+        validate_session_key(self.app_name, user_id, session_id)
+        validate_id(rewind_before_invocation_id, "rewind_before_invocation_id")
+        async with contextlib.AsyncExitStack() as stack:
+            claim = await self._claim(stack, user_id, session_id, None)
+            session = await self._load_session(user_id, session_id, None)
+            session._fence = claim.token
+            event = await _rewind.rewind_event(
+                session, rewind_before_invocation_id, self.artifact_service
+            )
+            committed = await self.session_service.append_event(session, event)
+            await _rewind.delete_created(session, committed, self.artifact_service)
+            claim.finish()
+
     def run(
         self,
         *,
@@ -421,7 +462,7 @@ class Runner:
             caller = root.find_agent(call_event.author)
             if caller is not None:
                 return caller
-        for event in reversed(session.events):
+        for event in reversed(live_events(session.events)):
             if event.author == "user":
                 continue
             if event.author == root.name:
