@@ -40,8 +40,7 @@ from typing import Any
 
 from google.genai import types
 
-from adk_runtime import telemetry
-from adk_runtime.agents import _resume, _rewind
+from adk_runtime import _durable, telemetry
 from adk_runtime.agents.base_agent import BaseAgent
 from adk_runtime.agents.invocation_context import InvocationContext, new_invocation_context_id
 from adk_runtime.agents.run_config import RunConfig
@@ -49,7 +48,6 @@ from adk_runtime.artifacts.base import BaseArtifactService
 from adk_runtime.artifacts.memory import InMemoryArtifactService
 from adk_runtime.errors import (
     AlreadyExistsError,
-    InvocationNotOpenError,
     SessionBusyError,
     SessionNotFoundError,
 )
@@ -60,6 +58,7 @@ from adk_runtime.memory.in_memory import InMemoryMemoryService
 from adk_runtime.sessions._validation import validate_id, validate_session_key
 from adk_runtime.sessions.base import BaseSessionService
 from adk_runtime.sessions.claims import DEFAULT_LEASE_SECONDS, DEFAULT_WAIT_SECONDS, SessionClaim
+from adk_runtime.sessions.invocations import OpenInvocation
 from adk_runtime.sessions.memory import InMemorySessionService
 from adk_runtime.sessions.session import Session
 from adk_runtime.sessions.state import State
@@ -148,7 +147,7 @@ class Runner:
         _validate_run(self.app_name, user_id, session_id, invocation_id, idempotency_key)
         run_config = run_config or RunConfig()
         if invocation_id is not None and new_message is None and not state_delta:
-            run = self._resume_async(user_id, session_id, invocation_id, run_config)
+            run = _durable.resume_async(self, user_id, session_id, invocation_id, run_config)
         else:
             run = self._run_turn(
                 user_id,
@@ -181,8 +180,8 @@ class Runner:
             session = await self._load_session(user_id, session_id, run_config)
             session._fence = claim.token
             if claim.took_over:  # the last holder died: finish what it left, if anything
-                session = await self._finish_interrupted(
-                    claim, session, run_config, idempotency_key, own_id
+                session = await _durable.finish_interrupted(
+                    self, claim, session, run_config, idempotency_key, own_id
                 )
             call_event = _function_call_event(session, new_message)
             if invocation_id is None and call_event is not None:
@@ -224,54 +223,23 @@ class Runner:
                     yield committed
             claim.finish()
 
-    async def _resume_async(
-        self, user_id: str, session_id: str, invocation_id: str, run_config: RunConfig
-    ) -> AsyncGenerator[Event, None]:
-        """Continue the open invocation ``invocation_id`` from its last committed event."""
-        async with contextlib.AsyncExitStack() as stack:
-            turn = stack.enter_context(telemetry.turn(self.app_name, user_id, session_id))
-            claim = await self._claim(stack, user_id, session_id, None)
-            if claim.open_invocation != invocation_id:
-                raise InvocationNotOpenError(invocation_id, session_id)
-            session = await self._load_session(user_id, session_id, None)
-            session._fence = claim.token
-            turn.started(invocation_id, self.agent.name)
-            async with aclosing(self._continue(session, invocation_id, run_config)) as events:
-                async for event in events:
-                    if not event.partial:
-                        turn.events += 1
-                    yield event
-            claim.finish()
+    async def resume_interrupted(
+        self, *, user_id: str | None = None, session_id: str | None = None
+    ) -> list[tuple[OpenInvocation, BaseException | None]]:
+        """Resume every interrupted (failed or crashed) invocation of the app, oldest first.
 
-    async def _continue(
-        self, session: Session, invocation_id: str, run_config: RunConfig
-    ) -> AsyncGenerator[Event, None]:
-        """Run invocation ``invocation_id`` on from its committed events (commit, then yield)."""
-        committed = _resume.invocation_events(session.events, invocation_id)
-        if not committed:
-            return  # it stopped before its first event: nothing was started
-        message = next((event for event in committed if event.author == "user"), None)
-        content = message.content if message is not None else None
-        before = session.model_copy(
-            update={"events": session.events[: session.events.index(committed[0])]}
-        )
-        ctx = InvocationContext(
-            invocation_id=invocation_id,
-            session=session,
-            agent=self._find_agent_to_run(before, _function_call_event(before, content)),
-            session_service=self.session_service,
-            artifact_service=self.artifact_service,
-            memory_service=self.memory_service,
-            user_content=content,
-            run_config=run_config,
-        )
-        _resume.start(ctx, committed)
-        async with aclosing(ctx.agent.run_async(ctx)) as events:
-            async for event in events:
-                if event.partial:
-                    yield _without_temp(event)
-                    continue
-                yield await self.session_service.append_event(session, event)
+        Each runs to its end as ``run_async(invocation_id=…)`` would (its events committed,
+        not returned). One that cannot be resumed (another replica resumed it meanwhile, its
+        session is busy, its agent fails again) is skipped: its error is returned with it.
+
+        Args:
+            user_id: Only this user's (None: every user's).
+            session_id: Only this session's (needs ``user_id``).
+
+        Returns:
+            Each interrupted invocation found, with None when it was finished, else the error.
+        """
+        return await _durable.resume_interrupted(self, user_id, session_id)
 
     async def rewind_async(
         self,
@@ -302,16 +270,7 @@ class Runner:
         """
         validate_session_key(self.app_name, user_id, session_id)
         validate_id(rewind_before_invocation_id, "rewind_before_invocation_id")
-        async with contextlib.AsyncExitStack() as stack:
-            claim = await self._claim(stack, user_id, session_id, None)
-            session = await self._load_session(user_id, session_id, None)
-            session._fence = claim.token
-            event = await _rewind.rewind_event(
-                session, rewind_before_invocation_id, self.artifact_service
-            )
-            committed = await self.session_service.append_event(session, event)
-            await _rewind.delete_created(session, committed, self.artifact_service)
-            claim.finish()
+        await _durable.rewind(self, user_id, session_id, rewind_before_invocation_id)
 
     def run(
         self,
@@ -396,43 +355,6 @@ class Runner:
             f"Session {session_id!r} of user {user_id!r} in app {self.app_name!r} does not "
             "exist. Create it first, or build the Runner with auto_create_session=True."
         )
-
-    async def _finish_interrupted(
-        self,
-        claim: SessionClaim,
-        session: Session,
-        run_config: RunConfig,
-        idempotency_key: str | None,
-        own_id: str,
-    ) -> Session:
-        """Finish the invocation a crashed turn left open (the claim was taken over).
-
-        A turn whose process died (or stalled past its lease) leaves its invocation open;
-        the next turn on the session, from any replica, first resumes it from its last
-        committed event (committed, not yielded to this caller; a retry of that message with
-        its idempotency key gets the answer), then runs its own. A claim taken by code that
-        records no invocation leaves none: then only a user message left last is answered.
-        A turn that failed with an error released its claim: it is not run again here.
-
-        Returns:
-            The session object the turn continues with.
-        """
-        dead = claim.open_invocation
-        if dead is not None and dead != own_id:
-            session = await self._load_session(session.user_id, session.id, None)
-            session._fence = claim.token
-            async with aclosing(self._continue(session, dead, run_config)) as events:
-                async for _ in events:
-                    pass
-            await claim.mark(own_id)
-            return session
-        message = session.events[-1] if session.events else None
-        if message is None or message.author != "user" or message.id == idempotency_key:
-            return session  # nothing left half done, or this call's own retry (answered below)
-        async with aclosing(self._continue(session, message.invocation_id, run_config)) as events:
-            async for _ in events:
-                pass
-        return session
 
     async def _answer_of(self, user_id: str, session_id: str, message: Event) -> list[Event]:
         """The events committed after ``message`` by its turn (an idempotent retry's answer)."""

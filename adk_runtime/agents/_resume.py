@@ -20,7 +20,10 @@ a final response                                    nothing: that agent is done
 ==================================================  =========================================
 
 Workflow agents record their progress as content-less checkpoint events (``agent_state`` /
-``end_of_agent``), read here by :func:`checkpoint_of`.
+``end_of_agent``, made by :func:`checkpoint`), read back by :func:`checkpoint_of`: a resumed
+``SequentialAgent`` continues with the sub-agent it was running, a ``LoopAgent`` at the same
+iteration, a ``ParallelAgent`` runs only the branches that had not ended (each branch's end
+is an ``end_of_agent`` event of its sub-agent, on its branch).
 """
 
 from __future__ import annotations
@@ -35,7 +38,7 @@ from google.genai import types
 from adk_runtime.agents import _functions
 from adk_runtime.agents._llm_flow import run_flow
 from adk_runtime.agents.invocation_context import InvocationContext
-from adk_runtime.events import Event
+from adk_runtime.events import Event, EventActions
 from adk_runtime.models.llm_request import LlmRequest
 from adk_runtime.tools.tool_context import ToolContext
 
@@ -43,7 +46,17 @@ if TYPE_CHECKING:
     from adk_runtime.agents.base_agent import BaseAgent
     from adk_runtime.agents.llm_agent import LlmAgent
 
-__all__ = ["ResumeState", "checkpoint_of", "invocation_events", "run_llm_agent", "start"]
+__all__ = [
+    "Checkpoint",
+    "ResumeState",
+    "after",
+    "checkpoint",
+    "checkpoint_of",
+    "ended",
+    "invocation_events",
+    "run_llm_agent",
+    "start",
+]
 
 
 @dataclasses.dataclass
@@ -74,32 +87,91 @@ def start(ctx: InvocationContext, events: list[Event]) -> None:
 
 def _resume_point(agent: BaseAgent, ctx: InvocationContext) -> list[Event] | None:
     """The agent's committed events in the invocation, once per run (None: start afresh)."""
+    found = _own_events(agent, ctx)
+    return [event for _, event in found] if found else None
+
+
+def _own_events(agent: BaseAgent, ctx: InvocationContext) -> list[tuple[int, Event]]:
     state = ctx._resume
     if not isinstance(state, ResumeState):
-        return None
+        return []
     key = (agent.name, ctx.branch)
     if key in state.consumed:
-        return None
+        return []
     state.consumed.add(key)
-    own = [e for e in state.events if e.author == agent.name and e.branch == ctx.branch]
-    return own or None
+    return [
+        (position, event)
+        for position, event in enumerate(state.events)
+        if event.author == agent.name and event.branch == ctx.branch
+    ]
 
 
-def checkpoint_of(agent: BaseAgent, ctx: InvocationContext) -> tuple[dict[str, Any], bool] | None:
-    """A workflow agent's last checkpoint in the resumed invocation: ``(agent_state, ended)``.
+@dataclasses.dataclass(frozen=True)
+class Checkpoint:
+    """Where a workflow agent was when its invocation stopped.
+
+    Attributes:
+        state: Its last ``agent_state`` (empty when it had none).
+        ended: It committed ``end_of_agent``: nothing is left to run.
+        position: Index of that checkpoint among the invocation's events.
+    """
+
+    state: dict[str, Any]
+    ended: bool
+    position: int
+
+
+def checkpoint_of(agent: BaseAgent, ctx: InvocationContext) -> Checkpoint | None:
+    """A workflow agent's last checkpoint in the invocation being resumed.
 
     None when the run is not a resumption, the agent left no checkpoint, or it already
-    continued from it in this run.
+    continued from it in this run: then it starts from the beginning (its sub-agents still
+    continue from their own events).
     """
-    own = _resume_point(agent, ctx)
-    if own is None:
-        return None
-    for event in reversed(own):
+    for position, event in reversed(_own_events(agent, ctx)):
         if event.actions.end_of_agent:
-            return {}, True
+            return Checkpoint({}, True, position)
         if event.actions.agent_state is not None:
-            return dict(event.actions.agent_state), False
+            return Checkpoint(dict(event.actions.agent_state), False, position)
     return None
+
+
+def after(ctx: InvocationContext, checkpoint: Checkpoint | None) -> InvocationContext:
+    """``ctx`` for the sub-agents of a workflow resumed from ``checkpoint``.
+
+    They see only the events committed after it, so a sub-agent run again in a later loop
+    iteration does not take its previous iteration's answer for its own.
+    """
+    state = ctx._resume
+    if checkpoint is None or not isinstance(state, ResumeState):
+        return ctx
+    scoped = ctx.model_copy()
+    scoped._resume = dataclasses.replace(state, events=state.events[checkpoint.position + 1 :])
+    return scoped
+
+
+def checkpoint(
+    agent: BaseAgent, ctx: InvocationContext, state: dict[str, Any] | None = None
+) -> Event:
+    """A content-less checkpoint event: ``agent_state`` (when given) or ``end_of_agent``.
+
+    It never reaches a model (contents are built from events with content only).
+    """
+    return Event(
+        invocation_id=ctx.invocation_id,
+        author=agent.name,
+        branch=ctx.branch,
+        actions=EventActions(agent_state=state, end_of_agent=True if state is None else None),
+    )
+
+
+def ended(agent: BaseAgent, ctx: InvocationContext) -> bool:
+    """The resumed invocation holds an ``end_of_agent`` of ``agent`` on ``ctx``'s branch."""
+    state = ctx._resume
+    return isinstance(state, ResumeState) and any(
+        event.author == agent.name and event.branch == ctx.branch and event.actions.end_of_agent
+        for event in state.events
+    )
 
 
 async def run_llm_agent(agent: LlmAgent, ctx: InvocationContext) -> AsyncGenerator[Event, None]:

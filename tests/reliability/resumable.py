@@ -22,7 +22,7 @@ from typing import Any
 
 from google.genai import types
 
-from adk_runtime.agents import BaseAgent, LlmAgent
+from adk_runtime.agents import BaseAgent, LlmAgent, LoopAgent, ParallelAgent, SequentialAgent
 from adk_runtime.errors import InvocationNotOpenError
 from adk_runtime.models.llm_request import LlmRequest
 from adk_runtime.runners import Runner
@@ -70,38 +70,48 @@ class _Tools:
 
 
 def _handler(name: str, simulate: bool) -> Any:
-    """Step 1: add(1); step 2: mul(2) and add(3) together; step 3: add(4); then the total."""
+    """Step 1: add(1); step 2: mul(2) and add(3) together; step 3: add(4); then the total.
+
+    A round starts after the last text the request holds (the user's message, another
+    agent's turn retold, or this agent's previous answer in a loop); call ids carry the
+    round, so a loop's rounds never share one.
+    """
 
     async def reply(request: LlmRequest) -> Any:
         if simulate:
             await asyncio.sleep(random.uniform(0.0, 0.02))
+        start = _last_text(request)
         mine = [
             part.function_response
-            for content in request.contents[_last_user_text(request) :]
+            for content in request.contents[start:]
             for part in content.parts or []
             if part.function_response is not None
         ]
+        rounds = sum(
+            1
+            for content in request.contents
+            if content.role == "model" and any(part.text for part in content.parts or [])
+        )
         done = len(mine)
         if done == 0:
-            return function_call("add", {"i": 1}, id=f"{name}-c1")
+            return function_call("add", {"i": 1}, id=f"{name}-{rounds}-c1")
         if done == 1:
             return [
-                function_call("mul", {"i": 2}, id=f"{name}-c2"),
-                function_call("add", {"i": 3}, id=f"{name}-c3"),
+                function_call("mul", {"i": 2}, id=f"{name}-{rounds}-c2"),
+                function_call("add", {"i": 3}, id=f"{name}-{rounds}-c3"),
             ]
         if done == 3:
-            return function_call("add", {"i": 4}, id=f"{name}-c4")
+            return function_call("add", {"i": 4}, id=f"{name}-{rounds}-c4")
         total = sum(int((r.response or {})["value"]) for r in mine)
         return f"{name} total={total}"
 
     return reply
 
 
-def _last_user_text(request: LlmRequest) -> int:
-    """Index of the last user text content (the start of this agent's turn)."""
+def _last_text(request: LlmRequest) -> int:
+    """Index of the last content holding text (where this round of the agent starts)."""
     for index in range(len(request.contents) - 1, -1, -1):
-        content = request.contents[index]
-        if content.role == "user" and any(part.text for part in content.parts or []):
+        if any(part.text for part in request.contents[index].parts or []):
             return index
     return 0
 
@@ -115,11 +125,21 @@ def _llm(name: str, tools: _Tools, simulate: bool) -> LlmAgent:
     )
 
 
+SHAPES = ("llm", "sequential", "loop", "parallel")
+
+
 def build(shape: str, log: str | None, *, simulate: bool = True) -> BaseAgent:
-    """The agent of ``shape`` (``llm``), its tools logging to ``log``."""
+    """The agent of ``shape`` (one of :data:`SHAPES`), its tools logging to ``log``."""
     tools = _Tools(log)
     if shape == "llm":
         return _llm("calc", tools, simulate)
+    pair = [_llm("first", tools, simulate), _llm("second", tools, simulate)]
+    if shape == "sequential":
+        return SequentialAgent(name="pipeline", sub_agents=pair)
+    if shape == "loop":
+        return LoopAgent(name="rounds", sub_agents=[pair[0]], max_iterations=2)
+    if shape == "parallel":
+        return ParallelAgent(name="both", sub_agents=pair)
     raise ValueError(shape)
 
 

@@ -12,7 +12,9 @@ parent reads what the log holds at the kill; a second, fresh process resumes the
 - a call committed without its response ran at most twice (the retry saw ``attempt == 2``);
 - every other call ran exactly once; no event is stored twice; nothing is left open.
 
-``make test`` runs a few kills per durable backend; ``--run-reliability`` runs 50.
+The agents: one LlmAgent; a SequentialAgent of two; a LoopAgent of two rounds; a
+ParallelAgent of two branches (each sub-agent a three-step tool user). ``make test`` runs
+a kill or two per durable backend and shape; ``--run-reliability`` runs 50.
 """
 
 from __future__ import annotations
@@ -36,15 +38,17 @@ from tests.reliability import resumable
 from tests.stores import Store, durable_params, fresh_store
 
 ROOT = Path(__file__).resolve().parents[2]
-SHORT_KILLS = 2
+SHORT_KILLS = {"llm": 2, "sequential": 1, "loop": 1, "parallel": 1}
 LONG_KILLS = 50
-SHAPES = ["llm"]
+SHAPES = list(resumable.SHAPES)
+KILL_WINDOW = {"llm": 0.35, "sequential": 0.7, "loop": 0.7, "parallel": 0.45}
+"""Seconds after start-up within which the kill lands (about one uninterrupted run)."""
 
 
 @pytest.mark.parametrize("shape", SHAPES)
 @pytest.mark.parametrize("backend", durable_params())
 async def test_killed_invocations_resume_short(backend: str, shape: str, tmp_path: Path) -> None:
-    await _crash_rounds(backend, shape, tmp_path, kills=SHORT_KILLS, seed=7)
+    await _crash_rounds(backend, shape, tmp_path, kills=SHORT_KILLS[shape], seed=7)
 
 
 @pytest.mark.reliability
@@ -97,7 +101,7 @@ async def _crash_rounds(
                     app_name=resumable.APP, user_id=resumable.USER, session_id=sid
                 )
             log = tmp_path / f"tools-{run}.log"
-            await _worker(store, shape, sid, log, "start", kill_after=rng.uniform(0.0, 0.35))
+            await _worker(store, shape, sid, log, "start", kill_after=rng.uniform(0.0, KILL_WINDOW[shape]))
             async with store.open() as service:
                 at_kill = await _read(service, sid)
             moments[_moment(at_kill.events)] += 1

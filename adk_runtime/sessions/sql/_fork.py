@@ -14,7 +14,7 @@ from datetime import datetime
 from typing import Any
 
 from sqlalchemy import Integer, String, bindparam, insert, select
-from sqlalchemy.sql import Insert, Select
+from sqlalchemy.sql import Insert
 
 from adk_runtime.errors import AlreadyExistsError, SessionNotFoundError
 from adk_runtime.sessions.fork import PreparedFork
@@ -28,7 +28,7 @@ __all__ = ["fork"]
 _NEW_SID = bindparam("new_sid", type_=String)
 _COPIED = bindparam("copied", type_=Integer)
 
-_SOURCE: Select[Any] = (
+_SOURCE: statements.AnySelect = (
     select(sessions.c.create_time, sessions.c.revision)
     .where(
         sessions.c.app_name == statements.APP,
