@@ -50,6 +50,7 @@ __all__ = [
     "Checkpoint",
     "ResumeState",
     "after",
+    "answered",
     "checkpoint",
     "checkpoint_of",
     "ended",
@@ -163,6 +164,21 @@ def checkpoint(
         branch=ctx.branch,
         actions=EventActions(agent_state=state, end_of_agent=True if state is None else None),
     )
+
+
+def answered(agent: BaseAgent, ctx: InvocationContext) -> bool:
+    """In the resumed invocation, the agent's last event with content is a final response.
+
+    For agents that do not resume themselves (custom ``BaseAgent`` subclasses): one that
+    committed its answer is done; running it again would answer twice.
+    """
+    state = ctx._resume
+    if not isinstance(state, ResumeState):
+        return False
+    for event in reversed(state.events):
+        if event.author == agent.name and event.branch == ctx.branch and event.content:
+            return event.is_final_response()
+    return False
 
 
 def ended(agent: BaseAgent, ctx: InvocationContext) -> bool:

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from collections.abc import AsyncGenerator, Awaitable, Callable, Sequence
 from contextlib import aclosing
-from typing import Any, Literal, TypeAlias
+from typing import Any, ClassVar, Literal, TypeAlias
 
 from google.genai import types
 from pydantic import Field, PrivateAttr
@@ -70,6 +70,8 @@ class LlmAgent(BaseAgent):
         after_tool_callback: ``(tool, args, tool_context, tool_response)``; a returned dict
             replaces the tool's response.
     """
+
+    resumes_itself: ClassVar[bool] = True
 
     model: str | BaseLlm = ""
     instruction: str | InstructionProvider = ""

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from collections.abc import AsyncGenerator
 from contextlib import aclosing
+from typing import ClassVar
 
 from adk_runtime.agents import _resume
 from adk_runtime.agents.base_agent import BaseAgent
@@ -26,6 +27,8 @@ class LoopAgent(BaseAgent):
     Attributes:
         max_iterations: Upper bound of rounds; ``None`` loops until an escalation.
     """
+
+    resumes_itself: ClassVar[bool] = True
 
     max_iterations: int | None = None
 

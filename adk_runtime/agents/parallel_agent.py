@@ -5,6 +5,7 @@ from __future__ import annotations
 import asyncio
 from collections.abc import AsyncGenerator, Sequence
 from contextlib import aclosing
+from typing import ClassVar
 
 from adk_runtime.agents import _resume
 from adk_runtime.agents.base_agent import BaseAgent
@@ -25,6 +26,8 @@ class ParallelAgent(BaseAgent):
     ``end_of_agent`` event of its sub-agent, on its branch; the whole run ends with one of
     its own. A resumed invocation runs only the branches that had not ended.
     """
+
+    resumes_itself: ClassVar[bool] = True
 
     async def _run_async_impl(self, ctx: InvocationContext) -> AsyncGenerator[Event, None]:
         resumed = _resume.checkpoint_of(self, ctx)

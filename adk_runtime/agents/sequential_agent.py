@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from collections.abc import AsyncGenerator
 from contextlib import aclosing
+from typing import ClassVar
 
 from adk_runtime.agents import _resume
 from adk_runtime.agents.base_agent import BaseAgent
@@ -20,6 +21,8 @@ class SequentialAgent(BaseAgent):
     ``agent_state={"next": i}``; at the end, one with ``end_of_agent``. A resumed invocation
     (:mod:`adk_runtime.agents._resume`) continues with the sub-agent it was running.
     """
+
+    resumes_itself: ClassVar[bool] = True
 
     async def _run_async_impl(self, ctx: InvocationContext) -> AsyncGenerator[Event, None]:
         resumed = _resume.checkpoint_of(self, ctx)

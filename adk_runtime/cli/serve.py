@@ -100,6 +100,13 @@ DEFAULT_MAX_BODY_BYTES = 32 * 1024 * 1024
     help="Keep this process's recent spans in memory and answer the dev UI's trace routes "
     "(/dev/apps/APP/debug/trace/...) from them. Needs the 'metrics' extra (the OTel SDK).",
 )
+@click.option(
+    "--resume-interrupted",
+    is_flag=True,
+    default=False,
+    help="At start-up, resume (in the background) every invocation of the app that a failure "
+    "or a crash left unfinished.",
+)
 @click.option("--log-level", default="info", show_default=True, help="uvicorn log level.")
 def serve(
     agent_spec: str,
@@ -116,6 +123,7 @@ def serve(
     session_lease: float,
     metrics: bool,
     record_traces: bool,
+    resume_interrupted: bool,
     log_level: str,
 ) -> None:
     """Serve an agent over HTTP (binds 127.0.0.1 unless --host says otherwise)."""
@@ -145,6 +153,7 @@ def serve(
         session_lease_seconds=session_lease,
         metrics=_metrics_available("--metrics") if metrics else False,
         record_traces=_metrics_available("--record-traces") if record_traces else False,
+        resume_interrupted=resume_interrupted,
         **services,
     )
     click.echo(

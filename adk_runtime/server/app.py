@@ -26,7 +26,13 @@ from adk_runtime.artifacts.memory import InMemoryArtifactService
 from adk_runtime.errors import AdkRuntimeError, SessionBusyError
 from adk_runtime.memory.base import BaseMemoryService
 from adk_runtime.runners import Runner
-from adk_runtime.server import artifacts_routes, run_routes, sessions_routes, trace_routes
+from adk_runtime.server import (
+    artifacts_routes,
+    durable_routes,
+    run_routes,
+    sessions_routes,
+    trace_routes,
+)
 from adk_runtime.server._advice import http_detail
 from adk_runtime.server._gate import DEFAULT_MAX_BODY_BYTES, Gate
 from adk_runtime.server._state import AdkState, ServerState, server_state, status_for
@@ -66,6 +72,7 @@ def create_app(
     session_lease_seconds: float = DEFAULT_LEASE_SECONDS,
     metrics: bool = False,
     record_traces: bool = False,
+    resume_interrupted: bool = False,
 ) -> FastAPI:
     """Build the HTTP API for one agent.
 
@@ -87,6 +94,8 @@ def create_app(
             meter provider (the ``metrics`` extra).
         record_traces: Keep this process's spans in memory for the dev UI's trace routes
             (``/dev/apps/{app}/debug/trace/...``); needs the OpenTelemetry SDK.
+        resume_interrupted: At start-up, resume every interrupted invocation of the app in
+            the background (each outcome logged on ``adk_runtime.server``).
     """
     runner = Runner(
         app_name=app_name or agent.name,
@@ -101,6 +110,8 @@ def create_app(
 
     @contextlib.asynccontextmanager
     async def lifespan(app: FastAPI) -> AsyncIterator[None]:
+        if resume_interrupted:
+            state.spawn(_resume_interrupted(state))
         yield
         await _shutdown(state)
 
@@ -114,6 +125,7 @@ def create_app(
     app.include_router(sessions_routes.router)
     app.include_router(artifacts_routes.router)
     app.include_router(run_routes.router)
+    app.include_router(durable_routes.router)
     _add_telemetry(app, metrics=metrics, record_traces=record_traces)
     # The gate runs before FastAPI reads a body: token first, then the size limit.
     app.add_middleware(Gate, token=state.auth_token, max_body_bytes=max_body_bytes)
@@ -133,6 +145,21 @@ def _add_telemetry(app: FastAPI, *, metrics: bool, record_traces: bool) -> None:
     if metrics:
         app.state.adk_metrics = telemetry.install_metrics()
         app.include_router(trace_routes.metrics_router)
+
+
+async def _resume_interrupted(state: ServerState) -> None:
+    """Finish the app's interrupted invocations (``serve --resume-interrupted``)."""
+    outcomes = await state.runner.resume_interrupted()
+    for item, error in outcomes:
+        if error is None:
+            logger.info("Resumed invocation %r of session %r.", item.invocation_id, item.session_id)
+        else:
+            logger.warning(
+                "Could not resume invocation %r of session %r: %s",
+                item.invocation_id,
+                item.session_id,
+                type(error).__name__,
+            )
 
 
 async def _shutdown(state: ServerState) -> None:

@@ -101,7 +101,9 @@ async def _crash_rounds(
                     app_name=resumable.APP, user_id=resumable.USER, session_id=sid
                 )
             log = tmp_path / f"tools-{run}.log"
-            await _worker(store, shape, sid, log, "start", kill_after=rng.uniform(0.0, KILL_WINDOW[shape]))
+            await _worker(
+                store, shape, sid, log, "start", kill_after=rng.uniform(0.0, KILL_WINDOW[shape])
+            )
             async with store.open() as service:
                 at_kill = await _read(service, sid)
             moments[_moment(at_kill.events)] += 1
