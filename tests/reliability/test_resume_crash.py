@@ -41,7 +41,7 @@ ROOT = Path(__file__).resolve().parents[2]
 SHORT_KILLS = {"llm": 2, "sequential": 1, "loop": 1, "parallel": 1}
 LONG_KILLS = 50
 SHAPES = list(resumable.SHAPES)
-KILL_WINDOW = {"llm": 0.35, "sequential": 0.7, "loop": 0.7, "parallel": 0.45}
+KILL_WINDOW = {"llm": 0.25, "sequential": 0.35, "loop": 0.4, "parallel": 0.3}
 """Seconds after start-up within which the kill lands (about one uninterrupted run)."""
 
 
@@ -139,7 +139,7 @@ def _check(
     ids = [event.id for event in session.events]
     assert len(ids) == len(set(ids)), "an event is stored twice"
     assert session.revision == len(ids)
-    assert _answers(session.events) == answers
+    assert sorted(_answers(session.events)) == sorted(answers)  # parallel branches: any order
     assert session.state == state
     runs: collections.Counter[str] = collections.Counter()
     retries: set[str] = set()

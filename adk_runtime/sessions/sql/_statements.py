@@ -192,13 +192,15 @@ _FREE = or_(sessions.c.claim_until.is_(None), sessions.c.claim_until <= epoch_no
 
 
 _MARK = bindparam("mark", type_=String)
+_FRESH = sessions.c.update_time >= bindparam("fresh", type_=DateTimeUTC)
+"""Not expired (``fresh``: the TTL's bound, or 1970 without a TTL; see ``_ttl.py``)."""
 _OPEN_ID = sessions.c.open_invocation_id
 
 
 def _claim(free: Any, open_id: Any, open_since: Any) -> Update:
     return (
         update(sessions)
-        .where(_SESSION_KEY, free)
+        .where(_SESSION_KEY, free, _FRESH)
         .values(
             claim_token=sessions.c.claim_token + 1,
             claim_until=epoch_now() + _LEASE,
@@ -226,7 +228,7 @@ CLAIM_TAKE_OVER: Update = _claim(
 holder's open invocation stays (``mark`` is recorded only when none is open)."""
 
 CLAIM_HELD: Select[Any] = select((sessions.c.claim_until - epoch_now()).label("held_for")).where(
-    _SESSION_KEY
+    _SESSION_KEY, _FRESH
 )
 """How long the current claim's lease still runs (no row: the session does not exist)."""
 
@@ -270,7 +272,7 @@ def _open(*, by_user: bool, by_session: bool) -> AnySelect:
         sessions.c.open_since,
         sessions.c.claim_until.is_(None).label("released"),
         (sessions.c.claim_until > epoch_now()).label("held"),
-    ).where(sessions.c.app_name == APP, _OPEN_ID.is_not(None))
+    ).where(sessions.c.app_name == APP, _OPEN_ID.is_not(None), _FRESH)
     if by_user:
         query = query.where(sessions.c.user_id == USER)
     if by_session:

@@ -8,6 +8,7 @@ while control is back in agent code.
 
 from __future__ import annotations
 
+import itertools
 from datetime import datetime, timezone
 from typing import Any
 
@@ -15,7 +16,7 @@ from sqlalchemy.engine import Row
 from sqlalchemy.ext.asyncio import AsyncEngine
 
 from adk_runtime import codec
-from adk_runtime.errors import AlreadyExistsError, SessionNotFoundError
+from adk_runtime.errors import AlreadyExistsError, ConfigurationError, SessionNotFoundError
 from adk_runtime.events import Event, event_from_stored
 from adk_runtime.sessions._cache import SessionCache
 from adk_runtime.sessions.base import (
@@ -34,6 +35,7 @@ from adk_runtime.sessions.retention import IdleSession
 from adk_runtime.sessions.session import Session
 from adk_runtime.sessions.sql import _append, _create, _fork
 from adk_runtime.sessions.sql import _statements as statements
+from adk_runtime.sessions.sql._ttl import Expiry
 from adk_runtime.sessions.state import merge_state
 from adk_runtime.sql.engine import Database
 from adk_runtime.sql.handle import SqlHandle
@@ -61,6 +63,9 @@ class DatabaseSessionService(BaseSessionService):
         cache_bytes: Keep recently read conversations (up to this many bytes of event
             JSON) so a full ``get_session`` fetches only the events after the cached
             revision (see :mod:`adk_runtime.sessions._cache`). None (the default): no cache.
+        ttl_seconds: Expire a session not written for this many seconds: it is gone for
+            readers at once and removed in the background, a batch at a time (see
+            :mod:`adk_runtime.sessions.sql._ttl`). None (the default): sessions never expire.
         **engine_kwargs: Passed to :func:`sqlalchemy.ext.asyncio.create_async_engine`.
 
     Raises:
@@ -74,9 +79,11 @@ class DatabaseSessionService(BaseSessionService):
         db_engine: AsyncEngine | None = None,
         auto_migrate: bool | None = None,
         cache_bytes: int | None = None,
+        ttl_seconds: float | None = None,
         **engine_kwargs: Any,
     ) -> None:
         """Create the service; the schema is checked (or migrated) on first use."""
+        self._expiry = Expiry(ttl_seconds)
         self._handle = SqlHandle(db_url, db_engine, auto_migrate, engine_kwargs)
         if cache_bytes is not None:
             self._session_cache = SessionCache(cache_bytes)
@@ -85,13 +92,16 @@ class DatabaseSessionService(BaseSessionService):
     def from_url(cls, url: str, **kwargs: Any) -> DatabaseSessionService:
         """Build the service for a SQLite or PostgreSQL URL (arguments as for the class).
 
-        ``cache_bytes`` may also be given as a query parameter (``…/app.db?cache_bytes=
-        67108864``), like the pool knobs of :mod:`adk_runtime.sql.pool`; keyword arguments
-        win.
+        ``cache_bytes`` and ``ttl_seconds`` may also be given as query parameters
+        (``…/app.db?cache_bytes=67108864&ttl_seconds=2592000``), like the pool knobs of
+        :mod:`adk_runtime.sql.pool`; keyword arguments win.
         """
         url, cache_bytes = take_query_option(url, "cache_bytes")
         if cache_bytes is not None:
             kwargs.setdefault("cache_bytes", parse_count("cache_bytes", cache_bytes))
+        url, ttl = take_query_option(url, "ttl_seconds")
+        if ttl is not None:
+            kwargs.setdefault("ttl_seconds", _parse_seconds(ttl))
         return cls(url, **kwargs)
 
     async def prepare(self) -> None:
@@ -110,6 +120,10 @@ class DatabaseSessionService(BaseSessionService):
         self, app_name: str, user_id: str, prepared: PreparedCreate
     ) -> Session:
         db = await self._open()
+        if self._expiry.ttl is not None:  # an expired session of that id is gone: delete it
+            idle = IdleSession(user_id, prepared.session_id, 0.0)
+            await self._delete_if_idle(app_name, idle, self._expiry.fresh_after().timestamp())
+            self._expiry.maybe_sweep(self, app_name)
         created = await _create.create(db, (app_name, user_id), prepared, _now())
         if created is None:
             raise AlreadyExistsError(f"Session {prepared.session_id!r} already exists.")
@@ -139,7 +153,7 @@ class DatabaseSessionService(BaseSessionService):
             params.update(k=config.num_recent_events, after=config.after_timestamp)
         async with db.autocommit() as connection:
             row = (await connection.execute(statements.GET[window], params)).first()
-        if row is None:
+        if row is None or not self._expiry.alive(row.update_time):
             return None
         session = _session(row)
         if window is not None:
@@ -156,7 +170,7 @@ class DatabaseSessionService(BaseSessionService):
             statement, params["since"] = statements.GET_SINCE, after_revision
         async with db.autocommit() as connection:
             row = (await connection.execute(statement, params)).first()
-        if row is None:
+        if row is None or not self._expiry.alive(row.update_time):
             return None
         session = _session(row)
         session.events = _decode(session_id, row.payloads)
@@ -177,7 +191,11 @@ class DatabaseSessionService(BaseSessionService):
         db = await self._open()
         async with db.autocommit() as connection:
             rows = (await connection.execute(statement, params)).all()
-        return [_session(row) for row in rows]
+        # Newest first: the expired sessions (if any) are the tail.
+        return [_session(row) for row in itertools.takewhile(self._alive, rows)]
+
+    def _alive(self, row: Row[Any]) -> bool:
+        return self._expiry.alive(row.update_time)
 
     async def _stored_payloads(self, app_name: str, user_id: str, session_id: str) -> list[str]:
         db = await self._open()
@@ -236,6 +254,7 @@ class DatabaseSessionService(BaseSessionService):
         self, key: tuple[str, str, str], lease_seconds: float, mark: str | None = None
     ) -> ClaimAttempt:
         params = {**_key_params(key), "lease": lease_seconds, "mark": mark}
+        params["fresh"] = self._expiry.fresh_after()
         db = await self._open()
         async with db.writer(), db.autocommit() as connection:
             row = (await connection.execute(statements.CLAIM, params)).first()
@@ -272,7 +291,8 @@ class DatabaseSessionService(BaseSessionService):
     async def _open_invocations(
         self, app_name: str, user_id: str | None, session_id: str | None
     ) -> list[OpenInvocation]:
-        params = {"app": app_name, "user": user_id, "sid": session_id}
+        params: dict[str, Any] = {"app": app_name, "user": user_id, "sid": session_id}
+        params["fresh"] = self._expiry.fresh_after()
         statement = statements.OPEN_INVOCATIONS[(user_id is not None, session_id is not None)]
         db = await self._open()
         async with db.autocommit() as connection:
@@ -290,8 +310,16 @@ class DatabaseSessionService(BaseSessionService):
         ]
 
     async def close(self) -> None:
-        """Dispose the engine if this service created it."""
+        """Stop background sweeps; dispose the engine if this service created it."""
+        await self._expiry.close()
         await self._handle.close()
+
+
+def _parse_seconds(raw: str) -> float:
+    try:
+        return float(raw)
+    except ValueError:
+        raise ConfigurationError(f"ttl_seconds={raw!r} is not a number of seconds.") from None
 
 
 def _key_params(key: tuple[str, str, str]) -> dict[str, Any]:
