@@ -41,7 +41,7 @@ ROOT = Path(__file__).resolve().parents[2]
 SHORT_KILLS = {"llm": 2, "sequential": 1, "loop": 1, "parallel": 1}
 LONG_KILLS = 50
 SHAPES = list(resumable.SHAPES)
-KILL_WINDOW = {"llm": 0.25, "sequential": 0.35, "loop": 0.4, "parallel": 0.3}
+KILL_WINDOW = {"llm": 0.25, "sequential": 0.35, "loop": 0.3, "parallel": 0.3}
 """Seconds after start-up within which the kill lands (about one uninterrupted run)."""
 
 
