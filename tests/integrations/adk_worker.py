@@ -2,8 +2,8 @@
 
 Arguments: ``URI SESSION_ID TEXT...`` (artifacts: ``ADK_TEST_ARTIFACT_URI``). Runs one turn
 per TEXT with google-adk's Runner over :class:`DurableSessionService`; a turn refused as
-stale (another process wrote first) is run again. Prints one JSON line: the ids of every event the Runner yielded, the final
-reply texts, and how many turns were refused.
+stale (another process wrote first) is run again. Prints one JSON line: the ids of every
+event the Runner yielded, the final reply texts, and how many turns were refused.
 """
 
 from __future__ import annotations
