@@ -47,12 +47,15 @@ typecheck: install
 test: lint typecheck test-core-install system-deps
 	$(BIN)/pytest
 
-# Debian packages the tests start themselves (PgBouncer, in front of the test PostgreSQL):
-# installed when missing and this runs as root; otherwise a one-line error says what to install.
-SYSTEM_PACKAGES := pgbouncer
+# Debian packages the tests start themselves (PgBouncer, in front of the test PostgreSQL;
+# chromium and its driver for tests/browser, which drives serve --dev-ui): installed when
+# missing and this runs as root; otherwise a one-line error says what to install. (The
+# chromium-driver package's command is chromedriver.)
+SYSTEM_PACKAGES := pgbouncer chromium chromium-driver
 system-deps:
 	@missing=""; for p in $(SYSTEM_PACKAGES); do \
-	  command -v $$p >/dev/null 2>&1 || test -x /usr/sbin/$$p || missing="$$missing $$p"; done; \
+	  c=$$p; [ $$p = chromium-driver ] && c=chromedriver; \
+	  command -v $$c >/dev/null 2>&1 || test -x /usr/sbin/$$c || missing="$$missing $$p"; done; \
 	if [ -n "$$missing" ]; then \
 	  if [ "$$(id -u)" = 0 ] && command -v apt-get >/dev/null 2>&1; then \
 	    echo "installing Debian packages for the tests:$$missing"; \

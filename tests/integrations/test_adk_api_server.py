@@ -131,5 +131,6 @@ async def _read_ours(url: str) -> tuple[int, str | None]:
         session = await service.get_session(app_name=APP, user_id="u", session_id="s1")
     assert session is not None
     last = session.events[-1].content
-    assert last is not None and last.parts is not None
+    assert last is not None
+    assert last.parts is not None
     return session.revision, last.parts[0].text
