@@ -35,7 +35,8 @@ def _artifacts(tmp_path: Path) -> Path:
 def browser() -> Iterator[WebDriver]:
     chromium = shutil.which("chromium")
     driver_path = shutil.which("chromedriver")
-    assert chromium and driver_path, "install Debian's chromium and chromium-driver"
+    assert chromium, "install Debian's chromium (make system-deps)"
+    assert driver_path, "install Debian's chromium-driver (make system-deps)"
     options = webdriver.ChromeOptions()
     options.binary_location = chromium
     for flag in ("--headless=new", "--no-sandbox", "--disable-dev-shm-usage", "--disable-gpu"):
