@@ -7,8 +7,9 @@ BENCH_STAMP := $(VENV)/.bench-installed
 
 CORE_VENV ?= .venv-core
 
-# google-adk's source, read (never imported) by tests/parity: installed without its dependencies,
-# which would hold google-genai back (the pin is the bench extra's, in pyproject.toml).
+# google-adk's source as files, read (never imported) by tests/parity: installed without its
+# dependencies in a directory of its own (the pin is the google-adk extra's, in pyproject.toml;
+# the dev extra also installs google-adk itself for tests/integrations and tests/browser).
 ADK_REFERENCE := $(VENV)/adk-reference
 ADK_REFERENCE_STAMP := $(ADK_REFERENCE)/.installed
 
@@ -27,7 +28,7 @@ $(STAMP): pyproject.toml
 $(ADK_REFERENCE_STAMP): pyproject.toml | $(STAMP)
 	rm -rf $(ADK_REFERENCE)
 	$(BIN)/python -m pip install --quiet --no-deps --target $(ADK_REFERENCE) \
-		"$$(grep -o 'google-adk==[^"]*' pyproject.toml)"
+		"$$(grep -o 'google-adk==[^"]*' pyproject.toml | head -n 1)"
 	touch $(ADK_REFERENCE_STAMP)
 
 lint: install
