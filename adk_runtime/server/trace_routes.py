@@ -36,7 +36,43 @@ async def session_trace(app_name: str, session_id: str, request: Request) -> lis
     """Every recorded span of the turns of ``session_id``, oldest first ([] if none)."""
     recorder = _recorder(request)
     spans: list[dict[str, Any]] = [] if recorder is None else recorder.session_spans(session_id)
-    return spans
+    return _for_web_ui(spans)
+
+
+_RUNTIME_PREFIXES = ("adk.", "gen_ai.", "db.")
+_UI_INVOCATION = "gcp.vertex.agent.invocation_id"
+
+
+def _for_web_ui(spans: list[dict[str, Any]]) -> list[dict[str, Any]]:
+    """The runtime's spans as google-adk's web UI groups them.
+
+    The HTTP framework's spans around a turn (``POST /run``, ``fastapi.*``) are left out, so
+    the turn's ``invocation`` span is the root of its tree; every span carries its
+    invocation's id under the attribute name the UI groups by.
+    """
+    kept = [
+        span
+        for span in spans
+        if any(key.startswith(_RUNTIME_PREFIXES) for key in span.get("attributes", {}))
+    ]
+    by_id = {span["span_id"]: span for span in kept}
+    for span in kept:
+        invocation = _invocation_of(span, by_id)
+        if invocation is not None:
+            span["attributes"] = {**span["attributes"], _UI_INVOCATION: invocation}
+    return kept
+
+
+def _invocation_of(span: dict[str, Any], by_id: dict[Any, dict[str, Any]]) -> Any:
+    seen = 0
+    current: dict[str, Any] | None = span
+    while current is not None and seen < len(by_id) + 1:
+        found = current["attributes"].get("adk.invocation.id")
+        if found is not None:
+            return found
+        current = by_id.get(current.get("parent_span_id"))
+        seen += 1
+    return None
 
 
 @metrics_router.get("/metrics", include_in_schema=False)
