@@ -15,8 +15,9 @@ import httpx
 import pytest
 
 from adk_runtime.sessions import session_service_from_url
-from tests.integrations.support import APP
+from tests.integrations.support import APP, artifact_uri, store_uri
 from tests.serving import ROOT, cli_env, free_port
+from tests.stores import durable_params
 
 AGENT_MODULE = "from tests.integrations.adk_agent import root_agent\n"
 SERVICES_PY = "from adk_runtime.integrations.google_adk import register\n\nregister()\n"
@@ -33,7 +34,7 @@ def _agents_dir(tmp_path: Path) -> Path:
 
 
 @contextlib.contextmanager
-def _api_server(agents: Path, session_uri: str) -> Iterator[str]:
+def _api_server(agents: Path, session_uri: str, artifact_uri: str) -> Iterator[str]:
     port = free_port()
     adk = Path(sys.executable).parent / "adk"
     proc = subprocess.Popen(
@@ -47,7 +48,7 @@ def _api_server(agents: Path, session_uri: str) -> Iterator[str]:
             "--session_service_uri",
             session_uri,
             "--artifact_service_uri",
-            session_uri,
+            artifact_uri,
             str(agents),
         ],
         cwd=ROOT,
@@ -93,20 +94,28 @@ def _run(base: str, text: str) -> list[dict[str, Any]]:
     return events
 
 
-@pytest.mark.sqlite
-def test_api_server_conversation_survives_its_restart(tmp_path: Path) -> None:
+@pytest.mark.parametrize("backend", durable_params())
+async def test_api_server_conversation_survives_its_restart(backend: str, tmp_path: Path) -> None:
     agents = _agents_dir(tmp_path)
-    uri = f"adkrt+sqlite+aiosqlite:///{tmp_path / 'app.db'}"
-    with _api_server(agents, uri) as base:
+    async with store_uri(backend, tmp_path) as uri:
+        await asyncio.to_thread(_converse_across_a_restart, agents, uri, tmp_path)
+        revision, count, last = await _read_ours(uri.removeprefix("adkrt+"))
+    assert revision == count  # every event, gapless, in our layout
+    assert last == "echo: hello (history 5)"
+
+
+def _converse_across_a_restart(agents: Path, uri: str, tmp_path: Path) -> None:
+    with _api_server(agents, uri, artifact_uri(uri, tmp_path)) as base:
         created = httpx.post(
             f"{base}/apps/{APP}/users/u/sessions/s1", json={"topic": "fruit"}, timeout=30
         )
         assert created.status_code == 200, created.text
         events = _run(base, "remember apples")
         assert events[-1]["content"]["parts"][0]["text"] == "stored apples"
-    assert (tmp_path / "app.db").exists()
 
-    with _api_server(agents, uri) as base:  # a new process: everything comes from the file
+    with _api_server(
+        agents, uri, artifact_uri(uri, tmp_path)
+    ) as base:  # a new process: everything comes from the file
         session = httpx.get(f"{base}/apps/{APP}/users/u/sessions/s1", timeout=30).json()
         assert session["state"] == {
             "topic": "fruit",
@@ -121,16 +130,14 @@ def test_api_server_conversation_survives_its_restart(tmp_path: Path) -> None:
         assert artifact.status_code == 200, artifact.text
         reply = _run(base, "hello")
         assert reply[-1]["content"]["parts"][0]["text"] == "echo: hello (history 5)"
-    # adk_runtime's own service reads the same conversation: the server wrote our schema
-    stored = asyncio.run(_read_ours(uri.removeprefix("adkrt+")))
-    assert stored == (len(session["events"]) + len(reply) + 1, "echo: hello (history 5)")
 
 
-async def _read_ours(url: str) -> tuple[int, str | None]:
+async def _read_ours(url: str) -> tuple[int, int, str | None]:
+    """adk_runtime's own service reads the conversation the server wrote (our layout)."""
     async with session_service_from_url(url) as service:
         session = await service.get_session(app_name=APP, user_id="u", session_id="s1")
     assert session is not None
     last = session.events[-1].content
     assert last is not None
     assert last.parts is not None
-    return session.revision, last.parts[0].text
+    return session.revision, len(session.events), last.parts[0].text
