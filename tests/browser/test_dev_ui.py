@@ -90,7 +90,15 @@ def test_dev_ui_chat_stream_state_artifacts_traces_reload_delete(
 ) -> None:
     shots = _artifacts(tmp_path)
     url = f"sqlite+aiosqlite:///{tmp_path / 'ui.db'}"
-    with running_server("--agent", AGENT, "--url", url, "--dev-ui") as base:
+    origin = "http://ui.example:4200"
+    serve = ("--agent", AGENT, "--url", url, "--dev-ui", "--allow-origins", origin)
+    with running_server(*serve) as base:
+        preflight = httpx.options(
+            f"{base}/run_sse",
+            headers={"Origin": origin, "Access-Control-Request-Method": "POST"},
+            timeout=10,
+        )
+        assert preflight.headers["access-control-allow-origin"] == origin
         browser.get(f"{base}/dev-ui/?app={APP}")
         _send(browser, "first message")  # typed before streaming is on: a whole reply
         _wait(browser, lambda body: "Streamed reply number 1" in body)

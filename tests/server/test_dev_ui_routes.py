@@ -3,6 +3,8 @@
 from __future__ import annotations
 
 import importlib.metadata
+import subprocess
+import sys
 from collections.abc import AsyncIterator
 
 import httpx
@@ -14,6 +16,7 @@ from adk_runtime.errors import ConfigurationError
 from adk_runtime.server import create_app
 from adk_runtime.server.dev_ui import find_web_bundle
 from adk_runtime.sessions import InMemorySessionService
+from tests.serving import ROOT, cli_env
 
 TOKEN = "s3cret"
 
@@ -98,3 +101,29 @@ def test_missing_google_adk_names_the_extra(monkeypatch: pytest.MonkeyPatch) -> 
     monkeypatch.setattr(importlib.metadata, "distribution", missing)
     with pytest.raises(ConfigurationError, match=r"pip install 'adk-runtime\[google-adk\]'"):
         find_web_bundle()
+
+
+def test_serve_dev_ui_without_google_adk_is_one_line() -> None:
+    code = (
+        "import importlib.metadata as m\n"
+        "def missing(name):\n"
+        "    raise m.PackageNotFoundError(name)\n"
+        "m.distribution = missing\n"
+        "from adk_runtime.cli import main\n"
+        "main(['serve', '--agent', 'tests.server.agent:root_agent', '--url', 'memory://',"
+        " '--dev-ui'])\n"
+    )
+    done = subprocess.run(
+        [sys.executable, "-c", code],
+        cwd=ROOT,
+        env=cli_env(),
+        capture_output=True,
+        text=True,
+        timeout=60,
+        check=False,
+    )
+    assert done.returncode == 1
+    assert done.stderr.strip() == (
+        "Error: --dev-ui serves google-adk's web UI, and google-adk is not installed: "
+        "pip install 'adk-runtime[google-adk]'"
+    )
