@@ -14,10 +14,11 @@ from __future__ import annotations
 
 import importlib.metadata
 import platform
+import secrets
 from pathlib import Path
 from typing import Any
 
-from fastapi import APIRouter, FastAPI, Request
+from fastapi import APIRouter, FastAPI, Request, WebSocket
 from fastapi.responses import JSONResponse, RedirectResponse
 from fastapi.staticfiles import StaticFiles
 
@@ -152,6 +153,27 @@ _NOT_HERE = (
     "{path} is a google-adk development-server route (builder, eval, tests, deploy); "
     "adk-runtime serve does not provide it. Use 'adk web' for it."
 )
+
+
+LIVE_REFUSAL = "Live (bidirectional audio/video) is not supported by adk-runtime serve."
+
+
+@router.websocket("/run_live")
+async def run_live(websocket: WebSocket) -> None:
+    """Refuse Live with a reason the UI shows (after the bearer token check, if any).
+
+    The gate lets websockets through (it checks HTTP requests), so the token is checked here.
+    """
+    token: str | None = websocket.app.state.adk.auth_token
+    if token is not None:
+        scheme, _, given = websocket.headers.get("authorization", "").partition(" ")
+        if scheme.lower() != "bearer" or not secrets.compare_digest(
+            given.strip().encode(), token.encode()
+        ):
+            await websocket.close(code=1008, reason="Missing or wrong bearer token.")
+            return
+    await websocket.accept()
+    await websocket.close(code=1003, reason=LIVE_REFUSAL)
 
 
 _DEV_ONLY_AREAS = (

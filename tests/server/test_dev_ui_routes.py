@@ -127,3 +127,26 @@ def test_serve_dev_ui_without_google_adk_is_one_line() -> None:
         "Error: --dev-ui serves google-adk's web UI, and google-adk is not installed: "
         "pip install 'adk-runtime[google-adk]'"
     )
+
+
+def test_run_live_is_refused_with_a_reason() -> None:
+    from starlette.testclient import TestClient
+    from starlette.websockets import WebSocketDisconnect
+
+    from adk_runtime.server.dev_ui import LIVE_REFUSAL
+
+    app = create_app(
+        agent=LlmAgent(name="root"), session_service=InMemorySessionService(), auth_token=TOKEN
+    )
+    with TestClient(app) as http:
+        with (
+            pytest.raises(WebSocketDisconnect) as refused,
+            http.websocket_connect("/run_live") as ws,
+        ):
+            ws.receive_text()
+        assert refused.value.code == 1008  # no token: nothing but the refusal
+        auth = {"Authorization": f"Bearer {TOKEN}"}
+        live = http.websocket_connect("/run_live?app_name=root", headers=auth)
+        with pytest.raises(WebSocketDisconnect) as closed, live as ws:
+            ws.receive_text()
+        assert (closed.value.code, closed.value.reason) == (1003, LIVE_REFUSAL)
