@@ -41,6 +41,7 @@ from typing import Any
 from google.genai import types
 
 from adk_runtime import telemetry
+from adk_runtime._foreign import refuse_google_adk
 from adk_runtime.agents.base_agent import BaseAgent
 from adk_runtime.agents.invocation_context import InvocationContext, new_invocation_context_id
 from adk_runtime.agents.run_config import RunConfig
@@ -90,6 +91,13 @@ class Runner:
             session_lease_seconds: The lease of a turn's claim on its session, renewed while
                 the turn runs: the longest a crashed process keeps a session busy.
         """
+        refuse_google_adk(
+            "Runner",
+            agent=agent,
+            session_service=session_service,
+            artifact_service=artifact_service,
+            memory_service=memory_service,
+        )
         self.app_name = validate_id(app_name, "app_name")
         self.agent = agent
         self.session_service = session_service

@@ -29,7 +29,7 @@ def check(condition: bool, what: str) -> None:
 
 
 async def main() -> None:
-    for module in ("asyncpg", "redis", "click", "fastapi"):
+    for module in ("asyncpg", "redis", "click", "fastapi", "google.adk"):
         check(importlib.util.find_spec(module) is None, f"{module} is not installed")
     with tempfile.TemporaryDirectory() as folder:
         url = f"sqlite+aiosqlite:///{Path(folder) / 'core.db'}"
@@ -56,6 +56,15 @@ async def main() -> None:
             )
         else:
             check(False, f"{url} without its driver raises ConfigurationError")
+    try:
+        import adk_runtime.integrations.google_adk  # noqa: F401
+    except ConfigurationError as exc:
+        check(
+            "adk-runtime[google-adk]" in str(exc),
+            "adk_runtime.integrations.google_adk names the 'google-adk' extra",
+        )
+    else:
+        check(False, "adk_runtime.integrations.google_adk without google-adk raises")
     from adk_runtime.cli import main as cli
 
     try:

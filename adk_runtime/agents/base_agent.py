@@ -7,9 +7,10 @@ from contextlib import aclosing
 from typing import Any, TypeAlias
 
 from google.genai import types
-from pydantic import BaseModel, ConfigDict, Field, field_validator
+from pydantic import BaseModel, ConfigDict, Field, field_validator, model_validator
 
 from adk_runtime import _callbacks, telemetry
+from adk_runtime._foreign import refuse_google_adk_in
 from adk_runtime.agents.callback_context import CallbackContext
 from adk_runtime.agents.invocation_context import InvocationContext
 from adk_runtime.events import Event
@@ -46,6 +47,14 @@ class BaseAgent(BaseModel):
     sub_agents: list[BaseAgent] = Field(default_factory=list)
     before_agent_callback: BeforeAgentCallback | None = None
     after_agent_callback: AfterAgentCallback | None = None
+
+    @model_validator(mode="before")
+    @classmethod
+    def _refuse_google_adk(cls, data: Any) -> Any:
+        # A google-adk agent, tool or model among the arguments: one line saying what to
+        # change (adk_runtime._foreign), not a pydantic error.
+        refuse_google_adk_in(cls.__name__, data)
+        return data
 
     @field_validator("name")
     @classmethod
