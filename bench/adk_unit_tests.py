@@ -103,6 +103,7 @@ def _run_pytest(python: str, root: Path, files: list[str], junit: Path, keyword:
         f"--junitxml={junit}",
         "--timeout=30",
         "--continue-on-collection-errors",
+        "--tb=line",
     ]
     if keyword:
         command += ["-k", keyword]
