@@ -117,31 +117,36 @@ class _Step:
         stream = self.ctx.run_config.streaming_mode == StreamingMode.SSE
         llm = self.agent.canonical_model
         with telemetry.model_span(llm.model, self.ctx.invocation_id) as call:
-            try:
-                async with aclosing(llm.generate_content_async(request, stream=stream)) as stream_:
-                    async for response in stream_:
-                        if response.partial:
-                            yield response
-                            continue
-                        call.response(
-                            response.finish_reason, response.usage_metadata, self.model_event.id
-                        )
-                        yield await self._after_model(response)
-            except Exception as exc:
-                recovered = await self._on_model_error(request, exc)
-                if recovered is None:
-                    raise
-                yield recovered
+            async with aclosing(llm.generate_content_async(request, stream=stream)) as responses:
+                while True:
+                    try:
+                        response = await anext(responses)
+                    except StopAsyncIteration:
+                        return
+                    except Exception as exc:  # the model call failed: the error callbacks
+                        yield await self._on_model_error(request, exc)
+                        return
+                    if response.partial:
+                        yield response
+                        continue
+                    call.response(
+                        response.finish_reason, response.usage_metadata, self.model_event.id
+                    )
+                    yield await self._after_model(response)
 
-    async def _on_model_error(self, request: LlmRequest, exc: Exception) -> LlmResponse | None:
-        """The first response an ``on_model_error_callback`` returns for ``exc``, else None."""
+    async def _on_model_error(self, request: LlmRequest, exc: Exception) -> LlmResponse:
+        """The first response an ``on_model_error_callback`` returns for ``exc``.
+
+        Raises:
+            Exception: ``exc`` itself, when no callback returns a response.
+        """
         for callback in _callbacks.as_list(self.agent.on_model_error_callback):
             response = await _callbacks.invoke(
                 callback, callback_context=self.callback_context, llm_request=request, error=exc
             )
             if response is not None:
                 return response  # type: ignore[no-any-return]
-        return None
+        raise exc
 
     async def _after_model(self, response: LlmResponse) -> LlmResponse:
         """Run the after-model callbacks on a complete response (partial chunks skip them)."""
