@@ -70,7 +70,6 @@ def finish_request(
     from adk_runtime.planners.built_in_planner import BuiltInPlanner
 
     _insert_before_last_user_turn(request, extra)
-    _structured_output.prepare_request(agent, request)
     planner = agent.planner
     if isinstance(planner, BuiltInPlanner):
         planner.apply_thinking_config(request)
@@ -81,6 +80,7 @@ def finish_request(
         request.contents = [_without_thoughts(content) for content in request.contents]
     if isinstance(agent.code_executor, BuiltInCodeExecutor):
         agent.code_executor.process_llm_request(request)
+    _structured_output.prepare_request(agent, request)  # last, as in google-adk
 
 
 def process_response(agent: LlmAgent, event: Event, callback_context: CallbackContext) -> None:

@@ -444,3 +444,18 @@ def test_run_config_rejects_max_llm_calls_of_sys_maxsize() -> None:
     with pytest.raises(pydantic.ValidationError, match=r"sys\.maxsize"):
         RunConfig(max_llm_calls=sys.maxsize)
     assert RunConfig(max_llm_calls=sys.maxsize - 1).max_llm_calls == sys.maxsize - 1
+
+
+def test_run_config_reads_adk_max_llm_calls_and_coerces_modalities(
+    monkeypatch: pytest.MonkeyPatch, caplog: pytest.LogCaptureFixture
+) -> None:
+    from adk_runtime.agents import RunConfig
+
+    monkeypatch.setenv("ADK_MAX_LLM_CALLS", "7")
+    assert RunConfig().max_llm_calls == 7
+    assert RunConfig(max_llm_calls=9).max_llm_calls == 9
+    monkeypatch.setenv("ADK_MAX_LLM_CALLS", "many")
+    assert RunConfig().max_llm_calls == 500
+    assert "ADK_MAX_LLM_CALLS" in caplog.text
+    modalities = RunConfig(response_modalities=["audio", "TEXT"]).response_modalities
+    assert modalities == [types.Modality.AUDIO, types.Modality.TEXT]
