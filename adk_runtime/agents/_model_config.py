@@ -16,6 +16,8 @@ _OWNED = {
     "response_json_schema": "output_schema",
 }
 
+_WHAT = {"tools": "tools", "instruction": "instruction", "output_schema": "schema"}
+
 
 def check_generate_content_config(
     config: types.GenerateContentConfig | None,
@@ -30,9 +32,10 @@ def check_generate_content_config(
         return None
     for name, field in _OWNED.items():
         if getattr(config, name, None):
+            what = _WHAT[field]
             raise ValueError(
-                f"generate_content_config.{name} is not used: set it with "
-                f"LlmAgent({field}=...) instead."
+                f"generate_content_config.{name} is not used. Move your {what} to "
+                f"LlmAgent({field}=...)."
             )
     if config.http_options is not None and config.http_options.base_url:
         raise ValueError(

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from collections.abc import AsyncGenerator, Awaitable, Callable, Sequence
 from contextlib import aclosing
-from typing import Any, Literal, TypeAlias
+from typing import Any, ClassVar, Literal, TypeAlias
 
 from google.genai import types
 from pydantic import BaseModel, Field, PrivateAttr, field_validator, model_validator
@@ -139,6 +139,7 @@ class LlmAgent(BaseAgent):
     on_model_error_callback: OnModelErrorCallback | None = None
     on_tool_error_callback: OnToolErrorCallback | None = None
 
+    _default_model: ClassVar[str | BaseLlm] = DEFAULT_MODEL
     _llm: BaseLlm | None = PrivateAttr(default=None)
     _wrapped: dict[int, tuple[Any, BaseTool]] = PrivateAttr(default_factory=dict)
 
@@ -150,10 +151,27 @@ class LlmAgent(BaseAgent):
 
     @field_validator("generate_content_config")
     @classmethod
-    def _check_config(
+    def validate_generate_content_config(
         cls, config: types.GenerateContentConfig | None
     ) -> types.GenerateContentConfig | None:
+        """Reject settings that have an LlmAgent field of their own (``ValueError``)."""
         return check_generate_content_config(config)
+
+    @classmethod
+    def set_default_model(cls, model: str | BaseLlm) -> None:
+        """Set the model of agents that name none and have no LLM ancestor (process-wide).
+
+        Raises:
+            TypeError: ``model`` is neither a string nor a ``BaseLlm``.
+            ValueError: ``model`` is an empty string.
+        """
+        if not isinstance(model, (str, BaseLlm)):
+            raise TypeError(
+                f"The default model must be a str or a BaseLlm, got {type(model).__name__}."
+            )
+        if isinstance(model, str) and not model:
+            raise ValueError("The default model must be a non-empty string or a BaseLlm.")
+        LlmAgent._default_model = model
 
     async def canonical_instruction(self, ctx: ReadonlyContext) -> tuple[str, bool]:
         """Return ``(instruction, bypass_state_injection)``.
@@ -185,7 +203,8 @@ class LlmAgent(BaseAgent):
             if isinstance(ancestor, LlmAgent):
                 return ancestor.canonical_model
             ancestor = ancestor.parent_agent
-        return LLMRegistry.new_llm(DEFAULT_MODEL)
+        default = LlmAgent._default_model
+        return default if isinstance(default, BaseLlm) else LLMRegistry.new_llm(default)
 
     def canonical_tools(self) -> list[BaseTool]:
         """The tools offered to the model: functions wrapped, plus ``transfer_to_agent``."""

@@ -459,3 +459,47 @@ def test_run_config_reads_adk_max_llm_calls_and_coerces_modalities(
     assert "ADK_MAX_LLM_CALLS" in caplog.text
     modalities = RunConfig(response_modalities=["audio", "TEXT"]).response_modalities
     assert modalities == [types.Modality.AUDIO, types.Modality.TEXT]
+
+
+def test_clone_copies_the_tree_without_the_parent() -> None:
+    class Counter(LlmAgent):
+        def count(self, callback_context: CallbackContext) -> None:
+            callback_context.state[self.name] = 1
+
+    leaf = LlmAgent(name="leaf", model="m", tools=[lookup])
+    original = Counter(name="top", model="m", sub_agents=[leaf])
+    original.before_agent_callback = original.count
+    holder = SequentialAgent(name="holder", sub_agents=[original])
+    twin = original.clone(update={"name": "twin"})
+    assert twin.name == "twin"
+    assert twin.parent_agent is None
+    assert holder.sub_agents == [original]
+    assert original.parent_agent is holder
+    assert twin.sub_agents[0] is not leaf
+    assert twin.sub_agents[0].parent_agent is twin
+    assert twin.sub_agents[0].tools == [lookup]
+    assert twin.sub_agents[0].tools is not leaf.tools
+    callback = twin.before_agent_callback
+    assert getattr(callback, "__self__", None) is twin  # rebound to the copy
+    with pytest.raises(ValueError, match="parent_agent"):
+        original.clone(update={"parent_agent": None})
+    with pytest.raises(ValueError, match="no fields"):
+        original.clone(update={"colour": "red"})
+
+
+async def test_set_default_model_is_used_by_agents_without_one() -> None:
+    default = ScriptedModel(replies=["from the default"])
+    LlmAgent.set_default_model(default)
+    try:
+        runner = await start(LlmAgent(name="a"), InMemorySessionService())
+        assert texts(await send(runner, "hi")) == ["from the default"]
+    finally:
+        LlmAgent.set_default_model("gemini-2.5-flash")
+    with pytest.raises(TypeError, match="got int"):
+        LlmAgent.set_default_model(3)  # type: ignore[arg-type]
+    with pytest.raises(ValueError, match="non-empty"):
+        LlmAgent.set_default_model("")
+    with pytest.raises(ValueError, match="Move your tools"):
+        LlmAgent.validate_generate_content_config(
+            types.GenerateContentConfig(tools=[types.Tool(code_execution={})])
+        )
