@@ -503,3 +503,15 @@ async def test_set_default_model_is_used_by_agents_without_one() -> None:
         LlmAgent.validate_generate_content_config(
             types.GenerateContentConfig(tools=[types.Tool(code_execution={})])
         )
+
+
+async def test_streamed_structured_output_is_validated_once_complete() -> None:
+    from adk_runtime.agents import RunConfig, StreamingMode
+
+    model = ScriptedModel(replies=['{"city": "Oslo", "celsius": 4}'])
+    agent = LlmAgent(name="a", model=model, output_schema=Forecast, output_key="forecast")
+    runner = await start(agent, InMemorySessionService())
+    events = await send(runner, "weather?", run_config=RunConfig(streaming_mode=StreamingMode.SSE))
+    assert [e.partial for e in events] == [True, True, True, True, None]
+    assert all(not e.actions.state_delta for e in events[:-1])
+    assert events[-1].actions.state_delta == {"forecast": {"city": "Oslo", "celsius": 4}}
