@@ -515,3 +515,23 @@ async def test_streamed_structured_output_is_validated_once_complete() -> None:
     assert [e.partial for e in events] == [True, True, True, True, None]
     assert all(not e.actions.state_delta for e in events[:-1])
     assert events[-1].actions.state_delta == {"forecast": {"city": "Oslo", "celsius": 4}}
+
+
+def test_plan_re_act_keeps_the_first_group_of_calls_only() -> None:
+    planner = PlanReActPlanner()
+    call = types.Part(function_call=types.FunctionCall(name="lookup", args={"city": "Oslo"}))
+    second = types.Part(function_call=types.FunctionCall(name="lookup", args={"city": "Rome"}))
+    nameless = types.Part(function_call=types.FunctionCall(name="", args={}))
+    parts = [
+        types.Part(text=f"{PLANNING_TAG}look it up"),
+        nameless,
+        call,
+        second,
+        types.Part(text="after the calls"),
+        call,
+    ]
+    kept = planner.process_planning_response(None, parts)  # type: ignore[arg-type]
+    assert kept is not None
+    assert [(p.text, p.thought) for p in kept[:1]] == [("look it up", True)]
+    assert kept[1:] == [call, second]
+    assert planner.process_planning_response(None, []) is None  # type: ignore[arg-type]
