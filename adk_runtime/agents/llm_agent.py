@@ -14,7 +14,11 @@ from adk_runtime.agents._functions import (
     BeforeToolCallback,
     OnToolErrorCallback,
 )
-from adk_runtime.agents._instructions import InstructionProvider, canonical_instruction
+from adk_runtime.agents._instructions import (
+    InstructionProvider,
+    canonical_instruction,
+    static_parts,
+)
 from adk_runtime.agents._llm_flow import run_flow
 from adk_runtime.agents._model_config import (
     check_generate_content_config,
@@ -148,6 +152,13 @@ class LlmAgent(BaseAgent):
     def _no_config_fields(cls, data: Any) -> Any:
         misplaced_config_fields(data, set(cls.model_fields))
         return data
+
+    @field_validator("static_instruction")
+    @classmethod
+    def _check_static_instruction(cls, value: Any) -> Any:
+        if value is not None:
+            static_parts(value)  # raises InputValidationError (a ValueError) for other types
+        return value
 
     @field_validator("generate_content_config")
     @classmethod
