@@ -127,10 +127,11 @@ def _results(junit: Path, files: list[str]) -> dict[str, dict[str, str]]:
 
 
 def _file_of(classname: str, name: str, files: list[str]) -> str:
-    dotted = classname.replace(".", "/").removeprefix("tests/unittests/")
+    """The test file of a JUnit case (a collection error has only the module, in ``name``)."""
+    dotted = (classname or name).replace(".", "/").removeprefix("tests/unittests/")
     for file in files:
         stem = file.removesuffix(".py")
-        if dotted == stem or dotted.startswith(stem + "/") or name.startswith(stem):
+        if dotted == stem or dotted.startswith(stem + "/"):
             return file
     return classname or name
 
