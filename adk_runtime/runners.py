@@ -40,7 +40,7 @@ from typing import Any
 
 from google.genai import types
 
-from adk_runtime import telemetry
+from adk_runtime import _runner_support, telemetry
 from adk_runtime._foreign import refuse_google_adk
 from adk_runtime.agents.base_agent import BaseAgent
 from adk_runtime.agents.invocation_context import InvocationContext, new_invocation_context_id
@@ -306,6 +306,45 @@ class Runner:
             for event in session.events[start:]
             if event.invocation_id == message.invocation_id
         ]
+
+    async def run_debug(
+        self,
+        user_messages: str | list[str],
+        *,
+        user_id: str = "debug_user_id",
+        session_id: str = "debug_session_id",
+        run_config: RunConfig | None = None,
+        quiet: bool = False,
+        verbose: bool = False,
+    ) -> list[Event]:
+        """Try an agent quickly: send the message(s) on one session, print and return events.
+
+        The session is created when missing and reused otherwise, so calls continue one
+        conversation. Printed: each message and the agents' text (``verbose`` adds tool calls
+        and results; ``quiet`` prints nothing). For applications, use ``run_async``.
+        """
+        return await _runner_support.run_debug(
+            self,
+            user_messages,
+            user_id=user_id,
+            session_id=session_id,
+            run_config=run_config,
+            quiet=quiet,
+            verbose=verbose,
+        )
+
+    async def close(self) -> None:
+        """Close the tools and toolsets of the agent tree that hold resources (``close()``).
+
+        The services were given to the Runner and stay open: close them yourself.
+        """
+        await _runner_support.close_agent_tools(self.agent)
+
+    async def __aenter__(self) -> Runner:
+        return self
+
+    async def __aexit__(self, *exc_info: object) -> None:
+        await self.close()
 
     def _find_agent_to_run(self, session: Session, call_event: Event | None = None) -> BaseAgent:
         """Pick the agent that continues the conversation.

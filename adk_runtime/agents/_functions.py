@@ -23,6 +23,7 @@ if TYPE_CHECKING:
 __all__ = [
     "AfterToolCallback",
     "BeforeToolCallback",
+    "OnToolErrorCallback",
     "assign_call_ids",
     "long_running_ids",
     "run_function_calls",
@@ -34,6 +35,7 @@ _ToolResult: TypeAlias = dict[str, Any] | None
 _BeforeTool: TypeAlias = Callable[..., Awaitable[_ToolResult] | _ToolResult]
 BeforeToolCallback: TypeAlias = _BeforeTool | Sequence[_BeforeTool]
 AfterToolCallback: TypeAlias = _BeforeTool | Sequence[_BeforeTool]
+OnToolErrorCallback: TypeAlias = _BeforeTool | Sequence[_BeforeTool]
 
 
 def assign_call_ids(event: Event) -> None:
@@ -120,7 +122,12 @@ async def _call_tool(
             break
     else:
         with telemetry.tool_span(tool.name, tool.description, tool_context.function_call_id):
-            response = await tool.run_async(args=args, tool_context=tool_context)
+            try:
+                response = await tool.run_async(args=args, tool_context=tool_context)
+            except Exception as exc:
+                response = await _on_tool_error(agent, tool, args, tool_context, exc)
+                if response is None:
+                    raise
     for callback in _callbacks.as_list(agent.after_tool_callback):
         replaced = await _callbacks.invoke(
             callback, tool=tool, args=args, tool_context=tool_context, tool_response=response
@@ -128,3 +135,16 @@ async def _call_tool(
         if replaced is not None:
             return replaced
     return response
+
+
+async def _on_tool_error(
+    agent: LlmAgent, tool: BaseTool, args: dict[str, Any], tool_context: ToolContext, exc: Exception
+) -> Any:
+    """The first response an ``on_tool_error_callback`` returns for ``exc``, else None."""
+    for callback in _callbacks.as_list(agent.on_tool_error_callback):
+        response = await _callbacks.invoke(
+            callback, tool=tool, args=args, tool_context=tool_context, error=exc
+        )
+        if response is not None:
+            return response
+    return None

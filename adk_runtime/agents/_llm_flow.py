@@ -7,12 +7,11 @@ from contextlib import aclosing
 from typing import TYPE_CHECKING
 
 from adk_runtime import _callbacks, telemetry
-from adk_runtime.agents import _functions
+from adk_runtime.agents import _functions, _step_hooks, _structured_output
+from adk_runtime.agents._code_execution import CodeRun
 from adk_runtime.agents._contents import build_contents
-from adk_runtime.agents._instructions import render_instruction
 from adk_runtime.agents.callback_context import CallbackContext
 from adk_runtime.agents.invocation_context import InvocationContext
-from adk_runtime.agents.readonly_context import ReadonlyContext
 from adk_runtime.agents.run_config import StreamingMode
 from adk_runtime.events import Event
 from adk_runtime.models.llm_request import LlmRequest
@@ -50,6 +49,7 @@ class _Step:
         self.ctx = ctx
         self.last_event: Event | None = None
         self.stop = False
+        self.code_run = CodeRun(agent, ctx)
         self._new_model_event()
 
     async def run(self) -> AsyncGenerator[Event, None]:
@@ -63,8 +63,10 @@ class _Step:
                 if event.partial:
                     yield event
                     continue
+                _step_hooks.process_response(self.agent, event, self.callback_context)
                 _functions.assign_call_ids(event)
                 event.long_running_tool_ids = _functions.long_running_ids(event, request.tools_dict)
+                self.code_run.extract(event)
                 self._apply_output_key(event)
                 self._new_model_event()  # a further complete response is a new event
                 yield event
@@ -72,6 +74,9 @@ class _Step:
                     async with aclosing(self._after_calls(event, request)) as follow_ups:
                         async for follow_up in follow_ups:
                             yield follow_up
+                elif (result := await self.code_run.execute()) is not None:
+                    self.last_event = result
+                    yield result
 
     def _new_model_event(self) -> None:
         """The event the next complete model response fills; model callbacks write on it."""
@@ -87,9 +92,7 @@ class _Step:
         request = LlmRequest(model=llm.model)
         if config is not None:
             request.config = config.model_copy(deep=True)
-        if agent.instruction:
-            text = await render_instruction(agent.instruction, ReadonlyContext(ctx))
-            request.append_instructions([text])
+        extra = await _step_hooks.add_instructions(agent, ctx, request)
         tool_context = ToolContext(ctx)
         for tool in agent.canonical_tools():
             await tool.process_llm_request(tool_context=tool_context, llm_request=request)
@@ -99,6 +102,7 @@ class _Step:
             ctx.branch,
             current_turn_only=agent.include_contents == "none",
         )
+        _step_hooks.finish_request(agent, ctx, extra, request)
         return request
 
     async def _call_model(self, request: LlmRequest) -> AsyncGenerator[LlmResponse, None]:
@@ -114,7 +118,14 @@ class _Step:
         llm = self.agent.canonical_model
         with telemetry.model_span(llm.model, self.ctx.invocation_id) as call:
             async with aclosing(llm.generate_content_async(request, stream=stream)) as responses:
-                async for response in responses:
+                while True:
+                    try:
+                        response = await anext(responses)
+                    except StopAsyncIteration:
+                        return
+                    except Exception as exc:  # the model call failed: the error callbacks
+                        yield await self._on_model_error(request, exc)
+                        return
                     if response.partial:
                         yield response
                         continue
@@ -122,6 +133,20 @@ class _Step:
                         response.finish_reason, response.usage_metadata, self.model_event.id
                     )
                     yield await self._after_model(response)
+
+    async def _on_model_error(self, request: LlmRequest, exc: Exception) -> LlmResponse:
+        """The first response an ``on_model_error_callback`` returns for ``exc``.
+
+        Raises:
+            Exception: ``exc`` itself, when no callback returns a response.
+        """
+        for callback in _callbacks.as_list(self.agent.on_model_error_callback):
+            response = await _callbacks.invoke(
+                callback, callback_context=self.callback_context, llm_request=request, error=exc
+            )
+            if response is not None:
+                return response  # type: ignore[no-any-return]
+        raise exc
 
     async def _after_model(self, response: LlmResponse) -> LlmResponse:
         """Run the after-model callbacks on a complete response (partial chunks skip them)."""
@@ -141,7 +166,11 @@ class _Step:
         if not any(part.text is not None for part in parts):
             return
         text = "".join(part.text for part in parts if part.text and not part.thought)
-        event.actions.state_delta[key] = text
+        schema = self.agent.output_schema
+        if schema is None:
+            event.actions.state_delta[key] = text
+        elif text.strip():  # an empty last chunk of a stream is not an answer
+            event.actions.state_delta[key] = _structured_output.validate_output(schema, text)
 
     async def _after_calls(
         self, call_event: Event, request: LlmRequest
@@ -155,6 +184,14 @@ class _Step:
             return
         self.last_event = response_event
         yield response_event
+        answer = _structured_output.answer_event(
+            self.agent, self.ctx, response_event, request.tools_dict
+        )
+        if answer is not None:
+            self._apply_output_key(answer)
+            self.last_event, self.stop = answer, True
+            yield answer
+            return
         target_name = response_event.actions.transfer_to_agent
         if not target_name:
             return

@@ -14,10 +14,12 @@ from __future__ import annotations
 AREAS = (
     "agents",
     "artifacts",
+    "code_executors",
     "events",
     "flows",
     "memory",
     "models",
+    "planners",
     "runners",
     "sessions",
     "tools",
@@ -77,6 +79,12 @@ STORAGE = (
     "google-adk's own storage schemas, SQL text and migration scripts: adk_runtime's tables "
     "(`adk_` prefix) are owned by its Alembic migrations (`adk-runtime db upgrade`)."
 )
+CODE_SANDBOXES = (
+    "Code executors that run code in a container, on GKE or in Vertex AI / Agent Engine "
+    "sandboxes, and the per-session executor context of stateful executors: not implemented; "
+    "`BuiltInCodeExecutor` (Gemini runs the code) and `UnsafeLocalCodeExecutor` (a child "
+    "process, by explicit opt-in) are."
+)
 STATE_SCHEMA = "Typed state schemas (validating state keys and values): not implemented."
 THREAD_POOL = (
     "Sync tools always run in a worker thread (`asyncio.to_thread`), never on the event loop; "
@@ -88,10 +96,7 @@ ARTIFACT_REFS = (
 )
 
 OMITTED: dict[str, str] = {
-    # planned in issue 16 (items 2 and 3)
-    "agents.llm_agent:OnModelErrorCallback": PLANNED,
-    "agents.llm_agent:OnToolErrorCallback": PLANNED,
-    "tools.set_model_response_tool": PLANNED,
+    # planned in issue 16 (item 3)
     "tools.base_toolset": PLANNED,
     "tools.mcp_tool": PLANNED,
     "tools.load_mcp_resource_tool": PLANNED,
@@ -269,6 +274,18 @@ OMITTED: dict[str, str] = {
     "sessions.sqlite_session_service:PRAGMA_FOREIGN_KEYS": STORAGE,
     "sessions.sqlite_session_service:SESSIONS_TABLE_SCHEMA": STORAGE,
     "sessions.sqlite_session_service:USER_STATES_TABLE_SCHEMA": STORAGE,
+    # code executors
+    "code_executors.agent_engine_sandbox_code_executor": CODE_SANDBOXES,
+    "code_executors.container_code_executor": CODE_SANDBOXES,
+    "code_executors.gke_code_executor": CODE_SANDBOXES,
+    "code_executors.vertex_ai_code_executor": CODE_SANDBOXES,
+    "code_executors.code_executor_context": CODE_SANDBOXES,
+    "code_executors:AgentEngineSandboxCodeExecutor": CODE_SANDBOXES,
+    "code_executors:ContainerCodeExecutor": CODE_SANDBOXES,
+    "code_executors:GkeCodeExecutor": CODE_SANDBOXES,
+    "code_executors:VertexAiCodeExecutor": CODE_SANDBOXES,
+    "code_executors:CodeExecutorContext": CODE_SANDBOXES,
+    "code_executors.code_execution_utils:CodeExecutionUtils": CODE_SANDBOXES,
     # smaller pieces
     "sessions:StateSchemaError": STATE_SCHEMA,
     "sessions.state:StateSchemaError": STATE_SCHEMA,
