@@ -41,6 +41,7 @@ from typing import Any
 from google.genai import types
 
 from adk_runtime import telemetry
+from adk_runtime.agents._toolsets import close_toolsets
 from adk_runtime.agents.base_agent import BaseAgent
 from adk_runtime.agents.invocation_context import InvocationContext, new_invocation_context_id
 from adk_runtime.agents.run_config import RunConfig
@@ -210,6 +211,18 @@ class Runner:
             yield from stream
         finally:
             stream.close()
+
+    async def close(self) -> None:
+        """Release what the agent tree holds: close its toolsets (MCP sessions, servers)."""
+        await close_toolsets(self.agent)
+
+    async def __aenter__(self) -> Runner:
+        """Use the runner in ``async with``; it is closed on exit."""
+        return self
+
+    async def __aexit__(self, *exc_info: object) -> None:
+        """Close the runner."""
+        await self.close()
 
     async def _claim(
         self, stack: contextlib.AsyncExitStack, user_id: str, session_id: str

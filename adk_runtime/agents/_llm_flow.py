@@ -7,7 +7,7 @@ from contextlib import aclosing
 from typing import TYPE_CHECKING
 
 from adk_runtime import _callbacks, telemetry
-from adk_runtime.agents import _functions
+from adk_runtime.agents import _confirmation, _functions, _toolsets
 from adk_runtime.agents._contents import build_contents
 from adk_runtime.agents._instructions import render_instruction
 from adk_runtime.agents.callback_context import CallbackContext
@@ -32,6 +32,9 @@ async def run_flow(agent: LlmAgent, ctx: InvocationContext) -> AsyncGenerator[Ev
         Model-response events (partial chunks when streaming), function-response events and
         the events of an agent the conversation is transferred to.
     """
+    async with aclosing(_confirmation.resume_confirmed_calls(agent, ctx)) as resumed:
+        async for event in resumed:
+            yield event
     while not ctx.end_invocation:
         step = _Step(agent, ctx)
         async with aclosing(step.run()) as events:
@@ -90,15 +93,14 @@ class _Step:
         if agent.instruction:
             text = await render_instruction(agent.instruction, ReadonlyContext(ctx))
             request.append_instructions([text])
-        tool_context = ToolContext(ctx)
-        for tool in agent.canonical_tools():
-            await tool.process_llm_request(tool_context=tool_context, llm_request=request)
         request.contents = build_contents(
-            ctx.session.events,
+            _confirmation.without_confirmation_events(ctx.session.events),
             agent.name,
             ctx.branch,
             current_turn_only=agent.include_contents == "none",
         )
+        tools = await agent.canonical_tools(ReadonlyContext(ctx))
+        await _toolsets.prepare_request(agent.tools, tools, ToolContext(ctx), request)
         return request
 
     async def _call_model(self, request: LlmRequest) -> AsyncGenerator[LlmResponse, None]:
@@ -155,6 +157,14 @@ class _Step:
             return
         self.last_event = response_event
         yield response_event
+        ask = _confirmation.generate_request_confirmation_event(
+            self.ctx, call_event, response_event
+        )
+        if ask is not None:  # pause until the user answers
+            self.stop = True
+            self.last_event = ask
+            yield ask
+            return
         target_name = response_event.actions.transfer_to_agent
         if not target_name:
             return

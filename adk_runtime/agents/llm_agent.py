@@ -12,15 +12,18 @@ from pydantic import Field, PrivateAttr
 from adk_runtime.agents._functions import AfterToolCallback, BeforeToolCallback
 from adk_runtime.agents._instructions import InstructionProvider
 from adk_runtime.agents._llm_flow import run_flow
+from adk_runtime.agents._toolsets import resolve_tools
 from adk_runtime.agents.base_agent import BaseAgent
 from adk_runtime.agents.callback_context import CallbackContext
 from adk_runtime.agents.invocation_context import InvocationContext
+from adk_runtime.agents.readonly_context import ReadonlyContext
 from adk_runtime.events import Event
 from adk_runtime.models.base_llm import BaseLlm
 from adk_runtime.models.llm_request import LlmRequest
 from adk_runtime.models.llm_response import LlmResponse
 from adk_runtime.models.registry import LLMRegistry
 from adk_runtime.tools.base_tool import BaseTool
+from adk_runtime.tools.base_toolset import BaseToolset
 from adk_runtime.tools.function_tool import FunctionTool
 from adk_runtime.tools.transfer_to_agent_tool import TransferToAgentTool
 
@@ -28,7 +31,7 @@ __all__ = ["Agent", "LlmAgent", "ToolUnion"]
 
 DEFAULT_MODEL = "gemini-2.5-flash"
 
-ToolUnion: TypeAlias = BaseTool | Callable[..., Any]
+ToolUnion: TypeAlias = BaseTool | BaseToolset | Callable[..., Any]
 _BeforeModel: TypeAlias = Callable[
     [CallbackContext, LlmRequest], Awaitable[LlmResponse | None] | LlmResponse | None
 ]
@@ -53,7 +56,8 @@ class LlmAgent(BaseAgent):
         instruction: The system instruction: a string with ``{key}`` / ``{app:key}`` /
             ``{user:key}`` / ``{temp:key}`` / ``{key?}`` placeholders filled from the state,
             or a callable of the ``ReadonlyContext`` (used verbatim).
-        tools: Tools, or plain functions wrapped as ``FunctionTool``.
+        tools: Tools, plain functions (wrapped as ``FunctionTool``) and toolsets (resolved
+            for each invocation, e.g. ``McpToolset``).
         generate_content_config: Generation settings (the instruction and tool declarations
             are added to a copy).
         include_contents: ``"default"`` sends the history; ``"none"`` only the current turn.
@@ -107,15 +111,19 @@ class LlmAgent(BaseAgent):
             ancestor = ancestor.parent_agent
         return LLMRegistry.new_llm(DEFAULT_MODEL)
 
-    def canonical_tools(self) -> list[BaseTool]:
-        """The tools offered to the model: functions wrapped, plus ``transfer_to_agent``."""
-        tools = [self._as_tool(tool) for tool in self.tools]
+    async def canonical_tools(self, ctx: ReadonlyContext | None = None) -> list[BaseTool]:
+        """The tools offered to the model in ``ctx``.
+
+        Functions are wrapped as ``FunctionTool``, toolsets expanded (with ``ctx``), and
+        ``transfer_to_agent`` is added when the agent may transfer.
+        """
+        tools = await resolve_tools(self.tools, ctx, self._as_tool)
         targets = self._transfer_targets()
         if targets:
             tools.append(TransferToAgentTool(targets))
         return tools
 
-    def _as_tool(self, tool: ToolUnion) -> BaseTool:
+    def _as_tool(self, tool: BaseTool | Callable[..., Any]) -> BaseTool:
         if isinstance(tool, BaseTool):
             return tool
         cached = self._wrapped.get(id(tool))

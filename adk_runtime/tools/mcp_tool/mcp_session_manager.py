@@ -1,0 +1,118 @@
+"""MCPSessionManager: one live MCP session per distinct set of headers, reconnected on demand."""
+
+from __future__ import annotations
+
+import asyncio
+import json
+import logging
+import sys
+from typing import TextIO
+
+from mcp import ClientSession, StdioServerParameters
+
+from adk_runtime.tools.mcp_tool._connection import McpConnection
+from adk_runtime.tools.mcp_tool._params import (
+    ConnectionParams,
+    SseConnectionParams,
+    StdioConnectionParams,
+    StreamableHTTPConnectionParams,
+    describe,
+)
+
+__all__ = [
+    "MCPSessionManager",
+    "SseConnectionParams",
+    "SseServerParams",
+    "StdioConnectionParams",
+    "StdioServerParameters",
+    "StreamableHTTPConnectionParams",
+    "StreamableHTTPServerParams",
+]
+
+logger = logging.getLogger(__name__)
+
+SseServerParams = SseConnectionParams
+"""google-adk's older name of :class:`SseConnectionParams`."""
+StreamableHTTPServerParams = StreamableHTTPConnectionParams
+"""google-adk's older name of :class:`StreamableHTTPConnectionParams`."""
+
+
+class MCPSessionManager:
+    """Opens MCP sessions to one server and keeps them until :meth:`close`.
+
+    HTTP connections with different headers (e.g. per-user tokens from a
+    ``header_provider``) get sessions of their own. A session whose connection died (the
+    server process exited, the HTTP session expired) is replaced on the next request.
+    Sessions belong to the event loop that opened them.
+    """
+
+    def __init__(self, connection_params: ConnectionParams, errlog: TextIO = sys.stderr) -> None:
+        """Manage sessions to the server ``connection_params`` names.
+
+        Args:
+            connection_params: How to reach the server.
+            errlog: Where a stdio server's stderr goes.
+        """
+        if isinstance(connection_params, StdioServerParameters):
+            connection_params = StdioConnectionParams(server_params=connection_params)
+        self._connection_params = connection_params
+        self._errlog = errlog
+        self._connections: dict[str, McpConnection] = {}
+        self._loop: asyncio.AbstractEventLoop | None = None
+        self._lock: asyncio.Lock | None = None
+
+    @property
+    def connection_params(self) -> ConnectionParams:
+        """How the server is reached."""
+        return self._connection_params
+
+    def _headers(self, extra: dict[str, str] | None) -> dict[str, str] | None:
+        if isinstance(self._connection_params, StdioConnectionParams):
+            return None
+        merged = {**(self._connection_params.headers or {}), **(extra or {})}
+        return merged or None
+
+    def _lock_for_loop(self) -> asyncio.Lock:
+        loop = asyncio.get_running_loop()
+        if self._lock is None or self._loop is not loop:
+            if self._loop is not None and self._loop is not loop and self._connections:
+                logger.warning(
+                    "MCP sessions of %s were opened on another event loop; opening new ones.",
+                    describe(self._connection_params),
+                )
+                self._connections.clear()
+            self._loop, self._lock = loop, asyncio.Lock()
+        return self._lock
+
+    async def create_session(self, headers: dict[str, str] | None = None) -> ClientSession:
+        """A connected session for ``headers`` (the same one while it lives).
+
+        Raises:
+            ConnectionError: The server cannot be started or reached.
+        """
+        merged = self._headers(headers)
+        key = json.dumps(merged or {}, sort_keys=True)
+        async with self._lock_for_loop():
+            connection = self._connections.get(key)
+            if connection is not None and connection.alive and connection.session is not None:
+                return connection.session
+            if connection is not None:
+                del self._connections[key]
+                await connection.close()
+            connection = McpConnection(self._connection_params, merged, self._errlog)
+            session = await connection.open(self._connection_params.timeout)
+            self._connections[key] = connection
+            return session
+
+    async def discard(self, session: ClientSession) -> None:
+        """Close the connection of ``session`` (broken); the next request opens a new one."""
+        for key, connection in list(self._connections.items()):
+            if connection.session is session:
+                del self._connections[key]
+                await connection.close()
+
+    async def close(self) -> None:
+        """Close every session (a stdio server process is stopped and reaped)."""
+        connections, self._connections = list(self._connections.values()), {}
+        for connection in connections:
+            await connection.close()

@@ -1,0 +1,113 @@
+"""McpTool: one tool of an MCP server, offered to the model as a function."""
+
+from __future__ import annotations
+
+import asyncio
+import inspect
+import logging
+from collections.abc import Awaitable, Callable
+from typing import TYPE_CHECKING, Any, TypeAlias
+
+from google.genai import types
+from mcp.types import Tool
+
+from adk_runtime import _callbacks
+from adk_runtime.agents.readonly_context import ReadonlyContext
+from adk_runtime.tools._confirm import RequireConfirmation, gate, requires_confirmation
+from adk_runtime.tools.base_tool import BaseTool
+from adk_runtime.tools.mcp_tool._connection import McpError
+from adk_runtime.tools.mcp_tool.mcp_session_manager import MCPSessionManager
+
+if TYPE_CHECKING:
+    from adk_runtime.tools.tool_context import ToolContext
+
+__all__ = ["HeaderProvider", "MCPTool", "McpTool"]
+
+logger = logging.getLogger(__name__)
+
+HeaderProvider: TypeAlias = Callable[[ReadonlyContext], dict[str, str] | Awaitable[dict[str, str]]]
+"""``(readonly_context) -> headers`` for an HTTP server (e.g. the user's token)."""
+
+
+def _field(tool: Any, snake: str, camel: str) -> Any:
+    """A field of an MCP model: ``snake_case`` in mcp 2.x, ``camelCase`` in 1.x."""
+    value = getattr(tool, snake, None)
+    return value if value is not None else getattr(tool, camel, None)
+
+
+class McpTool(BaseTool):
+    """Calls one tool of an MCP server through the toolset's session manager.
+
+    The declaration is the server's: its name, description and input JSON schema. The
+    function response is the MCP ``CallToolResult`` as JSON (``content``, ``isError``,
+    ``structuredContent``); a tool error reported by the server reaches the model there.
+    """
+
+    def __init__(
+        self,
+        *,
+        mcp_tool: Tool,
+        mcp_session_manager: MCPSessionManager,
+        require_confirmation: RequireConfirmation = False,
+        header_provider: HeaderProvider | None = None,
+    ) -> None:
+        """Wrap ``mcp_tool`` as listed by the server."""
+        super().__init__(name=mcp_tool.name, description=mcp_tool.description or "")
+        self.raw_mcp_tool = mcp_tool
+        self._mcp_session_manager = mcp_session_manager
+        self._require_confirmation = require_confirmation
+        self._header_provider = header_provider
+
+    def _get_declaration(self) -> types.FunctionDeclaration | None:
+        schema = _field(self.raw_mcp_tool, "input_schema", "inputSchema") or {}
+        parameters = schema if schema.get("properties") else None
+        return types.FunctionDeclaration(
+            name=self.name, description=self.description, parameters_json_schema=parameters
+        )
+
+    async def check_require_confirmation(
+        self, args: dict[str, Any], tool_context: ToolContext
+    ) -> bool:
+        """Whether a call with ``args`` needs the user's confirmation."""
+        return await requires_confirmation(self._require_confirmation, args, tool_context)
+
+    async def run_async(self, *, args: dict[str, Any], tool_context: ToolContext) -> Any:
+        """Call the server's tool with ``args`` (after confirmation, if required).
+
+        A session whose connection died is reopened once and the call retried.
+        """
+        refused = await gate(self.name, self._require_confirmation, args, tool_context)
+        if refused is not None:
+            return refused
+        headers = await headers_for(self._header_provider, tool_context)
+        manager = self._mcp_session_manager
+        session = await manager.create_session(headers)
+        try:
+            result = await session.call_tool(self.raw_mcp_tool.name, arguments=args)
+        except McpError:
+            raise  # the server answered with an error: the connection is fine
+        except Exception as exc:
+            logger.info("MCP connection lost (%s); reconnecting once.", type(exc).__name__)
+            await manager.discard(session)
+            session = await manager.create_session(headers)
+            result = await session.call_tool(self.raw_mcp_tool.name, arguments=args)
+        return result.model_dump(mode="json", exclude_none=True, by_alias=True)
+
+
+async def headers_for(
+    provider: HeaderProvider | None, context: ReadonlyContext | None
+) -> dict[str, str] | None:
+    """The headers ``provider`` gives for ``context`` (None without either)."""
+    if provider is None or context is None:
+        return None
+    if _callbacks.is_async_callable(provider):
+        result = await provider(context)  # type: ignore[misc]
+    else:
+        result = await asyncio.to_thread(provider, context)
+        if inspect.isawaitable(result):
+            result = await result
+    return dict(result)
+
+
+MCPTool = McpTool
+"""google-adk's older name of :class:`McpTool`."""

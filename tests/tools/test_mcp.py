@@ -1,0 +1,308 @@
+"""McpToolset against real MCP server processes: stdio subprocesses and streamable HTTP."""
+
+from __future__ import annotations
+
+import logging
+import os
+import socket
+import subprocess
+import sys
+import time
+from collections.abc import Iterator
+from pathlib import Path
+from typing import Any, TextIO
+
+import pytest
+
+from adk_runtime.agents import LlmAgent
+from adk_runtime.agents.mcp_instruction_provider import McpInstructionProvider
+from adk_runtime.runners import Runner
+from adk_runtime.sessions.memory import InMemorySessionService
+from adk_runtime.testing import ScriptedModel, function_call
+from adk_runtime.tools import BaseTool
+from adk_runtime.tools.mcp_tool import (
+    MCPToolset,
+    McpToolset,
+    StdioConnectionParams,
+    StdioServerParameters,
+    StreamableHTTPConnectionParams,
+)
+from tests.llm.helpers import send, start, texts
+
+REPO = Path(__file__).resolve().parents[2]
+SERVER = ["-m", "tests.tools.mcp_server"]
+
+
+@pytest.fixture
+def errlog(tmp_path: Path) -> Iterator[TextIO]:
+    with (tmp_path / "mcp-server.err").open("w") as handle:
+        yield handle
+
+
+def stdio(errlog: TextIO, **kwargs: Any) -> McpToolset:
+    params = StdioConnectionParams(
+        server_params=StdioServerParameters(
+            command=sys.executable, args=[*SERVER, "stdio"], cwd=str(REPO)
+        ),
+        timeout=60,
+    )
+    return McpToolset(connection_params=params, errlog=errlog, **kwargs)
+
+
+def first_text(result: dict[str, Any]) -> str:
+    text: str = result["content"][0]["text"]
+    return text
+
+
+def alive(pid: int) -> bool:
+    try:
+        os.kill(pid, 0)
+    except ProcessLookupError:
+        return False
+    return True
+
+
+async def test_stdio_tools_are_listed_with_the_servers_declarations(errlog: TextIO) -> None:
+    toolset = stdio(errlog)
+    try:
+        tools = await toolset.get_tools()
+        assert [t.name for t in tools] == ["add", "explode", "server_pid", "shout", "whoami"]
+        declaration = tools[0]._get_declaration()
+        assert declaration is not None
+        assert declaration.description == "Add two integers."
+        schema = declaration.parameters_json_schema
+        assert isinstance(schema, dict)
+        assert schema["required"] == ["a", "b"]
+        assert schema["properties"]["a"]["type"] == "integer"
+    finally:
+        await toolset.close()
+
+
+async def test_agent_calls_an_mcp_tool_and_runner_close_stops_the_server(
+    errlog: TextIO,
+) -> None:
+    toolset = stdio(errlog)
+    model = ScriptedModel(
+        replies=[
+            function_call("add", {"a": 2, "b": 3}, id="m1"),
+            function_call("server_pid", {}, id="m2"),
+            "2 + 3 = 5",
+        ]
+    )
+    agent = LlmAgent(name="calc", model=model, tools=[toolset])
+    service = InMemorySessionService()
+    runner = await start(agent, service)
+    events = await send(runner, "add 2 and 3")
+    added = events[1].get_function_responses()[0].response
+    assert added is not None
+    assert first_text(added) == "5"
+    assert added["isError"] is False
+    pid_response = events[3].get_function_responses()[0].response
+    assert pid_response is not None
+    pid = int(first_text(pid_response))
+    assert pid != os.getpid()
+    assert texts(events) == ["2 + 3 = 5"]
+    declared = model.requests[0].config.tools
+    assert declared is not None
+    names = {d.name for d in declared[0].function_declarations or []}
+    assert names == {"add", "explode", "server_pid", "shout", "whoami"}
+    assert alive(pid)
+    await runner.close()
+    assert not alive(pid)  # stopped and reaped
+    await runner.close()  # twice is fine
+
+
+async def test_filter_prefix_and_tool_errors(errlog: TextIO) -> None:
+    toolset = stdio(errlog, tool_filter=["shout", "explode"], tool_name_prefix="srv")
+    model = ScriptedModel(
+        replies=[
+            [
+                function_call("srv_shout", {"text": "hi"}, id="s1"),
+                function_call("srv_explode", {"reason": "boom"}, id="s2"),
+            ],
+            "done",
+        ]
+    )
+    agent = LlmAgent(name="a", model=model, tools=[toolset])
+    async with Runner(
+        app_name="app", agent=agent, session_service=InMemorySessionService()
+    ) as runner:
+        await runner.session_service.create_session(app_name="app", user_id="u1", session_id="s1")
+        events = await send(runner, "go")
+    declared = model.requests[0].config.tools
+    assert declared is not None
+    assert sorted(d.name or "" for d in declared[0].function_declarations or []) == [
+        "srv_explode",
+        "srv_shout",
+    ]
+    responses = {r.name: r.response for r in events[1].get_function_responses()}
+    assert first_text(responses["srv_shout"] or {}) == "HI"
+    assert responses["srv_explode"] is not None
+    assert responses["srv_explode"]["isError"] is True
+    assert "exploded: boom" in first_text(responses["srv_explode"])
+
+
+async def test_a_server_that_cannot_start_leaves_the_agent_without_its_tools(
+    errlog: TextIO, caplog: pytest.LogCaptureFixture
+) -> None:
+    params = StdioConnectionParams(
+        server_params=StdioServerParameters(command=str(REPO / "no-such-server")), timeout=5
+    )
+    toolset = McpToolset(connection_params=params, errlog=errlog)
+    with pytest.raises(ConnectionError, match="no-such-server"):
+        await toolset.get_tools()
+    model = ScriptedModel(replies=["no tools today"])
+    agent = LlmAgent(name="a", model=model, tools=[toolset])
+    runner = await start(agent, InMemorySessionService())
+    with caplog.at_level(logging.ERROR, logger="adk_runtime.agents._toolsets"):
+        events = await send(runner, "hi")
+    assert texts(events) == ["no tools today"]
+    assert model.requests[0].config.tools is None
+    assert "McpToolset" in caplog.text
+    assert "ConnectionError" in caplog.text
+    await runner.close()
+
+
+async def test_mcp_tool_with_require_confirmation(errlog: TextIO) -> None:
+    toolset = stdio(errlog, tool_filter=["shout"], require_confirmation=True)
+    model = ScriptedModel(replies=[function_call("shout", {"text": "ok"}, id="c1"), "shouted"])
+    agent = LlmAgent(name="a", model=model, tools=[toolset])
+    runner = await start(agent, InMemorySessionService())
+    paused = await send(runner, "shout ok")
+    request = paused[-1].get_function_calls()[0]
+    assert request.name == "adk_request_confirmation"
+    from google.genai import types
+
+    answer = types.Content(
+        role="user",
+        parts=[
+            types.Part(
+                function_response=types.FunctionResponse(
+                    id=request.id, name=request.name, response={"confirmed": True}
+                )
+            )
+        ],
+    )
+    resumed = await send(runner, answer)
+    response = resumed[0].get_function_responses()[0].response
+    assert response is not None
+    assert first_text(response) == "OK"
+    assert texts(resumed) == ["shouted"]
+    await runner.close()
+
+
+async def test_resources_and_instruction_provider(errlog: TextIO) -> None:
+    toolset = stdio(errlog, tool_filter=["add"], use_mcp_resources=True)
+    assert await toolset.list_resources() == ["menu"]
+    info = await toolset.get_resource_info("menu")
+    assert info["uri"] == "memo://menu"
+    provider = McpInstructionProvider(toolset.connection_params, "persona", errlog=errlog)
+    model = ScriptedModel(
+        replies=[function_call("load_mcp_resource", {"resource_names": ["menu"]}), "pie it is"]
+    )
+    agent = LlmAgent(name="chef", model=model, tools=[toolset], instruction=provider)
+    runner = await start(agent, InMemorySessionService(), state={"style": "cheerful"})
+    events = await send(runner, "what is on the menu?")
+    assert texts(events) == ["pie it is"]
+    first = model.requests[0]
+    assert "You answer in a cheerful style." in str(first.config.system_instruction)
+    assert '["menu"]' in str(first.config.system_instruction)
+    shown = model.requests[1].contents[-1]
+    assert [p.text for p in shown.parts or []] == ["Resource menu is:", "soup, bread, pie"]
+    await runner.close()  # closes the toolset and the provider's session
+
+
+async def test_mcptoolset_alias_warns(errlog: TextIO) -> None:
+    with pytest.warns(DeprecationWarning, match="McpToolset"):
+        toolset = MCPToolset(connection_params=stdio(errlog).connection_params)
+    assert isinstance(toolset, McpToolset)
+
+
+def test_import_without_the_mcp_sdk_names_the_extra() -> None:
+    code = (
+        "import sys; sys.modules['mcp'] = None\n"
+        "from adk_runtime.errors import ConfigurationError\n"
+        "try:\n"
+        "    from adk_runtime.tools import McpToolset\n"
+        "except ConfigurationError as exc:\n"
+        "    print('ERR', exc)\n"
+    )
+    done = subprocess.run(
+        [sys.executable, "-c", code], cwd=REPO, capture_output=True, text=True, check=True
+    )
+    assert "ERR" in done.stdout
+    assert "pip install 'adk-runtime[mcp]'" in done.stdout
+
+
+# --- streamable HTTP on a loopback port ---------------------------------------------------
+
+
+def _spare_port() -> int:
+    with socket.socket() as sock:
+        sock.bind(("127.0.0.1", 0))
+        port: int = sock.getsockname()[1]
+        return port
+
+
+@pytest.fixture(scope="module")
+def http_server(tmp_path_factory: pytest.TempPathFactory) -> Iterator[str]:
+    port = _spare_port()
+    log = tmp_path_factory.mktemp("mcp-http") / "server.log"
+    with log.open("w") as out:
+        process = subprocess.Popen(
+            [sys.executable, *SERVER, "http", str(port)], cwd=REPO, stdout=out, stderr=out
+        )
+        try:
+            deadline = time.monotonic() + 60
+            while True:
+                try:
+                    socket.create_connection(("127.0.0.1", port), timeout=1).close()
+                    break
+                except OSError:
+                    if process.poll() is not None or time.monotonic() > deadline:
+                        raise RuntimeError(log.read_text()) from None
+                    time.sleep(0.1)
+            yield f"http://127.0.0.1:{port}/mcp"
+        finally:
+            process.terminate()
+            process.wait(timeout=30)
+
+
+async def test_streamable_http_tools_with_headers(http_server: str) -> None:
+    def headers(context: Any) -> dict[str, str]:
+        return {"x-user": context.state.get("who", "")}
+
+    toolset = McpToolset(
+        connection_params=StreamableHTTPConnectionParams(url=http_server, timeout=30),
+        tool_filter=lambda tool, ctx=None: tool.name in ("add", "whoami"),
+        header_provider=headers,
+    )
+    model = ScriptedModel(
+        replies=[
+            [function_call("add", {"a": 40, "b": 2}), function_call("whoami", {})],
+            "42, ann",
+        ]
+    )
+    agent = LlmAgent(name="a", model=model, tools=[toolset])
+    runner = await start(agent, InMemorySessionService(), state={"who": "ann"})
+    events = await send(runner, "go")
+    results = {r.name: first_text(r.response or {}) for r in events[1].get_function_responses()}
+    assert results == {"add": "42", "whoami": "ann"}
+    declared: list[BaseTool] = await toolset.get_tools()
+    assert sorted(t.name for t in declared) == ["add", "whoami"]
+    await runner.close()
+
+
+async def test_http_server_unreachable_is_a_connection_error() -> None:
+    toolset = McpToolset(
+        connection_params=StreamableHTTPConnectionParams(
+            url=f"http://user:secret@127.0.0.1:{_spare_port()}/mcp?token=abc", timeout=5
+        )
+    )
+    with pytest.raises(ConnectionError) as caught:
+        await toolset.get_tools()
+    message = str(caught.value)
+    assert "127.0.0.1" in message
+    assert "secret" not in message
+    assert "token=abc" not in message
+    await toolset.close()
