@@ -12,14 +12,15 @@ from __future__ import annotations
 import asyncio
 import contextlib
 from collections.abc import AsyncIterator
-from datetime import timedelta
 from typing import Any, TextIO
 
+import httpx2
 from mcp import ClientSession, StdioServerParameters
 from mcp.client.sse import sse_client
 from mcp.client.stdio import stdio_client
 from mcp.client.streamable_http import streamable_http_client
 from mcp.shared._httpx_utils import create_mcp_http_client
+from mcp.shared.exceptions import MCPError
 
 from adk_runtime.tools.mcp_tool._params import (
     ConnectionParams,
@@ -30,24 +31,7 @@ from adk_runtime.tools.mcp_tool._params import (
 
 __all__ = ["McpConnection", "McpError"]
 
-try:  # mcp 2.x: httpx2, MCPError; mcp 1.x: httpx, McpError
-    import httpx2 as _http  # type: ignore[import-not-found,unused-ignore]
-    from mcp.shared.exceptions import (  # type: ignore[attr-defined,unused-ignore]
-        MCPError as McpError,
-    )
-
-    _SDK_V2 = True
-except ImportError:  # pragma: no cover - mcp 1.x
-    import httpx as _http  # type: ignore[no-redef,unused-ignore]
-    from mcp.shared.exceptions import (  # type: ignore[attr-defined,no-redef,unused-ignore]
-        McpError,
-    )
-
-    _SDK_V2 = False
-
-
-def _read_timeout(seconds: float) -> Any:
-    return seconds if _SDK_V2 else timedelta(seconds=seconds)
+McpError = MCPError
 
 
 class McpConnection:
@@ -107,7 +91,7 @@ class McpConnection:
             async with (
                 self._transport() as streams,
                 ClientSession(
-                    streams[0], streams[1], read_timeout_seconds=_read_timeout(self._read_timeout)
+                    streams[0], streams[1], read_timeout_seconds=self._read_timeout
                 ) as session,
             ):
                 await asyncio.wait_for(session.initialize(), timeout)
@@ -130,7 +114,7 @@ class McpConnection:
             async with stdio_client(params.server_params, errlog=self._errlog) as streams:
                 yield streams
             return
-        timeout = _http.Timeout(params.timeout, read=params.sse_read_timeout)
+        timeout = httpx2.Timeout(params.timeout, read=params.sse_read_timeout)
         if isinstance(params, SseConnectionParams):
             async with sse_client(
                 params.url,

@@ -9,6 +9,7 @@ import sys
 from typing import TextIO
 
 from mcp import ClientSession, StdioServerParameters
+from mcp.shared._httpx_utils import create_mcp_http_client
 
 from adk_runtime.tools.mcp_tool._connection import McpConnection
 from adk_runtime.tools.mcp_tool._params import (
@@ -27,6 +28,7 @@ __all__ = [
     "StdioServerParameters",
     "StreamableHTTPConnectionParams",
     "StreamableHTTPServerParams",
+    "create_mcp_http_client",
 ]
 
 logger = logging.getLogger(__name__)

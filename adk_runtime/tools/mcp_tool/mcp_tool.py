@@ -29,12 +29,6 @@ HeaderProvider: TypeAlias = Callable[[ReadonlyContext], dict[str, str] | Awaitab
 """``(readonly_context) -> headers`` for an HTTP server (e.g. the user's token)."""
 
 
-def _field(tool: Any, snake: str, camel: str) -> Any:
-    """A field of an MCP model: ``snake_case`` in mcp 2.x, ``camelCase`` in 1.x."""
-    value = getattr(tool, snake, None)
-    return value if value is not None else getattr(tool, camel, None)
-
-
 class McpTool(BaseTool):
     """Calls one tool of an MCP server through the toolset's session manager.
 
@@ -59,7 +53,7 @@ class McpTool(BaseTool):
         self._header_provider = header_provider
 
     def _get_declaration(self) -> types.FunctionDeclaration | None:
-        schema = _field(self.raw_mcp_tool, "input_schema", "inputSchema") or {}
+        schema = self.raw_mcp_tool.input_schema or {}
         parameters = schema if schema.get("properties") else None
         return types.FunctionDeclaration(
             name=self.name, description=self.description, parameters_json_schema=parameters

@@ -127,7 +127,7 @@ class McpToolset(BaseToolset):
             params = _page(cursor)
             page = await (session.list_tools(params=params) if params else session.list_tools())
             tools.extend(page.tools)
-            cursor = getattr(page, "next_cursor", None) or getattr(page, "nextCursor", None)
+            cursor = page.next_cursor
             if not cursor:
                 break
         if self._ttl is not None:
