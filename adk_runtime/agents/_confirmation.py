@@ -110,6 +110,7 @@ class _Resumption:
     calls: list[types.FunctionCall] = field(default_factory=list)
     answers: dict[str, ToolConfirmation] = field(default_factory=dict)
     consumed: int = 0
+    consumed_this_turn: bool = False
 
 
 async def resume_confirmed_calls(
@@ -131,8 +132,8 @@ async def resume_confirmed_calls(
         return
     resumption = await _match(agent, ctx, events, answer_index, answers)
     if not resumption.calls:
-        if resumption.consumed and not other_responses:
-            ctx.end_invocation = True
+        if resumption.consumed and not resumption.consumed_this_turn and not other_responses:
+            ctx.end_invocation = True  # a resent answer: nothing to do
         return
     call_event = Event(
         invocation_id=ctx.invocation_id,
@@ -201,8 +202,10 @@ async def _match(
     result = _Resumption()
     for request_id, request in requests.items():
         original = _original_call(request)
-        if history.answered_after_first_answer(original.id or "", request_id):
+        ran_at = history.run_after_first_answer(original.id or "", request_id)
+        if ran_at is not None:  # already acted on (by a resent message, or earlier this turn)
             result.consumed += 1
+            result.consumed_this_turn |= ran_at > answer_index
             continue
         await history.check(agent, ctx, original)
         result.calls.append(original)
@@ -243,16 +246,16 @@ class _History:
             if response.id in event.actions.requested_tool_confirmations
         }
 
-    def answered_after_first_answer(self, original_id: str, request_id: str) -> bool:
-        """Whether the original call was already run again after the user first answered."""
+    def run_after_first_answer(self, original_id: str, request_id: str) -> int | None:
+        """Where the original call ran again after the user first answered, if it did."""
         answered = False
-        for event in self.events:
+        for index, event in enumerate(self.events):
             for response in event.get_function_responses():
                 if event.author == "user" and response.id == request_id:
                     answered = True
                 elif answered and event.author != "user" and response.id == original_id:
-                    return True
-        return False
+                    return index
+        return None
 
     async def check(
         self, agent: LlmAgent, ctx: InvocationContext, original: types.FunctionCall

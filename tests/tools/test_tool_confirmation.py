@@ -283,3 +283,33 @@ async def test_confirmation_resumes_after_restart(
             assert session.events[2].actions.requested_tool_confirmations.keys() == {
                 paused[0].get_function_calls()[0].id
             }
+
+
+async def test_agent_entered_again_in_the_resumed_invocation_goes_on(
+    session_service: BaseSessionService,
+) -> None:
+    # After the confirmed call ran, the conversation goes to a sub-agent and back: the agent
+    # runs again in the same invocation, with the answer still the last user message.
+    helper = LlmAgent(
+        name="helper",
+        model=ScriptedModel(replies=[function_call("transfer_to_agent", {"agent_name": "bank"})]),
+    )
+    model = ScriptedModel(
+        replies=[
+            function_call("transfer_money", {"to": "hal", "amount": 8}, id="c8"),
+            function_call("transfer_to_agent", {"agent_name": "helper"}),
+            "back at the bank",
+        ]
+    )
+    bank = LlmAgent(
+        name="bank",
+        model=model,
+        tools=[FunctionTool(transfer_money, require_confirmation=True)],
+        sub_agents=[helper],
+    )
+    runner = await start(bank, session_service)
+    paused = await send(runner, "send hal 8")
+    resumed = await send(runner, answer(paused[-1], confirmed=True))
+    assert RUNS == [("hal", 8)]
+    assert texts(resumed) == ["back at the bank"]
+    assert len(model.requests) == 3
