@@ -1,7 +1,8 @@
 """A real MCP server for the tests, written with the MCP SDK's server API.
 
 ``python -m tests.tools.mcp_server stdio`` serves over stdin/stdout;
-``python -m tests.tools.mcp_server http PORT`` serves streamable HTTP on 127.0.0.1:PORT/mcp.
+``python -m tests.tools.mcp_server http PORT`` serves streamable HTTP on 127.0.0.1:PORT/mcp;
+``python -m tests.tools.mcp_server sse PORT`` serves the older SSE transport on PORT/sse.
 """
 
 from __future__ import annotations
@@ -61,5 +62,7 @@ def persona(style: str) -> str:
 if __name__ == "__main__":
     if sys.argv[1] == "stdio":
         server.run("stdio")
+    elif sys.argv[1] == "sse":
+        server.run("sse", host="127.0.0.1", port=int(sys.argv[2]))
     else:
         server.run("streamable-http", host="127.0.0.1", port=int(sys.argv[2]))

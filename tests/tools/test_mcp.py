@@ -13,6 +13,7 @@ from pathlib import Path
 from typing import Any, TextIO
 
 import pytest
+from blockbuster import BlockBuster
 
 from adk_runtime.agents import LlmAgent
 from adk_runtime.agents.mcp_instruction_provider import McpInstructionProvider
@@ -23,6 +24,7 @@ from adk_runtime.tools import BaseTool
 from adk_runtime.tools.mcp_tool import (
     MCPToolset,
     McpToolset,
+    SseConnectionParams,
     StdioConnectionParams,
     StdioServerParameters,
     StreamableHTTPConnectionParams,
@@ -62,7 +64,9 @@ def alive(pid: int) -> bool:
     return True
 
 
-async def test_stdio_tools_are_listed_with_the_servers_declarations(errlog: TextIO) -> None:
+async def test_stdio_tools_are_listed_with_the_servers_declarations(
+    errlog: TextIO, blockbuster: BlockBuster
+) -> None:
     toolset = stdio(errlog)
     try:
         tools = await toolset.get_tools()
@@ -79,7 +83,7 @@ async def test_stdio_tools_are_listed_with_the_servers_declarations(errlog: Text
 
 
 async def test_agent_calls_an_mcp_tool_and_runner_close_stops_the_server(
-    errlog: TextIO,
+    errlog: TextIO, blockbuster: BlockBuster
 ) -> None:
     toolset = stdio(errlog)
     model = ScriptedModel(
@@ -244,13 +248,12 @@ def _spare_port() -> int:
         return port
 
 
-@pytest.fixture(scope="module")
-def http_server(tmp_path_factory: pytest.TempPathFactory) -> Iterator[str]:
+def _serve(transport: str, log: Path) -> Iterator[int]:
+    """Run the test server with ``transport`` on a spare loopback port; stop it after."""
     port = _spare_port()
-    log = tmp_path_factory.mktemp("mcp-http") / "server.log"
     with log.open("w") as out:
         process = subprocess.Popen(
-            [sys.executable, *SERVER, "http", str(port)], cwd=REPO, stdout=out, stderr=out
+            [sys.executable, *SERVER, transport, str(port)], cwd=REPO, stdout=out, stderr=out
         )
         try:
             deadline = time.monotonic() + 60
@@ -262,13 +265,29 @@ def http_server(tmp_path_factory: pytest.TempPathFactory) -> Iterator[str]:
                     if process.poll() is not None or time.monotonic() > deadline:
                         raise RuntimeError(log.read_text()) from None
                     time.sleep(0.1)
-            yield f"http://127.0.0.1:{port}/mcp"
+            yield port
         finally:
             process.terminate()
             process.wait(timeout=30)
 
 
-async def test_streamable_http_tools_with_headers(http_server: str) -> None:
+@pytest.fixture(scope="module")
+def http_server(tmp_path_factory: pytest.TempPathFactory) -> Iterator[str]:
+    log = tmp_path_factory.mktemp("mcp-http") / "server.log"
+    for port in _serve("http", log):
+        yield f"http://127.0.0.1:{port}/mcp"
+
+
+@pytest.fixture(scope="module")
+def sse_server(tmp_path_factory: pytest.TempPathFactory) -> Iterator[str]:
+    log = tmp_path_factory.mktemp("mcp-sse") / "server.log"
+    for port in _serve("sse", log):
+        yield f"http://127.0.0.1:{port}/sse"
+
+
+async def test_streamable_http_tools_with_headers(
+    http_server: str, blockbuster: BlockBuster
+) -> None:
     def headers(context: Any) -> dict[str, str]:
         return {"x-user": context.state.get("who", "")}
 
@@ -291,6 +310,23 @@ async def test_streamable_http_tools_with_headers(http_server: str) -> None:
     declared: list[BaseTool] = await toolset.get_tools()
     assert sorted(t.name for t in declared) == ["add", "whoami"]
     await runner.close()
+
+
+async def test_sse_transport(sse_server: str, blockbuster: BlockBuster) -> None:
+    toolset = McpToolset(
+        connection_params=SseConnectionParams(url=sse_server, headers={"x-user": "bo"}),
+        tool_filter=["shout", "whoami"],
+    )
+    model = ScriptedModel(
+        replies=[[function_call("shout", {"text": "sse"}), function_call("whoami", {})], "ok"]
+    )
+    runner = await start(LlmAgent(name="a", model=model, tools=[toolset]), InMemorySessionService())
+    try:
+        events = await send(runner, "go")
+        results = {r.name: first_text(r.response or {}) for r in events[1].get_function_responses()}
+        assert results == {"shout": "SSE", "whoami": "bo"}
+    finally:
+        await runner.close()
 
 
 async def test_http_server_unreachable_is_a_connection_error() -> None:

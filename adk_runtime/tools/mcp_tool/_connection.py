@@ -15,6 +15,7 @@ from collections.abc import AsyncIterator
 from typing import Any, TextIO
 
 import httpx2
+import jsonschema  # noqa: F401 - the SDK imports it on the first tool call, reading files on the loop
 from mcp import ClientSession, StdioServerParameters
 from mcp.client.sse import sse_client
 from mcp.client.stdio import stdio_client
@@ -114,18 +115,24 @@ class McpConnection:
             async with stdio_client(params.server_params, errlog=self._errlog) as streams:
                 yield streams
             return
-        timeout = httpx2.Timeout(params.timeout, read=params.sse_read_timeout)
+        # Building an HTTP client reads the CA bundle from disk: done in a worker thread.
+        client = await asyncio.to_thread(
+            create_mcp_http_client,
+            headers=self._headers,
+            timeout=httpx2.Timeout(params.timeout, read=params.sse_read_timeout),
+        )
         if isinstance(params, SseConnectionParams):
             async with sse_client(
                 params.url,
                 headers=self._headers,
                 timeout=params.timeout,
                 sse_read_timeout=params.sse_read_timeout,
+                httpx_client_factory=lambda **_: client,
             ) as streams:
                 yield streams
             return
         async with (
-            create_mcp_http_client(headers=self._headers, timeout=timeout) as client,
+            client,
             streamable_http_client(
                 params.url, http_client=client, terminate_on_close=params.terminate_on_close
             ) as streams,
