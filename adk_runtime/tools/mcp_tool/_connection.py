@@ -11,11 +11,11 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
+import importlib
 from collections.abc import AsyncIterator
 from typing import Any, TextIO
 
 import httpx2
-import jsonschema  # noqa: F401 - the SDK imports it on the first tool call, reading files on the loop
 from mcp import ClientSession, StdioServerParameters
 from mcp.client.sse import sse_client
 from mcp.client.stdio import stdio_client
@@ -31,6 +31,9 @@ from adk_runtime.tools.mcp_tool._params import (
 )
 
 __all__ = ["McpConnection", "McpError"]
+
+# The SDK imports jsonschema on the first tool call, which reads files: not on the event loop.
+importlib.import_module("jsonschema")
 
 McpError = MCPError
 
@@ -127,7 +130,7 @@ class McpConnection:
                 headers=self._headers,
                 timeout=params.timeout,
                 sse_read_timeout=params.sse_read_timeout,
-                httpx_client_factory=lambda **_: client,
+                httpx_client_factory=_prebuilt(client),
             ) as streams:
                 yield streams
             return
@@ -138,3 +141,16 @@ class McpConnection:
             ) as streams,
         ):
             yield streams
+
+
+def _prebuilt(client: httpx2.AsyncClient) -> Any:
+    """A client factory (as ``sse_client`` takes) that returns ``client``."""
+
+    def factory(
+        headers: dict[str, str] | None = None,
+        timeout: httpx2.Timeout | None = None,
+        auth: httpx2.Auth | None = None,
+    ) -> httpx2.AsyncClient:
+        return client
+
+    return factory
