@@ -260,23 +260,26 @@ class _History:
     async def check(
         self, agent: LlmAgent, ctx: InvocationContext, original: types.FunctionCall
     ) -> None:
+        """Raise unless ``original`` is a stored call of this agent that needs confirming."""
         stored = self.calls.get(original.id or "")
         if stored is None:
             raise InputValidationError(
                 f"Confirmed function call {original.id!r} is not in this agent's history."
             )
-        if stored.name != original.name or (stored.args or {}) != (original.args or {}):
+        if stored.name != original.name:
             raise InputValidationError(
-                f"Confirmed function call {original.id!r} does not match the stored call."
+                f"Confirmed function call {original.id!r}: name mismatch with the stored call."
+            )
+        if (stored.args or {}) != (original.args or {}):
+            raise InputValidationError(
+                f"Confirmed function call {original.id!r}: arguments mismatch with the stored call."
             )
         if original.id in self.requested:
-            return
+            return  # the tool asked for it (request_confirmation) when it ran
         tools = {tool.name: tool for tool in await agent.canonical_tools(ReadonlyContext(ctx))}
         tool = tools.get(original.name or "")
+        if tool is None:
+            raise InputValidationError(f"Tool {original.name!r} is not registered on this agent.")
         context = ToolContext(ctx, function_call_id=original.id)
-        if tool is None or not await tool.check_require_confirmation(
-            dict(original.args or {}), context
-        ):
-            raise InputValidationError(
-                f"Tool {original.name!r} does not ask for confirmation of call {original.id!r}."
-            )
+        if not await tool.check_require_confirmation(dict(original.args or {}), context):
+            raise InputValidationError(f"Tool {original.name!r} does not require confirmation.")
