@@ -1,6 +1,6 @@
 """A SQLite-only install works: run by `make test` in a venv with no extra (.venv-core).
 
-Checks that the core package (no 'postgres', 'redis', 'cli' or 'server' extra) runs an agent
+Checks that the core package (no 'postgres', 'redis', 'cli', 'server' or 'mcp' extra) runs an agent
 on a SQLite file, and that every missing extra is a one-line ConfigurationError naming it.
 Not a pytest module (pytest is not installed there): a plain script that exits non-zero on
 the first failure.
@@ -29,7 +29,7 @@ def check(condition: bool, what: str) -> None:
 
 
 async def main() -> None:
-    for module in ("asyncpg", "redis", "click", "fastapi"):
+    for module in ("asyncpg", "redis", "click", "fastapi", "mcp"):
         check(importlib.util.find_spec(module) is None, f"{module} is not installed")
     with tempfile.TemporaryDirectory() as folder:
         url = f"sqlite+aiosqlite:///{Path(folder) / 'core.db'}"
@@ -56,6 +56,12 @@ async def main() -> None:
             )
         else:
             check(False, f"{url} without its driver raises ConfigurationError")
+    try:
+        from adk_runtime.tools import McpToolset  # noqa: F401
+    except ConfigurationError as exc:
+        check("adk-runtime[mcp]" in str(exc), "McpToolset names the 'mcp' extra")
+    else:
+        check(False, "McpToolset without the MCP SDK raises ConfigurationError")
     from adk_runtime.cli import main as cli
 
     try:
