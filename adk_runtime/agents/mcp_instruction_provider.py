@@ -35,12 +35,15 @@ class McpInstructionProvider:
         Raises:
             ValueError: The server returned no message for the prompt.
         """
-        session = await self._mcp_session_manager.create_session()
-        listed = await session.list_prompts()
-        prompt = next((p for p in listed.prompts if p.name == self.prompt_name), None)
-        wanted = {argument.name for argument in (prompt.arguments or [])} if prompt else set()
-        arguments = {key: str(value) for key, value in context.state.items() if key in wanted}
-        result = await session.get_prompt(self.prompt_name, arguments=arguments)
+
+        async def fetch(session: Any) -> Any:
+            listed = await session.list_prompts()
+            prompt = next((p for p in listed.prompts if p.name == self.prompt_name), None)
+            wanted = {argument.name for argument in (prompt.arguments or [])} if prompt else set()
+            arguments = {key: str(value) for key, value in context.state.items() if key in wanted}
+            return await session.get_prompt(self.prompt_name, arguments=arguments)
+
+        result = await self._mcp_session_manager.run(fetch)
         texts = [
             text
             for message in result.messages or []

@@ -41,6 +41,12 @@ def explode(reason: str) -> str:
 
 
 @server.tool()
+def crash() -> str:
+    """Ends the server process at once (to test reconnection)."""
+    os._exit(3)
+
+
+@server.tool()
 def whoami(ctx: Context) -> str:
     """The x-user header of the HTTP request (empty on stdio)."""
     headers = ctx.headers or {}

@@ -70,7 +70,14 @@ async def test_stdio_tools_are_listed_with_the_servers_declarations(
     toolset = stdio(errlog)
     try:
         tools = await toolset.get_tools()
-        assert [t.name for t in tools] == ["add", "explode", "server_pid", "shout", "whoami"]
+        assert [t.name for t in tools] == [
+            "add",
+            "crash",
+            "explode",
+            "server_pid",
+            "shout",
+            "whoami",
+        ]
         declaration = tools[0]._get_declaration()
         assert declaration is not None
         assert declaration.description == "Add two integers."
@@ -109,11 +116,34 @@ async def test_agent_calls_an_mcp_tool_and_runner_close_stops_the_server(
     declared = model.requests[0].config.tools
     assert declared is not None
     names = {d.name for d in declared[0].function_declarations or []}
-    assert names == {"add", "explode", "server_pid", "shout", "whoami"}
+    assert names == {"add", "crash", "explode", "server_pid", "shout", "whoami"}
     assert alive(pid)
     await runner.close()
     assert not alive(pid)  # stopped and reaped
     await runner.close()  # twice is fine
+
+
+async def test_a_server_that_died_is_restarted_on_the_next_call(errlog: TextIO) -> None:
+    toolset = stdio(errlog, tool_filter=["server_pid", "crash"])
+    model = ScriptedModel(
+        replies=[
+            function_call("server_pid", {}),
+            function_call("crash", {}),
+            function_call("server_pid", {}),
+            "done",
+        ]
+    )
+    agent = LlmAgent(name="ops", model=model, tools=[toolset])
+    runner = await start(agent, InMemorySessionService())
+    events = await send(runner, "go")
+    first = int(first_text(events[1].get_function_responses()[0].response or {}))
+    crashed = events[3].get_function_responses()[0].response
+    assert crashed == {"error": "MCPError: Connection closed"}  # it crashed again on the retry
+    second = int(first_text(events[5].get_function_responses()[0].response or {}))
+    assert second != first
+    assert not alive(first)
+    await runner.close()
+    assert not alive(second)
 
 
 async def test_filter_prefix_and_tool_errors(errlog: TextIO) -> None:

@@ -6,10 +6,13 @@ import asyncio
 import json
 import logging
 import sys
-from typing import TextIO
+from collections.abc import Awaitable, Callable
+from typing import TextIO, TypeVar
 
 from mcp import ClientSession, StdioServerParameters
 from mcp.shared._httpx_utils import create_mcp_http_client
+from mcp.shared.exceptions import MCPError
+from mcp.types import CONNECTION_CLOSED
 
 from adk_runtime.tools.mcp_tool._connection import McpConnection
 from adk_runtime.tools.mcp_tool._params import (
@@ -32,6 +35,8 @@ __all__ = [
 ]
 
 logger = logging.getLogger(__name__)
+
+T = TypeVar("T")
 
 SseServerParams = SseConnectionParams
 """google-adk's older name of :class:`SseConnectionParams`."""
@@ -106,6 +111,34 @@ class MCPSessionManager:
             self._connections[key] = connection
             return session
 
+    async def run(
+        self,
+        operation: Callable[[ClientSession], Awaitable[T]],
+        headers: dict[str, str] | None = None,
+    ) -> T:
+        """Run ``operation`` on the session for ``headers``, reconnecting once if need be.
+
+        If the connection was lost (the server process exited, the HTTP session ended), a
+        new session is opened and ``operation`` runs once more. An error the server answered
+        with is raised as it is, without a retry.
+
+        Raises:
+            ConnectionError: The server cannot be started or reached.
+        """
+        session = await self.create_session(headers)
+        try:
+            return await operation(session)
+        except Exception as exc:
+            if not _connection_lost(exc):
+                raise
+            logger.info(
+                "MCP connection to %s lost (%s); reconnecting once.",
+                describe(self._connection_params),
+                type(exc).__name__,
+            )
+            await self.discard(session)
+        return await operation(await self.create_session(headers))
+
     async def discard(self, session: ClientSession) -> None:
         """Close the connection of ``session`` (broken); the next request opens a new one."""
         for key, connection in list(self._connections.items()):
@@ -118,3 +151,10 @@ class MCPSessionManager:
         connections, self._connections = list(self._connections.values()), {}
         for connection in connections:
             await connection.close()
+
+
+def _connection_lost(exc: Exception) -> bool:
+    """Whether ``exc`` means the connection is gone (not an error the server answered)."""
+    if isinstance(exc, MCPError):
+        return exc.error.code == CONNECTION_CLOSED
+    return True

@@ -15,7 +15,6 @@ from adk_runtime import _callbacks
 from adk_runtime.agents.readonly_context import ReadonlyContext
 from adk_runtime.tools._confirm import RequireConfirmation, gate, requires_confirmation
 from adk_runtime.tools.base_tool import BaseTool
-from adk_runtime.tools.mcp_tool._connection import McpError
 from adk_runtime.tools.mcp_tool.mcp_session_manager import MCPSessionManager
 
 if TYPE_CHECKING:
@@ -68,23 +67,16 @@ class McpTool(BaseTool):
     async def run_async(self, *, args: dict[str, Any], tool_context: ToolContext) -> Any:
         """Call the server's tool with ``args`` (after confirmation, if required).
 
-        A session whose connection died is reopened once and the call retried.
+        If the connection was lost, it is reopened and the call sent once more.
         """
         refused = await gate(self.name, self._require_confirmation, args, tool_context)
         if refused is not None:
             return refused
         headers = await headers_for(self._header_provider, tool_context)
-        manager = self._mcp_session_manager
-        session = await manager.create_session(headers)
-        try:
-            result = await session.call_tool(self.raw_mcp_tool.name, arguments=args)
-        except McpError:
-            raise  # the server answered with an error: the connection is fine
-        except Exception as exc:
-            logger.info("MCP connection lost (%s); reconnecting once.", type(exc).__name__)
-            await manager.discard(session)
-            session = await manager.create_session(headers)
-            result = await session.call_tool(self.raw_mcp_tool.name, arguments=args)
+        name = self.raw_mcp_tool.name
+        result = await self._mcp_session_manager.run(
+            lambda session: session.call_tool(name, arguments=args), headers
+        )
         return result.model_dump(mode="json", exclude_none=True, by_alias=True)
 
 

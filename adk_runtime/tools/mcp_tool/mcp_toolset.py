@@ -8,7 +8,8 @@ import time
 import warnings
 from typing import Any, TextIO
 
-from mcp.types import Tool
+from mcp import ClientSession
+from mcp.types import PaginatedRequestParams, Tool
 
 from adk_runtime.agents.readonly_context import ReadonlyContext
 from adk_runtime.tools._confirm import RequireConfirmation
@@ -120,16 +121,7 @@ class McpToolset(BaseToolset):
         cached = self._listed.get(key)
         if cached is not None and self._ttl is not None and time.monotonic() < cached[0]:
             return cached[1]
-        session = await self._mcp_session_manager.create_session(headers)
-        tools: list[Tool] = []
-        cursor: str | None = None
-        while True:
-            params = _page(cursor)
-            page = await (session.list_tools(params=params) if params else session.list_tools())
-            tools.extend(page.tools)
-            cursor = page.next_cursor
-            if not cursor:
-                break
+        tools = await self._mcp_session_manager.run(_list_all, headers)
         if self._ttl is not None:
             self._listed[key] = (time.monotonic() + self._ttl, tools)
         return tools
@@ -160,21 +152,21 @@ class McpToolset(BaseToolset):
             ValueError: The server has no resource of that name.
         """
         info = await self.get_resource_info(name, readonly_context)
-        session = await self._session(readonly_context)
-        result = await session.read_resource(info["uri"])
+        headers = await headers_for(self._header_provider, readonly_context)
+        result = await self._mcp_session_manager.run(
+            lambda session: session.read_resource(info["uri"]), headers
+        )
         return result.contents
 
     async def _resources(self, readonly_context: ReadonlyContext | None) -> list[dict[str, Any]]:
-        session = await self._session(readonly_context)
-        result = await session.list_resources()
+        headers = await headers_for(self._header_provider, readonly_context)
+        result = await self._mcp_session_manager.run(
+            lambda session: session.list_resources(), headers
+        )
         return [
             resource.model_dump(mode="json", exclude_none=True, by_alias=True)
             for resource in result.resources
         ]
-
-    async def _session(self, readonly_context: ReadonlyContext | None) -> Any:
-        headers = await headers_for(self._header_provider, readonly_context)
-        return await self._mcp_session_manager.create_session(headers)
 
     async def close(self) -> None:
         """End the MCP sessions (a stdio server process is stopped); safe to call twice."""
@@ -185,12 +177,17 @@ class McpToolset(BaseToolset):
             logger.warning("Closing the MCP toolset failed: %s: %s", type(exc).__name__, exc)
 
 
-def _page(cursor: str | None) -> Any:
-    if cursor is None:
-        return None
-    from mcp.types import PaginatedRequestParams
-
-    return PaginatedRequestParams(cursor=cursor)
+async def _list_all(session: ClientSession) -> list[Tool]:
+    """Every tool of the server (all pages)."""
+    tools: list[Tool] = []
+    cursor: str | None = None
+    while True:
+        params = PaginatedRequestParams(cursor=cursor) if cursor else None
+        page = await session.list_tools(params=params)
+        tools.extend(page.tools)
+        cursor = page.next_cursor
+        if not cursor:
+            return tools
 
 
 class MCPToolset(McpToolset):
