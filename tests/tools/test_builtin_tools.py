@@ -7,6 +7,7 @@ from typing import Any
 
 import pytest
 from google.genai import types
+from starlette.routing import Route
 
 from adk_runtime.agents import LlmAgent
 from adk_runtime.models import Gemini
@@ -79,6 +80,36 @@ async def test_google_search_and_url_context_are_declared_in_the_gemini_request(
     assert grounding.web_search_queries == ["oslo weather"]
     session = await stored(runner)  # the grounding is stored with the event
     assert session.events[-1].grounding_metadata == grounding
+
+
+@pytest.fixture
+async def vertex_fake(monkeypatch: pytest.MonkeyPatch) -> AsyncIterator[FakeGemini]:
+    """The fake server answering Vertex AI express-mode paths (an API key, no project)."""
+    monkeypatch.setenv("GOOGLE_API_KEY", "test-key")
+    monkeypatch.setenv("GOOGLE_GENAI_USE_VERTEXAI", "true")
+    server = FakeGemini()
+    app: Any = server._server.config.app
+    app.router.routes.append(
+        Route("/{version}/publishers/google/models/{action:path}", server._handle, methods=["POST"])
+    )
+    await server.start()
+    yield server
+    for model in server.clients:
+        await model.aclose()
+    await server.stop()
+
+
+async def test_enterprise_web_search_on_vertex(
+    vertex_fake: FakeGemini, session_service: BaseSessionService
+) -> None:
+    vertex_fake.replies.append((200, GROUNDED))
+    agent = LlmAgent(name="ent", model=gemini(vertex_fake), tools=[enterprise_web_search])
+    runner = await start(agent, session_service)
+    events = await send(runner, "weather in oslo?")
+    path, body = vertex_fake.requests[0]
+    assert path == "/v1beta1/publishers/google/models/gemini-2.5-flash:generateContent"
+    assert body["tools"] == [{"enterpriseWebSearch": {}}]
+    assert events[0].grounding_metadata is not None
 
 
 async def test_enterprise_web_search_is_declared(session_service: BaseSessionService) -> None:
