@@ -246,6 +246,32 @@ async def test_resources_and_instruction_provider(errlog: TextIO) -> None:
     await runner.close()  # closes the toolset and the provider's session
 
 
+def test_sync_runner_runs_open_and_close_their_own_sessions(
+    errlog: TextIO, caplog: pytest.LogCaptureFixture
+) -> None:
+    # Runner.run drives each turn on a loop of its own: the MCP session and the server
+    # process live for that turn, and the next turn opens new ones.
+    from google.genai import types
+
+    toolset = stdio(errlog, tool_filter=["server_pid"])
+    model = ScriptedModel(
+        replies=[function_call("server_pid", {}), "one", function_call("server_pid", {}), "two"]
+    )
+    runner = Runner(
+        app_name="app", agent=LlmAgent(name="a", model=model, tools=[toolset]),
+        session_service=InMemorySessionService(), auto_create_session=True,
+    )  # fmt: skip
+    message = types.Content(role="user", parts=[types.Part(text="pid?")])
+    pids = []
+    with caplog.at_level(logging.INFO, logger="adk_runtime.tools.mcp_tool"):
+        for _ in range(2):
+            events = list(runner.run(user_id="u", session_id="s", new_message=message))
+            pids.append(int(first_text(events[1].get_function_responses()[0].response or {})))
+            assert not alive(pids[-1])  # ended with its turn's loop
+    assert pids[0] != pids[1]
+    assert "another event loop" not in caplog.text
+
+
 async def test_mcptoolset_alias_warns(errlog: TextIO) -> None:
     with pytest.warns(DeprecationWarning, match="McpToolset"):
         toolset = MCPToolset(connection_params=stdio(errlog).connection_params)

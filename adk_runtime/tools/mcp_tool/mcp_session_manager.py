@@ -82,12 +82,14 @@ class MCPSessionManager:
     def _lock_for_loop(self) -> asyncio.Lock:
         loop = asyncio.get_running_loop()
         if self._lock is None or self._loop is not loop:
-            if self._loop is not None and self._loop is not loop and self._connections:
+            # Another loop (e.g. each ``Runner.run`` call runs one): its sessions ended with it.
+            if any(connection.alive for connection in self._connections.values()):
                 logger.warning(
-                    "MCP sessions of %s were opened on another event loop; opening new ones.",
+                    "MCP sessions of %s are still open on another event loop; this loop opens "
+                    "its own.",
                     describe(self._connection_params),
                 )
-                self._connections.clear()
+            self._connections.clear()
             self._loop, self._lock = loop, asyncio.Lock()
         return self._lock
 
