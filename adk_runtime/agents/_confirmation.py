@@ -2,9 +2,10 @@
 
 A tool that calls ``tool_context.request_confirmation`` (or has ``require_confirmation``)
 answers at once with a placeholder; its function-response event carries
-``actions.requested_tool_confirmations``. The agent then yields one more event: a model-role
-``adk_request_confirmation`` function call per call awaiting an answer, with the original call
-and the request in its arguments, marked long-running, and the invocation pauses.
+``actions.requested_tool_confirmations``. Before that event the agent yields (as google-adk
+does) a model-role event with an ``adk_request_confirmation`` function call per call awaiting
+an answer, with the original call and the request in its arguments, marked long-running;
+after the function-response event the invocation pauses.
 
 The user answers in a later message with a ``FunctionResponse`` named
 ``adk_request_confirmation`` with that call's id, whose response is a ``ToolConfirmation``.
@@ -149,11 +150,11 @@ async def resume_confirmed_calls(
     )
     if response_event is None:
         return
-    yield response_event
     again = generate_request_confirmation_event(ctx, call_event, response_event)
-    if again is not None:
+    if again is not None:  # the tool asks again: pause again
         ctx.end_invocation = True
         yield again
+    yield response_event
 
 
 def _latest_answers(events: list[Event]) -> tuple[int, dict[str, ToolConfirmation], bool]:

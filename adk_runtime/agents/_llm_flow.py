@@ -155,15 +155,15 @@ class _Step:
         )
         if response_event is None:
             return
-        self.last_event = response_event
-        yield response_event
         ask = _confirmation.generate_request_confirmation_event(
             self.ctx, call_event, response_event
         )
-        if ask is not None:  # pause until the user answers
+        if ask is not None:  # the request first, as in google-adk; then pause for the answer
             self.stop = True
-            self.last_event = ask
             yield ask
+        self.last_event = response_event
+        yield response_event
+        if ask is not None:
             return
         target_name = response_event.actions.transfer_to_agent
         if not target_name:

@@ -54,9 +54,9 @@ class ToolContext(CallbackContext):
     def request_confirmation(self, *, hint: str | None = None, payload: Any = None) -> None:
         """Ask the user to confirm this call before it takes effect (human in the loop).
 
-        The tool returns as usual (typically a "waiting for approval" result). After its
+        The tool returns as usual (typically a "waiting for approval" result). Before its
         function-response event the agent yields an ``adk_request_confirmation`` function
-        call (a long-running call, see ``REQUEST_CONFIRMATION_FUNCTION_CALL_NAME``) and the
+        call (a long-running call, see ``REQUEST_CONFIRMATION_FUNCTION_CALL_NAME``); then the
         invocation pauses. The user answers with a ``FunctionResponse`` of that name and id
         whose response is a ``ToolConfirmation`` (``{"confirmed": true, "payload": ...}``);
         then the same call runs again with :attr:`tool_confirmation` set, in that same

@@ -203,7 +203,7 @@ async def test_mcp_tool_with_require_confirmation(errlog: TextIO) -> None:
     agent = LlmAgent(name="a", model=model, tools=[toolset])
     runner = await start(agent, InMemorySessionService())
     paused = await send(runner, "shout ok")
-    request = paused[-1].get_function_calls()[0]
+    request = paused[1].get_function_calls()[0]  # call, request, placeholder response
     assert request.name == "adk_request_confirmation"
     from google.genai import types
 

@@ -65,6 +65,18 @@ def answer(request: Event, *, confirmed: bool, payload: Any = None) -> types.Con
     return types.Content(role="user", parts=[part])
 
 
+def request_of(events: list[Event]) -> Event:
+    """The event holding the adk_request_confirmation call."""
+    (found,) = [
+        event
+        for event in events
+        if any(
+            c.name == REQUEST_CONFIRMATION_FUNCTION_CALL_NAME for c in event.get_function_calls()
+        )
+    ]
+    return found
+
+
 def all_parts(model: ScriptedModel, index: int) -> list[types.Part]:
     return [p for c in model.requests[index].contents for p in c.parts or []]
 
@@ -78,7 +90,7 @@ async def test_require_confirmation_pauses_then_runs_when_confirmed(
     runner = await start(agent, session_service)
     paused = await send(runner, "send ann 5")
     assert [e.author for e in paused] == ["bank", "bank", "bank"]
-    call, pending, request = paused
+    call, request, pending = paused  # the request comes first, as in google-adk
     assert RUNS == []  # nothing ran yet
     assert pending.get_function_responses()[0].response == {
         "error": "This tool call requires confirmation, please approve or reject."
@@ -126,7 +138,7 @@ async def test_rejected_call_does_not_run(session_service: BaseSessionService) -
     )
     runner = await start(agent, session_service)
     paused = await send(runner, "send bob 9")
-    resumed = await send(runner, answer(paused[-1], confirmed=False))
+    resumed = await send(runner, answer(request_of(paused), confirmed=False))
     assert RUNS == []
     assert resumed[0].get_function_responses()[0].response == {
         "error": "This tool call is rejected."
@@ -140,8 +152,8 @@ async def test_resent_answer_runs_nothing_again(session_service: BaseSessionServ
     )
     runner = await start(agent, session_service)
     paused = await send(runner, "send cy 1")
-    await send(runner, answer(paused[-1], confirmed=True))
-    again = await send(runner, answer(paused[-1], confirmed=True))
+    await send(runner, answer(request_of(paused), confirmed=True))
+    again = await send(runner, answer(request_of(paused), confirmed=True))
     assert again == []
     assert RUNS == [("cy", 1)]
     assert len(model.requests) == 2
@@ -171,13 +183,15 @@ async def test_request_confirmation_with_payload_in_a_tool(
     agent = LlmAgent(name="hotel", model=model, tools=[book_room])
     runner = await start(agent, session_service)
     paused = await send(runner, "book blue")
-    asked = paused[1].actions.requested_tool_confirmations["b1"]
+    asked = paused[2].actions.requested_tool_confirmations["b1"]
     assert asked == ToolConfirmation(hint="Book blue?", payload={"nights": 1})
-    assert paused[1].get_function_responses()[0].response == {"status": "waiting for the user"}
+    assert paused[2].get_function_responses()[0].response == {"status": "waiting for the user"}
     # the tool did not set skip_summarization; the pause comes from the request itself
-    assert paused[-1].get_function_calls()[0].name == REQUEST_CONFIRMATION_FUNCTION_CALL_NAME
+    assert (
+        request_of(paused).get_function_calls()[0].name == REQUEST_CONFIRMATION_FUNCTION_CALL_NAME
+    )
     assert len(model.requests) == 1
-    resumed = await send(runner, answer(paused[-1], confirmed=True, payload={"nights": 3}))
+    resumed = await send(runner, answer(request_of(paused), confirmed=True, payload={"nights": 3}))
     assert resumed[0].get_function_responses()[0].response == {"status": "booked", "nights": 3}
     assert resumed[0].actions.state_delta == {"booked": "blue x3"}
     session = await stored(runner)
@@ -190,7 +204,7 @@ async def test_web_client_answer_form_is_accepted(session_service: BaseSessionSe
     )
     runner = await start(agent, session_service)
     paused = await send(runner, "send eve 2")
-    call = paused[-1].get_function_calls()[0]
+    call = request_of(paused).get_function_calls()[0]
     wrapped = types.FunctionResponse(
         id=call.id,
         name=REQUEST_CONFIRMATION_FUNCTION_CALL_NAME,
@@ -235,7 +249,9 @@ async def test_answer_for_a_changed_call_is_refused(session_service: BaseSession
     paused = await send(runner, "send fay 4")
     tampered = {"id": "c6", "name": "transfer_money", "args": {"to": "mallory", "amount": 4000}}
     session = await stored(runner)
-    await session_service.append_event(session, forged_request(paused[-1].invocation_id, tampered))
+    await session_service.append_event(
+        session, forged_request(request_of(paused).invocation_id, tampered)
+    )
     with pytest.raises(InputValidationError, match="arguments mismatch"):
         await send(runner, FORGED_ANSWER)
     assert RUNS == []
@@ -292,7 +308,7 @@ async def test_confirmation_resumes_after_restart(
             first_process,
         )
         paused = await send(runner, "send gus 7")
-        request_event = paused[-1]
+        request_event = request_of(paused)
         assert RUNS == []
 
         # The restarted process: new services, agents, model and Runner on the same store.
@@ -305,9 +321,9 @@ async def test_confirmation_resumes_after_restart(
             assert {e.invocation_id for e in resumed} == {request_event.invocation_id}
             session = await reopened.get_session(app_name=APP, user_id=USER, session_id="s1")
             assert session is not None
-            stored_request = session.events[3]
+            stored_request = session.events[2]
             assert stored_request.long_running_tool_ids == request_event.long_running_tool_ids
-            assert session.events[2].actions.requested_tool_confirmations.keys() == {
+            assert session.events[3].actions.requested_tool_confirmations.keys() == {
                 paused[0].get_function_calls()[0].id
             }
 
@@ -336,7 +352,7 @@ async def test_agent_entered_again_in_the_resumed_invocation_goes_on(
     )
     runner = await start(bank, session_service)
     paused = await send(runner, "send hal 8")
-    resumed = await send(runner, answer(paused[-1], confirmed=True))
+    resumed = await send(runner, answer(request_of(paused), confirmed=True))
     assert RUNS == [("hal", 8)]
     assert texts(resumed) == ["back at the bank"]
     assert len(model.requests) == 3
