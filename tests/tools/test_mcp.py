@@ -106,8 +106,11 @@ async def test_agent_calls_an_mcp_tool_and_runner_close_stops_the_server(
     events = await send(runner, "add 2 and 3")
     added = events[1].get_function_responses()[0].response
     assert added is not None
-    assert first_text(added) == "5"
-    assert added["isError"] is False
+    assert added == {
+        "content": [{"type": "text", "text": "5"}],
+        "structuredContent": {"result": 5},
+        "isError": False,
+    }
     pid_response = events[3].get_function_responses()[0].response
     assert pid_response is not None
     pid = int(first_text(pid_response))

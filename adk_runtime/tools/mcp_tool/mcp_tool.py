@@ -33,7 +33,8 @@ class McpTool(BaseTool):
 
     The declaration is the server's: its name, description and input JSON schema. The
     function response is the MCP ``CallToolResult`` as JSON (``content``, ``isError``,
-    ``structuredContent``); a tool error reported by the server reaches the model there.
+    ``structuredContent``), as google-adk gives it; a tool error reported by the server
+    reaches the model there.
     """
 
     def __init__(
@@ -77,7 +78,20 @@ class McpTool(BaseTool):
         result = await self._mcp_session_manager.run(
             lambda session: session.call_tool(name, arguments=args), headers
         )
-        return result.model_dump(mode="json", exclude_none=True, by_alias=True)
+        return _as_response(result.model_dump(mode="json", exclude_none=True, by_alias=True))
+
+
+def _as_response(result: dict[str, Any]) -> dict[str, Any]:
+    """The ``CallToolResult`` keyed as google-adk gives it to the model.
+
+    Wire names (``isError``, ``structuredContent``, ``mimeType``), ``meta`` for the
+    metadata field (on the result and its content blocks), no ``resultType``.
+    """
+    result.pop("resultType", None)
+    for item in [result, *result.get("content", [])]:
+        if isinstance(item, dict) and "_meta" in item:
+            item["meta"] = item.pop("_meta")
+    return result
 
 
 async def headers_for(
