@@ -246,7 +246,8 @@ async def test_resources_and_instruction_provider(errlog: TextIO) -> None:
     assert '["menu"]' in str(first.config.system_instruction)
     shown = model.requests[1].contents[-1]
     assert [p.text for p in shown.parts or []] == ["Resource menu is:", "soup, bread, pie"]
-    await runner.close()  # closes the toolset and the provider's session
+    await runner.close()  # closes the toolset (and the provider's session)
+    await provider.close()  # closing twice is harmless
 
 
 def test_sync_runner_runs_open_and_close_their_own_sessions(

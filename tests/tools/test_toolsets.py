@@ -124,10 +124,10 @@ async def test_runner_close_closes_every_toolset_of_the_tree(
     child = LlmAgent(name="child", model=ScriptedModel(), tools=[shared, BrokenToolset()])
     root = LlmAgent(name="root", model=ScriptedModel(), tools=[shared], sub_agents=[child])
     runner = Runner(app_name="app", agent=root, session_service=session_service)
-    with caplog.at_level(logging.WARNING, logger="adk_runtime.agents._toolsets"):
+    with caplog.at_level(logging.WARNING):
         await runner.close()
     assert shared.closed == 1  # once, although two agents use it
-    assert "closing failed" in caplog.text  # logged; the others still closed
+    assert "BrokenToolset" in caplog.text  # its failure is logged; the others still closed
     async with Runner(app_name="app", agent=root, session_service=session_service):
         pass
     assert shared.closed == 2
