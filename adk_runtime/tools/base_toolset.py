@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import copy
 from abc import ABC, abstractmethod
-from typing import TYPE_CHECKING, Protocol, TypeVar, runtime_checkable
+from typing import TYPE_CHECKING, Protocol, TypeVar, final, runtime_checkable
 
 from google.genai import types
 
@@ -65,6 +65,7 @@ class BaseToolset(ABC):
         Implementations apply ``tool_filter`` (see :meth:`_is_tool_selected`).
         """
 
+    @final
     async def get_tools_with_prefix(
         self, readonly_context: ReadonlyContext | None = None
     ) -> list[BaseTool]:
