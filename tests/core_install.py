@@ -56,6 +56,8 @@ async def main() -> None:
             )
         else:
             check(False, f"{url} without its driver raises ConfigurationError")
+    exec("from adk_runtime.tools import *", {})
+    check(True, "a star import of adk_runtime.tools needs no extra")
     try:
         from adk_runtime.tools import McpToolset  # noqa: F401
     except ConfigurationError as exc:

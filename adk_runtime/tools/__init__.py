@@ -1,6 +1,7 @@
 """Tools the model may call (``google.adk.tools`` → ``adk_runtime.tools``).
 
-``McpToolset`` / ``MCPToolset`` are imported on first use: they need the ``mcp`` extra.
+``McpToolset`` / ``MCPToolset`` are imported on first use: they need the ``mcp`` extra (so
+they are not in ``__all__``: ``from adk_runtime.tools import *`` works without it).
 """
 
 from typing import TYPE_CHECKING, Any
@@ -24,7 +25,8 @@ from adk_runtime.tools.transfer_to_agent_tool import TransferToAgentTool, transf
 from adk_runtime.tools.url_context_tool import url_context
 
 if TYPE_CHECKING:
-    from adk_runtime.tools.mcp_tool import MCPToolset, McpToolset
+    from adk_runtime.tools.mcp_tool import MCPToolset as MCPToolset
+    from adk_runtime.tools.mcp_tool import McpToolset as McpToolset
 
 # As in google-adk, the package-level names are the tool instances.
 load_memory = load_memory_tool
@@ -39,8 +41,6 @@ __all__ = [
     "FunctionTool",
     "LoadMemoryTool",
     "LongRunningFunctionTool",
-    "MCPToolset",
-    "McpToolset",
     "PreloadMemoryTool",
     "ToolConfirmation",
     "ToolContext",
