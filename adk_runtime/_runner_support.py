@@ -26,15 +26,20 @@ CLOSE_TIMEOUT_SECONDS = 10.0
 
 
 def _closable_tools(agent: BaseAgent) -> list[Any]:
-    """Tools and toolsets of the agent tree that have an async ``close()`` (each once)."""
+    """Tools, toolsets and instruction providers of the tree with an async ``close()``.
+
+    Each once (an MCP instruction provider holds a session as a toolset does).
+    """
     found: dict[int, Any] = {}
     stack = [agent]
     while stack:
         current = stack.pop()
-        for tool in getattr(current, "tools", None) or []:
-            close = getattr(tool, "close", None)
+        tools = getattr(current, "tools", None) or []
+        candidates = [*tools, getattr(current, "instruction", None)]
+        for candidate in candidates:
+            close = getattr(candidate, "close", None)
             if close is not None and inspect.iscoroutinefunction(close):
-                found.setdefault(id(tool), tool)
+                found.setdefault(id(candidate), candidate)
         stack.extend(current.sub_agents)
     return list(found.values())
 

@@ -334,9 +334,10 @@ class Runner:
         )
 
     async def close(self) -> None:
-        """Close the tools and toolsets of the agent tree that hold resources (``close()``).
+        """Close what the agent tree holds (toolsets, MCP sessions and servers).
 
-        The services were given to the Runner and stay open: close them yourself.
+        Every tool, toolset and instruction provider of the tree with an async ``close()``
+        is closed. The services were given to the Runner and stay open: close them yourself.
         """
         await _runner_support.close_agent_tools(self.agent)
 

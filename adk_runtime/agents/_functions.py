@@ -13,6 +13,7 @@ from google.genai import types
 from adk_runtime import _callbacks, telemetry
 from adk_runtime.agents.invocation_context import InvocationContext
 from adk_runtime.events import Event, EventActions
+from adk_runtime.events.tool_confirmation import ToolConfirmation
 from adk_runtime.models._call_ids import CLIENT_CALL_ID_PREFIX
 from adk_runtime.tools.base_tool import BaseTool
 from adk_runtime.tools.tool_context import ToolContext
@@ -56,15 +57,23 @@ def long_running_ids(event: Event, tools: dict[str, BaseTool]) -> set[str] | Non
 
 
 async def run_function_calls(
-    agent: LlmAgent, ctx: InvocationContext, call_event: Event, tools: dict[str, BaseTool]
+    agent: LlmAgent,
+    ctx: InvocationContext,
+    call_event: Event,
+    tools: dict[str, BaseTool],
+    confirmations: dict[str, ToolConfirmation] | None = None,
 ) -> Event | None:
     """Run the calls concurrently; return one event with every response and merged actions.
 
     A call that fails (unknown tool, a tool or callback that raises) is answered with an
     ``{"error": ...}`` response the model sees, and what it wrote is discarded.
+    ``confirmations`` (by call id) are the user's answers to the calls' confirmation requests.
     """
     calls = call_event.get_function_calls()
-    results = await asyncio.gather(*(_run_one(agent, ctx, call, tools) for call in calls))
+    confirmations = confirmations or {}
+    results = await asyncio.gather(
+        *(_run_one(agent, ctx, call, tools, confirmations.get(call.id or "")) for call in calls)
+    )
     parts: list[types.Part] = []
     actions = EventActions()
     for part, call_actions in results:
@@ -87,10 +96,11 @@ async def _run_one(
     ctx: InvocationContext,
     call: types.FunctionCall,
     tools: dict[str, BaseTool],
+    confirmation: ToolConfirmation | None = None,
 ) -> tuple[types.Part | None, EventActions]:
     name = call.name or ""
     tool = tools.get(name)
-    tool_context = ToolContext(ctx, function_call_id=call.id)
+    tool_context = ToolContext(ctx, function_call_id=call.id, tool_confirmation=confirmation)
     if tool is None:
         response: Any = {"error": f"There is no tool {name!r}; available: {sorted(tools)}."}
     else:

@@ -7,11 +7,18 @@ from contextlib import aclosing
 from typing import TYPE_CHECKING
 
 from adk_runtime import _callbacks, telemetry
-from adk_runtime.agents import _functions, _step_hooks, _structured_output
+from adk_runtime.agents import (
+    _confirmation,
+    _functions,
+    _step_hooks,
+    _structured_output,
+    _toolsets,
+)
 from adk_runtime.agents._code_execution import CodeRun
 from adk_runtime.agents._contents import build_contents
 from adk_runtime.agents.callback_context import CallbackContext
 from adk_runtime.agents.invocation_context import InvocationContext
+from adk_runtime.agents.readonly_context import ReadonlyContext
 from adk_runtime.agents.run_config import StreamingMode
 from adk_runtime.events import Event
 from adk_runtime.models.llm_request import LlmRequest
@@ -31,6 +38,9 @@ async def run_flow(agent: LlmAgent, ctx: InvocationContext) -> AsyncGenerator[Ev
         Model-response events (partial chunks when streaming), function-response events and
         the events of an agent the conversation is transferred to.
     """
+    async with aclosing(_confirmation.resume_confirmed_calls(agent, ctx)) as resumed:
+        async for event in resumed:
+            yield event
     while not ctx.end_invocation:
         step = _Step(agent, ctx)
         async with aclosing(step.run()) as events:
@@ -93,15 +103,16 @@ class _Step:
         if config is not None:
             request.config = config.model_copy(deep=True)
         extra = await _step_hooks.add_instructions(agent, ctx, request)
-        tool_context = ToolContext(ctx)
-        for tool in agent.canonical_tools():
-            await tool.process_llm_request(tool_context=tool_context, llm_request=request)
         request.contents = build_contents(
-            ctx.session.events,
+            _confirmation.without_confirmation_events(ctx.session.events),
             agent.name,
             ctx.branch,
             current_turn_only=agent.include_contents == "none",
         )
+        # The tools see the contents (load_artifacts adds to them); the output schema,
+        # planner and code executor come last, as in google-adk.
+        tools = await agent.canonical_tools(ReadonlyContext(ctx))
+        await _toolsets.prepare_request(agent.tools, tools, ToolContext(ctx), request)
         _step_hooks.finish_request(agent, ctx, extra, request)
         return request
 
@@ -182,8 +193,16 @@ class _Step:
         )
         if response_event is None:
             return
+        ask = _confirmation.generate_request_confirmation_event(
+            self.ctx, call_event, response_event
+        )
+        if ask is not None:  # the request first, as in google-adk; then pause for the answer
+            self.stop = True
+            yield ask
         self.last_event = response_event
         yield response_event
+        if ask is not None:
+            return
         answer = _structured_output.answer_event(
             self.agent, self.ctx, response_event, request.tools_dict
         )

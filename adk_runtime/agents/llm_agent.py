@@ -24,6 +24,7 @@ from adk_runtime.agents._model_config import (
     check_generate_content_config,
     misplaced_config_fields,
 )
+from adk_runtime.agents._toolsets import resolve_tools
 from adk_runtime.agents.base_agent import BaseAgent
 from adk_runtime.agents.callback_context import CallbackContext
 from adk_runtime.agents.invocation_context import InvocationContext
@@ -36,6 +37,7 @@ from adk_runtime.models.llm_response import LlmResponse
 from adk_runtime.models.registry import LLMRegistry
 from adk_runtime.planners.base_planner import BasePlanner
 from adk_runtime.tools.base_tool import BaseTool
+from adk_runtime.tools.base_toolset import BaseToolset
 from adk_runtime.tools.function_tool import FunctionTool
 from adk_runtime.tools.transfer_to_agent_tool import TransferToAgentTool
 
@@ -53,7 +55,7 @@ __all__ = [
 
 DEFAULT_MODEL = "gemini-2.5-flash"
 
-ToolUnion: TypeAlias = BaseTool | Callable[..., Any]
+ToolUnion: TypeAlias = BaseTool | BaseToolset | Callable[..., Any]
 _BeforeModel: TypeAlias = Callable[
     [CallbackContext, LlmRequest], Awaitable[LlmResponse | None] | LlmResponse | None
 ]
@@ -88,7 +90,8 @@ class LlmAgent(BaseAgent):
         static_instruction: Text (or a ``Part``, ``Content`` or list of them) sent verbatim
             as the system instruction, never templated: the part of the prompt that stays the
             same from step to step.
-        tools: Tools, or plain functions wrapped as ``FunctionTool``.
+        tools: Tools, plain functions (wrapped as ``FunctionTool``) and toolsets (resolved
+            for each invocation, e.g. ``McpToolset``).
         generate_content_config: Generation settings (the instruction and tool declarations
             are added to a copy). Tools, a system instruction or a response schema set there
             are rejected: they have their own fields.
@@ -217,15 +220,19 @@ class LlmAgent(BaseAgent):
         default = LlmAgent._default_model
         return default if isinstance(default, BaseLlm) else LLMRegistry.new_llm(default)
 
-    def canonical_tools(self) -> list[BaseTool]:
-        """The tools offered to the model: functions wrapped, plus ``transfer_to_agent``."""
-        tools = [self._as_tool(tool) for tool in self.tools]
+    async def canonical_tools(self, ctx: ReadonlyContext | None = None) -> list[BaseTool]:
+        """The tools offered to the model in ``ctx``.
+
+        Functions are wrapped as ``FunctionTool``, toolsets expanded (with ``ctx``), and
+        ``transfer_to_agent`` is added when the agent may transfer.
+        """
+        tools = await resolve_tools(self.tools, ctx, self._as_tool)
         targets = self._transfer_targets()
         if targets:
             tools.append(TransferToAgentTool(targets))
         return tools
 
-    def _as_tool(self, tool: ToolUnion) -> BaseTool:
+    def _as_tool(self, tool: BaseTool | Callable[..., Any]) -> BaseTool:
         if isinstance(tool, BaseTool):
             return tool
         cached = self._wrapped.get(id(tool))

@@ -162,13 +162,14 @@ def _add_telemetry(app: FastAPI, *, metrics: bool, record_traces: bool) -> None:
 
 
 async def _shutdown(state: ServerState) -> None:
-    """Let running invocations finish (up to a grace period), then close owned services."""
+    """Let running invocations finish (grace period), close toolsets, close owned services."""
     if state.tasks:
         _, pending = await asyncio.wait(set(state.tasks), timeout=SHUTDOWN_GRACE_SECONDS)
         for task in pending:
             task.cancel()
         if pending:
             await asyncio.wait(pending)
+    await state.runner.close()  # the agents' toolsets (MCP sessions and server processes)
     if state.owns_services:
         runner = state.runner
         await runner.session_service.close()

@@ -76,7 +76,7 @@ async def app_info(app_name: str, state: AdkState) -> JSONResponse:
     state.check_app(app_name)
     root = state.runner.agent
     agents: dict[str, Any] = {}
-    _describe(root, agents)
+    await _describe(root, agents)
     return JSONResponse(
         {
             "name": app_name,
@@ -89,7 +89,7 @@ async def app_info(app_name: str, state: AdkState) -> JSONResponse:
     )
 
 
-def _describe(agent: BaseAgent, into: dict[str, Any]) -> None:
+async def _describe(agent: BaseAgent, into: dict[str, Any]) -> None:
     instruction: Any = getattr(agent, "instruction", "")
     if callable(instruction):
         instruction = f"<InstructionProvider: {getattr(instruction, '__name__', 'callable')}>"
@@ -97,18 +97,18 @@ def _describe(agent: BaseAgent, into: dict[str, Any]) -> None:
         "name": agent.name,
         "description": agent.description,
         "instruction": instruction,
-        "tools": _tool_declarations(agent),
+        "tools": await _tool_declarations(agent),
         "subAgents": [sub.name for sub in agent.sub_agents],
     }
     for sub in agent.sub_agents:
-        _describe(sub, into)
+        await _describe(sub, into)
 
 
-def _tool_declarations(agent: BaseAgent) -> list[dict[str, Any]]:
+async def _tool_declarations(agent: BaseAgent) -> list[dict[str, Any]]:
     if not isinstance(agent, LlmAgent):
         return []
     found: list[dict[str, Any]] = []
-    for tool in agent.canonical_tools():
+    for tool in await agent.canonical_tools():
         declaration = tool._get_declaration()
         if declaration is not None:
             dumped = declaration.model_dump(mode="json", by_alias=True, exclude_none=True)

@@ -25,11 +25,6 @@ AREAS = (
     "tools",
 )
 
-PLANNED = (
-    "Planned in issue 16 (LlmAgent fields such as `output_schema` and the error callbacks; "
-    "toolsets and MCP; tool confirmation; `load_artifacts`; Gemini built-in tools): each "
-    "entry leaves this list when it lands."
-)
 LIVE = (
     "Live API (bidirectional audio/video streaming): adk_runtime runs request/response and "
     "SSE turns only; `models.base_llm_connection` exists as an interface for typing."
@@ -85,6 +80,12 @@ CODE_SANDBOXES = (
     "`BuiltInCodeExecutor` (Gemini runs the code) and `UnsafeLocalCodeExecutor` (a child "
     "process, by explicit opt-in) are."
 )
+MCP_EXTRAS = (
+    "MCP pieces beyond client toolsets: serving ADK tools as an MCP server (conversion "
+    "utilities), progress callbacks, custom HTTP client factories, and google-adk's session "
+    "internals (`McpTool` reconnects once by itself; the session task is "
+    "`tools/mcp_tool/_connection.py`)."
+)
 STATE_SCHEMA = "Typed state schemas (validating state keys and values): not implemented."
 THREAD_POOL = (
     "Sync tools always run in a worker thread (`asyncio.to_thread`), never on the event loop; "
@@ -96,25 +97,6 @@ ARTIFACT_REFS = (
 )
 
 OMITTED: dict[str, str] = {
-    # planned in issue 16 (item 3)
-    "tools.base_toolset": PLANNED,
-    "tools.mcp_tool": PLANNED,
-    "tools.load_mcp_resource_tool": PLANNED,
-    "tools:MCPToolset": PLANNED,
-    "tools:McpToolset": PLANNED,
-    "agents.mcp_instruction_provider": PLANNED,
-    "agents:McpInstructionProvider": PLANNED,
-    "tools.tool_confirmation": PLANNED,
-    "flows.llm_flows.functions:REQUEST_CONFIRMATION_FUNCTION_CALL_NAME": PLANNED,
-    "flows.llm_flows.functions:generate_request_confirmation_event": PLANNED,
-    "tools.load_artifacts_tool": PLANNED,
-    "tools:load_artifacts": PLANNED,
-    "tools.google_search_tool": PLANNED,
-    "tools:google_search": PLANNED,
-    "tools.url_context_tool": PLANNED,
-    "tools:url_context": PLANNED,
-    "tools.enterprise_search_tool": PLANNED,
-    "tools:enterprise_web_search": PLANNED,
     # Live API
     "agents.active_streaming_tool": LIVE,
     "agents.live_request_queue": LIVE,
@@ -145,6 +127,8 @@ OMITTED: dict[str, str] = {
     "tools.base_tool:SelfTool": CONFIG,
     "tools.agent_tool:AgentToolConfig": CONFIG,
     "tools.tool_configs": CONFIG,
+    "tools.mcp_tool.mcp_toolset:McpToolsetConfig": CONFIG,
+    "tools.mcp_tool.mcp_toolset:ALLOW_CONFIG_STDIO_SERVERS_ENV_VAR": CONFIG,
     # resumability checkpoints
     "agents.base_agent:AgentState": RESUMABILITY,
     "agents.base_agent:BaseAgentState": RESUMABILITY,
@@ -265,6 +249,14 @@ OMITTED: dict[str, str] = {
     "tools.openapi_tool": INTEGRATIONS,
     "tools.retrieval": INTEGRATIONS,
     "tools.skill_toolset": INTEGRATIONS,
+    # MCP beyond client toolsets
+    "tools.mcp_tool.conversion_utils": MCP_EXTRAS,
+    "tools.mcp_tool.session_context": MCP_EXTRAS,
+    "tools.mcp_tool.mcp_session_manager:CheckableMcpHttpClientFactory": MCP_EXTRAS,
+    "tools.mcp_tool.mcp_session_manager:retry_on_errors": MCP_EXTRAS,
+    "tools.mcp_tool.mcp_tool:ProgressCallbackFactory": MCP_EXTRAS,
+    "tools.mcp_tool.mcp_tool:ProgressFnT": MCP_EXTRAS,
+    "tools.mcp_tool.mcp_toolset:T": MCP_EXTRAS,
     # storage
     "sessions.migration": STORAGE,
     "sessions.schemas": STORAGE,
