@@ -1,8 +1,8 @@
 """Lossless conversion between google-adk's and adk_runtime's ``Event`` and ``Session``.
 
 The fields both models have are carried over as they are (the same google-genai objects).
-The fields only google-adk has (``output``, ``node_info``, ``actions.route``, tool
-confirmations, compaction, …) are kept, not dropped: they ride in the event's
+The fields only google-adk has (``output``, ``node_info``, ``actions.route``, compaction,
+…) are kept, not dropped: they ride in the event's
 ``custom_metadata`` under :data:`STASH_KEY` as JSON (only the ones that differ from their
 defaults) and are restored on the way back, so a google-adk event read back from any store
 equals the one written.
@@ -75,18 +75,21 @@ def _from_google_actions(actions: GoogleEventActions) -> EventActions:
     for name in _SHARED_ACTION_FIELDS:
         value = getattr(actions, name)
         if value is not None:
-            data[name] = value
-    data["state_delta"] = dict(actions.state_delta)
-    data["artifact_delta"] = dict(actions.artifact_delta)
-    data["requested_auth_configs"] = {
-        key: value.model_dump(mode="json", exclude_none=True)
-        if isinstance(value, BaseModel)
-        else value
-        for key, value in actions.requested_auth_configs.items()
-    }
-    if actions.agent_state is not None:
-        data["agent_state"] = dict(actions.agent_state)
+            data[name] = _plain(value)
     return EventActions.model_validate(data)
+
+
+def _plain(value: Any) -> Any:
+    """``value`` with google-adk's own models (e.g. ``ToolConfirmation``) as JSON data.
+
+    Both sides have models of the same shape under the same field; google-genai's types are
+    shared and kept as they are.
+    """
+    if isinstance(value, dict):
+        return {key: _plain(item) for key, item in value.items()}
+    if isinstance(value, BaseModel) and type(value).__module__.startswith("google.adk"):
+        return value.model_dump(mode="json", exclude_none=True)
+    return value
 
 
 def _non_default_json(model: BaseModel, names: tuple[str, ...]) -> dict[str, Any]:
