@@ -7,8 +7,9 @@ BENCH_STAMP := $(VENV)/.bench-installed
 
 CORE_VENV ?= .venv-core
 
-# google-adk's source, read (never imported) by tests/parity: installed without its dependencies,
-# which would hold google-genai back (the pin is the bench extra's, in pyproject.toml).
+# google-adk's source as files, read (never imported) by tests/parity: installed without its
+# dependencies in a directory of its own (the pin is the google-adk extra's, in pyproject.toml;
+# the dev extra also installs google-adk itself for tests/integrations and tests/browser).
 ADK_REFERENCE := $(VENV)/adk-reference
 ADK_REFERENCE_STAMP := $(ADK_REFERENCE)/.installed
 
@@ -27,7 +28,7 @@ $(STAMP): pyproject.toml
 $(ADK_REFERENCE_STAMP): pyproject.toml | $(STAMP)
 	rm -rf $(ADK_REFERENCE)
 	$(BIN)/python -m pip install --quiet --no-deps --target $(ADK_REFERENCE) \
-		"$$(grep -o 'google-adk==[^"]*' pyproject.toml)"
+		"$$(grep -o 'google-adk==[^"]*' pyproject.toml | head -n 1)"
 	touch $(ADK_REFERENCE_STAMP)
 
 lint: install
@@ -47,12 +48,15 @@ typecheck: install
 test: lint typecheck test-core-install system-deps
 	$(BIN)/pytest
 
-# Debian packages the tests start themselves (PgBouncer, in front of the test PostgreSQL):
-# installed when missing and this runs as root; otherwise a one-line error says what to install.
-SYSTEM_PACKAGES := pgbouncer
+# Debian packages the tests start themselves (PgBouncer, in front of the test PostgreSQL;
+# chromium and its driver for tests/browser, which drives serve --dev-ui): installed when
+# missing and this runs as root; otherwise a one-line error says what to install. (The
+# chromium-driver package's command is chromedriver.)
+SYSTEM_PACKAGES := pgbouncer chromium chromium-driver
 system-deps:
 	@missing=""; for p in $(SYSTEM_PACKAGES); do \
-	  command -v $$p >/dev/null 2>&1 || test -x /usr/sbin/$$p || missing="$$missing $$p"; done; \
+	  c=$$p; [ $$p = chromium-driver ] && c=chromedriver; \
+	  command -v $$c >/dev/null 2>&1 || test -x /usr/sbin/$$c || missing="$$missing $$p"; done; \
 	if [ -n "$$missing" ]; then \
 	  if [ "$$(id -u)" = 0 ] && command -v apt-get >/dev/null 2>&1; then \
 	    echo "installing Debian packages for the tests:$$missing"; \

@@ -40,7 +40,8 @@ from typing import Any
 
 from google.genai import types
 
-from adk_runtime import _durable, telemetry
+from adk_runtime import _durable, _runner_support, telemetry
+from adk_runtime._foreign import refuse_google_adk
 from adk_runtime.agents.base_agent import BaseAgent
 from adk_runtime.agents.invocation_context import InvocationContext, new_invocation_context_id
 from adk_runtime.agents.run_config import RunConfig
@@ -96,6 +97,13 @@ class Runner:
             session_lease_seconds: The lease of a turn's claim on its session, renewed while
                 the turn runs: the longest a crashed process keeps a session busy.
         """
+        refuse_google_adk(
+            "Runner",
+            agent=agent,
+            session_service=session_service,
+            artifact_service=artifact_service,
+            memory_service=memory_service,
+        )
         self.app_name = validate_id(app_name, "app_name")
         self.agent = agent
         self.session_service = session_service
@@ -370,6 +378,46 @@ class Runner:
             for event in session.events[start:]
             if event.invocation_id == message.invocation_id
         ]
+
+    async def run_debug(
+        self,
+        user_messages: str | list[str],
+        *,
+        user_id: str = "debug_user_id",
+        session_id: str = "debug_session_id",
+        run_config: RunConfig | None = None,
+        quiet: bool = False,
+        verbose: bool = False,
+    ) -> list[Event]:
+        """Try an agent quickly: send the message(s) on one session, print and return events.
+
+        The session is created when missing and reused otherwise, so calls continue one
+        conversation. Printed: each message and the agents' text (``verbose`` adds tool calls
+        and results; ``quiet`` prints nothing). For applications, use ``run_async``.
+        """
+        return await _runner_support.run_debug(
+            self,
+            user_messages,
+            user_id=user_id,
+            session_id=session_id,
+            run_config=run_config,
+            quiet=quiet,
+            verbose=verbose,
+        )
+
+    async def close(self) -> None:
+        """Close what the agent tree holds (toolsets, MCP sessions and servers).
+
+        Every tool, toolset and instruction provider of the tree with an async ``close()``
+        is closed. The services were given to the Runner and stay open: close them yourself.
+        """
+        await _runner_support.close_agent_tools(self.agent)
+
+    async def __aenter__(self) -> Runner:
+        return self
+
+    async def __aexit__(self, *exc_info: object) -> None:
+        await self.close()
 
     def _find_agent_to_run(self, session: Session, call_event: Event | None = None) -> BaseAgent:
         """Pick the agent that continues the conversation.

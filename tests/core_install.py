@@ -1,6 +1,6 @@
 """A SQLite-only install works: run by `make test` in a venv with no extra (.venv-core).
 
-Checks that the core package (no 'postgres', 'redis', 'cli' or 'server' extra) runs an agent
+Checks that the core package (no 'postgres', 'redis', 'cli', 'server' or 'mcp' extra) runs an agent
 on a SQLite file, and that every missing extra is a one-line ConfigurationError naming it.
 Not a pytest module (pytest is not installed there): a plain script that exits non-zero on
 the first failure.
@@ -28,8 +28,34 @@ def check(condition: bool, what: str) -> None:
     print(f"ok: {what}")
 
 
+def check_optional_imports() -> None:
+    """Modules of the extras name their extra; the core modules need none."""
+    try:
+        import adk_runtime.integrations.google_adk  # noqa: F401
+    except ConfigurationError as exc:
+        check(
+            "adk-runtime[google-adk]" in str(exc),
+            "adk_runtime.integrations.google_adk names the 'google-adk' extra",
+        )
+    else:
+        check(False, "adk_runtime.integrations.google_adk without google-adk raises")
+    try:
+        exec("from adk_runtime.tools import *", {})
+    except Exception as exc:  # reported as a failed check below
+        star_error: Exception | None = exc
+    else:
+        star_error = None
+    check(star_error is None, "a star import of adk_runtime.tools needs no extra")
+    try:
+        from adk_runtime.tools import McpToolset  # noqa: F401
+    except ConfigurationError as exc:
+        check("adk-runtime[mcp]" in str(exc), "McpToolset names the 'mcp' extra")
+    else:
+        check(False, "McpToolset without the MCP SDK raises ConfigurationError")
+
+
 async def main() -> None:
-    for module in ("asyncpg", "redis", "click", "fastapi"):
+    for module in ("asyncpg", "redis", "click", "fastapi", "google.adk", "mcp"):
         check(importlib.util.find_spec(module) is None, f"{module} is not installed")
     with tempfile.TemporaryDirectory() as folder:
         url = f"sqlite+aiosqlite:///{Path(folder) / 'core.db'}"
@@ -56,6 +82,7 @@ async def main() -> None:
             )
         else:
             check(False, f"{url} without its driver raises ConfigurationError")
+    check_optional_imports()
     from adk_runtime.cli import main as cli
 
     try:

@@ -42,4 +42,8 @@ def __getattr__(name: str) -> Any:
         from adk_runtime.agents.context import Context
 
         return Context
+    if name == "McpInstructionProvider":  # needs the mcp extra
+        from adk_runtime.agents.mcp_instruction_provider import McpInstructionProvider
+
+        return McpInstructionProvider
     raise AttributeError(f"module {__name__!r} has no attribute {name!r}")

@@ -13,6 +13,7 @@ from google.genai import types
 from adk_runtime import _callbacks, telemetry
 from adk_runtime.agents.invocation_context import InvocationContext
 from adk_runtime.events import Event, EventActions
+from adk_runtime.events.tool_confirmation import ToolConfirmation
 from adk_runtime.models._call_ids import CLIENT_CALL_ID_PREFIX
 from adk_runtime.tools.base_tool import BaseTool
 from adk_runtime.tools.tool_context import ToolContext
@@ -23,6 +24,7 @@ if TYPE_CHECKING:
 __all__ = [
     "AfterToolCallback",
     "BeforeToolCallback",
+    "OnToolErrorCallback",
     "assign_call_ids",
     "long_running_ids",
     "run_function_calls",
@@ -34,6 +36,7 @@ _ToolResult: TypeAlias = dict[str, Any] | None
 _BeforeTool: TypeAlias = Callable[..., Awaitable[_ToolResult] | _ToolResult]
 BeforeToolCallback: TypeAlias = _BeforeTool | Sequence[_BeforeTool]
 AfterToolCallback: TypeAlias = _BeforeTool | Sequence[_BeforeTool]
+OnToolErrorCallback: TypeAlias = _BeforeTool | Sequence[_BeforeTool]
 
 
 def assign_call_ids(event: Event) -> None:
@@ -54,15 +57,23 @@ def long_running_ids(event: Event, tools: dict[str, BaseTool]) -> set[str] | Non
 
 
 async def run_function_calls(
-    agent: LlmAgent, ctx: InvocationContext, call_event: Event, tools: dict[str, BaseTool]
+    agent: LlmAgent,
+    ctx: InvocationContext,
+    call_event: Event,
+    tools: dict[str, BaseTool],
+    confirmations: dict[str, ToolConfirmation] | None = None,
 ) -> Event | None:
     """Run the calls concurrently; return one event with every response and merged actions.
 
     A call that fails (unknown tool, a tool or callback that raises) is answered with an
     ``{"error": ...}`` response the model sees, and what it wrote is discarded.
+    ``confirmations`` (by call id) are the user's answers to the calls' confirmation requests.
     """
     calls = call_event.get_function_calls()
-    results = await asyncio.gather(*(_run_one(agent, ctx, call, tools) for call in calls))
+    confirmations = confirmations or {}
+    results = await asyncio.gather(
+        *(_run_one(agent, ctx, call, tools, confirmations.get(call.id or "")) for call in calls)
+    )
     parts: list[types.Part] = []
     actions = EventActions()
     for part, call_actions in results:
@@ -85,10 +96,11 @@ async def _run_one(
     ctx: InvocationContext,
     call: types.FunctionCall,
     tools: dict[str, BaseTool],
+    confirmation: ToolConfirmation | None = None,
 ) -> tuple[types.Part | None, EventActions]:
     name = call.name or ""
     tool = tools.get(name)
-    tool_context = ToolContext(ctx, function_call_id=call.id)
+    tool_context = ToolContext(ctx, function_call_id=call.id, tool_confirmation=confirmation)
     if tool is None:
         response: Any = {"error": f"There is no tool {name!r}; available: {sorted(tools)}."}
     else:
@@ -120,7 +132,12 @@ async def _call_tool(
             break
     else:
         with telemetry.tool_span(tool.name, tool.description, tool_context.function_call_id):
-            response = await tool.run_async(args=args, tool_context=tool_context)
+            try:
+                response = await tool.run_async(args=args, tool_context=tool_context)
+            except Exception as exc:
+                response = await _on_tool_error(agent, tool, args, tool_context, exc)
+                if response is None:
+                    raise
     for callback in _callbacks.as_list(agent.after_tool_callback):
         replaced = await _callbacks.invoke(
             callback, tool=tool, args=args, tool_context=tool_context, tool_response=response
@@ -128,3 +145,16 @@ async def _call_tool(
         if replaced is not None:
             return replaced
     return response
+
+
+async def _on_tool_error(
+    agent: LlmAgent, tool: BaseTool, args: dict[str, Any], tool_context: ToolContext, exc: Exception
+) -> Any:
+    """The first response an ``on_tool_error_callback`` returns for ``exc``, else None."""
+    for callback in _callbacks.as_list(agent.on_tool_error_callback):
+        response = await _callbacks.invoke(
+            callback, tool=tool, args=args, tool_context=tool_context, error=exc
+        )
+        if response is not None:
+            return response
+    return None

@@ -5,14 +5,22 @@ from __future__ import annotations
 import asyncio
 import re
 from collections.abc import Awaitable, Callable
-from typing import TypeAlias
+from typing import Any, TypeAlias
+
+from google.genai import types
 
 from adk_runtime import _callbacks
 from adk_runtime.agents.readonly_context import ReadonlyContext
-from adk_runtime.errors import MissingStateKeyError
+from adk_runtime.errors import InputValidationError, MissingStateKeyError
 from adk_runtime.sessions.state import State
 
-__all__ = ["InstructionProvider", "MissingStateKeyError", "render_instruction"]
+__all__ = [
+    "InstructionProvider",
+    "MissingStateKeyError",
+    "canonical_instruction",
+    "render_instruction",
+    "static_parts",
+]
 
 InstructionProvider: TypeAlias = Callable[[ReadonlyContext], str | Awaitable[str]]
 
@@ -98,3 +106,36 @@ def _is_state_name(name: str) -> bool:
         if name.startswith(prefix):
             return name[len(prefix) :].isidentifier()
     return name.isidentifier()
+
+
+async def canonical_instruction(
+    instruction: str | InstructionProvider, context: ReadonlyContext
+) -> tuple[str, bool]:
+    """google-adk's ``(text, bypass_state_injection)`` for an instruction field.
+
+    A string comes back as it is (its placeholders still to fill) with False; a provider's
+    result with True (it is used verbatim).
+    """
+    if isinstance(instruction, str):
+        return instruction, False
+    return await render_instruction(instruction, context), True
+
+
+def static_parts(static: Any) -> list[types.Part]:
+    """The parts of a ``static_instruction`` (a string, a ``Part``, a ``Content`` or a list).
+
+    Raises:
+        InputValidationError: Something else (for instance an image object: pass a ``Part``).
+    """
+    if isinstance(static, str):
+        return [types.Part(text=static)]
+    if isinstance(static, types.Part):
+        return [static]
+    if isinstance(static, types.Content):
+        return list(static.parts or [])
+    if isinstance(static, (list, tuple)):
+        return [part for item in static for part in static_parts(item)]
+    raise InputValidationError(
+        f"static_instruction must be a str, a Part, a Content or a list of them, not "
+        f"{type(static).__name__}."
+    )

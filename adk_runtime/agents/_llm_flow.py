@@ -7,9 +7,15 @@ from contextlib import aclosing
 from typing import TYPE_CHECKING
 
 from adk_runtime import _callbacks, telemetry
-from adk_runtime.agents import _functions
+from adk_runtime.agents import (
+    _confirmation,
+    _functions,
+    _step_hooks,
+    _structured_output,
+    _toolsets,
+)
+from adk_runtime.agents._code_execution import CodeRun
 from adk_runtime.agents._contents import build_contents
-from adk_runtime.agents._instructions import render_instruction
 from adk_runtime.agents.callback_context import CallbackContext
 from adk_runtime.agents.invocation_context import InvocationContext
 from adk_runtime.agents.readonly_context import ReadonlyContext
@@ -32,6 +38,9 @@ async def run_flow(agent: LlmAgent, ctx: InvocationContext) -> AsyncGenerator[Ev
         Model-response events (partial chunks when streaming), function-response events and
         the events of an agent the conversation is transferred to.
     """
+    async with aclosing(_confirmation.resume_confirmed_calls(agent, ctx)) as resumed:
+        async for event in resumed:
+            yield event
     while not ctx.end_invocation:
         step = _Step(agent, ctx)
         async with aclosing(step.run()) as events:
@@ -50,6 +59,7 @@ class _Step:
         self.ctx = ctx
         self.last_event: Event | None = None
         self.stop = False
+        self.code_run = CodeRun(agent, ctx)
         self._new_model_event()
 
     async def run(self) -> AsyncGenerator[Event, None]:
@@ -63,8 +73,10 @@ class _Step:
                 if event.partial:
                     yield event
                     continue
+                _step_hooks.process_response(self.agent, event, self.callback_context)
                 _functions.assign_call_ids(event)
                 event.long_running_tool_ids = _functions.long_running_ids(event, request.tools_dict)
+                self.code_run.extract(event)
                 self._apply_output_key(event)
                 self._new_model_event()  # a further complete response is a new event
                 yield event
@@ -72,6 +84,9 @@ class _Step:
                     async with aclosing(self._after_calls(event, request)) as follow_ups:
                         async for follow_up in follow_ups:
                             yield follow_up
+                elif (result := await self.code_run.execute()) is not None:
+                    self.last_event = result
+                    yield result
 
     def _new_model_event(self) -> None:
         """The event the next complete model response fills; model callbacks write on it."""
@@ -87,18 +102,18 @@ class _Step:
         request = LlmRequest(model=llm.model)
         if config is not None:
             request.config = config.model_copy(deep=True)
-        if agent.instruction:
-            text = await render_instruction(agent.instruction, ReadonlyContext(ctx))
-            request.append_instructions([text])
-        tool_context = ToolContext(ctx)
-        for tool in agent.canonical_tools():
-            await tool.process_llm_request(tool_context=tool_context, llm_request=request)
+        extra = await _step_hooks.add_instructions(agent, ctx, request)
         request.contents = build_contents(
-            ctx.session.events,
+            _confirmation.without_confirmation_events(ctx.session.events),
             agent.name,
             ctx.branch,
             current_turn_only=agent.include_contents == "none",
         )
+        # The tools see the contents (load_artifacts adds to them); the output schema,
+        # planner and code executor come last, as in google-adk.
+        tools = await agent.canonical_tools(ReadonlyContext(ctx))
+        await _toolsets.prepare_request(agent.tools, tools, ToolContext(ctx), request)
+        _step_hooks.finish_request(agent, ctx, extra, request)
         return request
 
     async def _call_model(self, request: LlmRequest) -> AsyncGenerator[LlmResponse, None]:
@@ -114,7 +129,14 @@ class _Step:
         llm = self.agent.canonical_model
         with telemetry.model_span(llm.model, self.ctx.invocation_id) as call:
             async with aclosing(llm.generate_content_async(request, stream=stream)) as responses:
-                async for response in responses:
+                while True:
+                    try:
+                        response = await anext(responses)
+                    except StopAsyncIteration:
+                        return
+                    except Exception as exc:  # the model call failed: the error callbacks
+                        yield await self._on_model_error(request, exc)
+                        return
                     if response.partial:
                         yield response
                         continue
@@ -122,6 +144,20 @@ class _Step:
                         response.finish_reason, response.usage_metadata, self.model_event.id
                     )
                     yield await self._after_model(response)
+
+    async def _on_model_error(self, request: LlmRequest, exc: Exception) -> LlmResponse:
+        """The first response an ``on_model_error_callback`` returns for ``exc``.
+
+        Raises:
+            Exception: ``exc`` itself, when no callback returns a response.
+        """
+        for callback in _callbacks.as_list(self.agent.on_model_error_callback):
+            response = await _callbacks.invoke(
+                callback, callback_context=self.callback_context, llm_request=request, error=exc
+            )
+            if response is not None:
+                return response  # type: ignore[no-any-return]
+        raise exc
 
     async def _after_model(self, response: LlmResponse) -> LlmResponse:
         """Run the after-model callbacks on a complete response (partial chunks skip them)."""
@@ -141,7 +177,11 @@ class _Step:
         if not any(part.text is not None for part in parts):
             return
         text = "".join(part.text for part in parts if part.text and not part.thought)
-        event.actions.state_delta[key] = text
+        schema = self.agent.output_schema
+        if schema is None:
+            event.actions.state_delta[key] = text
+        elif text.strip():  # an empty last chunk of a stream is not an answer
+            event.actions.state_delta[key] = _structured_output.validate_output(schema, text)
 
     async def _after_calls(
         self, call_event: Event, request: LlmRequest
@@ -153,8 +193,24 @@ class _Step:
         )
         if response_event is None:
             return
+        ask = _confirmation.generate_request_confirmation_event(
+            self.ctx, call_event, response_event
+        )
+        if ask is not None:  # the request first, as in google-adk; then pause for the answer
+            self.stop = True
+            yield ask
         self.last_event = response_event
         yield response_event
+        if ask is not None:
+            return
+        answer = _structured_output.answer_event(
+            self.agent, self.ctx, response_event, request.tools_dict
+        )
+        if answer is not None:
+            self._apply_output_key(answer)
+            self.last_event, self.stop = answer, True
+            yield answer
+            return
         target_name = response_event.actions.transfer_to_agent
         if not target_name:
             return

@@ -35,9 +35,10 @@ from typing import TYPE_CHECKING, Any
 
 from google.genai import types
 
-from adk_runtime.agents import _functions
+from adk_runtime.agents import _functions, _toolsets
 from adk_runtime.agents._llm_flow import run_flow
 from adk_runtime.agents.invocation_context import InvocationContext
+from adk_runtime.agents.readonly_context import ReadonlyContext
 from adk_runtime.events import Event, EventActions
 from adk_runtime.models.llm_request import LlmRequest
 from adk_runtime.tools.tool_context import ToolContext
@@ -283,7 +284,6 @@ async def _rerun_pending(
 async def _tools_of(agent: LlmAgent, ctx: InvocationContext) -> dict[str, Any]:
     """The agent's tools by name, as its model requests declare them."""
     request = LlmRequest()
-    tool_context = ToolContext(ctx)
-    for tool in agent.canonical_tools():
-        await tool.process_llm_request(tool_context=tool_context, llm_request=request)
+    tools = await agent.canonical_tools(ReadonlyContext(ctx))
+    await _toolsets.prepare_request(agent.tools, tools, ToolContext(ctx), request)
     return dict(request.tools_dict)

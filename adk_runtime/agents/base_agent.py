@@ -2,14 +2,17 @@
 
 from __future__ import annotations
 
-from collections.abc import AsyncGenerator, Awaitable, Callable, Sequence
+import inspect
+from collections.abc import AsyncGenerator, Awaitable, Callable, Mapping, Sequence
 from contextlib import aclosing
 from typing import Any, ClassVar, TypeAlias
 
 from google.genai import types
-from pydantic import BaseModel, ConfigDict, Field, field_validator
+from pydantic import BaseModel, ConfigDict, Field, field_validator, model_validator
+from typing_extensions import Self
 
 from adk_runtime import _callbacks, telemetry
+from adk_runtime._foreign import refuse_google_adk_in
 from adk_runtime.agents.callback_context import CallbackContext
 from adk_runtime.agents.invocation_context import InvocationContext
 from adk_runtime.events import Event
@@ -52,6 +55,14 @@ class BaseAgent(BaseModel):
     (``LlmAgent`` and the workflow agents, see :mod:`adk_runtime.agents._resume`). Any other
     agent that already gave its answer in a resumed invocation is not run again."""
 
+    @model_validator(mode="before")
+    @classmethod
+    def _refuse_google_adk(cls, data: Any) -> Any:
+        # A google-adk agent, tool or model among the arguments: one line saying what to
+        # change (adk_runtime._foreign), not a pydantic error.
+        refuse_google_adk_in(cls.__name__, data)
+        return data
+
     @field_validator("name")
     @classmethod
     def _check_name(cls, value: str) -> str:
@@ -70,6 +81,39 @@ class BaseAgent(BaseModel):
                     f"{sub_agent.parent_agent.name!r}; an agent can have only one parent."
                 )
             sub_agent.parent_agent = self
+
+    def clone(self, update: Mapping[str, Any] | None = None) -> Self:
+        """Return a copy of this agent (and, unless ``update`` gives them, of its sub-agents).
+
+        The copy has no parent; lists are copied, not shared; a callback that is a method of
+        this agent is bound to the copy instead.
+
+        Args:
+            update: New values for fields of the copy, e.g. ``{"name": "twin"}``.
+
+        Raises:
+            ValueError: ``update`` names ``parent_agent`` or a field the class does not have.
+        """
+        update = dict(update or {})
+        if "parent_agent" in update:
+            raise ValueError(
+                "clone() cannot set parent_agent: an agent gets its parent when it is given "
+                "as a sub-agent."
+            )
+        unknown = sorted(set(update) - set(type(self).model_fields))
+        if unknown:
+            raise ValueError(f"{type(self).__name__} has no fields {unknown}.")
+        copy = self.model_copy(update=update)
+        for field_name in type(copy).model_fields:
+            if field_name in ("sub_agents", "parent_agent") or field_name in update:
+                continue
+            setattr(copy, field_name, _rebound(getattr(copy, field_name), self, copy))
+        if "sub_agents" not in update:
+            copy.sub_agents = [sub_agent.clone() for sub_agent in self.sub_agents]
+        for sub_agent in copy.sub_agents:
+            sub_agent.parent_agent = copy
+        copy.parent_agent = None
+        return copy
 
     @property
     def root_agent(self) -> BaseAgent:
@@ -187,3 +231,12 @@ def _agent_attributes(agent: BaseAgent, ctx: InvocationContext) -> dict[str, str
         "gen_ai.conversation.id": ctx.session.id,
         "adk.invocation.id": ctx.invocation_id,
     }
+
+
+def _rebound(value: Any, old: BaseAgent, new: BaseAgent) -> Any:
+    """``value`` for a clone: lists copied, ``old``'s bound methods bound to ``new``."""
+    if isinstance(value, list):
+        return [_rebound(item, old, new) for item in value]
+    if inspect.ismethod(value) and value.__self__ is old:
+        return value.__func__.__get__(new)
+    return value

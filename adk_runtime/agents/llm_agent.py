@@ -7,36 +7,67 @@ from contextlib import aclosing
 from typing import Any, ClassVar, Literal, TypeAlias
 
 from google.genai import types
-from pydantic import Field, PrivateAttr
+from pydantic import BaseModel, Field, PrivateAttr, field_validator, model_validator
 
-from adk_runtime.agents._functions import AfterToolCallback, BeforeToolCallback
-from adk_runtime.agents._instructions import InstructionProvider
+from adk_runtime.agents._functions import (
+    AfterToolCallback,
+    BeforeToolCallback,
+    OnToolErrorCallback,
+)
+from adk_runtime.agents._instructions import (
+    InstructionProvider,
+    canonical_instruction,
+    static_parts,
+)
+from adk_runtime.agents._model_config import (
+    check_generate_content_config,
+    misplaced_config_fields,
+)
 from adk_runtime.agents._resume import run_llm_agent
+from adk_runtime.agents._toolsets import resolve_tools
 from adk_runtime.agents.base_agent import BaseAgent
 from adk_runtime.agents.callback_context import CallbackContext
 from adk_runtime.agents.invocation_context import InvocationContext
+from adk_runtime.agents.readonly_context import ReadonlyContext
+from adk_runtime.code_executors.base_code_executor import BaseCodeExecutor
 from adk_runtime.events import Event
 from adk_runtime.models.base_llm import BaseLlm
 from adk_runtime.models.llm_request import LlmRequest
 from adk_runtime.models.llm_response import LlmResponse
 from adk_runtime.models.registry import LLMRegistry
+from adk_runtime.planners.base_planner import BasePlanner
 from adk_runtime.tools.base_tool import BaseTool
+from adk_runtime.tools.base_toolset import BaseToolset
 from adk_runtime.tools.function_tool import FunctionTool
 from adk_runtime.tools.transfer_to_agent_tool import TransferToAgentTool
 
-__all__ = ["Agent", "LlmAgent", "ToolUnion"]
+__all__ = [
+    "AfterModelCallback",
+    "AfterToolCallback",
+    "Agent",
+    "BeforeModelCallback",
+    "BeforeToolCallback",
+    "LlmAgent",
+    "OnModelErrorCallback",
+    "OnToolErrorCallback",
+    "ToolUnion",
+]
 
 DEFAULT_MODEL = "gemini-2.5-flash"
 
-ToolUnion: TypeAlias = BaseTool | Callable[..., Any]
+ToolUnion: TypeAlias = BaseTool | BaseToolset | Callable[..., Any]
 _BeforeModel: TypeAlias = Callable[
     [CallbackContext, LlmRequest], Awaitable[LlmResponse | None] | LlmResponse | None
 ]
 _AfterModel: TypeAlias = Callable[
     [CallbackContext, LlmResponse], Awaitable[LlmResponse | None] | LlmResponse | None
 ]
+_OnModelError: TypeAlias = Callable[
+    [CallbackContext, LlmRequest, Exception], Awaitable[LlmResponse | None] | LlmResponse | None
+]
 BeforeModelCallback: TypeAlias = _BeforeModel | Sequence[_BeforeModel]
 AfterModelCallback: TypeAlias = _AfterModel | Sequence[_AfterModel]
+OnModelErrorCallback: TypeAlias = _OnModelError | Sequence[_OnModelError]
 
 
 class LlmAgent(BaseAgent):
@@ -52,12 +83,31 @@ class LlmAgent(BaseAgent):
             or a ``BaseLlm``; empty inherits the nearest ancestor LLM agent's model.
         instruction: The system instruction: a string with ``{key}`` / ``{app:key}`` /
             ``{user:key}`` / ``{temp:key}`` / ``{key?}`` placeholders filled from the state,
-            or a callable of the ``ReadonlyContext`` (used verbatim).
-        tools: Tools, or plain functions wrapped as ``FunctionTool``.
+            or a callable of the ``ReadonlyContext`` (used verbatim). With a
+            ``static_instruction`` it is sent as content before the latest user turn instead.
+        global_instruction: Read on the root agent only: comes first in the system
+            instruction of every LLM agent of the tree (same forms as ``instruction``).
+        static_instruction: Text (or a ``Part``, ``Content`` or list of them) sent verbatim
+            as the system instruction, never templated: the part of the prompt that stays the
+            same from step to step.
+        tools: Tools, plain functions (wrapped as ``FunctionTool``) and toolsets (resolved
+            for each invocation, e.g. ``McpToolset``).
         generate_content_config: Generation settings (the instruction and tool declarations
-            are added to a copy).
+            are added to a copy). Tools, a system instruction or a response schema set there
+            are rejected: they have their own fields.
         include_contents: ``"default"`` sends the history; ``"none"`` only the current turn.
+        input_schema: The arguments of this agent when it is used as a tool (``AgentTool``).
+        output_schema: The structure of the final answer (a pydantic model, ``list[Model]``,
+            another type, a JSON-schema dict or a ``types.Schema``): without tools it is the
+            request's response schema; with tools the model answers through
+            ``set_model_response``. The answer is validated; ``output_key`` stores the parsed
+            value (a dict for a model).
         output_key: Store the final response's text in this state key (on the final event).
+        planner: A ``BasePlanner`` (``BuiltInPlanner`` for the model's thinking,
+            ``PlanReActPlanner`` for tagged plans) applied to every step.
+        code_executor: ``BuiltInCodeExecutor`` (Gemini runs the code) or an executor that
+            runs fenced code blocks of the model's answers (``UnsafeLocalCodeExecutor``, by
+            explicit opt-in only).
         disallow_transfer_to_parent: The model may not hand back to the parent agent, and the
             next turn does not continue with this agent.
         disallow_transfer_to_peers: The model may not hand over to sibling agents.
@@ -69,25 +119,87 @@ class LlmAgent(BaseAgent):
             tool call.
         after_tool_callback: ``(tool, args, tool_context, tool_response)``; a returned dict
             replaces the tool's response.
+        on_model_error_callback: ``(callback_context, llm_request, error)`` when the model
+            call raises; a returned ``LlmResponse`` is used instead, else the error propagates.
+        on_tool_error_callback: ``(tool, args, tool_context, error)`` when the tool raises;
+            a returned dict is the response, else the error is answered as usual.
     """
 
     resumes_itself: ClassVar[bool] = True
 
     model: str | BaseLlm = ""
     instruction: str | InstructionProvider = ""
+    global_instruction: str | InstructionProvider = ""
+    static_instruction: Any = None
     tools: list[ToolUnion] = Field(default_factory=list)
     generate_content_config: types.GenerateContentConfig | None = None
     include_contents: Literal["default", "none"] = "default"
+    input_schema: type[BaseModel] | None = None
+    output_schema: Any = None
     output_key: str | None = None
+    planner: BasePlanner | None = None
+    code_executor: BaseCodeExecutor | None = None
     disallow_transfer_to_parent: bool = False
     disallow_transfer_to_peers: bool = False
     before_model_callback: BeforeModelCallback | None = None
     after_model_callback: AfterModelCallback | None = None
     before_tool_callback: BeforeToolCallback | None = None
     after_tool_callback: AfterToolCallback | None = None
+    on_model_error_callback: OnModelErrorCallback | None = None
+    on_tool_error_callback: OnToolErrorCallback | None = None
 
+    _default_model: ClassVar[str | BaseLlm] = DEFAULT_MODEL
     _llm: BaseLlm | None = PrivateAttr(default=None)
     _wrapped: dict[int, tuple[Any, BaseTool]] = PrivateAttr(default_factory=dict)
+
+    @model_validator(mode="before")
+    @classmethod
+    def _no_config_fields(cls, data: Any) -> Any:
+        misplaced_config_fields(data, set(cls.model_fields))
+        return data
+
+    @field_validator("static_instruction")
+    @classmethod
+    def _check_static_instruction(cls, value: Any) -> Any:
+        if value is not None:
+            static_parts(value)  # raises InputValidationError (a ValueError) for other types
+        return value
+
+    @field_validator("generate_content_config")
+    @classmethod
+    def validate_generate_content_config(
+        cls, config: types.GenerateContentConfig | None
+    ) -> types.GenerateContentConfig | None:
+        """Reject settings that have an LlmAgent field of their own (``ValueError``)."""
+        return check_generate_content_config(config)
+
+    @classmethod
+    def set_default_model(cls, model: str | BaseLlm) -> None:
+        """Set the model of agents that name none and have no LLM ancestor (process-wide).
+
+        Raises:
+            TypeError: ``model`` is neither a string nor a ``BaseLlm``.
+            ValueError: ``model`` is an empty string.
+        """
+        if not isinstance(model, (str, BaseLlm)):
+            raise TypeError(
+                f"The default model must be a str or a BaseLlm, got {type(model).__name__}."
+            )
+        if isinstance(model, str) and not model:
+            raise ValueError("The default model must be a non-empty string or a BaseLlm.")
+        LlmAgent._default_model = model
+
+    async def canonical_instruction(self, ctx: ReadonlyContext) -> tuple[str, bool]:
+        """Return ``(instruction, bypass_state_injection)``.
+
+        A string comes back as written (placeholders not filled yet) with False; a
+        provider's result with True (it is used verbatim).
+        """
+        return await canonical_instruction(self.instruction, ctx)
+
+    async def canonical_global_instruction(self, ctx: ReadonlyContext) -> tuple[str, bool]:
+        """``global_instruction`` resolved as ``canonical_instruction`` resolves ``instruction``."""
+        return await canonical_instruction(self.global_instruction, ctx)
 
     @property
     def canonical_model(self) -> BaseLlm:
@@ -107,17 +219,22 @@ class LlmAgent(BaseAgent):
             if isinstance(ancestor, LlmAgent):
                 return ancestor.canonical_model
             ancestor = ancestor.parent_agent
-        return LLMRegistry.new_llm(DEFAULT_MODEL)
+        default = LlmAgent._default_model
+        return default if isinstance(default, BaseLlm) else LLMRegistry.new_llm(default)
 
-    def canonical_tools(self) -> list[BaseTool]:
-        """The tools offered to the model: functions wrapped, plus ``transfer_to_agent``."""
-        tools = [self._as_tool(tool) for tool in self.tools]
+    async def canonical_tools(self, ctx: ReadonlyContext | None = None) -> list[BaseTool]:
+        """The tools offered to the model in ``ctx``.
+
+        Functions are wrapped as ``FunctionTool``, toolsets expanded (with ``ctx``), and
+        ``transfer_to_agent`` is added when the agent may transfer.
+        """
+        tools = await resolve_tools(self.tools, ctx, self._as_tool)
         targets = self._transfer_targets()
         if targets:
             tools.append(TransferToAgentTool(targets))
         return tools
 
-    def _as_tool(self, tool: ToolUnion) -> BaseTool:
+    def _as_tool(self, tool: BaseTool | Callable[..., Any]) -> BaseTool:
         if isinstance(tool, BaseTool):
             return tool
         cached = self._wrapped.get(id(tool))

@@ -10,6 +10,7 @@ from google.genai import types
 
 if TYPE_CHECKING:
     from adk_runtime.agents.invocation_context import InvocationContext
+    from adk_runtime.agents.run_config import RunConfig
     from adk_runtime.sessions.session import Session
 
 __all__ = ["ReadonlyContext"]
@@ -46,3 +47,18 @@ class ReadonlyContext:
     def state(self) -> Mapping[str, Any]:
         """The session state (merged, including dirty writes of this invocation), read-only."""
         return MappingProxyType(self._invocation_context.session.state)
+
+    @property
+    def user_id(self) -> str:
+        """The id of the user the session belongs to."""
+        return self._invocation_context.user_id
+
+    @property
+    def run_config(self) -> RunConfig:
+        """The settings of this invocation."""
+        return self._invocation_context.run_config
+
+    @property
+    def custom_metadata(self) -> Mapping[str, Any]:
+        """The invocation's ``RunConfig.custom_metadata``, read-only (empty when unset)."""
+        return MappingProxyType(self._invocation_context.run_config.custom_metadata or {})

@@ -3,6 +3,8 @@
 from __future__ import annotations
 
 import enum
+import logging
+import os
 import sys
 from typing import Any
 
@@ -11,7 +13,29 @@ from pydantic import BaseModel, ConfigDict, Field, field_validator
 
 from adk_runtime.sessions.base import GetSessionConfig
 
-__all__ = ["RunConfig", "StreamingMode"]
+__all__ = ["DEFAULT_MAX_LLM_CALLS", "RunConfig", "StreamingMode"]
+
+logger = logging.getLogger(__name__)
+
+DEFAULT_MAX_LLM_CALLS = 500
+MAX_LLM_CALLS_ENV = "ADK_MAX_LLM_CALLS"
+
+
+def _default_max_llm_calls() -> int:
+    """``ADK_MAX_LLM_CALLS`` from the environment when it is an integer, else 500."""
+    value = os.environ.get(MAX_LLM_CALLS_ENV)
+    if not value:
+        return DEFAULT_MAX_LLM_CALLS
+    try:
+        return int(value)
+    except ValueError:
+        logger.warning(
+            "Invalid value for %s (not an integer): %r; the default %s applies.",
+            MAX_LLM_CALLS_ENV,
+            value,
+            DEFAULT_MAX_LLM_CALLS,
+        )
+        return DEFAULT_MAX_LLM_CALLS
 
 
 class StreamingMode(str, enum.Enum):
@@ -28,8 +52,10 @@ class RunConfig(BaseModel):
     Attributes:
         streaming_mode: ``SSE`` yields the model's chunks as partial events as they arrive.
         max_llm_calls: Upper bound of model calls in one invocation (<= 0 means no bound;
-            ``sys.maxsize`` or more is rejected, as in google-adk).
-        response_modalities: Requested output modalities.
+            ``sys.maxsize`` or more is rejected, as in google-adk). The default is 500, or
+            the ``ADK_MAX_LLM_CALLS`` environment variable's value.
+        response_modalities: Requested output modalities (``types.Modality``; strings such
+            as ``"audio"`` are converted).
         speech_config: Speech settings for audio output.
         save_input_blobs_as_artifacts: Save inline data of the user message as artifacts.
         custom_metadata: Free-form metadata for the invocation.
@@ -39,8 +65,8 @@ class RunConfig(BaseModel):
     model_config = ConfigDict(extra="forbid", arbitrary_types_allowed=True)
 
     streaming_mode: StreamingMode = StreamingMode.NONE
-    max_llm_calls: int = 500
-    response_modalities: list[str] | None = None
+    max_llm_calls: int = Field(default_factory=_default_max_llm_calls)
+    response_modalities: list[types.Modality] | None = None
     speech_config: types.SpeechConfig | None = None
     save_input_blobs_as_artifacts: bool = False
     custom_metadata: dict[str, Any] | None = None

@@ -16,6 +16,7 @@ from typing import Any, TypeVar
 
 import click
 
+from adk_runtime._foreign import refuse_google_adk
 from adk_runtime.agents import BaseAgent
 from adk_runtime.errors import AdkRuntimeError, ConfigurationError, redact_url
 
@@ -123,6 +124,7 @@ def load_agent(spec: str) -> BaseAgent:
                 "e.g. 'my_app.agent:root_agent'."
             )
         agent = getattr(agent, part)
+    refuse_google_adk(f"--agent {spec!r}", agent=agent)
     if not isinstance(agent, BaseAgent):
         raise ConfigurationError(
             f"{spec!r} is a {type(agent).__name__}, not an agent (an adk_runtime BaseAgent)."

@@ -76,7 +76,8 @@ def chat(
                     f"{runner.app_name}, stored in {show_url(session_url)} (type 'exit' or "
                     "Ctrl-D to leave)."
                 )
-            return await converse(runner, session)
+            async with runner:  # closes the agent's toolsets (MCP servers) at the end
+                return await converse(runner, session)
 
     try:
         failures = run_async(go())

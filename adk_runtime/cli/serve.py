@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from pathlib import Path
 from typing import Any
 
 import click
@@ -101,6 +102,20 @@ DEFAULT_MAX_BODY_BYTES = 32 * 1024 * 1024
     "(/dev/apps/APP/debug/trace/...) from them. Needs the 'metrics' extra (the OTel SDK).",
 )
 @click.option(
+    "--dev-ui",
+    is_flag=True,
+    default=False,
+    help="Serve google-adk's web UI at /dev-ui/ (needs the 'google-adk' extra); records "
+    "traces for it when the OTel SDK is installed.",
+)
+@click.option(
+    "--allow-origins",
+    multiple=True,
+    metavar="ORIGIN",
+    help="Let browser pages from ORIGIN call the API (CORS; repeatable; '*' for any). Off "
+    "by default.",
+)
+@click.option(
     "--resume-interrupted",
     is_flag=True,
     default=False,
@@ -124,6 +139,8 @@ def serve(
     metrics: bool,
     record_traces: bool,
     resume_interrupted: bool,
+    dev_ui: bool,
+    allow_origins: tuple[str, ...],
     log_level: str,
 ) -> None:
     """Serve an agent over HTTP (binds 127.0.0.1 unless --host says otherwise)."""
@@ -136,6 +153,9 @@ def serve(
             f"The HTTP server needs the 'server' extra ({exc.name} is missing): "
             "pip install 'adk-runtime[server]'"
         ) from None
+    bundle = _web_bundle() if dev_ui else None
+    if dev_ui and not record_traces:
+        record_traces = _sdk_installed()
     agent = load_agent(agent_spec)
     run_async(_probe(session_url, app_name or agent.name))
     services: dict[str, Any] = {
@@ -154,16 +174,34 @@ def serve(
         metrics=_metrics_available("--metrics") if metrics else False,
         record_traces=_metrics_available("--record-traces") if record_traces else False,
         resume_interrupted=resume_interrupted,
+        dev_ui=bundle,
+        allow_origins=allow_origins,
         **services,
     )
     click.echo(
         f"serving {app.state.adk.app_name!r} on http://{host}:{port} "
         f"(sessions: {show_url(session_url)}"
         + (", bearer token required" if auth_token else "")
-        + ")",
+        + ")"
+        + (f"; dev UI: http://{host}:{port}/dev-ui/" if bundle else ""),
         err=True,
     )
     uvicorn.run(app, host=host, port=port, log_level=log_level)
+
+
+def _web_bundle() -> Path:
+    """google-adk's web UI bundle (``ConfigurationError`` naming the extra if absent)."""
+    from adk_runtime.server.dev_ui import find_web_bundle
+
+    return find_web_bundle()
+
+
+def _sdk_installed() -> bool:
+    try:
+        import opentelemetry.sdk.trace  # noqa: F401
+    except ImportError:
+        return False
+    return True
 
 
 def _metrics_available(option: str) -> bool:

@@ -35,3 +35,10 @@ JsonDict = Annotated[
     BeforeValidator(_validate),
 ]
 """A ``dict[str, Any]`` whose values are stored through the shared codec."""
+
+JsonValue = Annotated[
+    Any,
+    PlainSerializer(_serialize, when_used="json"),
+    BeforeValidator(_validate),
+]
+"""Any JSON-like value, stored through the shared codec."""

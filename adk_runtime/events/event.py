@@ -138,6 +138,10 @@ def _raise_with_path(event: Event) -> None:
     fields: dict[str, Any] = {
         "state_delta": event.actions.state_delta,
         "requested_auth_configs": event.actions.requested_auth_configs,
+        "requested_tool_confirmations": {
+            key: confirmation.payload
+            for key, confirmation in event.actions.requested_tool_confirmations.items()
+        },
         "agent_state": event.actions.agent_state,
         "custom_metadata": event.custom_metadata,
     }

@@ -7,6 +7,7 @@ from typing import Any
 from pydantic import BaseModel, ConfigDict, Field, alias_generators
 
 from adk_runtime.events._json_fields import JsonDict
+from adk_runtime.events.tool_confirmation import ToolConfirmation
 
 __all__ = ["EventActions"]
 
@@ -22,6 +23,8 @@ class EventActions(BaseModel):
         escalate: Ask the enclosing workflow (e.g. a ``LoopAgent``) to stop.
         skip_summarization: Do not ask the model to summarize a function response.
         requested_auth_configs: Function-call id to the auth configuration it needs.
+        requested_tool_confirmations: Function-call id to the confirmation its tool asks
+            the user for (``tool_context.request_confirmation``).
         end_of_agent: The authoring agent finished its run.
         agent_state: Resumable state of the authoring agent.
         rewind_before_invocation_id: Set only on a rewind event: the invocation the session
@@ -42,6 +45,7 @@ class EventActions(BaseModel):
     transfer_to_agent: str | None = None
     escalate: bool | None = None
     requested_auth_configs: JsonDict = Field(default_factory=dict)
+    requested_tool_confirmations: dict[str, ToolConfirmation] = Field(default_factory=dict)
     end_of_agent: bool | None = None
     agent_state: JsonDict | None = None
     rewind_before_invocation_id: str | None = None
@@ -55,6 +59,7 @@ class EventActions(BaseModel):
             or self.escalate
             or self.skip_summarization
             or self.requested_auth_configs
+            or self.requested_tool_confirmations
             or self.end_of_agent
             or self.agent_state
             or self.rewind_before_invocation_id
@@ -65,6 +70,7 @@ class EventActions(BaseModel):
         self.state_delta.update(other.state_delta)
         self.artifact_delta.update(other.artifact_delta)
         self.requested_auth_configs.update(other.requested_auth_configs)
+        self.requested_tool_confirmations.update(other.requested_tool_confirmations)
         for name in (
             "skip_summarization",
             "transfer_to_agent",

@@ -44,6 +44,15 @@ class LlmRequest(BaseModel):
         else:
             raise TypeError("system_instruction must be a string to append instructions to it.")
 
+    def set_output_schema(self, output_schema: Any) -> None:
+        """Ask for JSON following ``output_schema`` (the config's ``response_schema``).
+
+        ``output_schema`` is a pydantic model, ``list[...]``, a JSON-schema dict or a
+        ``types.Schema``; ``response_mime_type`` becomes ``application/json``.
+        """
+        self.config.response_schema = output_schema
+        self.config.response_mime_type = "application/json"
+
     def append_tools(self, tools: list[BaseTool]) -> None:
         """Offer ``tools`` to the model: declarations in the config, the tools in ``tools_dict``."""
         declarations: list[types.FunctionDeclaration] = []

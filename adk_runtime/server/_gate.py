@@ -4,7 +4,8 @@ A pure ASGI middleware, so it runs before FastAPI reads or parses a request body
 without the token gets 401 without its body being read (a 50 MB body from a stranger costs
 nothing), and a body over the limit gets 413 — at once when ``Content-Length`` says so, or as
 soon as a streamed body passes the limit. It covers every route, including the OpenAPI docs
-(``/docs``, ``/redoc``, ``/openapi.json``) and any route added later; only ``/health`` is open.
+(``/docs``, ``/redoc``, ``/openapi.json``) and any route added later; only ``/health`` is open,
+and the dev UI's static files (``/dev-ui/…``) when ``serve --dev-ui`` serves them.
 """
 
 from __future__ import annotations
@@ -41,15 +42,28 @@ class Gate:
         max_body_bytes: The largest body accepted (413 beyond it).
     """
 
-    def __init__(self, app: App, *, token: str | None, max_body_bytes: int) -> None:
-        """Wrap ``app``."""
+    def __init__(
+        self,
+        app: App,
+        *,
+        token: str | None,
+        max_body_bytes: int,
+        open_prefixes: tuple[str, ...] = (),
+    ) -> None:
+        """Wrap ``app``; paths under ``open_prefixes`` (static files) need no token."""
         self.app = app
         self.token = token
         self.max_body_bytes = max_body_bytes
+        self.open_prefixes = open_prefixes
+
+    def _open(self, path: str) -> bool:
+        return path in _OPEN_PATHS or any(
+            path == prefix or path.startswith(prefix + "/") for prefix in self.open_prefixes
+        )
 
     async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
         """Handle one ASGI connection."""
-        if scope["type"] != "http" or scope.get("path") in _OPEN_PATHS:
+        if scope["type"] != "http" or self._open(scope.get("path", "")):
             await self.app(scope, receive, send)
             return
         headers = {k.decode("latin-1").lower(): v.decode("latin-1") for k, v in scope["headers"]}

@@ -14,9 +14,11 @@ import asyncio
 import contextlib
 import logging
 import math
-from collections.abc import AsyncIterator
+from collections.abc import AsyncIterator, Sequence
+from pathlib import Path
 
 from fastapi import FastAPI, Request
+from fastapi.middleware.cors import CORSMiddleware
 from fastapi.responses import JSONResponse
 
 from adk_runtime import __version__, telemetry
@@ -33,9 +35,11 @@ from adk_runtime.server import (
     sessions_routes,
     trace_routes,
 )
+from adk_runtime.server import dev_ui as dev_ui_routes
 from adk_runtime.server._advice import http_detail
 from adk_runtime.server._gate import DEFAULT_MAX_BODY_BYTES, Gate
 from adk_runtime.server._state import AdkState, ServerState, server_state, status_for
+from adk_runtime.server.dev_ui import OPEN_PREFIX, add_dev_ui
 from adk_runtime.sessions import BaseSessionService
 from adk_runtime.sessions.claims import DEFAULT_LEASE_SECONDS, DEFAULT_WAIT_SECONDS
 
@@ -72,6 +76,8 @@ def create_app(
     session_lease_seconds: float = DEFAULT_LEASE_SECONDS,
     metrics: bool = False,
     record_traces: bool = False,
+    dev_ui: Path | None = None,
+    allow_origins: Sequence[str] = (),
     resume_interrupted: bool = False,
 ) -> FastAPI:
     """Build the HTTP API for one agent.
@@ -94,6 +100,10 @@ def create_app(
             meter provider (the ``metrics`` extra).
         record_traces: Keep this process's spans in memory for the dev UI's trace routes
             (``/dev/apps/{app}/debug/trace/...``); needs the OpenTelemetry SDK.
+        dev_ui: Serve google-adk's web UI from this bundle directory under ``/dev-ui/``
+            (see :func:`adk_runtime.server.dev_ui.find_web_bundle`).
+        allow_origins: Origins allowed to call the API from a browser (CORS; none by
+            default). ``*`` allows any.
         resume_interrupted: At start-up, resume every interrupted invocation of the app in
             the background (each outcome logged on ``adk_runtime.server``).
     """
@@ -127,8 +137,24 @@ def create_app(
     app.include_router(run_routes.router)
     app.include_router(durable_routes.router)
     _add_telemetry(app, metrics=metrics, record_traces=record_traces)
+    app.include_router(dev_ui_routes.router)  # after the trace routes: its /dev/… 501 is last
+    if dev_ui is not None:
+        add_dev_ui(app, dev_ui)
     # The gate runs before FastAPI reads a body: token first, then the size limit.
-    app.add_middleware(Gate, token=state.auth_token, max_body_bytes=max_body_bytes)
+    app.add_middleware(
+        Gate,
+        token=state.auth_token,
+        max_body_bytes=max_body_bytes,
+        open_prefixes=(OPEN_PREFIX,) if dev_ui is not None else (),
+    )
+    if allow_origins:  # outermost: preflights and 401s get their CORS headers too
+        app.add_middleware(
+            CORSMiddleware,
+            allow_origins=list(allow_origins),
+            allow_credentials="*" not in allow_origins,
+            allow_methods=["*"],
+            allow_headers=["*"],
+        )
 
     @app.get("/health")
     async def health() -> dict[str, str]:
@@ -163,13 +189,14 @@ async def _resume_interrupted(state: ServerState) -> None:
 
 
 async def _shutdown(state: ServerState) -> None:
-    """Let running invocations finish (up to a grace period), then close owned services."""
+    """Let running invocations finish (grace period), close toolsets, close owned services."""
     if state.tasks:
         _, pending = await asyncio.wait(set(state.tasks), timeout=SHUTDOWN_GRACE_SECONDS)
         for task in pending:
             task.cancel()
         if pending:
             await asyncio.wait(pending)
+    await state.runner.close()  # the agents' toolsets (MCP sessions and server processes)
     if state.owns_services:
         runner = state.runner
         await runner.session_service.close()

@@ -1,34 +1,66 @@
-"""Tools the model may call (``google.adk.tools`` → ``adk_runtime.tools``)."""
+"""Tools the model may call (``google.adk.tools`` → ``adk_runtime.tools``).
+
+``McpToolset`` / ``MCPToolset`` are imported on first use: they need the ``mcp`` extra (so
+they are not in ``__all__``: ``from adk_runtime.tools import *`` works without it).
+"""
+
+from typing import TYPE_CHECKING, Any
 
 # The agents package first: tool contexts build on its contexts, and agents use tools.
 import adk_runtime.agents  # noqa: F401
 from adk_runtime.tools.agent_tool import AgentTool
 from adk_runtime.tools.base_tool import BaseTool
+from adk_runtime.tools.base_toolset import BaseToolset
+from adk_runtime.tools.enterprise_search_tool import enterprise_web_search_tool
 from adk_runtime.tools.exit_loop_tool import exit_loop
 from adk_runtime.tools.function_tool import FunctionTool
+from adk_runtime.tools.google_search_tool import google_search
+from adk_runtime.tools.load_artifacts_tool import load_artifacts_tool
 from adk_runtime.tools.load_memory_tool import LoadMemoryTool, load_memory_tool
 from adk_runtime.tools.long_running_tool import LongRunningFunctionTool
 from adk_runtime.tools.preload_memory_tool import PreloadMemoryTool, preload_memory_tool
+from adk_runtime.tools.tool_confirmation import ToolConfirmation
 from adk_runtime.tools.tool_context import ToolContext
 from adk_runtime.tools.transfer_to_agent_tool import TransferToAgentTool, transfer_to_agent
+from adk_runtime.tools.url_context_tool import url_context
+
+if TYPE_CHECKING:
+    from adk_runtime.tools.mcp_tool import MCPToolset as MCPToolset
+    from adk_runtime.tools.mcp_tool import McpToolset as McpToolset
 
 # As in google-adk, the package-level names are the tool instances.
 load_memory = load_memory_tool
 preload_memory = preload_memory_tool
+load_artifacts = load_artifacts_tool
+enterprise_web_search = enterprise_web_search_tool
 
 __all__ = [
     "AgentTool",
     "BaseTool",
+    "BaseToolset",
     "FunctionTool",
     "LoadMemoryTool",
     "LongRunningFunctionTool",
     "PreloadMemoryTool",
+    "ToolConfirmation",
     "ToolContext",
     "TransferToAgentTool",
+    "enterprise_web_search",
     "exit_loop",
+    "google_search",
+    "load_artifacts",
     "load_memory",
     "load_memory_tool",
     "preload_memory",
     "preload_memory_tool",
     "transfer_to_agent",
+    "url_context",
 ]
+
+
+def __getattr__(name: str) -> Any:
+    if name in ("McpToolset", "MCPToolset"):
+        from adk_runtime.tools import mcp_tool
+
+        return getattr(mcp_tool, name)
+    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")

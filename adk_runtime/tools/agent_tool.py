@@ -24,6 +24,9 @@ class AgentTool(BaseTool):
     The state changes its events commit come back through the tool context, so they ride on
     the caller's function-response event and are committed there, atomically with the answer.
     Artifacts it saves go to the caller's session and into that event's ``artifact_delta``.
+    An agent with an ``input_schema`` is declared with that schema's fields (the validated
+    arguments are its message, as JSON); one with an ``output_schema`` answers with the
+    parsed value instead of text.
 
     Attributes:
         agent: The agent to run.
@@ -38,15 +41,30 @@ class AgentTool(BaseTool):
         self.skip_summarization = skip_summarization
 
     def _get_declaration(self) -> types.FunctionDeclaration | None:
-        return types.FunctionDeclaration(
-            name=self.name,
-            description=self.description,
-            parameters_json_schema={
+        schema = getattr(self.agent, "input_schema", None)
+        parameters: dict[str, Any] = (
+            schema.model_json_schema()
+            if schema is not None
+            else {
                 "type": "object",
                 "properties": {"request": {"type": "string"}},
                 "required": ["request"],
-            },
+            }
         )
+        return types.FunctionDeclaration(
+            name=self.name, description=self.description, parameters_json_schema=parameters
+        )
+
+    def _message(self, args: dict[str, Any]) -> str:
+        """The agent's input: the ``request`` text, or ``args`` as JSON after validation.
+
+        With an ``input_schema`` the arguments are validated by it (an error is answered to
+        the model) and sent as the schema's JSON.
+        """
+        schema = getattr(self.agent, "input_schema", None)
+        if schema is None:
+            return str(args.get("request", ""))
+        return str(schema.model_validate(args).model_dump_json(exclude_none=True))
 
     async def run_async(self, *, args: dict[str, Any], tool_context: ToolContext) -> Any:
         """Run the agent on ``args["request"]`` and return its final text."""
@@ -72,7 +90,7 @@ class AgentTool(BaseTool):
             session_id=str(uuid.uuid4()),
             state=tool_context.state.to_dict(),
         )
-        message = types.Content(role="user", parts=[types.Part(text=str(args.get("request", "")))])
+        message = types.Content(role="user", parts=[types.Part(text=self._message(args))])
         last: types.Content | None = None
         async for event in runner.run_async(
             user_id=ctx.user_id, session_id=session.id, new_message=message
@@ -82,4 +100,10 @@ class AgentTool(BaseTool):
                 last = event.content
         if last is None:
             return ""
-        return "\n".join(part.text for part in last.parts or [] if part.text)
+        text = "\n".join(part.text for part in last.parts or [] if part.text and not part.thought)
+        output_schema = getattr(self.agent, "output_schema", None)
+        if output_schema is None or not text.strip():
+            return text
+        from adk_runtime.agents._structured_output import validate_output
+
+        return validate_output(output_schema, text)

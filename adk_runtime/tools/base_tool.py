@@ -37,6 +37,12 @@ class BaseTool:
         """Answer a call with ``args``; the result becomes the function response."""
         raise NotImplementedError(f"{type(self).__name__} must implement run_async.")
 
+    async def check_require_confirmation(
+        self, args: dict[str, Any], tool_context: ToolContext
+    ) -> bool:
+        """Whether a call with ``args`` must be confirmed by the user first; by default not."""
+        return False
+
     async def process_llm_request(
         self, *, tool_context: ToolContext, llm_request: LlmRequest
     ) -> None:

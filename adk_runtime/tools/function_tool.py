@@ -11,6 +11,7 @@ import pydantic
 from google.genai import types
 
 from adk_runtime import _callbacks
+from adk_runtime.tools._confirm import RequireConfirmation, gate, requires_confirmation
 from adk_runtime.tools._declaration import Signature
 from adk_runtime.tools.base_tool import BaseTool
 from adk_runtime.tools.tool_context import ToolContext
@@ -27,13 +28,19 @@ class FunctionTool(BaseTool):
     answered, as in google-adk, by naming them and asking the model to call again with all
     of them). A ``tool_context: ToolContext`` parameter is
     filled in by the runtime. A sync function runs in a worker thread, never on the loop.
+
+    With ``require_confirmation`` (True, or a predicate of the arguments) a call first asks
+    the user to confirm (``ToolContext.request_confirmation``) and runs only once confirmed.
     """
 
-    def __init__(self, func: Callable[..., Any], *, require_confirmation: bool = False) -> None:
+    def __init__(
+        self, func: Callable[..., Any], *, require_confirmation: RequireConfirmation = False
+    ) -> None:
         """Wrap ``func``; its ``__name__`` is the tool's name."""
         name = getattr(func, "__name__", None) or type(func).__name__
         super().__init__(name=name, description=_docstring(func))
         self.func = func
+        self._require_confirmation = require_confirmation
         self._signature = Signature(func, self.name, self.description)
         self._declaration: types.FunctionDeclaration | None = None
 
@@ -59,12 +66,25 @@ class FunctionTool(BaseTool):
                 for error in exc.errors()
             )
             return {"error": f"Invalid arguments for {self.name}: {problems}"}
+        refused = await gate(self.name, self._require_confirmation, kwargs, tool_context)
+        if refused is not None:
+            return refused
         if self._signature.wants_context:
             kwargs[self._signature.context_name] = tool_context
         result = await _callbacks.invoke(self.func, **kwargs)
         if isinstance(result, pydantic.BaseModel):
             return result.model_dump(mode="json")
         return result
+
+    async def check_require_confirmation(
+        self, args: dict[str, Any], tool_context: ToolContext
+    ) -> bool:
+        """Whether a call with ``args`` needs the user's confirmation."""
+        try:
+            kwargs = self._signature.validate(args)
+        except pydantic.ValidationError:
+            kwargs = dict(args)
+        return await requires_confirmation(self._require_confirmation, kwargs, tool_context)
 
 
 def _docstring(func: Callable[..., Any]) -> str:

@@ -6,6 +6,7 @@ from typing import TYPE_CHECKING, Any
 
 from adk_runtime.agents.callback_context import CallbackContext
 from adk_runtime.events import EventActions
+from adk_runtime.events.tool_confirmation import ToolConfirmation
 from adk_runtime.sessions.state import State
 
 if TYPE_CHECKING:
@@ -24,6 +25,8 @@ class ToolContext(CallbackContext):
     Attributes:
         function_call_id: The id of the function call being answered: stable across a
             retry, so a tool with side effects can use it as an idempotency key.
+        tool_confirmation: The user's answer to this call's confirmation request, when the
+            call is run again after the user answered (see :meth:`request_confirmation`).
     """
 
     def __init__(
@@ -32,10 +35,12 @@ class ToolContext(CallbackContext):
         *,
         function_call_id: str | None = None,
         event_actions: EventActions | None = None,
+        tool_confirmation: ToolConfirmation | None = None,
     ) -> None:
         """Create the context of the call ``function_call_id``."""
         super().__init__(invocation_context, event_actions=event_actions)
         self.function_call_id = function_call_id
+        self.tool_confirmation = tool_confirmation
         self._state = _UndoableState(invocation_context.session.state, self.actions.state_delta)
 
     def discard_changes(self) -> None:
@@ -46,6 +51,30 @@ class ToolContext(CallbackContext):
         assert isinstance(self._state, _UndoableState)
         self._state.undo()
         self._event_actions = EventActions()
+
+    def request_confirmation(self, *, hint: str | None = None, payload: Any = None) -> None:
+        """Ask the user to confirm this call before it takes effect (human in the loop).
+
+        The tool returns as usual (typically a "waiting for approval" result). Before its
+        function-response event the agent yields an ``adk_request_confirmation`` function
+        call (a long-running call, see ``REQUEST_CONFIRMATION_FUNCTION_CALL_NAME``); then the
+        invocation pauses. The user answers with a ``FunctionResponse`` of that name and id
+        whose response is a ``ToolConfirmation`` (``{"confirmed": true, "payload": ...}``);
+        then the same call runs again with :attr:`tool_confirmation` set, in that same
+        invocation, also after a restart on a durable session store.
+
+        Args:
+            hint: Why confirmation is needed, for the user.
+            payload: JSON data the user may fill in and send back.
+
+        Raises:
+            ValueError: This context answers no function call.
+        """
+        if not self.function_call_id:
+            raise ValueError("request_confirmation needs a function call: use it inside a tool.")
+        self.actions.requested_tool_confirmations[self.function_call_id] = ToolConfirmation(
+            hint=hint or "", payload=payload
+        )
 
     @property
     def attempt(self) -> int:

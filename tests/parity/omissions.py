@@ -14,20 +14,17 @@ from __future__ import annotations
 AREAS = (
     "agents",
     "artifacts",
+    "code_executors",
     "events",
     "flows",
     "memory",
     "models",
+    "planners",
     "runners",
     "sessions",
     "tools",
 )
 
-PLANNED = (
-    "Planned in issue 16 (LlmAgent fields such as `output_schema` and the error callbacks; "
-    "toolsets and MCP; tool confirmation; `load_artifacts`; Gemini built-in tools): each "
-    "entry leaves this list when it lands."
-)
 LIVE = (
     "Live API (bidirectional audio/video streaming): adk_runtime runs request/response and "
     "SSE turns only; `models.base_llm_connection` exists as an interface for typing."
@@ -77,6 +74,18 @@ STORAGE = (
     "google-adk's own storage schemas, SQL text and migration scripts: adk_runtime's tables "
     "(`adk_` prefix) are owned by its Alembic migrations (`adk-runtime db upgrade`)."
 )
+CODE_SANDBOXES = (
+    "Code executors that run code in a container, on GKE or in Vertex AI / Agent Engine "
+    "sandboxes, and the per-session executor context of stateful executors: not implemented; "
+    "`BuiltInCodeExecutor` (Gemini runs the code) and `UnsafeLocalCodeExecutor` (a child "
+    "process, by explicit opt-in) are."
+)
+MCP_EXTRAS = (
+    "MCP pieces beyond client toolsets: serving ADK tools as an MCP server (conversion "
+    "utilities), progress callbacks, custom HTTP client factories, and google-adk's session "
+    "internals (`McpTool` reconnects once by itself; the session task is "
+    "`tools/mcp_tool/_connection.py`)."
+)
 STATE_SCHEMA = "Typed state schemas (validating state keys and values): not implemented."
 THREAD_POOL = (
     "Sync tools always run in a worker thread (`asyncio.to_thread`), never on the event loop; "
@@ -88,28 +97,6 @@ ARTIFACT_REFS = (
 )
 
 OMITTED: dict[str, str] = {
-    # planned in issue 16 (items 2 and 3)
-    "agents.llm_agent:OnModelErrorCallback": PLANNED,
-    "agents.llm_agent:OnToolErrorCallback": PLANNED,
-    "tools.set_model_response_tool": PLANNED,
-    "tools.base_toolset": PLANNED,
-    "tools.mcp_tool": PLANNED,
-    "tools.load_mcp_resource_tool": PLANNED,
-    "tools:MCPToolset": PLANNED,
-    "tools:McpToolset": PLANNED,
-    "agents.mcp_instruction_provider": PLANNED,
-    "agents:McpInstructionProvider": PLANNED,
-    "tools.tool_confirmation": PLANNED,
-    "flows.llm_flows.functions:REQUEST_CONFIRMATION_FUNCTION_CALL_NAME": PLANNED,
-    "flows.llm_flows.functions:generate_request_confirmation_event": PLANNED,
-    "tools.load_artifacts_tool": PLANNED,
-    "tools:load_artifacts": PLANNED,
-    "tools.google_search_tool": PLANNED,
-    "tools:google_search": PLANNED,
-    "tools.url_context_tool": PLANNED,
-    "tools:url_context": PLANNED,
-    "tools.enterprise_search_tool": PLANNED,
-    "tools:enterprise_web_search": PLANNED,
     # Live API
     "agents.active_streaming_tool": LIVE,
     "agents.live_request_queue": LIVE,
@@ -140,6 +127,8 @@ OMITTED: dict[str, str] = {
     "tools.base_tool:SelfTool": CONFIG,
     "tools.agent_tool:AgentToolConfig": CONFIG,
     "tools.tool_configs": CONFIG,
+    "tools.mcp_tool.mcp_toolset:McpToolsetConfig": CONFIG,
+    "tools.mcp_tool.mcp_toolset:ALLOW_CONFIG_STDIO_SERVERS_ENV_VAR": CONFIG,
     # resumability checkpoints
     "agents.base_agent:AgentState": RESUMABILITY,
     "agents.base_agent:BaseAgentState": RESUMABILITY,
@@ -260,6 +249,14 @@ OMITTED: dict[str, str] = {
     "tools.openapi_tool": INTEGRATIONS,
     "tools.retrieval": INTEGRATIONS,
     "tools.skill_toolset": INTEGRATIONS,
+    # MCP beyond client toolsets
+    "tools.mcp_tool.conversion_utils": MCP_EXTRAS,
+    "tools.mcp_tool.session_context": MCP_EXTRAS,
+    "tools.mcp_tool.mcp_session_manager:CheckableMcpHttpClientFactory": MCP_EXTRAS,
+    "tools.mcp_tool.mcp_session_manager:retry_on_errors": MCP_EXTRAS,
+    "tools.mcp_tool.mcp_tool:ProgressCallbackFactory": MCP_EXTRAS,
+    "tools.mcp_tool.mcp_tool:ProgressFnT": MCP_EXTRAS,
+    "tools.mcp_tool.mcp_toolset:T": MCP_EXTRAS,
     # storage
     "sessions.migration": STORAGE,
     "sessions.schemas": STORAGE,
@@ -269,6 +266,18 @@ OMITTED: dict[str, str] = {
     "sessions.sqlite_session_service:PRAGMA_FOREIGN_KEYS": STORAGE,
     "sessions.sqlite_session_service:SESSIONS_TABLE_SCHEMA": STORAGE,
     "sessions.sqlite_session_service:USER_STATES_TABLE_SCHEMA": STORAGE,
+    # code executors
+    "code_executors.agent_engine_sandbox_code_executor": CODE_SANDBOXES,
+    "code_executors.container_code_executor": CODE_SANDBOXES,
+    "code_executors.gke_code_executor": CODE_SANDBOXES,
+    "code_executors.vertex_ai_code_executor": CODE_SANDBOXES,
+    "code_executors.code_executor_context": CODE_SANDBOXES,
+    "code_executors:AgentEngineSandboxCodeExecutor": CODE_SANDBOXES,
+    "code_executors:ContainerCodeExecutor": CODE_SANDBOXES,
+    "code_executors:GkeCodeExecutor": CODE_SANDBOXES,
+    "code_executors:VertexAiCodeExecutor": CODE_SANDBOXES,
+    "code_executors:CodeExecutorContext": CODE_SANDBOXES,
+    "code_executors.code_execution_utils:CodeExecutionUtils": CODE_SANDBOXES,
     # smaller pieces
     "sessions:StateSchemaError": STATE_SCHEMA,
     "sessions.state:StateSchemaError": STATE_SCHEMA,

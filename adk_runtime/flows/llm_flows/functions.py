@@ -14,6 +14,10 @@ from collections.abc import Iterable, Mapping
 
 from google.genai import types
 
+from adk_runtime.agents._confirmation import (
+    REQUEST_CONFIRMATION_FUNCTION_CALL_NAME,
+    generate_request_confirmation_event,
+)
 from adk_runtime.agents._functions import assign_call_ids
 from adk_runtime.events import Event
 from adk_runtime.models._call_ids import CLIENT_CALL_ID_PREFIX
@@ -21,7 +25,9 @@ from adk_runtime.tools.base_tool import BaseTool
 
 __all__ = [
     "AF_FUNCTION_CALL_ID_PREFIX",
+    "REQUEST_CONFIRMATION_FUNCTION_CALL_NAME",
     "generate_client_function_call_id",
+    "generate_request_confirmation_event",
     "get_long_running_function_calls",
     "populate_client_function_call_id",
     "remove_client_function_call_id",

@@ -202,7 +202,9 @@ class RedisSessionService(BaseSessionService):
         self._url = url
         self._pool_options = pool
         self._cluster = isinstance(self._client, RedisCluster)
-        self._gate = _clients.Gate(pool) if self._cluster else None
+        # Calls beyond the pool wait in line (first come, first served): redis-py's blocking
+        # pool alone wakes its waiters in no order, and some waited a second at 256 callers.
+        self._gate = _clients.Gate(pool) if self._cluster or self._owns_client else None
         self._wait_replicas = _count("wait_replicas", wait_replicas)
         self._wait_timeout_ms = _positive_int("wait_timeout_ms", wait_timeout_ms)
         self._scripts = Scripts.register(self._client)

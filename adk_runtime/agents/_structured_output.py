@@ -1,0 +1,90 @@
+"""``output_schema``: ask the model for structured output, validate it, store it."""
+
+from __future__ import annotations
+
+import json
+import re
+from typing import TYPE_CHECKING, Any
+
+import pydantic
+from google.genai import types
+
+from adk_runtime.agents.invocation_context import InvocationContext
+from adk_runtime.events import Event
+from adk_runtime.models.llm_request import LlmRequest
+from adk_runtime.tools.set_model_response_tool import (
+    SetModelResponseTool,
+    is_model_schema,
+    list_item_model,
+)
+
+if TYPE_CHECKING:
+    from adk_runtime.agents.llm_agent import LlmAgent
+
+__all__ = ["answer_event", "prepare_request", "validate_output"]
+
+_WITH_TOOLS_INSTRUCTION = (
+    f"Your final answer must be given by calling `{SetModelResponseTool.NAME}` with the "
+    "required structure, not as text. Use the other tools first if you need them."
+)
+_FENCE = re.compile(r"^\s*```[a-zA-Z]*\s*\n(?P<body>.*?)\n?```\s*$", re.DOTALL)
+
+
+def prepare_request(agent: LlmAgent, request: LlmRequest) -> None:
+    """Put the agent's ``output_schema`` on the request.
+
+    Without tools the schema becomes the request's ``response_schema`` (JSON output). With
+    tools, where models cannot combine both, the model is offered ``set_model_response``.
+    """
+    schema = agent.output_schema
+    if schema is None:
+        return
+    if not agent.tools:
+        request.set_output_schema(schema)
+        return
+    request.append_tools([SetModelResponseTool(schema)])
+    request.append_instructions([_WITH_TOOLS_INSTRUCTION])
+
+
+def validate_output(schema: Any, text: str) -> Any:
+    """Parse the model's JSON ``text`` against ``schema`` (a code fence around it is removed).
+
+    Returns:
+        A dict for a pydantic model (``None`` fields left out), a list of dicts for
+        ``list[Model]``, the parsed JSON for any other schema.
+
+    Raises:
+        pydantic.ValidationError: The text does not follow the schema.
+        ValueError: The text is not JSON (other schemas).
+    """
+    fenced = _FENCE.match(text)
+    if fenced is not None:
+        text = fenced.group("body")
+    if is_model_schema(schema):
+        return schema.model_validate_json(text).model_dump(exclude_none=True)
+    if list_item_model(schema) is not None:
+        items = pydantic.TypeAdapter(schema).validate_json(text)
+        return [item.model_dump(exclude_none=True) for item in items]
+    return json.loads(text)
+
+
+def answer_event(
+    agent: LlmAgent, ctx: InvocationContext, response_event: Event, tools: dict[str, Any]
+) -> Event | None:
+    """The final model event for a successful ``set_model_response`` call, else None."""
+    tool = tools.get(SetModelResponseTool.NAME)
+    if not isinstance(tool, SetModelResponseTool):
+        return None
+    for response in response_event.get_function_responses():
+        if response.name != SetModelResponseTool.NAME:
+            continue
+        answer = tool.answer_json(dict(response.response or {}))
+        if answer is None:
+            return None
+        return Event(
+            invocation_id=ctx.invocation_id,
+            author=agent.name,
+            branch=ctx.branch,
+            content=types.Content(role="model", parts=[types.Part(text=answer)]),
+        )
+    return None

@@ -1,0 +1,19 @@
+"""Code executors: run code the model writes (``google.adk.code_executors``)."""
+
+from adk_runtime.code_executors.base_code_executor import BaseCodeExecutor
+from adk_runtime.code_executors.built_in_code_executor import BuiltInCodeExecutor
+from adk_runtime.code_executors.code_execution_utils import (
+    CodeExecutionInput,
+    CodeExecutionResult,
+    File,
+)
+from adk_runtime.code_executors.unsafe_local_code_executor import UnsafeLocalCodeExecutor
+
+__all__ = [
+    "BaseCodeExecutor",
+    "BuiltInCodeExecutor",
+    "CodeExecutionInput",
+    "CodeExecutionResult",
+    "File",
+    "UnsafeLocalCodeExecutor",
+]

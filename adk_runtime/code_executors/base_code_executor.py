@@ -1,0 +1,46 @@
+"""BaseCodeExecutor: how an LLM agent runs the code its model writes."""
+
+from __future__ import annotations
+
+import abc
+from typing import TYPE_CHECKING
+
+from pydantic import BaseModel, ConfigDict
+
+from adk_runtime.code_executors.code_execution_utils import CodeExecutionInput, CodeExecutionResult
+
+if TYPE_CHECKING:
+    from adk_runtime.agents.invocation_context import InvocationContext
+
+__all__ = ["BaseCodeExecutor"]
+
+
+class BaseCodeExecutor(BaseModel, abc.ABC):
+    """Runs code blocks found in model responses (``LlmAgent(code_executor=...)``).
+
+    Attributes:
+        stateful: Whether variables survive from one execution to the next (not supported by
+            the executors here: each run starts afresh).
+        error_retry_attempts: How many failed executions in a row the model may retry.
+        code_block_delimiters: The fences a code block starts and ends with in the model's
+            text; the first found is run.
+        execution_result_delimiters: The fences the result is written back to the model in.
+        timeout_seconds: The longest one execution may run (None: the executor's default).
+    """
+
+    model_config = ConfigDict(extra="forbid")
+
+    stateful: bool = False
+    error_retry_attempts: int = 2
+    code_block_delimiters: list[tuple[str, str]] = [
+        ("```tool_code\n", "\n```"),
+        ("```python\n", "\n```"),
+    ]
+    execution_result_delimiters: tuple[str, str] = ("```tool_output\n", "\n```")
+    timeout_seconds: int | None = None
+
+    @abc.abstractmethod
+    async def execute_code(
+        self, invocation_context: InvocationContext, code_execution_input: CodeExecutionInput
+    ) -> CodeExecutionResult:
+        """Run the code and return what it printed."""

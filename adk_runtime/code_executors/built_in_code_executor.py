@@ -1,0 +1,47 @@
+"""BuiltInCodeExecutor: Gemini runs the code itself (the ``code_execution`` tool)."""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING
+
+from google.genai import types
+
+from adk_runtime.code_executors.base_code_executor import BaseCodeExecutor
+from adk_runtime.code_executors.code_execution_utils import CodeExecutionInput, CodeExecutionResult
+from adk_runtime.errors import ConfigurationError
+from adk_runtime.models.llm_request import LlmRequest
+
+if TYPE_CHECKING:
+    from adk_runtime.agents.invocation_context import InvocationContext
+
+__all__ = ["BuiltInCodeExecutor"]
+
+
+class BuiltInCodeExecutor(BaseCodeExecutor):
+    """Declare Gemini's built-in code execution tool; the model runs the code on its side.
+
+    Nothing runs in this process: the model's ``executable_code`` and
+    ``code_execution_result`` parts come back in its response and are stored with it.
+    """
+
+    async def execute_code(
+        self, invocation_context: InvocationContext, code_execution_input: CodeExecutionInput
+    ) -> CodeExecutionResult:
+        """Never called: the model executes the code."""
+        raise NotImplementedError("BuiltInCodeExecutor's code runs on the model's side.")
+
+    def process_llm_request(self, llm_request: LlmRequest) -> None:
+        """Add the ``code_execution`` tool to a Gemini request.
+
+        Raises:
+            ConfigurationError: The request's model is not a Gemini model.
+        """
+        model = (llm_request.model or "").removeprefix("models/")
+        if not model.startswith("gemini-"):
+            raise ConfigurationError(
+                f"BuiltInCodeExecutor needs a Gemini model (it declares Gemini's code_execution "
+                f"tool); this agent's model is {llm_request.model!r}."
+            )
+        tools = list(llm_request.config.tools or [])
+        tools.append(types.Tool(code_execution=types.ToolCodeExecution()))
+        llm_request.config.tools = tools

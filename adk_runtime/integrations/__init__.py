@@ -1,0 +1,1 @@
+"""Bridges to other agent frameworks (each one behind an extra of its own)."""

@@ -1,0 +1,67 @@
+"""Gemini built-in tools: declared in the request's config, run by the model itself."""
+
+from __future__ import annotations
+
+import os
+import re
+from typing import TYPE_CHECKING, Any
+
+from google.genai import types
+
+from adk_runtime.errors import ConfigurationError
+from adk_runtime.tools.base_tool import BaseTool
+
+if TYPE_CHECKING:
+    from adk_runtime.models.llm_request import LlmRequest
+    from adk_runtime.tools.tool_context import ToolContext
+
+__all__ = ["DISABLE_MODEL_CHECK_ENV", "BuiltInTool", "is_gemini_model"]
+
+DISABLE_MODEL_CHECK_ENV = "ADK_DISABLE_GEMINI_MODEL_ID_CHECK"
+"""Set to ``1``/``true`` to declare built-in tools for models not named ``gemini-…``."""
+
+_VERTEX_PATH = re.compile(r"^projects/[^/]+/locations/[^/]+/publishers/[^/]+/models/(.+)$")
+
+
+def is_gemini_model(model: str | None) -> bool:
+    """Whether ``model`` names a Gemini model (``gemini-…``, also as a resource path)."""
+    if not model:
+        return False
+    match = _VERTEX_PATH.match(model)
+    name = match.group(1) if match else model.removeprefix("models/").rsplit("/", 1)[-1]
+    return name.startswith("gemini-")
+
+
+def _model_check_disabled() -> bool:
+    return os.environ.get(DISABLE_MODEL_CHECK_ENV, "").strip().lower() in ("1", "true")
+
+
+class BuiltInTool(BaseTool):
+    """A tool the model runs itself: no function is declared, nothing runs locally.
+
+    ``process_llm_request`` adds one ``types.Tool`` entry to the request's config; the model's
+    answer then carries what the tool found (e.g. ``grounding_metadata``, stored on the
+    model-response event).
+    """
+
+    label = "built-in tool"
+
+    def _config_tool(self) -> types.Tool:
+        raise NotImplementedError
+
+    async def run_async(self, *, args: dict[str, Any], tool_context: ToolContext) -> Any:
+        """Built-in tools are never called locally."""
+        raise ConfigurationError(f"{self.label} is run by the model, not by the runtime.")
+
+    async def process_llm_request(
+        self, *, tool_context: ToolContext, llm_request: LlmRequest
+    ) -> None:
+        """Declare the tool in the request's config.
+
+        Raises:
+            ValueError: The request's model is not a Gemini model (google-adk raises the
+                same; set ``ADK_DISABLE_GEMINI_MODEL_ID_CHECK=1`` to skip the check).
+        """
+        if not (is_gemini_model(llm_request.model) or _model_check_disabled()):
+            raise ValueError(f"{self.label} is not supported for model {llm_request.model}")
+        llm_request.config.tools = [*(llm_request.config.tools or []), self._config_tool()]

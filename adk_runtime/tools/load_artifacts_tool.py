@@ -1,0 +1,236 @@
+"""load_artifacts: the model asks for the session's artifacts and sees them in its next call."""
+
+from __future__ import annotations
+
+import base64
+import binascii
+import inspect
+import json
+import logging
+from collections.abc import Awaitable, Callable, Sequence
+from typing import TYPE_CHECKING, Any, TypeAlias
+
+from google.genai import types
+
+from adk_runtime.tools.base_tool import BaseTool
+
+if TYPE_CHECKING:
+    from adk_runtime.models.llm_request import LlmRequest
+    from adk_runtime.tools.tool_context import ToolContext
+
+__all__ = [
+    "LoadArtifactsTool",
+    "ProcessArtifactCallback",
+    "as_safe_part_for_llm",
+    "load_artifacts_tool",
+]
+
+logger = logging.getLogger(__name__)
+
+ProcessArtifactCallback: TypeAlias = Callable[
+    [types.Part, str], types.Part | Awaitable[types.Part | None] | None
+]
+"""``(artifact, artifact_name) -> part`` (sync or async): what the model is shown; None skips."""
+
+_USER_PREFIX = "user:"
+_INLINE_PREFIXES = ("image/", "audio/", "video/")
+_INLINE_TYPES = frozenset({"application/pdf"})
+_XML_IMAGES = frozenset({"image/svg", "image/svg+xml", "image/xml"})
+_TEXT_TYPES = (
+    frozenset({"application/csv", "application/json", "application/xml", "application/svg+xml"})
+    | _XML_IMAGES
+)
+_TEXT_SUFFIXES = (".csv", ".txt", ".json", ".xml", ".md")
+_STATUS = (
+    "artifact contents temporarily inserted and removed. to access these artifacts, call "
+    "load_artifacts tool again."
+)
+
+
+def _base_type(mime_type: str | None) -> str:
+    return (mime_type or "").split(";", 1)[0].strip().lower()
+
+
+def _inline_ok(mime_type: str) -> bool:
+    return mime_type not in _XML_IMAGES and (
+        mime_type.startswith(_INLINE_PREFIXES) or mime_type in _INLINE_TYPES
+    )
+
+
+def _as_bytes(data: bytes | str) -> bytes | None:
+    if isinstance(data, bytes):
+        return data
+    for altchars in (None, b"-_"):
+        try:
+            return base64.b64decode(data, altchars=altchars, validate=True)
+        except (binascii.Error, ValueError):
+            continue
+    return None
+
+
+def as_safe_part_for_llm(artifact: types.Part, artifact_name: str) -> types.Part:
+    """A part a Gemini model accepts for ``artifact``.
+
+    Text and media Gemini takes inline (images, audio, video, PDF) pass through; text-like
+    data (``text/*``, JSON, CSV, XML, SVG) becomes text; anything else becomes a one-line
+    placeholder naming the artifact, its type and size.
+    """
+    inline = artifact.inline_data
+    if inline is None:
+        return artifact
+    mime_type = _base_type(inline.mime_type) or "application/octet-stream"
+    if inline.mime_type and _inline_ok(mime_type):
+        return artifact
+    if inline.data is None:
+        return types.Part(text=f"[Artifact: {artifact_name}, type: {mime_type}. No data.]")
+    data = _as_bytes(inline.data)
+    if data is None:
+        return types.Part(text=str(inline.data))
+    textual = (
+        mime_type.startswith("text/")
+        or mime_type in _TEXT_TYPES
+        or artifact_name.lower().endswith(_TEXT_SUFFIXES)
+    )
+    if textual:
+        return types.Part(text=data.decode("utf-8", errors="replace"))
+    return types.Part(
+        text=f"[Binary artifact: {artifact_name}, type: {mime_type}, size: "
+        f"{len(data) / 1024:.1f} KB. Content cannot be displayed inline.]"
+    )
+
+
+def _resolve_name(requested: str, available: set[str]) -> str | None:
+    """The listed name the model meant (it often drops or adds ``user:``); None if unlisted.
+
+    The model's choice is untrusted: only a name the artifact service listed for this
+    session is ever loaded.
+    """
+    if requested in available:
+        return requested
+    if requested.startswith(_USER_PREFIX):
+        bare = requested.removeprefix(_USER_PREFIX)
+        return bare if bare in available else None
+    prefixed = _USER_PREFIX + requested
+    return prefixed if prefixed in available else None
+
+
+def _names(value: Any) -> list[str] | None:
+    if isinstance(value, (str, bytes)) or not isinstance(value, Sequence):
+        return None
+    if not all(isinstance(name, str) for name in value):
+        return None
+    return list(value)
+
+
+class LoadArtifactsTool(BaseTool):
+    """Offers the session's artifacts to the model and shows the ones it asks for.
+
+    Before each model call the instruction lists the artifact names. When the model calls
+    ``load_artifacts(artifact_names=[...])``, the next model call carries those artifacts'
+    contents after the function response (in the request only, never stored in the
+    session), converted by ``process_artifact`` or :func:`as_safe_part_for_llm`.
+    """
+
+    def __init__(self, *, process_artifact: ProcessArtifactCallback | None = None) -> None:
+        """Create the tool.
+
+        Args:
+            process_artifact: Replaces the default conversion: ``(artifact, name)`` returns
+                the part to show, or None to leave the artifact out. If it raises, the
+                artifact is left out and the error logged.
+        """
+        super().__init__(
+            name="load_artifacts",
+            description=(
+                "Loads artifacts into the session for this request.\n\nNOTE: Call when you "
+                "need access to artifacts (for example, uploads saved by the web UI)."
+            ),
+        )
+        self._process_artifact = process_artifact
+
+    def _get_declaration(self) -> types.FunctionDeclaration | None:
+        return types.FunctionDeclaration(
+            name=self.name,
+            description=self.description,
+            parameters_json_schema={
+                "type": "object",
+                "properties": {"artifact_names": {"type": "array", "items": {"type": "string"}}},
+            },
+        )
+
+    async def run_async(self, *, args: dict[str, Any], tool_context: ToolContext) -> Any:
+        """Acknowledge the names; the contents go into the next request."""
+        names = _names(args.get("artifact_names", []))
+        if names is None:
+            return {
+                "error": "'artifact_names' must be a list of strings.",
+                "error_code": "INVALID_ARGUMENTS",
+            }
+        return {"artifact_names": names, "status": _STATUS}
+
+    async def process_llm_request(
+        self, *, tool_context: ToolContext, llm_request: LlmRequest
+    ) -> None:
+        """Offer the tool, list the artifacts, and attach the ones just asked for."""
+        await super().process_llm_request(tool_context=tool_context, llm_request=llm_request)
+        listed = await tool_context.list_artifacts()
+        if not listed:
+            return
+        llm_request.append_instructions(
+            [
+                f"You have a list of artifacts:\n  {json.dumps(listed)}\n\nWhen the user asks "
+                "about any of them, call the `load_artifacts` function to load it first, "
+                "every time, even if it was loaded before; do not rely on earlier answers "
+                "about the artifacts."
+            ]
+        )
+        for requested in self._requested(llm_request):
+            content = await self._content_for(requested, set(listed), tool_context)
+            if content is not None:
+                llm_request.contents.append(content)
+
+    @staticmethod
+    def _requested(llm_request: LlmRequest) -> list[str]:
+        """The names in the ``load_artifacts`` responses of the request's last content."""
+        last = llm_request.contents[-1] if llm_request.contents else None
+        requested: list[str] = []
+        for part in (last.parts if last else None) or []:
+            response = part.function_response
+            if response is None or response.name != "load_artifacts":
+                continue
+            names = _names((response.response or {}).get("artifact_names", []))
+            if names is None:
+                logger.warning("Ignoring invalid artifact_names in a load_artifacts response.")
+                continue
+            requested.extend(names)
+        return requested
+
+    async def _content_for(
+        self, requested: str, listed: set[str], tool_context: ToolContext
+    ) -> types.Content | None:
+        name = _resolve_name(requested, listed)
+        artifact = await tool_context.load_artifact(name) if name is not None else None
+        if name is None or artifact is None:
+            logger.warning("Artifact %r is not available in this session; skipped.", requested)
+            return None
+        part = await self._shown(artifact, name, requested)
+        if part is None:
+            return None
+        return types.Content(
+            role="user", parts=[types.Part(text=f"Artifact {requested} is:"), part]
+        )
+
+    async def _shown(self, artifact: types.Part, name: str, requested: str) -> types.Part | None:
+        if self._process_artifact is None:
+            return as_safe_part_for_llm(artifact, requested)
+        try:
+            shown = self._process_artifact(artifact, name)
+            if inspect.isawaitable(shown):
+                shown = await shown
+        except Exception:
+            logger.exception("process_artifact failed for artifact %r; skipped.", name)
+            return None
+        return shown
+
+
+load_artifacts_tool = LoadArtifactsTool()

@@ -1,0 +1,123 @@
+"""load_mcp_resource: the model asks for an MCP server's resources and sees them next call."""
+
+from __future__ import annotations
+
+import base64
+import binascii
+import json
+import logging
+from typing import TYPE_CHECKING, Any
+
+from google.genai import types
+
+from adk_runtime.tools.base_tool import BaseTool
+
+if TYPE_CHECKING:
+    from adk_runtime.models.llm_request import LlmRequest
+    from adk_runtime.tools.mcp_tool.mcp_toolset import McpToolset
+    from adk_runtime.tools.tool_context import ToolContext
+
+__all__ = ["LoadMcpResourceTool"]
+
+logger = logging.getLogger(__name__)
+
+_STATUS = (
+    "resource contents temporarily inserted and removed. to access these resources, call "
+    "load_mcp_resource tool again."
+)
+
+
+class LoadMcpResourceTool(BaseTool):
+    """Lists an MCP server's resources to the model and shows the ones it asks for.
+
+    Offered by ``McpToolset(use_mcp_resources=True)``. Like ``load_artifacts``, the contents
+    go into the next model request only, never into the session.
+    """
+
+    def __init__(self, mcp_toolset: McpToolset) -> None:
+        """Serve the resources of ``mcp_toolset``'s server."""
+        super().__init__(
+            name="load_mcp_resource",
+            description=(
+                "Loads resources from the MCP server.\n\nNOTE: Call when you need access to "
+                "resources."
+            ),
+        )
+        self._mcp_toolset = mcp_toolset
+
+    def _get_declaration(self) -> types.FunctionDeclaration | None:
+        return types.FunctionDeclaration(
+            name=self.name,
+            description=self.description,
+            parameters_json_schema={
+                "type": "object",
+                "properties": {"resource_names": {"type": "array", "items": {"type": "string"}}},
+            },
+        )
+
+    async def run_async(self, *, args: dict[str, Any], tool_context: ToolContext) -> Any:
+        """Acknowledge the names; the contents go into the next request."""
+        names = args.get("resource_names", [])
+        if not isinstance(names, list) or not all(isinstance(n, str) for n in names):
+            return {"error": "'resource_names' must be a list of strings."}
+        return {"resource_names": names, "status": _STATUS}
+
+    async def process_llm_request(
+        self, *, tool_context: ToolContext, llm_request: LlmRequest
+    ) -> None:
+        """Offer the tool, list the resources, and attach the ones just asked for."""
+        await super().process_llm_request(tool_context=tool_context, llm_request=llm_request)
+        try:
+            names = await self._mcp_toolset.list_resources(tool_context)
+        except Exception as exc:
+            logger.warning("Listing the MCP resources failed: %s", type(exc).__name__)
+            return
+        if names:
+            llm_request.append_instructions(
+                [
+                    f"You have a list of MCP resources:\n{json.dumps(names)}\n\nWhen the user "
+                    "asks about any of them, call the `load_mcp_resource` function to load it "
+                    "before answering."
+                ]
+            )
+        for name in self._requested(llm_request):
+            if name not in names:
+                logger.warning("MCP resource %r is not listed by the server; skipped.", name)
+                continue
+            contents = await self._mcp_toolset.read_resource(name, tool_context)
+            for content in contents:
+                llm_request.contents.append(
+                    types.Content(
+                        role="user",
+                        parts=[types.Part(text=f"Resource {name} is:"), _as_part(content, name)],
+                    )
+                )
+
+    def _requested(self, llm_request: LlmRequest) -> list[str]:
+        last = llm_request.contents[-1] if llm_request.contents else None
+        names: list[str] = []
+        for part in (last.parts if last else None) or []:
+            response = part.function_response
+            if response is not None and response.name == self.name:
+                found = (response.response or {}).get("resource_names", [])
+                names.extend(n for n in found if isinstance(n, str))
+        return names
+
+
+def _as_part(content: Any, name: str) -> types.Part:
+    text = getattr(content, "text", None)
+    if text is not None:
+        return types.Part(text=text)
+    blob = getattr(content, "blob", None)
+    if blob is None:
+        return types.Part(text=f"[Unknown content type for {name}]")
+    mime_type = (
+        getattr(content, "mime_type", None)
+        or getattr(content, "mimeType", None)
+        or "application/octet-stream"
+    )
+    try:
+        data = base64.b64decode(blob, validate=True)
+    except (binascii.Error, ValueError):
+        return types.Part(text=f"[Binary content for {name} could not be decoded]")
+    return types.Part(inline_data=types.Blob(data=data, mime_type=mime_type))

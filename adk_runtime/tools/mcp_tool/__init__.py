@@ -1,0 +1,41 @@
+"""MCP servers as toolsets (``google.adk.tools.mcp_tool`` → here); needs the ``mcp`` extra.
+
+Importing this package without the MCP SDK raises ``ConfigurationError`` naming the extra:
+``pip install 'adk-runtime[mcp]'``.
+"""
+
+from adk_runtime.errors import ConfigurationError
+
+try:
+    import mcp  # noqa: F401
+except ImportError as exc:  # pragma: no cover - exercised in a subprocess without mcp
+    raise ConfigurationError(
+        "McpToolset needs the MCP SDK, which is not installed: "
+        "pip install 'adk-runtime[mcp]' (or 'adk-runtime[all]')."
+    ) from exc
+
+from adk_runtime.tools.mcp_tool.mcp_session_manager import (
+    MCPSessionManager,
+    SseConnectionParams,
+    SseServerParams,
+    StdioConnectionParams,
+    StdioServerParameters,
+    StreamableHTTPConnectionParams,
+    StreamableHTTPServerParams,
+)
+from adk_runtime.tools.mcp_tool.mcp_tool import MCPTool, McpTool
+from adk_runtime.tools.mcp_tool.mcp_toolset import MCPToolset, McpToolset
+
+__all__ = [
+    "MCPSessionManager",
+    "MCPTool",
+    "MCPToolset",
+    "McpTool",
+    "McpToolset",
+    "SseConnectionParams",
+    "SseServerParams",
+    "StdioConnectionParams",
+    "StdioServerParameters",
+    "StreamableHTTPConnectionParams",
+    "StreamableHTTPServerParams",
+]

@@ -1,0 +1,162 @@
+"""MCPSessionManager: one live MCP session per distinct set of headers, reconnected on demand."""
+
+from __future__ import annotations
+
+import asyncio
+import json
+import logging
+import sys
+from collections.abc import Awaitable, Callable
+from typing import TextIO, TypeVar
+
+from mcp import ClientSession, StdioServerParameters
+from mcp.shared._httpx_utils import create_mcp_http_client
+from mcp.shared.exceptions import MCPError
+from mcp.types import CONNECTION_CLOSED
+
+from adk_runtime.tools.mcp_tool._connection import McpConnection
+from adk_runtime.tools.mcp_tool._params import (
+    ConnectionParams,
+    SseConnectionParams,
+    StdioConnectionParams,
+    StreamableHTTPConnectionParams,
+    describe,
+)
+
+__all__ = [
+    "MCPSessionManager",
+    "SseConnectionParams",
+    "SseServerParams",
+    "StdioConnectionParams",
+    "StdioServerParameters",
+    "StreamableHTTPConnectionParams",
+    "StreamableHTTPServerParams",
+    "create_mcp_http_client",
+]
+
+logger = logging.getLogger(__name__)
+
+T = TypeVar("T")
+
+SseServerParams = SseConnectionParams
+"""google-adk's older name of :class:`SseConnectionParams`."""
+StreamableHTTPServerParams = StreamableHTTPConnectionParams
+"""google-adk's older name of :class:`StreamableHTTPConnectionParams`."""
+
+
+class MCPSessionManager:
+    """Opens MCP sessions to one server and keeps them until :meth:`close`.
+
+    HTTP connections with different headers (e.g. per-user tokens from a
+    ``header_provider``) get sessions of their own. A session whose connection died (the
+    server process exited, the HTTP session expired) is replaced on the next request.
+    Sessions belong to the event loop that opened them.
+    """
+
+    def __init__(self, connection_params: ConnectionParams, errlog: TextIO = sys.stderr) -> None:
+        """Manage sessions to the server ``connection_params`` names.
+
+        Args:
+            connection_params: How to reach the server.
+            errlog: Where a stdio server's stderr goes.
+        """
+        if isinstance(connection_params, StdioServerParameters):
+            connection_params = StdioConnectionParams(server_params=connection_params)
+        self._connection_params = connection_params
+        self._errlog = errlog
+        self._connections: dict[str, McpConnection] = {}
+        self._loop: asyncio.AbstractEventLoop | None = None
+        self._lock: asyncio.Lock | None = None
+
+    @property
+    def connection_params(self) -> ConnectionParams:
+        """How the server is reached."""
+        return self._connection_params
+
+    def _headers(self, extra: dict[str, str] | None) -> dict[str, str] | None:
+        if isinstance(self._connection_params, StdioConnectionParams):
+            return None
+        merged = {**(self._connection_params.headers or {}), **(extra or {})}
+        return merged or None
+
+    def _lock_for_loop(self) -> asyncio.Lock:
+        loop = asyncio.get_running_loop()
+        if self._lock is None or self._loop is not loop:
+            # Another loop (e.g. each ``Runner.run`` call runs one): its sessions ended with it.
+            if any(connection.alive for connection in self._connections.values()):
+                logger.warning(
+                    "MCP sessions of %s are still open on another event loop; this loop opens "
+                    "its own.",
+                    describe(self._connection_params),
+                )
+            self._connections.clear()
+            self._loop, self._lock = loop, asyncio.Lock()
+        return self._lock
+
+    async def create_session(self, headers: dict[str, str] | None = None) -> ClientSession:
+        """A connected session for ``headers`` (the same one while it lives).
+
+        Raises:
+            ConnectionError: The server cannot be started or reached.
+        """
+        merged = self._headers(headers)
+        key = json.dumps(merged or {}, sort_keys=True)
+        async with self._lock_for_loop():
+            connection = self._connections.get(key)
+            if connection is not None and connection.alive and connection.session is not None:
+                return connection.session
+            if connection is not None:
+                del self._connections[key]
+                await connection.close()
+            connection = McpConnection(self._connection_params, merged, self._errlog)
+            session = await connection.open(self._connection_params.timeout)
+            self._connections[key] = connection
+            return session
+
+    async def run(
+        self,
+        operation: Callable[[ClientSession], Awaitable[T]],
+        headers: dict[str, str] | None = None,
+    ) -> T:
+        """Run ``operation`` on the session for ``headers``, reconnecting once if need be.
+
+        If the connection was lost (the server process exited, the HTTP session ended), a
+        new session is opened and ``operation`` runs once more. An error the server answered
+        with is raised as it is, without a retry.
+
+        Raises:
+            ConnectionError: The server cannot be started or reached.
+        """
+        session = await self.create_session(headers)
+        try:
+            return await operation(session)
+        except Exception as exc:
+            if not _connection_lost(exc):
+                raise
+            logger.info(
+                "MCP connection to %s lost (%s); reconnecting once.",
+                describe(self._connection_params),
+                type(exc).__name__,
+            )
+            await self.discard(session)
+        return await operation(await self.create_session(headers))
+
+    async def discard(self, session: ClientSession) -> None:
+        """Close the connection of ``session`` (broken); the next request opens a new one."""
+        for key, connection in list(self._connections.items()):
+            if connection.session is session:
+                del self._connections[key]
+                await connection.close()
+
+    async def close(self) -> None:
+        """Close every session (a stdio server process is stopped and reaped)."""
+        connections, self._connections = list(self._connections.values()), {}
+        for connection in connections:
+            await connection.close()
+
+
+def _connection_lost(exc: Exception) -> bool:
+    """Whether ``exc`` means the connection is gone (not an error the server answered)."""
+    if isinstance(exc, MCPError):
+        return exc.error.code == CONNECTION_CLOSED
+    return True

@@ -1,0 +1,113 @@
+"""McpTool: one tool of an MCP server, offered to the model as a function."""
+
+from __future__ import annotations
+
+import asyncio
+import inspect
+import logging
+from collections.abc import Awaitable, Callable
+from typing import TYPE_CHECKING, Any, TypeAlias
+
+from google.genai import types
+from mcp.types import Tool
+
+from adk_runtime import _callbacks
+from adk_runtime.agents.readonly_context import ReadonlyContext
+from adk_runtime.tools._confirm import RequireConfirmation, gate, requires_confirmation
+from adk_runtime.tools.base_tool import BaseTool
+from adk_runtime.tools.mcp_tool.mcp_session_manager import MCPSessionManager
+
+if TYPE_CHECKING:
+    from adk_runtime.tools.tool_context import ToolContext
+
+__all__ = ["HeaderProvider", "MCPTool", "McpTool"]
+
+logger = logging.getLogger(__name__)
+
+HeaderProvider: TypeAlias = Callable[[ReadonlyContext], dict[str, str] | Awaitable[dict[str, str]]]
+"""``(readonly_context) -> headers`` for an HTTP server (e.g. the user's token)."""
+
+
+class McpTool(BaseTool):
+    """Calls one tool of an MCP server through the toolset's session manager.
+
+    The declaration is the server's: its name, description and input JSON schema. The
+    function response is the MCP ``CallToolResult`` as JSON (``content``, ``isError``,
+    ``structuredContent``), as google-adk gives it; a tool error reported by the server
+    reaches the model there.
+    """
+
+    def __init__(
+        self,
+        *,
+        mcp_tool: Tool,
+        mcp_session_manager: MCPSessionManager,
+        require_confirmation: RequireConfirmation = False,
+        header_provider: HeaderProvider | None = None,
+    ) -> None:
+        """Wrap ``mcp_tool`` as listed by the server."""
+        super().__init__(name=mcp_tool.name, description=mcp_tool.description or "")
+        self.raw_mcp_tool = mcp_tool
+        self._mcp_session_manager = mcp_session_manager
+        self._require_confirmation = require_confirmation
+        self._header_provider = header_provider
+
+    def _get_declaration(self) -> types.FunctionDeclaration | None:
+        schema = self.raw_mcp_tool.input_schema or {}
+        parameters = schema if schema.get("properties") else None
+        return types.FunctionDeclaration(
+            name=self.name, description=self.description, parameters_json_schema=parameters
+        )
+
+    async def check_require_confirmation(
+        self, args: dict[str, Any], tool_context: ToolContext
+    ) -> bool:
+        """Whether a call with ``args`` needs the user's confirmation."""
+        return await requires_confirmation(self._require_confirmation, args, tool_context)
+
+    async def run_async(self, *, args: dict[str, Any], tool_context: ToolContext) -> Any:
+        """Call the server's tool with ``args`` (after confirmation, if required).
+
+        If the connection was lost, it is reopened and the call sent once more.
+        """
+        refused = await gate(self.name, self._require_confirmation, args, tool_context)
+        if refused is not None:
+            return refused
+        headers = await headers_for(self._header_provider, tool_context)
+        name = self.raw_mcp_tool.name
+        result = await self._mcp_session_manager.run(
+            lambda session: session.call_tool(name, arguments=args), headers
+        )
+        return _as_response(result.model_dump(mode="json", exclude_none=True, by_alias=True))
+
+
+def _as_response(result: dict[str, Any]) -> dict[str, Any]:
+    """The ``CallToolResult`` keyed as google-adk gives it to the model.
+
+    Wire names (``isError``, ``structuredContent``, ``mimeType``), ``meta`` for the
+    metadata field (on the result and its content blocks), no ``resultType``.
+    """
+    result.pop("resultType", None)
+    for item in [result, *result.get("content", [])]:
+        if isinstance(item, dict) and "_meta" in item:
+            item["meta"] = item.pop("_meta")
+    return result
+
+
+async def headers_for(
+    provider: HeaderProvider | None, context: ReadonlyContext | None
+) -> dict[str, str] | None:
+    """The headers ``provider`` gives for ``context`` (None without either)."""
+    if provider is None or context is None:
+        return None
+    if _callbacks.is_async_callable(provider):
+        result = await provider(context)  # type: ignore[misc]
+    else:
+        result = await asyncio.to_thread(provider, context)
+        if inspect.isawaitable(result):
+            result = await result
+    return dict(result)
+
+
+MCPTool = McpTool
+"""google-adk's older name of :class:`McpTool`."""

@@ -1,0 +1,147 @@
+"""SQLite group commit: appends waiting together share one transaction, each its own outcome."""
+
+from __future__ import annotations
+
+import asyncio
+import sqlite3
+from collections.abc import AsyncIterator
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from adk_runtime.errors import SessionNotFoundError, StaleSessionError
+from adk_runtime.events import Event, EventActions
+from adk_runtime.sessions import DatabaseSessionService
+from adk_runtime.sessions.sql import _group_commit
+
+pytestmark = pytest.mark.sqlite
+
+
+def _event(delta: dict[str, Any] | None = None, **kwargs: Any) -> Event:
+    return Event(author="agent", actions=EventActions(state_delta=dict(delta or {})), **kwargs)
+
+
+@pytest.fixture
+async def service(tmp_path: Path) -> AsyncIterator[DatabaseSessionService]:
+    async with DatabaseSessionService(f"sqlite+aiosqlite:///{tmp_path / 'g.db'}") as svc:
+        yield svc
+
+
+@pytest.fixture
+def batch_sizes(monkeypatch: pytest.MonkeyPatch) -> list[int]:
+    """The size of every transaction the group commit runs (the real function still runs)."""
+    sizes: list[int] = []
+    real = _group_commit.run_batch
+
+    def recording(connection: sqlite3.Connection, apply: Any, batch: list[Any]) -> Any:
+        sizes.append(len(batch))
+        return real(connection, apply, batch)
+
+    monkeypatch.setattr(_group_commit, "run_batch", recording)
+    return sizes
+
+
+async def test_concurrent_appends_share_transactions_and_all_commit(
+    service: DatabaseSessionService, batch_sizes: list[int]
+) -> None:
+    sessions = [
+        await service.create_session(app_name="app", user_id=f"u{k % 3}", session_id=f"s{k}")
+        for k in range(40)
+    ]
+
+    async def conversation(k: int) -> None:
+        for i in range(10):
+            await service.append_event(sessions[k], _event({"i": i, "user:last": k}))
+
+    await asyncio.gather(*(conversation(k) for k in range(40)))
+
+    assert sum(batch_sizes) == 400
+    assert max(batch_sizes) > 1  # they were grouped
+    assert len(batch_sizes) < 400
+    for k in range(40):
+        stored = await service.get_session(app_name="app", user_id=f"u{k % 3}", session_id=f"s{k}")
+        assert stored is not None
+        assert stored.revision == 10
+        assert [e.id for e in stored.events] == [e.id for e in sessions[k].events]
+        assert stored.state["i"] == 9
+
+
+async def test_each_append_of_a_batch_keeps_its_own_outcome(
+    service: DatabaseSessionService, batch_sizes: list[int]
+) -> None:
+    fresh = await service.create_session(app_name="app", user_id="u", session_id="fresh")
+    fresh2 = await service.create_session(app_name="app", user_id="u2", session_id="fresh")
+    stale = await service.create_session(app_name="app", user_id="u", session_id="stale")
+    retried = await service.create_session(app_name="app", user_id="u", session_id="retried")
+    gone = await service.create_session(app_name="app", user_id="u", session_id="gone")
+    first = _event({"x": 1})
+    await service.append_event(retried, first)
+    other = await service.get_session(app_name="app", user_id="u", session_id="stale")
+    assert other is not None
+    await service.append_event(other, _event({"y": "moved on"}))  # `stale` is now behind
+    await service.delete_session(app_name="app", user_id="u", session_id="gone")
+    again = Event.model_validate(first.model_dump())
+    retried_copy = await service.get_session(app_name="app", user_id="u", session_id="retried")
+    assert retried_copy is not None
+    retried_copy.revision = 0  # as if the first attempt's acknowledgement was lost
+    retried_copy.events = []
+    batch_sizes.clear()
+
+    results = await asyncio.gather(
+        service.append_event(fresh, _event({"a": 1})),  # runs alone: the writer was free
+        service.append_event(fresh2, _event({"a": 2})),  # the rest wait and go together
+        service.append_event(stale, _event({"y": "lost update"})),
+        service.append_event(retried_copy, again),
+        service.append_event(gone, _event({"z": 1})),
+        # prepared at the same revision as the first: stale once the first committed
+        service.append_event(fresh, _event({"a": 3})),
+        return_exceptions=True,
+    )
+
+    assert batch_sizes == [1, 5]
+    assert isinstance(results[0], Event)
+    assert isinstance(results[1], Event)
+    assert isinstance(results[2], StaleSessionError)
+    assert isinstance(results[3], Event)
+    assert results[3].id == first.id  # the stored event, nothing written twice
+    assert isinstance(results[4], SessionNotFoundError)
+    assert isinstance(results[5], StaleSessionError)
+    stored_fresh = await service.get_session(app_name="app", user_id="u", session_id="fresh")
+    assert stored_fresh is not None
+    assert stored_fresh.state == {"a": 1}
+    assert stored_fresh.revision == 1
+    stored_fresh2 = await service.get_session(app_name="app", user_id="u2", session_id="fresh")
+    assert stored_fresh2 is not None
+    assert stored_fresh2.state == {"a": 2}
+    stored_stale = await service.get_session(app_name="app", user_id="u", session_id="stale")
+    assert stored_stale is not None
+    assert stored_stale.state["y"] == "moved on"
+    assert stored_stale.revision == 1
+    stored_retried = await service.get_session(app_name="app", user_id="u", session_id="retried")
+    assert stored_retried is not None
+    assert [e.id for e in stored_retried.events] == [first.id]
+
+
+async def test_a_cancelled_caller_does_not_strand_the_batch(
+    service: DatabaseSessionService,
+) -> None:
+    sessions = [
+        await service.create_session(app_name="app", user_id="u", session_id=f"s{k}")
+        for k in range(6)
+    ]
+    tasks = [
+        asyncio.create_task(service.append_event(session, _event({"k": k})))
+        for k, session in enumerate(sessions)
+    ]
+    await asyncio.sleep(0)
+    tasks[2].cancel()  # waiting in the batch: it stops waiting, the others are answered
+    done = await asyncio.gather(*tasks, return_exceptions=True)
+    assert isinstance(done[2], asyncio.CancelledError)
+    assert all(isinstance(result, Event) for k, result in enumerate(done) if k != 2)
+    for k in range(6):
+        stored = await service.get_session(app_name="app", user_id="u", session_id=f"s{k}")
+        assert stored is not None
+        if k != 2:
+            assert stored.state == {"k": k}
+        assert stored.revision in ((0, 1) if k == 2 else (1,))

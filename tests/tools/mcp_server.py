@@ -1,0 +1,74 @@
+"""A real MCP server for the tests, written with the MCP SDK's server API.
+
+``python -m tests.tools.mcp_server stdio`` serves over stdin/stdout;
+``python -m tests.tools.mcp_server http PORT`` serves streamable HTTP on 127.0.0.1:PORT/mcp;
+``python -m tests.tools.mcp_server sse PORT`` serves the older SSE transport on PORT/sse.
+"""
+
+from __future__ import annotations
+
+import os
+import sys
+
+from mcp.server.mcpserver import Context, MCPServer
+from mcp.server.mcpserver.exceptions import ToolError
+
+server = MCPServer("adk-runtime-test")
+
+
+@server.tool()
+def add(a: int, b: int) -> int:
+    """Add two integers."""
+    return a + b
+
+
+@server.tool()
+def shout(text: str) -> str:
+    """Upper-case a text."""
+    return text.upper()
+
+
+@server.tool()
+def server_pid() -> int:
+    """The server's process id."""
+    return os.getpid()
+
+
+@server.tool()
+def explode(reason: str) -> str:
+    """Always fails."""
+    raise ToolError(f"exploded: {reason}")
+
+
+@server.tool()
+def crash() -> str:
+    """Ends the server process at once (to test reconnection)."""
+    os._exit(3)
+
+
+@server.tool()
+def whoami(ctx: Context) -> str:
+    """The x-user header of the HTTP request (empty on stdio)."""
+    headers = ctx.headers or {}
+    return headers.get("x-user", "")
+
+
+@server.resource("memo://menu", name="menu", mime_type="text/plain")
+def menu() -> str:
+    """Today's menu."""
+    return "soup, bread, pie"
+
+
+@server.prompt(name="persona")
+def persona(style: str) -> str:
+    """The agent's persona."""
+    return f"You answer in a {style} style."
+
+
+if __name__ == "__main__":
+    if sys.argv[1] == "stdio":
+        server.run("stdio")
+    elif sys.argv[1] == "sse":
+        server.run("sse", host="127.0.0.1", port=int(sys.argv[2]))
+    else:
+        server.run("streamable-http", host="127.0.0.1", port=int(sys.argv[2]))

@@ -1,0 +1,404 @@
+"""McpToolset against real MCP server processes: stdio subprocesses and streamable HTTP."""
+
+from __future__ import annotations
+
+import logging
+import os
+import socket
+import subprocess
+import sys
+import time
+from collections.abc import Iterator
+from pathlib import Path
+from typing import Any, TextIO
+
+import pytest
+from blockbuster import BlockBuster
+
+from adk_runtime.agents import LlmAgent
+from adk_runtime.agents.mcp_instruction_provider import McpInstructionProvider
+from adk_runtime.runners import Runner
+from adk_runtime.sessions.memory import InMemorySessionService
+from adk_runtime.testing import ScriptedModel, function_call
+from adk_runtime.tools import BaseTool
+from adk_runtime.tools.mcp_tool import (
+    MCPToolset,
+    McpToolset,
+    SseConnectionParams,
+    StdioConnectionParams,
+    StdioServerParameters,
+    StreamableHTTPConnectionParams,
+)
+from tests.llm.helpers import send, start, texts
+
+REPO = Path(__file__).resolve().parents[2]
+SERVER = ["-m", "tests.tools.mcp_server"]
+
+
+@pytest.fixture
+def errlog(tmp_path: Path) -> Iterator[TextIO]:
+    with (tmp_path / "mcp-server.err").open("w") as handle:
+        yield handle
+
+
+def stdio(errlog: TextIO, **kwargs: Any) -> McpToolset:
+    params = StdioConnectionParams(
+        server_params=StdioServerParameters(
+            command=sys.executable, args=[*SERVER, "stdio"], cwd=str(REPO)
+        ),
+        timeout=60,
+    )
+    return McpToolset(connection_params=params, errlog=errlog, **kwargs)
+
+
+def first_text(result: dict[str, Any]) -> str:
+    text: str = result["content"][0]["text"]
+    return text
+
+
+def alive(pid: int) -> bool:
+    try:
+        os.kill(pid, 0)
+    except ProcessLookupError:
+        return False
+    return True
+
+
+async def test_stdio_tools_are_listed_with_the_servers_declarations(
+    errlog: TextIO, blockbuster: BlockBuster
+) -> None:
+    toolset = stdio(errlog)
+    try:
+        tools = await toolset.get_tools()
+        assert [t.name for t in tools] == [
+            "add",
+            "crash",
+            "explode",
+            "server_pid",
+            "shout",
+            "whoami",
+        ]
+        declaration = tools[0]._get_declaration()
+        assert declaration is not None
+        assert declaration.description == "Add two integers."
+        schema = declaration.parameters_json_schema
+        assert isinstance(schema, dict)
+        assert schema["required"] == ["a", "b"]
+        assert schema["properties"]["a"]["type"] == "integer"
+    finally:
+        await toolset.close()
+
+
+async def test_agent_calls_an_mcp_tool_and_runner_close_stops_the_server(
+    errlog: TextIO, blockbuster: BlockBuster
+) -> None:
+    toolset = stdio(errlog)
+    model = ScriptedModel(
+        replies=[
+            function_call("add", {"a": 2, "b": 3}, id="m1"),
+            function_call("server_pid", {}, id="m2"),
+            "2 + 3 = 5",
+        ]
+    )
+    agent = LlmAgent(name="calc", model=model, tools=[toolset])
+    service = InMemorySessionService()
+    runner = await start(agent, service)
+    events = await send(runner, "add 2 and 3")
+    added = events[1].get_function_responses()[0].response
+    assert added is not None
+    assert added == {
+        "content": [{"type": "text", "text": "5"}],
+        "structuredContent": {"result": 5},
+        "isError": False,
+    }
+    pid_response = events[3].get_function_responses()[0].response
+    assert pid_response is not None
+    pid = int(first_text(pid_response))
+    assert pid != os.getpid()
+    assert texts(events) == ["2 + 3 = 5"]
+    declared = model.requests[0].config.tools
+    assert declared is not None
+    names = {d.name for d in declared[0].function_declarations or []}
+    assert names == {"add", "crash", "explode", "server_pid", "shout", "whoami"}
+    assert alive(pid)
+    await runner.close()
+    assert not alive(pid)  # stopped and reaped
+    await runner.close()  # twice is fine
+
+
+async def test_a_server_that_died_is_restarted_on_the_next_call(errlog: TextIO) -> None:
+    toolset = stdio(errlog, tool_filter=["server_pid", "crash"])
+    model = ScriptedModel(
+        replies=[
+            function_call("server_pid", {}),
+            function_call("crash", {}),
+            function_call("server_pid", {}),
+            "done",
+        ]
+    )
+    agent = LlmAgent(name="ops", model=model, tools=[toolset])
+    runner = await start(agent, InMemorySessionService())
+    events = await send(runner, "go")
+    first = int(first_text(events[1].get_function_responses()[0].response or {}))
+    crashed = events[3].get_function_responses()[0].response
+    assert crashed == {"error": "MCPError: Connection closed"}  # it crashed again on the retry
+    second = int(first_text(events[5].get_function_responses()[0].response or {}))
+    assert second != first
+    assert not alive(first)
+    await runner.close()
+    assert not alive(second)
+
+
+async def test_filter_prefix_and_tool_errors(errlog: TextIO) -> None:
+    toolset = stdio(errlog, tool_filter=["shout", "explode"], tool_name_prefix="srv")
+    model = ScriptedModel(
+        replies=[
+            [
+                function_call("srv_shout", {"text": "hi"}, id="s1"),
+                function_call("srv_explode", {"reason": "boom"}, id="s2"),
+            ],
+            "done",
+        ]
+    )
+    agent = LlmAgent(name="a", model=model, tools=[toolset])
+    async with Runner(
+        app_name="app", agent=agent, session_service=InMemorySessionService()
+    ) as runner:
+        await runner.session_service.create_session(app_name="app", user_id="u1", session_id="s1")
+        events = await send(runner, "go")
+    declared = model.requests[0].config.tools
+    assert declared is not None
+    assert sorted(d.name or "" for d in declared[0].function_declarations or []) == [
+        "srv_explode",
+        "srv_shout",
+    ]
+    responses = {r.name: r.response for r in events[1].get_function_responses()}
+    assert first_text(responses["srv_shout"] or {}) == "HI"
+    assert responses["srv_explode"] is not None
+    assert responses["srv_explode"]["isError"] is True
+    assert "exploded: boom" in first_text(responses["srv_explode"])
+
+
+async def test_a_server_that_cannot_start_leaves_the_agent_without_its_tools(
+    errlog: TextIO, caplog: pytest.LogCaptureFixture
+) -> None:
+    params = StdioConnectionParams(
+        server_params=StdioServerParameters(command=str(REPO / "no-such-server")), timeout=5
+    )
+    toolset = McpToolset(connection_params=params, errlog=errlog)
+    with pytest.raises(ConnectionError, match="no-such-server"):
+        await toolset.get_tools()
+    model = ScriptedModel(replies=["no tools today"])
+    agent = LlmAgent(name="a", model=model, tools=[toolset])
+    runner = await start(agent, InMemorySessionService())
+    with caplog.at_level(logging.ERROR, logger="adk_runtime.agents._toolsets"):
+        events = await send(runner, "hi")
+    assert texts(events) == ["no tools today"]
+    assert model.requests[0].config.tools is None
+    assert "McpToolset" in caplog.text
+    assert "ConnectionError" in caplog.text
+    await runner.close()
+
+
+async def test_mcp_tool_with_require_confirmation(errlog: TextIO) -> None:
+    toolset = stdio(errlog, tool_filter=["shout"], require_confirmation=True)
+    model = ScriptedModel(replies=[function_call("shout", {"text": "ok"}, id="c1"), "shouted"])
+    agent = LlmAgent(name="a", model=model, tools=[toolset])
+    runner = await start(agent, InMemorySessionService())
+    paused = await send(runner, "shout ok")
+    request = paused[1].get_function_calls()[0]  # call, request, placeholder response
+    assert request.name == "adk_request_confirmation"
+    from google.genai import types
+
+    answer = types.Content(
+        role="user",
+        parts=[
+            types.Part(
+                function_response=types.FunctionResponse(
+                    id=request.id, name=request.name, response={"confirmed": True}
+                )
+            )
+        ],
+    )
+    resumed = await send(runner, answer)
+    response = resumed[0].get_function_responses()[0].response
+    assert response is not None
+    assert first_text(response) == "OK"
+    assert texts(resumed) == ["shouted"]
+    await runner.close()
+
+
+async def test_resources_and_instruction_provider(errlog: TextIO) -> None:
+    toolset = stdio(errlog, tool_filter=["add"], use_mcp_resources=True)
+    assert await toolset.list_resources() == ["menu"]
+    info = await toolset.get_resource_info("menu")
+    assert info["uri"] == "memo://menu"
+    provider = McpInstructionProvider(toolset.connection_params, "persona", errlog=errlog)
+    model = ScriptedModel(
+        replies=[function_call("load_mcp_resource", {"resource_names": ["menu"]}), "pie it is"]
+    )
+    agent = LlmAgent(name="chef", model=model, tools=[toolset], instruction=provider)
+    runner = await start(agent, InMemorySessionService(), state={"style": "cheerful"})
+    events = await send(runner, "what is on the menu?")
+    assert texts(events) == ["pie it is"]
+    first = model.requests[0]
+    assert "You answer in a cheerful style." in str(first.config.system_instruction)
+    assert '["menu"]' in str(first.config.system_instruction)
+    shown = model.requests[1].contents[-1]
+    assert [p.text for p in shown.parts or []] == ["Resource menu is:", "soup, bread, pie"]
+    await runner.close()  # closes the toolset (and the provider's session)
+    await provider.close()  # closing twice is harmless
+
+
+def test_sync_runner_runs_open_and_close_their_own_sessions(
+    errlog: TextIO, caplog: pytest.LogCaptureFixture
+) -> None:
+    # Runner.run drives each turn on a loop of its own: the MCP session and the server
+    # process live for that turn, and the next turn opens new ones.
+    from google.genai import types
+
+    toolset = stdio(errlog, tool_filter=["server_pid"])
+    model = ScriptedModel(
+        replies=[function_call("server_pid", {}), "one", function_call("server_pid", {}), "two"]
+    )
+    runner = Runner(
+        app_name="app", agent=LlmAgent(name="a", model=model, tools=[toolset]),
+        session_service=InMemorySessionService(), auto_create_session=True,
+    )  # fmt: skip
+    message = types.Content(role="user", parts=[types.Part(text="pid?")])
+    pids = []
+    with caplog.at_level(logging.INFO, logger="adk_runtime.tools.mcp_tool"):
+        for _ in range(2):
+            events = list(runner.run(user_id="u", session_id="s", new_message=message))
+            pids.append(int(first_text(events[1].get_function_responses()[0].response or {})))
+            assert not alive(pids[-1])  # ended with its turn's loop
+    assert pids[0] != pids[1]
+    assert "another event loop" not in caplog.text
+
+
+async def test_mcptoolset_alias_warns(errlog: TextIO) -> None:
+    with pytest.warns(DeprecationWarning, match="McpToolset"):
+        toolset = MCPToolset(connection_params=stdio(errlog).connection_params)
+    assert isinstance(toolset, McpToolset)
+
+
+def test_import_without_the_mcp_sdk_names_the_extra() -> None:
+    code = (
+        "import sys; sys.modules['mcp'] = None\n"
+        "from adk_runtime.errors import ConfigurationError\n"
+        "try:\n"
+        "    from adk_runtime.tools import McpToolset\n"
+        "except ConfigurationError as exc:\n"
+        "    print('ERR', exc)\n"
+    )
+    done = subprocess.run(
+        [sys.executable, "-c", code], cwd=REPO, capture_output=True, text=True, check=True
+    )
+    assert "ERR" in done.stdout
+    assert "pip install 'adk-runtime[mcp]'" in done.stdout
+
+
+# --- streamable HTTP on a loopback port ---------------------------------------------------
+
+
+def _spare_port() -> int:
+    with socket.socket() as sock:
+        sock.bind(("127.0.0.1", 0))
+        port: int = sock.getsockname()[1]
+        return port
+
+
+def _serve(transport: str, log: Path) -> Iterator[int]:
+    """Run the test server with ``transport`` on a spare loopback port; stop it after."""
+    port = _spare_port()
+    with log.open("w") as out:
+        process = subprocess.Popen(
+            [sys.executable, *SERVER, transport, str(port)], cwd=REPO, stdout=out, stderr=out
+        )
+        try:
+            deadline = time.monotonic() + 60
+            while True:
+                try:
+                    socket.create_connection(("127.0.0.1", port), timeout=1).close()
+                    break
+                except OSError:
+                    if process.poll() is not None or time.monotonic() > deadline:
+                        raise RuntimeError(log.read_text()) from None
+                    time.sleep(0.1)
+            yield port
+        finally:
+            process.terminate()
+            process.wait(timeout=30)
+
+
+@pytest.fixture(scope="module")
+def http_server(tmp_path_factory: pytest.TempPathFactory) -> Iterator[str]:
+    log = tmp_path_factory.mktemp("mcp-http") / "server.log"
+    for port in _serve("http", log):
+        yield f"http://127.0.0.1:{port}/mcp"
+
+
+@pytest.fixture(scope="module")
+def sse_server(tmp_path_factory: pytest.TempPathFactory) -> Iterator[str]:
+    log = tmp_path_factory.mktemp("mcp-sse") / "server.log"
+    for port in _serve("sse", log):
+        yield f"http://127.0.0.1:{port}/sse"
+
+
+async def test_streamable_http_tools_with_headers(
+    http_server: str, blockbuster: BlockBuster
+) -> None:
+    def headers(context: Any) -> dict[str, str]:
+        return {"x-user": context.state.get("who", "")}
+
+    toolset = McpToolset(
+        connection_params=StreamableHTTPConnectionParams(url=http_server, timeout=30),
+        tool_filter=lambda tool, ctx=None: tool.name in ("add", "whoami"),
+        header_provider=headers,
+    )
+    model = ScriptedModel(
+        replies=[
+            [function_call("add", {"a": 40, "b": 2}), function_call("whoami", {})],
+            "42, ann",
+        ]
+    )
+    agent = LlmAgent(name="a", model=model, tools=[toolset])
+    runner = await start(agent, InMemorySessionService(), state={"who": "ann"})
+    events = await send(runner, "go")
+    results = {r.name: first_text(r.response or {}) for r in events[1].get_function_responses()}
+    assert results == {"add": "42", "whoami": "ann"}
+    declared: list[BaseTool] = await toolset.get_tools()
+    assert sorted(t.name for t in declared) == ["add", "whoami"]
+    await runner.close()
+
+
+async def test_sse_transport(sse_server: str, blockbuster: BlockBuster) -> None:
+    toolset = McpToolset(
+        connection_params=SseConnectionParams(url=sse_server, headers={"x-user": "bo"}),
+        tool_filter=["shout", "whoami"],
+    )
+    model = ScriptedModel(
+        replies=[[function_call("shout", {"text": "sse"}), function_call("whoami", {})], "ok"]
+    )
+    runner = await start(LlmAgent(name="a", model=model, tools=[toolset]), InMemorySessionService())
+    try:
+        events = await send(runner, "go")
+        results = {r.name: first_text(r.response or {}) for r in events[1].get_function_responses()}
+        assert results == {"shout": "SSE", "whoami": "bo"}
+    finally:
+        await runner.close()
+
+
+async def test_http_server_unreachable_is_a_connection_error() -> None:
+    toolset = McpToolset(
+        connection_params=StreamableHTTPConnectionParams(
+            url=f"http://user:secret@127.0.0.1:{_spare_port()}/mcp?token=abc", timeout=5
+        )
+    )
+    with pytest.raises(ConnectionError) as caught:
+        await toolset.get_tools()
+    message = str(caught.value)
+    assert "127.0.0.1" in message
+    assert "secret" not in message
+    assert "token=abc" not in message
+    await toolset.close()

@@ -1,0 +1,87 @@
+"""bench/adk_unit_tests.py: google-adk-style tests, imports rewritten, run and counted per file."""
+
+from __future__ import annotations
+
+import json
+import sys
+from pathlib import Path
+
+import pytest
+
+from bench.adk_unit_tests import main
+
+CONFTEST = "import pytest\n"
+SESSIONS_TEST = """
+from google.adk.sessions.in_memory_session_service import InMemorySessionService
+from google.adk.flows.llm_flows._old_home import VALUE
+
+
+async def test_create_and_get():
+    service = InMemorySessionService()
+    session = await service.create_session(app_name="a", user_id="u")
+    assert (await service.get_session(app_name="a", user_id="u", session_id=session.id))
+
+
+def test_moved_module_import_is_followed():
+    assert VALUE == "moved"
+
+
+def test_fails():
+    assert 1 == 2
+"""
+BROKEN_TEST = "from google.adk.no_such_module import thing\n\ndef test_x():\n    pass\n"
+
+
+def _tree(root: Path) -> Path:
+    unittests = root / "tests" / "unittests"
+    (unittests / "sessions").mkdir(parents=True)
+    (unittests / "artifacts").mkdir()
+    (unittests / "__init__.py").touch()
+    (unittests / "conftest.py").write_text(CONFTEST)
+    (unittests / "sessions" / "__init__.py").touch()
+    (unittests / "sessions" / "test_service.py").write_text(SESSIONS_TEST)
+    (unittests / "artifacts" / "test_broken.py").write_text(BROKEN_TEST)
+    (unittests / "artifacts" / "helper.py").write_text("google.adk.x = 1  # not a test\n")
+    return unittests
+
+
+def test_the_tree_is_rewritten_run_and_counted(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    unittests = _tree(tmp_path / "src")
+    # a module google-adk moved: the tests' import follows the move, then the rewrite
+    (unittests / "moved_here.py").write_text('VALUE = "moved"\n')
+    out = tmp_path / "ours.json"
+    keep = tmp_path / "kept"
+    code = main(
+        [
+            str(tmp_path / "src"),
+            "--areas",
+            "sessions",
+            "artifacts",
+            "--python",
+            sys.executable,
+            "--json",
+            str(out),
+            "--keep",
+            str(keep),
+            "--move",
+            "google.adk.flows.llm_flows._old_home=tests.unittests.moved_here",
+        ]
+    )
+    assert code == 0
+    kept_test = (keep / "tests" / "unittests" / "sessions" / "test_service.py").read_text()
+    assert "from adk_runtime.sessions.in_memory_session_service import" in kept_test
+    assert "from tests.unittests.moved_here import VALUE" in kept_test
+    assert "google.adk" not in kept_test
+    assert unittests.joinpath("sessions", "test_service.py").read_text() == SESSIONS_TEST
+    results = json.loads(out.read_text())
+    sessions = results["sessions/test_service.py"]
+    assert sorted(sessions.values()) == ["failed", "passed", "passed"]
+    assert list(results["artifacts/test_broken.py"].values()) == ["error"]
+    capsys.readouterr()
+
+
+def test_a_directory_that_is_not_google_adks_tests_is_refused(tmp_path: Path) -> None:
+    with pytest.raises(SystemExit, match="not google-adk's tests/unittests"):
+        main([str(tmp_path)])
