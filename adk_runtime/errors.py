@@ -19,7 +19,10 @@ __all__ = [
     "BackendUnavailableError",
     "ClaimLostError",
     "ConfigurationError",
+    "EventNotFoundError",
     "InputValidationError",
+    "InvocationNotFoundError",
+    "InvocationNotOpenError",
     "LlmCallsLimitExceededError",
     "MissingStateKeyError",
     "ScriptExhaustedError",
@@ -96,6 +99,31 @@ class ClaimLostError(StaleSessionError):
 def _seconds(value: float) -> str:
     whole = max(1, math.ceil(value))
     return f"{whole} second" + ("" if whole == 1 else "s")
+
+
+class InvocationNotOpenError(AdkRuntimeError, ValueError):
+    """The invocation asked to resume is not open on the session; nothing was written.
+
+    It finished normally, another replica resumed it already, a later turn replaced it, or it
+    never ran on this session. List what can be resumed with
+    ``session_service.list_interrupted_invocations``.
+    """
+
+    def __init__(self, invocation_id: str, session_id: str) -> None:
+        self.invocation_id = invocation_id
+        super().__init__(
+            f"Invocation {invocation_id!r} is not open on session {session_id!r}: it finished, "
+            "was resumed elsewhere, or was replaced by a later turn. Nothing was written; list "
+            "resumable invocations with list_interrupted_invocations()."
+        )
+
+
+class EventNotFoundError(AdkRuntimeError, ValueError):
+    """The event named (e.g. a fork point) is not in the session; nothing was written."""
+
+
+class InvocationNotFoundError(AdkRuntimeError, ValueError):
+    """No event of the session belongs to the invocation named; nothing was written."""
 
 
 class LlmCallsLimitExceededError(AdkRuntimeError):

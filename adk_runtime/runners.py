@@ -40,20 +40,26 @@ from typing import Any
 
 from google.genai import types
 
-from adk_runtime import _runner_support, telemetry
+from adk_runtime import _durable, _runner_support, telemetry
 from adk_runtime._foreign import refuse_google_adk
 from adk_runtime.agents.base_agent import BaseAgent
 from adk_runtime.agents.invocation_context import InvocationContext, new_invocation_context_id
 from adk_runtime.agents.run_config import RunConfig
 from adk_runtime.artifacts.base import BaseArtifactService
 from adk_runtime.artifacts.memory import InMemoryArtifactService
-from adk_runtime.errors import AlreadyExistsError, SessionBusyError, SessionNotFoundError
+from adk_runtime.errors import (
+    AlreadyExistsError,
+    SessionBusyError,
+    SessionNotFoundError,
+)
 from adk_runtime.events import Event, EventActions
+from adk_runtime.events.rewind import live_events
 from adk_runtime.memory.base import BaseMemoryService
 from adk_runtime.memory.in_memory import InMemoryMemoryService
 from adk_runtime.sessions._validation import validate_id, validate_session_key
 from adk_runtime.sessions.base import BaseSessionService
 from adk_runtime.sessions.claims import DEFAULT_LEASE_SECONDS, DEFAULT_WAIT_SECONDS, SessionClaim
+from adk_runtime.sessions.invocations import OpenInvocation
 from adk_runtime.sessions.memory import InMemorySessionService
 from adk_runtime.sessions.session import Session
 from adk_runtime.sessions.state import State
@@ -126,7 +132,9 @@ class Runner:
             new_message: The user's message, committed as the invocation's first event.
             state_delta: State changes committed with the user's message.
             run_config: Settings of this invocation.
-            invocation_id: Reuse an id (e.g. to resume a paused invocation).
+            invocation_id: Reuse an id (e.g. to resume a paused invocation). Without
+                ``new_message`` and ``state_delta``: resume that interrupted invocation from
+                its last committed event (see "Durable execution" below).
             idempotency_key: A client-chosen id of this message (an event id: at most 128
                 characters, no control characters). The user's event is stored under it; if
                 it is stored already, nothing runs and the events its turn committed are
@@ -141,21 +149,53 @@ class Runner:
                 ``session_wait_seconds``; nothing was written.
             StaleSessionError: The session was written without a claim during the turn.
             ClaimLostError: This turn stalled past its lease and another turn took over.
+            InvocationNotOpenError: Resuming an invocation that is not open (it finished, or
+                another replica resumed it); nothing was written.
         """
         _validate_run(self.app_name, user_id, session_id, invocation_id, idempotency_key)
         run_config = run_config or RunConfig()
+        if invocation_id is not None and new_message is None and not state_delta:
+            run = _durable.resume_async(self, user_id, session_id, invocation_id, run_config)
+        else:
+            run = self._run_turn(
+                user_id,
+                session_id,
+                new_message,
+                state_delta,
+                run_config,
+                invocation_id,
+                idempotency_key,
+            )
+        async with aclosing(run) as events:
+            async for event in events:
+                yield event
+
+    async def _run_turn(
+        self,
+        user_id: str,
+        session_id: str,
+        new_message: types.Content | None,
+        state_delta: dict[str, Any] | None,
+        run_config: RunConfig,
+        invocation_id: str | None,
+        idempotency_key: str | None,
+    ) -> AsyncGenerator[Event, None]:
+        """One turn: claim, load, commit the user's message, run the agent (commit, yield)."""
+        own_id = invocation_id or new_invocation_context_id()  # chosen before the claim
         async with contextlib.AsyncExitStack() as stack:
             turn = stack.enter_context(telemetry.turn(self.app_name, user_id, session_id))
-            claim = await self._claim(stack, user_id, session_id)
+            claim = await self._claim(stack, user_id, session_id, own_id)
             session = await self._load_session(user_id, session_id, run_config)
             session._fence = claim.token
             if claim.took_over:  # the last holder died: finish what it left, if anything
-                await self._finish_interrupted(session, run_config, idempotency_key)
+                session = await _durable.finish_interrupted(
+                    self, claim, session, run_config, idempotency_key, own_id
+                )
             call_event = _function_call_event(session, new_message)
             if invocation_id is None and call_event is not None:
                 invocation_id = call_event.invocation_id  # resume the paused invocation
             ctx = InvocationContext(
-                invocation_id=invocation_id or new_invocation_context_id(),
+                invocation_id=invocation_id or own_id,
                 session=session,
                 agent=self.agent,
                 session_service=self.session_service,
@@ -172,11 +212,13 @@ class Runner:
                     for replayed in answer:
                         yield replayed
                     if answer or result.sequence != session.revision:
+                        claim.finish()
                         return
                     # The message is the last event and its turn left nothing: the process
                     # that stored it died. Finish that turn now, under its invocation id.
                     ctx.invocation_id = result.event.invocation_id
                     ctx.user_content = result.event.content
+            await claim.mark(ctx.invocation_id)  # no round trip unless the id changed above
             ctx.agent = self._find_agent_to_run(session, call_event)
             turn.started(ctx.invocation_id, ctx.agent.name)
             async with aclosing(ctx.agent.run_async(ctx)) as events:
@@ -187,6 +229,56 @@ class Runner:
                     committed = await self.session_service.append_event(session, event)
                     turn.events += 1
                     yield committed
+            claim.finish()
+
+    async def resume_interrupted(
+        self, *, user_id: str | None = None, session_id: str | None = None
+    ) -> list[tuple[OpenInvocation, BaseException | None]]:
+        """Resume every interrupted (failed or crashed) invocation of the app, oldest first.
+
+        Each runs to its end as ``run_async(invocation_id=…)`` would (its events committed,
+        not returned). One that cannot be resumed (another replica resumed it meanwhile, its
+        session is busy, its agent fails again) is skipped: its error is returned with it.
+
+        Args:
+            user_id: Only this user's (None: every user's).
+            session_id: Only this session's (needs ``user_id``).
+
+        Returns:
+            Each interrupted invocation found, with None when it was finished, else the error.
+        """
+        return await _durable.resume_interrupted(self, user_id, session_id)
+
+    async def rewind_async(
+        self,
+        *,
+        user_id: str,
+        session_id: str,
+        rewind_before_invocation_id: str,
+        run_config: RunConfig | None = None,
+    ) -> None:
+        """Return the session's state and artifacts to what they were before an invocation.
+
+        Committed as one event (author ``user``) carrying the reverting ``state_delta`` and
+        ``artifact_delta`` and ``actions.rewind_before_invocation_id`` (see
+        :mod:`adk_runtime.agents._rewind`); the log keeps every event, later turns no longer
+        show the rewound ones to the model. A rewind holds the session like a turn does, so it
+        never interleaves with one; it also closes an invocation left open.
+
+        Args:
+            user_id: The user.
+            session_id: The session.
+            rewind_before_invocation_id: The first invocation to undo (with all after it).
+            run_config: Unused (google-adk's signature); the whole session is read.
+
+        Raises:
+            InvocationNotFoundError: No live event of the session belongs to it.
+            SessionNotFoundError: The session does not exist.
+            SessionBusyError: A turn still held the session after ``session_wait_seconds``.
+        """
+        validate_session_key(self.app_name, user_id, session_id)
+        validate_id(rewind_before_invocation_id, "rewind_before_invocation_id")
+        await _durable.rewind(self, user_id, session_id, rewind_before_invocation_id)
 
     def run(
         self,
@@ -220,9 +312,17 @@ class Runner:
             stream.close()
 
     async def _claim(
-        self, stack: contextlib.AsyncExitStack, user_id: str, session_id: str
+        self,
+        stack: contextlib.AsyncExitStack,
+        user_id: str,
+        session_id: str,
+        invocation_id: str | None,
     ) -> SessionClaim:
-        """Hold the session for this turn (creating it first if allowed and missing)."""
+        """Hold the session for this turn (creating it first if allowed and missing).
+
+        The claim records ``invocation_id`` as the session's open invocation (None: leaves
+        it as it is); the turn calls ``claim.finish()`` when it ends normally.
+        """
 
         def claim() -> SessionClaim:
             return self.session_service.claim_session(
@@ -231,6 +331,7 @@ class Runner:
                 session_id=session_id,
                 wait_seconds=self.session_wait_seconds,
                 lease_seconds=self.session_lease_seconds,
+                invocation_id=invocation_id,
             )
 
         try:
@@ -244,12 +345,14 @@ class Runner:
             )
         return await stack.enter_async_context(claim())
 
-    async def _load_session(self, user_id: str, session_id: str, run_config: RunConfig) -> Session:
+    async def _load_session(
+        self, user_id: str, session_id: str, run_config: RunConfig | None
+    ) -> Session:
         session = await self.session_service.get_session(
             app_name=self.app_name,
             user_id=user_id,
             session_id=session_id,
-            config=run_config.get_session_config,
+            config=None if run_config is None else run_config.get_session_config,
         )
         if session is None:  # deleted between the claim and the read
             raise self._missing(user_id, session_id)
@@ -260,37 +363,6 @@ class Runner:
             f"Session {session_id!r} of user {user_id!r} in app {self.app_name!r} does not "
             "exist. Create it first, or build the Runner with auto_create_session=True."
         )
-
-    async def _finish_interrupted(
-        self, session: Session, run_config: RunConfig, idempotency_key: str | None
-    ) -> None:
-        """Answer the message of a turn that crashed after storing it (the claim was taken over).
-
-        A turn whose process died (or stalled past its lease) after committing the user's
-        message leaves it unanswered; the next turn on the session, from any replica, first
-        finishes it under its own invocation id (committed, not yielded to this caller; a retry
-        of that message with its idempotency key gets the answer), then runs its own. Only a
-        message left last counts, and only after a holder that never released its claim: a turn
-        that failed with an error released it, and its message is not run again.
-        """
-        message = session.events[-1] if session.events else None
-        if message is None or message.author != "user" or message.id == idempotency_key:
-            return  # nothing left half done, or it is this call's own retry (answered below)
-        ctx = InvocationContext(
-            invocation_id=message.invocation_id,
-            session=session,
-            agent=self.agent,
-            session_service=self.session_service,
-            artifact_service=self.artifact_service,
-            memory_service=self.memory_service,
-            user_content=message.content,
-            run_config=run_config,
-        )
-        ctx.agent = self._find_agent_to_run(session, _function_call_event(session, message.content))
-        async with aclosing(ctx.agent.run_async(ctx)) as events:
-            async for event in events:
-                if not event.partial:
-                    await self.session_service.append_event(session, event)
 
     async def _answer_of(self, user_id: str, session_id: str, message: Event) -> list[Event]:
         """The events committed after ``message`` by its turn (an idempotent retry's answer)."""
@@ -360,7 +432,7 @@ class Runner:
             caller = root.find_agent(call_event.author)
             if caller is not None:
                 return caller
-        for event in reversed(session.events):
+        for event in reversed(live_events(session.events)):
             if event.author == "user":
                 continue
             if event.author == root.name:

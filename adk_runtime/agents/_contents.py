@@ -7,6 +7,7 @@ import json
 from google.genai import types
 
 from adk_runtime.events import Event
+from adk_runtime.events.rewind import live_events
 from adk_runtime.models._call_ids import without_client_ids
 
 __all__ = ["build_contents"]
@@ -22,9 +23,10 @@ def build_contents(
     other branches are left out. A function call is followed by its responses, also when
     they arrived later (long-running tools). Function-call ids minted by the runtime
     (``adk-…``) are removed, as google-adk does: the model never issued them (the stored
-    events keep them, pairing is done above on the events).
+    events keep them, pairing is done above on the events). Events a rewind cancelled are
+    left out (:func:`adk_runtime.events.rewind.live_events`).
     """
-    visible = [e for e in events if _has_content(e) and _in_branch(branch, e)]
+    visible = [e for e in live_events(events) if _has_content(e) and _in_branch(branch, e)]
     if current_turn_only:
         visible = _current_turn(visible, agent_name)
     contents: list[types.Content] = []

@@ -5,7 +5,7 @@ from __future__ import annotations
 import inspect
 from collections.abc import AsyncGenerator, Awaitable, Callable, Mapping, Sequence
 from contextlib import aclosing
-from typing import Any, TypeAlias
+from typing import Any, ClassVar, TypeAlias
 
 from google.genai import types
 from pydantic import BaseModel, ConfigDict, Field, field_validator, model_validator
@@ -49,6 +49,11 @@ class BaseAgent(BaseModel):
     sub_agents: list[BaseAgent] = Field(default_factory=list)
     before_agent_callback: BeforeAgentCallback | None = None
     after_agent_callback: AfterAgentCallback | None = None
+
+    resumes_itself: ClassVar[bool] = False
+    """True for agents that continue a resumed invocation from their own committed events
+    (``LlmAgent`` and the workflow agents, see :mod:`adk_runtime.agents._resume`). Any other
+    agent that already gave its answer in a resumed invocation is not run again."""
 
     @model_validator(mode="before")
     @classmethod
@@ -147,6 +152,8 @@ class BaseAgent(BaseModel):
             The events of the run, for the Runner to commit.
         """
         ctx = self._create_invocation_context(parent_context)
+        if ctx._resume is not None and not self.resumes_itself and _answered(self, ctx):
+            return
         with telemetry.span(f"invoke_agent {self.name}", lambda: _agent_attributes(self, ctx)):
             async with aclosing(self._run_with_callbacks(ctx)) as events:
                 async for event in events:
@@ -198,6 +205,12 @@ class BaseAgent(BaseModel):
             content=content,
             actions=callback_context.actions,
         )
+
+
+def _answered(agent: BaseAgent, ctx: InvocationContext) -> bool:
+    from adk_runtime.agents import _resume  # the resume logic needs the whole agents package
+
+    return _resume.answered(agent, ctx)
 
 
 def _ended(ctx: InvocationContext) -> bool:

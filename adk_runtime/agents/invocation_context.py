@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import uuid
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
 from google.genai import types
 from pydantic import BaseModel, ConfigDict, Field, PrivateAttr
@@ -57,6 +57,18 @@ class InvocationContext(BaseModel):
 
     # Shared by the copies made for sub-agents and branches, so the limit is per invocation.
     _llm_calls: list[int] = PrivateAttr(default_factory=lambda: [0])
+    # Set when this run resumes an interrupted invocation (agents/_resume.py); shared too.
+    _resume: Any = PrivateAttr(default=None)
+
+    def call_attempt(self, function_call_id: str | None) -> int:
+        """Which run of this function call this is: 1, or 2 when a resumption runs it again.
+
+        A call whose request was committed without its response (the process died while it
+        ran) is run again when the invocation is resumed: it may have run before, so a tool
+        with side effects should use the call id as its idempotency key.
+        """
+        retried = getattr(self._resume, "retried_calls", ())
+        return 2 if function_call_id is not None and function_call_id in retried else 1
 
     @property
     def app_name(self) -> str:

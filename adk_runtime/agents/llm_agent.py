@@ -19,11 +19,11 @@ from adk_runtime.agents._instructions import (
     canonical_instruction,
     static_parts,
 )
-from adk_runtime.agents._llm_flow import run_flow
 from adk_runtime.agents._model_config import (
     check_generate_content_config,
     misplaced_config_fields,
 )
+from adk_runtime.agents._resume import run_llm_agent
 from adk_runtime.agents._toolsets import resolve_tools
 from adk_runtime.agents.base_agent import BaseAgent
 from adk_runtime.agents.callback_context import CallbackContext
@@ -124,6 +124,8 @@ class LlmAgent(BaseAgent):
         on_tool_error_callback: ``(tool, args, tool_context, error)`` when the tool raises;
             a returned dict is the response, else the error is answered as usual.
     """
+
+    resumes_itself: ClassVar[bool] = True
 
     model: str | BaseLlm = ""
     instruction: str | InstructionProvider = ""
@@ -256,7 +258,8 @@ class LlmAgent(BaseAgent):
         return not self.disallow_transfer_to_parent
 
     async def _run_async_impl(self, ctx: InvocationContext) -> AsyncGenerator[Event, None]:
-        async with aclosing(run_flow(self, ctx)) as events:
+        # The flow, or its continuation when the invocation is being resumed.
+        async with aclosing(run_llm_agent(self, ctx)) as events:
             async for event in events:
                 yield event
 

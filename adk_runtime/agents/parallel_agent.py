@@ -5,7 +5,9 @@ from __future__ import annotations
 import asyncio
 from collections.abc import AsyncGenerator, Sequence
 from contextlib import aclosing
+from typing import ClassVar
 
+from adk_runtime.agents import _resume
 from adk_runtime.agents.base_agent import BaseAgent
 from adk_runtime.agents.invocation_context import InvocationContext
 from adk_runtime.events import Event
@@ -19,18 +21,42 @@ class ParallelAgent(BaseAgent):
     A sub-agent sees only its own branch's events (and the shared history before the
     fork). Their events interleave in the session, but each is committed on its own, in the
     order yielded, and a sub-agent resumes only after its event was committed.
+
+    Its progress is in the log: each branch that ends commits a content-less
+    ``end_of_agent`` event of its sub-agent, on its branch; the whole run ends with one of
+    its own. A resumed invocation runs only the branches that had not ended.
     """
 
+    resumes_itself: ClassVar[bool] = True
+
     async def _run_async_impl(self, ctx: InvocationContext) -> AsyncGenerator[Event, None]:
-        runs = [sub.run_async(self._branch_context(ctx, sub)) for sub in self.sub_agents]
+        resumed = _resume.checkpoint_of(self, ctx)
+        if resumed is not None and resumed.ended:
+            return
+        sub_ctx = _resume.after(ctx, resumed)
+        runs = []
+        for sub in self.sub_agents:
+            branch_ctx = self._branch_context(sub_ctx, sub)
+            if not _resume.ended(sub, branch_ctx):  # a resumed branch that had ended stays so
+                runs.append(_branch(sub, branch_ctx))
         async with aclosing(merge(runs)) as events:
             async for event in events:
                 yield event
+        yield _resume.checkpoint(self, ctx)
 
     def _branch_context(self, ctx: InvocationContext, sub_agent: BaseAgent) -> InvocationContext:
         suffix = f"{self.name}.{sub_agent.name}"
         branch = f"{ctx.branch}.{suffix}" if ctx.branch else suffix
         return ctx.model_copy(update={"branch": branch})
+
+
+async def _branch(sub: BaseAgent, ctx: InvocationContext) -> AsyncGenerator[Event, None]:
+    """A branch's events, then its ``end_of_agent`` checkpoint (its sub-agent, its branch)."""
+    async with aclosing(sub.run_async(ctx)) as events:
+        async for event in events:
+            yield event
+    if not ctx.end_invocation:
+        yield _resume.checkpoint(sub, ctx)
 
 
 class _Done:

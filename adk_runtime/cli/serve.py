@@ -115,6 +115,13 @@ DEFAULT_MAX_BODY_BYTES = 32 * 1024 * 1024
     help="Let browser pages from ORIGIN call the API (CORS; repeatable; '*' for any). Off "
     "by default.",
 )
+@click.option(
+    "--resume-interrupted",
+    is_flag=True,
+    default=False,
+    help="At start-up, resume (in the background) every invocation of the app that a failure "
+    "or a crash left unfinished.",
+)
 @click.option("--log-level", default="info", show_default=True, help="uvicorn log level.")
 def serve(
     agent_spec: str,
@@ -131,6 +138,7 @@ def serve(
     session_lease: float,
     metrics: bool,
     record_traces: bool,
+    resume_interrupted: bool,
     dev_ui: bool,
     allow_origins: tuple[str, ...],
     log_level: str,
@@ -165,6 +173,7 @@ def serve(
         session_lease_seconds=session_lease,
         metrics=_metrics_available("--metrics") if metrics else False,
         record_traces=_metrics_available("--record-traces") if record_traces else False,
+        resume_interrupted=resume_interrupted,
         dev_ui=bundle,
         allow_origins=allow_origins,
         **services,

@@ -27,6 +27,8 @@ class EventActions(BaseModel):
             the user for (``tool_context.request_confirmation``).
         end_of_agent: The authoring agent finished its run.
         agent_state: Resumable state of the authoring agent.
+        rewind_before_invocation_id: Set only on a rewind event: the invocation the session
+            was rewound to before (it and everything after it no longer count).
     """
 
     model_config = ConfigDict(
@@ -46,6 +48,7 @@ class EventActions(BaseModel):
     requested_tool_confirmations: dict[str, ToolConfirmation] = Field(default_factory=dict)
     end_of_agent: bool | None = None
     agent_state: JsonDict | None = None
+    rewind_before_invocation_id: str | None = None
 
     def is_empty(self) -> bool:
         """Return True when the actions carry nothing (no delta, no control flow)."""
@@ -59,6 +62,7 @@ class EventActions(BaseModel):
             or self.requested_tool_confirmations
             or self.end_of_agent
             or self.agent_state
+            or self.rewind_before_invocation_id
         )
 
     def merge(self, other: EventActions) -> None:
@@ -67,7 +71,13 @@ class EventActions(BaseModel):
         self.artifact_delta.update(other.artifact_delta)
         self.requested_auth_configs.update(other.requested_auth_configs)
         self.requested_tool_confirmations.update(other.requested_tool_confirmations)
-        for name in ("skip_summarization", "transfer_to_agent", "escalate", "end_of_agent"):
+        for name in (
+            "skip_summarization",
+            "transfer_to_agent",
+            "escalate",
+            "end_of_agent",
+            "rewind_before_invocation_id",
+        ):
             value: Any = getattr(other, name)
             if value is not None:
                 setattr(self, name, value)

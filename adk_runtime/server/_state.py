@@ -16,7 +16,10 @@ from adk_runtime.artifacts.base import BaseArtifactService
 from adk_runtime.errors import (
     AlreadyExistsError,
     BackendUnavailableError,
+    EventNotFoundError,
     InputValidationError,
+    InvocationNotFoundError,
+    InvocationNotOpenError,
     SerializationError,
     SessionNotFoundError,
     StaleSessionError,
@@ -76,6 +79,9 @@ AdkState = Annotated[ServerState, Depends(server_state)]
 
 _STATUS: list[tuple[type[BaseException], int]] = [
     (SessionNotFoundError, 404),
+    (EventNotFoundError, 404),
+    (InvocationNotFoundError, 404),
+    (InvocationNotOpenError, 409),
     (AlreadyExistsError, 409),
     (StaleSessionError, 409),
     (InputValidationError, 422),

@@ -28,7 +28,13 @@ from adk_runtime.artifacts.memory import InMemoryArtifactService
 from adk_runtime.errors import AdkRuntimeError, SessionBusyError
 from adk_runtime.memory.base import BaseMemoryService
 from adk_runtime.runners import Runner
-from adk_runtime.server import artifacts_routes, run_routes, sessions_routes, trace_routes
+from adk_runtime.server import (
+    artifacts_routes,
+    durable_routes,
+    run_routes,
+    sessions_routes,
+    trace_routes,
+)
 from adk_runtime.server import dev_ui as dev_ui_routes
 from adk_runtime.server._advice import http_detail
 from adk_runtime.server._gate import DEFAULT_MAX_BODY_BYTES, Gate
@@ -72,6 +78,7 @@ def create_app(
     record_traces: bool = False,
     dev_ui: Path | None = None,
     allow_origins: Sequence[str] = (),
+    resume_interrupted: bool = False,
 ) -> FastAPI:
     """Build the HTTP API for one agent.
 
@@ -97,6 +104,8 @@ def create_app(
             (see :func:`adk_runtime.server.dev_ui.find_web_bundle`).
         allow_origins: Origins allowed to call the API from a browser (CORS; none by
             default). ``*`` allows any.
+        resume_interrupted: At start-up, resume every interrupted invocation of the app in
+            the background (each outcome logged on ``adk_runtime.server``).
     """
     runner = Runner(
         app_name=app_name or agent.name,
@@ -111,6 +120,8 @@ def create_app(
 
     @contextlib.asynccontextmanager
     async def lifespan(app: FastAPI) -> AsyncIterator[None]:
+        if resume_interrupted:
+            state.spawn(_resume_interrupted(state))
         yield
         await _shutdown(state)
 
@@ -124,6 +135,7 @@ def create_app(
     app.include_router(sessions_routes.router)
     app.include_router(artifacts_routes.router)
     app.include_router(run_routes.router)
+    app.include_router(durable_routes.router)
     _add_telemetry(app, metrics=metrics, record_traces=record_traces)
     app.include_router(dev_ui_routes.router)  # after the trace routes: its /dev/… 501 is last
     if dev_ui is not None:
@@ -159,6 +171,21 @@ def _add_telemetry(app: FastAPI, *, metrics: bool, record_traces: bool) -> None:
     if metrics:
         app.state.adk_metrics = telemetry.install_metrics()
         app.include_router(trace_routes.metrics_router)
+
+
+async def _resume_interrupted(state: ServerState) -> None:
+    """Finish the app's interrupted invocations (``serve --resume-interrupted``)."""
+    outcomes = await state.runner.resume_interrupted()
+    for item, error in outcomes:
+        if error is None:
+            logger.info("Resumed invocation %r of session %r.", item.invocation_id, item.session_id)
+        else:
+            logger.warning(
+                "Could not resume invocation %r of session %r: %s",
+                item.invocation_id,
+                item.session_id,
+                type(error).__name__,
+            )
 
 
 async def _shutdown(state: ServerState) -> None:

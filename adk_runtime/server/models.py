@@ -71,6 +71,18 @@ class RunAgentRequest(_Request):
     custom_metadata: dict[str, Any] | None = None
 
 
+class ForkSessionRequest(_Request):
+    """Body of ``POST …/sessions/{session}/fork`` (every field optional).
+
+    Attributes:
+        new_session_id: The new session's id (default: a fresh uuid4).
+        at_event_id: The last event to copy (default: every event).
+    """
+
+    new_session_id: str | None = None
+    at_event_id: str | None = None
+
+
 class CreateSessionRequest(_Request):
     """Body of ``POST /apps/{app}/users/{user}/sessions`` (every field optional)."""
 

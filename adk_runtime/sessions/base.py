@@ -76,6 +76,8 @@ from adk_runtime.sessions.claims import (
     SessionClaim,
     SessionKey,
 )
+from adk_runtime.sessions.fork import PreparedFork, fork
+from adk_runtime.sessions.invocations import OpenInvocation
 from adk_runtime.sessions.retention import (
     IdleSession,
     PruneResult,
@@ -287,6 +289,49 @@ class BaseSessionService(abc.ABC):
         with store_span("delete", type(self).__name__):
             await self._delete_session(app_name, user_id, session_id)
 
+    async def fork_session(
+        self,
+        *,
+        app_name: str,
+        user_id: str,
+        session_id: str,
+        new_session_id: str | None = None,
+        at_event_id: str | None = None,
+    ) -> Session:
+        """Create a new session holding this one's events up to ``at_event_id`` (or all).
+
+        Written atomically: the new session row (its state as of that event, see
+        :mod:`adk_runtime.sessions.fork`; revision = the number of events copied) and the
+        copied events (same ids, timestamps and content). App and user state are shared.
+
+        Args:
+            app_name: The app.
+            user_id: The user (the fork belongs to the same user).
+            session_id: The session to fork.
+            new_session_id: The new session's id (None: a fresh uuid4).
+            at_event_id: The last event to copy (None: every event).
+
+        Returns:
+            The new session, with its events.
+
+        Raises:
+            SessionNotFoundError: The source does not exist (or was deleted meanwhile).
+            AlreadyExistsError: ``new_session_id`` is taken.
+            EventNotFoundError: ``at_event_id`` is not an event of the source.
+            InputValidationError: An id is malformed.
+        """
+        new_id = str(uuid.uuid4()) if new_session_id is None else new_session_id
+        return await fork(self, (app_name, user_id, session_id), new_id, at_event_id)
+
+    async def _fork_session(self, key: SessionKey, prepared: PreparedFork) -> None:
+        """Write the fork atomically; nothing is written when a check fails.
+
+        Checks: the source exists, is still ``prepared.incarnation`` and holds at least
+        ``prepared.sequence`` events (else ``SessionNotFoundError``); the new key is free
+        (else ``AlreadyExistsError``).
+        """
+        raise NotImplementedError(f"{type(self).__name__} does not support forking.")
+
     async def prune_sessions(
         self,
         *,
@@ -421,21 +466,73 @@ class BaseSessionService(abc.ABC):
         """
 
     @abc.abstractmethod
-    async def _try_claim(self, key: SessionKey, lease_seconds: float) -> ClaimAttempt:
+    async def _try_claim(
+        self, key: SessionKey, lease_seconds: float, mark: str | None = None
+    ) -> ClaimAttempt:
         """Claim the session if no other claim's lease runs; one atomic step.
 
         On success the session's claim token is bumped (the new token is returned) and its
-        lease runs ``lease_seconds`` from now by the store's clock. Raises
+        lease runs ``lease_seconds`` from now by the store's clock. With ``mark``, the
+        session's open invocation becomes ``mark`` (started now), unless the claim takes over
+        from a holder whose lease ran out and an open invocation is recorded: that one stays.
+        The attempt reports the open invocation after the step. Raises
         ``SessionNotFoundError`` when the session does not exist.
         """
 
     @abc.abstractmethod
-    async def _extend_claim(self, key: SessionKey, token: int, lease_seconds: float) -> bool:
-        """Restart the lease of claim ``token``; False (and no change) if it is not the latest."""
+    async def _extend_claim(
+        self, key: SessionKey, token: int, lease_seconds: float, mark: str | None = None
+    ) -> bool:
+        """Restart the lease of claim ``token``; False (and no change) if it is not the latest.
+
+        With ``mark``, the session's open invocation becomes ``mark`` (started now).
+        """
 
     @abc.abstractmethod
-    async def _release_claim(self, key: SessionKey, token: int) -> None:
-        """End claim ``token``'s lease now if it is still the latest (else do nothing)."""
+    async def _release_claim(self, key: SessionKey, token: int, finished: bool = False) -> None:
+        """End claim ``token``'s lease now if it is still the latest (else do nothing).
+
+        ``finished``: the turn ended normally; clear the session's open invocation too.
+        """
+
+    async def _open_invocations(
+        self, app_name: str, user_id: str | None, session_id: str | None
+    ) -> list[OpenInvocation]:
+        """The open invocations of the app (of one user, of one session), through an index."""
+        raise NotImplementedError(f"{type(self).__name__} does not track open invocations.")
+
+    async def list_interrupted_invocations(
+        self,
+        *,
+        app_name: str,
+        user_id: str | None = None,
+        session_id: str | None = None,
+        include_running: bool = False,
+    ) -> list[OpenInvocation]:
+        """List the invocations that started and did not finish (see :mod:`.invocations`).
+
+        Oldest first. Cost: the sessions with an open invocation in the scope asked for (an
+        index of those sessions only), never a scan of sessions or events.
+
+        Args:
+            app_name: The app.
+            user_id: Only this user's (None: every user's).
+            session_id: Only this session's (needs ``user_id``).
+            include_running: Also list invocations whose turn is still running.
+
+        Raises:
+            InputValidationError: An id is malformed, or ``session_id`` without ``user_id``.
+        """
+        validate_id(app_name, "app_name")
+        if user_id is not None:
+            validate_id(user_id, "user_id")
+        if session_id is not None:
+            if user_id is None:
+                raise InputValidationError("session_id needs user_id.")
+            validate_id(session_id, "session_id")
+        found = await self._open_invocations(app_name, user_id, session_id)
+        found.sort(key=lambda item: (item.started_at, item.user_id, item.session_id))
+        return [item for item in found if include_running or item.interrupted]
 
     def claim_session(
         self,
@@ -445,6 +542,7 @@ class BaseSessionService(abc.ABC):
         session_id: str,
         wait_seconds: float = 0.0,
         lease_seconds: float = DEFAULT_LEASE_SECONDS,
+        invocation_id: str | None = None,
     ) -> SessionClaim:
         """Hold the session for one turn: ``async with service.claim_session(...) as claim``.
 
@@ -454,6 +552,8 @@ class BaseSessionService(abc.ABC):
         dies stops renewing and its lease runs out. Set ``session._fence = claim.token`` on
         the session object the turn writes with (the Runner does), so its appends fail with
         :class:`~adk_runtime.errors.ClaimLostError` if the claim was ever taken over.
+        With ``invocation_id`` the session records it as its open invocation until a release
+        after ``claim.finish()`` (see :mod:`adk_runtime.sessions.claims`).
 
         Raises:
             SessionNotFoundError: The session does not exist (on entering).
@@ -461,7 +561,10 @@ class BaseSessionService(abc.ABC):
             InputValidationError: An id or a duration is malformed.
         """
         validate_session_key(app_name, user_id, session_id)
-        return SessionClaim(self, (app_name, user_id, session_id), wait_seconds, lease_seconds)
+        if invocation_id is not None:
+            validate_id(invocation_id, "invocation_id")
+        key = (app_name, user_id, session_id)
+        return SessionClaim(self, key, wait_seconds, lease_seconds, invocation_id)
 
     async def append_event(self, session: Session, event: Event) -> Event:
         """Commit ``event`` to ``session`` and update the ``session`` object.

@@ -15,6 +15,15 @@ the store agrees on who holds it:
 :class:`SessionClaim` is the async context manager that acquires (waiting a bounded time),
 renews in the background and releases. Each step is one round trip to the store (on SQL, an
 acquisition that finds the session held takes a second one to read how long it stays held).
+
+**Open invocations.** A claim may name the invocation its turn runs (``invocation_id``): the
+acquisition records it on the session as its *open invocation* (with when it started), in the
+same round trip, and a release after :meth:`SessionClaim.finish` clears it in the release's
+round trip. So a turn that raised leaves its invocation marked with the claim released
+("failed"), and a holder that died leaves it marked with an expired lease ("crashed"); see
+:mod:`adk_runtime.sessions.invocations`. An acquisition that takes over from a dead holder
+keeps that holder's marker (it has work to finish); a claim without ``invocation_id`` leaves
+the marker as it is.
 """
 
 from __future__ import annotations
@@ -28,7 +37,12 @@ import random
 from types import TracebackType
 from typing import TYPE_CHECKING
 
-from adk_runtime.errors import BackendUnavailableError, InputValidationError, SessionBusyError
+from adk_runtime.errors import (
+    BackendUnavailableError,
+    ClaimLostError,
+    InputValidationError,
+    SessionBusyError,
+)
 
 if TYPE_CHECKING:
     from adk_runtime.sessions.base import BaseSessionService
@@ -67,11 +81,14 @@ class ClaimAttempt:
         held_for: Seconds that other lease still runs (0.0 when claimed).
         took_over: Claimed from a holder whose lease ran out without a release: that turn
             crashed or stalled, and may have left its work half done.
+        open_invocation: The session's open invocation after the acquisition (see the module
+            docstring): the one asked for, or the dead holder's when it took over from one.
     """
 
     token: int | None
     held_for: float = 0.0
     took_over: bool = False
+    open_invocation: str | None = None
 
 
 def _duration(value: float, name: str, *, minimum: float) -> float:
@@ -90,6 +107,7 @@ class SessionClaim:
         lost: True once a renewal found the claim taken over by another turn.
         took_over: True when it was acquired from a holder that never released it (a turn
             that crashed or stalled past its lease; see :class:`ClaimAttempt`).
+        open_invocation: The session's open invocation once held (see the module docstring).
     """
 
     def __init__(
@@ -98,6 +116,7 @@ class SessionClaim:
         key: SessionKey,
         wait_seconds: float,
         lease_seconds: float,
+        invocation_id: str | None = None,
     ) -> None:
         """Prepare a claim on ``key``; nothing is sent before ``__aenter__``."""
         self._service = service
@@ -109,6 +128,9 @@ class SessionClaim:
         self.token: int | None = None
         self.lost = False
         self.took_over = False
+        self.open_invocation: str | None = None
+        self._mark = invocation_id
+        self._finished = False
 
     async def __aenter__(self) -> SessionClaim:
         """Acquire the claim, waiting up to ``wait_seconds`` for another holder.
@@ -121,7 +143,7 @@ class SessionClaim:
         deadline = loop.time() + self._wait
         pause = _FIRST_POLL
         while True:
-            attempt = await self._service._try_claim(self._key, self._lease)
+            attempt = await self._service._try_claim(self._key, self._lease, self._mark)
             if attempt.token is not None:
                 break
             remaining = deadline - loop.time()
@@ -132,6 +154,7 @@ class SessionClaim:
             pause = min(pause * 2, _LAST_POLL)
         self.token = attempt.token
         self.took_over = attempt.took_over
+        self.open_invocation = attempt.open_invocation
         self._renewer = loop.create_task(self._renew(attempt.token))
         return self
 
@@ -147,7 +170,7 @@ class SessionClaim:
         if token is None or self.lost:
             return
         try:
-            await self._service._release_claim(self._key, token)
+            await self._service._release_claim(self._key, token, self._finished)
         except BackendUnavailableError as error:
             logger.warning(
                 "Could not release the claim on session %r (%s); it runs out in %.0f s.",
@@ -155,6 +178,24 @@ class SessionClaim:
                 type(error).__name__,
                 self._lease,
             )
+
+    async def mark(self, invocation_id: str) -> None:
+        """Record ``invocation_id`` as the session's open invocation (one round trip).
+
+        Raises:
+            ClaimLostError: The claim was taken over by another turn.
+        """
+        if self.open_invocation == invocation_id:
+            return
+        assert self.token is not None, "mark() needs a held claim"
+        if not await self._service._extend_claim(self._key, self.token, self._lease, invocation_id):
+            self.lost = True
+            raise ClaimLostError(self._key[2])
+        self.open_invocation = invocation_id
+
+    def finish(self) -> None:
+        """Say the turn ended normally: the release clears the session's open invocation."""
+        self._finished = True
 
     async def _stop_renewing(self) -> None:
         # Never cancelled mid-call: a store command cut off half-way can leave its pooled

@@ -37,6 +37,8 @@ from adk_runtime.sessions.base import (
     PreparedAppend,
     PreparedCreate,
 )
+from adk_runtime.sessions.fork import PreparedFork
+from adk_runtime.sessions.invocations import OpenInvocation, status_of
 from adk_runtime.sessions.retention import IdleSession
 from adk_runtime.sessions.session import Session
 from adk_runtime.sessions.state import merge_state
@@ -69,6 +71,8 @@ class _StoredSession:
     incarnation: str = dataclasses.field(default_factory=lambda: uuid.uuid4().hex)
     claim_token: int = 0
     claim_until: float | None = None  # time.monotonic() when the lease runs out
+    open_invocation: str | None = None
+    open_since: float = 0.0
 
     def claim_held_for(self, now: float) -> float:
         """Seconds the current claim's lease still runs (0.0 when nobody holds it)."""
@@ -84,6 +88,7 @@ class InMemorySessionService(BaseSessionService):
         self._sessions: dict[_Key, _StoredSession] = {}
         self._app_state: dict[str, dict[str, Any]] = {}
         self._user_state: dict[tuple[str, str], dict[str, Any]] = {}
+        self._open: dict[str, set[_Key]] = {}  # app → sessions with an open invocation
 
     @classmethod
     def from_url(cls, url: str, **kwargs: Any) -> InMemorySessionService:
@@ -140,7 +145,7 @@ class InMemorySessionService(BaseSessionService):
 
     async def _delete_session(self, app_name: str, user_id: str, session_id: str) -> None:
         with self._lock:
-            self._sessions.pop((app_name, user_id, session_id), None)
+            self._forget((app_name, user_id, session_id))
 
     async def _idle_sessions(
         self,
@@ -171,7 +176,7 @@ class InMemorySessionService(BaseSessionService):
                 return False
             if stored.claim_held_for(time.monotonic()) > 0:
                 return False  # a turn is running on it
-            del self._sessions[key]
+            self._forget(key)
             return True
 
     async def _append_event(self, session: Session, prepared: PreparedAppend) -> AppendResult:
@@ -202,7 +207,35 @@ class InMemorySessionService(BaseSessionService):
             stored.update_time = max(time.time(), stored.update_time)
             return AppendResult(prepared.event, sequence, stored.update_time)
 
-    async def _try_claim(self, key: _Key, lease_seconds: float) -> ClaimAttempt:
+    async def _fork_session(self, key: _Key, prepared: PreparedFork) -> None:
+        target = (key[0], key[1], prepared.session_id)
+        with self._lock:
+            source = self._sessions.get(key)
+            if (
+                source is None
+                or source.incarnation != prepared.incarnation
+                or source.revision < prepared.sequence
+            ):
+                raise SessionNotFoundError(f"Session {key[2]!r} does not exist.")
+            if target in self._sessions:
+                raise AlreadyExistsError(f"Session {prepared.session_id!r} already exists.")
+            now = time.time()
+            copied = [
+                _StoredEvent(event.json, event.timestamp)
+                for event in source.events[: prepared.sequence]
+            ]
+            self._sessions[target] = _StoredSession(
+                state=dict(prepared.session_state),
+                create_time=now,
+                update_time=now,
+                revision=prepared.sequence,
+                events=copied,
+                sequence_by_id={eid: i + 1 for i, eid in enumerate(prepared.event_ids)},
+            )
+
+    async def _try_claim(
+        self, key: _Key, lease_seconds: float, mark: str | None = None
+    ) -> ClaimAttempt:
         with self._lock:
             stored = self._existing(key)
             now = time.monotonic()
@@ -212,21 +245,62 @@ class InMemorySessionService(BaseSessionService):
             took_over = stored.claim_until is not None  # ran out, never released
             stored.claim_token += 1
             stored.claim_until = now + lease_seconds
-            return ClaimAttempt(stored.claim_token, took_over=took_over)
+            if mark is not None and not (took_over and stored.open_invocation is not None):
+                self._set_open(key, stored, mark)
+            return ClaimAttempt(
+                stored.claim_token, took_over=took_over, open_invocation=stored.open_invocation
+            )
 
-    async def _extend_claim(self, key: _Key, token: int, lease_seconds: float) -> bool:
+    async def _extend_claim(
+        self, key: _Key, token: int, lease_seconds: float, mark: str | None = None
+    ) -> bool:
         with self._lock:
             stored = self._sessions.get(key)
             if stored is None or stored.claim_token != token:
                 return False
             stored.claim_until = time.monotonic() + lease_seconds
+            if mark is not None:
+                self._set_open(key, stored, mark)
             return True
 
-    async def _release_claim(self, key: _Key, token: int) -> None:
+    async def _release_claim(self, key: _Key, token: int, finished: bool = False) -> None:
         with self._lock:
             stored = self._sessions.get(key)
             if stored is not None and stored.claim_token == token:
                 stored.claim_until = None
+                if finished:
+                    stored.open_invocation = None
+                    self._open.get(key[0], set()).discard(key)
+
+    async def _open_invocations(
+        self, app_name: str, user_id: str | None, session_id: str | None
+    ) -> list[OpenInvocation]:
+        with self._lock:
+            now = time.monotonic()
+            found = []
+            for key in self._open.get(app_name, set()):
+                if user_id is not None and key[1] != user_id:
+                    continue
+                if session_id is not None and key[2] != session_id:
+                    continue
+                stored = self._sessions[key]
+                assert stored.open_invocation is not None
+                status = status_of(
+                    released=stored.claim_until is None, held=stored.claim_held_for(now) > 0
+                )
+                found.append(
+                    OpenInvocation(*key, stored.open_invocation, stored.open_since, status)
+                )
+            return found
+
+    def _set_open(self, key: _Key, stored: _StoredSession, invocation_id: str) -> None:
+        stored.open_invocation = invocation_id
+        stored.open_since = time.time()
+        self._open.setdefault(key[0], set()).add(key)
+
+    def _forget(self, key: _Key) -> None:
+        self._sessions.pop(key, None)
+        self._open.get(key[0], set()).discard(key)
 
     def _existing(self, key: _Key) -> _StoredSession:
         stored = self._sessions.get(key)

@@ -23,7 +23,8 @@ class ToolContext(CallbackContext):
     into the function-response event that carries the call's result and is committed with it.
 
     Attributes:
-        function_call_id: The id of the function call being answered.
+        function_call_id: The id of the function call being answered: stable across a
+            retry, so a tool with side effects can use it as an idempotency key.
         tool_confirmation: The user's answer to this call's confirmation request, when the
             call is run again after the user answered (see :meth:`request_confirmation`).
     """
@@ -74,6 +75,15 @@ class ToolContext(CallbackContext):
         self.actions.requested_tool_confirmations[self.function_call_id] = ToolConfirmation(
             hint=hint or "", payload=payload
         )
+
+    @property
+    def attempt(self) -> int:
+        """1 on the first run of this call; 2 when a resumed invocation runs it again.
+
+        A call committed without its response (the process died while the tool ran) is run
+        again on resume (at-least-once): the tool may already have done its work once.
+        """
+        return self._invocation_context.call_attempt(self.function_call_id)
 
     @property
     def invocation_context(self) -> InvocationContext:

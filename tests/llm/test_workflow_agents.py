@@ -31,7 +31,20 @@ async def test_sequential_passes_temp_state(session_service: BaseSessionService)
     pipeline = SequentialAgent(name="pipeline", sub_agents=[writer, reader])
     runner = await start(pipeline, session_service)
     events = await send(runner, "go")
-    assert [e.author for e in events] == ["writer", "writer", "writer", "reader"]
+    # The pipeline's progress is in the log too: a checkpoint before the second sub-agent and
+    # its end (content-less: they never reach a model; see agents/_resume.py).
+    assert [e.author for e in events] == [
+        "writer",
+        "writer",
+        "writer",
+        "pipeline",
+        "reader",
+        "pipeline",
+    ]
+    assert events[3].content is None
+    assert events[3].actions.agent_state == {"next": 1}
+    assert events[5].content is None
+    assert events[5].actions.end_of_agent is True
     assert reader_model.requests[0].config.system_instruction == "Note: draft"
     # the reader sees the writer's turns as context, not as its own
     first = reader_model.requests[0].contents[1]
@@ -69,8 +82,13 @@ async def test_parallel_branches(session_service: BaseSessionService) -> None:
     )
     runner = await start(both, session_service)
     events = await send(runner, "go")
-    assert [e.author for e in events] == ["fast", "fast", "fast", "slow"]
-    assert {e.branch for e in events} == {"both.slow", "both.fast"}
+    # Each branch's end is an end_of_agent checkpoint on its branch; then the agent's own end.
+    ends = [(e.author, e.actions.end_of_agent) for e in events]
+    assert [end for end in ends if end[0] == "fast"] == [("fast", None)] * 3 + [("fast", True)]
+    assert [end for end in ends if end[0] == "slow"] == [("slow", None), ("slow", True)]
+    assert ends[-1] == ("both", True)
+    assert [e.author for e in events if not e.actions.end_of_agent] == ["fast"] * 3 + ["slow"]
+    assert {e.branch for e in events} == {"both.slow", "both.fast", None}
     assert events[0].branch == "both.fast"
     session = await stored(runner)
     assert [e.id for e in session.events[1:]] == [e.id for e in events]
@@ -95,10 +113,10 @@ async def test_parallel_resumes_after_commit(session_service: BaseSessionService
     agents = [Probe(name=f"p{i}", model=ScriptedModel()) for i in range(3)]
     runner = await start(ParallelAgent(name="par", sub_agents=agents), session_service)
     events = await send(runner, "go")
-    assert len(events) == 9
+    assert len(events) == 9 + 3 + 1  # and each branch's end, and the agent's
     assert committed_on_resume == [True] * 9
     session = await stored(runner)
-    assert session.revision == 10
+    assert session.revision == 14
     assert [e.id for e in session.events[1:]] == [e.id for e in events]
 
 
@@ -119,9 +137,15 @@ async def test_loop_until_escalate(session_service: BaseSessionService) -> None:
     runner = await start(loop, session_service)
     events = await send(runner, "go")
     assert (await stored(runner)).state["n"] == 3
-    # the worker finishes its run (one more model reply), then the loop stops
-    assert events[-2].actions.escalate is True
-    assert texts(events[-1:]) == ["next"]
+    # the worker finishes its run (one more model reply), then the loop stops (its end is
+    # the last event; an {"iteration", "next"} checkpoint follows each round before)
+    assert events[-3].actions.escalate is True
+    assert texts(events[-2:]) == ["next"]
+    assert events[-1].actions.end_of_agent is True
+    assert [e.actions.agent_state for e in events if e.actions.agent_state] == [
+        {"iteration": 1, "next": 0},
+        {"iteration": 2, "next": 0},
+    ]
     assert len(model.requests) == 6
 
 
@@ -143,5 +167,6 @@ async def test_exit_loop_tool(session_service: BaseSessionService) -> None:
     events = await send(runner, "go")
     # the exit_loop response is final (skip_summarization): no further model call
     assert len(model.requests) == 2
-    assert events[-1].actions.escalate is True
-    assert events[-1].get_function_responses()[0].name == "exit_loop"
+    assert events[-2].actions.escalate is True
+    assert events[-2].get_function_responses()[0].name == "exit_loop"
+    assert events[-1].actions.end_of_agent is True

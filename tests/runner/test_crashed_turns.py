@@ -136,3 +136,34 @@ async def test_a_crash_after_the_answer_leaves_nothing_to_finish(
     await asyncio.sleep(LEASE + 0.2)
     assert await _send(_runner(session_service), sid, "hello") == ["echo: hello"]
     assert await _log(session_service, sid) == [("user", "hello"), ("echo", "echo: hello")]
+
+
+async def test_a_crashed_turn_that_had_answered_is_not_answered_again(
+    session_service: BaseSessionService,
+) -> None:
+    # The holder recorded its invocation, committed the message and the answer, and died
+    # before releasing: the next turn resumes the open invocation, and a custom agent that
+    # already answered in it is not run again.
+    sid = uuid.uuid4().hex
+    await session_service.create_session(app_name=APP, user_id="u", session_id=sid)
+    attempt = await session_service._try_claim((APP, "u", sid), LEASE, "e-dead")
+    assert attempt.token is not None
+    session = await session_service.get_session(app_name=APP, user_id="u", session_id=sid)
+    assert session is not None
+    session._fence = attempt.token
+    await session_service.append_event(
+        session, Event(invocation_id="e-dead", author="user", content=_message("hi"))
+    )
+    answer = types.Content(role="model", parts=[types.Part(text="echo: hi")])
+    await session_service.append_event(
+        session, Event(invocation_id="e-dead", author="echo", content=answer)
+    )
+    await asyncio.sleep(LEASE + 0.2)
+    assert await _send(_runner(session_service), sid, "again") == ["echo: again"]
+    assert await _log(session_service, sid) == [
+        ("user", "hi"),
+        ("echo", "echo: hi"),
+        ("user", "again"),
+        ("echo", "echo: again"),
+    ]
+    assert await session_service.list_interrupted_invocations(app_name=APP) == []

@@ -81,6 +81,11 @@ class AppKeys:
         """Sorted set of every session of the app by update time (``user:session`` members)."""
         return f"{self.base}:sessions"
 
+    @property
+    def open_index(self) -> str:
+        """Sorted set (scores 0) of the sessions with an open invocation (``user:session``)."""
+        return f"{self.base}:open"
+
     def user_state(self, user_id: str) -> str:
         """Hash of the user's ``user:`` state, one field per key."""
         return f"{self.base}:user:{escape(user_id)}"

@@ -28,8 +28,10 @@ __all__ = [
     "claim_call",
     "create_call",
     "delete_call",
+    "fork_call",
     "get_call",
     "list_call",
+    "open_call",
     "parse_append",
     "parse_claim",
     "parse_create",
@@ -91,7 +93,9 @@ SIGNATURES: dict[str, Signature] = {
             "fence",
         ),
     ),
-    "claim": Signature(keys=("meta",), args=("op", "token", "lease_ms")),
+    "claim": Signature(
+        keys=("meta", "open_index"), args=("op", "token", "lease_ms", "mark", "member")
+    ),
     "create": Signature(
         keys=_SESSION_KEYS,
         args=(
@@ -109,10 +113,43 @@ SIGNATURES: dict[str, Signature] = {
         args=("count", "after", "since"),
     ),
     "delete": Signature(
-        keys=("meta", "state", "events", "event_ids", "event_times", "user_index", "app_index"),
+        keys=(
+            "meta",
+            "state",
+            "events",
+            "event_ids",
+            "event_times",
+            "user_index",
+            "app_index",
+            "open_index",
+        ),
         args=("session_id", "app_member", "idle_before"),
     ),
     "list": Signature(keys=("index", "app_state"), args=("base", "user", "count", "after_score")),
+    "open": Signature(keys=("open_index",), args=("base", "user", "session")),
+    "fork": Signature(
+        keys=(
+            "source_meta",
+            "source_events",
+            "source_event_times",
+            "meta",
+            "state",
+            "events",
+            "event_ids",
+            "event_times",
+            "user_index",
+            "app_index",
+        ),
+        args=(
+            "source_nonce",
+            "copied",
+            "ttl_ms",
+            "session_id",
+            "app_member",
+            "nonce",
+            "state_pairs",
+        ),
+    ),
 }
 
 
@@ -128,6 +165,7 @@ def _session_keys(keys: SessionKeys, names: Sequence[str]) -> dict[str, str]:
         "user_state": app.user_state(keys.user_id),
         "user_index": app.user_index(keys.user_id),
         "app_index": app.app_index,
+        "open_index": app.open_index,
     }
     return {name: every[name] for name in names}
 
@@ -179,13 +217,62 @@ def append_call(
     return signature.build(_session_keys(keys, signature.keys), args, pairs)
 
 
-ClaimOp = Literal["acquire", "extend", "release"]
+ClaimOp = Literal["acquire", "extend", "release", "finish"]
 
 
-def claim_call(keys: SessionKeys, op: ClaimOp, *, token: int = 0, lease_ms: int = 0) -> Call:
-    """Arguments of ``claim.lua``."""
-    args = {"op": op, "token": str(token), "lease_ms": lease_ms}
-    return SIGNATURES["claim"].build({"meta": keys.meta}, args)
+def claim_call(
+    keys: SessionKeys, op: ClaimOp, *, token: int = 0, lease_ms: int = 0, mark: str | None = None
+) -> Call:
+    """Arguments of ``claim.lua`` (``mark``: the invocation to record as open)."""
+    args = {
+        "op": op,
+        "token": str(token),
+        "lease_ms": lease_ms,
+        "mark": mark or "",
+        "member": app_index_member(keys.user_id, keys.session_id),
+    }
+    return SIGNATURES["claim"].build({"meta": keys.meta, "open_index": keys.app.open_index}, args)
+
+
+def fork_call(
+    source: SessionKeys,
+    target: SessionKeys,
+    *,
+    source_nonce: str | None,
+    copied: int,
+    event_ids: Sequence[str],
+    ttl_ms: int,
+    nonce: str,
+    state: Mapping[str, Any],
+) -> Call:
+    """Arguments of ``fork.lua``: copy ``copied`` events of ``source`` into ``target``."""
+    signature = SIGNATURES["fork"]
+    pairs = json_pairs(state)
+    keys = {
+        "source_meta": source.meta,
+        "source_events": source.events,
+        "source_event_times": source.event_times,
+        **_session_keys(target, [k for k in signature.keys if not k.startswith("source_")]),
+    }
+    args = {
+        "source_nonce": source_nonce or "",
+        "copied": copied,
+        "ttl_ms": ttl_ms,
+        **_identity(target),
+        "nonce": nonce,
+        "state_pairs": len(pairs) // 2,
+    }
+    return signature.build(keys, args, [*pairs, *event_ids])
+
+
+def open_call(app: AppKeys, user_id: str | None, session_id: str | None) -> Call:
+    """Arguments of ``open.lua``: the open invocations of the app, a user or a session."""
+    args = {
+        "base": app.base,
+        "user": "" if user_id is None else escape(user_id),
+        "session": "" if session_id is None else escape(session_id),
+    }
+    return SIGNATURES["open"].build({"open_index": app.open_index}, args)
 
 
 @dataclasses.dataclass(frozen=True)
@@ -198,12 +285,14 @@ class ClaimReply:
         token: The claim's token (``ok``).
         held_ms: How long the other claim still holds (``held``).
         took_over: An acquisition from a claim that ran out unreleased (``ok``).
+        open_invocation: The session's open invocation after an acquisition (``ok``).
     """
 
     status: Literal["ok", "held", "lost", "missing"]
     token: int = 0
     held_ms: int = 0
     took_over: bool = False
+    open_invocation: str | None = None
 
 
 def parse_claim(reply: Sequence[Any]) -> ClaimReply:
@@ -211,7 +300,10 @@ def parse_claim(reply: Sequence[Any]) -> ClaimReply:
     status = text(reply[0])
     if status == "ok":
         took_over = len(reply) > 2 and text(reply[2]) == "1"
-        return ClaimReply("ok", token=int(reply[1]), took_over=took_over)
+        open_invocation = text(reply[3]) if len(reply) > 3 else ""
+        return ClaimReply(
+            "ok", token=int(reply[1]), took_over=took_over, open_invocation=open_invocation or None
+        )
     if status == "held":
         return ClaimReply("held", held_ms=int(float(reply[1])))
     if status == "lost":

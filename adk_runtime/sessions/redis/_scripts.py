@@ -13,7 +13,7 @@ from typing import Any
 
 from redis.commands.core import AsyncScript
 
-_NAMES = ("append", "claim", "create", "delete", "get", "list")
+_NAMES = ("append", "claim", "create", "delete", "fork", "get", "list", "open")
 SOURCES: dict[str, str] = {
     name: resources.files(__name__.rpartition(".")[0])
     .joinpath(f"lua/{name}.lua")
@@ -37,8 +37,10 @@ class Scripts:
     claim: AsyncScript
     create: AsyncScript
     delete: AsyncScript
+    fork: AsyncScript
     get: AsyncScript
     list: AsyncScript
+    open: AsyncScript
 
     @classmethod
     def register(cls, client: Any) -> Scripts:

@@ -7,7 +7,9 @@ Key layout (``P`` is ``key_prefix``, ``A``/``U``/``S`` the app, user and session
 key                         type         content
 ==========================  ===========  ====================================================
 ``P{A}:session:U:S``        hash         ``rev``, ``ctime``, ``mtime`` (server time, seconds
-                                         with microseconds), ``nonce`` of the create call
+                                         with microseconds), ``nonce`` of the create call,
+                                         the claim (``ctok``, ``cuntil``) and the open
+                                         invocation (``inv``, ``invat``)
 ``P{A}:state:U:S``          hash         session state, one field per key
 ``P{A}:events:U:S``         list         the events as stored JSON, one entry each; entry
                                          ``i`` holds sequence ``i + 1``
@@ -17,6 +19,8 @@ key                         type         content
 ``P{A}:user:U``             hash         ``user:`` state, one field per key (no prefix)
 ``P{A}:sessions:U``         sorted set   the user's session ids by update time
 ``P{A}:sessions``           sorted set   ``U:S`` of every session of the app by update time
+``P{A}:open``               sorted set   ``U:S`` of the sessions with an open invocation
+                                         (scores 0: a user's are one lexicographic range)
 ==========================  ===========  ====================================================
 
 Why one field per state key (and not one JSON blob per scope): a delta is applied with
@@ -93,6 +97,8 @@ from adk_runtime.sessions.base import (
     PreparedCreate,
     SessionTail,
 )
+from adk_runtime.sessions.fork import PreparedFork
+from adk_runtime.sessions.invocations import InvocationStatus, OpenInvocation
 from adk_runtime.sessions.redis import _clients, _listing
 from adk_runtime.sessions.redis import _protocol as protocol
 from adk_runtime.sessions.redis._errors import closed_under_the_call, translate
@@ -112,6 +118,11 @@ from adk_runtime.sessions.state import merge_state
 __all__ = ["RedisSessionService"]
 
 _T = TypeVar("_T")
+_STATUSES: dict[str, InvocationStatus] = {
+    "running": "running",
+    "failed": "failed",
+    "crashed": "crashed",
+}
 _URL_OPTIONS = (
     "key_prefix",
     "ttl_seconds",
@@ -420,11 +431,33 @@ class RedisSessionService(BaseSessionService):
             raise SessionBusyError(session.id, reply.sequence / 1000)
         raise StaleSessionError()
 
+    async def _fork_session(self, key: tuple[str, str, str], prepared: PreparedFork) -> None:
+        script_keys, args = protocol.fork_call(
+            self._keys(*key),
+            self._keys(key[0], key[1], prepared.session_id),
+            source_nonce=prepared.incarnation,
+            copied=prepared.sequence,
+            event_ids=prepared.event_ids,
+            ttl_ms=self._ttl_ms,
+            nonce=uuid.uuid4().hex,
+            state=prepared.session_state,
+        )
+        reply = text((await self._call(lambda s: self._write(s.fork, script_keys, args)))[0])
+        if reply == "missing":
+            raise SessionNotFoundError(f"Session {key[2]!r} does not exist.")
+        if reply == "exists":
+            raise AlreadyExistsError(f"Session {prepared.session_id!r} already exists.")
+
     async def _claim_step(
-        self, key: tuple[str, str, str], op: protocol.ClaimOp, token: int, lease_seconds: float
+        self,
+        key: tuple[str, str, str],
+        op: protocol.ClaimOp,
+        token: int,
+        lease_seconds: float,
+        mark: str | None = None,
     ) -> protocol.ClaimReply:
         script_keys, args = protocol.claim_call(
-            self._keys(*key), op, token=token, lease_ms=math.ceil(lease_seconds * 1000)
+            self._keys(*key), op, token=token, lease_ms=math.ceil(lease_seconds * 1000), mark=mark
         )
         reply = protocol.parse_claim(
             await self._call(lambda s: self._write(s.claim, script_keys, args))
@@ -433,19 +466,42 @@ class RedisSessionService(BaseSessionService):
             raise SessionNotFoundError(f"Session {key[2]!r} does not exist.")
         return reply
 
-    async def _try_claim(self, key: tuple[str, str, str], lease_seconds: float) -> ClaimAttempt:
-        reply = await self._claim_step(key, "acquire", 0, lease_seconds)
+    async def _try_claim(
+        self, key: tuple[str, str, str], lease_seconds: float, mark: str | None = None
+    ) -> ClaimAttempt:
+        reply = await self._claim_step(key, "acquire", 0, lease_seconds, mark)
         if reply.status == "ok":
-            return ClaimAttempt(reply.token, took_over=reply.took_over)
+            return ClaimAttempt(
+                reply.token, took_over=reply.took_over, open_invocation=reply.open_invocation
+            )
         return ClaimAttempt(None, reply.held_ms / 1000)
 
     async def _extend_claim(
-        self, key: tuple[str, str, str], token: int, lease_seconds: float
+        self, key: tuple[str, str, str], token: int, lease_seconds: float, mark: str | None = None
     ) -> bool:
-        return (await self._claim_step(key, "extend", token, lease_seconds)).status == "ok"
+        return (await self._claim_step(key, "extend", token, lease_seconds, mark)).status == "ok"
 
-    async def _release_claim(self, key: tuple[str, str, str], token: int) -> None:
-        await self._claim_step(key, "release", token, 0.0)
+    async def _release_claim(
+        self, key: tuple[str, str, str], token: int, finished: bool = False
+    ) -> None:
+        await self._claim_step(key, "finish" if finished else "release", token, 0.0)
+
+    async def _open_invocations(
+        self, app_name: str, user_id: str | None, session_id: str | None
+    ) -> list[OpenInvocation]:
+        app = AppKeys(self._prefix, app_name)
+        script_keys, args = protocol.open_call(app, user_id, session_id)
+        reply = await self._call(lambda s: s.open(script_keys, args))
+        found = []
+        for i in range(0, len(reply), 4):
+            owner, sid = parse_app_index_member(text(reply[i]))
+            status = _STATUSES[text(reply[i + 3])]
+            found.append(
+                OpenInvocation(
+                    app_name, owner, sid, text(reply[i + 1]), int(reply[i + 2]) / 1000, status
+                )
+            )
+        return found
 
 
 def _count(name: str, value: Any) -> int:

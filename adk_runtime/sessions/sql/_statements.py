@@ -18,7 +18,9 @@ from sqlalchemy import (
     String,
     and_,
     bindparam,
+    case,
     delete,
+    func,
     or_,
     select,
     tuple_,
@@ -189,38 +191,101 @@ _TOKEN = bindparam("token", type_=Integer)
 _FREE = or_(sessions.c.claim_until.is_(None), sessions.c.claim_until <= epoch_now())
 
 
-def _claim(free: Any) -> Update:
+_MARK = bindparam("mark", type_=String)
+_FRESH = sessions.c.update_time >= bindparam("fresh", type_=DateTimeUTC)
+"""Not expired (``fresh``: the TTL's bound, or 1970 without a TTL; see ``_ttl.py``)."""
+_OPEN_ID = sessions.c.open_invocation_id
+
+
+def _claim(free: Any, open_id: Any, open_since: Any) -> Update:
     return (
         update(sessions)
-        .where(_SESSION_KEY, free)
-        .values(claim_token=sessions.c.claim_token + 1, claim_until=epoch_now() + _LEASE)
+        .where(_SESSION_KEY, free, _FRESH)
+        .values(
+            claim_token=sessions.c.claim_token + 1,
+            claim_until=epoch_now() + _LEASE,
+            open_invocation_id=open_id,
+            open_since=open_since,
+        )
+        .returning(sessions.c.claim_token, _OPEN_ID)
+    )
+
+
+CLAIM: Update = _claim(
+    sessions.c.claim_until.is_(None),
+    func.coalesce(_MARK, _OPEN_ID),
+    case((_MARK.is_(None), sessions.c.open_since), else_=epoch_now()),
+)
+"""Claim a session whose last claim was released (or never claimed): the new token and the
+open invocation (``mark`` replaces it when given), or no row."""
+
+CLAIM_TAKE_OVER: Update = _claim(
+    sessions.c.claim_until <= epoch_now(),
+    func.coalesce(_OPEN_ID, _MARK),
+    case((_OPEN_ID.is_(None) & _MARK.is_not(None), epoch_now()), else_=sessions.c.open_since),
+)
+"""Claim a session whose holder's lease ran out unreleased (it crashed or stalled); the dead
+holder's open invocation stays (``mark`` is recorded only when none is open)."""
+
+CLAIM_HELD: Select[Any] = select((sessions.c.claim_until - epoch_now()).label("held_for")).where(
+    _SESSION_KEY, _FRESH
+)
+"""How long the current claim's lease still runs (no row: the session does not exist)."""
+
+
+def _extend(**marked: Any) -> Update:
+    return (
+        update(sessions)
+        .where(_SESSION_KEY, sessions.c.claim_token == _TOKEN)
+        .values(claim_until=epoch_now() + _LEASE, **marked)
         .returning(sessions.c.claim_token)
     )
 
 
-CLAIM: Update = _claim(sessions.c.claim_until.is_(None))
-"""Claim a session whose last claim was released (or never claimed): the new token, or no row."""
-
-CLAIM_TAKE_OVER: Update = _claim(sessions.c.claim_until <= epoch_now())
-"""Claim a session whose holder's lease ran out unreleased (it crashed or stalled)."""
-
-CLAIM_HELD: Select[Any] = select((sessions.c.claim_until - epoch_now()).label("held_for")).where(
-    _SESSION_KEY
-)
-"""How long the current claim's lease still runs (no row: the session does not exist)."""
-
-EXTEND_CLAIM: Update = (
-    update(sessions)
-    .where(_SESSION_KEY, sessions.c.claim_token == _TOKEN)
-    .values(claim_until=epoch_now() + _LEASE)
-    .returning(sessions.c.claim_token)
-)
+EXTEND_CLAIM: Update = _extend()
 """Restart claim ``token``'s lease; no row when it is no longer the latest claim."""
 
-RELEASE_CLAIM: Update = (
-    update(sessions).where(_SESSION_KEY, sessions.c.claim_token == _TOKEN).values(claim_until=None)
-)
+EXTEND_AND_MARK: Update = _extend(open_invocation_id=_MARK, open_since=epoch_now())
+""":data:`EXTEND_CLAIM` that also records ``mark`` as the open invocation (started now)."""
+
+
+def _release(**cleared: Any) -> Update:
+    return (
+        update(sessions)
+        .where(_SESSION_KEY, sessions.c.claim_token == _TOKEN)
+        .values(claim_until=None, **cleared)
+    )
+
+
+RELEASE_CLAIM: Update = _release()
 """End claim ``token``'s lease now (nothing when another claim is the latest)."""
+
+RELEASE_FINISHED: Update = _release(open_invocation_id=None, open_since=None)
+""":data:`RELEASE_CLAIM` after a turn that ended normally: its open invocation is cleared."""
+
+
+def _open(*, by_user: bool, by_session: bool) -> AnySelect:
+    query = select(
+        sessions.c.user_id,
+        sessions.c.id,
+        _OPEN_ID,
+        sessions.c.open_since,
+        sessions.c.claim_until.is_(None).label("released"),
+        (sessions.c.claim_until > epoch_now()).label("held"),
+    ).where(sessions.c.app_name == APP, _OPEN_ID.is_not(None), _FRESH)
+    if by_user:
+        query = query.where(sessions.c.user_id == USER)
+    if by_session:
+        query = query.where(sessions.c.id == SID)
+    return query
+
+
+OPEN_INVOCATIONS: dict[tuple[bool, bool], AnySelect] = {
+    (by_user, by_session): _open(by_user=by_user, by_session=by_session)
+    for by_user, by_session in ((False, False), (True, False), (True, True))
+}
+"""The sessions with an open invocation (the partial index holds only those), keyed by (one
+user only, one session only)."""
 
 
 # --- retention ---------------------------------------------------------------------------

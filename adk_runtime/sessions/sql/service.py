@@ -8,6 +8,7 @@ while control is back in agent code.
 
 from __future__ import annotations
 
+import itertools
 from datetime import datetime, timezone
 from typing import Any
 
@@ -15,7 +16,7 @@ from sqlalchemy.engine import Row
 from sqlalchemy.ext.asyncio import AsyncEngine
 
 from adk_runtime import codec
-from adk_runtime.errors import AlreadyExistsError, SessionNotFoundError
+from adk_runtime.errors import AlreadyExistsError, ConfigurationError, SessionNotFoundError
 from adk_runtime.events import Event, event_from_stored
 from adk_runtime.sessions._cache import SessionCache
 from adk_runtime.sessions.base import (
@@ -28,10 +29,13 @@ from adk_runtime.sessions.base import (
     PreparedCreate,
     SessionTail,
 )
+from adk_runtime.sessions.fork import PreparedFork
+from adk_runtime.sessions.invocations import OpenInvocation, status_of
 from adk_runtime.sessions.retention import IdleSession
 from adk_runtime.sessions.session import Session
-from adk_runtime.sessions.sql import _append, _create
+from adk_runtime.sessions.sql import _append, _create, _fork
 from adk_runtime.sessions.sql import _statements as statements
+from adk_runtime.sessions.sql._ttl import Expiry
 from adk_runtime.sessions.state import merge_state
 from adk_runtime.sql.engine import Database
 from adk_runtime.sql.handle import SqlHandle
@@ -59,6 +63,9 @@ class DatabaseSessionService(BaseSessionService):
         cache_bytes: Keep recently read conversations (up to this many bytes of event
             JSON) so a full ``get_session`` fetches only the events after the cached
             revision (see :mod:`adk_runtime.sessions._cache`). None (the default): no cache.
+        ttl_seconds: Expire a session not written for this many seconds: it is gone for
+            readers at once and removed in the background, a batch at a time (see
+            :mod:`adk_runtime.sessions.sql._ttl`). None (the default): sessions never expire.
         **engine_kwargs: Passed to :func:`sqlalchemy.ext.asyncio.create_async_engine`.
 
     Raises:
@@ -72,9 +79,11 @@ class DatabaseSessionService(BaseSessionService):
         db_engine: AsyncEngine | None = None,
         auto_migrate: bool | None = None,
         cache_bytes: int | None = None,
+        ttl_seconds: float | None = None,
         **engine_kwargs: Any,
     ) -> None:
         """Create the service; the schema is checked (or migrated) on first use."""
+        self._expiry = Expiry(ttl_seconds)
         self._handle = SqlHandle(db_url, db_engine, auto_migrate, engine_kwargs)
         if cache_bytes is not None:
             self._session_cache = SessionCache(cache_bytes)
@@ -83,13 +92,16 @@ class DatabaseSessionService(BaseSessionService):
     def from_url(cls, url: str, **kwargs: Any) -> DatabaseSessionService:
         """Build the service for a SQLite or PostgreSQL URL (arguments as for the class).
 
-        ``cache_bytes`` may also be given as a query parameter (``…/app.db?cache_bytes=
-        67108864``), like the pool knobs of :mod:`adk_runtime.sql.pool`; keyword arguments
-        win.
+        ``cache_bytes`` and ``ttl_seconds`` may also be given as query parameters
+        (``…/app.db?cache_bytes=67108864&ttl_seconds=2592000``), like the pool knobs of
+        :mod:`adk_runtime.sql.pool`; keyword arguments win.
         """
         url, cache_bytes = take_query_option(url, "cache_bytes")
         if cache_bytes is not None:
             kwargs.setdefault("cache_bytes", parse_count("cache_bytes", cache_bytes))
+        url, ttl = take_query_option(url, "ttl_seconds")
+        if ttl is not None:
+            kwargs.setdefault("ttl_seconds", _parse_seconds(ttl))
         return cls(url, **kwargs)
 
     async def prepare(self) -> None:
@@ -108,6 +120,10 @@ class DatabaseSessionService(BaseSessionService):
         self, app_name: str, user_id: str, prepared: PreparedCreate
     ) -> Session:
         db = await self._open()
+        if self._expiry.ttl is not None:  # an expired session of that id is gone: delete it
+            idle = IdleSession(user_id, prepared.session_id, 0.0)
+            await self._delete_if_idle(app_name, idle, self._expiry.fresh_after().timestamp())
+            self._expiry.maybe_sweep(self, app_name)
         created = await _create.create(db, (app_name, user_id), prepared, _now())
         if created is None:
             raise AlreadyExistsError(f"Session {prepared.session_id!r} already exists.")
@@ -137,7 +153,7 @@ class DatabaseSessionService(BaseSessionService):
             params.update(k=config.num_recent_events, after=config.after_timestamp)
         async with db.autocommit() as connection:
             row = (await connection.execute(statements.GET[window], params)).first()
-        if row is None:
+        if row is None or not self._expiry.alive(row.update_time):
             return None
         session = _session(row)
         if window is not None:
@@ -154,7 +170,7 @@ class DatabaseSessionService(BaseSessionService):
             statement, params["since"] = statements.GET_SINCE, after_revision
         async with db.autocommit() as connection:
             row = (await connection.execute(statement, params)).first()
-        if row is None:
+        if row is None or not self._expiry.alive(row.update_time):
             return None
         session = _session(row)
         session.events = _decode(session_id, row.payloads)
@@ -175,7 +191,11 @@ class DatabaseSessionService(BaseSessionService):
         db = await self._open()
         async with db.autocommit() as connection:
             rows = (await connection.execute(statement, params)).all()
-        return [_session(row) for row in rows]
+        # Newest first: the expired sessions (if any) are the tail.
+        return [_session(row) for row in itertools.takewhile(self._alive, rows)]
+
+    def _alive(self, row: Row[Any]) -> bool:
+        return self._expiry.alive(row.update_time)
 
     async def _stored_payloads(self, app_name: str, user_id: str, session_id: str) -> list[str]:
         db = await self._open()
@@ -226,40 +246,80 @@ class DatabaseSessionService(BaseSessionService):
         key = (session.app_name, session.user_id, session.id)
         return await _append.append(db, key, prepared, _now())
 
-    async def _try_claim(self, key: tuple[str, str, str], lease_seconds: float) -> ClaimAttempt:
-        params = {**_key_params(key), "lease": lease_seconds}
+    async def _fork_session(self, key: tuple[str, str, str], prepared: PreparedFork) -> None:
+        db = await self._open()
+        await _fork.fork(db, key, prepared, _now())
+
+    async def _try_claim(
+        self, key: tuple[str, str, str], lease_seconds: float, mark: str | None = None
+    ) -> ClaimAttempt:
+        params = {**_key_params(key), "lease": lease_seconds, "mark": mark}
+        params["fresh"] = self._expiry.fresh_after()
         db = await self._open()
         async with db.writer(), db.autocommit() as connection:
-            token = (await connection.execute(statements.CLAIM, params)).scalar()
-            if token is not None:
-                return ClaimAttempt(int(token))
+            row = (await connection.execute(statements.CLAIM, params)).first()
+            if row is not None:
+                return ClaimAttempt(int(row[0]), open_invocation=row[1])
             # Not released: free only if its holder's lease ran out (a second statement, only
             # when the session was not cleanly released).
-            token = (await connection.execute(statements.CLAIM_TAKE_OVER, params)).scalar()
-            if token is not None:
-                return ClaimAttempt(int(token), took_over=True)
+            row = (await connection.execute(statements.CLAIM_TAKE_OVER, params)).first()
+            if row is not None:
+                return ClaimAttempt(int(row[0]), took_over=True, open_invocation=row[1])
             held = (await connection.execute(statements.CLAIM_HELD, params)).first()
         if held is None:
             raise SessionNotFoundError(f"Session {key[2]!r} does not exist.")
         return ClaimAttempt(None, max(float(held.held_for or 0.0), 0.0))
 
     async def _extend_claim(
-        self, key: tuple[str, str, str], token: int, lease_seconds: float
+        self, key: tuple[str, str, str], token: int, lease_seconds: float, mark: str | None = None
     ) -> bool:
-        params = {**_key_params(key), "token": token, "lease": lease_seconds}
+        params = {**_key_params(key), "token": token, "lease": lease_seconds, "mark": mark}
+        statement = statements.EXTEND_CLAIM if mark is None else statements.EXTEND_AND_MARK
         db = await self._open()
         async with db.writer(), db.autocommit() as connection:
-            return (await connection.execute(statements.EXTEND_CLAIM, params)).first() is not None
+            return (await connection.execute(statement, params)).first() is not None
 
-    async def _release_claim(self, key: tuple[str, str, str], token: int) -> None:
+    async def _release_claim(
+        self, key: tuple[str, str, str], token: int, finished: bool = False
+    ) -> None:
         params = {**_key_params(key), "token": token}
+        statement = statements.RELEASE_FINISHED if finished else statements.RELEASE_CLAIM
         db = await self._open()
         async with db.writer(), db.autocommit() as connection:
-            await connection.execute(statements.RELEASE_CLAIM, params)
+            await connection.execute(statement, params)
+
+    async def _open_invocations(
+        self, app_name: str, user_id: str | None, session_id: str | None
+    ) -> list[OpenInvocation]:
+        params: dict[str, Any] = {"app": app_name, "user": user_id, "sid": session_id}
+        params["fresh"] = self._expiry.fresh_after()
+        statement = statements.OPEN_INVOCATIONS[(user_id is not None, session_id is not None)]
+        db = await self._open()
+        async with db.autocommit() as connection:
+            rows = (await connection.execute(statement, params)).all()
+        return [
+            OpenInvocation(
+                app_name,
+                row.user_id,
+                row.id,
+                row.open_invocation_id,
+                float(row.open_since or 0.0),
+                status_of(released=bool(row.released), held=bool(row.held)),
+            )
+            for row in rows
+        ]
 
     async def close(self) -> None:
-        """Dispose the engine if this service created it."""
+        """Stop background sweeps; dispose the engine if this service created it."""
+        await self._expiry.close()
         await self._handle.close()
+
+
+def _parse_seconds(raw: str) -> float:
+    try:
+        return float(raw)
+    except ValueError:
+        raise ConfigurationError(f"ttl_seconds={raw!r} is not a number of seconds.") from None
 
 
 def _key_params(key: tuple[str, str, str]) -> dict[str, Any]:

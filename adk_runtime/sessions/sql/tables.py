@@ -4,7 +4,9 @@
   the integer ``revision`` (= number of events) and UTC create/update times.
   ``claim_token`` / ``claim_until`` are the session's turn claim: the fencing token of the
   latest claim and, while it is held, when its lease runs out (seconds since the epoch, by
-  the database's clock; NULL when released).
+  the database's clock; NULL when released). ``open_invocation_id`` / ``open_since`` are
+  the session's open invocation (:mod:`adk_runtime.sessions.invocations`): set by a turn's
+  claim, cleared when the turn ends normally.
 - ``adk_events``: one row per committed event, keyed by the session and its gapless
   ``sequence`` (1, 2, …); the event id is unique within its session; the payload is the
   event's stored JSON text (:func:`adk_runtime.events.event_to_json`).
@@ -13,7 +15,8 @@
 Indexes: the events primary key serves the last k events of a session; ``(session,
 timestamp)`` serves ``after_timestamp``; ``(session, invocation_id)`` looks up an
 invocation; ``(app_name, update_time, user_id, id)`` and ``(app_name, user_id,
-update_time, id)`` list sessions most recently updated first, page by page. Names carry an
+update_time, id)`` list sessions most recently updated first, page by page; a partial index
+on ``(app_name, user_id, id)`` holds only the sessions with an open invocation. Names carry an
 ``adk_`` prefix so the tables can live next to google-adk's in one database.
 """
 
@@ -29,6 +32,7 @@ from sqlalchemy import (
     Table,
     Text,
     UniqueConstraint,
+    text,
 )
 
 from adk_runtime.sessions._validation import MAX_ID_LENGTH
@@ -54,8 +58,18 @@ sessions = Table(
     Column("update_time", DateTimeUTC, nullable=False),
     Column("claim_token", Integer, nullable=False, server_default="0"),
     Column("claim_until", Double, nullable=True),
+    Column("open_invocation_id", String(MAX_ID_LENGTH), nullable=True),
+    Column("open_since", Double, nullable=True),
     Index(None, "app_name", "update_time", "user_id", "id"),
     Index(None, "app_name", "user_id", "update_time", "id"),
+    Index(
+        "ix_adk_sessions_open_invocations",
+        "app_name",
+        "user_id",
+        "id",
+        sqlite_where=text("open_invocation_id IS NOT NULL"),
+        postgresql_where=text("open_invocation_id IS NOT NULL"),
+    ),
 )
 
 events = Table(

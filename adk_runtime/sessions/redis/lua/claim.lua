@@ -1,25 +1,38 @@
 -- A session's turn claim (see adk_runtime/sessions/claims.py), one atomic step.
--- Fields of the session's meta hash: 'ctok' (the latest claim's fencing token) and 'cuntil'
--- (when its lease runs out, in ms by this server's clock; 0 or absent when released).
--- op 'acquire': {'ok', token, took_over} | {'held', ms the current claim still holds} |
---                {'missing'}; took_over is '1' when the previous claim ran out unreleased
--- op 'extend':  {'ok', token} | {'lost'} | {'missing'}
--- op 'release': {'ok', token}
+-- Fields of the session's meta hash: 'ctok' (the latest claim's fencing token), 'cuntil'
+-- (when its lease runs out, in ms by this server's clock; 0 or absent when released), and the
+-- open invocation: 'inv' (its id) and 'invat' (when it started, ms). The app's open index (a
+-- sorted set, all scores 0, members 'user:session' escaped) lists the sessions with an 'inv'.
+-- Arguments are bound by name below; _protocol.py builds them in this order (a test checks).
+-- mark: '' or the invocation to record as open; member: the session's open-index member.
+-- op 'acquire': {'ok', token, took_over, open invocation or ''} |
+--                {'held', ms the current claim still holds} | {'missing'}; took_over is '1'
+--                when the previous claim ran out unreleased (then its 'inv' stays)
+-- op 'extend':  {'ok', token} | {'lost'} | {'missing'}   (records mark when given)
+-- op 'release': {'ok', token}; op 'finish': the same, and the open invocation is cleared
 -- Writing these fields keeps the keys' idle expiry (HSET keeps a key's TTL).
 
 local meta_key = KEYS[1]
+local open_index_key = KEYS[2]
 
 local op = ARGV[1]
 local token = ARGV[2]
 local lease_ms = tonumber(ARGV[3])
+local mark = ARGV[4]
+local member = ARGV[5]
 
-local meta = redis.call('HMGET', meta_key, 'rev', 'ctok', 'cuntil')
+local meta = redis.call('HMGET', meta_key, 'rev', 'ctok', 'cuntil', 'inv')
 if not meta[1] then
   return {'missing'}
 end
 local time = redis.call('TIME')
 local now_ms = tonumber(time[1]) * 1000 + math.floor(tonumber(time[2]) / 1000)
 local current = meta[2] or '0'
+
+local function set_open()
+  redis.call('HSET', meta_key, 'inv', mark, 'invat', tostring(now_ms))
+  redis.call('ZADD', open_index_key, 0, member)
+end
 
 if op == 'acquire' then
   local held_ms = tonumber(meta[3] or '0') - now_ms
@@ -32,7 +45,12 @@ if op == 'acquire' then
   end
   local next_token = tostring(tonumber(current) + 1)
   redis.call('HSET', meta_key, 'ctok', next_token, 'cuntil', tostring(now_ms + lease_ms))
-  return {'ok', next_token, took_over}
+  local open = meta[4] or ''
+  if mark ~= '' and not (took_over == '1' and open ~= '') then
+    set_open()
+    open = mark
+  end
+  return {'ok', next_token, took_over, open}
 end
 if current ~= token then
   if op == 'extend' then
@@ -42,7 +60,14 @@ if current ~= token then
 end
 if op == 'extend' then
   redis.call('HSET', meta_key, 'cuntil', tostring(now_ms + lease_ms))
+  if mark ~= '' then
+    set_open()
+  end
 else
   redis.call('HSET', meta_key, 'cuntil', '0')
+  if op == 'finish' then
+    redis.call('HDEL', meta_key, 'inv', 'invat')
+    redis.call('ZREM', open_index_key, member)
+  end
 end
 return {'ok', token}

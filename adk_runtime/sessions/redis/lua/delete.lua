@@ -12,6 +12,7 @@ local event_ids_key = KEYS[4]
 local event_times_key = KEYS[5]
 local user_index_key = KEYS[6]
 local app_index_key = KEYS[7]
+local open_index_key = KEYS[8]
 
 local session_id = ARGV[1]
 local app_member = ARGV[2]
@@ -33,4 +34,5 @@ end
 redis.call('DEL', meta_key, state_key, events_key, event_ids_key, event_times_key)
 redis.call('ZREM', user_index_key, session_id)
 redis.call('ZREM', app_index_key, app_member)
+redis.call('ZREM', open_index_key, app_member)
 return 1

@@ -1,0 +1,289 @@
+"""Resuming an interrupted invocation from the events it committed (durable execution).
+
+The log is the checkpoint: every step of an invocation (the user's message, each model
+response, each batch of function responses) is committed before the next one starts. So a
+resumed invocation does not replay anything; each agent looks at the last event *it*
+committed in the invocation and continues from there:
+
+==================================================  =========================================
+the agent's last event in the invocation            what the resumed run does
+==================================================  =========================================
+none (it had not started)                           runs normally
+a function call whose responses are all committed   calls the model again (the contents are
+                                                    built from the log, as they would have
+                                                    been)
+a function call with calls lacking a response       runs only those calls again (at least
+                                                    once: ``tool_context.attempt`` is 2),
+                                                    commits their responses, then goes on
+a response handing over to another agent            resumes that agent
+a final response                                    nothing: that agent is done
+==================================================  =========================================
+
+Workflow agents record their progress as content-less checkpoint events (``agent_state`` /
+``end_of_agent``, made by :func:`checkpoint`), read back by :func:`checkpoint_of`: a resumed
+``SequentialAgent`` continues with the sub-agent it was running, a ``LoopAgent`` at the same
+iteration, a ``ParallelAgent`` runs only the branches that had not ended (each branch's end
+is an ``end_of_agent`` event of its sub-agent, on its branch).
+"""
+
+from __future__ import annotations
+
+import dataclasses
+from collections.abc import AsyncGenerator, Iterable
+from contextlib import aclosing
+from typing import TYPE_CHECKING, Any
+
+from google.genai import types
+
+from adk_runtime.agents import _functions, _toolsets
+from adk_runtime.agents._llm_flow import run_flow
+from adk_runtime.agents.invocation_context import InvocationContext
+from adk_runtime.agents.readonly_context import ReadonlyContext
+from adk_runtime.events import Event, EventActions
+from adk_runtime.models.llm_request import LlmRequest
+from adk_runtime.tools.tool_context import ToolContext
+
+if TYPE_CHECKING:
+    from adk_runtime.agents.base_agent import BaseAgent
+    from adk_runtime.agents.llm_agent import LlmAgent
+
+__all__ = [
+    "Checkpoint",
+    "ResumeState",
+    "after",
+    "answered",
+    "checkpoint",
+    "checkpoint_of",
+    "ended",
+    "invocation_events",
+    "run_llm_agent",
+    "start",
+]
+
+
+@dataclasses.dataclass
+class ResumeState:
+    """What a resumed run knows of its invocation (shared by every agent of the run).
+
+    Attributes:
+        events: The invocation's events committed before the resumption, oldest first.
+        consumed: ``(agent, branch)`` pairs that already continued from their resume point
+            (an agent run again later in the same run starts afresh).
+        retried_calls: Ids of function calls run again by this resumption.
+    """
+
+    events: list[Event]
+    consumed: set[tuple[str, str | None]] = dataclasses.field(default_factory=set)
+    retried_calls: set[str] = dataclasses.field(default_factory=set)
+
+
+def invocation_events(events: Iterable[Event], invocation_id: str) -> list[Event]:
+    """The committed events of one invocation, in log order."""
+    return [event for event in events if event.invocation_id == invocation_id]
+
+
+def start(ctx: InvocationContext, events: list[Event]) -> None:
+    """Make ``ctx`` a resumption of its invocation, whose committed events are ``events``."""
+    ctx._resume = ResumeState(events)
+
+
+def _resume_point(agent: BaseAgent, ctx: InvocationContext) -> list[Event] | None:
+    """The agent's committed events in the invocation, once per run (None: start afresh)."""
+    found = _own_events(agent, ctx)
+    return [event for _, event in found] if found else None
+
+
+def _own_events(agent: BaseAgent, ctx: InvocationContext) -> list[tuple[int, Event]]:
+    state = ctx._resume
+    if not isinstance(state, ResumeState):
+        return []
+    key = (agent.name, ctx.branch)
+    if key in state.consumed:
+        return []
+    state.consumed.add(key)
+    return [
+        (position, event)
+        for position, event in enumerate(state.events)
+        if event.author == agent.name and event.branch == ctx.branch
+    ]
+
+
+@dataclasses.dataclass(frozen=True)
+class Checkpoint:
+    """Where a workflow agent was when its invocation stopped.
+
+    Attributes:
+        state: Its last ``agent_state`` (empty when it had none).
+        ended: It committed ``end_of_agent``: nothing is left to run.
+        position: Index of that checkpoint among the invocation's events.
+    """
+
+    state: dict[str, Any]
+    ended: bool
+    position: int
+
+
+def checkpoint_of(agent: BaseAgent, ctx: InvocationContext) -> Checkpoint | None:
+    """A workflow agent's last checkpoint in the invocation being resumed.
+
+    None when the run is not a resumption, the agent left no checkpoint, or it already
+    continued from it in this run: then it starts from the beginning (its sub-agents still
+    continue from their own events).
+    """
+    for position, event in reversed(_own_events(agent, ctx)):
+        if event.actions.end_of_agent:
+            return Checkpoint({}, True, position)
+        if event.actions.agent_state is not None:
+            return Checkpoint(dict(event.actions.agent_state), False, position)
+    return None
+
+
+def after(ctx: InvocationContext, checkpoint: Checkpoint | None) -> InvocationContext:
+    """``ctx`` for the sub-agents of a workflow resumed from ``checkpoint``.
+
+    They see only the events committed after it, so a sub-agent run again in a later loop
+    iteration does not take its previous iteration's answer for its own.
+    """
+    state = ctx._resume
+    if checkpoint is None or not isinstance(state, ResumeState):
+        return ctx
+    scoped = ctx.model_copy()
+    scoped._resume = dataclasses.replace(state, events=state.events[checkpoint.position + 1 :])
+    return scoped
+
+
+def checkpoint(
+    agent: BaseAgent, ctx: InvocationContext, state: dict[str, Any] | None = None
+) -> Event:
+    """A content-less checkpoint event: ``agent_state`` (when given) or ``end_of_agent``.
+
+    It never reaches a model (contents are built from events with content only).
+    """
+    return Event(
+        invocation_id=ctx.invocation_id,
+        author=agent.name,
+        branch=ctx.branch,
+        actions=EventActions(agent_state=state, end_of_agent=True if state is None else None),
+    )
+
+
+def answered(agent: BaseAgent, ctx: InvocationContext) -> bool:
+    """In the resumed invocation, the agent's last event with content is a final response.
+
+    For agents that do not resume themselves (custom ``BaseAgent`` subclasses): one that
+    committed its answer is done; running it again would answer twice.
+    """
+    state = ctx._resume
+    if not isinstance(state, ResumeState):
+        return False
+    for event in reversed(state.events):
+        if event.author == agent.name and event.branch == ctx.branch and event.content:
+            return event.is_final_response()
+    return False
+
+
+def ended(agent: BaseAgent, ctx: InvocationContext) -> bool:
+    """The resumed invocation holds an ``end_of_agent`` of ``agent`` on ``ctx``'s branch."""
+    state = ctx._resume
+    return isinstance(state, ResumeState) and any(
+        event.author == agent.name and event.branch == ctx.branch and event.actions.end_of_agent
+        for event in state.events
+    )
+
+
+async def run_llm_agent(agent: LlmAgent, ctx: InvocationContext) -> AsyncGenerator[Event, None]:
+    """Run an LlmAgent, continuing from its last committed event when resuming (table above)."""
+    own = _resume_point(agent, ctx)
+    last = own[-1] if own else None
+    if last is not None:
+        if last.actions.transfer_to_agent:
+            async with aclosing(_run_transfer(agent, ctx, last)) as events:
+                async for event in events:
+                    yield event
+            return
+        if last.is_final_response() and not _answered_since(last, ctx):
+            return  # done (or paused on a long-running call nobody answered yet)
+        if last.get_function_calls():
+            done = False
+            async with aclosing(_rerun_pending(agent, ctx, last)) as events:
+                async for event in events:
+                    done = done or _stops(event)
+                    yield event
+            if done:
+                return
+    async with aclosing(run_flow(agent, ctx)) as events:
+        async for event in events:
+            yield event
+
+
+def _answered_since(call_event: Event, ctx: InvocationContext) -> bool:
+    """A paused call event whose long-running calls were answered since (by the client)."""
+    waiting = call_event.long_running_tool_ids
+    return waiting is not None and bool(waiting) and waiting <= _answered_ids(ctx)
+
+
+def _answered_ids(ctx: InvocationContext) -> set[str]:
+    return {
+        response.id
+        for event in ctx.session.events
+        for response in event.get_function_responses()
+        if response.id
+    }
+
+
+def _stops(event: Event) -> bool:
+    """True when the flow would not call the model after this event."""
+    return bool(event.actions.transfer_to_agent) or event.is_final_response()
+
+
+async def _run_transfer(
+    agent: LlmAgent, ctx: InvocationContext, event: Event
+) -> AsyncGenerator[Event, None]:
+    target = agent.root_agent.find_agent(event.actions.transfer_to_agent or "")
+    if target is None:
+        return
+    async with aclosing(target.run_async(ctx)) as events:
+        async for item in events:
+            yield item
+
+
+async def _rerun_pending(
+    agent: LlmAgent, ctx: InvocationContext, call_event: Event
+) -> AsyncGenerator[Event, None]:
+    """Run again the calls of ``call_event`` committed without a response; yield the response."""
+    answered = _answered_ids(ctx)
+    waiting = call_event.long_running_tool_ids or set()
+    pending = [
+        call
+        for call in call_event.get_function_calls()
+        if call.id not in answered and call.id not in waiting
+    ]
+    if not pending:
+        return
+    state = ctx._resume
+    assert isinstance(state, ResumeState)
+    state.retried_calls.update(call.id for call in pending if call.id)
+    retry = call_event.model_copy(
+        update={
+            "content": types.Content(
+                role="model", parts=[types.Part(function_call=call) for call in pending]
+            )
+        }
+    )
+    tools = await _tools_of(agent, ctx)
+    response = await _functions.run_function_calls(agent, ctx, retry, tools)
+    if response is None:
+        return
+    yield response
+    if response.actions.transfer_to_agent:
+        async with aclosing(_run_transfer(agent, ctx, response)) as events:
+            async for event in events:
+                yield event
+
+
+async def _tools_of(agent: LlmAgent, ctx: InvocationContext) -> dict[str, Any]:
+    """The agent's tools by name, as its model requests declare them."""
+    request = LlmRequest()
+    tools = await agent.canonical_tools(ReadonlyContext(ctx))
+    await _toolsets.prepare_request(agent.tools, tools, ToolContext(ctx), request)
+    return dict(request.tools_dict)

@@ -1,0 +1,114 @@
+"""Forking a session: a new session holding a prefix of another's events and its state then.
+
+``fork_session`` (on every service) reads the source once, finds the fork point (its last
+event, or ``at_event_id``), computes the session-scoped state as of that point, and hands a
+:class:`PreparedFork` to the backend's one atomic step, which checks that the source is still
+the incarnation it read and holds that prefix, that the new key is free, and writes the new
+session row (revision = the number of events copied) and the copied events (same ids,
+sequences, timestamps and JSON) together. App and user state are shared, not copied: they
+belong to the app and the user, not to a session.
+
+**The state as of the fork point** is the source's session state with every key that a later
+event wrote replaced by its value after the fork point's event (the fold of the earlier
+events' deltas): keys no later event wrote keep their value, keys only later events wrote
+are absent. A key set only by ``create_session(state=…)`` and changed after the fork point
+is therefore absent too (the log does not hold creation state).
+"""
+
+from __future__ import annotations
+
+import dataclasses
+from typing import TYPE_CHECKING, Any
+
+from adk_runtime import codec
+from adk_runtime.errors import EventNotFoundError, SessionNotFoundError
+from adk_runtime.events import Event
+from adk_runtime.sessions._validation import validate_id, validate_session_key
+from adk_runtime.sessions.session import Session
+from adk_runtime.sessions.state import State, split_state_delta
+
+if TYPE_CHECKING:
+    from adk_runtime.sessions.base import BaseSessionService
+
+__all__ = ["PreparedFork", "fork", "session_state_at"]
+
+_SCOPED = (State.APP_PREFIX, State.USER_PREFIX, State.TEMP_PREFIX)
+
+
+@dataclasses.dataclass(frozen=True)
+class PreparedFork:
+    """A fork checked and computed, handed to a backend.
+
+    Attributes:
+        session_id: The new session's id.
+        sequence: How many events are copied (events 1..sequence of the source).
+        event_ids: Their ids, in order.
+        incarnation: The source's incarnation as read (the backend checks it is unchanged).
+        session_state: The new session's state, values encoded with :mod:`adk_runtime.codec`.
+    """
+
+    session_id: str
+    sequence: int
+    event_ids: list[str]
+    incarnation: str | None
+    session_state: dict[str, Any]
+
+
+def session_state_at(state: dict[str, Any], events: list[Event], sequence: int) -> dict[str, Any]:
+    """The session-scoped state after event ``sequence`` (see the module docstring).
+
+    Args:
+        state: The session's merged state now (``app:``/``user:`` keys are ignored).
+        events: Every event of the session, oldest first.
+        sequence: The fork point (0: before the first event).
+    """
+    later = {key for event in events[sequence:] for key in event.actions.state_delta}
+    result = {
+        key: value
+        for key, value in state.items()
+        if not key.startswith(_SCOPED) and key not in later
+    }
+    for event in events[:sequence]:
+        session_delta, _app, _user, _temp = split_state_delta(event.actions.state_delta)
+        result.update(session_delta)
+    return result
+
+
+async def fork(
+    service: BaseSessionService,
+    key: tuple[str, str, str],
+    new_session_id: str,
+    at_event_id: str | None,
+) -> Session:
+    """Fork the session ``key`` (``fork_session``'s implementation)."""
+    validate_session_key(*key)
+    validate_id(new_session_id, "new_session_id")
+    if at_event_id is not None:
+        validate_id(at_event_id, "at_event_id")
+    app_name, user_id, session_id = key
+    source = await service.get_session(app_name=app_name, user_id=user_id, session_id=session_id)
+    if source is None:
+        raise SessionNotFoundError(f"Session {session_id!r} does not exist.")
+    ids = [event.id for event in source.events]
+    if at_event_id is None:
+        sequence = len(ids)
+    elif at_event_id in ids:
+        sequence = ids.index(at_event_id) + 1
+    else:
+        raise EventNotFoundError(
+            f"Event {at_event_id!r} is not in session {session_id!r}; nothing was written."
+        )
+    state = session_state_at(source.state, source.events, sequence)
+    prepared = PreparedFork(
+        session_id=new_session_id,
+        sequence=sequence,
+        event_ids=ids[:sequence],
+        incarnation=source._incarnation,
+        session_state={k: codec.encode_value(v, f"state[{k!r}]") for k, v in state.items()},
+    )
+    await service._fork_session(key, prepared)
+    forked = await service.get_session(
+        app_name=app_name, user_id=user_id, session_id=new_session_id
+    )
+    assert forked is not None
+    return forked

@@ -1,0 +1,47 @@
+-- The open invocations of an app (of one user, of one session): read through the app's open
+-- index (a sorted set, all scores 0, members 'user:session' escaped, so a user's sessions
+-- are one lexicographic range). Entries of sessions that are gone (deleted, expired) are
+-- dropped from the index. The session keys derive from `base` (the app's key start, with its
+-- hash tag): they share the app's slot, as every key of the app does.
+-- Arguments are bound by name below; _protocol.py builds them in this order (a test checks).
+-- user: '' (every user) or the escaped user id; session: '' or the escaped session id.
+-- Returns {member, invocation id, started ms, status ('running'|'failed'|'crashed'), ...}.
+
+local open_index_key = KEYS[1]
+
+local base = ARGV[1]
+local user = ARGV[2]
+local session = ARGV[3]
+
+local members
+if session ~= '' then
+  members = {user .. ':' .. session}
+elseif user ~= '' then
+  members = redis.call('ZRANGE', open_index_key, '[' .. user .. ':', '(' .. user .. ';', 'BYLEX')
+else
+  members = redis.call('ZRANGE', open_index_key, '-', '+', 'BYLEX')
+end
+local time = redis.call('TIME')
+local now_ms = tonumber(time[1]) * 1000 + math.floor(tonumber(time[2]) / 1000)
+local found = {}
+for _, member in ipairs(members) do
+  local meta = redis.call('HMGET', base .. ':session:' .. member, 'rev', 'inv', 'invat', 'cuntil')
+  if not meta[1] or not meta[2] then
+    if session == '' then
+      redis.call('ZREM', open_index_key, member)
+    end
+  else
+    local until_ms = tonumber(meta[4] or '0')
+    local status = 'crashed'
+    if until_ms == 0 then
+      status = 'failed'
+    elseif until_ms > now_ms then
+      status = 'running'
+    end
+    table.insert(found, member)
+    table.insert(found, meta[2])
+    table.insert(found, meta[3] or '0')
+    table.insert(found, status)
+  end
+end
+return found

@@ -1,0 +1,189 @@
+"""The agents of the resume crash suite, and a worker process that runs or resumes them.
+
+Run as ``python -m tests.reliability.resumable STORE_JSON SHAPE SESSION TOOL_LOG MODE``
+(MODE ``start``: send the message under invocation ``INVOCATION``, with a short lease;
+MODE ``resume``: resume that invocation, or send the message if it never got stored). It
+prints ``ready`` once the service is open and ``done`` at the end.
+
+Each agent is a multi-step tool user on a :class:`ScriptedModel` whose replies depend only on
+what the request holds, so a resumed run asks for the same calls (same ids) an uninterrupted
+run does. Every tool appends ``<call id> <attempt>`` to ``TOOL_LOG`` before it works (one
+``write`` on an ``O_APPEND`` file: it survives a SIGKILL), and sleeps a little, so kills land
+between, during and after steps.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import os
+import random
+import sys
+from typing import Any
+
+from google.genai import types
+
+from adk_runtime.agents import BaseAgent, LlmAgent, LoopAgent, ParallelAgent, SequentialAgent
+from adk_runtime.errors import InvocationNotOpenError
+from adk_runtime.models.llm_request import LlmRequest
+from adk_runtime.runners import Runner
+from adk_runtime.sessions import BaseSessionService
+from adk_runtime.testing.scripted_model import ScriptedModel, function_call
+from adk_runtime.tools.tool_context import ToolContext
+from tests.stores import Store
+
+APP = "resume-crash"
+USER = "u"
+INVOCATION = "e-crash-suite"
+MESSAGE = types.Content(role="user", parts=[types.Part(text="go")])
+
+
+def _say(line: str) -> None:
+    sys.stdout.write(line + "\n")
+    sys.stdout.flush()
+
+
+class _Tools:
+    def __init__(self, log: str | None) -> None:
+        self._log = log
+
+    async def _record(self, tool_context: ToolContext) -> None:
+        if self._log is not None:
+            line = f"{tool_context.function_call_id} {tool_context.attempt}\n".encode()
+            fd = os.open(self._log, os.O_WRONLY | os.O_APPEND | os.O_CREAT, 0o600)
+            try:
+                os.write(fd, line)
+            finally:
+                os.close(fd)
+            await asyncio.sleep(random.uniform(0.0, 0.03))
+
+    async def add(self, i: int, tool_context: ToolContext) -> dict[str, Any]:
+        """Add to the total."""
+        await self._record(tool_context)
+        tool_context.state[f"{tool_context.agent_name}:r{i}"] = i + 100
+        return {"value": i + 100}
+
+    async def mul(self, i: int, tool_context: ToolContext) -> dict[str, Any]:
+        """Multiply."""
+        await self._record(tool_context)
+        tool_context.state[f"{tool_context.agent_name}:r{i}"] = i * 7
+        return {"value": i * 7}
+
+
+def _handler(name: str, simulate: bool) -> Any:
+    """Step 1: add(1); step 2: mul(2) and add(3) together; step 3: add(4); then the total.
+
+    A round starts after the last text the request holds (the user's message, another
+    agent's turn retold, or this agent's previous answer in a loop); call ids carry the
+    round, so a loop's rounds never share one.
+    """
+
+    async def reply(request: LlmRequest) -> Any:
+        if simulate:
+            await asyncio.sleep(random.uniform(0.0, 0.02))
+        start = _last_text(request)
+        mine = [
+            part.function_response
+            for content in request.contents[start:]
+            for part in content.parts or []
+            if part.function_response is not None
+        ]
+        rounds = sum(
+            1
+            for content in request.contents
+            if content.role == "model" and any(part.text for part in content.parts or [])
+        )
+        done = len(mine)
+        if done == 0:
+            return function_call("add", {"i": 1}, id=f"{name}-{rounds}-c1")
+        if done == 1:
+            return [
+                function_call("mul", {"i": 2}, id=f"{name}-{rounds}-c2"),
+                function_call("add", {"i": 3}, id=f"{name}-{rounds}-c3"),
+            ]
+        if done == 3:
+            return function_call("add", {"i": 4}, id=f"{name}-{rounds}-c4")
+        total = sum(int((r.response or {})["value"]) for r in mine)
+        return f"{name} total={total}"
+
+    return reply
+
+
+def _last_text(request: LlmRequest) -> int:
+    """Index of the last content holding text (where this round of the agent starts)."""
+    for index in range(len(request.contents) - 1, -1, -1):
+        if any(part.text for part in request.contents[index].parts or []):
+            return index
+    return 0
+
+
+def _llm(name: str, tools: _Tools, simulate: bool) -> LlmAgent:
+    return LlmAgent(
+        name=name,
+        model=ScriptedModel(handler=_handler(name, simulate)),
+        tools=[tools.add, tools.mul],
+        output_key=f"{name}:answer",
+    )
+
+
+SHAPES = ("llm", "sequential", "loop", "parallel")
+
+
+def build(shape: str, log: str | None, *, simulate: bool = True) -> BaseAgent:
+    """The agent of ``shape`` (one of :data:`SHAPES`), its tools logging to ``log``."""
+    tools = _Tools(log)
+    if shape == "llm":
+        return _llm("calc", tools, simulate)
+    pair = [_llm("first", tools, simulate), _llm("second", tools, simulate)]
+    if shape == "sequential":
+        return SequentialAgent(name="pipeline", sub_agents=pair)
+    if shape == "loop":
+        return LoopAgent(name="rounds", sub_agents=[pair[0]], max_iterations=2)
+    if shape == "parallel":
+        return ParallelAgent(name="both", sub_agents=pair)
+    raise ValueError(shape)
+
+
+def runner(service: BaseSessionService, agent: BaseAgent, **kwargs: Any) -> Runner:
+    """A Runner of the suite's app."""
+    return Runner(app_name=APP, agent=agent, session_service=service, **kwargs)
+
+
+async def run_to_end(service: BaseSessionService, agent: BaseAgent, session_id: str) -> None:
+    """Send the message under :data:`INVOCATION` and let the turn run to its end."""
+    async for _ in runner(service, agent).run_async(
+        user_id=USER, session_id=session_id, new_message=MESSAGE, invocation_id=INVOCATION
+    ):
+        pass
+
+
+async def main(store: Store, shape: str, session_id: str, log: str, mode: str) -> None:
+    """Start (with a short lease, to be killed) or resume the suite's invocation."""
+    service = store.open()
+    agent = build(shape, log)
+    _say("ready")
+    if mode == "start":
+        turn = runner(service, agent, session_lease_seconds=0.5)
+        async for _ in turn.run_async(
+            user_id=USER, session_id=session_id, new_message=MESSAGE, invocation_id=INVOCATION
+        ):
+            pass
+    else:
+        resumer = runner(service, agent, session_wait_seconds=30)
+        try:
+            async for _ in resumer.run_async(
+                user_id=USER, session_id=session_id, invocation_id=INVOCATION
+            ):
+                pass
+        except InvocationNotOpenError:
+            pass  # it had finished before the kill, or never started
+        session = await service.get_session(app_name=APP, user_id=USER, session_id=session_id)
+        assert session is not None
+        if not any(event.invocation_id == INVOCATION for event in session.events):
+            await run_to_end(service, agent, session_id)  # the message was never stored
+    await service.close()
+    _say("done")
+
+
+if __name__ == "__main__":
+    _store, _shape, _sid, _log, _mode = sys.argv[1:6]
+    asyncio.run(main(Store.from_json(_store), _shape, _sid, _log, _mode))

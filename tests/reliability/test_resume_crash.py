@@ -1,0 +1,209 @@
+"""Durable execution under SIGKILL: an invocation killed at a random moment is resumed by a
+fresh process and ends as an uninterrupted run does.
+
+Each round: a worker process (``tests/reliability/resumable.py``) sends the message and runs
+a multi-step tool-using agent on a scripted model, and is SIGKILLed at a random moment; the
+parent reads what the log holds at the kill; a second, fresh process resumes the invocation
+(``Runner.run_async(invocation_id=…)``). Then:
+
+- the invocation completed: its final answer and the final state equal those of an
+  uninterrupted run of the same agent (on ``memory://``);
+- every call whose response was committed before the kill ran exactly once;
+- a call committed without its response ran at most twice (the retry saw ``attempt == 2``);
+- every other call ran exactly once; no event is stored twice; nothing is left open.
+
+The agents: one LlmAgent; a SequentialAgent of two; a LoopAgent of two rounds; a
+ParallelAgent of two branches (each sub-agent a three-step tool user). ``make test`` runs
+a kill or two per durable backend and shape; ``--run-reliability`` runs 50.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import collections
+import os
+import random
+import signal
+import sys
+import time
+import uuid
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from adk_runtime.events import Event
+from adk_runtime.sessions import BaseSessionService, InMemorySessionService
+from tests.reliability import resumable
+from tests.stores import Store, durable_params, fresh_store
+
+ROOT = Path(__file__).resolve().parents[2]
+SHORT_KILLS = {"llm": 2, "sequential": 1, "loop": 1, "parallel": 1}
+LONG_KILLS = 50
+SHAPES = list(resumable.SHAPES)
+KILL_WINDOW = {"llm": 0.25, "sequential": 0.35, "loop": 0.3, "parallel": 0.3}
+"""Seconds after start-up within which the kill lands (about one uninterrupted run)."""
+
+
+@pytest.mark.parametrize("shape", SHAPES)
+@pytest.mark.parametrize("backend", durable_params())
+async def test_killed_invocations_resume_short(backend: str, shape: str, tmp_path: Path) -> None:
+    await _crash_rounds(backend, shape, tmp_path, kills=SHORT_KILLS[shape], seed=7)
+
+
+@pytest.mark.reliability
+@pytest.mark.timeout(1800)
+@pytest.mark.parametrize("shape", SHAPES)
+@pytest.mark.parametrize("backend", durable_params())
+async def test_killed_invocations_resume_long(backend: str, shape: str, tmp_path: Path) -> None:
+    await _crash_rounds(backend, shape, tmp_path, kills=LONG_KILLS, seed=None)
+
+
+async def _reference(shape: str) -> tuple[dict[str, Any], list[str]]:
+    """The final state and answers of an uninterrupted run."""
+    service = InMemorySessionService()
+    await service.create_session(app_name=resumable.APP, user_id=resumable.USER, session_id="s")
+    agent = resumable.build(shape, None, simulate=False)
+    await resumable.run_to_end(service, agent, "s")
+    session = await _read(service, "s")
+    return session.state, _answers(session.events)
+
+
+def _answers(events: list[Event]) -> list[str]:
+    return [
+        part.text
+        for event in events
+        if event.author != "user" and event.is_final_response() and event.content is not None
+        for part in event.content.parts or []
+        if part.text
+    ]
+
+
+async def _read(service: BaseSessionService, session_id: str) -> Any:
+    session = await service.get_session(
+        app_name=resumable.APP, user_id=resumable.USER, session_id=session_id
+    )
+    assert session is not None
+    return session
+
+
+async def _crash_rounds(
+    backend: str, shape: str, tmp_path: Path, *, kills: int, seed: int | None
+) -> None:
+    rng = random.Random(seed)
+    state, answers = await _reference(shape)
+    moments: collections.Counter[str] = collections.Counter()
+    async with fresh_store(backend, tmp_path) as store:
+        for run in range(kills):
+            sid = f"s{run}-{uuid.uuid4().hex[:6]}"
+            async with store.open() as service:
+                await service.create_session(
+                    app_name=resumable.APP, user_id=resumable.USER, session_id=sid
+                )
+            log = tmp_path / f"tools-{run}.log"
+            await _worker(
+                store, shape, sid, log, "start", kill_after=rng.uniform(0.0, KILL_WINDOW[shape])
+            )
+            async with store.open() as service:
+                at_kill = await _read(service, sid)
+            moments[_moment(at_kill.events)] += 1
+            await _worker(store, shape, sid, log, "resume", kill_after=None)
+            async with store.open() as service:
+                after = await _read(service, sid)
+                still_open = await service.list_interrupted_invocations(
+                    app_name=resumable.APP,
+                    user_id=resumable.USER,
+                    session_id=sid,
+                    include_running=True,
+                )
+            _check(after, at_kill.events, log, state, answers)
+            assert still_open == []
+    # The kills must have landed at different stages, or they prove little.
+    print(f"{backend}/{shape}: events stored at the kill → rounds: {dict(moments)}")
+    if kills >= 20:
+        assert len(moments) >= 3, moments
+
+
+def _moment(events: list[Event]) -> str:
+    """Where the kill landed: how many events of the invocation were stored."""
+    return str(len(events))
+
+
+def _check(
+    session: Any,
+    at_kill: list[Event],
+    log: Path,
+    state: dict[str, Any],
+    answers: list[str],
+) -> None:
+    ids = [event.id for event in session.events]
+    assert len(ids) == len(set(ids)), "an event is stored twice"
+    assert session.revision == len(ids)
+    assert sorted(_answers(session.events)) == sorted(answers)  # parallel branches: any order
+    assert session.state == state
+    runs: collections.Counter[str] = collections.Counter()
+    retries: set[str] = set()
+    for line in log.read_text().splitlines() if log.exists() else []:
+        call_id, attempt = line.split()
+        runs[call_id] += 1
+        if attempt != "1":
+            retries.add(call_id)
+    answered = {r.id for e in at_kill for r in e.get_function_responses()}
+    called = {c.id for e in at_kill for c in e.get_function_calls()}
+    every_call = {c.id for e in session.events for c in e.get_function_calls()}
+    for call_id in every_call:
+        if call_id in answered:
+            assert runs[call_id] == 1, f"{call_id}: committed, yet run {runs[call_id]} times"
+        elif call_id in called:
+            assert 1 <= runs[call_id] <= 2, f"{call_id}: run {runs[call_id]} times"
+        else:
+            assert runs[call_id] == 1, f"{call_id}: run {runs[call_id]} times"
+            assert call_id not in retries
+    assert set(runs) <= every_call
+
+
+async def _worker(
+    store: Store, shape: str, sid: str, log: Path, mode: str, *, kill_after: float | None
+) -> None:
+    out = log.with_suffix(f".{mode}.out")
+    with out.open("wb") as sink:
+        proc = await asyncio.create_subprocess_exec(
+            sys.executable,
+            "-m",
+            "tests.reliability.resumable",
+            store.to_json(),
+            shape,
+            sid,
+            str(log),
+            mode,
+            cwd=ROOT,
+            stdout=sink,
+            stderr=asyncio.subprocess.PIPE,
+        )
+        try:
+            await _wait_for(proc, out, "ready")
+            if kill_after is not None:
+                await asyncio.sleep(kill_after)
+            else:
+                await _wait_for(proc, out, "done")
+                assert await proc.wait() == 0, await _stderr(proc)
+        finally:
+            if proc.returncode is None:
+                os.kill(proc.pid, signal.SIGKILL)
+            await proc.wait()
+
+
+async def _wait_for(proc: asyncio.subprocess.Process, out: Path, word: str) -> None:
+    deadline = time.monotonic() + 90
+    while word not in (await asyncio.to_thread(out.read_text)).split():
+        if proc.returncode is not None and word == "ready":
+            raise AssertionError(f"worker died: {await _stderr(proc)}")
+        if proc.returncode not in (None, 0):
+            raise AssertionError(f"worker failed: {await _stderr(proc)}")
+        assert time.monotonic() < deadline, f"worker did not say {word!r} within 90 s"
+        await asyncio.sleep(0.01)
+
+
+async def _stderr(proc: asyncio.subprocess.Process) -> str:
+    assert proc.stderr is not None
+    return (await proc.stderr.read()).decode(errors="replace")[-3000:]

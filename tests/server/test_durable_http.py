@@ -1,0 +1,74 @@
+"""Durable execution over HTTP on a real ``adk-runtime serve --resume-interrupted``."""
+
+from __future__ import annotations
+
+import asyncio
+import json
+import time
+from pathlib import Path
+
+import httpx
+import pytest
+
+from adk_runtime.sessions import session_service_from_url
+from tests.durable_agent import APP, final_text, leave_interrupted
+from tests.serving import running_server
+
+pytestmark = pytest.mark.sqlite
+
+
+async def _wait_until_empty(client: httpx.AsyncClient) -> None:
+    deadline = time.monotonic() + 30
+    while (await client.get(f"/apps/{APP}/interrupted-invocations")).json():
+        assert time.monotonic() < deadline, "serve --resume-interrupted did not finish them"
+        await asyncio.sleep(0.1)
+
+
+async def test_serve_finishes_interrupted_invocations_and_resumes_and_forks(
+    tmp_path: Path,
+) -> None:
+    url = f"sqlite+aiosqlite:///{tmp_path / 'sessions.db'}"
+    async with session_service_from_url(url) as service:
+        await leave_interrupted(service, "ann", "before-start", "e-before")
+    args = ("--agent", "tests.durable_agent:root_agent", "--session-url", url)
+    with running_server(*args, "--resume-interrupted", "--log-level", "warning") as base:
+        async with httpx.AsyncClient(base_url=base, timeout=30) as client:
+            await _wait_until_empty(client)  # finished at start-up
+            got = await client.get(f"/apps/{APP}/users/ann/sessions/before-start")
+            assert got.json()["events"][-1]["content"]["parts"][0]["text"] == "calc total=322"
+
+            async with session_service_from_url(url) as service:
+                await leave_interrupted(service, "ann", "later", "e-later")
+            listed = await client.get(
+                f"/apps/{APP}/interrupted-invocations", params={"userId": "ann"}
+            )
+            assert [(i["sessionId"], i["status"]) for i in listed.json()] == [("later", "failed")]
+
+            resume = f"/apps/{APP}/users/ann/sessions/later/invocations/e-later/resume"
+            streamed = await client.post(resume)
+            assert streamed.status_code == 200, streamed.text
+            events = [
+                json.loads(line[len("data: ") :])
+                for line in streamed.text.splitlines()
+                if line.startswith("data: ")
+            ]
+            assert events[-1]["content"]["parts"][0]["text"] == "calc total=322"
+            assert all(e["invocationId"] == "e-later" for e in events)
+            again = await client.post(resume)
+            assert again.status_code == 409  # finished: not resumed twice, nothing written
+
+            fork = f"/apps/{APP}/users/ann/sessions/later/fork"
+            first_id = events[0]["id"]
+            forked = await client.post(
+                fork, json={"newSessionId": "what-if", "atEventId": first_id}
+            )
+            assert forked.status_code == 200, forked.text
+            body = forked.json()
+            assert body["id"] == "what-if"
+            assert len(body["events"]) == 3  # message, call, then the first resumed event
+            assert (await client.post(fork, json={"newSessionId": "what-if"})).status_code == 409
+            missing = await client.post(fork, json={"atEventId": "no-such-event"})
+            assert missing.status_code == 404
+    async with session_service_from_url(url) as service:
+        session = await service.get_session(app_name=APP, user_id="ann", session_id="later")
+        assert final_text(session) == "calc total=322"

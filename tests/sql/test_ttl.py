@@ -1,0 +1,62 @@
+"""DatabaseSessionService(ttl_seconds=…): an idle session is gone for readers, then swept."""
+
+from __future__ import annotations
+
+import asyncio
+
+import pytest
+
+from adk_runtime.errors import ConfigurationError, SessionNotFoundError
+from adk_runtime.events import Event
+from adk_runtime.sessions import DatabaseSessionService, session_service_from_url
+
+TTL = 1.0
+
+
+async def test_an_idle_session_is_gone_for_readers_then_swept(sql_url: str) -> None:
+    async with (
+        DatabaseSessionService(sql_url, ttl_seconds=TTL) as service,
+        DatabaseSessionService(sql_url) as raw,  # no TTL: sees what is really stored
+    ):
+        old = await service.create_session(app_name="a", user_id="u", session_id="old")
+        await service.append_event(old, Event(author="user"))
+        await asyncio.sleep(TTL + 0.1)
+        kept = await service.create_session(app_name="a", user_id="u", session_id="kept")
+        await service.append_event(kept, Event(author="user"))
+
+        assert await service.get_session(app_name="a", user_id="u", session_id="old") is None
+        listed = await service.list_sessions(app_name="a")
+        assert [s.id for s in listed.sessions] == ["kept"]
+        with pytest.raises(SessionNotFoundError):
+            async with service.claim_session(app_name="a", user_id="u", session_id="old"):
+                pass
+        # The create of "kept" started a sweep (due: none ran for a TTL) that removes "old".
+        for _ in range(50):
+            if await raw.get_session(app_name="a", user_id="u", session_id="old") is None:
+                break
+            await asyncio.sleep(0.05)
+        assert await raw.get_session(app_name="a", user_id="u", session_id="old") is None
+
+        # A create of an expired session's id replaces it.
+        await asyncio.sleep(TTL + 0.1)
+        assert await service.get_session(app_name="a", user_id="u", session_id="kept") is None
+        assert await raw.get_session(app_name="a", user_id="u", session_id="kept") is not None
+        again = await service.create_session(app_name="a", user_id="u", session_id="kept")
+        assert (again.revision, again.events) == (0, [])
+        stored = await raw.get_session(app_name="a", user_id="u", session_id="kept")
+        assert stored is not None
+        assert stored.revision == 0  # the new session, not the expired one
+
+
+async def test_ttl_from_the_url(sql_url: str) -> None:
+    separator = "&" if "?" in sql_url else "?"
+    service = session_service_from_url(f"{sql_url}{separator}ttl_seconds=30")
+    assert isinstance(service, DatabaseSessionService)
+    try:
+        assert service._expiry.ttl == 30.0
+    finally:
+        await service.close()
+    with pytest.raises(ConfigurationError, match="ttl_seconds"):
+        session_service_from_url(f"{sql_url}{separator}ttl_seconds=soon")
+    with pytest.raises(ConfigurationError, match="ttl_seconds"):
+        DatabaseSessionService(sql_url, ttl_seconds=0)
