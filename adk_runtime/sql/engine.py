@@ -25,9 +25,9 @@ from typing import Any
 from sqlalchemy import event
 from sqlalchemy.engine import Connection
 from sqlalchemy.ext.asyncio import AsyncConnection, AsyncEngine, create_async_engine
-from sqlalchemy.pool import StaticPool
+from sqlalchemy.pool import QueuePool, StaticPool
 
-from adk_runtime.errors import ConfigurationError, redact_url
+from adk_runtime.errors import BackendUnavailableError, ConfigurationError, redact_url
 from adk_runtime.sql._logs import hide_values_in_driver_logs
 from adk_runtime.sql.errors import is_driver_disconnect, translate_errors
 from adk_runtime.sql.pool import POOL_DEFAULTS, split_pool_options
@@ -123,6 +123,18 @@ def _sqlite_begin(connection: Connection) -> None:
         connection.exec_driver_sql(f"BEGIN {mode}")
 
 
+def _pool_limit(engine: AsyncEngine) -> tuple[int, float] | None:
+    """(connections the pool hands out at most, its timeout), or None when unbounded."""
+    pool = engine.sync_engine.pool
+    if not isinstance(pool, QueuePool):
+        return None
+    # QueuePool has no public accessor for max_overflow (negative: no bound).
+    overflow = getattr(pool, "_max_overflow", -1)
+    if not isinstance(overflow, int) or overflow < 0:
+        return None
+    return pool.size() + overflow, float(pool.timeout())
+
+
 class Database:
     """An engine plus the transaction helpers every SQL service uses.
 
@@ -152,6 +164,8 @@ class Database:
         # checked out of the pool per append (that costs about 0.3 ms on SQLite).
         self._writer: tuple[AsyncConnection, Any, asyncio.AbstractEventLoop] | None = None
         self._loop: asyncio.AbstractEventLoop | None = None
+        self._limit = _pool_limit(engine)
+        self._slots: asyncio.Semaphore | None = None
 
     def _follow_loop(self) -> None:
         # asyncpg connections belong to the event loop that opened them. When the service
@@ -164,7 +178,33 @@ class Database:
             if self._loop is not None:
                 self._write_lock = asyncio.Lock()
                 self._lock = asyncio.Lock() if self._shared else None
+            self._slots = None if self._limit is None else asyncio.Semaphore(self._limit[0])
             self._loop = loop
+
+    @contextlib.asynccontextmanager
+    async def _checkout_turn(self) -> AsyncIterator[None]:
+        """Wait for a pooled connection in line: first come, first served.
+
+        The pool's own wait lets a newcomer take a connection just returned ahead of callers
+        already waiting (who then queue again at the back), so under load a few callers
+        waited far longer than the rest. Waiting here, up to the pool's timeout, keeps the
+        order. No-op for pools without a bound.
+        """
+        if self._slots is None or self._limit is None:
+            yield
+            return
+        try:
+            await asyncio.wait_for(self._slots.acquire(), self._limit[1])
+        except asyncio.TimeoutError:
+            raise BackendUnavailableError(
+                f"No free connection to {redact_url(self.url)} within the pool's timeout (all "
+                "of the pool's connections in use); nothing was sent. Retry it, or raise "
+                "pool_size or pool_timeout."
+            ) from None
+        try:
+            yield
+        finally:
+            self._slots.release()
 
     @contextlib.asynccontextmanager
     async def exclusive(self) -> AsyncIterator[None]:
@@ -191,7 +231,7 @@ class Database:
     @contextlib.asynccontextmanager
     async def write(self) -> AsyncIterator[AsyncConnection]:
         """One write transaction (``BEGIN IMMEDIATE`` on SQLite); commits unless it raises."""
-        async with self.exclusive(), self.writer():
+        async with self.exclusive(), self.writer(), self._checkout_turn():
             with translate_errors(self.url):
                 async with self.engine.begin() as connection:
                     yield connection
@@ -202,7 +242,7 @@ class Database:
 
         Use it for reads, and for writes made of one statement.
         """
-        async with self.exclusive():
+        async with self.exclusive(), self._checkout_turn():
             with translate_errors(self.url):
                 async with self._autocommit_engine.connect() as connection:
                     yield connection
@@ -226,7 +266,8 @@ class Database:
                             await self._release_writer(invalidate=True)
                         raise
             return
-        async with self.exclusive(), self.writer() if write else contextlib.nullcontext():
+        writer = self.writer() if write else contextlib.nullcontext()
+        async with self.exclusive(), writer, self._checkout_turn():
             with translate_errors(self.url):
                 async with self._autocommit_engine.connect() as connection:
                     fairy = await connection.get_raw_connection()
