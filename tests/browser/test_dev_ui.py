@@ -16,6 +16,10 @@ from pathlib import Path
 import httpx
 import pytest
 from selenium import webdriver
+from selenium.common.exceptions import (
+    ElementClickInterceptedException,
+    StaleElementReferenceException,
+)
 from selenium.webdriver.chrome.service import Service
 from selenium.webdriver.common.by import By
 from selenium.webdriver.common.keys import Keys
@@ -60,8 +64,21 @@ def _wait(driver: WebDriver, check: Callable[[str], bool], timeout: float = 20) 
     WebDriverWait(driver, timeout, poll_frequency=0.05).until(lambda d: check(_body(d)))
 
 
+def _click(driver: WebDriver, by: str, selector: str, timeout: float = 10) -> None:
+    """Click once the element takes the click (menus and dialogs animate in and out)."""
+
+    def clicked(d: WebDriver) -> bool:
+        try:
+            d.find_element(by, selector).click()
+        except (ElementClickInterceptedException, StaleElementReferenceException):
+            return False
+        return True
+
+    WebDriverWait(driver, timeout, poll_frequency=0.1).until(clicked)
+
+
 def _click_text(driver: WebDriver, text: str) -> None:
-    driver.find_element(By.XPATH, f"//*[normalize-space(text())='{text}']").click()
+    _click(driver, By.XPATH, f"//*[normalize-space(text())='{text}']")
 
 
 def _send(driver: WebDriver, text: str) -> None:
@@ -104,7 +121,7 @@ def test_dev_ui_chat_stream_state_artifacts_traces_reload_delete(
         _wait(browser, lambda body: "Streamed reply number 1" in body)
         browser.save_screenshot(str(shots / "1-first-reply.png"))
 
-        browser.find_element(By.CSS_SELECTOR, "button[aria-label='More options']").click()
+        _click(browser, By.CSS_SELECTOR, "button[aria-label='More options']")
         _click_text(browser, "Streaming")
         browser.find_element(By.TAG_NAME, "body").send_keys(Keys.ESCAPE)
         _send(browser, "second message")
@@ -123,7 +140,7 @@ def test_dev_ui_chat_stream_state_artifacts_traces_reload_delete(
         _click_text(browser, "Artifacts")
         _wait(browser, lambda body: "note.txt" in body)
         browser.save_screenshot(str(shots / "4-artifacts.png"))
-        browser.find_element(By.XPATH, "//button[normalize-space(.)='Traces']").click()
+        _click(browser, By.XPATH, "//button[normalize-space(.)='Traces']")
         _wait(browser, lambda body: "session_store.append" in body and "Total latency" in body)
         browser.save_screenshot(str(shots / "5-traces.png"))
 
@@ -131,21 +148,18 @@ def test_dev_ui_chat_stream_state_artifacts_traces_reload_delete(
         # view across reloads; its traces are answered again, then back to the events).
         browser.get(f"{base}/dev-ui/?app={APP}&session={session_id}")
         _wait(browser, lambda body: "first message" in body and "Total latency" in body)
-        browser.find_element(By.XPATH, "//button[normalize-space(.)='Events']").click()
+        _click(browser, By.XPATH, "//button[normalize-space(.)='Events']")
         _wait(browser, lambda body: "first message" in body and "Streamed reply number 2" in body)
         browser.save_screenshot(str(shots / "6-reloaded.png"))
 
         # The session picker lists it; Delete removes it from the store.
-        browser.find_element(By.CSS_SELECTOR, "[mattooltip='Select a session']").click()
+        _click(browser, By.CSS_SELECTOR, "[mattooltip='Select a session']")
         _wait(browser, lambda body: "Select a Session" in body and session_id in body)
         _click_text(browser, "Delete")
-        confirm = WebDriverWait(browser, 10).until(
-            lambda d: d.find_element(
-                By.XPATH, "//mat-dialog-container//button[normalize-space(.)!=''][last()]"
-            )
-        )
+        confirm = "//mat-dialog-container//button[normalize-space(.)!=''][last()]"
+        WebDriverWait(browser, 10).until(lambda d: d.find_element(By.XPATH, confirm))
         browser.save_screenshot(str(shots / "7-delete.png"))
-        confirm.click()
+        _click(browser, By.XPATH, confirm)
         WebDriverWait(browser, 10).until(
             lambda d: httpx.get(f"{base}/apps/{APP}/users/user/sessions", timeout=10).json() == []
         )
