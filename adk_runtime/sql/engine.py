@@ -27,6 +27,7 @@ from sqlalchemy.engine import Connection
 from sqlalchemy.ext.asyncio import AsyncConnection, AsyncEngine, create_async_engine
 from sqlalchemy.pool import QueuePool, StaticPool
 
+from adk_runtime._slots import Slots
 from adk_runtime.errors import BackendUnavailableError, ConfigurationError, redact_url
 from adk_runtime.sql._logs import hide_values_in_driver_logs
 from adk_runtime.sql.errors import is_driver_disconnect, translate_errors
@@ -165,7 +166,7 @@ class Database:
         self._writer: tuple[AsyncConnection, Any, asyncio.AbstractEventLoop] | None = None
         self._loop: asyncio.AbstractEventLoop | None = None
         self._limit = _pool_limit(engine)
-        self._slots: asyncio.Semaphore | None = None
+        self._slots: Slots | None = None
 
     def _follow_loop(self) -> None:
         # asyncpg connections belong to the event loop that opened them. When the service
@@ -178,7 +179,7 @@ class Database:
             if self._loop is not None:
                 self._write_lock = asyncio.Lock()
                 self._lock = asyncio.Lock() if self._shared else None
-            self._slots = None if self._limit is None else asyncio.Semaphore(self._limit[0])
+            self._slots = None if self._limit is None else Slots(self._limit[0])
             self._loop = loop
 
     @contextlib.asynccontextmanager
@@ -190,21 +191,20 @@ class Database:
         waited far longer than the rest. Waiting here, up to the pool's timeout, keeps the
         order. No-op for pools without a bound.
         """
-        if self._slots is None or self._limit is None:
+        slots = self._slots
+        if slots is None or self._limit is None:
             yield
             return
-        try:
-            await asyncio.wait_for(self._slots.acquire(), self._limit[1])
-        except asyncio.TimeoutError:
+        if not await slots.acquire(self._limit[1]):
             raise BackendUnavailableError(
                 f"No free connection to {redact_url(self.url)} within the pool's timeout (all "
                 "of the pool's connections in use); nothing was sent. Retry it, or raise "
                 "pool_size or pool_timeout."
-            ) from None
+            )
         try:
             yield
         finally:
-            self._slots.release()
+            slots.release()
 
     @contextlib.asynccontextmanager
     async def exclusive(self) -> AsyncIterator[None]:

@@ -45,6 +45,7 @@ from redis.backoff import ExponentialWithJitterBackoff
 from redis.commands.core import AsyncScript
 from redis.driver_info import DriverInfo
 
+from adk_runtime._slots import Slots
 from adk_runtime._url_registry import REDIS_SCHEMES, url_scheme
 from adk_runtime.errors import BackendUnavailableError, ConfigurationError
 
@@ -170,24 +171,23 @@ def build_client(url: str, where: str, pool: PoolOptions) -> Any:
 
 
 class Gate:
-    """Bounds the calls in flight on a cluster client (its pools fail when full)."""
+    """Bounds the calls in flight; calls beyond wait in line (see :mod:`adk_runtime._slots`)."""
 
     def __init__(self, pool: PoolOptions) -> None:
         """Allow ``pool.max_connections`` calls at once; a call beyond waits up to the timeout."""
         self._pool = pool
-        self._slots: asyncio.Semaphore | None = None
+        self._slots: Slots | None = None
 
     def reset(self) -> None:
-        """Forget the slots of a finished event loop (a semaphore belongs to one loop)."""
+        """Forget the slots of a finished event loop (its waiters belong to that loop)."""
         self._slots = None
 
     async def run(self, call: Awaitable[_T], where: str) -> _T:
         """Await ``call`` once a slot is free (it is closed unawaited if none frees in time)."""
         if self._slots is None:
-            self._slots = asyncio.Semaphore(self._pool.max_connections)
-        try:
-            await asyncio.wait_for(self._slots.acquire(), self._pool.timeout)
-        except asyncio.TimeoutError:
+            self._slots = Slots(self._pool.max_connections)
+        slots = self._slots
+        if not await slots.acquire(self._pool.timeout):
             close = getattr(call, "close", None)
             if close is not None:
                 close()
@@ -195,11 +195,11 @@ class Gate:
                 f"Redis at {where}: no free connection within {self._pool.timeout:g} s "
                 f"({self._pool.max_connections} calls in flight). Raise max_connections or "
                 "pool_timeout; nothing was sent."
-            ) from None
+            )
         try:
             return await call
         finally:
-            self._slots.release()
+            slots.release()
 
 
 async def eval_and_wait(
