@@ -1,0 +1,204 @@
+"""What a session service writes, checked and encoded before any backend sees it.
+
+:class:`~adk_runtime.sessions.base.BaseSessionService` runs these before its backend step:
+an event's ids are validated, its ``temp:`` keys split off, its JSON built and checked for
+readability (:mod:`adk_runtime.events._limits`), and each scope's delta encoded with
+:mod:`adk_runtime.codec`; a backend receives a :class:`PreparedAppend` (or
+:class:`PreparedCreate`) and answers with an :class:`AppendResult`.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import uuid
+from typing import Any
+
+from adk_runtime import codec
+from adk_runtime.events import Event, event_to_json
+from adk_runtime.events._limits import check_storable
+from adk_runtime.sessions._validation import (
+    validate_id,
+    validate_optional_text,
+    validate_session_key,
+)
+from adk_runtime.sessions.session import Session
+from adk_runtime.sessions.state import split_state_delta
+
+__all__ = [
+    "AppendResult",
+    "PreparedAppend",
+    "PreparedCreate",
+    "SessionTail",
+    "apply_result",
+    "check_event",
+    "encode_scope",
+    "prepare_append",
+    "prepare_create",
+]
+
+
+@dataclasses.dataclass(frozen=True)
+class PreparedAppend:
+    """An event checked and serialized for one commit, handed to a backend.
+
+    Attributes:
+        event: The event, its ``temp:`` keys already removed from ``actions.state_delta``.
+        event_json: The event as stored (see :func:`adk_runtime.events.event_to_json`).
+        expected_revision: The caller's revision; storage must still be at it.
+        incarnation: The caller's session incarnation; storage must still hold that one
+            (None: not checked, e.g. a Session built by hand).
+        session_delta: Session-scoped keys, values encoded with :mod:`adk_runtime.codec`.
+        app_delta: ``app:`` keys without the prefix, values encoded.
+        user_delta: ``user:`` keys without the prefix, values encoded.
+        fence: The caller's claim token: the session's latest claim must be this one. None:
+            written without a claim; then no other claim's lease may be running.
+    """
+
+    event: Event
+    event_json: str
+    expected_revision: int
+    incarnation: str | None
+    session_delta: dict[str, Any]
+    app_delta: dict[str, Any]
+    user_delta: dict[str, Any]
+    fence: int | None = None
+
+
+@dataclasses.dataclass(frozen=True)
+class SessionTail:
+    """A session read for the cache: its events after a revision, and who it is.
+
+    Attributes:
+        session: The session (merged state, revision) with ``events`` holding only the events
+            after the revision asked for (all of them when none was).
+        identity: The session's incarnation: it changes when the session is deleted and
+            created again under the same id.
+        size: Bytes of stored JSON of those events.
+    """
+
+    session: Session
+    identity: str
+    size: int
+
+
+@dataclasses.dataclass(frozen=True)
+class AppendResult:
+    """What a backend's commit did.
+
+    Attributes:
+        event: The stored event (the caller's object on a fresh commit).
+        sequence: The event's per-session sequence number (= the revision it produced).
+        update_time: The session's last update time after the commit.
+        already_stored: True when the event id was already stored and nothing changed.
+    """
+
+    event: Event
+    sequence: int
+    update_time: float
+    already_stored: bool = False
+
+
+def check_event(event: Event) -> None:
+    """Run every check :meth:`BaseSessionService.append_event` makes, writing nothing.
+
+    For callers that write several events and want to refuse bad input before the first
+    write (e.g. creating a session with events).
+
+    Raises:
+        SerializationError: A value cannot be stored (the error names its path).
+        InputValidationError: An id is malformed.
+    """
+    probe = Session(id="probe", app_name="probe", user_id="probe")
+    prepare_append(probe, event.model_copy(deep=True))
+
+
+def prepare_append(session: Session, event: Event) -> tuple[PreparedAppend, dict[str, Any]]:
+    validate_id(event.id, "event.id")
+    validate_optional_text(event.invocation_id, "event.invocation_id")
+    original = event.actions.state_delta
+    session_delta, app_delta, user_delta, temp = split_state_delta(original)
+    if temp:
+        event.actions.state_delta = {k: v for k, v in original.items() if k not in temp}
+    try:
+        event_json = event_to_json(event)
+        check_storable(event, event_json)
+        encoded = [
+            encode_scope(session_delta, ""),
+            encode_scope(app_delta, "app:"),
+            encode_scope(user_delta, "user:"),
+        ]
+    except BaseException:
+        event.actions.state_delta = original
+        raise
+    prepared = PreparedAppend(
+        event=event,
+        event_json=event_json,
+        expected_revision=session.revision,
+        incarnation=session._incarnation,
+        fence=session._fence,
+        session_delta=encoded[0],
+        app_delta=encoded[1],
+        user_delta=encoded[2],
+    )
+    return prepared, temp
+
+
+def encode_scope(delta: dict[str, Any], prefix: str, name: str = "state_delta") -> dict[str, Any]:
+    return {
+        key: codec.encode_value(value, f"{name}[{prefix + key!r}]") for key, value in delta.items()
+    }
+
+
+@dataclasses.dataclass(frozen=True)
+class PreparedCreate:
+    """A ``create_session`` call checked and encoded, handed to a backend.
+
+    Attributes:
+        session_id: The given id, or a fresh uuid4.
+        session_state: Session-scoped keys, values encoded with :mod:`adk_runtime.codec`.
+        app_state: ``app:`` keys without the prefix, values encoded.
+        user_state: ``user:`` keys without the prefix, values encoded.
+    """
+
+    session_id: str
+    session_state: dict[str, Any]
+    app_state: dict[str, Any]
+    user_state: dict[str, Any]
+
+
+def prepare_create(
+    app_name: str, user_id: str, state: dict[str, Any] | None, session_id: str | None
+) -> PreparedCreate:
+    """Validate the key and encode the initial state of a new session (``temp:`` dropped).
+
+    Raises:
+        InputValidationError: An id is malformed.
+        SerializationError: A value cannot be stored; the error names it, e.g. ``state['k']``.
+    """
+    session_id = str(uuid.uuid4()) if session_id is None else session_id
+    validate_session_key(app_name, user_id, session_id)
+    session_state, app_state, user_state, _temp = split_state_delta(state or {})
+    return PreparedCreate(
+        session_id=session_id,
+        session_state=encode_scope(session_state, "", "state"),
+        app_state=encode_scope(app_state, "app:", "state"),
+        user_state=encode_scope(user_state, "user:", "state"),
+    )
+
+
+def apply_result(
+    session: Session, prepared: PreparedAppend, temp: dict[str, Any], result: AppendResult
+) -> None:
+    if result.already_stored:
+        if result.sequence != session.revision + 1:
+            return
+        event = result.event
+        delta = event.actions.state_delta
+    else:
+        event = prepared.event
+        delta = event.actions.state_delta
+    session.state.update(temp)
+    session.state.update(delta)
+    session.events.append(event)
+    session.revision = result.sequence
+    session.last_update_time = result.update_time
