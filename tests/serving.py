@@ -52,8 +52,24 @@ def free_port() -> int:
 def running_server(*args: str, env: dict[str, str] | None = None) -> Iterator[str]:
     """Start ``adk-runtime serve ARGS --port <free>``; yield its base URL; stop it after."""
     port = free_port()
+    command = [sys.executable, "-m", "adk_runtime.cli", "serve", *args, "--port", str(port)]
+    with running_process(command, port, "/health", env=env) as base:
+        yield base
+
+
+@contextlib.contextmanager
+def running_process(
+    command: list[str],
+    port: int,
+    ready_path: str,
+    *,
+    env: dict[str, str] | None = None,
+    start_seconds: float = 30,
+) -> Iterator[str]:
+    """Run an HTTP server ``command`` on ``port``; yield its base URL once ``ready_path``
+    answers 200; stop it (terminate, then kill) after."""
     proc = subprocess.Popen(
-        [sys.executable, "-m", "adk_runtime.cli", "serve", *args, "--port", str(port)],
+        command,
         cwd=ROOT,
         env=env or cli_env(),
         stdout=subprocess.PIPE,
@@ -62,17 +78,15 @@ def running_server(*args: str, env: dict[str, str] | None = None) -> Iterator[st
     )
     base = f"http://127.0.0.1:{port}"
     try:
-        deadline = time.monotonic() + 30
+        deadline = time.monotonic() + start_seconds
         while True:
             if proc.poll() is not None:
                 raise RuntimeError(f"server exited: {proc.stdout.read() if proc.stdout else ''}")
-            try:
-                if httpx.get(base + "/health", timeout=1).status_code == 200:
+            with contextlib.suppress(httpx.TransportError):
+                if httpx.get(base + ready_path, timeout=1).status_code == 200:
                     break
-            except httpx.TransportError:
-                pass
             if time.monotonic() > deadline:
-                raise RuntimeError("server did not start in 30 s")
+                raise RuntimeError(f"server did not start in {start_seconds:g} s")
             time.sleep(0.1)
         yield base
     finally:

@@ -16,7 +16,7 @@ __all__ = ["RequireConfirmation", "gate", "requires_confirmation"]
 RequireConfirmation: TypeAlias = bool | Callable[..., Any]
 """True, or a predicate of the call's arguments (and ``tool_context`` if it takes one)."""
 
-PENDING = "This tool call requires confirmation, please approve or reject."
+PENDING = "Waiting for the user to approve or reject this tool call."
 REJECTED = "This tool call is rejected."
 
 

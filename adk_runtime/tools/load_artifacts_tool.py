@@ -7,12 +7,12 @@ import binascii
 import inspect
 import json
 import logging
-from collections.abc import Awaitable, Callable, Sequence
-from typing import TYPE_CHECKING, Any, TypeAlias
+from collections.abc import Awaitable, Callable
+from typing import TYPE_CHECKING, TypeAlias
 
 from google.genai import types
 
-from adk_runtime.tools.base_tool import BaseTool
+from adk_runtime.tools._names_tool import NamesTool, names_of
 
 if TYPE_CHECKING:
     from adk_runtime.models.llm_request import LlmRequest
@@ -41,10 +41,6 @@ _TEXT_TYPES = (
     | _XML_IMAGES
 )
 _TEXT_SUFFIXES = (".csv", ".txt", ".json", ".xml", ".md")
-_STATUS = (
-    "artifact contents temporarily inserted and removed. to access these artifacts, call "
-    "load_artifacts tool again."
-)
 
 
 def _base_type(mime_type: str | None) -> str:
@@ -114,15 +110,7 @@ def _resolve_name(requested: str, available: set[str]) -> str | None:
     return prefixed if prefixed in available else None
 
 
-def _names(value: Any) -> list[str] | None:
-    if isinstance(value, (str, bytes)) or not isinstance(value, Sequence):
-        return None
-    if not all(isinstance(name, str) for name in value):
-        return None
-    return list(value)
-
-
-class LoadArtifactsTool(BaseTool):
+class LoadArtifactsTool(NamesTool):
     """Offers the session's artifacts to the model and shows the ones it asks for.
 
     Before each model call the instruction lists the artifact names. When the model calls
@@ -139,34 +127,8 @@ class LoadArtifactsTool(BaseTool):
                 the part to show, or None to leave the artifact out. If it raises, the
                 artifact is left out and the error logged.
         """
-        super().__init__(
-            name="load_artifacts",
-            description=(
-                "Loads artifacts into the session for this request.\n\nNOTE: Call when you "
-                "need access to artifacts (for example, uploads saved by the web UI)."
-            ),
-        )
+        super().__init__(name="load_artifacts", parameter="artifact_names", things="artifacts")
         self._process_artifact = process_artifact
-
-    def _get_declaration(self) -> types.FunctionDeclaration | None:
-        return types.FunctionDeclaration(
-            name=self.name,
-            description=self.description,
-            parameters_json_schema={
-                "type": "object",
-                "properties": {"artifact_names": {"type": "array", "items": {"type": "string"}}},
-            },
-        )
-
-    async def run_async(self, *, args: dict[str, Any], tool_context: ToolContext) -> Any:
-        """Acknowledge the names; the contents go into the next request."""
-        names = _names(args.get("artifact_names", []))
-        if names is None:
-            return {
-                "error": "'artifact_names' must be a list of strings.",
-                "error_code": "INVALID_ARGUMENTS",
-            }
-        return {"artifact_names": names, "status": _STATUS}
 
     async def process_llm_request(
         self, *, tool_context: ToolContext, llm_request: LlmRequest
@@ -198,7 +160,7 @@ class LoadArtifactsTool(BaseTool):
             response = part.function_response
             if response is None or response.name != "load_artifacts":
                 continue
-            names = _names((response.response or {}).get("artifact_names", []))
+            names = names_of((response.response or {}).get("artifact_names", []))
             if names is None:
                 logger.warning("Ignoring invalid artifact_names in a load_artifacts response.")
                 continue

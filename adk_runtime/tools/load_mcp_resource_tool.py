@@ -10,7 +10,7 @@ from typing import TYPE_CHECKING, Any
 
 from google.genai import types
 
-from adk_runtime.tools.base_tool import BaseTool
+from adk_runtime.tools._names_tool import NamesTool
 
 if TYPE_CHECKING:
     from adk_runtime.models.llm_request import LlmRequest
@@ -21,13 +21,8 @@ __all__ = ["LoadMcpResourceTool"]
 
 logger = logging.getLogger(__name__)
 
-_STATUS = (
-    "resource contents temporarily inserted and removed. to access these resources, call "
-    "load_mcp_resource tool again."
-)
 
-
-class LoadMcpResourceTool(BaseTool):
+class LoadMcpResourceTool(NamesTool):
     """Lists an MCP server's resources to the model and shows the ones it asks for.
 
     Offered by ``McpToolset(use_mcp_resources=True)``. Like ``load_artifacts``, the contents
@@ -37,30 +32,9 @@ class LoadMcpResourceTool(BaseTool):
     def __init__(self, mcp_toolset: McpToolset) -> None:
         """Serve the resources of ``mcp_toolset``'s server."""
         super().__init__(
-            name="load_mcp_resource",
-            description=(
-                "Loads resources from the MCP server.\n\nNOTE: Call when you need access to "
-                "resources."
-            ),
+            name="load_mcp_resource", parameter="resource_names", things="MCP resources"
         )
         self._mcp_toolset = mcp_toolset
-
-    def _get_declaration(self) -> types.FunctionDeclaration | None:
-        return types.FunctionDeclaration(
-            name=self.name,
-            description=self.description,
-            parameters_json_schema={
-                "type": "object",
-                "properties": {"resource_names": {"type": "array", "items": {"type": "string"}}},
-            },
-        )
-
-    async def run_async(self, *, args: dict[str, Any], tool_context: ToolContext) -> Any:
-        """Acknowledge the names; the contents go into the next request."""
-        names = args.get("resource_names", [])
-        if not isinstance(names, list) or not all(isinstance(n, str) for n in names):
-            return {"error": "'resource_names' must be a list of strings."}
-        return {"resource_names": names, "status": _STATUS}
 
     async def process_llm_request(
         self, *, tool_context: ToolContext, llm_request: LlmRequest

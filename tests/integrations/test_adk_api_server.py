@@ -4,9 +4,7 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
-import subprocess
 import sys
-import time
 from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
@@ -16,7 +14,7 @@ import pytest
 
 from adk_runtime.sessions import session_service_from_url
 from tests.integrations.support import APP, artifact_uri, store_uri
-from tests.serving import ROOT, cli_env, free_port
+from tests.serving import free_port, running_process
 from tests.stores import durable_params
 
 AGENT_MODULE = "from tests.integrations.adk_agent import root_agent\n"
@@ -37,48 +35,10 @@ def _agents_dir(tmp_path: Path) -> Path:
 def _api_server(agents: Path, session_uri: str, artifact_uri: str) -> Iterator[str]:
     port = free_port()
     adk = Path(sys.executable).parent / "adk"
-    proc = subprocess.Popen(
-        [
-            str(adk),
-            "api_server",
-            "--host",
-            "127.0.0.1",
-            "--port",
-            str(port),
-            "--session_service_uri",
-            session_uri,
-            "--artifact_service_uri",
-            artifact_uri,
-            str(agents),
-        ],
-        cwd=ROOT,
-        env=cli_env(),
-        stdout=subprocess.PIPE,
-        stderr=subprocess.STDOUT,
-        text=True,
-    )
-    base = f"http://127.0.0.1:{port}"
-    try:
-        deadline = time.monotonic() + 60
-        while True:
-            if proc.poll() is not None:
-                raise RuntimeError(proc.stdout.read() if proc.stdout else "adk exited")
-            with contextlib.suppress(httpx.TransportError):
-                if httpx.get(base + "/list-apps", timeout=1).status_code == 200:
-                    break
-            if time.monotonic() > deadline:
-                raise RuntimeError("adk api_server did not start in 60 s")
-            time.sleep(0.2)
+    command = [str(adk), "api_server", "--host", "127.0.0.1", "--port", str(port)]
+    command += ["--session_service_uri", session_uri, "--artifact_service_uri", artifact_uri]
+    with running_process([*command, str(agents)], port, "/list-apps", start_seconds=60) as base:
         yield base
-    finally:
-        proc.terminate()
-        try:
-            proc.wait(timeout=15)
-        except subprocess.TimeoutExpired:
-            proc.kill()
-            proc.wait()
-        if proc.stdout:
-            proc.stdout.close()
 
 
 def _run(base: str, text: str) -> list[dict[str, Any]]:

@@ -3,10 +3,12 @@
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import json
 from collections.abc import AsyncIterator
 from typing import Any
 
+import pytest
 import uvicorn
 from starlette.applications import Starlette
 from starlette.requests import Request
@@ -80,3 +82,19 @@ async def _sse(bodies: list[dict[str, Any]]) -> AsyncIterator[bytes]:
     for body in bodies:
         yield f"data: {json.dumps(body)}\r\n\r\n".encode()
         await asyncio.sleep(0)
+
+
+@contextlib.asynccontextmanager
+async def serving(monkeypatch: pytest.MonkeyPatch) -> AsyncIterator[FakeGemini]:
+    """A started fake server, with google-genai's API key set; its clients closed after."""
+    monkeypatch.setenv("GOOGLE_API_KEY", "test-key")
+    monkeypatch.delenv("GEMINI_API_KEY", raising=False)
+    monkeypatch.delenv("GOOGLE_GENAI_USE_VERTEXAI", raising=False)
+    server = FakeGemini()
+    await server.start()
+    try:
+        yield server
+    finally:
+        for model in server.clients:
+            await model.aclose()
+        await server.stop()

@@ -12,7 +12,7 @@ from adk_runtime.agents import LlmAgent, RunConfig, StreamingMode
 from adk_runtime.errors import ConfigurationError
 from adk_runtime.models import Gemini, LLMRegistry, LlmRequest, LlmResponse
 from adk_runtime.sessions import BaseSessionService
-from tests.llm.fake_gemini import FakeGemini, error_body, parts_body, text_body
+from tests.llm.fake_gemini import FakeGemini, error_body, parts_body, serving, text_body
 from tests.llm.helpers import send, start, stored, texts
 
 FAST_RETRY = types.HttpRetryOptions(attempts=3, initial_delay=0.01, max_delay=0.02)
@@ -20,15 +20,8 @@ FAST_RETRY = types.HttpRetryOptions(attempts=3, initial_delay=0.01, max_delay=0.
 
 @pytest.fixture
 async def fake(monkeypatch: pytest.MonkeyPatch) -> AsyncIterator[FakeGemini]:
-    monkeypatch.setenv("GOOGLE_API_KEY", "test-key")
-    monkeypatch.delenv("GEMINI_API_KEY", raising=False)
-    monkeypatch.delenv("GOOGLE_GENAI_USE_VERTEXAI", raising=False)
-    server = FakeGemini()
-    await server.start()
-    yield server
-    for model in server.clients:
-        await model.aclose()
-    await server.stop()
+    async with serving(monkeypatch) as server:
+        yield server
 
 
 def gemini(fake: FakeGemini) -> Gemini:

@@ -16,7 +16,7 @@ from adk_runtime.testing import ScriptedModel, function_call
 from adk_runtime.tools import enterprise_web_search, google_search, load_artifacts, url_context
 from adk_runtime.tools.google_search_tool import GoogleSearchTool
 from adk_runtime.tools.load_artifacts_tool import as_safe_part_for_llm
-from tests.llm.fake_gemini import FakeGemini, parts_body, text_body
+from tests.llm.fake_gemini import FakeGemini, parts_body, serving, text_body
 from tests.llm.helpers import send, start, stored, texts
 
 FAST_RETRY = types.HttpRetryOptions(attempts=1)
@@ -24,15 +24,8 @@ FAST_RETRY = types.HttpRetryOptions(attempts=1)
 
 @pytest.fixture
 async def fake(monkeypatch: pytest.MonkeyPatch) -> AsyncIterator[FakeGemini]:
-    monkeypatch.setenv("GOOGLE_API_KEY", "test-key")
-    monkeypatch.delenv("GEMINI_API_KEY", raising=False)
-    monkeypatch.delenv("GOOGLE_GENAI_USE_VERTEXAI", raising=False)
-    server = FakeGemini()
-    await server.start()
-    yield server
-    for model in server.clients:
-        await model.aclose()
-    await server.stop()
+    async with serving(monkeypatch) as server:
+        yield server
 
 
 def gemini(fake: FakeGemini) -> Gemini:

@@ -93,7 +93,7 @@ async def test_require_confirmation_pauses_then_runs_when_confirmed(
     call, request, pending = paused  # the request comes first, as in google-adk
     assert RUNS == []  # nothing ran yet
     assert pending.get_function_responses()[0].response == {
-        "error": "This tool call requires confirmation, please approve or reject."
+        "error": "Waiting for the user to approve or reject this tool call."
     }
     asked = pending.actions.requested_tool_confirmations["c1"]
     assert "transfer_money()" in asked.hint
