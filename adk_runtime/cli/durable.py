@@ -35,17 +35,6 @@ _session_option = click.option(
 )
 
 
-def _as_json(item: OpenInvocation) -> dict[str, object]:
-    return {
-        "appName": item.app_name,
-        "userId": item.user_id,
-        "sessionId": item.session_id,
-        "invocationId": item.invocation_id,
-        "startedAt": item.started_at,
-        "status": item.status,
-    }
-
-
 @click.command("interrupted")
 @session_url_option()
 @_app_option
@@ -74,7 +63,7 @@ def interrupted_command(
 
     found = run_async(go())
     if as_json:
-        click.echo(json.dumps([_as_json(item) for item in found], ensure_ascii=False))
+        click.echo(json.dumps([item.to_json() for item in found], ensure_ascii=False))
         return
     table = Table(title=f"interrupted invocations of {app_name}")
     for column in ("invocation", "session", "user", "status"):

@@ -14,7 +14,7 @@
 
 from __future__ import annotations
 
-from typing import Annotated, Any
+from typing import Annotated
 
 from fastapi import APIRouter, Query
 from fastapi.responses import JSONResponse, StreamingResponse
@@ -22,22 +22,10 @@ from fastapi.responses import JSONResponse, StreamingResponse
 from adk_runtime.server import run_routes
 from adk_runtime.server._state import AdkState
 from adk_runtime.server.models import ForkSessionRequest, RunAgentRequest, session_json
-from adk_runtime.sessions.invocations import OpenInvocation
 
 router = APIRouter()
 
 _SESSION = "/apps/{app_name}/users/{user_id}/sessions/{session_id}"
-
-
-def _invocation_json(item: OpenInvocation) -> dict[str, Any]:
-    return {
-        "appName": item.app_name,
-        "userId": item.user_id,
-        "sessionId": item.session_id,
-        "invocationId": item.invocation_id,
-        "startedAt": item.started_at,
-        "status": item.status,
-    }
 
 
 @router.get("/apps/{app_name}/interrupted-invocations")
@@ -56,7 +44,7 @@ async def list_interrupted(
         session_id=session_id,
         include_running=include_running,
     )
-    return JSONResponse([_invocation_json(item) for item in found])
+    return JSONResponse([item.to_json() for item in found])
 
 
 @router.post(_SESSION + "/invocations/{invocation_id}/resume")

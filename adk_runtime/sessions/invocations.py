@@ -49,6 +49,17 @@ class OpenInvocation:
         """True when nothing runs it any more (failed or crashed): it can be resumed."""
         return self.status != "running"
 
+    def to_json(self) -> dict[str, str | float]:
+        """The JSON form the CLI and the HTTP API give (camelCase keys, as ADK's API)."""
+        return {
+            "appName": self.app_name,
+            "userId": self.user_id,
+            "sessionId": self.session_id,
+            "invocationId": self.invocation_id,
+            "startedAt": self.started_at,
+            "status": self.status,
+        }
+
 
 def status_of(*, released: bool, held: bool) -> InvocationStatus:
     """The status of an open invocation from its session's claim.
