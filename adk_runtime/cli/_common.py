@@ -83,6 +83,25 @@ def session_url_option(
     )
 
 
+def agent_option() -> Callable[[F], F]:
+    """The ``--agent MODULE:ATTR`` option (see :func:`load_agent`)."""
+    return click.option(
+        "--agent", "agent_spec", required=True, metavar="MODULE:ATTR", help="The agent."
+    )
+
+
+def artifact_url_option(help: str) -> Callable[[F], F]:
+    """The ``--artifact-url`` option (also read from ``ADK_RUNTIME_ARTIFACT_URL``)."""
+    return click.option(
+        "--artifact-url",
+        envvar=ARTIFACT_URL_ENV,
+        show_envvar=True,
+        default=None,
+        metavar="URL",
+        help=help,
+    )
+
+
 def user_option(required: bool = False, default: str | None = None) -> Callable[[F], F]:
     """The ``--user`` option."""
     return click.option(

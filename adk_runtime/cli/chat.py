@@ -17,6 +17,7 @@ from adk_runtime.cli._chat import (
 from adk_runtime.cli._common import (
     ARTIFACT_URL_ENV,
     DEFAULT_USER,
+    agent_option,
     load_agent,
     run_async,
     session_url_option,
@@ -31,7 +32,7 @@ DEFAULT_CHAT_URL = "sqlite+aiosqlite:///.adk_runtime/sessions.db"
 
 
 @click.command()
-@click.option("--agent", "agent_spec", required=True, metavar="MODULE:ATTR", help="The agent.")
+@agent_option()
 @session_url_option("--session-url", "--url", default=DEFAULT_CHAT_URL)
 @click.option(
     "--artifact-url",

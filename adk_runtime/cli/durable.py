@@ -14,7 +14,8 @@ from rich.console import Console
 from rich.table import Table
 
 from adk_runtime.cli._common import (
-    ARTIFACT_URL_ENV,
+    agent_option,
+    artifact_url_option,
     load_agent,
     run_async,
     session_url_option,
@@ -108,16 +109,9 @@ def fork_command(
 
 
 @click.command()
-@click.option("--agent", "agent_spec", required=True, metavar="MODULE:ATTR", help="The agent.")
+@agent_option()
 @session_url_option("--session-url", "--url")
-@click.option(
-    "--artifact-url",
-    envvar=ARTIFACT_URL_ENV,
-    show_envvar=True,
-    default=None,
-    metavar="URL",
-    help="Artifact store (default: as for serve).",
-)
+@artifact_url_option("Artifact store (default: as for serve).")
 @click.option("--app", "app_name", default=None, help="App name (default: the agent's name).")
 @user_option()
 @_session_option

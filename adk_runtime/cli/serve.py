@@ -8,9 +8,10 @@ from typing import Any
 import click
 
 from adk_runtime.cli._common import (
-    ARTIFACT_URL_ENV,
     AUTH_TOKEN_ENV,
     MEMORY_URL_ENV,
+    agent_option,
+    artifact_url_option,
     load_agent,
     run_async,
     session_url_option,
@@ -26,16 +27,11 @@ DEFAULT_MAX_BODY_BYTES = 32 * 1024 * 1024
 
 
 @click.command()
-@click.option("--agent", "agent_spec", required=True, metavar="MODULE:ATTR", help="The agent.")
+@agent_option()
 @session_url_option("--session-url", "--url")
-@click.option(
-    "--artifact-url",
-    envvar=ARTIFACT_URL_ENV,
-    show_envvar=True,
-    default=None,
-    metavar="URL",
-    help="Artifact store (default: the session database if SQL, .adk_runtime/artifacts for "
-    "Redis, in memory for memory://).",
+@artifact_url_option(
+    "Artifact store (default: the session database if SQL, .adk_runtime/artifacts for "
+    "Redis, in memory for memory://)."
 )
 @click.option(
     "--memory-url",

@@ -50,25 +50,31 @@ def run_batch(
     append raised (its savepoint rolled back). Raises when the transaction itself fails.
     """
     connection.execute("BEGIN IMMEDIATE")
-    outcomes: list[tuple[Any, ...] | BaseException] = []
     try:
-        for params in batch:
-            if len(batch) == 1:
-                outcomes.append(apply(connection, params))
-                break
-            connection.execute(f"SAVEPOINT {_SAVEPOINT}")
-            try:
-                outcomes.append(apply(connection, params))
-            except sqlite3.Error as error:
-                connection.execute(f"ROLLBACK TO {_SAVEPOINT}")
-                outcomes.append(error)
-            connection.execute(f"RELEASE {_SAVEPOINT}")
+        if len(batch) == 1:  # alone: no savepoint needed
+            outcomes: list[tuple[Any, ...] | BaseException] = [apply(connection, batch[0])]
+        else:
+            outcomes = [_in_savepoint(connection, apply, params) for params in batch]
         connection.execute("COMMIT")
     except BaseException:
         if connection.in_transaction:
             connection.execute("ROLLBACK")
         raise
     return outcomes
+
+
+def _in_savepoint(
+    connection: sqlite3.Connection, apply: Apply, params: dict[str, Any]
+) -> tuple[Any, ...] | BaseException:
+    """One append of a batch; its own error rolls back its savepoint only."""
+    connection.execute(f"SAVEPOINT {_SAVEPOINT}")
+    try:
+        outcome: tuple[Any, ...] | BaseException = apply(connection, params)
+    except sqlite3.Error as error:
+        connection.execute(f"ROLLBACK TO {_SAVEPOINT}")
+        outcome = error
+    connection.execute(f"RELEASE {_SAVEPOINT}")
+    return outcome
 
 
 class _Queue:
