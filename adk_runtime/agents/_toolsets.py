@@ -4,7 +4,6 @@ from __future__ import annotations
 
 import asyncio
 import logging
-from collections.abc import Iterator
 from typing import TYPE_CHECKING, Any
 
 from adk_runtime.agents.readonly_context import ReadonlyContext
@@ -12,11 +11,10 @@ from adk_runtime.tools.base_tool import BaseTool
 from adk_runtime.tools.base_toolset import BaseToolset
 
 if TYPE_CHECKING:
-    from adk_runtime.agents.base_agent import BaseAgent
     from adk_runtime.models.llm_request import LlmRequest
     from adk_runtime.tools.tool_context import ToolContext
 
-__all__ = ["prepare_request", "resolve_tools", "toolsets_of"]
+__all__ = ["prepare_request", "resolve_tools"]
 
 logger = logging.getLogger(__name__)
 
@@ -66,16 +64,3 @@ async def prepare_request(
             await entry.process_llm_request(tool_context=tool_context, llm_request=request)
     for tool in tools:
         await tool.process_llm_request(tool_context=tool_context, llm_request=request)
-
-
-def toolsets_of(agent: BaseAgent) -> Iterator[BaseToolset]:
-    """Every toolset in the agent tree (each once)."""
-    seen: set[int] = set()
-    stack = [agent]
-    while stack:
-        current = stack.pop()
-        for entry in getattr(current, "tools", None) or []:
-            if isinstance(entry, BaseToolset) and id(entry) not in seen:
-                seen.add(id(entry))
-                yield entry
-        stack.extend(reversed(current.sub_agents))
