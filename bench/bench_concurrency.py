@@ -11,6 +11,8 @@ others do the same. Same run, same C:
 - ``google-adk``: google-adk 2.13's services on the same store (when installed).
 
 After each run every conversation is read back and must hold exactly its events, in order.
+For ours and google-adk the bench also prints this process's CPU time per append (``client
+cpu/append``): on a machine shared with the database, client CPU is what caps throughput.
 Targets (issue 13): events/s never falls as C rises; PostgreSQL at C=16 ≥ 0.6x the floor and
 ≥ 4x google-adk; p99 at C=64 ≤ 10x p50.
 """
@@ -37,6 +39,7 @@ from sqlalchemy.engine import make_url
 from adk_runtime.events import Event, EventActions, event_to_json
 from adk_runtime.sessions import session_service_from_url
 from adk_runtime.sessions.sql._append import _PG_APPEND
+from adk_runtime.sessions.sql._ttl import NEVER as _NEVER
 from adk_runtime.sql.pool import POOL_DEFAULTS
 from bench.common import Report, google_adk_available, percentile, postgres_database, quick
 
@@ -117,12 +120,17 @@ async def _services(
                     for s in sessions
                 )
             )
+            cpu = time.process_time()
             wall, samples = await _drive(c, per, append)
+            cpu = time.process_time() - cpu
         except Exception as exc:  # google-adk may fail under load: report, go on
             print(f"  {impl} failed at C={c}: {type(exc).__name__}: {str(exc)[:120]}")
             report.add(SUITE, backend, f"C={c} errors", 1, "run", impl=impl)
             continue
         _record(report, backend, c, impl, wall, samples)
+        # This process's CPU per append (the client side: encoding, driver, event loop).
+        per_append = cpu / len(samples) * 1e6
+        report.add(SUITE, backend, f"C={c} client cpu/append", per_append, "us", impl=impl)
         await _check(service, app, sessions, events)
 
 
@@ -156,23 +164,24 @@ async def _floor_postgres(report: Report, url: str) -> None:
 
             async def append(k: int, i: int, app: str = app, payloads: Any = payloads) -> None:
                 async with pool.acquire() as connection:
-                    row = await connection.fetchrow(
-                        _PG_APPEND,
-                        app,
-                        "u",
-                        f"s{k}",
-                        datetime.now(timezone.utc),
-                        i,
-                        f"e{i}",
-                        "inv",
-                        1.0,
-                        payloads[i],
-                        json.dumps({"turn": i}),
-                        None,
-                        json.dumps({"last": i}),
-                        None,  # any incarnation
-                        None,  # no fencing token: no turn holds the session
-                    )
+                    params = {
+                        "app": app,
+                        "user": "u",
+                        "sid": f"s{k}",
+                        "now": datetime.now(timezone.utc),
+                        "expected": i,
+                        "eid": f"e{i}",
+                        "inv": "inv",
+                        "ts": 1.0,
+                        "payload": payloads[i],
+                        "sdelta": json.dumps({"turn": i}),
+                        "adelta": None,
+                        "udelta": json.dumps({"last": i}),
+                        "ctime": None,  # any incarnation
+                        "fence": None,  # no fencing token: no turn holds the session
+                        "fresh": _NEVER,  # no TTL
+                    }
+                    row = await connection.fetchrow(_PG_APPEND.sql, *_PG_APPEND.args(params))
                 assert row is not None
 
             wall, samples = await _drive(c, per, append)

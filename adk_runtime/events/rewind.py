@@ -7,9 +7,11 @@ goes from the newest event back, skipping each cancelled span as a whole.
 
 from __future__ import annotations
 
+from collections.abc import Iterator
+
 from adk_runtime.events.event import Event
 
-__all__ = ["live_events"]
+__all__ = ["live_events", "live_events_newest_first"]
 
 
 def live_events(events: list[Event]) -> list[Event]:
@@ -32,3 +34,18 @@ def live_events(events: list[Event]) -> list[Event]:
         index -= 1
     kept.reverse()
     return kept
+
+
+def live_events_newest_first(events: list[Event]) -> Iterator[Event]:
+    """The events :func:`live_events` keeps, newest first, lazily.
+
+    Events after the newest rewind are all live (a rewind cancels only events before it), so
+    a caller that stops early (looking for the last agent to speak, say) costs O(what it
+    reads) instead of a walk over the whole conversation; the rest is worked out only if the
+    walk reaches a rewind.
+    """
+    for index in range(len(events) - 1, -1, -1):
+        if events[index].actions.rewind_before_invocation_id:
+            yield from reversed(live_events(events[: index + 1]))
+            return
+        yield events[index]

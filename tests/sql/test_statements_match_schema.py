@@ -1,10 +1,10 @@
-"""The hand-written hot-path statements agree with the schema the migrations build.
+"""The hot-path statements run on the driver connection agree with the migrated schema.
 
-The append and create statements are SQL text (one statement on PostgreSQL, one transaction
-on SQLite; see their module docstrings). The drift test checks the table definitions against
-the migrations; this test checks these statements against the same migrated schema: each is
-prepared (PostgreSQL) or explained (SQLite), which resolves every table, column and
-conflict target without running it.
+The append statements and PostgreSQL's create statement are built from the table definitions
+and compiled once per dialect (``_driver_statements``), so the drift test (model against
+migrations) covers their columns. This test checks each compiled statement against a
+migrated database: each is prepared (PostgreSQL) or explained (SQLite), which resolves every
+table, column and conflict target without running it.
 """
 
 from __future__ import annotations
@@ -17,12 +17,13 @@ from sqlalchemy.engine import make_url
 
 from adk_runtime.sessions.sql import _append, _create
 from adk_runtime.sql import Database, create_engine, migrate
+from adk_runtime.sql.types import SQLITE_JSON_MERGE
 from tests.sql_support import create_database, drop_database, unique_name
 
 _PG = {
-    "append": _append._PG_APPEND,
-    "explain": _append._PG_EXPLAIN,
-    "create": _create._PG_CREATE,
+    "append": _append._PG_APPEND.sql,
+    "explain": _append._PG_EXPLAIN.sql,
+    "create": _create._PG_CREATE.sql,
 }
 _SQLITE = {
     "cas": _append._SQLITE_CAS_STATE,
@@ -67,7 +68,7 @@ async def test_sqlite_statements_explain_against_the_migrated_schema(tmp_path: P
     path = tmp_path / "schema.db"
     await _migrated(f"sqlite+aiosqlite:///{path}")
     connection = sqlite3.connect(path)
-    connection.create_function(_append.SQLITE_JSON_MERGE, 2, lambda a, b: a)
+    connection.create_function(SQLITE_JSON_MERGE, 2, lambda a, b: a)
     try:
         for label, sql in _SQLITE.items():
             names = {name for name in _named_parameters(sql)}

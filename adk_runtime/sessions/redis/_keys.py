@@ -9,6 +9,7 @@ hash tag around the app name. Every key of an app therefore lands on one Redis C
 from __future__ import annotations
 
 import dataclasses
+import functools
 import re
 
 from adk_runtime.errors import ConfigurationError
@@ -66,7 +67,7 @@ class AppKeys:
     prefix: str
     app_name: str
 
-    @property
+    @functools.cached_property
     def base(self) -> str:
         """``<prefix>{<app>}``: the start of every key of the app."""
         return f"{self.prefix}{{{escape(self.app_name)}}}"
@@ -107,8 +108,12 @@ class SessionKeys:
     user_id: str
     session_id: str
 
+    @functools.cached_property
+    def _ids(self) -> str:
+        return f"{escape(self.user_id)}:{escape(self.session_id)}"
+
     def _key(self, kind: str) -> str:
-        return f"{self.app.base}:{kind}:{escape(self.user_id)}:{escape(self.session_id)}"
+        return f"{self.app.base}:{kind}:{self._ids}"
 
     @property
     def meta(self) -> str:

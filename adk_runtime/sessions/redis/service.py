@@ -67,7 +67,7 @@ from __future__ import annotations
 import asyncio
 import math
 import uuid
-from collections.abc import Awaitable, Callable
+from collections.abc import Awaitable, Callable, Mapping
 from typing import Any, TypeVar
 from urllib.parse import parse_qsl, urlencode, urlsplit, urlunsplit
 
@@ -99,7 +99,7 @@ from adk_runtime.sessions.base import (
 )
 from adk_runtime.sessions.fork import PreparedFork
 from adk_runtime.sessions.invocations import InvocationStatus, OpenInvocation
-from adk_runtime.sessions.redis import _clients, _listing
+from adk_runtime.sessions.redis import _batching, _clients, _listing
 from adk_runtime.sessions.redis import _protocol as protocol
 from adk_runtime.sessions.redis._errors import closed_under_the_call, translate
 from adk_runtime.sessions.redis._keys import (
@@ -110,7 +110,7 @@ from adk_runtime.sessions.redis._keys import (
     parse_app_index_member,
 )
 from adk_runtime.sessions.redis._scripts import Scripts
-from adk_runtime.sessions.redis._values import decode_pairs, text
+from adk_runtime.sessions.redis._values import decode_mapping, decode_pairs, text
 from adk_runtime.sessions.retention import IdleSession
 from adk_runtime.sessions.session import Session
 from adk_runtime.sessions.state import merge_state
@@ -202,12 +202,19 @@ class RedisSessionService(BaseSessionService):
         self._url = url
         self._pool_options = pool
         self._cluster = isinstance(self._client, RedisCluster)
-        # Calls beyond the pool wait in line (first come, first served): redis-py's blocking
-        # pool alone wakes its waiters in no order, and some waited a second at 256 callers.
-        self._gate = _clients.Gate(pool) if self._cluster or self._owns_client else None
         self._wait_replicas = _count("wait_replicas", wait_replicas)
         self._wait_timeout_ms = _positive_int("wait_timeout_ms", wait_timeout_ms)
+        # One server: scripts called at once share round trips, on a few connections, first
+        # come first served (see _batching). Otherwise calls beyond the pool wait in line:
+        # redis-py's blocking pool alone wakes its waiters in no order (some waited a second
+        # at 256 callers), and a cluster's per-node pools fail when full.
+        self._batching = not self._cluster and not self._wait_replicas
+        self._lanes = min(_batching.LANES, pool.max_connections)
+        self._batcher: _batching.ScriptBatcher | None = None
+        batched_or_borrowed = self._batching or not self._owns_client
+        self._gate = None if batched_or_borrowed and not self._cluster else _clients.Gate(pool)
         self._scripts = Scripts.register(self._client)
+        self._apps: dict[str, AppKeys] = {}
         self._loop: asyncio.AbstractEventLoop | None = None
         if cache_bytes is not None:
             self._session_cache = SessionCache(cache_bytes)
@@ -272,6 +279,8 @@ class RedisSessionService(BaseSessionService):
                     pool.reset()
             if self._gate is not None:
                 self._gate.reset()
+            if self._batching:  # its lanes and line belong to the loop
+                self._batcher = _batching.ScriptBatcher(self._client, self._lanes)
             self._loop = loop
 
     async def _call(self, op: Callable[[Scripts], Awaitable[_T]]) -> _T:
@@ -290,16 +299,31 @@ class RedisSessionService(BaseSessionService):
                 raise translate(exc, self._where) from exc
             raise
 
+    def _read(self, script: AsyncScript, keys: list[str], args: list[Any]) -> Awaitable[Any]:
+        """A read script (batched with the calls made at the same moment on one server)."""
+        if self._batcher is not None:
+            return self._batcher.call(script, keys, args)
+        return script(keys, args)
+
     def _write(self, script: AsyncScript, keys: list[str], args: list[Any]) -> Awaitable[Any]:
         """A write script, followed by ``WAIT`` for the replicas when ``wait_replicas`` asks."""
         if not self._wait_replicas:
-            return script(keys, args)
+            return self._read(script, keys, args)
         return _clients.eval_and_wait(
             self._client, script, keys, args, self._wait_replicas, self._wait_timeout_ms
         )
 
     def _keys(self, app_name: str, user_id: str, session_id: str) -> SessionKeys:
-        return AppKeys(self._prefix, app_name).session(user_id, session_id)
+        return self._app_keys(app_name).session(user_id, session_id)
+
+    def _app_keys(self, app_name: str) -> AppKeys:
+        """The app's keys (kept for a few apps: their escaped prefix is built once)."""
+        keys = self._apps.get(app_name)
+        if keys is None:
+            if len(self._apps) >= 64:
+                self._apps.clear()
+            keys = self._apps[app_name] = AppKeys(self._prefix, app_name)
+        return keys
 
     async def _create_session(
         self, app_name: str, user_id: str, prepared: PreparedCreate
@@ -322,7 +346,7 @@ class RedisSessionService(BaseSessionService):
         count, after = _event_window(config)
         keys = self._keys(app_name, user_id, session_id)
         script_keys, args = protocol.get_call(keys, count=count, after=after)
-        reply = protocol.parse_get(await self._call(lambda s: s.get(script_keys, args)))
+        reply = protocol.parse_get(await self._call(lambda s: self._read(s.get, script_keys, args)))
         return None if reply is None else _session(keys, reply)
 
     async def _get_session_tail(
@@ -330,7 +354,7 @@ class RedisSessionService(BaseSessionService):
     ) -> SessionTail | None:
         keys = self._keys(app_name, user_id, session_id)
         script_keys, args = protocol.get_call(keys, count=-1, after="", since=after_revision)
-        reply = protocol.parse_get(await self._call(lambda s: s.get(script_keys, args)))
+        reply = protocol.parse_get(await self._call(lambda s: self._read(s.get, script_keys, args)))
         if reply is None:
             return None
         size = sum(len(item) for item in reply.events)
@@ -341,6 +365,11 @@ class RedisSessionService(BaseSessionService):
         app = AppKeys(self._prefix, query.app_name)
         lister = _listing.Lister(app, query.user_id, self._call)
         return await lister.page(query.limit, query.after)
+
+    async def _get_user_state(self, app_name: str, user_id: str) -> dict[str, Any]:
+        key = self._app_keys(app_name).user_state(user_id)
+        stored: Mapping[Any, Any] = await self._call(lambda _: self._client.hgetall(key))
+        return decode_mapping(stored)
 
     async def _stored_payloads(self, app_name: str, user_id: str, session_id: str) -> list[str]:
         events_key = self._keys(app_name, user_id, session_id).events
@@ -491,7 +520,7 @@ class RedisSessionService(BaseSessionService):
     ) -> list[OpenInvocation]:
         app = AppKeys(self._prefix, app_name)
         script_keys, args = protocol.open_call(app, user_id, session_id)
-        reply = await self._call(lambda s: s.open(script_keys, args))
+        reply = await self._call(lambda s: self._read(s.open, script_keys, args))
         found = []
         for i in range(0, len(reply), 4):
             owner, sid = parse_app_index_member(text(reply[i]))

@@ -1,8 +1,9 @@
 """Creating a session: the row and the app/user state merges, atomically.
 
-- PostgreSQL: one statement (data-modifying CTEs) in autocommit mode, one round trip. It
-  returns nothing when the key is taken (``ON CONFLICT DO NOTHING``), and then writes nothing:
-  the state merges read their input from the inserted row.
+- PostgreSQL: one statement (data-modifying CTEs, built from the table definitions in
+  :mod:`._driver_statements`) in autocommit mode, one round trip. It returns nothing when the
+  key is taken (``ON CONFLICT DO NOTHING``), and then writes nothing: the state merges read
+  their input from the inserted row.
 - SQLite: one ``BEGIN IMMEDIATE`` transaction of SQLAlchemy statements (round trips cost
   nothing in process).
 
@@ -18,6 +19,7 @@ from typing import Any
 
 from adk_runtime import codec
 from adk_runtime.sessions.base import PreparedCreate
+from adk_runtime.sessions.sql import _driver_statements as driver_statements
 from adk_runtime.sessions.sql import _statements as statements
 from adk_runtime.sql.engine import Database
 
@@ -26,32 +28,7 @@ __all__ = ["Created", "create"]
 # (update_time, app state, user state), or None when the session exists already.
 Created = tuple[datetime, dict[str, Any], dict[str, Any]] | None
 
-_PG_CREATE = """
-WITH s AS (
-  INSERT INTO adk_sessions (app_name, user_id, id, state, revision, create_time, update_time)
-  VALUES ($1, $2, $3, $4::jsonb, 0, $5, $5)
-  ON CONFLICT DO NOTHING
-  RETURNING update_time
-), a AS (
-  INSERT INTO adk_app_states AS t (app_name, state, update_time)
-  SELECT $1, $6::jsonb, $5 FROM s WHERE $6::jsonb IS NOT NULL
-  ON CONFLICT (app_name) DO UPDATE
-  SET state = t.state || EXCLUDED.state, update_time = EXCLUDED.update_time
-  RETURNING state
-), u AS (
-  INSERT INTO adk_user_states AS t (app_name, user_id, state, update_time)
-  SELECT $1, $2, $7::jsonb, $5 FROM s WHERE $7::jsonb IS NOT NULL
-  ON CONFLICT (app_name, user_id) DO UPDATE
-  SET state = t.state || EXCLUDED.state, update_time = EXCLUDED.update_time
-  RETURNING state
-)
-SELECT s.update_time,
-  COALESCE((SELECT state FROM a),
-           (SELECT state FROM adk_app_states WHERE app_name = $1)) AS app_state,
-  COALESCE((SELECT state FROM u),
-           (SELECT state FROM adk_user_states WHERE app_name = $1 AND user_id = $2)) AS user_state
-FROM s
-"""
+_PG_CREATE = driver_statements.POSTGRESQL["create"]
 
 
 def _json(value: Mapping[str, Any]) -> str:
@@ -67,16 +44,17 @@ def _document(value: Any) -> dict[str, Any]:
 async def _create_postgresql(
     db: Database, key: tuple[str, str], prepared: PreparedCreate, now: datetime
 ) -> Created:
-    args = [
-        *key,
-        prepared.session_id,
-        _json(prepared.session_state),
-        now,
-        _json(prepared.app_state) if prepared.app_state else None,
-        _json(prepared.user_state) if prepared.user_state else None,
-    ]
+    params = {
+        "app": key[0],
+        "user": key[1],
+        "sid": prepared.session_id,
+        "state": _json(prepared.session_state),
+        "now": now,
+        "adelta": _json(prepared.app_state) if prepared.app_state else None,
+        "udelta": _json(prepared.user_state) if prepared.user_state else None,
+    }
     async with db.driver_connection(write=True) as connection:
-        row = await connection.fetchrow(_PG_CREATE, *args)
+        row = await connection.fetchrow(_PG_CREATE.sql, *_PG_CREATE.args(params))
     if row is None:
         return None
     return row["update_time"], _document(row["app_state"]), _document(row["user_state"])

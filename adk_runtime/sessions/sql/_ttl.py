@@ -7,15 +7,15 @@ A session not written for ``ttl_seconds`` (its ``update_time``, the writers' clo
   listing is newest first, so the expired sessions are its tail), a turn cannot claim it
   (``SessionNotFoundError``), ``fork_session`` finds no source, and it is not listed among
   interrupted invocations;
+- an append to it raises ``SessionNotFoundError`` and writes nothing, in a turn or outside
+  one, as on Redis, where its keys are gone (the append's compare-and-set checks the update
+  time): an expired session is never brought back by a late writer;
 - ``create_session`` with its id first deletes it (one statement), then creates the new one;
 - it is **removed** in the background: at most once per sweep interval (the TTL, capped at a
   minute) per app and process, a create starts a sweep, which walks the app's expired sessions
   through the ``(app_name, update_time, …)`` index a batch at a time and deletes each one in
   its own short statement (the retention walk of :mod:`adk_runtime.sessions.retention`): no
   long transaction, no table scan. ``adk-runtime sessions prune`` does the same on demand.
-
-An append made outside a turn (no claim) to a session that expired but was not swept yet
-writes it again, as a write before the expiry would have.
 """
 
 from __future__ import annotations

@@ -197,6 +197,14 @@ class DatabaseSessionService(BaseSessionService):
     def _alive(self, row: Row[Any]) -> bool:
         return self._expiry.alive(row.update_time)
 
+    async def _get_user_state(self, app_name: str, user_id: str) -> dict[str, Any]:
+        db = await self._open()
+        async with db.autocommit() as connection:
+            state = await connection.scalar(
+                statements.SCOPE_STATE[True], {"app": app_name, "user": user_id}
+            )
+        return codec.decode_state(state or {})
+
     async def _stored_payloads(self, app_name: str, user_id: str, session_id: str) -> list[str]:
         db = await self._open()
         params = {"app": app_name, "user": user_id, "sid": session_id}
@@ -244,7 +252,7 @@ class DatabaseSessionService(BaseSessionService):
     async def _append_event(self, session: Session, prepared: PreparedAppend) -> AppendResult:
         db = await self._open()
         key = (session.app_name, session.user_id, session.id)
-        return await _append.append(db, key, prepared, _now())
+        return await _append.append(db, key, prepared, _now(), self._expiry.fresh_after())
 
     async def _fork_session(self, key: tuple[str, str, str], prepared: PreparedFork) -> None:
         db = await self._open()

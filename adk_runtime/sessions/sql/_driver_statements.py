@@ -1,0 +1,283 @@
+"""The statements run on the driver connection, built from the table definitions.
+
+:mod:`._append` (every append) and :mod:`._create` (a PostgreSQL create) run them on the
+driver connection (asyncpg, or the aiosqlite worker thread's ``sqlite3`` connection):
+SQLAlchemy's per-execution overhead is larger than these statements, so it only builds and
+compiles them here, once per dialect, at import. Built from the
+:mod:`.tables` definitions, they name only columns the model declares, and the model is
+checked against the migrations by the drift test (``tests/sql/test_migrations.py``);
+``tests/sql/test_statements_match_schema.py`` also prepares each compiled statement against
+a migrated database.
+
+Parameters, by name: ``app``, ``user``, ``sid`` (the session), ``now`` (the write time),
+``expected`` (the revision the writer read), ``fresh`` (sessions last written before it
+have expired: the TTL's bound, or 1970), ``ctime`` (the session's create time the writer
+saw, or NULL), ``fence`` (the writer's claim token, or NULL), ``eid``, ``inv``, ``ts``,
+``payload`` (the event), ``sdelta``, ``adelta``, ``udelta`` (JSON text of the session, app
+and user state deltas, or NULL), ``seq`` (SQLite: the new revision, for the event row),
+``state`` (a new session's state, JSON text).
+"""
+
+from __future__ import annotations
+
+import dataclasses
+from collections.abc import Mapping
+from typing import Any
+
+from sqlalchemy import (
+    BindParameter,
+    ColumnElement,
+    Double,
+    Integer,
+    String,
+    Table,
+    Text,
+    and_,
+    bindparam,
+    case,
+    exists,
+    func,
+    insert,
+    literal_column,
+    or_,
+    select,
+    update,
+)
+from sqlalchemy.dialects import postgresql, sqlite
+from sqlalchemy.dialects.postgresql.asyncpg import PGDialect_asyncpg
+from sqlalchemy.engine import Dialect
+from sqlalchemy.sql import ClauseElement, Update
+from sqlalchemy.sql.compiler import SQLCompiler
+
+from adk_runtime.sessions.sql.tables import app_states, events, sessions, user_states
+from adk_runtime.sql.types import DateTimeUTC, JSONDocument, epoch_now, json_merge
+
+__all__ = ["POSTGRESQL", "SQLITE", "Compiled"]
+
+_ASYNCPG: Dialect = PGDialect_asyncpg()  # type: ignore[no-untyped-call]  # untyped in SQLAlchemy
+
+_APP = bindparam("app", type_=String)
+_USER = bindparam("user", type_=String)
+_SID = bindparam("sid", type_=String)
+_NOW = bindparam("now", type_=DateTimeUTC)
+_CTIME = bindparam("ctime", type_=DateTimeUTC)
+_FENCE = bindparam("fence", type_=Integer)
+_EID = bindparam("eid", type_=String)
+_SDELTA = bindparam("sdelta", type_=JSONDocument)
+_ADELTA = bindparam("adelta", type_=JSONDocument)
+_UDELTA = bindparam("udelta", type_=JSONDocument)
+_EVENT_VALUES = {
+    "app_name": _APP,
+    "user_id": _USER,
+    "session_id": _SID,
+    "id": _EID,
+    "invocation_id": bindparam("inv", type_=String),
+    "timestamp": bindparam("ts", type_=Double),
+    "payload": bindparam("payload", type_=Text),
+}
+
+
+@dataclasses.dataclass(frozen=True)
+class Compiled:
+    """One compiled statement: its SQL and (positional drivers) its parameters in order."""
+
+    sql: str
+    names: tuple[str, ...] = ()
+
+    def args(self, params: Mapping[str, Any]) -> list[Any]:
+        """The positional arguments for ``params`` (asyncpg's ``$1``, ``$2``…)."""
+        return [params[name] for name in self.names]
+
+
+def _compare_and_set(*extra: ColumnElement[bool], merge_state: bool = True) -> Update:
+    """The revision compare-and-set: it matches only the writer the session expects.
+
+    The revision is the one the writer read; the create time (when given) is the session's
+    it saw, so a deleted and recreated session never takes its writes; with a fence the
+    writer's claim is the latest, without one no other claim's lease runs; the session has
+    not expired (``fresh``).
+    """
+    free = or_(sessions.c.claim_until.is_(None), sessions.c.claim_until <= epoch_now())
+    values: dict[str, Any] = {
+        "revision": sessions.c.revision + literal_column("1", Integer),
+        "update_time": case((sessions.c.update_time > _NOW, sessions.c.update_time), else_=_NOW),
+    }
+    if merge_state:
+        values["state"] = case(
+            (_SDELTA.is_(None), sessions.c.state), else_=json_merge(sessions.c.state, _SDELTA)
+        )
+    return (
+        update(sessions)
+        .where(
+            sessions.c.app_name == _APP,
+            sessions.c.user_id == _USER,
+            sessions.c.id == _SID,
+            sessions.c.revision == bindparam("expected", type_=Integer),
+            or_(_CTIME.is_(None), sessions.c.create_time == _CTIME),
+            case((_FENCE.is_(None), free), else_=sessions.c.claim_token == _FENCE),
+            sessions.c.update_time >= bindparam("fresh", type_=DateTimeUTC),
+            *extra,
+        )
+        .values(values)
+        .returning(sessions.c.revision, sessions.c.update_time)
+    )
+
+
+def _explain() -> ClauseElement:
+    """Why a compare-and-set matched nothing.
+
+    The session row (if any) and the stored event of that id (if any), with the claim's
+    token and the seconds its lease still runs.
+    """
+    stored = and_(
+        events.c.app_name == sessions.c.app_name,
+        events.c.user_id == sessions.c.user_id,
+        events.c.session_id == sessions.c.id,
+        events.c.id == _EID,
+    )
+    return (
+        select(
+            sessions.c.update_time,
+            events.c.sequence,
+            events.c.payload,
+            sessions.c.create_time,
+            sessions.c.claim_token,
+            sessions.c.claim_until - epoch_now(),
+        )
+        .select_from(sessions.outerjoin(events, stored))
+        .where(sessions.c.app_name == _APP, sessions.c.user_id == _USER, sessions.c.id == _SID)
+    )
+
+
+def _scope_upserts(insert_of: Any, source: Any = None) -> tuple[Any, Any]:
+    """The app and user state upserts (``source``: select their row from it, PostgreSQL)."""
+    statements = []
+    keyed: tuple[tuple[Table, BindParameter[Any], dict[str, BindParameter[str]]], ...] = (
+        (app_states, _ADELTA, {"app_name": _APP}),
+        (user_states, _UDELTA, {"app_name": _APP, "user_id": _USER}),
+    )
+    for table, delta, keys in keyed:
+        row: dict[str, BindParameter[Any]] = {**keys, "state": delta, "update_time": _NOW}
+        if source is None:
+            statement = insert_of(table).values(row)
+        else:
+            picked = select(*row.values()).select_from(source).where(delta.is_not(None))
+            statement = insert_of(table).from_select(list(row), picked)
+        statements.append(
+            statement.on_conflict_do_update(
+                index_elements=list(keys),
+                set_={
+                    "state": json_merge(table.c.state, statement.excluded.state),
+                    "update_time": statement.excluded.update_time,
+                },
+            )
+        )
+    return statements[0], statements[1]
+
+
+def _postgresql() -> dict[str, Compiled]:
+    """One statement: data-modifying CTEs, one round trip.
+
+    A delta parameter may be NULL (no change in that scope), so one statement serves every
+    append. The event id's uniqueness is left to its unique index: a re-appended id makes the
+    insert, hence the whole statement, fail (``unique_violation``) and change nothing. A NOT
+    EXISTS probe would let the planner pick the invocation-id index on a table without
+    statistics and scan the whole conversation on every append.
+    """
+    cas = _compare_and_set().cte("s")
+    event = insert(events).from_select(
+        [*_EVENT_VALUES, "sequence"], select(*_EVENT_VALUES.values(), cas.c.revision)
+    )
+    app, user = _scope_upserts(postgresql.insert, cas)
+    statement = select(cas.c.revision, cas.c.update_time).add_cte(
+        event.cte("e"), app.cte("a"), user.cte("u")
+    )
+    return {
+        "append": _compile_postgresql(statement),
+        "explain": _compile_postgresql(_explain()),
+        "create": _compile_postgresql(_create_postgresql()),
+    }
+
+
+def _create_postgresql() -> ClauseElement:
+    """Create a session and merge its app/user state: one statement, one round trip.
+
+    It returns no row when the key is taken (``ON CONFLICT DO NOTHING``), and then writes
+    nothing: the state merges select their input from the inserted row. Otherwise it returns
+    the row's update time and the app and user state after the merge.
+    """
+    row = {
+        "app_name": _APP,
+        "user_id": _USER,
+        "id": _SID,
+        "state": bindparam("state", type_=JSONDocument),
+        "revision": literal_column("0", Integer),
+        "create_time": _NOW,
+        "update_time": _NOW,
+    }
+    created = (
+        postgresql.insert(sessions)
+        .values(row)
+        .on_conflict_do_nothing()
+        .returning(sessions.c.update_time)
+        .cte("s")
+    )
+    app, user = _scope_upserts(postgresql.insert, created)
+    app_merged = app.returning(app_states.c.state).cte("a")
+    user_merged = user.returning(user_states.c.state).cte("u")
+    app_now = select(app_states.c.state).where(app_states.c.app_name == _APP)
+    user_now = select(user_states.c.state).where(
+        user_states.c.app_name == _APP, user_states.c.user_id == _USER
+    )
+    return select(
+        created.c.update_time,
+        func.coalesce(
+            select(app_merged.c.state).scalar_subquery(), app_now.scalar_subquery()
+        ).label("app_state"),
+        func.coalesce(
+            select(user_merged.c.state).scalar_subquery(), user_now.scalar_subquery()
+        ).label("user_state"),
+    )
+
+
+def _sqlite() -> dict[str, Compiled]:
+    """The statements of one append inside the batch's ``BEGIN IMMEDIATE`` transaction.
+
+    The compare-and-set also checks the event id is not stored yet (a retry then explains
+    itself instead of failing the transaction the group shares).
+    """
+    not_stored = ~exists().where(
+        events.c.app_name == _APP,
+        events.c.user_id == _USER,
+        events.c.session_id == _SID,
+        events.c.id == _EID,
+    )
+    event = insert(events).values({**_EVENT_VALUES, "sequence": bindparam("seq", type_=Integer)})
+    app, user = _scope_upserts(sqlite.insert)
+    statements = {
+        "cas": _compare_and_set(not_stored),
+        "cas plain": _compare_and_set(not_stored, merge_state=False),
+        "event": event,
+        "app state": app,
+        "user state": user,
+        "explain": _explain(),
+    }
+    return {label: _compile_sqlite(statement) for label, statement in statements.items()}
+
+
+def _compile_postgresql(statement: ClauseElement) -> Compiled:
+    compiled = statement.compile(dialect=_ASYNCPG)
+    assert isinstance(compiled, SQLCompiler)
+    return Compiled(str(compiled), tuple(compiled.positiontup or ()))
+
+
+def _compile_sqlite(statement: ClauseElement) -> Compiled:
+    return Compiled(str(statement.compile(dialect=sqlite.dialect(paramstyle="named"))))
+
+
+POSTGRESQL = _postgresql()
+"""``append``, ``explain`` and ``create`` for asyncpg (positional parameters)."""
+
+SQLITE = _sqlite()
+"""``cas``, ``cas plain``, ``event``, ``app state``, ``user state`` and ``explain`` for
+``sqlite3`` (named parameters)."""
