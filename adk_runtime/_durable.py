@@ -15,6 +15,7 @@ from contextlib import aclosing
 from typing import TYPE_CHECKING
 
 from adk_runtime import telemetry
+from adk_runtime._plugin_run import run_with_plugins
 from adk_runtime.agents import _resume, _rewind
 from adk_runtime.agents.invocation_context import InvocationContext
 from adk_runtime.agents.run_config import RunConfig
@@ -86,9 +87,10 @@ async def continue_invocation(
         memory_service=runner.memory_service,
         user_content=content,
         run_config=run_config,
+        plugin_manager=runner.plugin_manager,
     )
     _resume.start(ctx, committed)
-    async with aclosing(ctx.agent.run_async(ctx)) as events:
+    async with aclosing(run_with_plugins(ctx, ctx.agent.run_async(ctx))) as events:
         async for event in events:
             if event.partial:
                 yield _without_temp(event)

@@ -1,11 +1,16 @@
-"""``Runner.close`` and ``Runner.run_debug``: kept out of the Runner's own module."""
+"""Runner.close, Runner.run_debug and the thread of Runner.run, kept out of the Runner module."""
 
 from __future__ import annotations
 
 import asyncio
+import contextlib
+import contextvars
 import inspect
 import logging
+import queue
 import sys
+import threading
+from collections.abc import AsyncGenerator, Iterator
 from contextlib import aclosing
 from typing import TYPE_CHECKING, Any
 
@@ -18,7 +23,7 @@ from adk_runtime.events import Event
 if TYPE_CHECKING:
     from adk_runtime.runners import Runner
 
-__all__ = ["close_agent_tools", "format_event", "run_debug"]
+__all__ = ["ThreadedRun", "close_agent_tools", "format_event", "run_debug"]
 
 logger = logging.getLogger("adk_runtime.runners")
 
@@ -160,3 +165,70 @@ def _describe(part: types.Part) -> str | None:
     if part.file_data:
         return f"File: {part.file_data.file_uri or 'file'}"
     return None
+
+
+class _Done:
+    pass
+
+
+class ThreadedRun:
+    """Drives an async generator on a private loop in a thread, one item per request."""
+
+    def __init__(self, agen: AsyncGenerator[Event, None]) -> None:
+        self._agen = agen
+        self._out: queue.Queue[Event | BaseException | _Done] = queue.Queue()
+        self._ready = threading.Event()
+        self._loop: asyncio.AbstractEventLoop | None = None
+        self._demand: asyncio.Queue[None] | None = None
+        self._task: asyncio.Task[None] | None = None
+        self._finished = False
+        context = contextvars.copy_context()  # the caller's span is the turn's parent
+        self._thread = threading.Thread(
+            target=context.run, args=(self._thread_main,), name="adk-runner", daemon=True
+        )
+        self._thread.start()
+        self._ready.wait()
+
+    def _thread_main(self) -> None:
+        asyncio.run(self._main())
+
+    async def _main(self) -> None:
+        self._loop = asyncio.get_running_loop()
+        self._demand = asyncio.Queue()
+        self._task = asyncio.current_task()
+        self._ready.set()
+        try:
+            async with aclosing(self._agen) as events:
+                while True:
+                    await self._demand.get()
+                    try:
+                        event = await events.__anext__()
+                    except StopAsyncIteration:
+                        break
+                    self._out.put(event)
+        except asyncio.CancelledError:
+            pass
+        except BaseException as exc:  # re-raised in the caller's thread
+            self._out.put(exc)
+            return
+        self._out.put(_Done())
+
+    def __iter__(self) -> Iterator[Event]:
+        assert self._loop is not None
+        assert self._demand is not None
+        while True:
+            self._loop.call_soon_threadsafe(self._demand.put_nowait, None)
+            item = self._out.get()
+            if isinstance(item, _Done):
+                self._finished = True
+                return
+            if isinstance(item, BaseException):
+                self._finished = True
+                raise item
+            yield item
+
+    def close(self) -> None:
+        if not self._finished and self._loop is not None and self._task is not None:
+            with contextlib.suppress(RuntimeError):
+                self._loop.call_soon_threadsafe(self._task.cancel)
+        self._thread.join()

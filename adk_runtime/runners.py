@@ -29,12 +29,8 @@ the agent runs once, under the first turn's invocation id.
 
 from __future__ import annotations
 
-import asyncio
 import contextlib
-import contextvars
-import queue
-import threading
-from collections.abc import AsyncGenerator, Generator, Iterator
+from collections.abc import AsyncGenerator, Generator
 from contextlib import aclosing
 from typing import Any
 
@@ -42,20 +38,26 @@ from google.genai import types
 
 from adk_runtime import _durable, _runner_support, telemetry
 from adk_runtime._foreign import refuse_google_adk
+from adk_runtime._plugin_run import plugin_message, resolve_app, run_with_plugins
+from adk_runtime._runner_support import ThreadedRun
 from adk_runtime.agents.base_agent import BaseAgent
 from adk_runtime.agents.invocation_context import InvocationContext, new_invocation_context_id
 from adk_runtime.agents.run_config import RunConfig
+from adk_runtime.apps.app import App
 from adk_runtime.artifacts.base import BaseArtifactService
 from adk_runtime.artifacts.memory import InMemoryArtifactService
 from adk_runtime.errors import (
     AlreadyExistsError,
     SessionBusyError,
     SessionNotFoundError,
+    UnsupportedFeatureError,
 )
 from adk_runtime.events import Event, EventActions
-from adk_runtime.events.rewind import live_events
+from adk_runtime.events.rewind import live_events_newest_first
 from adk_runtime.memory.base import BaseMemoryService
 from adk_runtime.memory.in_memory import InMemoryMemoryService
+from adk_runtime.plugins.base_plugin import BasePlugin
+from adk_runtime.plugins.plugin_manager import PluginManager
 from adk_runtime.sessions._validation import validate_id, validate_session_key
 from adk_runtime.sessions.base import BaseSessionService
 from adk_runtime.sessions.claims import DEFAULT_LEASE_SECONDS, DEFAULT_WAIT_SECONDS, SessionClaim
@@ -73,42 +75,62 @@ class Runner:
     def __init__(
         self,
         *,
-        app_name: str,
-        agent: BaseAgent,
+        app: App | None = None,
+        app_name: str | None = None,
+        agent: BaseAgent | None = None,
+        plugins: list[BasePlugin] | None = None,
         session_service: BaseSessionService,
         artifact_service: BaseArtifactService | None = None,
         memory_service: BaseMemoryService | None = None,
+        plugin_close_timeout: float = 5.0,
         auto_create_session: bool = False,
         session_wait_seconds: float = DEFAULT_WAIT_SECONDS,
         session_lease_seconds: float = DEFAULT_LEASE_SECONDS,
     ) -> None:
-        """Create a runner.
+        """Create a runner from an ``app``, or from ``app_name`` and ``agent``.
 
         Args:
-            app_name: The application's name; it keys every session.
-            agent: The root agent.
+            app: The application (name, root agent, plugins). Not with ``agent`` or
+                ``plugins``.
+            app_name: The application's name; it keys every session. Required with
+                ``agent``; with ``app`` it replaces ``app.name``.
+            agent: The root agent (instead of ``app``).
+            plugins: Plugins for every invocation (deprecated in google-adk in favour of
+                ``App(plugins=...)``; a ``DeprecationWarning`` says so).
             session_service: Where sessions and events are stored.
             artifact_service: Where artifacts are stored, if the agents use them.
             memory_service: Where memories are searched, if the agents use them.
+            plugin_close_timeout: The seconds each plugin's ``close()`` may take.
             auto_create_session: Create a missing session instead of raising
                 ``SessionNotFoundError``.
             session_wait_seconds: How long a turn waits for a session another turn holds
                 (here or on another replica) before failing with ``SessionBusyError``.
             session_lease_seconds: The lease of a turn's claim on its session, renewed while
                 the turn runs: the longest a crashed process keeps a session busy.
+
+        Raises:
+            ValueError: Both or neither of ``app`` and ``agent``; ``agent`` without
+                ``app_name``; ``plugins`` with ``app``; two plugins with the same name.
         """
+        app = resolve_app(app, app_name, agent, plugins)
+        assert app.root_agent is not None  # App requires it; resolve_app sets it
         refuse_google_adk(
             "Runner",
-            agent=agent,
+            agent=app.root_agent,
             session_service=session_service,
             artifact_service=artifact_service,
             memory_service=memory_service,
         )
-        self.app_name = validate_id(app_name, "app_name")
-        self.agent = agent
+        self.app = app
+        self.app_name = validate_id(app_name or app.name, "app_name")
+        self.agent: BaseAgent = app.root_agent
+        self.resumability_config = app.resumability_config
         self.session_service = session_service
         self.artifact_service = artifact_service
         self.memory_service = memory_service
+        self.plugin_manager = PluginManager(
+            plugins=list(app.plugins), close_timeout=plugin_close_timeout
+        )
         self.auto_create_session = auto_create_session
         self.session_wait_seconds = session_wait_seconds
         self.session_lease_seconds = session_lease_seconds
@@ -203,7 +225,10 @@ class Runner:
                 memory_service=self.memory_service,
                 user_content=new_message,
                 run_config=run_config,
+                plugin_manager=self.plugin_manager,
             )
+            if new_message is not None and not _stored(session, idempotency_key):
+                new_message = await plugin_message(ctx, new_message)
             if new_message is not None or state_delta:
                 event = _user_event(ctx.invocation_id, new_message, state_delta, idempotency_key)
                 result = await self.session_service.commit_event(session, event)
@@ -221,7 +246,7 @@ class Runner:
             await claim.mark(ctx.invocation_id)  # no round trip unless the id changed above
             ctx.agent = self._find_agent_to_run(session, call_event)
             turn.started(ctx.invocation_id, ctx.agent.name)
-            async with aclosing(ctx.agent.run_async(ctx)) as events:
+            async with aclosing(run_with_plugins(ctx, ctx.agent.run_async(ctx))) as events:
                 async for event in events:
                     if event.partial:
                         yield _without_temp(event)
@@ -230,6 +255,18 @@ class Runner:
                     turn.events += 1
                     yield committed
             claim.finish()
+
+    def run_live(self, *args: Any, **kwargs: Any) -> AsyncGenerator[Event, None]:
+        """google-adk's Live API entry point; not implemented here.
+
+        Raises:
+            UnsupportedFeatureError: Always (use ``run_async``; SSE streams text).
+        """
+        raise UnsupportedFeatureError(
+            "Runner.run_live is google-adk's Live API (bidirectional streaming), which "
+            "adk_runtime does not implement; use run_async (RunConfig(streaming_mode="
+            "StreamingMode.SSE) streams text)."
+        )
 
     async def resume_interrupted(
         self, *, user_id: str | None = None, session_id: str | None = None
@@ -296,7 +333,7 @@ class Runner:
         ``run_async``. An exception of the run is re-raised here; closing the generator early
         cancels the run (what was committed stays).
         """
-        stream = _ThreadedRun(
+        stream = ThreadedRun(
             self.run_async(
                 user_id=user_id,
                 session_id=session_id,
@@ -406,12 +443,17 @@ class Runner:
         )
 
     async def close(self) -> None:
-        """Close what the agent tree holds (toolsets, MCP sessions and servers).
+        """Close the plugins and what the agent tree holds (toolsets, MCP sessions and servers).
 
         Every tool, toolset and instruction provider of the tree with an async ``close()``
-        is closed. The services were given to the Runner and stay open: close them yourself.
+        is closed, then every plugin (``PluginManager.close``). The services were given to
+        the Runner and stay open: close them yourself.
+
+        Raises:
+            PluginError: Some plugins failed to close (the tools were closed first).
         """
         await _runner_support.close_agent_tools(self.agent)
+        await self.plugin_manager.close()
 
     async def __aenter__(self) -> Runner:
         return self
@@ -432,7 +474,7 @@ class Runner:
             caller = root.find_agent(call_event.author)
             if caller is not None:
                 return caller
-        for event in reversed(live_events(session.events)):
+        for event in live_events_newest_first(session.events):
             if event.author == "user":
                 continue
             if event.author == root.name:
@@ -446,15 +488,33 @@ class Runner:
 class InMemoryRunner(Runner):
     """A Runner on an :class:`InMemorySessionService`, for tests and experiments."""
 
-    def __init__(self, agent: BaseAgent, *, app_name: str = "InMemoryRunner") -> None:
-        """Create a runner with fresh in-memory services."""
+    def __init__(
+        self,
+        agent: BaseAgent | None = None,
+        *,
+        app_name: str | None = None,
+        plugins: list[BasePlugin] | None = None,
+        app: App | None = None,
+        plugin_close_timeout: float = 5.0,
+    ) -> None:
+        """Create a runner with fresh in-memory services (``app_name``: ``InMemoryRunner``)."""
+        if app is None and app_name is None:
+            app_name = "InMemoryRunner"
         super().__init__(
+            app=app,
             app_name=app_name,
             agent=agent,
+            plugins=plugins,
             session_service=InMemorySessionService(),
             artifact_service=InMemoryArtifactService(),
             memory_service=InMemoryMemoryService(),
+            plugin_close_timeout=plugin_close_timeout,
         )
+
+
+def _stored(session: Session, event_id: str | None) -> bool:
+    """Whether the loaded session already holds the event ``event_id`` (a retried message)."""
+    return event_id is not None and any(event.id == event_id for event in session.events)
 
 
 def _validate_run(
@@ -521,70 +581,3 @@ def _without_temp(event: Event) -> Event:
     kept = {k: v for k, v in delta.items() if not k.startswith(State.TEMP_PREFIX)}
     actions = event.actions.model_copy(update={"state_delta": kept})
     return event.model_copy(update={"actions": actions})
-
-
-class _Done:
-    pass
-
-
-class _ThreadedRun:
-    """Drives an async generator on a private loop in a thread, one item per request."""
-
-    def __init__(self, agen: AsyncGenerator[Event, None]) -> None:
-        self._agen = agen
-        self._out: queue.Queue[Event | BaseException | _Done] = queue.Queue()
-        self._ready = threading.Event()
-        self._loop: asyncio.AbstractEventLoop | None = None
-        self._demand: asyncio.Queue[None] | None = None
-        self._task: asyncio.Task[None] | None = None
-        self._finished = False
-        context = contextvars.copy_context()  # the caller's span is the turn's parent
-        self._thread = threading.Thread(
-            target=context.run, args=(self._thread_main,), name="adk-runner", daemon=True
-        )
-        self._thread.start()
-        self._ready.wait()
-
-    def _thread_main(self) -> None:
-        asyncio.run(self._main())
-
-    async def _main(self) -> None:
-        self._loop = asyncio.get_running_loop()
-        self._demand = asyncio.Queue()
-        self._task = asyncio.current_task()
-        self._ready.set()
-        try:
-            async with aclosing(self._agen) as events:
-                while True:
-                    await self._demand.get()
-                    try:
-                        event = await events.__anext__()
-                    except StopAsyncIteration:
-                        break
-                    self._out.put(event)
-        except asyncio.CancelledError:
-            pass
-        except BaseException as exc:  # re-raised in the caller's thread
-            self._out.put(exc)
-            return
-        self._out.put(_Done())
-
-    def __iter__(self) -> Iterator[Event]:
-        assert self._loop is not None
-        assert self._demand is not None
-        while True:
-            self._loop.call_soon_threadsafe(self._demand.put_nowait, None)
-            item = self._out.get()
-            if isinstance(item, _Done):
-                self._finished = True
-                return
-            if isinstance(item, BaseException):
-                self._finished = True
-                raise item
-            yield item
-
-    def close(self) -> None:
-        if not self._finished and self._loop is not None and self._task is not None:
-            with contextlib.suppress(RuntimeError):
-                self._loop.call_soon_threadsafe(self._task.cancel)
-        self._thread.join()

@@ -9,6 +9,7 @@ from adk_runtime.agents._instructions import MissingStateKeyError
 from adk_runtime.agents.base_agent import BaseAgent
 from adk_runtime.agents.callback_context import CallbackContext
 from adk_runtime.agents.invocation_context import InvocationContext, LlmCallsLimitExceededError
+from adk_runtime.agents.live_request_queue import LiveRequest, LiveRequestQueue
 from adk_runtime.agents.llm_agent import Agent, LlmAgent
 from adk_runtime.agents.loop_agent import LoopAgent
 from adk_runtime.agents.parallel_agent import ParallelAgent
@@ -25,6 +26,8 @@ __all__ = [
     "CallbackContext",
     "Context",
     "InvocationContext",
+    "LiveRequest",
+    "LiveRequestQueue",
     "LlmAgent",
     "LlmCallsLimitExceededError",
     "LoopAgent",

@@ -101,17 +101,20 @@ async def _run_one(
     name = call.name or ""
     tool = tools.get(name)
     tool_context = ToolContext(ctx, function_call_id=call.id, tool_confirmation=confirmation)
-    if tool is None:
-        response: Any = {"error": f"There is no tool {name!r}; available: {sorted(tools)}."}
-    else:
-        try:
-            response = await _call_tool(agent, tool, dict(call.args or {}), tool_context)
-        except Exception as exc:
-            logger.warning("Tool %r failed: %s", name, type(exc).__name__)
-            tool_context.discard_changes()
-            response = {"error": f"{type(exc).__name__}: {exc}"}
-        if response is None and tool.is_long_running:
-            return None, tool_context.actions
+    missing: str | None = None
+    if tool is None:  # the callbacks still see the call, through a stand-in tool
+        missing = f"There is no tool {name!r}; available: {sorted(tools)}."
+        tool = BaseTool(name=name or "<unnamed>", description="No such tool.")
+    try:
+        response: Any = await _call_tool(
+            agent, tool, dict(call.args or {}), tool_context, missing=missing
+        )
+    except Exception as exc:
+        logger.warning("Tool %r failed: %s", name, type(exc).__name__)
+        tool_context.discard_changes()
+        response = {"error": f"{type(exc).__name__}: {exc}"}
+    if response is None and tool.is_long_running:
+        return None, tool_context.actions
     if not isinstance(response, dict):
         response = {"result": response}
     part = types.Part(
@@ -121,16 +124,35 @@ async def _run_one(
 
 
 async def _call_tool(
-    agent: LlmAgent, tool: BaseTool, args: dict[str, Any], tool_context: ToolContext
+    agent: LlmAgent,
+    tool: BaseTool,
+    args: dict[str, Any],
+    tool_context: ToolContext,
+    *,
+    missing: str | None = None,
 ) -> Any:
-    response: Any = None
-    for callback in _callbacks.as_list(agent.before_tool_callback):
+    """Before callbacks, the tool, error callbacks, after callbacks: the call's response.
+
+    ``missing`` (the model named no tool of the agent) says why there is no tool to run: a
+    before callback may still answer; else the error callbacks get a ``ValueError`` with that
+    text and may answer; else the text is the error the model gets. After callbacks do not
+    run then (no tool ran).
+    """
+    plugins = tool_context.invocation_context.plugin_manager
+    # The Runner's plugins first; a value from one skips the agent's callbacks of that step.
+    response: Any = await plugins.run_before_tool_callback(
+        tool=tool, tool_args=args, tool_context=tool_context
+    )
+    for callback in [] if response is not None else _callbacks.as_list(agent.before_tool_callback):
         response = await _callbacks.invoke(
             callback, tool=tool, args=args, tool_context=tool_context
         )
         if response is not None:
             break
-    else:
+    if response is None and missing is not None:
+        response = await _on_tool_error(agent, tool, args, tool_context, ValueError(missing))
+        return {"error": missing} if response is None else response
+    if response is None:
         with telemetry.tool_span(tool.name, tool.description, tool_context.function_call_id):
             try:
                 response = await tool.run_async(args=args, tool_context=tool_context)
@@ -138,6 +160,11 @@ async def _call_tool(
                 response = await _on_tool_error(agent, tool, args, tool_context, exc)
                 if response is None:
                     raise
+    replaced = await plugins.run_after_tool_callback(
+        tool=tool, tool_args=args, tool_context=tool_context, result=response
+    )
+    if replaced is not None:
+        return replaced
     for callback in _callbacks.as_list(agent.after_tool_callback):
         replaced = await _callbacks.invoke(
             callback, tool=tool, args=args, tool_context=tool_context, tool_response=response
@@ -151,6 +178,11 @@ async def _on_tool_error(
     agent: LlmAgent, tool: BaseTool, args: dict[str, Any], tool_context: ToolContext, exc: Exception
 ) -> Any:
     """The first response an ``on_tool_error_callback`` returns for ``exc``, else None."""
+    plugged = await tool_context.invocation_context.plugin_manager.run_on_tool_error_callback(
+        tool=tool, tool_args=args, tool_context=tool_context, error=exc
+    )
+    if plugged is not None:
+        return plugged
     for callback in _callbacks.as_list(agent.on_tool_error_callback):
         response = await _callbacks.invoke(
             callback, tool=tool, args=args, tool_context=tool_context, error=exc

@@ -117,6 +117,12 @@ class _Step:
         return request
 
     async def _call_model(self, request: LlmRequest) -> AsyncGenerator[LlmResponse, None]:
+        plugged = await self.ctx.plugin_manager.run_before_model_callback(
+            callback_context=self.callback_context, llm_request=request
+        )
+        if plugged is not None:  # a plugin answered: the agent's callbacks are skipped
+            yield plugged
+            return
         for callback in _callbacks.as_list(self.agent.before_model_callback):
             response = await _callbacks.invoke(
                 callback, callback_context=self.callback_context, llm_request=request
@@ -151,6 +157,11 @@ class _Step:
         Raises:
             Exception: ``exc`` itself, when no callback returns a response.
         """
+        plugged = await self.ctx.plugin_manager.run_on_model_error_callback(
+            callback_context=self.callback_context, llm_request=request, error=exc
+        )
+        if plugged is not None:
+            return plugged
         for callback in _callbacks.as_list(self.agent.on_model_error_callback):
             response = await _callbacks.invoke(
                 callback, callback_context=self.callback_context, llm_request=request, error=exc
@@ -161,6 +172,11 @@ class _Step:
 
     async def _after_model(self, response: LlmResponse) -> LlmResponse:
         """Run the after-model callbacks on a complete response (partial chunks skip them)."""
+        plugged = await self.ctx.plugin_manager.run_after_model_callback(
+            callback_context=self.callback_context, llm_response=response
+        )
+        if plugged is not None:
+            return plugged
         for callback in _callbacks.as_list(self.agent.after_model_callback):
             replaced = await _callbacks.invoke(
                 callback, callback_context=self.callback_context, llm_response=response

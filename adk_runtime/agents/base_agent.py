@@ -34,9 +34,10 @@ class BaseAgent(BaseModel):
         description: What the agent does (other agents read it to decide on transfers).
         parent_agent: Set when the agent is added as a sub-agent.
         sub_agents: Child agents.
-        before_agent_callback: Called with ``callback_context`` before the agent runs. The
-            first one that returns a ``Content`` replaces the run: its content is yielded and
-            the invocation ends. State written by callbacks rides on the yielded event.
+        before_agent_callback: Called with ``callback_context`` before the agent runs (after
+            the Runner's plugins, see :mod:`adk_runtime.plugins`). The first one that returns
+            a ``Content`` replaces the run: its content is yielded and the invocation ends.
+            State written by callbacks rides on the yielded event.
         after_agent_callback: Called after the run; a returned ``Content`` is yielded as a
             last event; state written rides on that event.
     """
@@ -160,6 +161,17 @@ class BaseAgent(BaseModel):
                     yield event
 
     async def _run_with_callbacks(self, ctx: InvocationContext) -> AsyncGenerator[Event, None]:
+        try:
+            async with aclosing(self._run_steps(ctx)) as events:
+                async for event in events:
+                    yield event
+        except Exception as exc:  # the plugins are told; the error goes on
+            await ctx.plugin_manager.run_on_agent_error_callback(
+                agent=self, callback_context=CallbackContext(ctx), error=exc
+            )
+            raise
+
+    async def _run_steps(self, ctx: InvocationContext) -> AsyncGenerator[Event, None]:
         event = await self._handle_agent_callbacks(ctx, self.before_agent_callback, before=True)
         if event is not None:
             yield event
@@ -189,12 +201,17 @@ class BaseAgent(BaseModel):
         before: bool,
     ) -> Event | None:
         callback_context = CallbackContext(ctx)
-        content: types.Content | None = None
-        for callback in _callbacks.as_list(callbacks):
+        manager = ctx.plugin_manager
+        hook = manager.run_before_agent_callback if before else manager.run_after_agent_callback
+        # The plugins first: content from one of them skips the agent's own callbacks.
+        content: types.Content | None = await hook(agent=self, callback_context=callback_context)
+        for callback in [] if content is not None else _callbacks.as_list(callbacks):
             content = await _callbacks.invoke(callback, callback_context=callback_context)
             if content is not None:
                 break
-        if content is None and not callback_context.state.has_delta():
+        if content is None and not (
+            callback_context.state.has_delta() or callback_context.actions.artifact_delta
+        ):
             return None
         if content is not None and before:
             ctx.end_invocation = True

@@ -12,6 +12,7 @@ from adk_runtime.agents.run_config import RunConfig
 from adk_runtime.artifacts.base import BaseArtifactService
 from adk_runtime.errors import LlmCallsLimitExceededError
 from adk_runtime.memory.base import BaseMemoryService
+from adk_runtime.plugins.plugin_manager import PluginManager
 from adk_runtime.sessions.base import BaseSessionService
 from adk_runtime.sessions.session import Session
 
@@ -40,6 +41,7 @@ class InvocationContext(BaseModel):
         branch: ``parent.child`` path isolating parallel sub-agents' histories.
         end_invocation: Set to stop the invocation after the current step.
         run_config: The settings of this invocation.
+        plugin_manager: The Runner's plugins (none when the context is built by hand).
     """
 
     model_config = ConfigDict(extra="forbid", arbitrary_types_allowed=True)
@@ -54,6 +56,7 @@ class InvocationContext(BaseModel):
     branch: str | None = None
     end_invocation: bool = False
     run_config: RunConfig = Field(default_factory=RunConfig)
+    plugin_manager: PluginManager = Field(default_factory=PluginManager)
 
     # Shared by the copies made for sub-agents and branches, so the limit is per invocation.
     _llm_calls: list[int] = PrivateAttr(default_factory=lambda: [0])

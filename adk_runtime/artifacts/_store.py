@@ -19,6 +19,7 @@ from google.genai import types
 from pydantic import ValidationError
 
 from adk_runtime import codec
+from adk_runtime.artifacts import artifact_util
 from adk_runtime.artifacts._validation import (
     ArtifactKey,
     artifact_key,
@@ -116,6 +117,15 @@ def decode_part(record: ArtifactRecord) -> types.Part:
     return part
 
 
+def _reference_of(record: ArtifactRecord) -> str | None:
+    """The ``artifact://`` URI a stored record refers to, if it is a reference."""
+    if record.data or artifact_util.SCHEME not in record.part_json:
+        return None
+    file_data = types.Part.model_validate_json(record.part_json).file_data
+    uri = None if file_data is None else file_data.file_uri
+    return uri if uri is not None and uri.startswith(artifact_util.SCHEME) else None
+
+
 class StoredArtifactService(BaseArtifactService):
     """The ADK methods on top of a store's hooks (keys arrive validated)."""
 
@@ -160,7 +170,17 @@ class StoredArtifactService(BaseArtifactService):
     ) -> int:
         """Save a new version; see :meth:`BaseArtifactService.save_artifact`."""
         key = artifact_key(app_name, user_id, session_id, filename)
-        return await self._save(key, encode_part(artifact, custom_metadata))
+        record = encode_part(artifact, custom_metadata)
+        reference = _reference_of(record)
+        if reference is not None:  # a reference is checked now, not first when loaded
+            artifact_util.resolve_artifact_reference(
+                file_uri=reference,
+                app_name=app_name,
+                user_id=user_id,
+                session_id=session_id,
+                remaining_depth=1,
+            )
+        return await self._save(key, record)
 
     async def load_artifact(
         self,
@@ -174,8 +194,21 @@ class StoredArtifactService(BaseArtifactService):
         """Load a version; see :meth:`BaseArtifactService.load_artifact`."""
         key = artifact_key(app_name, user_id, session_id, filename)
         validate_version(version)
-        record = await self._load(key, version)
-        return None if record is None else decode_part(record)
+        depth = artifact_util.MAX_REFERENCE_DEPTH
+        while True:
+            record = await self._load(key, version)
+            reference = None if record is None else _reference_of(record)
+            if record is None or reference is None:
+                return None if record is None else decode_part(record)
+            target = artifact_util.resolve_artifact_reference(
+                file_uri=reference,
+                app_name=key.app_name,
+                user_id=key.user_id,
+                session_id=session_id,
+                remaining_depth=depth,
+            )
+            depth, session_id, version = depth - 1, target.session_id, target.version
+            key = artifact_key(target.app_name, target.user_id, session_id, target.filename)
 
     async def list_artifact_keys(
         self, *, app_name: str, user_id: str, session_id: str | None = None

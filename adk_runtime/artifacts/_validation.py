@@ -10,6 +10,7 @@ from __future__ import annotations
 import dataclasses
 from typing import Any
 
+from adk_runtime.artifacts.artifact_util import validate_path_segment
 from adk_runtime.artifacts.base import USER_PREFIX
 from adk_runtime.errors import InputValidationError
 from adk_runtime.sessions._validation import validate_id
@@ -36,6 +37,7 @@ class ArtifactKey:
 def validate_segment(value: Any, what: str) -> str:
     """Validate an id that must be usable as one path segment."""
     validate_id(value, what)
+    validate_path_segment(value, what)
     if "/" in value or "\\" in value or value in (".", ".."):
         raise InputValidationError(f"{what} must not contain '/' or '\\' nor be '.' or '..'.")
     return str(value)

@@ -18,6 +18,7 @@ import click
 
 from adk_runtime._foreign import refuse_google_adk
 from adk_runtime.agents import BaseAgent
+from adk_runtime.apps import App
 from adk_runtime.errors import AdkRuntimeError, ConfigurationError, redact_url
 
 __all__ = [
@@ -25,6 +26,7 @@ __all__ = [
     "AdkGroup",
     "load_agent",
     "run_async",
+    "runner_root",
     "session_url_option",
     "user_option",
 ]
@@ -86,7 +88,11 @@ def session_url_option(
 def agent_option() -> Callable[[F], F]:
     """The ``--agent MODULE:ATTR`` option (see :func:`load_agent`)."""
     return click.option(
-        "--agent", "agent_spec", required=True, metavar="MODULE:ATTR", help="The agent."
+        "--agent",
+        "agent_spec",
+        required=True,
+        metavar="MODULE:ATTR",
+        help="The agent, or an App (its root agent and plugins).",
     )
 
 
@@ -114,8 +120,8 @@ def user_option(required: bool = False, default: str | None = None) -> Callable[
     )
 
 
-def load_agent(spec: str) -> BaseAgent:
-    """Import the agent that ``module:attr`` names (the current directory is importable).
+def load_agent(spec: str) -> BaseAgent | App:
+    """Import the agent or App that ``module:attr`` names (the current directory is importable).
 
     Raises:
         ConfigurationError: The spec is malformed, the module cannot be imported, or the
@@ -144,11 +150,22 @@ def load_agent(spec: str) -> BaseAgent:
             )
         agent = getattr(agent, part)
     refuse_google_adk(f"--agent {spec!r}", agent=agent)
-    if not isinstance(agent, BaseAgent):
+    if not isinstance(agent, BaseAgent | App):
         raise ConfigurationError(
-            f"{spec!r} is a {type(agent).__name__}, not an agent (an adk_runtime BaseAgent)."
+            f"{spec!r} is a {type(agent).__name__}, not an agent (an adk_runtime BaseAgent) "
+            "or an adk_runtime App."
         )
     return agent
+
+
+def runner_root(loaded: BaseAgent | App, app_name: str | None) -> dict[str, Any]:
+    """The Runner's ``app`` / ``agent`` and ``app_name`` arguments for what ``--agent`` named.
+
+    An App brings its plugins; ``--app-name`` (``app_name``) renames either.
+    """
+    if isinstance(loaded, App):
+        return {"app": loaded, "app_name": app_name}
+    return {"agent": loaded, "app_name": app_name or loaded.name}
 
 
 def show_url(url: str) -> str:

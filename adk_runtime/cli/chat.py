@@ -20,6 +20,7 @@ from adk_runtime.cli._common import (
     agent_option,
     load_agent,
     run_async,
+    runner_root,
     session_url_option,
     show_url,
     user_option,
@@ -63,8 +64,7 @@ def chat(
             artifact_service_for(artifact_url, session_url) as artifacts,
         ):
             runner = Runner(
-                app_name=app_name or agent.name,
-                agent=agent,
+                **runner_root(agent, app_name),
                 session_service=service,
                 artifact_service=artifacts,
             )

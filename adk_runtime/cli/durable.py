@@ -18,6 +18,7 @@ from adk_runtime.cli._common import (
     artifact_url_option,
     load_agent,
     run_async,
+    runner_root,
     session_url_option,
     user_option,
 )
@@ -131,8 +132,7 @@ def resume(
     async def go() -> int:
         async with session_service_from_url(session_url) as service:
             runner = Runner(
-                app_name=app_name or agent.name,
-                agent=agent,
+                **runner_root(agent, app_name),
                 session_service=service,
                 artifact_service=artifact_service_for(artifact_url, session_url),
             )

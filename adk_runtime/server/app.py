@@ -16,6 +16,7 @@ import logging
 import math
 from collections.abc import AsyncIterator, Sequence
 from pathlib import Path
+from typing import Any
 
 from fastapi import FastAPI, Request
 from fastapi.middleware.cors import CORSMiddleware
@@ -23,6 +24,7 @@ from fastapi.responses import JSONResponse
 
 from adk_runtime import __version__, telemetry
 from adk_runtime.agents import BaseAgent
+from adk_runtime.apps import App
 from adk_runtime.artifacts.base import BaseArtifactService
 from adk_runtime.artifacts.memory import InMemoryArtifactService
 from adk_runtime.errors import AdkRuntimeError, SessionBusyError
@@ -64,7 +66,7 @@ async def _adk_error(request: Request, exc: Exception) -> JSONResponse:
 
 def create_app(
     *,
-    agent: BaseAgent,
+    agent: BaseAgent | App,
     session_service: BaseSessionService,
     artifact_service: BaseArtifactService | None = None,
     memory_service: BaseMemoryService | None = None,
@@ -83,7 +85,7 @@ def create_app(
     """Build the HTTP API for one agent.
 
     Args:
-        agent: The root agent.
+        agent: The root agent, or an App (its root agent and plugins).
         session_service: Where sessions live.
         artifact_service: Where artifacts live (default: in memory).
         memory_service: The memory service, if any (``PATCH …/memory`` needs it).
@@ -107,9 +109,13 @@ def create_app(
         resume_interrupted: At start-up, resume every interrupted invocation of the app in
             the background (each outcome logged on ``adk_runtime.server``).
     """
+    root: dict[str, Any] = (
+        {"app": agent, "app_name": app_name}
+        if isinstance(agent, App)
+        else {"agent": agent, "app_name": app_name or agent.name}
+    )
     runner = Runner(
-        app_name=app_name or agent.name,
-        agent=agent,
+        **root,
         session_service=session_service,
         artifact_service=artifact_service or InMemoryArtifactService(),
         memory_service=memory_service,

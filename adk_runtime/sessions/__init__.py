@@ -52,3 +52,7 @@ def __getattr__(name: str) -> Any:
 
         return DatabaseSessionService
     raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
+
+
+def __dir__() -> list[str]:
+    return sorted(set(globals()) | set(__all__))

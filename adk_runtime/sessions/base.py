@@ -234,6 +234,27 @@ class BaseSessionService(abc.ABC):
         with store_span("delete", type(self).__name__):
             await self._delete_session(app_name, user_id, session_id)
 
+    async def get_user_state(self, *, app_name: str, user_id: str) -> dict[str, Any]:
+        """Return one user's ``user:`` state in an app, keys without the prefix.
+
+        It needs no session: it reads the state before the user's first session and after
+        their last one is deleted. ``{}`` when nothing is stored.
+
+        Raises:
+            InputValidationError: An id is malformed.
+            NotImplementedError: This store cannot read user state without a session.
+        """
+        validate_id(app_name, "app_name")
+        validate_id(user_id, "user_id")
+        return await self._get_user_state(app_name, user_id)
+
+    async def _get_user_state(self, app_name: str, user_id: str) -> dict[str, Any]:
+        """Return the stored ``user:`` state of ``(app_name, user_id)``, decoded, unprefixed."""
+        raise NotImplementedError(
+            f"{type(self).__name__} cannot read user state without a session; read it from "
+            "any of the user's sessions (session.state['user:...'])."
+        )
+
     async def fork_session(
         self,
         *,

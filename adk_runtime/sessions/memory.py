@@ -27,6 +27,7 @@ from adk_runtime.errors import (
     StaleSessionError,
 )
 from adk_runtime.events import Event, event_from_json, event_from_stored
+from adk_runtime.sessions._sync import run_to_end
 from adk_runtime.sessions.base import (
     AppendResult,
     BaseSessionService,
@@ -34,6 +35,7 @@ from adk_runtime.sessions.base import (
     GetSessionConfig,
     ListCursor,
     ListQuery,
+    ListSessionsResponse,
     PreparedAppend,
     PreparedCreate,
 )
@@ -94,6 +96,46 @@ class InMemorySessionService(BaseSessionService):
     def from_url(cls, url: str, **kwargs: Any) -> InMemorySessionService:
         """Build the service for ``memory://`` (takes no options)."""
         return cls(**kwargs)
+
+    def create_session_sync(
+        self,
+        *,
+        app_name: str,
+        user_id: str,
+        state: dict[str, Any] | None = None,
+        session_id: str | None = None,
+    ) -> Session:
+        """Deprecated synchronous :meth:`create_session` (see :mod:`._sync`)."""
+        call = self.create_session(
+            app_name=app_name, user_id=user_id, state=state, session_id=session_id
+        )
+        return run_to_end("create_session_sync", call)
+
+    def get_session_sync(
+        self,
+        *,
+        app_name: str,
+        user_id: str,
+        session_id: str,
+        config: GetSessionConfig | None = None,
+    ) -> Session | None:
+        """Deprecated synchronous :meth:`get_session` (see :mod:`._sync`)."""
+        call = self.get_session(
+            app_name=app_name, user_id=user_id, session_id=session_id, config=config
+        )
+        return run_to_end("get_session_sync", call)
+
+    def list_sessions_sync(
+        self, *, app_name: str, user_id: str | None = None
+    ) -> ListSessionsResponse:
+        """Deprecated synchronous :meth:`list_sessions` (see :mod:`._sync`)."""
+        call = self.list_sessions(app_name=app_name, user_id=user_id)
+        return run_to_end("list_sessions_sync", call)
+
+    def delete_session_sync(self, *, app_name: str, user_id: str, session_id: str) -> None:
+        """Deprecated synchronous :meth:`delete_session` (see :mod:`._sync`)."""
+        call = self.delete_session(app_name=app_name, user_id=user_id, session_id=session_id)
+        run_to_end("delete_session_sync", call)
 
     async def _create_session(
         self, app_name: str, user_id: str, prepared: PreparedCreate
@@ -297,6 +339,10 @@ class InMemorySessionService(BaseSessionService):
         stored.open_invocation = invocation_id
         stored.open_since = time.time()
         self._open.setdefault(key[0], set()).add(key)
+
+    async def _get_user_state(self, app_name: str, user_id: str) -> dict[str, Any]:
+        with self._lock:
+            return codec.decode_state(self._user_state.get((app_name, user_id), {}))
 
     def _forget(self, key: _Key) -> None:
         self._sessions.pop(key, None)

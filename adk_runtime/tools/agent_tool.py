@@ -32,13 +32,18 @@ class AgentTool(BaseTool):
         agent: The agent to run.
         skip_summarization: Return the agent's answer as the final response, without another
             model call.
+        include_plugins: Run the agent with the calling Runner's plugins (they see its
+            invocation as one more run); False runs it without plugins.
     """
 
-    def __init__(self, agent: BaseAgent, *, skip_summarization: bool = False) -> None:
+    def __init__(
+        self, agent: BaseAgent, *, skip_summarization: bool = False, include_plugins: bool = True
+    ) -> None:
         """Wrap ``agent``; the tool has the agent's name and description."""
         super().__init__(name=agent.name, description=agent.description)
         self.agent = agent
         self.skip_summarization = skip_summarization
+        self.include_plugins = include_plugins
 
     def _get_declaration(self) -> types.FunctionDeclaration | None:
         schema = getattr(self.agent, "input_schema", None)
@@ -84,6 +89,8 @@ class AgentTool(BaseTool):
             ),
             memory_service=ctx.memory_service,
         )
+        if self.include_plugins:  # shared, not copied: the calling Runner owns and closes them
+            runner.plugin_manager = ctx.plugin_manager
         session = await service.create_session(
             app_name=ctx.app_name,
             user_id=ctx.user_id,

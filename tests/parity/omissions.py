@@ -13,6 +13,7 @@ from __future__ import annotations
 
 AREAS = (
     "agents",
+    "apps",
     "artifacts",
     "code_executors",
     "events",
@@ -20,6 +21,7 @@ AREAS = (
     "memory",
     "models",
     "planners",
+    "plugins",
     "runners",
     "sessions",
     "tools",
@@ -28,6 +30,11 @@ AREAS = (
 LIVE = (
     "Live API (bidirectional audio/video streaming): adk_runtime runs request/response and "
     "SSE turns only; `models.base_llm_connection` exists as an interface for typing."
+)
+LIVE_REFUSED = (
+    "Live API names kept so that code naming them imports (google-adk's `testing_utils.py` "
+    "does): creating a `LiveRequest` / `LiveRequestQueue` or calling `Runner.run_live` raises "
+    "`UnsupportedFeatureError`."
 )
 CONFIG = (
     "YAML agent configuration (`*Config` classes, `from_config` and their type variables): "
@@ -42,11 +49,12 @@ WORKFLOW = (
     "metadata on events): not implemented."
 )
 COMPACTION = (
-    "Event compaction (summarising old history into one event): not implemented; long "
-    "sessions stay cheap to read through `num_recent_events` and the session cache."
+    "Event compaction (summarising old history into one event): not implemented "
+    "(`App(events_compaction_config=...)` raises `ConfigurationError`); long sessions stay "
+    "cheap to read through `num_recent_events` and the session cache."
 )
 GOOGLE_CLOUD = (
-    "Google Cloud services (Vertex AI sessions, memory and RAG; GCS; BigQuery, Bigtable, "
+    "Google Cloud services (Vertex AI memory and RAG; BigQuery, Bigtable, "
     "Spanner, Pub/Sub, API Hub, Application Integration, Discovery Engine, Google APIs, "
     "Apigee): out of scope; adk_runtime's stores are SQLite, PostgreSQL, Redis and files."
 )
@@ -55,7 +63,10 @@ OTHER_MODELS = (
     "(fallback chains, capability and service-tier metadata): not implemented; any model "
     "plugs in as a `BaseLlm` subclass registered with `LLMRegistry`."
 )
-CONTEXT_CACHE = "Gemini context caching and the Interactions API: not implemented."
+CONTEXT_CACHE = (
+    "Gemini context caching and the Interactions API: not implemented "
+    "(`App(context_cache_config=...)` raises `ConfigurationError`)."
+)
 FLOW_INTERNALS = (
     "Internals of google-adk's LLM flow (request processors, flow classes, function-call "
     "plumbing): adk_runtime's flow is one loop in `adk_runtime.agents` with no processor "
@@ -91,18 +102,28 @@ THREAD_POOL = (
     "Sync tools always run in a worker thread (`asyncio.to_thread`), never on the event loop; "
     "there is no pool to configure."
 )
-ARTIFACT_REFS = (
-    "Artifact references (`artifact://` URIs inside content) and the file store's own "
-    "version class: versions are `ArtifactVersion` with a `canonical_uri`."
+FILE_VERSION = (
+    "The file store's own metadata model: adk_runtime's file store keeps its own metadata "
+    "format, and every store describes versions as `ArtifactVersion`."
+)
+REFUSED_CLOUD = (
+    "Google Cloud stores (Vertex AI sessions, Cloud Storage artifacts): out of scope. The "
+    "modules exist so that code importing them loads; building `VertexAiSessionService` or "
+    "`GcsArtifactService` raises `ConfigurationError`, and neither is exported by its package."
+)
+OTHER_PLUGINS = (
+    "google-adk's other built-in plugins (debug logging to files, reflect-and-retry, tool-call "
+    "integrity checks and tool-result classification, automatic tracing, multimodal tool "
+    "results, saving uploaded files as artifacts): not implemented; `BasePlugin`, "
+    "`PluginManager`, `LoggingPlugin`, `GlobalInstructionPlugin` and `ContextFilterPlugin` "
+    "are, with google-adk's hooks, order and short-circuit rules, so each can be written as "
+    "a plugin."
 )
 
 OMITTED: dict[str, str] = {
     # Live API
     "agents.active_streaming_tool": LIVE,
-    "agents.live_request_queue": LIVE,
     "agents.transcription_entry": LIVE,
-    "agents:LiveRequest": LIVE,
-    "agents:LiveRequestQueue": LIVE,
     "models.gemini_llm_connection": LIVE,
     "flows.llm_flows.audio_cache_manager": LIVE,
     "flows.llm_flows.audio_transcriber": LIVE,
@@ -145,15 +166,16 @@ OMITTED: dict[str, str] = {
     # compaction
     "events.event_actions:EventCompaction": COMPACTION,
     "flows.llm_flows.compaction": COMPACTION,
+    "apps.app:EventsCompactionConfig": COMPACTION,
+    "apps.base_events_summarizer": COMPACTION,
+    "apps.compaction": COMPACTION,
+    "apps.llm_event_summarizer": COMPACTION,
     # Google Cloud
-    "artifacts.gcs_artifact_service": GOOGLE_CLOUD,
-    "artifacts:GcsArtifactService": GOOGLE_CLOUD,
     "memory.vertex_ai_memory_bank_service": GOOGLE_CLOUD,
     "memory.vertex_ai_rag_memory_service": GOOGLE_CLOUD,
     "memory:VertexAiMemoryBankService": GOOGLE_CLOUD,
     "memory:VertexAiRagMemoryService": GOOGLE_CLOUD,
-    "sessions.vertex_ai_session_service": GOOGLE_CLOUD,
-    "sessions:VertexAiSessionService": GOOGLE_CLOUD,
+    "plugins.bigquery_agent_analytics_plugin": GOOGLE_CLOUD,
     "models.apigee_llm": GOOGLE_CLOUD,
     "models:ApigeeLlm": GOOGLE_CLOUD,
     "tools.api_registry": GOOGLE_CLOUD,
@@ -246,6 +268,8 @@ OMITTED: dict[str, str] = {
     "tools.model_consult": INTEGRATIONS,
     "tools:ModelConsultContextConfig": INTEGRATIONS,
     "tools:ModelConsultTool": INTEGRATIONS,
+    "plugins:ForceEscalationPlugin": INTEGRATIONS,
+    "plugins:ModelConsultObservabilityPlugin": INTEGRATIONS,
     "tools.openapi_tool": INTEGRATIONS,
     "tools.retrieval": INTEGRATIONS,
     "tools.skill_toolset": INTEGRATIONS,
@@ -278,19 +302,47 @@ OMITTED: dict[str, str] = {
     "code_executors:VertexAiCodeExecutor": CODE_SANDBOXES,
     "code_executors:CodeExecutorContext": CODE_SANDBOXES,
     "code_executors.code_execution_utils:CodeExecutionUtils": CODE_SANDBOXES,
+    # built-in plugins beyond logging
+    "plugins:DebugLoggingPlugin": OTHER_PLUGINS,
+    "plugins:ReflectAndRetryModelPlugin": OTHER_PLUGINS,
+    "plugins:ReflectAndRetryToolPlugin": OTHER_PLUGINS,
+    "plugins:ToolCallIntegrityError": OTHER_PLUGINS,
+    "plugins:ToolCallIntegrityPlugin": OTHER_PLUGINS,
+    "plugins:ToolResultClassification": OTHER_PLUGINS,
+    "plugins:ToolResultClassifier": OTHER_PLUGINS,
+    "plugins.auto_tracing_helpers": OTHER_PLUGINS,
+    "plugins.auto_tracing_plugin": OTHER_PLUGINS,
+    "plugins.debug_logging_plugin": OTHER_PLUGINS,
+    "plugins.multimodal_tool_results_plugin": OTHER_PLUGINS,
+    "plugins.reflect_retry_tool_plugin": OTHER_PLUGINS,
+    "plugins.save_files_as_artifacts_plugin": OTHER_PLUGINS,
     # smaller pieces
     "sessions:StateSchemaError": STATE_SCHEMA,
     "sessions.state:StateSchemaError": STATE_SCHEMA,
     "agents.run_config:ToolThreadPoolConfig": THREAD_POOL,
-    "artifacts.artifact_util": ARTIFACT_REFS,
-    "artifacts.file_artifact_service:FileArtifactVersion": ARTIFACT_REFS,
+    "artifacts.file_artifact_service:FileArtifactVersion": FILE_VERSION,
+    # Google Cloud stores present as modules that refuse to be built
+    "artifacts.gcs_artifact_service": REFUSED_CLOUD,
+    "artifacts:GcsArtifactService": REFUSED_CLOUD,
+    "sessions.vertex_ai_session_service": REFUSED_CLOUD,
+    "sessions:VertexAiSessionService": REFUSED_CLOUD,
 }
+
+
+REFUSED: dict[str, str] = {
+    # Present so that modules naming them import; using them raises UnsupportedFeatureError.
+    "agents.live_request_queue": LIVE_REFUSED,
+    "agents:LiveRequest": LIVE_REFUSED,
+    "agents:LiveRequestQueue": LIVE_REFUSED,
+    "runners:Runner.run_live": LIVE_REFUSED,
+}
+"""Names that exist here only to refuse clearly when used (an out-of-scope feature)."""
 
 
 def readme_table() -> str:
     """The README's table: one row per reason, listing what it covers (``google.adk.`` paths)."""
     rows: dict[str, list[str]] = {}
-    for key, reason in OMITTED.items():
+    for key, reason in [*OMITTED.items(), *REFUSED.items()]:
         module, _, name = key.partition(":")
         shown = f"`{module}.{name}`" if name else f"`{module}`"
         rows.setdefault(reason, []).append(shown)

@@ -25,18 +25,20 @@ __all__ = [
     "InvocationNotOpenError",
     "LlmCallsLimitExceededError",
     "MissingStateKeyError",
+    "PluginError",
     "ScriptExhaustedError",
     "SerializationError",
     "SessionBusyError",
     "SessionNotFoundError",
     "StaleSessionError",
     "UnreadableDataError",
+    "UnsupportedFeatureError",
     "redact_url",
 ]
 
 STALE_SESSION_MESSAGE = (
-    "The session has been modified in storage since it was loaded. "
-    "Please reload the session before appending more events."
+    "Another writer changed this session in storage after this object was loaded; nothing "
+    "was written. Load the session again, then append."
 )
 RECREATED_SESSION_MESSAGE = (
     "The session was deleted and created again since it was loaded: this object belongs to "
@@ -134,6 +136,13 @@ class MissingStateKeyError(AdkRuntimeError, KeyError):
     """An instruction names a state key (``{key}``) that is not set; use ``{key?}`` if optional."""
 
 
+class PluginError(AdkRuntimeError, RuntimeError):
+    """A plugin's hook raised; the plugin's own exception is chained as ``__cause__``.
+
+    A ``RuntimeError``, as google-adk raises for a failing plugin.
+    """
+
+
 class ScriptExhaustedError(AdkRuntimeError):
     """A scripted test model was called more often than its script has replies."""
 
@@ -153,6 +162,14 @@ class InputValidationError(AdkRuntimeError, ValueError):
 
 class ConfigurationError(AdkRuntimeError):
     """The runtime is configured wrongly (unknown URL, schema behind, missing extra...)."""
+
+
+class UnsupportedFeatureError(AdkRuntimeError, NotImplementedError):
+    """A google-adk feature adk_runtime does not implement was used (the message names it).
+
+    The names of such features exist here only so that code and tests written for google-adk
+    import unchanged; using one raises this error at once rather than doing nothing.
+    """
 
 
 class UnreadableDataError(AdkRuntimeError):

@@ -1,0 +1,135 @@
+"""The Runner's App and plugin hooks: around an invocation, on each event before its commit.
+
+``run_with_plugins`` wraps the agent's event stream of one invocation (a new turn or a
+resumed one): the plugins' ``before_run_callback`` first (content it returns answers instead
+of the agent), then ``on_event_callback`` on each event the agent yields — the event that
+comes out is what the Runner commits and yields, so a plugin's change to an event is durable
+exactly as the agent's own content is — then ``after_run_callback`` once the invocation
+ended (normally, or because the caller stopped reading). An error is reported to
+``on_run_error_callback`` and goes on. ``plugin_message`` runs ``on_user_message_callback``
+on the user's message before it is stored; ``resolve_app`` turns the Runner's arguments into
+its App.
+"""
+
+from __future__ import annotations
+
+import warnings
+from collections.abc import AsyncGenerator
+from contextlib import aclosing
+from typing import Any
+
+from google.genai import types
+
+from adk_runtime.agents.base_agent import BaseAgent
+from adk_runtime.agents.invocation_context import InvocationContext
+from adk_runtime.apps.app import App
+from adk_runtime.events import Event
+from adk_runtime.plugins.base_plugin import BasePlugin
+
+__all__ = ["apply_on_event", "plugin_message", "resolve_app", "run_with_plugins"]
+
+# What a replacement event returned by on_event_callback cannot change: the event's identity.
+_KEPT = frozenset({"id", "invocation_id", "timestamp"})
+
+
+async def run_with_plugins(
+    ctx: InvocationContext, events: AsyncGenerator[Event, None]
+) -> AsyncGenerator[Event, None]:
+    """Yield the invocation's events through the plugins (see the module docstring).
+
+    ``events`` is closed when this generator is, whether or not it was started.
+    """
+    manager = ctx.plugin_manager
+    if not manager.plugins:  # the common case: no hook to run
+        async with aclosing(events) as stream:
+            async for event in stream:
+                yield event
+        return
+    finished = False
+    try:
+        async with aclosing(events) as stream:
+            content = await manager.run_before_run_callback(invocation_context=ctx)
+            if content is not None:
+                answer = Event(invocation_id=ctx.invocation_id, author="model", content=content)
+                yield await apply_on_event(ctx, answer)
+            else:
+                async for event in stream:
+                    yield await apply_on_event(ctx, event)
+        finished = True
+    except GeneratorExit:  # the caller stopped reading: the run ended, not failed
+        finished = True
+        raise
+    except Exception as exc:
+        await manager.run_on_run_error_callback(invocation_context=ctx, error=exc)
+        raise
+    finally:
+        if finished:
+            await manager.run_after_run_callback(invocation_context=ctx)
+
+
+async def apply_on_event(ctx: InvocationContext, event: Event) -> Event:
+    """``event`` after the plugins' ``on_event_callback``: what is committed and yielded.
+
+    A replacement event's explicitly set fields are laid over the original (its ``id``,
+    ``invocation_id`` and ``timestamp`` stay the original's), so the stored event and the
+    yielded one are the same and keep the agent event's identity.
+    """
+    replacement = await ctx.plugin_manager.run_on_event_callback(
+        invocation_context=ctx, event=event
+    )
+    if replacement is None or replacement is event:
+        return event
+    update: dict[str, Any] = {
+        name: getattr(replacement, name)
+        for name in replacement.model_fields_set
+        if name not in _KEPT
+    }
+    merged = event.model_copy(update=update)
+    if not merged.author:
+        merged.author = event.author
+    return merged
+
+
+def resolve_app(
+    app: App | None,
+    app_name: str | None,
+    agent: BaseAgent | None,
+    plugins: list[BasePlugin] | None,
+) -> App:
+    """The App the Runner runs: ``app`` itself, or one made of ``app_name``, ``agent``, ``plugins``.
+
+    Raises:
+        ValueError: The arguments do not name exactly one of ``app`` and ``agent``, or
+            ``agent`` comes without ``app_name``, or ``plugins`` with ``app``.
+    """
+    if app is not None and agent is not None:
+        raise ValueError("Give the Runner either app or agent, not both.")
+    if app is None and agent is None:
+        raise ValueError("Give the Runner an app, or an agent and an app_name.")
+    if plugins is not None:
+        if app is not None:
+            raise ValueError("With app, give the plugins in App(plugins=...), not to the Runner.")
+        warnings.warn(
+            "Runner(plugins=...) is deprecated (as in google-adk): pass "
+            "app=App(name=..., root_agent=..., plugins=[...]) instead.",
+            DeprecationWarning,
+            stacklevel=3,
+        )
+    if app is not None:
+        return app
+    if not app_name:
+        raise ValueError("A Runner given an agent needs an app_name.")
+    # model_construct: an agent-and-name Runner keeps its historical freedom of names
+    # (validate_id still checks them), as google-adk does.
+    return App.model_construct(name=app_name, root_agent=agent, plugins=list(plugins or []))
+
+
+async def plugin_message(ctx: InvocationContext, message: types.Content) -> types.Content:
+    """The user's message after the plugins' ``on_user_message_callback`` (what is stored)."""
+    replaced = await ctx.plugin_manager.run_on_user_message_callback(
+        invocation_context=ctx, user_message=message
+    )
+    if replaced is None:
+        return message
+    ctx.user_content = replaced
+    return replaced

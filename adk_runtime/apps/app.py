@@ -1,0 +1,105 @@
+"""App: an application's root agent and plugins, given to a Runner as one object."""
+
+from __future__ import annotations
+
+import re
+from typing import Any
+
+from pydantic import BaseModel, ConfigDict, Field, InstanceOf, field_validator, model_validator
+
+from adk_runtime.agents.base_agent import BaseAgent
+from adk_runtime.errors import ConfigurationError
+from adk_runtime.plugins.base_plugin import BasePlugin
+
+__all__ = ["App", "ResumabilityConfig", "validate_app_name"]
+
+_APP_NAME = re.compile(r"^[a-zA-Z][a-zA-Z0-9_-]*$")
+
+
+def validate_app_name(name: str) -> None:
+    """Check an application name: a letter, then letters, digits, ``_`` or ``-``; not ``user``.
+
+    Raises:
+        ValueError: The name does not have that form.
+    """
+    if not _APP_NAME.match(name):
+        raise ValueError(
+            f"App name {name!r} is not valid: start it with a letter and use only letters, "
+            "digits, '_' and '-'."
+        )
+    if name == "user":
+        raise ValueError("App name 'user' is reserved for the end user's events; pick another.")
+
+
+class ResumabilityConfig(BaseModel):
+    """google-adk's switch for resumable invocations, accepted for compatibility.
+
+    adk_runtime invocations are always resumable: every event is committed before the agent
+    goes on, and ``Runner.run_async(invocation_id=...)`` / ``Runner.resume_interrupted()``
+    continue an interrupted invocation from its last committed event. ``is_resumable`` is
+    therefore recorded but changes nothing.
+
+    Attributes:
+        is_resumable: google-adk's flag (True: resumable; adk_runtime always is).
+    """
+
+    is_resumable: bool = False
+
+
+class App(BaseModel):
+    """An application: its name, root agent and plugins.
+
+    ``Runner(app=App(...), session_service=...)`` is the same as passing ``app_name``,
+    ``agent`` and ``plugins`` one by one.
+
+    Attributes:
+        name: The application's name (see :func:`validate_app_name`); it keys its sessions.
+        root_agent: The agent every invocation starts from.
+        plugins: Plugins applied to every invocation, in order (names unique).
+        events_compaction_config: google-adk's event compaction; not implemented here, so
+            setting it raises :class:`ConfigurationError`.
+        context_cache_config: google-adk's Gemini context caching; not implemented here, so
+            setting it raises :class:`ConfigurationError`.
+        resumability_config: Accepted; adk_runtime invocations are always resumable.
+    """
+
+    model_config = ConfigDict(arbitrary_types_allowed=True, extra="forbid")
+
+    name: str
+    root_agent: InstanceOf[BaseAgent] | None = None
+    plugins: list[InstanceOf[BasePlugin]] = Field(default_factory=list)
+    events_compaction_config: Any = None
+    context_cache_config: Any = None
+    resumability_config: ResumabilityConfig | None = None
+
+    @field_validator("events_compaction_config")
+    @classmethod
+    def _refuse_compaction(cls, value: Any) -> Any:
+        if value is not None:
+            raise ConfigurationError(
+                "App.events_compaction_config is not supported by adk_runtime (no event "
+                "compaction); leave it unset. Long sessions stay cheap to read with "
+                "GetSessionConfig(num_recent_events=...)."
+            )
+        return value
+
+    @field_validator("context_cache_config")
+    @classmethod
+    def _refuse_context_cache(cls, value: Any) -> Any:
+        if value is not None:
+            raise ConfigurationError(
+                "App.context_cache_config is not supported by adk_runtime (no Gemini context "
+                "caching); leave it unset."
+            )
+        return value
+
+    @model_validator(mode="after")
+    def _check(self) -> App:
+        validate_app_name(self.name)
+        if self.root_agent is None:
+            raise ValueError("An App needs a root_agent.")
+        names = [plugin.name for plugin in self.plugins]
+        duplicates = sorted({name for name in names if names.count(name) > 1})
+        if duplicates:
+            raise ValueError(f"Plugin names must be unique in an App; repeated: {duplicates}.")
+        return self

@@ -1,0 +1,67 @@
+"""Feature switches (``google.adk.features`` → here).
+
+google-adk gates experimental behaviour behind named switches that code turns on with
+:func:`override_feature_enabled` or the environment (``ADK_ENABLE_<NAME>`` /
+``ADK_DISABLE_<NAME>``). adk_runtime has no experimental behaviour behind switches, so
+:class:`FeatureName` lists only the google-adk switches whose meaning holds here, and each
+says what it does here:
+
+- ``IN_MEMORY_SESSION_SERVICE_LIGHT_COPY``: in google-adk, sessions returned by the in-memory
+  service share nested values with the stored ones instead of being deep copies. Here every
+  session the in-memory service returns is decoded afresh from its stored JSON, so it never
+  shares anything with the store whether the switch is on or off; the switch is accepted so
+  that code setting it keeps working, and it changes nothing.
+
+A switch google-adk has and this list lacks names a feature adk_runtime does not implement:
+``FeatureName.<that name>`` is an ``AttributeError``, so such code fails where it names it.
+"""
+
+from __future__ import annotations
+
+import enum
+import os
+
+__all__ = ["FeatureName", "is_feature_enabled", "override_feature_enabled"]
+
+_TRUE = frozenset({"1", "true", "yes", "on"})
+
+
+class FeatureName(str, enum.Enum):
+    """The switches adk_runtime knows (see the module docstring for what each does)."""
+
+    IN_MEMORY_SESSION_SERVICE_LIGHT_COPY = "IN_MEMORY_SESSION_SERVICE_LIGHT_COPY"
+
+
+_DEFAULTS: dict[FeatureName, bool] = {
+    FeatureName.IN_MEMORY_SESSION_SERVICE_LIGHT_COPY: False,
+}
+_OVERRIDES: dict[FeatureName, bool] = {}
+
+
+def override_feature_enabled(feature_name: FeatureName, enabled: bool) -> None:
+    """Turn a switch on or off for this process, ahead of the environment and the default.
+
+    Args:
+        feature_name: The switch.
+        enabled: Its new value.
+    """
+    _OVERRIDES[FeatureName(feature_name)] = bool(enabled)
+
+
+def is_feature_enabled(feature_name: FeatureName) -> bool:
+    """Whether a switch is on: an override, else ``ADK_ENABLE_``/``ADK_DISABLE_``, else default.
+
+    Args:
+        feature_name: The switch.
+
+    Returns:
+        The switch's current value.
+    """
+    name = FeatureName(feature_name)
+    if name in _OVERRIDES:
+        return _OVERRIDES[name]
+    if os.environ.get(f"ADK_ENABLE_{name.value}", "").strip().lower() in _TRUE:
+        return True
+    if os.environ.get(f"ADK_DISABLE_{name.value}", "").strip().lower() in _TRUE:
+        return False
+    return _DEFAULTS[name]
