@@ -4,6 +4,8 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
+import sqlite3
+import threading
 from typing import Any
 
 import asyncpg
@@ -91,6 +93,30 @@ async def test_sqlite_connections_are_tuned(tmp_path: Any) -> None:
         "synchronous": 1,
         "foreign_keys": 1,
     }
+
+
+@pytest.mark.sqlite
+async def test_sqlite_connect_waits_for_a_writer_on_a_new_file(tmp_path: Any) -> None:
+    # Another process holds a write transaction on a file still in rollback mode: SQLite
+    # refuses the switch to WAL at once ("database is locked", no busy handler), so the first
+    # connection would fail where it should wait for the writer.
+    path = tmp_path / "new.db"
+    writer = sqlite3.connect(path, isolation_level=None, check_same_thread=False)
+    writer.execute("CREATE TABLE t (x)")
+    writer.execute("BEGIN IMMEDIATE")
+    writer.execute("INSERT INTO t VALUES (1)")
+    release = threading.Timer(0.3, lambda: writer.execute("COMMIT"))
+    release.start()
+    db = Database(create_engine(f"sqlite:///{path}"), owns_engine=True)
+    try:
+        async with db.autocommit() as connection:
+            mode = await connection.scalar(text("PRAGMA journal_mode"))
+            rows = await connection.scalar(text("SELECT count(*) FROM t"))
+    finally:
+        release.join()
+        writer.close()
+        await db.dispose()
+    assert (mode, rows) == ("wal", 1)
 
 
 @pytest.mark.sqlite
