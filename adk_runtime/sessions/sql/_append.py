@@ -26,7 +26,7 @@ from __future__ import annotations
 
 import json
 import sqlite3
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping
 from datetime import datetime, timezone
 from typing import Any
 
@@ -41,6 +41,7 @@ from adk_runtime.events import event_from_json
 from adk_runtime.sessions.base import AppendResult, PreparedAppend
 from adk_runtime.sessions.sql import _driver_statements as statements
 from adk_runtime.sessions.sql import _group_commit as group_commit
+from adk_runtime.sessions.sql._ttl import NEVER
 from adk_runtime.sql.engine import Database
 from adk_runtime.sql.errors import translate_errors
 
@@ -76,14 +77,27 @@ def _explain(
     )
 
 
-def _params(key: _Key, prepared: PreparedAppend, now: Any) -> dict[str, Any]:
-    """The named parameters of :mod:`._driver_statements` (``ctime`` is the caller's)."""
+def _params(
+    key: _Key,
+    prepared: PreparedAppend,
+    now: datetime,
+    fresh: datetime,
+    stored: Callable[[datetime], Any],
+) -> dict[str, Any]:
+    """The named parameters of :mod:`._driver_statements`.
+
+    ``stored`` turns a moment into the dialect's stored form (PostgreSQL takes the datetime).
+    """
     event = prepared.event
+    incarnation = prepared.incarnation
     return {
         "app": key[0],
         "user": key[1],
         "sid": key[2],
-        "now": now,
+        "now": stored(now),
+        "fresh": stored(fresh),
+        # A SQL session's incarnation is its create time (ISO-8601, UTC); None: any.
+        "ctime": None if incarnation is None else stored(datetime.fromisoformat(incarnation)),
         "expected": prepared.expected_revision,
         "eid": event.id,
         "inv": event.invocation_id,
@@ -96,14 +110,7 @@ def _params(key: _Key, prepared: PreparedAppend, now: Any) -> dict[str, Any]:
     }
 
 
-def _moment(incarnation: str | None) -> datetime | None:
-    """A SQL session's incarnation is its create time (ISO-8601, UTC)."""
-    return None if incarnation is None else datetime.fromisoformat(incarnation)
-
-
-def _moment_of(prepared: PreparedAppend) -> datetime:
-    moment = _moment(prepared.incarnation)
-    assert moment is not None
+def _as_is(moment: datetime) -> datetime:
     return moment
 
 
@@ -124,9 +131,7 @@ _UNIQUE_VIOLATION = "23505"
 async def _append_postgresql(
     db: Database, key: _Key, prepared: PreparedAppend, now: datetime, fresh: datetime
 ) -> AppendResult:
-    params = _params(key, prepared, now)
-    params["fresh"] = fresh
-    params["ctime"] = _moment(prepared.incarnation)
+    params = _params(key, prepared, now, fresh, _as_is)
     args = _PG_APPEND.args(params)
     async with db.driver_connection() as connection:
         try:
@@ -153,7 +158,12 @@ _SQLITE_EXPLAIN = statements.SQLITE["explain"].sql
 
 def _sqlite_time(moment: datetime) -> str:
     # The storage format SQLAlchemy's SQLite DateTime reads and writes (naive UTC).
+    if moment is NEVER:  # no TTL: the usual case, formatted once
+        return _SQLITE_NEVER
     return moment.astimezone(timezone.utc).strftime("%Y-%m-%d %H:%M:%S.%f")
+
+
+_SQLITE_NEVER = NEVER.strftime("%Y-%m-%d %H:%M:%S.%f")
 
 
 def _sqlite_apply(connection: sqlite3.Connection, params: dict[str, Any]) -> tuple[Any, ...]:
@@ -174,9 +184,7 @@ def _sqlite_apply(connection: sqlite3.Connection, params: dict[str, Any]) -> tup
 async def _append_sqlite(
     db: Database, key: _Key, prepared: PreparedAppend, now: datetime, fresh: datetime
 ) -> AppendResult:
-    params = _params(key, prepared, _sqlite_time(now))
-    params["fresh"] = _sqlite_time(fresh)
-    params["ctime"] = None if prepared.incarnation is None else _sqlite_time(_moment_of(prepared))
+    params = _params(key, prepared, now, fresh, _sqlite_time)
     with translate_errors(db.url):
         outcome, row = await group_commit.submit(db, _sqlite_apply, params)
     if outcome == "explain":
