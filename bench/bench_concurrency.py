@@ -5,11 +5,17 @@ Redis), each conversation appends its share of ``TOTAL`` events one after anothe
 others do the same. Same run, same C:
 
 - ``raw_driver``: the floor. PostgreSQL: an asyncpg pool with as many connections as our
-  pool, running our one-statement append; Redis: redis-py with the same pool size running a
-  minimal compare-and-set Lua script; SQLite: one aiosqlite connection, one ``BEGIN
-  IMMEDIATE`` transaction per event, the writers taking turns.
+  pool (no reset query on release), running our one-statement append; Redis: redis-py with
+  the same pool size running a minimal compare-and-set Lua script; SQLite: one aiosqlite
+  connection, one ``BEGIN IMMEDIATE`` transaction per event, the writers taking turns.
 - ``google-adk``: google-adk 2.13's services on the same store (when installed).
 
+Each backend is measured in a process of its own (a server runs one store; a process that
+has just driven another store's drivers and google-adk carries their heap and caches, which
+showed as 20% more client CPU per append at one level and not another). Within it, ours and the
+floor run ``ROUNDS`` rounds of every level in turn (1, 16, 64, 256, 1, 16, ...), so a slow
+minute of a shared machine falls on every level alike; a level's events/s is the median of its
+rounds, p50 and p99 are over all its rounds' appends. google-adk runs one round (it is slow).
 After each run every conversation is read back and must hold exactly its events, in order.
 For ours and google-adk the bench also prints this process's CPU time per append (``client
 cpu/append``): on a machine shared with the database, client CPU is what caps throughput.
@@ -20,8 +26,12 @@ Targets (issue 13): events/s never falls as C rises; PostgreSQL at C=16 ≥ 0.6x
 from __future__ import annotations
 
 import asyncio
+import dataclasses
 import json
 import os
+import statistics
+import subprocess
+import sys
 import tempfile
 import time
 import uuid
@@ -41,7 +51,14 @@ from adk_runtime.sessions import session_service_from_url
 from adk_runtime.sessions.sql._append import _PG_APPEND
 from adk_runtime.sessions.sql._ttl import NEVER as _NEVER
 from adk_runtime.sql.pool import POOL_DEFAULTS
-from bench.common import Report, google_adk_available, percentile, postgres_database, quick
+from bench.common import (
+    Report,
+    Row,
+    google_adk_available,
+    percentile,
+    postgres_database,
+    quick,
+)
 
 SUITE = "concurrency"
 LEVELS = (1, 16, 64, 256)
@@ -54,6 +71,10 @@ Append = Callable[[int, int], Awaitable[None]]
 
 def _total() -> int:
     return 512 if quick() else 4096
+
+
+def _rounds() -> int:
+    return 1 if quick() else 3
 
 
 def _content(i: int) -> types.Content:
@@ -80,12 +101,48 @@ async def _drive(conversations: int, per: int, append: Append) -> tuple[float, l
     return time.perf_counter() - start, samples
 
 
-def _record(
-    report: Report, backend: str, c: int, impl: str, wall: float, samples: list[float]
-) -> None:
-    report.add(SUITE, backend, f"C={c} events/s", len(samples) / wall, "ev/s", impl=impl)
-    report.add(SUITE, backend, f"C={c} p50", percentile(samples, 50), "ms", impl=impl)
-    report.add(SUITE, backend, f"C={c} p99", percentile(samples, 99), "ms", impl=impl)
+@dataclasses.dataclass
+class _Level:
+    """Every round's measurement of one level: events/s, client CPU per append, latencies."""
+
+    rates: list[float] = dataclasses.field(default_factory=list)
+    cpu: list[float] = dataclasses.field(default_factory=list)
+    samples: list[float] = dataclasses.field(default_factory=list)
+
+
+class _Levels:
+    """Collects rounds per level, then reports each level's median (rows in LEVELS order)."""
+
+    def __init__(self, backend: str, impl: str) -> None:
+        self.backend, self.impl = backend, impl
+        self.levels: dict[int, _Level] = {}
+
+    def add(self, c: int, wall: float, samples: list[float], cpu: float | None = None) -> None:
+        level = self.levels.setdefault(c, _Level())
+        level.rates.append(len(samples) / wall)
+        level.samples.extend(samples)
+        if cpu is not None:
+            # This process's CPU per append (the client side: encoding, driver, event loop).
+            level.cpu.append(cpu / len(samples) * 1e6)
+
+    def report(self, report: Report) -> None:
+        backend, impl = self.backend, self.impl
+        for c in sorted(self.levels):
+            level = self.levels[c]
+            rate = statistics.median(level.rates)
+            spread = f"{len(level.rates)} rounds: " + " / ".join(f"{r:,.0f}" for r in level.rates)
+            note = spread if len(level.rates) > 1 else ""
+            report.add(SUITE, backend, f"C={c} events/s", rate, "ev/s", impl=impl, note=note)
+            report.add(SUITE, backend, f"C={c} p50", percentile(level.samples, 50), "ms", impl=impl)
+            report.add(SUITE, backend, f"C={c} p99", percentile(level.samples, 99), "ms", impl=impl)
+            if level.cpu:
+                cpu = statistics.median(level.cpu)
+                report.add(SUITE, backend, f"C={c} client cpu/append", cpu, "us", impl=impl)
+
+
+def _plan(rounds: int) -> list[int]:
+    """The levels in the order they run: every level once per round."""
+    return [c for _ in range(rounds) for c in LEVELS]
 
 
 # --- ours and google-adk: any session service ------------------------------------------
@@ -98,8 +155,10 @@ async def _services(
     service: Any,
     classes: tuple[Any, Any],
     total: int | None = None,
+    rounds: int = 1,
 ) -> None:
-    for c in LEVELS:
+    levels = _Levels(backend, impl)
+    for c in _plan(rounds):
         per = max(2, (total or _total()) // c)
         app = f"conc-{uuid.uuid4().hex[:8]}"
         sessions = [
@@ -127,11 +186,9 @@ async def _services(
             print(f"  {impl} failed at C={c}: {type(exc).__name__}: {str(exc)[:120]}")
             report.add(SUITE, backend, f"C={c} errors", 1, "run", impl=impl)
             continue
-        _record(report, backend, c, impl, wall, samples)
-        # This process's CPU per append (the client side: encoding, driver, event loop).
-        per_append = cpu / len(samples) * 1e6
-        report.add(SUITE, backend, f"C={c} client cpu/append", per_append, "us", impl=impl)
+        levels.add(c, wall, samples, cpu)
         await _check(service, app, sessions, events)
+    levels.report(report)
 
 
 async def _check(service: Any, app: str, sessions: list[Any], events: list[list[Any]]) -> None:
@@ -147,11 +204,19 @@ async def _check(service: Any, app: str, sessions: list[Any], events: list[list[
 # --- the raw-driver floors ---------------------------------------------------------------
 
 
+async def _no_reset(_connection: Any) -> None:
+    return None
+
+
 async def _floor_postgres(report: Report, url: str) -> None:
     dsn = make_url(url).set(drivername="postgresql").render_as_string(hide_password=False)
     size = POOL_DEFAULTS["pool_size"]
-    async with asyncpg.create_pool(dsn, min_size=size, max_size=size) as pool:  # warm
-        for c in LEVELS:
+    levels = _Levels("postgres", "raw_driver")
+    # No reset query on release: asyncpg's default sends one (a round trip per append) that a
+    # pool running only stateless statements does not need; ours does not send one either.
+    pool_options: dict[str, Any] = {"min_size": size, "max_size": size, "reset": _no_reset}
+    async with asyncpg.create_pool(dsn, **pool_options) as pool:  # warm
+        for c in _plan(_rounds()):
             per = max(2, _total() // c)
             app = f"floor-{uuid.uuid4().hex[:8]}"
             now = datetime.now(timezone.utc)
@@ -185,7 +250,8 @@ async def _floor_postgres(report: Report, url: str) -> None:
                 assert row is not None
 
             wall, samples = await _drive(c, per, append)
-            _record(report, "postgres", c, "raw_driver", wall, samples)
+            levels.add(c, wall, samples)
+    levels.report(report)
 
 
 _REDIS_FLOOR = """
@@ -206,12 +272,14 @@ async def _floor_redis(report: Report) -> None:
     pool = redis_asyncio.BlockingConnectionPool.from_url(REDIS_URL, max_connections=REDIS_POOL)
     client = redis_asyncio.Redis.from_pool(pool)
     script = client.register_script(_REDIS_FLOOR)
+    levels = _Levels("redis", "raw_driver")
     try:
-        for c in LEVELS:
+        for c in _plan(_rounds()):
             per = max(2, _total() // c)
             payloads = [event_to_json(_event(i)) for i in range(per)]
+            round_ = uuid.uuid4().hex[:6]
             keys = [
-                [f"{prefix}{{a}}:{kind}:{c}:{k}" for kind in ("m", "s", "e", "i")]
+                [f"{prefix}{{a}}:{kind}:{round_}:{k}" for kind in ("m", "s", "e", "i")]
                 + [f"{prefix}{{a}}:user"]
                 for k in range(c)
             ]
@@ -222,7 +290,8 @@ async def _floor_redis(report: Report) -> None:
                 assert await script(keys=keys[k], args=[i, payloads[i], f"e{i}", i]) == i + 1
 
             wall, samples = await _drive(c, per, append)
-            _record(report, "redis", c, "raw_driver", wall, samples)
+            levels.add(c, wall, samples)
+        levels.report(report)
     finally:
         found = [key async for key in client.scan_iter(match=f"{prefix}*", count=1000)]
         for start in range(0, len(found), 1000):
@@ -237,8 +306,9 @@ async def _floor_sqlite(report: Report, url: str) -> None:
     lock = asyncio.Lock()
     for pragma in ("journal_mode=WAL", "synchronous=NORMAL", "busy_timeout=30000"):
         await connection.execute(f"PRAGMA {pragma}")
+    levels = _Levels("sqlite", "raw_driver")
     try:
-        for c in LEVELS:
+        for c in _plan(_rounds()):
             per = max(2, _total() // c)
             app = f"floor-{uuid.uuid4().hex[:8]}"
             stamp = datetime.now(timezone.utc).strftime("%Y-%m-%d %H:%M:%S.%f")
@@ -265,7 +335,8 @@ async def _floor_sqlite(report: Report, url: str) -> None:
                     await connection.commit()
 
             wall, samples = await _drive(c, per, append)
-            _record(report, "sqlite", c, "raw_driver", wall, samples)
+            levels.add(c, wall, samples)
+        levels.report(report)
     finally:
         await connection.close()
 
@@ -292,7 +363,8 @@ def _adk_classes() -> tuple[Any, Any]:
 
 async def _ours(report: Report, backend: str, url: str) -> None:
     async with session_service_from_url(url) as service:
-        await _services(report, backend, "adk_runtime", service, (Event, EventActions))
+        classes = (Event, EventActions)
+        await _services(report, backend, "adk_runtime", service, classes, rounds=_rounds())
 
 
 async def _adk(report: Report, backend: str, url: str) -> None:
@@ -334,31 +406,60 @@ async def _ratios(report: Report, backend: str) -> None:
             )
 
 
+async def _backend(report: Report, backend: str) -> None:
+    """Ours, the floor and google-adk on one backend (in this process)."""
+    if backend == "memory":
+        await _ours(report, "memory", "memory://")
+        await _adk(report, "memory", "memory://")
+    elif backend == "sqlite":
+        with tempfile.TemporaryDirectory() as folder:
+            url = f"sqlite+aiosqlite:///{Path(folder) / 'conc.db'}"
+            await _migrate(url)
+            await _ours(report, "sqlite", url)
+            await _floor_sqlite(report, url)
+            await _adk(report, "sqlite", url)
+    elif backend == "postgres":
+        async with postgres_database("conc") as url:
+            await _migrate(url)
+            await _ours(report, "postgres", url)
+            await _floor_postgres(report, url)
+            await _adk(report, "postgres", url)
+    else:
+        prefix = f"adkbenchconc{uuid.uuid4().hex[:8]}:"
+        try:
+            await _ours(report, "redis", f"{REDIS_URL}?key_prefix={prefix}")
+        finally:
+            async with redis_asyncio.Redis.from_url(REDIS_URL) as client:
+                found = [key async for key in client.scan_iter(match=f"{prefix}*", count=1000)]
+                for start in range(0, len(found), 1000):
+                    await client.unlink(*found[start : start + 1000])
+        await _floor_redis(report)
+        await _adk(report, "redis", REDIS_URL)
+    await _ratios(report, backend)
+
+
+BACKENDS = ("memory", "sqlite", "postgres", "redis")
+
+
 async def run(report: Report) -> None:
-    await _ours(report, "memory", "memory://")
-    await _adk(report, "memory", "memory://")
-    await _ratios(report, "memory")
-    with tempfile.TemporaryDirectory() as folder:
-        url = f"sqlite+aiosqlite:///{Path(folder) / 'conc.db'}"
-        await _migrate(url)
-        await _ours(report, "sqlite", url)
-        await _floor_sqlite(report, url)
-        await _adk(report, "sqlite", url)
-        await _ratios(report, "sqlite")
-    async with postgres_database("conc") as url:
-        await _migrate(url)
-        await _ours(report, "postgres", url)
-        await _floor_postgres(report, url)
-        await _adk(report, "postgres", url)
-        await _ratios(report, "postgres")
-    prefix = f"adkbenchconc{uuid.uuid4().hex[:8]}:"
-    try:
-        await _ours(report, "redis", f"{REDIS_URL}?key_prefix={prefix}")
-    finally:
-        async with redis_asyncio.Redis.from_url(REDIS_URL) as client:
-            found = [key async for key in client.scan_iter(match=f"{prefix}*", count=1000)]
-            for start in range(0, len(found), 1000):
-                await client.unlink(*found[start : start + 1000])
-    await _floor_redis(report)
-    await _adk(report, "redis", REDIS_URL)
-    await _ratios(report, "redis")
+    """Each backend in a child process of its own; its rows join this report."""
+    for backend in BACKENDS:
+        with tempfile.TemporaryDirectory() as folder:
+            out = Path(folder) / "rows.json"
+            command = [sys.executable, "-m", "bench.bench_concurrency", backend, str(out)]
+            # The child prints its rows as it measures them; they are added here unprinted.
+            done = await asyncio.to_thread(subprocess.run, command, check=False)
+            if done.returncode != 0:
+                raise RuntimeError(f"the {backend} concurrency run failed ({done.returncode})")
+            rows = json.loads(out.read_text())
+        report.rows.extend(Row(**row) for row in rows)
+
+
+def _child(backend: str, out: str) -> None:
+    report = Report()
+    asyncio.run(_backend(report, backend))
+    Path(out).write_text(json.dumps([dataclasses.asdict(row) for row in report.rows]))
+
+
+if __name__ == "__main__":
+    _child(*sys.argv[1:3])
