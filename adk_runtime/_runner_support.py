@@ -19,6 +19,7 @@ from google.genai import types
 from adk_runtime.agents.base_agent import BaseAgent
 from adk_runtime.agents.run_config import RunConfig
 from adk_runtime.events import Event
+from adk_runtime.platform.thread import create_thread
 
 if TYPE_CHECKING:
     from adk_runtime.runners import Runner
@@ -183,9 +184,8 @@ class ThreadedRun:
         self._task: asyncio.Task[None] | None = None
         self._finished = False
         context = contextvars.copy_context()  # the caller's span is the turn's parent
-        self._thread = threading.Thread(
-            target=context.run, args=(self._thread_main,), name="adk-runner", daemon=True
-        )
+        self._thread = create_thread(context.run, self._thread_main)
+        self._thread.name, self._thread.daemon = "adk-runner", True
         self._thread.start()
         self._ready.wait()
 

@@ -19,7 +19,6 @@ the model.
 
 from __future__ import annotations
 
-import uuid
 from collections.abc import AsyncGenerator
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
@@ -34,6 +33,7 @@ from adk_runtime.errors import InputValidationError
 from adk_runtime.events import Event
 from adk_runtime.events.tool_confirmation import ToolConfirmation
 from adk_runtime.models._call_ids import CLIENT_CALL_ID_PREFIX
+from adk_runtime.platform import uuid as platform_uuid
 from adk_runtime.tools.tool_context import ToolContext
 
 if TYPE_CHECKING:
@@ -66,7 +66,7 @@ def generate_request_confirmation_event(
         if original is None:
             continue
         request = types.FunctionCall(
-            id=CLIENT_CALL_ID_PREFIX + str(uuid.uuid4()),
+            id=CLIENT_CALL_ID_PREFIX + platform_uuid.new_uuid(),
             name=REQUEST_CONFIRMATION_FUNCTION_CALL_NAME,
             args={
                 "originalFunctionCall": original.model_dump(

@@ -4,7 +4,6 @@ from __future__ import annotations
 
 import asyncio
 import logging
-import uuid
 from collections.abc import Awaitable, Callable, Sequence
 from typing import TYPE_CHECKING, Any, TypeAlias
 
@@ -15,6 +14,7 @@ from adk_runtime.agents.invocation_context import InvocationContext
 from adk_runtime.events import Event, EventActions
 from adk_runtime.events.tool_confirmation import ToolConfirmation
 from adk_runtime.models._call_ids import CLIENT_CALL_ID_PREFIX
+from adk_runtime.platform import uuid as platform_uuid
 from adk_runtime.tools.base_tool import BaseTool
 from adk_runtime.tools.tool_context import ToolContext
 
@@ -43,7 +43,7 @@ def assign_call_ids(event: Event) -> None:
     """Give every function call without an id one minted by the runtime (``adk-…``)."""
     for call in event.get_function_calls():
         if not call.id:
-            call.id = CLIENT_CALL_ID_PREFIX + str(uuid.uuid4())
+            call.id = CLIENT_CALL_ID_PREFIX + platform_uuid.new_uuid()
 
 
 def long_running_ids(event: Event, tools: dict[str, BaseTool]) -> set[str] | None:

@@ -20,13 +20,13 @@ the rewound events (and the rewind event itself) no longer reach the model; the 
 
 from __future__ import annotations
 
-import uuid
 from typing import Any
 
 from adk_runtime.artifacts.base import BaseArtifactService
 from adk_runtime.errors import InvocationNotFoundError
 from adk_runtime.events import Event, EventActions
 from adk_runtime.events.rewind import live_events
+from adk_runtime.platform import uuid as platform_uuid
 from adk_runtime.sessions.fork import session_state_at
 from adk_runtime.sessions.session import Session
 from adk_runtime.sessions.state import State
@@ -62,7 +62,7 @@ async def rewind_event(
         if not key.startswith(_SCOPED) and key not in before:
             delta[key] = None
     actions = EventActions(rewind_before_invocation_id=invocation_id, state_delta=delta)
-    event = Event(invocation_id="e-" + str(uuid.uuid4()), author="user", actions=actions)
+    event = Event(invocation_id="e-" + platform_uuid.new_uuid(), author="user", actions=actions)
     if artifacts is not None:
         created = await _restore_artifacts(session, live, start, artifacts, actions)
         if created:

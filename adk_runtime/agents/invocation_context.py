@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import uuid
 from typing import TYPE_CHECKING, Any
 
 from google.genai import types
@@ -12,6 +11,7 @@ from adk_runtime.agents.run_config import RunConfig
 from adk_runtime.artifacts.base import BaseArtifactService
 from adk_runtime.errors import LlmCallsLimitExceededError
 from adk_runtime.memory.base import BaseMemoryService
+from adk_runtime.platform import uuid as platform_uuid
 from adk_runtime.plugins.plugin_manager import PluginManager
 from adk_runtime.sessions.base import BaseSessionService
 from adk_runtime.sessions.session import Session
@@ -23,8 +23,8 @@ __all__ = ["InvocationContext", "LlmCallsLimitExceededError", "new_invocation_co
 
 
 def new_invocation_context_id() -> str:
-    """Return a new invocation id (``"e-"`` and a uuid4)."""
-    return "e-" + str(uuid.uuid4())
+    """Return a new invocation id (``"e-"`` and a new id from :mod:`adk_runtime.platform`)."""
+    return "e-" + platform_uuid.new_uuid()
 
 
 class InvocationContext(BaseModel):

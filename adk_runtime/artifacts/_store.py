@@ -12,7 +12,6 @@ from __future__ import annotations
 import abc
 import dataclasses
 import re
-import time
 from typing import Any
 
 from google.genai import types
@@ -28,6 +27,7 @@ from adk_runtime.artifacts._validation import (
 )
 from adk_runtime.artifacts.base import ArtifactVersion, BaseArtifactService
 from adk_runtime.errors import InputValidationError
+from adk_runtime.platform import time as platform_time
 
 __all__ = ["ArtifactRecord", "StoredArtifactService", "decode_part", "encode_part"]
 
@@ -104,7 +104,7 @@ def encode_part(artifact: Any, custom_metadata: dict[str, Any] | None) -> Artifa
         data=data,
         mime_type=mime_type,
         size=size,
-        create_time=time.time(),
+        create_time=platform_time.get_time(),
         metadata_json=metadata_json,
     )
 

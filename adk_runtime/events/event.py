@@ -4,8 +4,6 @@ from __future__ import annotations
 
 import json
 import re
-import time
-import uuid
 from typing import Any
 
 from google.genai import types
@@ -17,6 +15,8 @@ from adk_runtime.errors import SerializationError, UnreadableDataError
 from adk_runtime.events import _stored_decoder
 from adk_runtime.events._json_fields import STORED, JsonDict
 from adk_runtime.events.event_actions import EventActions
+from adk_runtime.platform import time as platform_time
+from adk_runtime.platform import uuid as platform_uuid
 
 __all__ = ["Event", "event_from_json", "event_from_stored", "event_to_json"]
 
@@ -25,7 +25,8 @@ class Event(BaseModel):
     """An event in a session, with google-adk's field names and meaning.
 
     ``id`` is a fresh uuid4 string and ``timestamp`` the creation time in float seconds,
-    unless given. Events are ordered by when they were committed, never by timestamp.
+    unless given (both from :mod:`adk_runtime.platform`'s providers). Events are ordered by
+    when they were committed, never by timestamp.
 
     Attributes:
         invocation_id: The invocation this event belongs to.
@@ -68,12 +69,12 @@ class Event(BaseModel):
     long_running_tool_ids: set[str] | None = None
     branch: str | None = None
     id: str = Field(default_factory=lambda: Event.new_id())
-    timestamp: float = Field(default_factory=time.time)
+    timestamp: float = Field(default_factory=platform_time.get_time)
 
     @staticmethod
     def new_id() -> str:
-        """Return a new random event id (a uuid4 string)."""
-        return str(uuid.uuid4())
+        """Return a new event id (a uuid4 string unless :mod:`adk_runtime.platform` says)."""
+        return platform_uuid.new_uuid()
 
     def get_function_calls(self) -> list[types.FunctionCall]:
         """Return the function calls in this event's content, in order."""

@@ -10,12 +10,12 @@ readability (:mod:`adk_runtime.events._limits`), and each scope's delta encoded 
 from __future__ import annotations
 
 import dataclasses
-import uuid
 from typing import Any
 
 from adk_runtime import codec
 from adk_runtime.events import Event, event_to_json
 from adk_runtime.events._limits import check_storable
+from adk_runtime.platform import uuid as platform_uuid
 from adk_runtime.sessions._validation import (
     validate_id,
     validate_optional_text,
@@ -175,7 +175,7 @@ def prepare_create(
         InputValidationError: An id is malformed.
         SerializationError: A value cannot be stored; the error names it, e.g. ``state['k']``.
     """
-    session_id = str(uuid.uuid4()) if session_id is None else session_id
+    session_id = platform_uuid.new_uuid() if session_id is None else session_id
     validate_session_key(app_name, user_id, session_id)
     session_state, app_state, user_state, _temp = split_state_delta(state or {})
     return PreparedCreate(

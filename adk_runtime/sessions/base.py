@@ -51,7 +51,6 @@ from __future__ import annotations
 
 import abc
 import time
-import uuid
 from datetime import timedelta
 from types import TracebackType
 from typing import Any
@@ -60,6 +59,7 @@ from pydantic import BaseModel, ConfigDict, Field, alias_generators
 
 from adk_runtime.errors import InputValidationError
 from adk_runtime.events import Event
+from adk_runtime.platform import uuid as platform_uuid
 from adk_runtime.sessions._cache import CachedSession, SessionCache
 from adk_runtime.sessions._paging import ListCursor, ListQuery, validate_page_size
 from adk_runtime.sessions._prepare import (
@@ -274,7 +274,7 @@ class BaseSessionService(abc.ABC):
             app_name: The app.
             user_id: The user (the fork belongs to the same user).
             session_id: The session to fork.
-            new_session_id: The new session's id (None: a fresh uuid4).
+            new_session_id: The new session's id (None: a new id from adk_runtime.platform).
             at_event_id: The last event to copy (None: every event).
 
         Returns:
@@ -286,7 +286,7 @@ class BaseSessionService(abc.ABC):
             EventNotFoundError: ``at_event_id`` is not an event of the source.
             InputValidationError: An id is malformed.
         """
-        new_id = str(uuid.uuid4()) if new_session_id is None else new_session_id
+        new_id = platform_uuid.new_uuid() if new_session_id is None else new_session_id
         return await fork(self, (app_name, user_id, session_id), new_id, at_event_id)
 
     async def _fork_session(self, key: SessionKey, prepared: PreparedFork) -> None:

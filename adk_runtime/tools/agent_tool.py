@@ -2,11 +2,11 @@
 
 from __future__ import annotations
 
-import uuid
 from typing import TYPE_CHECKING, Any
 
 from google.genai import types
 
+from adk_runtime.platform import uuid as platform_uuid
 from adk_runtime.tools._forwarding_artifacts import ForwardingArtifactService
 from adk_runtime.tools.base_tool import BaseTool
 from adk_runtime.tools.tool_context import ToolContext
@@ -94,7 +94,7 @@ class AgentTool(BaseTool):
         session = await service.create_session(
             app_name=ctx.app_name,
             user_id=ctx.user_id,
-            session_id=str(uuid.uuid4()),
+            session_id=platform_uuid.new_uuid(),
             state=tool_context.state.to_dict(),
         )
         message = types.Content(role="user", parts=[types.Part(text=self._message(args))])

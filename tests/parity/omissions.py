@@ -21,6 +21,7 @@ AREAS = (
     "memory",
     "models",
     "planners",
+    "platform",
     "plugins",
     "runners",
     "sessions",
@@ -110,6 +111,10 @@ REFUSED_CLOUD = (
     "Google Cloud stores (Vertex AI sessions, Cloud Storage artifacts): out of scope. The "
     "modules exist so that code importing them loads; building `VertexAiSessionService` or "
     "`GcsArtifactService` raises `ConfigurationError`, and neither is exported by its package."
+)
+GOOGLE_INTERNAL_THREADS = (
+    "google-adk's slot for a Google-internal thread factory (None outside Google): "
+    "`platform.thread.create_thread` is the entry point, and it makes plain threads here."
 )
 OTHER_PLUGINS = (
     "google-adk's other built-in plugins (debug logging to files, reflect-and-retry, tool-call "
@@ -326,6 +331,7 @@ OMITTED: dict[str, str] = {
     "artifacts:GcsArtifactService": REFUSED_CLOUD,
     "sessions.vertex_ai_session_service": REFUSED_CLOUD,
     "sessions:VertexAiSessionService": REFUSED_CLOUD,
+    "platform.thread:internal_thread": GOOGLE_INTERNAL_THREADS,
 }
 
 

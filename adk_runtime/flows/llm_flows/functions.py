@@ -9,7 +9,6 @@ calls, merging their responses) is internal to the flow; here that is
 
 from __future__ import annotations
 
-import uuid
 from collections.abc import Iterable, Mapping
 
 from google.genai import types
@@ -21,6 +20,7 @@ from adk_runtime.agents._confirmation import (
 from adk_runtime.agents._functions import assign_call_ids
 from adk_runtime.events import Event
 from adk_runtime.models._call_ids import CLIENT_CALL_ID_PREFIX
+from adk_runtime.platform import uuid as platform_uuid
 from adk_runtime.tools.base_tool import BaseTool
 
 __all__ = [
@@ -38,7 +38,7 @@ AF_FUNCTION_CALL_ID_PREFIX = CLIENT_CALL_ID_PREFIX
 
 def generate_client_function_call_id() -> str:
     """A new runtime-minted function-call id (``adk-`` and a random UUID)."""
-    return AF_FUNCTION_CALL_ID_PREFIX + str(uuid.uuid4())
+    return AF_FUNCTION_CALL_ID_PREFIX + platform_uuid.new_uuid()
 
 
 def populate_client_function_call_id(model_response_event: Event) -> None:
