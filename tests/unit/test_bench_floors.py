@@ -6,13 +6,19 @@ a change of their shape breaks ``make bench`` silently unless something runs the
 
 from __future__ import annotations
 
+import json
+import os
+import subprocess
+import sys
 import tempfile
 from pathlib import Path
 
 import pytest
 
 from bench import bench_concurrency as concurrency
-from bench.common import Report, postgres_database
+from bench.common import QUICK_ENV, Report, Row, postgres_database
+
+ROOT = Path(__file__).resolve().parents[2]
 
 
 @pytest.fixture(autouse=True)
@@ -56,3 +62,17 @@ async def test_redis_floor_runs() -> None:
     report = Report()
     await concurrency._floor_redis(report)
     assert len(_rates(report, "redis")) == 2
+
+
+def test_a_backend_runs_in_a_child_process_and_its_rows_come_back(tmp_path: Path) -> None:
+    # What `python -m bench concurrency` does per backend (quick: one round of 512 events).
+    out = tmp_path / "rows.json"
+    env = {**os.environ, QUICK_ENV: "1"}
+    command = [sys.executable, "-m", "bench.bench_concurrency", "memory", str(out)]
+    done = subprocess.run(command, cwd=ROOT, env=env, capture_output=True, text=True, check=False)
+    assert done.returncode == 0, done.stderr[-2000:]
+    rows = [Row(**row) for row in json.loads(out.read_text())]
+    rates = {r.metric: r.value for r in rows if r.impl == "adk_runtime" and "events/s" in r.metric}
+    # The child runs the real levels (this module's fixture shrinks them here only).
+    assert set(rates) == {f"C={c} events/s" for c in (1, 16, 64, 256)}
+    assert min(rates.values()) > 0
