@@ -439,20 +439,28 @@ async def _backend(report: Report, backend: str) -> None:
 
 
 BACKENDS = ("memory", "sqlite", "postgres", "redis")
+_ROOT = Path(__file__).resolve().parent.parent  # the children run ``-m bench...`` from here
 
 
 async def run(report: Report) -> None:
-    """Each backend in a child process of its own; its rows join this report."""
+    """Each backend in a child process of its own; its rows join this report.
+
+    A backend whose run fails does not stop the others; the failure is raised at the end.
+    """
+    failed: list[str] = []
     for backend in BACKENDS:
         with tempfile.TemporaryDirectory() as folder:
             out = Path(folder) / "rows.json"
             command = [sys.executable, "-m", "bench.bench_concurrency", backend, str(out)]
             # The child prints its rows as it measures them; they are added here unprinted.
-            done = await asyncio.to_thread(subprocess.run, command, check=False)
-            if done.returncode != 0:
-                raise RuntimeError(f"the {backend} concurrency run failed ({done.returncode})")
+            done = await asyncio.to_thread(subprocess.run, command, cwd=_ROOT, check=False)
+            if done.returncode != 0 or not out.exists():
+                failed.append(f"{backend} (exit {done.returncode})")
+                continue
             rows = json.loads(out.read_text())
         report.rows.extend(Row(**row) for row in rows)
+    if failed:
+        raise RuntimeError(f"concurrency runs failed: {', '.join(failed)}")
 
 
 def _child(backend: str, out: str) -> None:
