@@ -32,19 +32,23 @@ __all__ = ["apply_on_event", "plugin_message", "resolve_app", "run_with_plugins"
 _KEPT = frozenset({"id", "invocation_id", "timestamp"})
 
 
-async def run_with_plugins(
+def run_with_plugins(
     ctx: InvocationContext, events: AsyncGenerator[Event, None]
 ) -> AsyncGenerator[Event, None]:
-    """Yield the invocation's events through the plugins (see the module docstring).
+    """The invocation's events through the plugins (see the module docstring).
 
-    ``events`` is closed when this generator is, whether or not it was started.
+    Without plugins (the common case) that is ``events`` itself: no layer per event. With
+    them, ``events`` is closed when the returned generator is, whether or not it was started.
     """
+    if not ctx.plugin_manager.plugins:
+        return events
+    return _through_plugins(ctx, events)
+
+
+async def _through_plugins(
+    ctx: InvocationContext, events: AsyncGenerator[Event, None]
+) -> AsyncGenerator[Event, None]:
     manager = ctx.plugin_manager
-    if not manager.plugins:  # the common case: no hook to run
-        async with aclosing(events) as stream:
-            async for event in stream:
-                yield event
-        return
     finished = False
     try:
         async with aclosing(events) as stream:
@@ -124,8 +128,15 @@ def resolve_app(
     return App.model_construct(name=app_name, root_agent=agent, plugins=list(plugins or []))
 
 
-async def plugin_message(ctx: InvocationContext, message: types.Content) -> types.Content:
-    """The user's message after the plugins' ``on_user_message_callback`` (what is stored)."""
+async def plugin_message(
+    ctx: InvocationContext, message: types.Content, idempotency_key: str | None
+) -> types.Content:
+    """The user's message after the plugins' ``on_user_message_callback`` (what is stored).
+
+    A retried message already stored under ``idempotency_key`` is not shown to them again.
+    """
+    if not ctx.plugin_manager.plugins or _stored(ctx.session.events, idempotency_key):
+        return message
     replaced = await ctx.plugin_manager.run_on_user_message_callback(
         invocation_context=ctx, user_message=message
     )
@@ -133,3 +144,9 @@ async def plugin_message(ctx: InvocationContext, message: types.Content) -> type
         return message
     ctx.user_content = replaced
     return replaced
+
+
+def _stored(events: list[Event], event_id: str | None) -> bool:
+    """Whether the session already holds the event ``event_id`` (a retried message)."""
+    # Newest first: a retried message is usually recent.
+    return event_id is not None and any(event.id == event_id for event in reversed(events))

@@ -227,8 +227,8 @@ class Runner:
                 run_config=run_config,
                 plugin_manager=self.plugin_manager,
             )
-            if new_message is not None and not _stored(session, idempotency_key):
-                new_message = await plugin_message(ctx, new_message)
+            if new_message is not None:
+                new_message = await plugin_message(ctx, new_message, idempotency_key)
             if new_message is not None or state_delta:
                 event = _user_event(ctx.invocation_id, new_message, state_delta, idempotency_key)
                 result = await self.session_service.commit_event(session, event)
@@ -510,11 +510,6 @@ class InMemoryRunner(Runner):
             memory_service=InMemoryMemoryService(),
             plugin_close_timeout=plugin_close_timeout,
         )
-
-
-def _stored(session: Session, event_id: str | None) -> bool:
-    """Whether the loaded session already holds the event ``event_id`` (a retried message)."""
-    return event_id is not None and any(event.id == event_id for event in session.events)
 
 
 def _validate_run(

@@ -211,8 +211,8 @@ class RedisSessionService(BaseSessionService):
         self._batching = not self._cluster and not self._wait_replicas
         self._lanes = min(_batching.LANES, pool.max_connections)
         self._batcher: _batching.ScriptBatcher | None = None
-        batched_or_borrowed = self._batching or not self._owns_client
-        self._gate = None if batched_or_borrowed and not self._cluster else _clients.Gate(pool)
+        needs_gate = self._cluster or (self._owns_client and not self._batching)
+        self._gate = _clients.Gate(pool) if needs_gate else None
         self._scripts = Scripts.register(self._client)
         self._apps: dict[str, AppKeys] = {}
         self._loop: asyncio.AbstractEventLoop | None = None
@@ -299,8 +299,8 @@ class RedisSessionService(BaseSessionService):
                 raise translate(exc, self._where) from exc
             raise
 
-    def _read(self, script: AsyncScript, keys: list[str], args: list[Any]) -> Awaitable[Any]:
-        """A read script (batched with the calls made at the same moment on one server)."""
+    def _script(self, script: AsyncScript, keys: list[str], args: list[Any]) -> Awaitable[Any]:
+        """Run a script (batched with the calls made at the same moment on one server)."""
         if self._batcher is not None:
             return self._batcher.call(script, keys, args)
         return script(keys, args)
@@ -308,7 +308,7 @@ class RedisSessionService(BaseSessionService):
     def _write(self, script: AsyncScript, keys: list[str], args: list[Any]) -> Awaitable[Any]:
         """A write script, followed by ``WAIT`` for the replicas when ``wait_replicas`` asks."""
         if not self._wait_replicas:
-            return self._read(script, keys, args)
+            return self._script(script, keys, args)
         return _clients.eval_and_wait(
             self._client, script, keys, args, self._wait_replicas, self._wait_timeout_ms
         )
@@ -346,7 +346,8 @@ class RedisSessionService(BaseSessionService):
         count, after = _event_window(config)
         keys = self._keys(app_name, user_id, session_id)
         script_keys, args = protocol.get_call(keys, count=count, after=after)
-        reply = protocol.parse_get(await self._call(lambda s: self._read(s.get, script_keys, args)))
+        stored = await self._call(lambda s: self._script(s.get, script_keys, args))
+        reply = protocol.parse_get(stored)
         return None if reply is None else _session(keys, reply)
 
     async def _get_session_tail(
@@ -354,7 +355,8 @@ class RedisSessionService(BaseSessionService):
     ) -> SessionTail | None:
         keys = self._keys(app_name, user_id, session_id)
         script_keys, args = protocol.get_call(keys, count=-1, after="", since=after_revision)
-        reply = protocol.parse_get(await self._call(lambda s: self._read(s.get, script_keys, args)))
+        stored = await self._call(lambda s: self._script(s.get, script_keys, args))
+        reply = protocol.parse_get(stored)
         if reply is None:
             return None
         size = sum(len(item) for item in reply.events)
@@ -362,7 +364,7 @@ class RedisSessionService(BaseSessionService):
         return SessionTail(session, session._incarnation or "", size)
 
     async def _list_sessions(self, query: ListQuery) -> list[Session]:
-        app = AppKeys(self._prefix, query.app_name)
+        app = self._app_keys(query.app_name)
         lister = _listing.Lister(app, query.user_id, self._call)
         return await lister.page(query.limit, query.after)
 
@@ -391,7 +393,7 @@ class RedisSessionService(BaseSessionService):
         # The listing index, ascending by score (update time), ties in member order (bytewise),
         # the order list.lua pages in too. From the cursor's score: every entry tying with it
         # (ZCOUNT) plus `limit` more, then the ones at or before the cursor are dropped.
-        app = AppKeys(self._prefix, app_name)
+        app = self._app_keys(app_name)
         index = app.app_index if user_id is None else app.user_index(user_id)
         low = "-inf" if after is None else repr(after.last_update_time)
         ties = (
@@ -518,9 +520,9 @@ class RedisSessionService(BaseSessionService):
     async def _open_invocations(
         self, app_name: str, user_id: str | None, session_id: str | None
     ) -> list[OpenInvocation]:
-        app = AppKeys(self._prefix, app_name)
+        app = self._app_keys(app_name)
         script_keys, args = protocol.open_call(app, user_id, session_id)
-        reply = await self._call(lambda s: self._read(s.open, script_keys, args))
+        reply = await self._call(lambda s: self._script(s.open, script_keys, args))
         found = []
         for i in range(0, len(reply), 4):
             owner, sid = parse_app_index_member(text(reply[i]))

@@ -156,14 +156,15 @@ _SQLITE_USER = statements.SQLITE["user state"].sql
 _SQLITE_EXPLAIN = statements.SQLITE["explain"].sql
 
 
+# The storage format SQLAlchemy's SQLite DateTime reads and writes (naive UTC).
+_SQLITE_FORMAT = "%Y-%m-%d %H:%M:%S.%f"
+_SQLITE_NEVER = NEVER.strftime(_SQLITE_FORMAT)  # no TTL: the usual case, formatted once
+
+
 def _sqlite_time(moment: datetime) -> str:
-    # The storage format SQLAlchemy's SQLite DateTime reads and writes (naive UTC).
-    if moment is NEVER:  # no TTL: the usual case, formatted once
+    if moment is NEVER:
         return _SQLITE_NEVER
-    return moment.astimezone(timezone.utc).strftime("%Y-%m-%d %H:%M:%S.%f")
-
-
-_SQLITE_NEVER = NEVER.strftime("%Y-%m-%d %H:%M:%S.%f")
+    return moment.astimezone(timezone.utc).strftime(_SQLITE_FORMAT)
 
 
 def _sqlite_apply(connection: sqlite3.Connection, params: dict[str, Any]) -> tuple[Any, ...]:
