@@ -2,8 +2,9 @@
 
 ``set_id_provider(...)`` makes ids reproducible in this context (a test's counter, a replay's
 recorded ids); ``reset_id_provider()`` goes back to random UUIDs. A provider must return a
-new id on every call: two events or sessions given one id are refused by the stores as the
-same one.
+new id on every call: a session id already taken is refused (``AlreadyExistsError``), but an
+event whose id is already stored in its session is taken for a retry of that event (appends
+are idempotent by event id), so the store keeps the first one and the second is not stored.
 """
 
 from __future__ import annotations
