@@ -133,10 +133,14 @@ async def plugin_message(
 ) -> types.Content:
     """The user's message after the plugins' ``on_user_message_callback`` (what is stored).
 
-    A retried message already stored under ``idempotency_key`` is not shown to them again.
+    A retried message already stored under ``idempotency_key`` is not shown to them again: the
+    stored message (as the plugins left it the first time) stands for it.
     """
-    if not ctx.plugin_manager.plugins or _stored(ctx.session.events, idempotency_key):
+    if not ctx.plugin_manager.plugins:
         return message
+    stored = _stored(ctx.session.events, idempotency_key)
+    if stored is not None:
+        return stored.content or message
     replaced = await ctx.plugin_manager.run_on_user_message_callback(
         invocation_context=ctx, user_message=message
     )
@@ -146,7 +150,9 @@ async def plugin_message(
     return replaced
 
 
-def _stored(events: list[Event], event_id: str | None) -> bool:
-    """Whether the session already holds the event ``event_id`` (a retried message)."""
+def _stored(events: list[Event], event_id: str | None) -> Event | None:
+    """The session's event ``event_id`` if it holds it already (a retried message)."""
+    if event_id is None:
+        return None
     # Newest first: a retried message is usually recent.
-    return event_id is not None and any(event.id == event_id for event in reversed(events))
+    return next((event for event in reversed(events) if event.id == event_id), None)

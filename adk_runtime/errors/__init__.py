@@ -19,6 +19,7 @@ __all__ = [
     "BackendUnavailableError",
     "ClaimLostError",
     "ConfigurationError",
+    "EventIdConflictError",
     "EventNotFoundError",
     "InputValidationError",
     "InvocationNotFoundError",
@@ -117,6 +118,29 @@ class InvocationNotOpenError(AdkRuntimeError, ValueError):
             f"Invocation {invocation_id!r} is not open on session {session_id!r}: it finished, "
             "was resumed elsewhere, or was replaced by a later turn. Nothing was written; list "
             "resumable invocations with list_interrupted_invocations()."
+        )
+
+
+class EventIdConflictError(AdkRuntimeError, ValueError):
+    """An event id stored in the session belongs to a different event; nothing was written.
+
+    Appends are idempotent by event id: a retry of a stored event returns it. A second event
+    under the same id (other author, content or actions; the timestamp and invocation id of a
+    retry may differ) is refused instead of being dropped. The same holds for a message sent
+    again under an idempotency key already used for a different message.
+
+    Attributes:
+        event_id: The id.
+        session_id: The session that holds it.
+    """
+
+    def __init__(self, event_id: str, session_id: str) -> None:
+        self.event_id = event_id
+        self.session_id = session_id
+        super().__init__(
+            f"Event id {event_id!r} is already stored in session {session_id!r} for a different "
+            "event (author, content or actions differ). Nothing was written; give the new event "
+            "its own id (or the message its own idempotency key)."
         )
 
 

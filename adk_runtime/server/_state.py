@@ -16,6 +16,7 @@ from adk_runtime.artifacts.base import BaseArtifactService
 from adk_runtime.errors import (
     AlreadyExistsError,
     BackendUnavailableError,
+    EventIdConflictError,
     EventNotFoundError,
     InputValidationError,
     InvocationNotFoundError,
@@ -83,6 +84,7 @@ _STATUS: list[tuple[type[BaseException], int]] = [
     (InvocationNotFoundError, 404),
     (InvocationNotOpenError, 409),
     (AlreadyExistsError, 409),
+    (EventIdConflictError, 409),
     (StaleSessionError, 409),
     (InputValidationError, 422),
     (SerializationError, 422),

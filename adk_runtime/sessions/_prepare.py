@@ -10,9 +10,11 @@ readability (:mod:`adk_runtime.events._limits`), and each scope's delta encoded 
 from __future__ import annotations
 
 import dataclasses
+import json
 from typing import Any
 
 from adk_runtime import codec
+from adk_runtime.errors import EventIdConflictError
 from adk_runtime.events import Event, event_to_json
 from adk_runtime.events._limits import check_storable
 from adk_runtime.platform import uuid as platform_uuid
@@ -31,6 +33,7 @@ __all__ = [
     "SessionTail",
     "apply_result",
     "check_event",
+    "check_retry",
     "encode_scope",
     "prepare_append",
     "prepare_create",
@@ -141,6 +144,30 @@ def prepare_append(session: Session, event: Event) -> tuple[PreparedAppend, dict
         user_delta=encoded[2],
     )
     return prepared, temp
+
+
+_RETRY_MAY_CHANGE = ("id", "timestamp", "invocationId")
+"""Stored-event fields a retry may carry anew: a message sent again under its idempotency key
+is a new ``Event`` object of a new invocation, made at a new time."""
+
+
+def check_retry(session_id: str, prepared: PreparedAppend, stored: Event) -> None:
+    """Refuse an append whose event id is stored for a different event (nothing was written).
+
+    Runs only when the backend answered "already stored", so a first commit never pays for it.
+
+    Raises:
+        EventIdConflictError: Author, content, actions or another field differ.
+    """
+    if _substance(prepared.event_json) != _substance(event_to_json(stored)):
+        raise EventIdConflictError(prepared.event.id, session_id)
+
+
+def _substance(event_json: str) -> dict[str, Any]:
+    fields: dict[str, Any] = json.loads(event_json)
+    for name in _RETRY_MAY_CHANGE:
+        fields.pop(name, None)
+    return fields
 
 
 def encode_scope(delta: dict[str, Any], prefix: str, name: str = "state_delta") -> dict[str, Any]:

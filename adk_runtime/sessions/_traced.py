@@ -9,8 +9,8 @@ from __future__ import annotations
 import time
 from typing import TYPE_CHECKING
 
-from adk_runtime.errors import StaleSessionError
-from adk_runtime.sessions._prepare import AppendResult, PreparedAppend
+from adk_runtime.errors import EventIdConflictError, StaleSessionError
+from adk_runtime.sessions._prepare import AppendResult, PreparedAppend, check_retry
 from adk_runtime.sessions.session import Session
 from adk_runtime.telemetry import record_append, store_span
 
@@ -30,8 +30,10 @@ async def traced_append(
         outcome = "error"
         try:
             result = await service._append_event(session, prepared)
+            if result.already_stored:
+                check_retry(session.id, prepared, result.event)
             outcome = "idempotent" if result.already_stored else "committed"
-        except StaleSessionError:
+        except (StaleSessionError, EventIdConflictError):
             outcome = "conflict"
             raise
         finally:

@@ -13,7 +13,9 @@ Guarantees, on every backend:
 4. **Idempotent append.** Re-appending an event whose id is already stored in the session
    returns the stored event and changes nothing in storage (a retry after a lost
    acknowledgement). If that event is the one right after the caller's revision, the caller's
-   session object is brought up to date as if the first attempt had been acknowledged.
+   session object is brought up to date as if the first attempt had been acknowledged. An
+   id stored for a different event (author, content or actions differ) raises
+   :class:`~adk_runtime.errors.EventIdConflictError` instead: one id, one event.
 5. **Cheap reads.** ``get_session`` with ``GetSessionConfig(num_recent_events=k)`` costs O(k);
    state is stored materialized. ``list_sessions`` never returns events and is paginated.
 6. **Typed errors** from :mod:`adk_runtime.errors`; bad input is rejected before anything is
@@ -69,6 +71,7 @@ from adk_runtime.sessions._prepare import (
     SessionTail,
     apply_result,
     check_event,
+    check_retry,
     prepare_append,
     prepare_create,
 )
@@ -547,6 +550,8 @@ class BaseSessionService(abc.ABC):
             SessionNotFoundError: The session no longer exists.
             SerializationError: A value cannot be stored (the error names its key path).
             InputValidationError: An id is malformed.
+            EventIdConflictError: The event id is stored in the session for a different
+                event; nothing was written.
         """
         if event.partial:
             return event
@@ -560,8 +565,8 @@ class BaseSessionService(abc.ABC):
 
         Raises:
             InputValidationError: The event is partial (partial events are never stored).
-            StaleSessionError, SessionNotFoundError, SerializationError: As
-                :meth:`append_event`.
+            StaleSessionError, SessionNotFoundError, SerializationError,
+                EventIdConflictError: As :meth:`append_event`.
         """
         if event.partial:
             raise InputValidationError("A partial event is never stored; commit the final one.")
@@ -570,6 +575,8 @@ class BaseSessionService(abc.ABC):
             result = await traced_append(self, session, prepared)
         else:
             result = await self._append_event(session, prepared)
+            if result.already_stored:
+                check_retry(session.id, prepared, result.event)
         apply_result(session, prepared, temp, result)
         return result
 

@@ -11,6 +11,7 @@ from google.genai import types
 
 from adk_runtime.errors import (
     AlreadyExistsError,
+    EventIdConflictError,
     InputValidationError,
     SerializationError,
     SessionNotFoundError,
@@ -300,6 +301,54 @@ async def test_retry_after_lost_acknowledgement_catches_up(
     loaded = await _reload(session_service, session)
     assert loaded.revision == 2
     assert len(loaded.events) == 2
+
+
+async def test_a_retry_may_carry_a_new_timestamp_and_invocation_id(
+    session_service: BaseSessionService,
+) -> None:
+    """A message sent again under its idempotency key is a new Event object of a new turn."""
+    session = await session_service.create_session(app_name=APP, user_id="u1", session_id="s1")
+    event = _event("same words", {"k": 1})
+    await session_service.append_event(session, event)
+    retry = event.model_copy(deep=True, update={"timestamp": event.timestamp + 5})
+    retry.invocation_id = "e-retry"
+    stored = await session_service.append_event(session, retry)
+    assert (stored.invocation_id, stored.timestamp) == ("e-1", event.timestamp)
+    assert (await _reload(session_service, session)).revision == 1
+
+
+@pytest.mark.parametrize(
+    "change",
+    [
+        pytest.param(
+            {"content": types.Content(role="model", parts=[types.Part(text="other")])}, id="content"
+        ),
+        pytest.param({"author": "someone_else"}, id="author"),
+        pytest.param({"actions": EventActions(state_delta={"counter": 2})}, id="state_delta"),
+        pytest.param({"branch": "root.other"}, id="branch"),
+    ],
+)
+async def test_an_event_id_stored_for_another_event_is_refused(
+    session_service: BaseSessionService, change: dict[str, Any]
+) -> None:
+    session = await session_service.create_session(app_name=APP, user_id="u1", session_id="s1")
+    first = _event("first", {"counter": 1})
+    await session_service.append_event(session, first)
+    behind = await _reload(session_service, session)
+    other = first.model_copy(deep=True, update=change)
+    for writer in (session, behind):  # the caller at the tip, and one behind it
+        with pytest.raises(EventIdConflictError) as info:
+            await session_service.append_event(writer, other)
+        assert info.value.event_id == first.id
+        assert "other" not in str(info.value)  # no payload in the message
+    assert session.revision == 1
+    assert session.state == {"counter": 1}
+    loaded = await _reload(session_service, session)
+    assert loaded.revision == 1
+    assert loaded.state == {"counter": 1}
+    assert [e.content.parts[0].text for e in loaded.events if e.content and e.content.parts] == [
+        "first"
+    ]
 
 
 async def test_append_to_deleted_session_fails(session_service: BaseSessionService) -> None:

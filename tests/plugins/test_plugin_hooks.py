@@ -294,8 +294,14 @@ async def test_an_agent_tool_runs_with_the_callers_plugins_unless_told_not_to(
     assert runs == (2 if include else 1)
 
 
-async def test_a_retried_message_is_not_given_to_the_plugins_again() -> None:
-    plugin = Recorder()
+@pytest.mark.parametrize("rewrites", [False, True])
+async def test_a_retried_message_is_not_given_to_the_plugins_again(rewrites: bool) -> None:
+    def rewrite(user_message: types.Content, **_: Any) -> types.Content | None:
+        if not rewrites:
+            return None
+        return types.Content(role="user", parts=[types.Part(text="rewritten")])
+
+    plugin = Recorder(on_user_message_callback=rewrite)
     runner = await runner_for(LlmAgent(name="a", model=ScriptedModel(replies=["once"])), plugin)
     message = types.Content(role="user", parts=[types.Part(text="hi")])
     for _ in range(2):
@@ -307,6 +313,11 @@ async def test_a_retried_message_is_not_given_to_the_plugins_again() -> None:
         ]
         assert texts(replies) == ["once"]
     assert plugin.hooks().count("on_user_message_callback") == 1
+    session = await runner.session_service.get_session(
+        app_name=runner.app_name, user_id=USER, session_id="s1"
+    )
+    assert session is not None
+    assert texts(session.events) == ["rewritten" if rewrites else "hi", "once"]
 
 
 async def test_an_artifact_saved_by_a_before_agent_plugin_is_recorded_on_its_event() -> None:

@@ -12,7 +12,7 @@ import pytest
 from google.genai import types
 
 from adk_runtime.agents import InvocationContext
-from adk_runtime.errors import InputValidationError, SessionBusyError
+from adk_runtime.errors import EventIdConflictError, InputValidationError, SessionBusyError
 from adk_runtime.events import Event
 from adk_runtime.runners import Runner
 from adk_runtime.sessions import BaseSessionService, Session
@@ -156,7 +156,7 @@ async def test_the_same_message_sent_twice_is_stored_and_answered_once(
     assert [_text(e) for e in stored.events] == ["hi", "answer 1"]
     assert stored.events[0].id == "msg-1"
     # Long after, the same key still answers from storage, and a new key runs a new turn.
-    again = await _run(first, "hi", idempotency_key="msg-1")
+    again = await _run(first, "hi", idempotency_key="msg-1", state_delta={"n": 1})
     assert [_text(e) for e in again] == ["answer 1"]
     await _run(first, "next", idempotency_key="msg-2")
     assert [_text(e) for e in (await _stored(session_service)).events] == [
@@ -165,6 +165,28 @@ async def test_the_same_message_sent_twice_is_stored_and_answered_once(
         "next",
         "answer 2",
     ]
+
+
+@pytest.mark.parametrize(
+    ("text", "delta"), [("other words", {"n": 1}), ("hi", {"n": 2}), ("hi", None)]
+)
+async def test_a_key_used_again_for_another_message_is_refused(
+    session_service: BaseSessionService, text: str, delta: dict[str, Any] | None
+) -> None:
+    await session_service.create_session(app_name=APP, user_id="u1", session_id="s1")
+    calls: list[str] = []
+    runner = _runner(session_service, _slow_agent(calls, 0.0))
+    await _run(runner, "hi", idempotency_key="msg-1", state_delta={"n": 1})
+    with pytest.raises(EventIdConflictError) as info:
+        await _run(runner, text, idempotency_key="msg-1", state_delta=delta)
+    assert info.value.event_id == "msg-1"
+    assert calls == ["hi"]  # the agent did not run for it
+    stored = await _stored(session_service)
+    assert [_text(e) for e in stored.events] == ["hi", "answer 1"]
+    assert stored.state == {"n": 1}
+    # The session is free again: the next message runs.
+    await _run(runner, "next", idempotency_key="msg-2")
+    assert calls == ["hi", "next"]
 
 
 async def test_a_malformed_idempotency_key_is_refused_before_anything_is_written(

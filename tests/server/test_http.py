@@ -256,6 +256,25 @@ async def test_run_errors(client: httpx.AsyncClient, user: str) -> None:
     assert (await client.get(sessions_url(user, session["id"]))).json()["revision"] == 0
 
 
+async def test_an_idempotency_key_answers_once_and_refuses_another_message(
+    client: httpx.AsyncClient, user: str
+) -> None:
+    session = await new_session(client, user)
+    body = {"userId": user, "sessionId": session["id"], "newMessage": message("hi")}
+    key = {"Idempotency-Key": f"k-{uuid.uuid4().hex[:8]}"}
+    first = await client.post("/run", json=body, headers=key)
+    retry = await client.post("/run", json=body, headers=key)
+    assert first.status_code == retry.status_code == 200
+    assert [e["id"] for e in retry.json()] == [e["id"] for e in first.json()]
+    other = await client.post("/run", json={**body, "newMessage": message("bye")}, headers=key)
+    assert other.status_code == 409
+    assert key["Idempotency-Key"] in other.json()["detail"]
+    assert "bye" not in other.json()["detail"]
+    stored = (await client.get(sessions_url(user, session["id"]))).json()
+    assert stored["revision"] == 2
+    assert stored["state"]["turns"] == 1
+
+
 async def test_agent_failure_keeps_what_was_committed(client: httpx.AsyncClient, user: str) -> None:
     session = await new_session(client, user)
     body = {"userId": user, "sessionId": session["id"], "newMessage": message("fail")}

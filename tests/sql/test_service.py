@@ -365,7 +365,7 @@ async def test_a_cancelled_append_leaves_a_usable_service(sql_url: str) -> None:
         # Whether or not the cancelled commit landed, a retry of the same event is safe.
         stored = await service.get_session(app_name="a", user_id="u", session_id="s")
         assert stored is not None
-        await service.append_event(stored, _event({"k": 2}, id=event.id))
+        await service.append_event(stored, _event({"k": 1}, id=event.id))
         again = await service.get_session(app_name="a", user_id="u", session_id="s")
     assert again is not None
     assert (again.revision, [e.id for e in again.events]) == (1, [event.id])
