@@ -226,12 +226,15 @@ class LlmAgent(BaseAgent):
         """The tools offered to the model in ``ctx``.
 
         Functions are wrapped as ``FunctionTool``, toolsets expanded (with ``ctx``), and
-        ``transfer_to_agent`` is added when the agent may transfer.
+        ``transfer_to_agent`` is added when the agent may transfer (unless ``tools`` holds a
+        ``TransferToAgentTool`` of its own, e.g. one with ``include_transfer_reason``).
         """
         tools = await resolve_tools(self.tools, ctx, self._as_tool)
         targets = self._transfer_targets()
-        if targets:
-            tools.append(TransferToAgentTool(targets))
+        if targets and not any(isinstance(tool, TransferToAgentTool) for tool in tools):
+            names = [agent.name for agent in targets]
+            about = {agent.name: agent.description for agent in targets}
+            tools.append(TransferToAgentTool(names, descriptions=about))
         return tools
 
     def _as_tool(self, tool: BaseTool | Callable[..., Any]) -> BaseTool:

@@ -20,6 +20,8 @@ class EventActions(BaseModel):
             ``app:``, ``user:`` or ``temp:`` prefix; ``temp:`` keys are never stored.
         artifact_delta: Artifact filename to the version saved by this step.
         transfer_to_agent: Name of the agent to hand the conversation to.
+        transfer_reason: Why, when the model gave a reason (``TransferToAgentTool`` with
+            ``include_transfer_reason``).
         escalate: Ask the enclosing workflow (e.g. a ``LoopAgent``) to stop.
         skip_summarization: Do not ask the model to summarize a function response.
         requested_auth_configs: Function-call id to the auth configuration it needs.
@@ -43,6 +45,7 @@ class EventActions(BaseModel):
     state_delta: JsonDict = Field(default_factory=dict)
     artifact_delta: dict[str, int] = Field(default_factory=dict)
     transfer_to_agent: str | None = None
+    transfer_reason: str | None = None
     escalate: bool | None = None
     requested_auth_configs: JsonDict = Field(default_factory=dict)
     requested_tool_confirmations: dict[str, ToolConfirmation] = Field(default_factory=dict)
@@ -74,6 +77,7 @@ class EventActions(BaseModel):
         for name in (
             "skip_summarization",
             "transfer_to_agent",
+            "transfer_reason",
             "escalate",
             "end_of_agent",
             "rewind_before_invocation_id",

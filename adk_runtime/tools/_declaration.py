@@ -10,7 +10,9 @@ from typing import Any
 import pydantic
 from google.genai import types
 
-__all__ = ["Signature"]
+from adk_runtime.features import FeatureName, is_feature_enabled
+
+__all__ = ["Signature", "function_declaration"]
 
 CONTEXT_PARAMETER = "tool_context"
 
@@ -54,9 +56,7 @@ class Signature:
             for prop in schema.get("properties", {}).values():
                 if isinstance(prop, dict):
                     prop.pop("title", None)
-        return types.FunctionDeclaration(
-            name=self.name, description=self.description, parameters_json_schema=schema
-        )
+        return function_declaration(self.name, self.description, schema)
 
     def missing(self, args: dict[str, Any]) -> list[str]:
         """The required parameters (no default value) that ``args`` leaves out, in order."""
@@ -72,6 +72,22 @@ class Signature:
         known = {key: value for key, value in args.items() if key in self.arguments.model_fields}
         validated = self.arguments.model_validate(known)
         return {name: getattr(validated, name) for name in self.arguments.model_fields}
+
+
+def function_declaration(
+    name: str, description: str | None, schema: dict[str, Any] | None
+) -> types.FunctionDeclaration:
+    """A declaration with ``schema`` as its parameters, in the form the switches ask for.
+
+    ``FeatureName.JSON_SCHEMA_FOR_FUNC_DECL`` on (the default): ``parameters_json_schema``.
+    Off: ``parameters``, the schema as a google-genai ``types.Schema`` (definitions resolved).
+    """
+    if schema is None or is_feature_enabled(FeatureName.JSON_SCHEMA_FOR_FUNC_DECL):
+        return types.FunctionDeclaration(
+            name=name, description=description, parameters_json_schema=schema
+        )
+    parameters = types.Schema.from_json_schema(json_schema=types.JSONSchema.model_validate(schema))
+    return types.FunctionDeclaration(name=name, description=description, parameters=parameters)
 
 
 def _type_hints(func: Callable[..., Any]) -> dict[str, Any]:

@@ -11,6 +11,7 @@ from typing import TYPE_CHECKING, Any
 
 from google.genai import types
 
+from adk_runtime.tools._declaration import function_declaration
 from adk_runtime.tools.base_tool import BaseTool
 
 if TYPE_CHECKING:
@@ -54,10 +55,10 @@ class NamesTool(BaseTool):
         )
 
     def _get_declaration(self) -> types.FunctionDeclaration | None:
-        return types.FunctionDeclaration(
-            name=self.name,
-            description=self.description,
-            parameters_json_schema={
+        return function_declaration(
+            self.name,
+            self.description,
+            {
                 "type": "object",
                 "properties": {self._parameter: {"type": "array", "items": {"type": "string"}}},
             },

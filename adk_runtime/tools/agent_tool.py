@@ -7,6 +7,7 @@ from typing import TYPE_CHECKING, Any
 from google.genai import types
 
 from adk_runtime.platform import uuid as platform_uuid
+from adk_runtime.tools._declaration import function_declaration
 from adk_runtime.tools._forwarding_artifacts import ForwardingArtifactService
 from adk_runtime.tools.base_tool import BaseTool
 from adk_runtime.tools.tool_context import ToolContext
@@ -56,9 +57,7 @@ class AgentTool(BaseTool):
                 "required": ["request"],
             }
         )
-        return types.FunctionDeclaration(
-            name=self.name, description=self.description, parameters_json_schema=parameters
-        )
+        return function_declaration(self.name, self.description, parameters)
 
     def _message(self, args: dict[str, Any]) -> str:
         """The agent's input: the ``request`` text, or ``args`` as JSON after validation.

@@ -8,6 +8,7 @@ from typing import Any, Final
 import pydantic
 from google.genai import types
 
+from adk_runtime.tools._declaration import function_declaration
 from adk_runtime.tools.base_tool import BaseTool
 from adk_runtime.tools.tool_context import ToolContext
 
@@ -53,9 +54,7 @@ class SetModelResponseTool(BaseTool):
         self.output_schema = output_schema
 
     def _get_declaration(self) -> types.FunctionDeclaration:
-        return types.FunctionDeclaration(
-            name=self.name, description=self.description, parameters_json_schema=self._parameters()
-        )
+        return function_declaration(self.name, self.description, self._parameters())
 
     def _parameters(self) -> dict[str, Any]:
         schema = self.output_schema

@@ -2,16 +2,16 @@
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from typing import TYPE_CHECKING, Any
 
-from google.genai import types
-
-from adk_runtime.tools.base_tool import BaseTool
+from adk_runtime.tools._declaration import function_declaration
+from adk_runtime.tools.function_tool import FunctionTool
 from adk_runtime.tools.tool_context import ToolContext
 
 if TYPE_CHECKING:
-    from adk_runtime.agents.base_agent import BaseAgent
+    from google.genai import types
+
     from adk_runtime.models.llm_request import LlmRequest
 
 __all__ = ["TransferToAgentTool", "transfer_to_agent"]
@@ -19,7 +19,9 @@ __all__ = ["TransferToAgentTool", "transfer_to_agent"]
 NAME = "transfer_to_agent"
 
 
-def transfer_to_agent(agent_name: str, tool_context: ToolContext) -> None:
+def transfer_to_agent(
+    agent_name: str, tool_context: ToolContext, *, transfer_reason: str = ""
+) -> None:
     """Hand the conversation to the agent named ``agent_name``.
 
     The plain function, as google-adk exports it; an LLM agent is offered
@@ -28,51 +30,70 @@ def transfer_to_agent(agent_name: str, tool_context: ToolContext) -> None:
     Args:
         agent_name: The agent that answers from now on.
         tool_context: Filled in by the runtime.
+        transfer_reason: Why (stored as ``actions.transfer_reason``; empty: none given).
     """
     tool_context.actions.transfer_to_agent = agent_name
+    tool_context.actions.transfer_reason = transfer_reason or None
 
 
-class TransferToAgentTool(BaseTool):
+class TransferToAgentTool(FunctionTool):
     """Offered automatically to an LLM agent that may transfer; only known targets are accepted.
 
     A call with an allowed agent name sets ``actions.transfer_to_agent``; the agent then hands
     the rest of the invocation to that agent. Any other name is answered with an error the
-    model sees.
+    model sees. The declaration restricts ``agent_name`` to the allowed names (an enum). A
+    :class:`FunctionTool` of :func:`transfer_to_agent`, as in google-adk.
     """
 
-    def __init__(self, targets: Sequence[BaseAgent]) -> None:
-        """Offer transfers to ``targets``."""
-        super().__init__(
-            name=NAME,
-            description="Hand the conversation to another agent better suited to answer.",
-        )
-        self.targets = list(targets)
+    def __init__(
+        self,
+        agent_names: Sequence[str],
+        include_transfer_reason: bool = False,
+        *,
+        descriptions: Mapping[str, str] | None = None,
+    ) -> None:
+        """Offer transfers to ``agent_names``.
+
+        Args:
+            agent_names: The agents the model may hand the conversation to.
+            include_transfer_reason: Also ask the model for a ``transfer_reason``, stored as
+                ``actions.transfer_reason``.
+            descriptions: Agent name to description, listed to the model with the names.
+        """
+        description = "Hand the conversation to another agent better suited to answer."
+        if include_transfer_reason:
+            description += " Say why in transfer_reason."
+        super().__init__(transfer_to_agent)
+        self.description = description
+        self.agent_names = list(agent_names)
+        self.include_transfer_reason = include_transfer_reason
+        self.descriptions = dict(descriptions or {})
 
     def _get_declaration(self) -> types.FunctionDeclaration | None:
-        names = [agent.name for agent in self.targets]
-        return types.FunctionDeclaration(
-            name=self.name,
-            description=self.description,
-            parameters_json_schema={
-                "type": "object",
-                "properties": {
-                    "agent_name": {
-                        "type": "string",
-                        "enum": names,
-                        "description": "The name of the agent to hand over to.",
-                    }
-                },
-                "required": ["agent_name"],
-            },
-        )
+        properties: dict[str, Any] = {
+            "agent_name": {
+                "type": "string",
+                "enum": list(self.agent_names),
+                "description": "The name of the agent to hand over to.",
+            }
+        }
+        if self.include_transfer_reason:
+            properties["transfer_reason"] = {
+                "type": "string",
+                "description": "Why that agent is better suited.",
+            }
+        schema = {"type": "object", "properties": properties, "required": ["agent_name"]}
+        return function_declaration(self.name, self.description, schema)
 
     async def run_async(self, *, args: dict[str, Any], tool_context: ToolContext) -> Any:
         """Record the transfer, or explain why the name is not allowed."""
         name = args.get("agent_name")
-        names = [agent.name for agent in self.targets]
-        if name not in names:
-            return {"error": f"Cannot transfer to {name!r}; choose one of {names}."}
-        tool_context.actions.transfer_to_agent = name
+        if not isinstance(name, str) or name not in self.agent_names:
+            return {"error": f"Cannot transfer to {name!r}; choose one of {self.agent_names}."}
+        reason = args.get("transfer_reason") if self.include_transfer_reason else None
+        transfer_to_agent(
+            name, tool_context, transfer_reason=reason if isinstance(reason, str) else ""
+        )
         return None
 
     async def process_llm_request(
@@ -83,6 +104,8 @@ class TransferToAgentTool(BaseTool):
             f"You are agent `{tool_context.agent_name}`. You may hand the conversation to "
             f"another agent by calling `{NAME}` when it is better suited to answer:"
         ]
-        lines += [f"- `{agent.name}`: {agent.description}" for agent in self.targets]
+        for name in self.agent_names:
+            about = self.descriptions.get(name)
+            lines.append(f"- `{name}`: {about}" if about else f"- `{name}`")
         llm_request.append_instructions(["\n".join(lines)])
         await super().process_llm_request(tool_context=tool_context, llm_request=llm_request)

@@ -112,3 +112,44 @@ async def test_agent_tool_state_comes_back(session_service: BaseSessionService) 
     assert part is not None
     assert part.text == "STAMP"
     assert {e.author for e in session.events} == {"user", "boss"}
+
+
+async def test_a_transfer_tool_of_its_own_asks_for_and_stores_a_reason(
+    session_service: BaseSessionService,
+) -> None:
+    from adk_runtime.tools import TransferToAgentTool
+
+    call = function_call(
+        "transfer_to_agent", {"agent_name": "billing", "transfer_reason": "an invoice question"}
+    )
+    root_model = ScriptedModel(replies=[call])
+    billing = LlmAgent(name="billing", model=ScriptedModel(replies=["billing here"]))
+    tool = TransferToAgentTool(["billing"], include_transfer_reason=True)
+    root = LlmAgent(name="root", model=root_model, sub_agents=[billing], tools=[tool])
+    runner = await start(root, session_service)
+
+    events = await send(runner, "my invoice")
+    assert [e.author for e in events] == ["root", "root", "billing"]
+    declared = [
+        d
+        for t in root_model.requests[0].config.tools or []
+        for d in t.function_declarations or []  # type: ignore[union-attr]
+    ]
+    assert [d.name for d in declared] == ["transfer_to_agent"]  # the agent adds no second one
+    schema = declared[0].parameters_json_schema
+    assert schema["properties"]["agent_name"]["enum"] == ["billing"]  # type: ignore[index]
+    assert "transfer_reason" in schema["properties"]  # type: ignore[index]
+    reloaded = (await stored(runner)).events[2]
+    assert reloaded.actions.transfer_to_agent == "billing"
+    assert reloaded.actions.transfer_reason == "an invoice question"
+
+
+async def test_the_transfer_tool_refuses_a_name_it_was_not_given() -> None:
+    from adk_runtime.tools import TransferToAgentTool
+
+    tool = TransferToAgentTool(agent_names=["a", "b"])
+    declaration = tool._get_declaration()
+    assert declaration is not None
+    assert declaration.parameters_json_schema is not None
+    assert "transfer_reason" not in declaration.parameters_json_schema["properties"]
+    assert tool.func.__name__ == "transfer_to_agent"

@@ -8,10 +8,11 @@ from pathlib import Path
 import pytest
 
 import adk_runtime.sessions
-from adk_runtime import errors, features
+from adk_runtime import errors
 from adk_runtime.artifacts.gcs_artifact_service import GcsArtifactService
 from adk_runtime.errors import already_exists_error, input_validation_error, session_not_found_error
 from adk_runtime.features import FeatureName
+from adk_runtime.features import _feature_registry as features
 from adk_runtime.sessions.sqlite_session_service import SqliteSessionService, sqlite_url
 from adk_runtime.sessions.vertex_ai_session_service import VertexAiSessionService
 

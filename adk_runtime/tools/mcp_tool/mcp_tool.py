@@ -14,6 +14,7 @@ from mcp.types import Tool
 from adk_runtime import _callbacks
 from adk_runtime.agents.readonly_context import ReadonlyContext
 from adk_runtime.tools._confirm import RequireConfirmation, gate, requires_confirmation
+from adk_runtime.tools._declaration import function_declaration
 from adk_runtime.tools.base_tool import BaseTool
 from adk_runtime.tools.mcp_tool.mcp_session_manager import MCPSessionManager
 
@@ -55,9 +56,7 @@ class McpTool(BaseTool):
     def _get_declaration(self) -> types.FunctionDeclaration | None:
         schema = self.raw_mcp_tool.input_schema or {}
         parameters = schema if schema.get("properties") else None
-        return types.FunctionDeclaration(
-            name=self.name, description=self.description, parameters_json_schema=parameters
-        )
+        return function_declaration(self.name, self.description, parameters)
 
     async def check_require_confirmation(
         self, args: dict[str, Any], tool_context: ToolContext

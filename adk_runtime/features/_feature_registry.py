@@ -1,4 +1,6 @@
-"""Feature switches (``google.adk.features`` → here).
+"""Feature switches (``google.adk.features._feature_registry`` → here).
+
+The public names are re-exported by :mod:`adk_runtime.features`.
 
 google-adk gates experimental behaviour behind named switches that code turns on with
 :func:`override_feature_enabled` or the environment (``ADK_ENABLE_<NAME>`` /
@@ -11,6 +13,10 @@ says what it does here:
   session the in-memory service returns is decoded afresh from its stored JSON, so it never
   shares anything with the store whether the switch is on or off; the switch is accepted so
   that code setting it keeps working, and it changes nothing.
+- ``JSON_SCHEMA_FOR_FUNC_DECL`` (on by default, as in google-adk): function declarations
+  built by the runtime's tools carry their parameters as a JSON schema
+  (``parameters_json_schema``). Off: as a google-genai ``types.Schema`` (``parameters``),
+  Gemini's older form, with ``$ref`` definitions written out in place.
 
 A switch google-adk has and this list lacks names a feature adk_runtime does not implement:
 ``FeatureName.<that name>`` is an ``AttributeError``, so such code fails where it names it.
@@ -18,10 +24,17 @@ A switch google-adk has and this list lacks names a feature adk_runtime does not
 
 from __future__ import annotations
 
+import contextlib
 import enum
 import os
+from collections.abc import Iterator
 
-__all__ = ["FeatureName", "is_feature_enabled", "override_feature_enabled"]
+__all__ = [
+    "FeatureName",
+    "is_feature_enabled",
+    "override_feature_enabled",
+    "temporary_feature_override",
+]
 
 _TRUE = frozenset({"1", "true", "yes", "on"})
 
@@ -30,10 +43,12 @@ class FeatureName(str, enum.Enum):
     """The switches adk_runtime knows (see the module docstring for what each does)."""
 
     IN_MEMORY_SESSION_SERVICE_LIGHT_COPY = "IN_MEMORY_SESSION_SERVICE_LIGHT_COPY"
+    JSON_SCHEMA_FOR_FUNC_DECL = "JSON_SCHEMA_FOR_FUNC_DECL"
 
 
 _DEFAULTS: dict[FeatureName, bool] = {
     FeatureName.IN_MEMORY_SESSION_SERVICE_LIGHT_COPY: False,
+    FeatureName.JSON_SCHEMA_FOR_FUNC_DECL: True,
 }
 _OVERRIDES: dict[FeatureName, bool] = {}
 
@@ -65,3 +80,23 @@ def is_feature_enabled(feature_name: FeatureName) -> bool:
     if os.environ.get(f"ADK_DISABLE_{name.value}", "").strip().lower() in _TRUE:
         return False
     return _DEFAULTS[name]
+
+
+@contextlib.contextmanager
+def temporary_feature_override(feature_name: FeatureName, enabled: bool) -> Iterator[None]:
+    """Turn a switch on or off inside a ``with`` block; its earlier override comes back after.
+
+    Args:
+        feature_name: The switch.
+        enabled: Its value inside the block.
+    """
+    name = FeatureName(feature_name)
+    had, earlier = name in _OVERRIDES, _OVERRIDES.get(name, False)
+    _OVERRIDES[name] = bool(enabled)
+    try:
+        yield
+    finally:
+        if had:
+            _OVERRIDES[name] = earlier
+        else:
+            _OVERRIDES.pop(name, None)
