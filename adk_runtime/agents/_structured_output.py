@@ -6,7 +6,6 @@ import json
 import re
 from typing import TYPE_CHECKING, Any
 
-import pydantic
 from google.genai import types
 
 from adk_runtime.agents.invocation_context import InvocationContext
@@ -14,8 +13,8 @@ from adk_runtime.events import Event
 from adk_runtime.models.llm_request import LlmRequest
 from adk_runtime.tools.set_model_response_tool import (
     SetModelResponseTool,
+    conform,
     is_model_schema,
-    list_item_model,
 )
 
 if TYPE_CHECKING:
@@ -51,7 +50,8 @@ def validate_output(schema: Any, text: str) -> Any:
 
     Returns:
         A dict for a pydantic model (``None`` fields left out), a list of dicts for
-        ``list[Model]``, the parsed JSON for any other schema.
+        ``list[Model]``, the validated value for any other Python type (``list[str]``,
+        ``dict[str, int]``...), the parsed JSON for a JSON-schema dict.
 
     Raises:
         pydantic.ValidationError: The text does not follow the schema.
@@ -62,10 +62,7 @@ def validate_output(schema: Any, text: str) -> Any:
         text = fenced.group("body")
     if is_model_schema(schema):
         return schema.model_validate_json(text).model_dump(exclude_none=True)
-    if list_item_model(schema) is not None:
-        items = pydantic.TypeAdapter(schema).validate_json(text)
-        return [item.model_dump(exclude_none=True) for item in items]
-    return json.loads(text)
+    return conform(schema, json.loads(text))
 
 
 def answer_event(

@@ -35,6 +35,25 @@ def list_item_model(schema: Any) -> type[pydantic.BaseModel] | None:
     return None
 
 
+def conform(schema: Any, value: Any) -> Any:
+    """``value`` validated against ``schema``, as plain data (``None`` fields left out).
+
+    A pydantic model gives a dict, ``list[Model]`` a list of dicts, any other Python type
+    (``list[str]``, ``dict[str, int]``, ``int``...) the validated value. A schema given as a
+    JSON-schema dict (or a genai ``Schema``) is the model's to follow: the value is returned
+    as it came.
+
+    Raises:
+        pydantic.ValidationError: ``value`` does not follow ``schema``.
+    """
+    if is_model_schema(schema):
+        return schema.model_validate(value).model_dump(exclude_none=True)
+    if isinstance(schema, dict):
+        return value
+    adapter: pydantic.TypeAdapter[Any] = pydantic.TypeAdapter(schema)
+    return adapter.dump_python(adapter.validate_python(value), exclude_none=True)
+
+
 class SetModelResponseTool(BaseTool):
     """Offered when an agent has both ``output_schema`` and tools (google-adk's workaround).
 
@@ -60,7 +79,7 @@ class SetModelResponseTool(BaseTool):
         schema = self.output_schema
         if is_model_schema(schema):
             return schema.model_json_schema()  # type: ignore[no-any-return]
-        if list_item_model(schema) is not None or getattr(schema, "__origin__", None) is list:
+        if list_item_model(schema) is not None:
             items = pydantic.TypeAdapter(schema).json_schema()
             return {"type": "object", "properties": {"items": items}, "required": ["items"]}
         if isinstance(schema, dict):
@@ -75,11 +94,8 @@ class SetModelResponseTool(BaseTool):
         try:
             if is_model_schema(schema):
                 return schema.model_validate(args).model_dump(exclude_none=True)
-            item = list_item_model(schema)
-            if item is not None:
-                validated = pydantic.TypeAdapter(schema).validate_python(args.get("items", []))
-                return {"result": [entry.model_dump(exclude_none=True) for entry in validated]}
-            return {"result": args.get("response")}
+            key = "items" if list_item_model(schema) is not None else "response"
+            return {"result": conform(schema, args.get(key))}
         except pydantic.ValidationError as exc:
             problems = "; ".join(
                 f"{'.'.join(str(p) for p in error['loc']) or '(root)'}: {error['msg']}"

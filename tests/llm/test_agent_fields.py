@@ -65,6 +65,49 @@ async def test_output_schema_of_other_types_is_parsed_json() -> None:
     assert (await stored(runner)).state["items"] == ["a", "b"]
 
 
+@pytest.mark.parametrize(
+    ("schema", "reply"), [(list[str], '["a", 2]'), (dict[str, int], '{"a": "many"}'), (int, '"7x"')]
+)
+async def test_an_answer_of_another_type_is_validated_too(schema: Any, reply: str) -> None:
+    model = ScriptedModel(replies=[reply])
+    agent = LlmAgent(name="a", model=model, output_schema=schema, output_key="answer")
+    runner = await start(agent, InMemorySessionService())
+    with pytest.raises(pydantic.ValidationError):
+        await send(runner, "answer?")
+    assert "answer" not in (await stored(runner)).state
+
+
+@pytest.mark.parametrize(
+    ("schema", "bad", "good", "stored_value"),
+    [
+        (list[str], ["a", {"b": 1}], ["a", "b"], ["a", "b"]),
+        (dict[str, int], {"a": "many"}, {"a": 1, "b": 2}, {"a": 1, "b": 2}),
+        (int, "seven", "7", 7),
+    ],
+)
+async def test_set_model_response_takes_and_checks_other_types_under_response(
+    schema: Any, bad: Any, good: Any, stored_value: Any
+) -> None:
+    declared = SetModelResponseTool(schema)._get_declaration().parameters_json_schema
+    assert isinstance(declared, dict)
+    assert declared["required"] == ["response"]
+    model = ScriptedModel(
+        replies=[
+            function_call("set_model_response", {"response": bad}),
+            function_call("set_model_response", {"response": good}),
+        ]
+    )
+    agent = LlmAgent(
+        name="a", model=model, tools=[lookup], output_schema=schema, output_key="answer"
+    )
+    runner = await start(agent, InMemorySessionService())
+    events = await send(runner, "answer?")
+    retry = events[1].get_function_responses()[0].response
+    assert retry is not None
+    assert "error" in retry
+    assert (await stored(runner)).state["answer"] == stored_value
+
+
 async def test_an_answer_that_breaks_the_schema_fails_the_turn_and_stores_nothing() -> None:
     model = ScriptedModel(replies=['{"city": "Oslo"}'])
     agent = LlmAgent(name="a", model=model, output_schema=Forecast, output_key="forecast")
