@@ -29,6 +29,7 @@ is an ``end_of_agent`` event of its sub-agent, on its branch).
 from __future__ import annotations
 
 import dataclasses
+import logging
 from collections.abc import AsyncGenerator, Iterable
 from contextlib import aclosing
 from typing import TYPE_CHECKING, Any
@@ -47,6 +48,8 @@ if TYPE_CHECKING:
     from adk_runtime.agents.base_agent import BaseAgent
     from adk_runtime.agents.llm_agent import LlmAgent
 
+logger = logging.getLogger(__name__)
+
 __all__ = [
     "Checkpoint",
     "ResumeState",
@@ -58,6 +61,7 @@ __all__ = [
     "invocation_events",
     "run_llm_agent",
     "start",
+    "sub_agent_index",
 ]
 
 
@@ -136,6 +140,31 @@ def checkpoint_of(agent: BaseAgent, ctx: InvocationContext) -> Checkpoint | None
         if event.actions.agent_state is not None:
             return Checkpoint(dict(event.actions.agent_state), False, position)
     return None
+
+
+def sub_agent_index(agent: BaseAgent, state: dict[str, Any]) -> int:
+    """The sub-agent a workflow checkpoint says to run next, as an index into its sub-agents.
+
+    The checkpoint names it (``current_sub_agent``, google-adk's form; empty: the first).
+    Checkpoints written before names were used hold its index (``next``). A name that is no
+    longer among the sub-agents (the agent tree changed while the invocation was
+    interrupted) starts over from the first, with a warning.
+    """
+    name = state.get("current_sub_agent")
+    if name is None:
+        return int(state.get("next", 0))
+    if not name:
+        return 0
+    for index, sub_agent in enumerate(agent.sub_agents):
+        if sub_agent.name == name:
+            return index
+    logger.warning(
+        "Resuming %s: its checkpoint names sub-agent %r, which it no longer has; starting "
+        "from its first sub-agent.",
+        agent.name,
+        name,
+    )
+    return 0
 
 
 def after(ctx: InvocationContext, checkpoint: Checkpoint | None) -> InvocationContext:

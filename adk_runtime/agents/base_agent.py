@@ -5,7 +5,7 @@ from __future__ import annotations
 import inspect
 from collections.abc import AsyncGenerator, Awaitable, Callable, Mapping, Sequence
 from contextlib import aclosing
-from typing import Any, ClassVar, TypeAlias
+from typing import Any, ClassVar, TypeAlias, TypeVar
 
 from google.genai import types
 from pydantic import BaseModel, ConfigDict, Field, field_validator, model_validator
@@ -17,13 +17,34 @@ from adk_runtime.agents.callback_context import CallbackContext
 from adk_runtime.agents.invocation_context import InvocationContext
 from adk_runtime.events import Event
 
-__all__ = ["AfterAgentCallback", "BaseAgent", "BeforeAgentCallback"]
+__all__ = [
+    "AfterAgentCallback",
+    "AgentState",
+    "BaseAgent",
+    "BaseAgentState",
+    "BeforeAgentCallback",
+]
 
 _AgentCallback: TypeAlias = Callable[
     [CallbackContext], Awaitable[types.Content | None] | types.Content | None
 ]
 BeforeAgentCallback: TypeAlias = _AgentCallback | Sequence[_AgentCallback]
 AfterAgentCallback: TypeAlias = _AgentCallback | Sequence[_AgentCallback]
+
+
+class BaseAgentState(BaseModel):
+    """The progress a workflow agent records in its checkpoint events (``actions.agent_state``).
+
+    Subclasses name the fields (``LoopAgentState``, ``SequentialAgentState``); the stored form
+    is the model's dict, the same as google-adk's, so a checkpoint written by either runtime
+    reads back in the other.
+    """
+
+    model_config = ConfigDict(extra="forbid")
+
+
+AgentState = TypeVar("AgentState", bound=BaseAgentState)
+"""A :class:`BaseAgentState` subclass (google-adk's type variable)."""
 
 
 class BaseAgent(BaseModel):

@@ -7,11 +7,23 @@ from contextlib import aclosing
 from typing import ClassVar
 
 from adk_runtime.agents import _resume
-from adk_runtime.agents.base_agent import BaseAgent
+from adk_runtime.agents.base_agent import BaseAgent, BaseAgentState
 from adk_runtime.agents.invocation_context import InvocationContext
 from adk_runtime.events import Event
 
-__all__ = ["LoopAgent"]
+__all__ = ["LoopAgent", "LoopAgentState"]
+
+
+class LoopAgentState(BaseAgentState):
+    """A ``LoopAgent``'s checkpoint.
+
+    Attributes:
+        current_sub_agent: The sub-agent to run next (empty: the first).
+        times_looped: The rounds completed before it.
+    """
+
+    current_sub_agent: str = ""
+    times_looped: int = 0
 
 
 class LoopAgent(BaseAgent):
@@ -20,9 +32,10 @@ class LoopAgent(BaseAgent):
     The loop stops after ``max_iterations`` rounds, or when a sub-agent's event sets
     ``actions.escalate`` (that sub-agent finishes its run first).
 
-    Its progress is in the log: after each sub-agent, a content-less event with
-    ``agent_state={"iteration": r, "next": i}`` (the position to run next); at the end, one
-    with ``end_of_agent``. A resumed invocation continues at that iteration and sub-agent.
+    Its progress is in the log: after each sub-agent, a content-less event whose
+    ``agent_state`` is a :class:`LoopAgentState` (the round and the sub-agent to run next); at
+    the end, one with ``end_of_agent``. A resumed invocation continues at that round and
+    sub-agent.
 
     Attributes:
         max_iterations: Upper bound of rounds; ``None`` loops until an escalation.
@@ -36,8 +49,10 @@ class LoopAgent(BaseAgent):
         resumed = _resume.checkpoint_of(self, ctx)
         if resumed is not None and resumed.ended:
             return
-        state = resumed.state if resumed is not None else {}
-        position = (int(state.get("iteration", 0)), int(state.get("next", 0)))
+        position = (0, 0)
+        if resumed is not None:
+            rounds = resumed.state.get("times_looped", resumed.state.get("iteration", 0))
+            position = (int(rounds), _resume.sub_agent_index(self, resumed.state))
         sub_ctx = _resume.after(ctx, resumed)
         while self.max_iterations is None or position[0] < self.max_iterations:
             iteration, index = position
@@ -52,7 +67,10 @@ class LoopAgent(BaseAgent):
                 break
             position = self._after(iteration, index)
             if self.max_iterations is None or position[0] < self.max_iterations:
-                yield _resume.checkpoint(self, ctx, {"iteration": position[0], "next": position[1]})
+                state = LoopAgentState(
+                    current_sub_agent=self.sub_agents[position[1]].name, times_looped=position[0]
+                )
+                yield _resume.checkpoint(self, ctx, state.model_dump())
         yield _resume.checkpoint(self, ctx)
 
     def _after(self, iteration: int, index: int) -> tuple[int, int]:

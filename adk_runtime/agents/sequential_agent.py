@@ -7,18 +7,29 @@ from contextlib import aclosing
 from typing import ClassVar
 
 from adk_runtime.agents import _resume
-from adk_runtime.agents.base_agent import BaseAgent
+from adk_runtime.agents.base_agent import BaseAgent, BaseAgentState
 from adk_runtime.agents.invocation_context import InvocationContext
 from adk_runtime.events import Event
 
-__all__ = ["SequentialAgent"]
+__all__ = ["SequentialAgent", "SequentialAgentState"]
+
+
+class SequentialAgentState(BaseAgentState):
+    """A ``SequentialAgent``'s checkpoint.
+
+    Attributes:
+        current_sub_agent: The sub-agent to run next (empty: the first).
+    """
+
+    current_sub_agent: str = ""
 
 
 class SequentialAgent(BaseAgent):
     """Runs each sub-agent in order, in the same invocation (they share ``temp:`` state).
 
-    Its progress is in the log: after each sub-agent but the last, a content-less event with
-    ``agent_state={"next": i}``; at the end, one with ``end_of_agent``. A resumed invocation
+    Its progress is in the log: after each sub-agent but the last, a content-less event whose
+    ``agent_state`` is a :class:`SequentialAgentState` naming the sub-agent to run next; at the
+    end, one with ``end_of_agent``. A resumed invocation
     (:mod:`adk_runtime.agents._resume`) continues with the sub-agent it was running.
     """
 
@@ -28,7 +39,9 @@ class SequentialAgent(BaseAgent):
         resumed = _resume.checkpoint_of(self, ctx)
         if resumed is not None and resumed.ended:
             return
-        start = int(resumed.state.get("next", 0)) if resumed is not None else 0
+        start = 0
+        if resumed is not None:
+            start = _resume.sub_agent_index(self, resumed.state)
         sub_ctx = _resume.after(ctx, resumed)
         for index in range(start, len(self.sub_agents)):
             async with aclosing(self.sub_agents[index].run_async(sub_ctx)) as events:
@@ -37,5 +50,6 @@ class SequentialAgent(BaseAgent):
             if ctx.end_invocation or sub_ctx.end_invocation:
                 return
             if index + 1 < len(self.sub_agents):
-                yield _resume.checkpoint(self, ctx, {"next": index + 1})
+                state = SequentialAgentState(current_sub_agent=self.sub_agents[index + 1].name)
+                yield _resume.checkpoint(self, ctx, state.model_dump())
         yield _resume.checkpoint(self, ctx)

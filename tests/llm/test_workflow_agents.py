@@ -42,7 +42,7 @@ async def test_sequential_passes_temp_state(session_service: BaseSessionService)
         "pipeline",
     ]
     assert events[3].content is None
-    assert events[3].actions.agent_state == {"next": 1}
+    assert events[3].actions.agent_state == {"current_sub_agent": "reader"}  # google-adk's form
     assert events[5].content is None
     assert events[5].actions.end_of_agent is True
     assert reader_model.requests[0].config.system_instruction == "Note: draft"
@@ -138,13 +138,13 @@ async def test_loop_until_escalate(session_service: BaseSessionService) -> None:
     events = await send(runner, "go")
     assert (await stored(runner)).state["n"] == 3
     # the worker finishes its run (one more model reply), then the loop stops (its end is
-    # the last event; an {"iteration", "next"} checkpoint follows each round before)
+    # the last event; a LoopAgentState checkpoint follows each round before)
     assert events[-3].actions.escalate is True
     assert texts(events[-2:]) == ["next"]
     assert events[-1].actions.end_of_agent is True
     assert [e.actions.agent_state for e in events if e.actions.agent_state] == [
-        {"iteration": 1, "next": 0},
-        {"iteration": 2, "next": 0},
+        {"current_sub_agent": "worker", "times_looped": 1},
+        {"current_sub_agent": "worker", "times_looped": 2},
     ]
     assert len(model.requests) == 6
 

@@ -41,10 +41,6 @@ CONFIG = (
     "YAML agent configuration (`*Config` classes, `from_config` and their type variables): "
     "agents are built in Python."
 )
-RESUMABILITY = (
-    "Per-agent checkpoints of google-adk's resumable invocations: adk_runtime resumes from "
-    "the session's committed events (each is durable before the agent goes on)."
-)
 WORKFLOW = (
     "google-adk 2 workflow graphs, task mode, user-input requests and UI widgets (node "
     "metadata on events): not implemented."
@@ -155,11 +151,6 @@ OMITTED: dict[str, str] = {
     "tools.tool_configs": CONFIG,
     "tools.mcp_tool.mcp_toolset:McpToolsetConfig": CONFIG,
     "tools.mcp_tool.mcp_toolset:ALLOW_CONFIG_STDIO_SERVERS_ENV_VAR": CONFIG,
-    # resumability checkpoints
-    "agents.base_agent:AgentState": RESUMABILITY,
-    "agents.base_agent:BaseAgentState": RESUMABILITY,
-    "agents.loop_agent:LoopAgentState": RESUMABILITY,
-    "agents.sequential_agent:SequentialAgentState": RESUMABILITY,
     # workflows, task mode, user input, UI widgets
     "agents.llm": WORKFLOW,
     "events.event:NodeInfo": WORKFLOW,

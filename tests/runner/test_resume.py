@@ -271,3 +271,38 @@ async def test_listing_is_scoped_and_validated(session_service: BaseSessionServi
     assert len(await session_service.list_interrupted_invocations(app_name=APP)) == 2
     with pytest.raises(ValueError, match="session_id needs user_id"):
         await session_service.list_interrupted_invocations(app_name=APP, session_id=other)
+
+
+async def test_a_sequence_resumes_at_the_sub_agent_its_checkpoint_names(
+    session_service: BaseSessionService,
+) -> None:
+    from adk_runtime.agents import SequentialAgent
+
+    crash = {"second": True}
+
+    def second_reply(request: LlmRequest) -> str:
+        if crash["second"]:
+            crash["second"] = False
+            raise Crash
+        return "two"
+
+    first_model = ScriptedModel(replies=["one"])
+    pipeline = SequentialAgent(
+        name="pipeline",
+        sub_agents=[
+            LlmAgent(name="first", model=first_model),
+            LlmAgent(name="second", model=ScriptedModel(handler=second_reply)),
+            LlmAgent(name="third", model=ScriptedModel(replies=["three"])),
+        ],
+    )
+    runner = Runner(app_name=APP, agent=pipeline, session_service=session_service)
+    sid = await _session(session_service)
+    invocation = await _start(runner, sid)
+    session = await session_service.get_session(app_name=APP, user_id="u", session_id=sid)
+    assert session is not None
+    # google-adk's SequentialAgentState, naming the sub-agent to run next
+    assert session.events[-1].actions.agent_state == {"current_sub_agent": "second"}
+
+    events = await _resume(runner, sid, invocation)
+    assert [e.author for e in events if e.content] == ["second", "third"]
+    assert len(first_model.requests) == 1  # the first sub-agent's answer was committed
