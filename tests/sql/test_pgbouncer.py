@@ -50,14 +50,19 @@ def test_migrations_run_through_pgbouncer(pooled_url: str) -> None:
     assert "up to date" in checked.stdout + checked.stderr
 
 
-async def test_every_operation_and_claim_works_through_pgbouncer(
-    pooled_url: str, direct_url: str
-) -> None:
+async def _migrate(direct_url: str) -> None:
+    """Bring the schema up to date directly (tests may run alone or on any xdist worker)."""
     db = Database(create_engine(direct_url), owns_engine=True)
     try:
         await migrate.upgrade(db)
     finally:
         await db.dispose()
+
+
+async def test_every_operation_and_claim_works_through_pgbouncer(
+    pooled_url: str, direct_url: str
+) -> None:
+    await _migrate(direct_url)
     async with DatabaseSessionService(f"{pooled_url}?statement_cache_size=0") as service:
 
         async def conversation(i: int) -> None:
@@ -90,7 +95,10 @@ async def test_every_operation_and_claim_works_through_pgbouncer(
         assert (await service.list_sessions(app_name="a", user_id="u")).sessions == []
 
 
-async def test_without_statement_cache_size_0_the_error_says_what_to_add(pooled_url: str) -> None:
+async def test_without_statement_cache_size_0_the_error_says_what_to_add(
+    pooled_url: str, direct_url: str
+) -> None:
+    await _migrate(direct_url)  # else the error would be the missing schema
     # Cached named statements are prepared on one server connection and run on another, or
     # collide with another client's of the same name.
     with pytest.raises(ConfigurationError, match=r"statement_cache_size=0"):
