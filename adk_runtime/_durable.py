@@ -88,6 +88,7 @@ async def continue_invocation(
         user_content=content,
         run_config=run_config,
         plugin_manager=runner.plugin_manager,
+        resumability_config=runner.resumability_config,
     )
     _resume.start(ctx, committed)
     async with aclosing(run_with_plugins(ctx, ctx.agent.run_async(ctx))) as events:

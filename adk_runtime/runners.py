@@ -226,6 +226,7 @@ class Runner:
                 user_content=new_message,
                 run_config=run_config,
                 plugin_manager=self.plugin_manager,
+                resumability_config=self.resumability_config,
             )
             if new_message is not None:
                 new_message = await plugin_message(ctx, new_message, idempotency_key)

@@ -7,6 +7,7 @@ from typing import TYPE_CHECKING, Any
 from google.genai import types
 from pydantic import BaseModel, ConfigDict, Field, PrivateAttr
 
+from adk_runtime.agents._resumability import ResumabilityConfig
 from adk_runtime.agents.run_config import RunConfig
 from adk_runtime.artifacts.base import BaseArtifactService
 from adk_runtime.errors import LlmCallsLimitExceededError
@@ -42,6 +43,8 @@ class InvocationContext(BaseModel):
         end_invocation: Set to stop the invocation after the current step.
         run_config: The settings of this invocation.
         plugin_manager: The Runner's plugins (none when the context is built by hand).
+        resumability_config: The app's ``ResumabilityConfig``, if it set one: accepted as in
+            google-adk; every invocation here is resumable whatever it says.
     """
 
     model_config = ConfigDict(extra="forbid", arbitrary_types_allowed=True)
@@ -57,11 +60,22 @@ class InvocationContext(BaseModel):
     end_invocation: bool = False
     run_config: RunConfig = Field(default_factory=RunConfig)
     plugin_manager: PluginManager = Field(default_factory=PluginManager)
+    resumability_config: ResumabilityConfig | None = None
 
     # Shared by the copies made for sub-agents and branches, so the limit is per invocation.
     _llm_calls: list[int] = PrivateAttr(default_factory=lambda: [0])
     # Set when this run resumes an interrupted invocation (agents/_resume.py); shared too.
     _resume: Any = PrivateAttr(default=None)
+
+    @property
+    def is_resumable(self) -> bool:
+        """Always True: any interrupted invocation can be continued here.
+
+        Every event is committed before the agent goes on, so
+        ``Runner.run_async(invocation_id=...)`` continues it whatever ``resumability_config``
+        says (google-adk resumes only when it is set).
+        """
+        return True
 
     def call_attempt(self, function_call_id: str | None) -> int:
         """Which run of this function call this is: 1, or 2 when a resumption runs it again.

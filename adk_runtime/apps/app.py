@@ -7,6 +7,7 @@ from typing import Any
 
 from pydantic import BaseModel, ConfigDict, Field, InstanceOf, field_validator, model_validator
 
+from adk_runtime.agents._resumability import ResumabilityConfig
 from adk_runtime.agents.base_agent import BaseAgent
 from adk_runtime.errors import ConfigurationError
 from adk_runtime.plugins.base_plugin import BasePlugin
@@ -29,21 +30,6 @@ def validate_app_name(name: str) -> None:
         )
     if name == "user":
         raise ValueError("App name 'user' is reserved for the end user's events; pick another.")
-
-
-class ResumabilityConfig(BaseModel):
-    """google-adk's switch for resumable invocations, accepted for compatibility.
-
-    adk_runtime invocations are always resumable: every event is committed before the agent
-    goes on, and ``Runner.run_async(invocation_id=...)`` / ``Runner.resume_interrupted()``
-    continue an interrupted invocation from its last committed event. ``is_resumable`` is
-    therefore recorded but changes nothing.
-
-    Attributes:
-        is_resumable: google-adk's flag (True: resumable; adk_runtime always is).
-    """
-
-    is_resumable: bool = False
 
 
 class App(BaseModel):

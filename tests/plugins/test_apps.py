@@ -46,6 +46,31 @@ def test_app_refuses_what_adk_runtime_does_not_implement() -> None:
     assert app.resumability_config.is_resumable
 
 
+@pytest.mark.parametrize("config", [None, ResumabilityConfig(is_resumable=False)])
+async def test_every_invocation_is_resumable_and_sees_the_apps_config(
+    config: ResumabilityConfig | None,
+) -> None:
+    from adk_runtime.agents import BaseAgent, InvocationContext
+    from adk_runtime.apps.app import ResumabilityConfig as AtGoogleAdksPath
+    from adk_runtime.events import Event
+
+    seen: list[InvocationContext] = []
+
+    class Probe(BaseAgent):
+        async def _run_async_impl(self, ctx: InvocationContext):  # type: ignore[override]
+            seen.append(ctx)
+            yield Event(author=self.name, invocation_id=ctx.invocation_id)
+
+    app = App(name="shop", root_agent=Probe(name="probe"), resumability_config=config)
+    runner = Runner(app=app, session_service=InMemorySessionService(), auto_create_session=True)
+    message = types.Content(role="user", parts=[types.Part(text="hi")])
+    async for _ in runner.run_async(user_id="u", session_id="s", new_message=message):
+        pass
+    assert AtGoogleAdksPath is ResumabilityConfig
+    assert [ctx.resumability_config for ctx in seen] == [config]
+    assert seen[0].is_resumable  # resumption never depends on the switch here
+
+
 async def test_runner_from_an_app_runs_its_agent_with_its_plugins() -> None:
     plugin = Recorder()
     app = App(name="shop", root_agent=_agent("hello"), plugins=[plugin])
