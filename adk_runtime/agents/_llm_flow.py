@@ -77,7 +77,7 @@ class _Step:
                 _functions.assign_call_ids(event)
                 event.long_running_tool_ids = _functions.long_running_ids(event, request.tools_dict)
                 self.code_run.extract(event)
-                self._apply_output_key(event)
+                _structured_output.save_output(self.agent, event)
                 self._new_model_event()  # a further complete response is a new event
                 yield event
                 if event.get_function_calls():
@@ -185,20 +185,6 @@ class _Step:
                 return replaced  # type: ignore[no-any-return]
         return response
 
-    def _apply_output_key(self, event: Event) -> None:
-        key = self.agent.output_key
-        if not key or not event.is_final_response() or event.content is None:
-            return
-        parts = event.content.parts or []
-        if not any(part.text is not None for part in parts):
-            return
-        text = "".join(part.text for part in parts if part.text and not part.thought)
-        schema = self.agent.output_schema
-        if schema is None:
-            event.actions.state_delta[key] = text
-        elif text.strip():  # an empty last chunk of a stream is not an answer
-            event.actions.state_delta[key] = _structured_output.validate_output(schema, text)
-
     async def _after_calls(
         self, call_event: Event, request: LlmRequest
     ) -> AsyncGenerator[Event, None]:
@@ -223,7 +209,7 @@ class _Step:
             self.agent, self.ctx, response_event, request.tools_dict
         )
         if answer is not None:
-            self._apply_output_key(answer)
+            _structured_output.save_output(self.agent, answer)
             self.last_event, self.stop = answer, True
             yield answer
             return

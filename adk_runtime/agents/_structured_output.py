@@ -20,7 +20,7 @@ from adk_runtime.tools.set_model_response_tool import (
 if TYPE_CHECKING:
     from adk_runtime.agents.llm_agent import LlmAgent
 
-__all__ = ["answer_event", "prepare_request", "validate_output"]
+__all__ = ["answer_event", "prepare_request", "save_output", "validate_output"]
 
 _WITH_TOOLS_INSTRUCTION = (
     f"Your final answer must be given by calling `{SetModelResponseTool.NAME}` with the "
@@ -63,6 +63,30 @@ def validate_output(schema: Any, text: str) -> Any:
     if is_model_schema(schema):
         return schema.model_validate_json(text).model_dump(exclude_none=True)
     return conform(schema, json.loads(text))
+
+
+def save_output(agent: LlmAgent, event: Event) -> None:
+    """``output_key``: put the agent's final answer in ``event``'s state delta.
+
+    Only a final response of ``agent`` itself with text parts counts (thoughts left out); with
+    ``output_schema`` the text is validated and the parsed value stored, and an empty last
+    chunk of a stream is not an answer.
+
+    Raises:
+        pydantic.ValidationError: The answer does not follow ``output_schema``.
+    """
+    key = agent.output_key
+    if not key or event.author != agent.name or not event.is_final_response():
+        return
+    parts = (event.content.parts or []) if event.content is not None else []
+    if not any(part.text is not None for part in parts):
+        return
+    text = "".join(part.text for part in parts if part.text and not part.thought)
+    schema = agent.output_schema
+    if schema is None:
+        event.actions.state_delta[key] = text
+    elif text.strip():
+        event.actions.state_delta[key] = validate_output(schema, text)
 
 
 def answer_event(

@@ -24,6 +24,7 @@ from adk_runtime.agents._model_config import (
     misplaced_config_fields,
 )
 from adk_runtime.agents._resume import run_llm_agent
+from adk_runtime.agents._structured_output import save_output
 from adk_runtime.agents._toolsets import resolve_tools
 from adk_runtime.agents.base_agent import BaseAgent
 from adk_runtime.agents.callback_context import CallbackContext
@@ -265,6 +266,27 @@ class LlmAgent(BaseAgent):
         async with aclosing(run_llm_agent(self, ctx)) as events:
             async for event in events:
                 yield event
+
+    async def _handle_agent_callbacks(
+        self,
+        ctx: InvocationContext,
+        callbacks: Any,
+        *,
+        before: bool,
+    ) -> Event | None:
+        """The agent callbacks' event, its answer stored under ``output_key``.
+
+        Content a callback answers with counts like a model's answer (a
+        ``before_agent_callback`` serving a cached answer, say).
+        """
+        event = await super()._handle_agent_callbacks(ctx, callbacks, before=before)
+        if event is not None:
+            save_output(self, event)
+        return event
+
+    def __maybe_save_output_to_state(self, event: Event) -> None:
+        """Store ``event``'s answer under ``output_key`` (google-adk's name for this step)."""
+        save_output(self, event)
 
 
 Agent = LlmAgent

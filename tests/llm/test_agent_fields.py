@@ -576,3 +576,35 @@ def test_plan_re_act_keeps_the_first_group_of_calls_only() -> None:
     assert [(p.text, p.thought) for p in kept[:1]] == [("look it up", True)]
     assert kept[1:] == [call, second]
     assert planner.process_planning_response(None, []) is None  # type: ignore[arg-type]
+
+
+async def test_a_callbacks_answer_is_stored_under_output_key() -> None:
+    def cached(callback_context: CallbackContext) -> types.Content:
+        return types.Content(role="model", parts=[types.Part(text="cached answer")])
+
+    model = ScriptedModel(replies=["never asked"])
+    agent = LlmAgent(name="a", model=model, output_key="result", before_agent_callback=cached)
+    runner = await start(agent, InMemorySessionService())
+    assert texts(await send(runner, "hi")) == ["cached answer"]
+    assert (await stored(runner)).state["result"] == "cached answer"
+    assert model.requests == []
+
+
+def test_only_the_agents_own_final_answer_is_stored() -> None:
+    from adk_runtime.agents._structured_output import save_output
+    from adk_runtime.events import Event
+
+    agent = LlmAgent(name="a", model="m", output_key="result")
+
+    def answer(author: str, **kwargs: Any) -> Event:
+        content = types.Content(role="model", parts=[types.Part(text="x")])
+        return Event(author=author, invocation_id="e-1", content=content, **kwargs)
+
+    for event, expected in [
+        (answer("a"), {"result": "x"}),
+        (answer("b"), {}),  # another agent's answer (e.g. after a transfer)
+        (answer("A"), {}),  # names are case-sensitive
+        (answer("a", partial=True), {}),
+    ]:
+        save_output(agent, event)
+        assert event.actions.state_delta == expected
