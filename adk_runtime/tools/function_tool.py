@@ -11,6 +11,7 @@ import pydantic
 from google.genai import types
 
 from adk_runtime import _callbacks
+from adk_runtime.features import FeatureName, is_feature_enabled
 from adk_runtime.tools._confirm import RequireConfirmation, gate, requires_confirmation
 from adk_runtime.tools._declaration import Signature
 from adk_runtime.tools.base_tool import BaseTool
@@ -42,15 +43,18 @@ class FunctionTool(BaseTool):
         self.func = func
         self._require_confirmation = require_confirmation
         self._signature = Signature(func, self.name, self.description)
-        self._declaration: types.FunctionDeclaration | None = None
+        # One per form (FeatureName.JSON_SCHEMA_FOR_FUNC_DECL on or off).
+        self._declarations: dict[bool, types.FunctionDeclaration] = {}
 
     def _get_declaration(self) -> types.FunctionDeclaration | None:
-        if self._declaration is None:
-            self._declaration = self._build_declaration()
-        return self._declaration
+        form = is_feature_enabled(FeatureName.JSON_SCHEMA_FOR_FUNC_DECL)
+        declaration = self._declarations.get(form)
+        if declaration is None:
+            declaration = self._declarations[form] = self._build_declaration()
+        return declaration
 
     def _build_declaration(self) -> types.FunctionDeclaration:
-        """Build the declaration (once; it is cached)."""
+        """Build the declaration (once per form; it is cached)."""
         return self._signature.declaration()
 
     async def run_async(self, *, args: dict[str, Any], tool_context: ToolContext) -> Any:

@@ -64,3 +64,15 @@ def test_an_override_ends_with_its_block_and_restores_an_outer_one() -> None:
             raise RuntimeError("boom")
         assert not is_feature_enabled(name)
     assert is_feature_enabled(name)
+
+
+def test_a_tool_declared_once_follows_a_later_switch() -> None:
+    tool = FunctionTool(order)
+    with temporary_feature_override(FeatureName.JSON_SCHEMA_FOR_FUNC_DECL, False):
+        first = tool._get_declaration()
+    second = tool._get_declaration()
+    assert first is not None
+    assert second is not None
+    assert (first.parameters is not None, first.parameters_json_schema is None) == (True, True)
+    assert (second.parameters is None, second.parameters_json_schema is not None) == (True, True)
+    assert tool._get_declaration() is second  # built once per form
