@@ -270,6 +270,11 @@ async def test_an_idempotency_key_answers_once_and_refuses_another_message(
     assert other.status_code == 409
     assert key["Idempotency-Key"] in other.json()["detail"]
     assert "bye" not in other.json()["detail"]
+    async with client.stream(
+        "POST", "/run_sse", json={**body, "newMessage": message("bye")}, headers=key
+    ) as streamed:
+        await streamed.aread()
+    assert streamed.status_code == 409
     stored = (await client.get(sessions_url(user, session["id"]))).json()
     assert stored["revision"] == 2
     assert stored["state"]["turns"] == 1
