@@ -14,7 +14,12 @@ __all__ = ["build_contents"]
 
 
 def build_contents(
-    events: list[Event], agent_name: str, branch: str | None, *, current_turn_only: bool
+    events: list[Event],
+    agent_name: str,
+    branch: str | None,
+    *,
+    current_turn_only: bool,
+    other_agents_thoughts: bool = False,
 ) -> list[types.Content]:
     """Return the contents the model sees.
 
@@ -24,7 +29,8 @@ def build_contents(
     they arrived later (long-running tools). Function-call ids minted by the runtime
     (``adk-…``) are removed, as google-adk does: the model never issued them (the stored
     events keep them, pairing is done above on the events). Events a rewind cancelled are
-    left out (:func:`adk_runtime.events.rewind.live_events`).
+    left out (:func:`adk_runtime.events.rewind.live_events`). Other agents' thoughts are
+    left out unless ``other_agents_thoughts``.
     """
     visible = [e for e in live_events(events) if _has_content(e) and _in_branch(branch, e)]
     if current_turn_only:
@@ -33,7 +39,7 @@ def build_contents(
     for event in _pair_function_responses(visible):
         assert event.content is not None
         if _is_other_agent(agent_name, event):
-            contents.append(_as_context(event))
+            contents.append(_as_context(event, other_agents_thoughts))
         else:
             contents.append(event.content)
     return without_client_ids(contents)
@@ -104,11 +110,13 @@ def _merge_responses(events: list[Event]) -> Event:
     return Event(author=last.author, content=content, branch=last.branch)
 
 
-def _as_context(event: Event) -> types.Content:
+def _as_context(event: Event, thoughts: bool) -> types.Content:
     assert event.content is not None
     parts = [types.Part(text="For context:")]
     for part in event.content.parts or []:
         if part.thought:
+            if thoughts and part.text:
+                parts.append(types.Part(text=f"[{event.author}] thought: {part.text}"))
             continue
         if part.text:
             parts.append(types.Part(text=f"[{event.author}] said: {part.text}"))

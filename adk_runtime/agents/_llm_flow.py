@@ -6,6 +6,8 @@ from collections.abc import AsyncGenerator
 from contextlib import aclosing
 from typing import TYPE_CHECKING
 
+from google.genai import types
+
 from adk_runtime import _callbacks, telemetry
 from adk_runtime.agents import (
     _confirmation,
@@ -103,12 +105,15 @@ class _Step:
         if config is not None:
             request.config = config.model_copy(deep=True)
         extra = await _step_hooks.add_instructions(agent, ctx, request)
+        run_config = ctx.run_config
         request.contents = build_contents(
             _confirmation.without_confirmation_events(ctx.session.events),
             agent.name,
             ctx.branch,
             current_turn_only=agent.include_contents == "none",
+            other_agents_thoughts=run_config.include_thoughts_from_other_agents,
         )
+        _apply_run_config(request, ctx)
         # The tools see the contents (load_artifacts adds to them); the output schema,
         # planner and code executor come last, as in google-adk.
         tools = await agent.canonical_tools(ReadonlyContext(ctx))
@@ -259,3 +264,41 @@ def _event_for(response: LlmResponse, model_event: Event) -> Event | None:
         if value is not None:
             setattr(event, name, value)
     return event
+
+
+def _apply_run_config(request: LlmRequest, ctx: InvocationContext) -> None:
+    """The invocation's own model-call settings (``RunConfig``), over the agent's."""
+    run_config = ctx.run_config
+    if run_config.labels:
+        request.config.labels = {**(request.config.labels or {}), **run_config.labels}
+    if run_config.http_options is not None:
+        request.config.http_options = _merged_http_options(
+            request.config.http_options, run_config.http_options
+        )
+    if run_config.model_input_context:
+        contents = request.contents
+        at = next(
+            (i for i in range(len(contents) - 1, -1, -1) if contents[i] == ctx.user_content),
+            0,
+        )
+        extra = [content.model_copy(deep=True) for content in run_config.model_input_context]
+        contents[at:at] = extra
+
+
+def _merged_http_options(
+    agent: types.HttpOptions | None, invocation: types.HttpOptions
+) -> types.HttpOptions:
+    """``invocation``'s HTTP options over the agent's: headers added, the rest replaced.
+
+    The base URL and API version belong to the client and are kept from the agent's when set.
+    """
+    if agent is None:
+        return invocation.model_copy(update={"headers": dict(invocation.headers or {})})
+    merged = agent.model_copy(
+        update={"headers": {**(agent.headers or {}), **(invocation.headers or {})}}
+    )
+    for name in ("timeout", "retry_options", "extra_body"):
+        value = getattr(invocation, name)
+        if value is not None:
+            setattr(merged, name, value)
+    return merged

@@ -60,6 +60,16 @@ class RunConfig(BaseModel):
         save_input_blobs_as_artifacts: Save inline data of the user message as artifacts.
         custom_metadata: Free-form metadata for the invocation.
         get_session_config: Which events the Runner loads with the session (default: all).
+        http_options: HTTP options of this invocation's model calls (custom headers, a
+            timeout, retries, an extra body), merged over the agent's
+            ``generate_content_config.http_options``: headers are added, the rest replaces
+            (a ``base_url`` is refused, as in ``generate_content_config``).
+        labels: Labels of this invocation's model calls (billing, attribution), merged over
+            the agent's ``generate_content_config.labels``.
+        model_input_context: Contents added to every model request of this invocation, just
+            before the user's message; never stored in the session.
+        include_thoughts_from_other_agents: Also retell other agents' thought parts when
+            their turns are shown to this agent as context (left out by default).
     """
 
     model_config = ConfigDict(extra="forbid", arbitrary_types_allowed=True)
@@ -72,6 +82,20 @@ class RunConfig(BaseModel):
     custom_metadata: dict[str, Any] | None = None
     get_session_config: GetSessionConfig | None = None
     support_cfc: bool = Field(default=False, description="Compositional function calling.")
+    http_options: types.HttpOptions | None = None
+    labels: dict[str, str] | None = None
+    model_input_context: list[types.Content] | None = None
+    include_thoughts_from_other_agents: bool = False
+
+    @field_validator("http_options")
+    @classmethod
+    def _no_base_url(cls, value: types.HttpOptions | None) -> types.HttpOptions | None:
+        if value is not None and value.base_url:
+            raise ValueError(
+                "RunConfig.http_options.base_url is not used: the base URL is a setting of "
+                "the model (e.g. Gemini(model=..., base_url=...))."
+            )
+        return value
 
     @field_validator("max_llm_calls")
     @classmethod
