@@ -99,9 +99,20 @@ class RunConfig(BaseModel):
 
     @field_validator("max_llm_calls")
     @classmethod
-    def _bounded(cls, value: int) -> int:
+    def validate_max_llm_calls(cls, value: int) -> int:
+        """Check ``max_llm_calls`` (google-adk's validator name); warn when it sets no bound.
+
+        Raises:
+            ValueError: ``sys.maxsize`` or more.
+        """
         if value >= sys.maxsize:
             raise ValueError(
                 f"max_llm_calls must be below sys.maxsize ({sys.maxsize}); use 0 for no bound."
+            )
+        if value <= 0:
+            logger.warning(
+                "max_llm_calls=%s: no bound on model calls; an agent that keeps calling tools "
+                "runs (and is billed) until it stops by itself.",
+                value,
             )
         return value

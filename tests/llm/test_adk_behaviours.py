@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import logging
 import sys
 
 import pytest
@@ -49,6 +50,15 @@ def test_max_llm_calls_of_sys_maxsize_is_rejected() -> None:
         RunConfig(max_llm_calls=sys.maxsize)
     assert RunConfig(max_llm_calls=sys.maxsize - 1).max_llm_calls == sys.maxsize - 1
     assert RunConfig(max_llm_calls=0).max_llm_calls == 0  # no bound
+
+
+@pytest.mark.parametrize(("value", "warned"), [(0, True), (-1, True), (1, False), (500, False)])
+def test_an_unbounded_max_llm_calls_is_warned_about(
+    value: int, warned: bool, caplog: pytest.LogCaptureFixture
+) -> None:
+    with caplog.at_level(logging.WARNING, logger="adk_runtime.agents.run_config"):
+        assert RunConfig.validate_max_llm_calls(value) == value
+    assert ("no bound on model calls" in caplog.text) is warned
 
 
 def book(flight: str, seats: int, window: bool = False) -> dict[str, object]:
