@@ -21,13 +21,38 @@ class BaseTool:
         description: What the tool does, for the model.
         is_long_running: The call pauses the invocation until its response arrives in a
             later message (see ``LongRunningFunctionTool``).
+        custom_metadata: Free-form data about the tool for the application and its plugins
+            (a manifest, an owner...); the runtime never reads it.
+        behavior: google-adk's Live API setting (blocking or not); request/response turns,
+            the only kind here, ignore it, as google-adk's do.
+        response_scheduling: google-adk's Live API setting for when the model reacts to the
+            response; ignored here, as in google-adk's request/response turns.
     """
 
-    def __init__(self, *, name: str, description: str, is_long_running: bool = False) -> None:
-        """Create a tool called ``name``."""
+    # Class defaults too, for subclasses that set their own attributes without calling
+    # ``BaseTool.__init__``.
+    is_long_running: bool = False
+    custom_metadata: dict[str, Any] | None = None
+    behavior: types.Behavior | None = None
+    response_scheduling: types.FunctionResponseScheduling | None = None
+
+    def __init__(
+        self,
+        *,
+        name: str,
+        description: str,
+        is_long_running: bool = False,
+        custom_metadata: dict[str, Any] | None = None,
+        behavior: types.Behavior | None = None,
+        response_scheduling: types.FunctionResponseScheduling | None = None,
+    ) -> None:
+        """Create a tool called ``name`` (google-adk's constructor arguments)."""
         self.name = name
         self.description = description
         self.is_long_running = is_long_running
+        self.custom_metadata = custom_metadata
+        self.behavior = behavior
+        self.response_scheduling = response_scheduling
 
     def _get_declaration(self) -> types.FunctionDeclaration | None:
         """The declaration offered to the model; None offers nothing."""

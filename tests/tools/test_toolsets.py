@@ -154,3 +154,27 @@ async def test_prefixed_copies_leave_the_originals_alone() -> None:
     original = toolset.tool._get_declaration()
     assert original is not None
     assert original.name == "ping"
+
+
+def test_a_tool_takes_google_adks_constructor_arguments() -> None:
+    from google.genai import types
+
+    from adk_runtime.tools import BaseTool
+
+    class Plain(BaseTool):
+        def __init__(self) -> None:  # sets its own attributes, as some ported tools do
+            self.name, self.description = "plain", "no base init"
+
+    tool = BaseTool(
+        name="t",
+        description="d",
+        custom_metadata={"owner": "search-team"},
+        behavior=types.Behavior.NON_BLOCKING,
+        response_scheduling=types.FunctionResponseScheduling.SILENT,
+    )
+    assert tool.custom_metadata == {"owner": "search-team"}
+    assert tool.behavior == types.Behavior.NON_BLOCKING
+    assert tool.response_scheduling == types.FunctionResponseScheduling.SILENT
+    plain = Plain()
+    assert (plain.custom_metadata, plain.behavior, plain.response_scheduling) == (None, None, None)
+    assert plain.is_long_running is False
