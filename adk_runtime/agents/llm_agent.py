@@ -40,6 +40,7 @@ from adk_runtime.planners.base_planner import BasePlanner
 from adk_runtime.tools.base_tool import BaseTool
 from adk_runtime.tools.base_toolset import BaseToolset
 from adk_runtime.tools.function_tool import FunctionTool
+from adk_runtime.tools.transfer_to_agent_tool import NAME as TRANSFER_TOOL_NAME
 from adk_runtime.tools.transfer_to_agent_tool import TransferToAgentTool
 
 __all__ = [
@@ -227,12 +228,13 @@ class LlmAgent(BaseAgent):
         """The tools offered to the model in ``ctx``.
 
         Functions are wrapped as ``FunctionTool``, toolsets expanded (with ``ctx``), and
-        ``transfer_to_agent`` is added when the agent may transfer (unless ``tools`` holds a
-        ``TransferToAgentTool`` of its own, e.g. one with ``include_transfer_reason``).
+        ``transfer_to_agent`` is added when the agent may transfer, unless ``tools`` holds a
+        tool of that name already (a ``TransferToAgentTool`` with ``include_transfer_reason``,
+        or a function of the application's own): that one is offered instead.
         """
         tools = await resolve_tools(self.tools, ctx, self._as_tool)
         targets = self._transfer_targets()
-        if targets and not any(isinstance(tool, TransferToAgentTool) for tool in tools):
+        if targets and not any(tool.name == TRANSFER_TOOL_NAME for tool in tools):
             names = [agent.name for agent in targets]
             about = {agent.name: agent.description for agent in targets}
             tools.append(TransferToAgentTool(names, descriptions=about))

@@ -153,3 +153,28 @@ async def test_the_transfer_tool_refuses_a_name_it_was_not_given() -> None:
     assert declaration.parameters_json_schema is not None
     assert "transfer_reason" not in declaration.parameters_json_schema["properties"]
     assert tool.func.__name__ == "transfer_to_agent"
+
+
+async def test_an_own_function_named_transfer_to_agent_is_offered_instead(
+    session_service: BaseSessionService,
+) -> None:
+    calls: list[str] = []
+
+    def transfer_to_agent(agent_name: str, tool_context: ToolContext) -> None:
+        """The application's own transfer (it logs, then hands over)."""
+        calls.append(agent_name)
+        tool_context.actions.transfer_to_agent = agent_name
+
+    root_model = ScriptedModel(replies=[function_call("transfer_to_agent", {"agent_name": "b"})])
+    helper = LlmAgent(name="b", model=ScriptedModel(replies=["b here"]))
+    root = LlmAgent(name="root", model=root_model, sub_agents=[helper], tools=[transfer_to_agent])
+    runner = await start(root, session_service)
+    events = await send(runner, "go")
+    assert calls == ["b"]
+    assert [e.author for e in events] == ["root", "root", "b"]
+    declared = [
+        d.name
+        for t in root_model.requests[0].config.tools or []
+        for d in t.function_declarations or []  # type: ignore[union-attr]
+    ]
+    assert declared == ["transfer_to_agent"]
