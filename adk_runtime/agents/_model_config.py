@@ -6,7 +6,7 @@ from typing import Any
 
 from google.genai import types
 
-__all__ = ["check_generate_content_config", "misplaced_config_fields"]
+__all__ = ["check_generate_content_config", "check_http_options", "misplaced_config_fields"]
 
 # Settings with a field of their own on LlmAgent.
 _OWNED = {
@@ -37,12 +37,21 @@ def check_generate_content_config(
                 f"generate_content_config.{name} is not used. Move your {what} to "
                 f"LlmAgent({field}=...)."
             )
-    if config.http_options is not None and config.http_options.base_url:
-        raise ValueError(
-            "generate_content_config.http_options.base_url is not used: the base URL is a "
-            "setting of the model (e.g. Gemini(model=..., base_url=...))."
-        )
+    check_http_options(config.http_options, "generate_content_config.http_options")
     return config
+
+
+def check_http_options(options: types.HttpOptions | None, where: str) -> None:
+    """Refuse a ``base_url`` in per-agent or per-invocation HTTP options.
+
+    Raises:
+        ValueError: ``options.base_url`` is set (a transport setting of the model).
+    """
+    if options is not None and options.base_url:
+        raise ValueError(
+            f"{where}.base_url is not used: the base URL is a setting of the model "
+            "(e.g. Gemini(model=..., base_url=...))."
+        )
 
 
 def misplaced_config_fields(data: Any, agent_fields: set[str]) -> None:

@@ -11,6 +11,7 @@ from typing import Any
 from google.genai import types
 from pydantic import BaseModel, ConfigDict, Field, field_validator
 
+from adk_runtime.agents._model_config import check_http_options
 from adk_runtime.sessions.base import GetSessionConfig
 
 __all__ = ["DEFAULT_MAX_LLM_CALLS", "RunConfig", "StreamingMode"]
@@ -90,11 +91,7 @@ class RunConfig(BaseModel):
     @field_validator("http_options")
     @classmethod
     def _no_base_url(cls, value: types.HttpOptions | None) -> types.HttpOptions | None:
-        if value is not None and value.base_url:
-            raise ValueError(
-                "RunConfig.http_options.base_url is not used: the base URL is a setting of "
-                "the model (e.g. Gemini(model=..., base_url=...))."
-            )
+        check_http_options(value, "RunConfig.http_options")
         return value
 
     @field_validator("max_llm_calls")

@@ -42,9 +42,16 @@ class FunctionTool(BaseTool):
         super().__init__(name=name, description=_docstring(func))
         self.func = func
         self._require_confirmation = require_confirmation
-        self._signature = Signature(func, self.name, self.description)
         # One per form (FeatureName.JSON_SCHEMA_FOR_FUNC_DECL on or off).
         self._declarations: dict[bool, types.FunctionDeclaration] = {}
+
+    @functools.cached_property
+    def _signature(self) -> Signature:
+        """The function's signature, read on first use.
+
+        Subclasses that declare and run themselves (``TransferToAgentTool``) never pay for it.
+        """
+        return Signature(self.func, self.name, self.description)
 
     def _get_declaration(self) -> types.FunctionDeclaration | None:
         form = is_feature_enabled(FeatureName.JSON_SCHEMA_FOR_FUNC_DECL)

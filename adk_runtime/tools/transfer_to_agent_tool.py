@@ -96,6 +96,12 @@ class TransferToAgentTool(FunctionTool):
         )
         return None
 
+    async def check_require_confirmation(
+        self, args: dict[str, Any], tool_context: ToolContext
+    ) -> bool:
+        """A transfer never asks the user first."""
+        return False
+
     async def process_llm_request(
         self, *, tool_context: ToolContext, llm_request: LlmRequest
     ) -> None:
