@@ -11,6 +11,7 @@ would have seen. (The same with real SIGKILLs: tests/reliability/test_resume_cra
 from __future__ import annotations
 
 import asyncio
+import time
 import uuid
 from collections.abc import AsyncIterator
 from typing import Any
@@ -211,7 +212,9 @@ async def test_a_crashed_holders_invocation_is_finished_by_the_next_turn(
     runner = _runner(session_service, tools, _model())
     # What a turn does before its process dies: claim (recording its invocation), commit the
     # message and the model's first function call; never release.
-    attempt = await session_service._try_claim((APP, "u", sid), 0.3, "e-dead")
+    lease = 2.0  # long enough that a loaded machine still lists it as running below
+    claimed_at = time.monotonic()
+    attempt = await session_service._try_claim((APP, "u", sid), lease, "e-dead")
     assert attempt.token is not None
     assert attempt.open_invocation == "e-dead"
     session = await session_service.get_session(app_name=APP, user_id="u", session_id=sid)
@@ -229,7 +232,7 @@ async def test_a_crashed_holders_invocation_is_finished_by_the_next_turn(
         app_name=APP, user_id="u", session_id=sid, include_running=True
     )
     assert running.status == "running"
-    await asyncio.sleep(0.5)
+    await asyncio.sleep(max(0.0, claimed_at + lease + 0.2 - time.monotonic()))
     [crashed] = await session_service.list_interrupted_invocations(app_name=APP, user_id="u")
     assert (crashed.invocation_id, crashed.status) == ("e-dead", "crashed")
 
