@@ -11,6 +11,7 @@ from google.genai import types
 
 from adk_runtime import _callbacks, telemetry
 from adk_runtime.agents.invocation_context import InvocationContext
+from adk_runtime.errors import PluginError
 from adk_runtime.events import Event, EventActions
 from adk_runtime.events.tool_confirmation import ToolConfirmation
 from adk_runtime.models._call_ids import CLIENT_CALL_ID_PREFIX
@@ -66,7 +67,8 @@ async def run_function_calls(
     """Run the calls concurrently; return one event with every response and merged actions.
 
     A call that fails (unknown tool, a tool or callback that raises) is answered with an
-    ``{"error": ...}`` response the model sees, and what it wrote is discarded.
+    ``{"error": ...}`` response the model sees, and what it wrote is discarded; a plugin hook
+    that raises (``PluginError``) ends the invocation instead.
     ``confirmations`` (by call id) are the user's answers to the calls' confirmation requests.
     """
     calls = call_event.get_function_calls()
@@ -109,6 +111,8 @@ async def _run_one(
         response: Any = await _call_tool(
             agent, tool, dict(call.args or {}), tool_context, missing=missing
         )
+    except PluginError:
+        raise  # a plugin's hook raised: that stops the run, as every plugin hook does
     except Exception as exc:
         logger.warning("Tool %r failed: %s", name, type(exc).__name__)
         tool_context.discard_changes()
