@@ -21,6 +21,7 @@ from adk_runtime.agents.invocation_context import InvocationContext
 from adk_runtime.agents.run_config import RunConfig
 from adk_runtime.errors import InvocationNotOpenError
 from adk_runtime.events import Event
+from adk_runtime.events.compaction_view import is_compaction
 from adk_runtime.sessions.claims import SessionClaim
 from adk_runtime.sessions.invocations import OpenInvocation
 from adk_runtime.sessions.session import Session
@@ -128,7 +129,8 @@ async def finish_interrupted(
                 pass
         await claim.mark(own_id)
         return session
-    message = session.events[-1] if session.events else None
+    # A compaction event (author "user" as in google-adk) is never a message to answer.
+    message = next((e for e in reversed(session.events) if not is_compaction(e)), None)
     if message is None or message.author != "user" or message.id == idempotency_key:
         return session  # nothing left half done, or this call's own retry (answered later)
     async with aclosing(

@@ -44,6 +44,7 @@ from adk_runtime.agents.base_agent import BaseAgent
 from adk_runtime.agents.invocation_context import InvocationContext, new_invocation_context_id
 from adk_runtime.agents.run_config import RunConfig
 from adk_runtime.apps.app import App
+from adk_runtime.apps.compaction import compact_after_invocation
 from adk_runtime.artifacts.base import BaseArtifactService
 from adk_runtime.artifacts.memory import InMemoryArtifactService
 from adk_runtime.errors import (
@@ -255,7 +256,20 @@ class Runner:
                     committed = await self.session_service.append_event(session, event)
                     turn.events += 1
                     yield committed
+            await self._compact(session)
             claim.finish()
+
+    async def _compact(self, session: Session) -> None:
+        """Commit the compaction event due after this invocation, if the app asks for one.
+
+        Under the turn's claim, after its last event was yielded: the caller's iteration ends
+        once it is committed.
+        """
+        if self.app.events_compaction_config is None:
+            return
+        summary = await compact_after_invocation(self.app, session.events)
+        if summary is not None:
+            await self.session_service.append_event(session, summary)
 
     def run_live(self, *args: Any, **kwargs: Any) -> AsyncGenerator[Event, None]:
         """google-adk's Live API entry point; not implemented here.

@@ -6,7 +6,7 @@ import json
 
 from google.genai import types
 
-from adk_runtime.events import Event
+from adk_runtime.events import Event, compaction_view
 from adk_runtime.events.rewind import live_events
 from adk_runtime.models._call_ids import without_client_ids
 
@@ -30,9 +30,11 @@ def build_contents(
     (``adk-…``) are removed, as google-adk does: the model never issued them (the stored
     events keep them, pairing is done above on the events). Events a rewind cancelled are
     left out (:func:`adk_runtime.events.rewind.live_events`). Other agents' thoughts are
-    left out unless ``other_agents_thoughts``.
+    left out unless ``other_agents_thoughts``. A compaction event's summary stands in for the
+    events it covers (:func:`adk_runtime.events.compaction_view.view`).
     """
-    visible = [e for e in live_events(events) if _has_content(e) and _in_branch(branch, e)]
+    history = compaction_view.view(live_events(events), agent_name)
+    visible = [e for e in history if _has_content(e) and _in_branch(branch, e)]
     if current_turn_only:
         visible = _current_turn(visible, agent_name)
     contents: list[types.Content] = []

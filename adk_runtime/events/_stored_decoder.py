@@ -78,7 +78,20 @@ def sample_payloads(event_type: type[pydantic.BaseModel]) -> list[str]:
             "usage_metadata": {"prompt_token_count": 3, "total_token_count": 5},
         }
     )
-    return [event.model_dump_json(by_alias=True, exclude_none=True)]
+    summary = event_type.model_validate(
+        {
+            "author": "user",
+            "invocation_id": "inv-summary",
+            "actions": {
+                "compaction": {
+                    "start_timestamp": 1.5,
+                    "end_timestamp": 2.5,
+                    "compacted_content": {"role": "model", "parts": [{"text": "summary"}]},
+                }
+            },
+        }
+    )
+    return [item.model_dump_json(by_alias=True, exclude_none=True) for item in (event, summary)]
 
 
 def _strip(node: Any) -> Any:

@@ -4,12 +4,41 @@ from __future__ import annotations
 
 from typing import Any
 
+from google.genai import types
 from pydantic import BaseModel, ConfigDict, Field, alias_generators
 
 from adk_runtime.events._json_fields import JsonDict
 from adk_runtime.events.tool_confirmation import ToolConfirmation
 
-__all__ = ["EventActions"]
+__all__ = ["EventActions", "EventCompaction"]
+
+
+class EventCompaction(BaseModel):
+    """A summary that stands for a run of earlier events (google-adk's event compaction).
+
+    The model is shown ``compacted_content`` in place of the events committed before the
+    compaction event whose timestamps fall in ``[start_timestamp, end_timestamp]``; the
+    events themselves stay stored (see :mod:`adk_runtime.apps.compaction`). A range whose
+    start is after its end stands for nothing and is ignored.
+
+    Attributes:
+        start_timestamp: The timestamp of the first event summarised, in seconds.
+        end_timestamp: The timestamp of the last event summarised, in seconds.
+        compacted_content: The summary, as the model's own words (role ``model``).
+    """
+
+    model_config = ConfigDict(
+        extra="forbid",
+        alias_generator=alias_generators.to_camel,
+        populate_by_name=True,
+        ser_json_bytes="base64",
+        val_json_bytes="base64",
+    )
+
+    # Finite only: JSON has no NaN or infinity, so such a bound could not be read back.
+    start_timestamp: float = Field(allow_inf_nan=False)
+    end_timestamp: float = Field(allow_inf_nan=False)
+    compacted_content: types.Content
 
 
 class EventActions(BaseModel):
@@ -31,6 +60,8 @@ class EventActions(BaseModel):
         agent_state: Resumable state of the authoring agent.
         rewind_before_invocation_id: Set only on a rewind event: the invocation the session
             was rewound to before (it and everything after it no longer count).
+        compaction: Set only on a compaction event: the summary standing for a run of
+            earlier events in what the model sees.
     """
 
     model_config = ConfigDict(
@@ -52,6 +83,7 @@ class EventActions(BaseModel):
     end_of_agent: bool | None = None
     agent_state: JsonDict | None = None
     rewind_before_invocation_id: str | None = None
+    compaction: EventCompaction | None = None
 
     def is_empty(self) -> bool:
         """Return True when the actions carry nothing (no delta, no control flow)."""
@@ -66,6 +98,7 @@ class EventActions(BaseModel):
             or self.end_of_agent
             or self.agent_state
             or self.rewind_before_invocation_id
+            or self.compaction
         )
 
     def merge(self, other: EventActions) -> None:
@@ -87,3 +120,5 @@ class EventActions(BaseModel):
                 setattr(self, name, value)
         if other.agent_state is not None:
             self.agent_state = other.agent_state
+        if other.compaction is not None:
+            self.compaction = other.compaction

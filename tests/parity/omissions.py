@@ -46,9 +46,9 @@ WORKFLOW = (
     "metadata on events): not implemented."
 )
 COMPACTION = (
-    "Event compaction (summarising old history into one event): not implemented "
-    "(`App(events_compaction_config=...)` raises `ConfigurationError`); long sessions stay "
-    "cheap to read through `num_recent_events` and the session cache."
+    "google-adk's request-time compaction step (a token-threshold summary taken before a model "
+    "call, inside an invocation): compaction runs after each invocation here "
+    "(`App(events_compaction_config=...)`, both of its triggers)."
 )
 GOOGLE_CLOUD = (
     "Google Cloud services (Vertex AI memory and RAG; BigQuery, Bigtable, "
@@ -160,12 +160,7 @@ OMITTED: dict[str, str] = {
     "tools:request_input": WORKFLOW,
     "flows.llm_flows.functions:REQUEST_INPUT_FUNCTION_CALL_NAME": WORKFLOW,
     # compaction
-    "events.event_actions:EventCompaction": COMPACTION,
     "flows.llm_flows.compaction": COMPACTION,
-    "apps.app:EventsCompactionConfig": COMPACTION,
-    "apps.base_events_summarizer": COMPACTION,
-    "apps.compaction": COMPACTION,
-    "apps.llm_event_summarizer": COMPACTION,
     # Google Cloud
     "memory.vertex_ai_memory_bank_service": GOOGLE_CLOUD,
     "memory.vertex_ai_rag_memory_service": GOOGLE_CLOUD,

@@ -35,8 +35,6 @@ def test_app_checks_its_name_and_root_agent() -> None:
 
 
 def test_app_refuses_what_adk_runtime_does_not_implement() -> None:
-    with pytest.raises(ConfigurationError, match="events_compaction_config"):
-        App(name="ok", root_agent=_agent(), events_compaction_config={"compaction_interval": 2})
     with pytest.raises(ConfigurationError, match="context_cache_config"):
         App(name="ok", root_agent=_agent(), context_cache_config=object())
     app = App(

@@ -19,7 +19,8 @@ import pytest
 from google.genai import types
 
 from adk_runtime.agents import BaseAgent, InvocationContext
-from adk_runtime.events import Event
+from adk_runtime.events import Event, EventActions
+from adk_runtime.events.event_actions import EventCompaction
 from adk_runtime.runners import Runner
 from adk_runtime.sessions import BaseSessionService
 from tests.backends import twin
@@ -167,3 +168,43 @@ async def test_a_crashed_turn_that_had_answered_is_not_answered_again(
         ("echo", "echo: again"),
     ]
     assert await session_service.list_interrupted_invocations(app_name=APP) == []
+
+
+async def test_a_crash_after_a_compaction_event_does_not_answer_the_summary(
+    session_service: BaseSessionService,
+) -> None:
+    # The holder (with no invocation recorded) committed a turn and then the compaction event
+    # that follows it (author "user", as google-adk writes them) and died: the summary is not
+    # a message, so the next turn has nothing to finish.
+    sid = uuid.uuid4().hex
+    await session_service.create_session(app_name=APP, user_id="u", session_id=sid)
+    attempt = await session_service._try_claim((APP, "u", sid), LEASE)
+    assert attempt.token is not None
+    session = await session_service.get_session(app_name=APP, user_id="u", session_id=sid)
+    assert session is not None
+    session._fence = attempt.token
+    hi = await session_service.append_event(
+        session, Event(invocation_id="e-1", author="user", content=_message("hi"))
+    )
+    answer = types.Content(role="model", parts=[types.Part(text="echo: hi")])
+    await session_service.append_event(
+        session, Event(invocation_id="e-1", author="echo", content=answer)
+    )
+    summary = EventCompaction(
+        start_timestamp=hi.timestamp,
+        end_timestamp=hi.timestamp,
+        compacted_content=types.Content(role="model", parts=[types.Part(text="greeted")]),
+    )
+    await session_service.append_event(
+        session,
+        Event(invocation_id="e-summary", author="user", actions=EventActions(compaction=summary)),
+    )
+    await asyncio.sleep(LEASE + 0.2)
+    assert await _send(_runner(session_service), sid, "again") == ["echo: again"]
+    assert await _log(session_service, sid) == [
+        ("user", "hi"),
+        ("echo", "echo: hi"),
+        ("user", ""),
+        ("user", "again"),
+        ("echo", "echo: again"),
+    ]

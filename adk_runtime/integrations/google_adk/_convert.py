@@ -1,7 +1,7 @@
 """Lossless conversion between google-adk's and adk_runtime's ``Event`` and ``Session``.
 
 The fields both models have are carried over as they are (the same google-genai objects).
-The fields only google-adk has (``output``, ``node_info``, ``actions.route``, compaction,
+The fields only google-adk has (``output``, ``node_info``, ``actions.route``,
 …) are kept, not dropped: they ride in the event's
 ``custom_metadata`` under :data:`STASH_KEY` as JSON (only the ones that differ from their
 defaults) and are restored on the way back, so a google-adk event read back from any store

@@ -1,0 +1,393 @@
+"""Event compaction: summaries replace older events in what the model sees, on every backend."""
+
+from __future__ import annotations
+
+import logging
+import math
+
+import pydantic
+import pytest
+from google.genai import types
+
+from adk_runtime.agents import BaseAgent, LlmAgent
+from adk_runtime.apps.app import App, EventsCompactionConfig
+from adk_runtime.apps.base_events_summarizer import BaseEventsSummarizer
+from adk_runtime.apps.compaction import events_to_summarize
+from adk_runtime.apps.llm_event_summarizer import LlmEventSummarizer
+from adk_runtime.errors import ConfigurationError, SerializationError
+from adk_runtime.events import Event, EventActions
+from adk_runtime.events.compaction_view import view
+from adk_runtime.events.event_actions import EventCompaction
+from adk_runtime.models.llm_request import LlmRequest
+from adk_runtime.models.llm_response import LlmResponse
+from adk_runtime.runners import Runner
+from adk_runtime.sessions import BaseSessionService, InMemorySessionService, Session
+from adk_runtime.testing import ScriptedModel, function_call
+from tests.llm.helpers import APP, USER, send, stored, texts
+
+
+def _text(content: types.Content | None) -> str:
+    return "".join(part.text or "" for part in (content.parts or [])) if content else ""
+
+
+def _request_texts(model: ScriptedModel, index: int = -1) -> list[str]:
+    return [_text(content) for content in model.requests[index].contents]
+
+
+class Recording(BaseEventsSummarizer):
+    """Summarises the n-th time into ``"S<n>"`` and keeps the events it was given."""
+
+    def __init__(self) -> None:
+        self.calls: list[list[Event]] = []
+
+    async def maybe_summarize_events(self, *, events: list[Event]) -> Event | None:
+        self.calls.append(events)
+        return Event(
+            author="user",
+            invocation_id=f"compaction-{len(self.calls)}",
+            actions=EventActions(
+                compaction=EventCompaction(
+                    start_timestamp=min(event.timestamp for event in events),
+                    end_timestamp=max(event.timestamp for event in events),
+                    compacted_content=types.Content(
+                        role="model", parts=[types.Part(text=f"S{len(self.calls)}")]
+                    ),
+                )
+            ),
+        )
+
+
+async def _runner(
+    service: BaseSessionService, agent: BaseAgent, config: EventsCompactionConfig
+) -> Runner:
+    app = App(name=APP, root_agent=agent, events_compaction_config=config)
+    runner = Runner(app=app, session_service=service)
+    await service.create_session(app_name=APP, user_id=USER, session_id="s1")
+    return runner
+
+
+def _summaries(session: Session) -> list[EventCompaction]:
+    return [e.actions.compaction for e in session.events if e.actions.compaction is not None]
+
+
+async def test_sliding_window_summarises_every_interval_and_the_model_sees_the_summary(
+    session_service: BaseSessionService,
+) -> None:
+    model = ScriptedModel(handler=lambda request: f"answer {len(model.requests)}")
+    summarizer = Recording()
+    config = EventsCompactionConfig(summarizer=summarizer, compaction_interval=2, overlap_size=1)
+    runner = await _runner(session_service, LlmAgent(name="a", model=model), config)
+
+    await send(runner, "one")
+    assert summarizer.calls == []  # one invocation is not enough
+    answered = await send(runner, "two")
+    assert texts(answered) == ["answer 2"]  # the caller gets the answer, not the summary
+    assert [_text(e.content) for e in summarizer.calls[0]] == ["one", "answer 1", "two", "answer 2"]
+
+    session = await stored(runner)
+    assert len(session.events) == 5  # every event stays stored, the summary is one more
+    (summary,) = _summaries(session)
+    assert summary.start_timestamp == session.events[0].timestamp
+    assert summary.end_timestamp == session.events[3].timestamp
+    assert _text(summary.compacted_content) == "S1"
+
+    await send(runner, "three")
+    assert _request_texts(model) == ["S1", "three"]
+    assert model.requests[-1].contents[0].role == "model"
+    assert len(summarizer.calls) == 1  # one new invocation since the summary
+
+    await send(runner, "four")
+    # the window: invocations 3 and 4, and invocation 2 again (overlap_size=1)
+    assert [_text(e.content) for e in summarizer.calls[1]] == [
+        "two",
+        "answer 2",
+        "three",
+        "answer 3",
+        "four",
+        "answer 4",
+    ]
+    await send(runner, "five")
+    # the two summaries overlap (invocation 2): both count, in the order of their ranges
+    assert _request_texts(model) == ["S1", "S2", "five"]
+
+
+async def test_token_threshold_keeps_one_rolling_summary_and_the_last_events(
+    session_service: BaseSessionService,
+) -> None:
+    model = ScriptedModel(handler=lambda request: f"answer {len(model.requests)} " + "x" * 80)
+    summarizer = Recording()
+    config = EventsCompactionConfig(
+        summarizer=summarizer, token_threshold=30, event_retention_size=2
+    )
+    runner = await _runner(session_service, LlmAgent(name="a", model=model), config)
+
+    await send(runner, "one " + "y" * 80)  # ~40 tokens by the estimate: over the threshold
+    assert summarizer.calls == []  # two events, both retained
+    await send(runner, "two")
+    assert [_text(e.content)[:8] for e in summarizer.calls[0]] == ["one yyyy", "answer 1"]
+    await send(runner, "three")
+    # the previous summary leads the next one, dated from its start, so the new one replaces it
+    assert [_text(e.content)[:8] for e in summarizer.calls[1]] == ["S1", "two", "answer 2"]
+    session = await stored(runner)
+    first, second = _summaries(session)
+    assert second.start_timestamp == first.start_timestamp == session.events[0].timestamp
+
+    await send(runner, "four")
+    seen = _request_texts(model)
+    assert [text[:8] for text in seen] == ["S2", "three", "answer 3", "four"]
+
+
+async def test_a_reported_prompt_token_count_is_what_the_threshold_is_checked_against() -> None:
+    def reply(request: LlmRequest) -> LlmResponse:
+        return LlmResponse(
+            content=types.Content(role="model", parts=[types.Part(text="ok")]),
+            usage_metadata=types.GenerateContentResponseUsageMetadata(
+                prompt_token_count=5000 if len(model.requests) == 2 else 10
+            ),
+        )
+
+    model = ScriptedModel(handler=reply)
+    summarizer = Recording()
+    config = EventsCompactionConfig(
+        summarizer=summarizer, token_threshold=1000, event_retention_size=0
+    )
+    runner = await _runner(InMemorySessionService(), LlmAgent(name="a", model=model), config)
+    await send(runner, "first")
+    assert summarizer.calls == []  # the model reported 10 prompt tokens
+    await send(runner, "second")
+    assert [_text(e.content) for e in summarizer.calls[0]] == ["first", "ok", "second", "ok"]
+
+
+def lookup(city: str) -> str:
+    """Look a city up."""
+    return f"{city}: sunny"
+
+
+async def test_a_summary_never_separates_a_function_call_from_its_response() -> None:
+    model = ScriptedModel(
+        replies=[function_call("lookup", {"city": "Rome"}, id="c1"), "It is sunny."]
+    )
+    summarizer = Recording()
+    # retention 1 would cut between the call and its response: the cut moves before the call
+    config = EventsCompactionConfig(
+        summarizer=summarizer, token_threshold=1, event_retention_size=2
+    )
+    runner = await _runner(
+        InMemorySessionService(), LlmAgent(name="a", model=model, tools=[lookup]), config
+    )
+    await send(runner, "weather in Rome?")
+    session = await stored(runner)
+    events = [e for e in session.events if e.actions.compaction is None]
+    # user, call, response, answer: keeping the last two leaves the response without its
+    # call, so only the user's message is summarised
+    assert [e.get_function_calls() != [] for e in events] == [False, True, False, False]
+    assert [_text(e.content) for e in summarizer.calls[0]] == ["weather in Rome?"]
+
+
+async def test_a_call_still_waiting_for_the_user_is_never_summarised() -> None:
+    waiting = Event(
+        invocation_id="i1",
+        author="a",
+        content=types.Content(role="model", parts=[function_call("ask", {}, id="c1")]),
+        long_running_tool_ids={"c1"},
+        timestamp=2.0,
+    )
+    events = [
+        Event(invocation_id="i1", author="user", content=_content("user", "hi"), timestamp=1.0),
+        waiting,
+        Event(invocation_id="i2", author="user", content=_content("user", "x"), timestamp=3.0),
+        Event(invocation_id="i2", author="a", content=_content("model", "y"), timestamp=4.0),
+    ]
+    config = EventsCompactionConfig(compaction_interval=2, overlap_size=0)
+    chosen = events_to_summarize(config, events)
+    assert [e.timestamp for e in chosen] == [1.0]  # the prefix ends before the open call
+
+    # a call of an older invocation that can never be answered does not block it
+    dead = waiting.model_copy(update={"long_running_tool_ids": None})
+    chosen = events_to_summarize(config, [events[0], dead, *events[2:]])
+    assert [e.timestamp for e in chosen] == [1.0, 2.0, 3.0, 4.0]
+
+
+def _content(role: str, text: str) -> types.Content:
+    return types.Content(role=role, parts=[types.Part(text=text)])
+
+
+def _summary_event(start: float, end: float, text: str, at: float = 100.0) -> Event:
+    return Event(
+        author="user",
+        invocation_id=f"c-{text}",
+        timestamp=at,
+        actions=EventActions(
+            compaction=EventCompaction(
+                start_timestamp=start, end_timestamp=end, compacted_content=_content("model", text)
+            )
+        ),
+    )
+
+
+def test_the_view_hides_only_events_committed_before_the_summary() -> None:
+    def raw(ts: float, text: str) -> Event:
+        return Event(
+            author="user", invocation_id=text, timestamp=ts, content=_content("user", text)
+        )
+
+    events = [
+        raw(1.0, "a"),
+        raw(2.0, "b"),
+        _summary_event(1.0, 2.0, "S"),
+        raw(1.5, "late"),  # committed after the summary by a replica with a slow clock
+        raw(3.0, "c"),
+    ]
+    shown = view(events, "agent")
+    assert [_text(e.content) for e in shown] == ["S", "late", "c"]
+    assert shown[0].author == "agent"
+
+
+def test_a_wider_summary_supersedes_the_ones_inside_it_and_overlaps_both_count() -> None:
+    def raw(ts: float) -> Event:
+        return Event(
+            author="user", invocation_id=str(ts), timestamp=ts, content=_content("user", str(ts))
+        )
+
+    inner = _summary_event(1.0, 2.0, "inner")
+    wide = _summary_event(1.0, 4.0, "wide")
+    overlapping = _summary_event(3.0, 6.0, "overlap")
+    events = [raw(1.0), raw(2.0), inner, raw(3.0), raw(4.0), wide, raw(5.0), raw(6.0)]
+    assert [_text(e.content) for e in view(events, "a")] == ["wide", "5.0", "6.0"]
+    assert [_text(e.content) for e in view([*events, overlapping, raw(7.0)], "a")] == [
+        "wide",
+        "overlap",
+        "7.0",
+    ]
+
+
+async def test_a_rewind_past_a_summary_brings_the_events_back(
+    session_service: BaseSessionService,
+) -> None:
+    model = ScriptedModel(handler=lambda request: f"answer {len(model.requests)}")
+    config = EventsCompactionConfig(summarizer=Recording(), compaction_interval=2, overlap_size=0)
+    runner = await _runner(session_service, LlmAgent(name="a", model=model), config)
+    await send(runner, "one")
+    await send(runner, "two")
+    session = await stored(runner)
+    second = session.events[2].invocation_id
+    await runner.rewind_async(user_id=USER, session_id="s1", rewind_before_invocation_id=second)
+    await send(runner, "again")
+    assert _request_texts(model) == ["one", "answer 1", "again"]
+
+
+async def test_a_failing_summarizer_leaves_the_history_and_the_turn_succeeds(
+    caplog: pytest.LogCaptureFixture,
+) -> None:
+    class Broken(BaseEventsSummarizer):
+        async def maybe_summarize_events(self, *, events: list[Event]) -> Event | None:
+            raise RuntimeError("secret payload text")
+
+    model = ScriptedModel(handler=lambda request: "fine")
+    config = EventsCompactionConfig(summarizer=Broken(), compaction_interval=1, overlap_size=0)
+    runner = await _runner(InMemorySessionService(), LlmAgent(name="a", model=model), config)
+    with caplog.at_level(logging.WARNING):
+        assert texts(await send(runner, "hello")) == ["fine"]
+    session = await stored(runner)
+    assert _summaries(session) == []
+    assert "RuntimeError" in caplog.text
+    assert "secret payload text" not in caplog.text
+
+
+async def test_the_default_summarizer_is_the_root_agents_model(
+    session_service: BaseSessionService,
+) -> None:
+    model = ScriptedModel(replies=["first answer", "The user greeted; the agent answered."])
+    config = EventsCompactionConfig(compaction_interval=1, overlap_size=0)
+    runner = await _runner(session_service, LlmAgent(name="a", model=model), config)
+    await send(runner, "hello")
+    prompt = _request_texts(model)[0]
+    assert "user: hello" in prompt
+    assert "a: first answer" in prompt
+    session = await stored(runner)
+    (summary,) = _summaries(session)
+    assert _text(summary.compacted_content) == "The user greeted; the agent answered."
+    assert summary.compacted_content.role == "model"
+    # read back from the store as it was written
+    assert session.events[-1].author == "user"
+    assert session.events[-1].content is None
+
+
+async def test_llm_event_summarizer_writes_tools_and_cuts_long_answers() -> None:
+    model = ScriptedModel(replies=["summary"])
+    summarizer = LlmEventSummarizer(llm=model)
+    call = function_call("lookup", {"city": "Rome"}, id="c1")
+    answer = types.Part(
+        function_response=types.FunctionResponse(
+            id="c1", name="lookup", response={"result": "z" * 5000}
+        )
+    )
+    events = [
+        Event(author="user", content=_content("user", "weather?"), timestamp=1.0),
+        Event(author="a", content=types.Content(role="model", parts=[call]), timestamp=2.0),
+        Event(author="user", content=types.Content(role="user", parts=[answer]), timestamp=3.0),
+    ]
+    summary = await summarizer.maybe_summarize_events(events=events)
+    assert summary is not None
+    assert summary.actions.compaction is not None
+    assert summary.actions.compaction.start_timestamp == 1.0
+    assert summary.actions.compaction.end_timestamp == 3.0
+    prompt = _request_texts(model)[0]
+    assert 'a called lookup({"city": "Rome"})' in prompt
+    # the answer's JSON is 5,014 characters: its first 2,000 are written, the rest counted
+    assert '{"result": "' + "z" * 1988 + "… (3014 more characters left out)" in prompt
+    assert await summarizer.maybe_summarize_events(events=[]) is None
+    with pytest.raises(ValueError, match="conversation_history"):
+        LlmEventSummarizer(llm=model, prompt_template="no placeholder")
+
+
+def test_the_config_needs_whole_trigger_pairs_and_a_summarizer_it_can_find() -> None:
+    with pytest.raises(pydantic.ValidationError, match="overlap_size together"):
+        EventsCompactionConfig(compaction_interval=2)
+    with pytest.raises(pydantic.ValidationError, match="event_retention_size together"):
+        EventsCompactionConfig(token_threshold=100)
+    with pytest.raises(pydantic.ValidationError, match="needs a trigger"):
+        EventsCompactionConfig()
+    with pytest.raises(pydantic.ValidationError):
+        EventsCompactionConfig(compaction_interval=0, overlap_size=0)
+
+    class Plain(BaseAgent):
+        pass
+
+    with pytest.raises(ConfigurationError, match="summarizer"):
+        App(
+            name="app",
+            root_agent=Plain(name="p"),
+            events_compaction_config=EventsCompactionConfig(compaction_interval=1, overlap_size=0),
+        )
+
+
+@pytest.mark.parametrize(("start", "end"), [(math.nan, 1.0), (1.0, math.inf)])
+def test_a_range_json_cannot_hold_is_refused(start: float, end: float) -> None:
+    with pytest.raises(pydantic.ValidationError):
+        EventCompaction(
+            start_timestamp=start, end_timestamp=end, compacted_content=_content("model", "s")
+        )
+
+
+async def test_a_range_made_non_finite_or_inverted_after_construction_is_never_stored_unreadable(
+    session_service: BaseSessionService,
+) -> None:
+    session = await session_service.create_session(app_name=APP, user_id=USER)
+    broken = _summary_event(1.0, 2.0, "nan")
+    assert broken.actions.compaction is not None
+    broken.actions.compaction.end_timestamp = math.inf  # no validation on assignment
+    with pytest.raises(SerializationError, match="end_timestamp"):
+        await session_service.append_event(session, broken)
+
+    raw = Event(author="user", invocation_id="i1", content=_content("user", "kept"), timestamp=1.5)
+    await session_service.append_event(session, raw)
+    inverted = _summary_event(1.0, 2.0, "inverted")
+    assert inverted.actions.compaction is not None
+    inverted.actions.compaction.start_timestamp = 3.0
+    await session_service.append_event(session, inverted)
+    back = await session_service.get_session(app_name=APP, user_id=USER, session_id=session.id)
+    assert back is not None
+    assert [e.id for e in back.events] == [raw.id, inverted.id]  # read back as written
+    # an inverted range stands for nothing: the event stays in what the model sees
+    assert [_text(e.content) for e in view(back.events, "a")] == ["kept"]
