@@ -113,12 +113,12 @@ GOOGLE_INTERNAL_THREADS = (
     "`platform.thread.create_thread` is the entry point, and it makes plain threads here."
 )
 OTHER_PLUGINS = (
-    "google-adk's other built-in plugins (debug logging to files, reflect-and-retry, tool-call "
-    "integrity checks and tool-result classification, automatic tracing, multimodal tool "
-    "results, saving uploaded files as artifacts): not implemented; `BasePlugin`, "
-    "`PluginManager`, `LoggingPlugin`, `GlobalInstructionPlugin` and `ContextFilterPlugin` "
-    "are, with google-adk's hooks, order and short-circuit rules, so each can be written as "
-    "a plugin."
+    "google-adk's other built-in plugins (reflect-and-retry for model errors, tool-call "
+    "integrity checks, automatic tracing): not implemented; `BasePlugin`, `PluginManager`, "
+    "`LoggingPlugin`, `GlobalInstructionPlugin`, `ContextFilterPlugin`, "
+    "`ReflectAndRetryToolPlugin`, `DebugLoggingPlugin`, `SaveFilesAsArtifactsPlugin` and "
+    "`MultimodalToolResultsPlugin` are, with google-adk's hooks, order and short-circuit rules, "
+    "so each can be written as a plugin."
 )
 
 OMITTED: dict[str, str] = {
@@ -294,19 +294,11 @@ OMITTED: dict[str, str] = {
     "code_executors:CodeExecutorContext": CODE_SANDBOXES,
     "code_executors.code_execution_utils:CodeExecutionUtils": CODE_SANDBOXES,
     # built-in plugins beyond logging
-    "plugins:DebugLoggingPlugin": OTHER_PLUGINS,
     "plugins:ReflectAndRetryModelPlugin": OTHER_PLUGINS,
-    "plugins:ReflectAndRetryToolPlugin": OTHER_PLUGINS,
     "plugins:ToolCallIntegrityError": OTHER_PLUGINS,
     "plugins:ToolCallIntegrityPlugin": OTHER_PLUGINS,
-    "plugins:ToolResultClassification": OTHER_PLUGINS,
-    "plugins:ToolResultClassifier": OTHER_PLUGINS,
     "plugins.auto_tracing_helpers": OTHER_PLUGINS,
     "plugins.auto_tracing_plugin": OTHER_PLUGINS,
-    "plugins.debug_logging_plugin": OTHER_PLUGINS,
-    "plugins.multimodal_tool_results_plugin": OTHER_PLUGINS,
-    "plugins.reflect_retry_tool_plugin": OTHER_PLUGINS,
-    "plugins.save_files_as_artifacts_plugin": OTHER_PLUGINS,
     # smaller pieces
     "sessions:StateSchemaError": STATE_SCHEMA,
     "sessions.state:StateSchemaError": STATE_SCHEMA,
