@@ -68,14 +68,25 @@ async def run_function_calls(
 
     A call that fails (unknown tool, a tool or callback that raises) is answered with an
     ``{"error": ...}`` response the model sees, and what it wrote is discarded; a plugin hook
-    that raises (``PluginError``) ends the invocation instead.
+    that raises (``PluginError``) ends the invocation instead, and the other calls still
+    running are cancelled.
     ``confirmations`` (by call id) are the user's answers to the calls' confirmation requests.
     """
     calls = call_event.get_function_calls()
     confirmations = confirmations or {}
-    results = await asyncio.gather(
-        *(_run_one(agent, ctx, call, tools, confirmations.get(call.id or "")) for call in calls)
-    )
+    runs = [
+        asyncio.ensure_future(_run_one(agent, ctx, call, tools, confirmations.get(call.id or "")))
+        for call in calls
+    ]
+    try:
+        results = await asyncio.gather(*runs)
+    except BaseException:
+        # The invocation ends (a plugin hook raised, or it was cancelled): the other calls
+        # must not go on running, and writing, after it.
+        for run in runs:
+            run.cancel()
+        await asyncio.gather(*runs, return_exceptions=True)
+        raise
     parts: list[types.Part] = []
     actions = EventActions()
     for part, call_actions in results:

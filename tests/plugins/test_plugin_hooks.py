@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import asyncio
 from typing import Any
 
 import pytest
@@ -340,3 +341,32 @@ async def test_an_artifact_saved_by_a_before_agent_plugin_is_recorded_on_its_eve
     assert events[0].actions.artifact_delta == {"note.txt": 0}
     assert events[0].content is None
     assert texts(events) == ["ok"]
+
+
+async def test_a_plugin_failing_in_one_tool_call_cancels_the_calls_running_beside_it() -> None:
+    finished: list[str] = []
+    started = asyncio.Event()
+
+    async def slow(city: str) -> str:
+        """A slow lookup with a side effect at its end."""
+        started.set()
+        await asyncio.sleep(0.5)
+        finished.append(city)
+        return "done"
+
+    async def explode(**kwargs: Any) -> None:
+        if kwargs["tool"].name == "lookup":
+            await started.wait()  # the slow call is running when the run fails
+            raise KeyError("plugin bug")
+
+    model = ScriptedModel(
+        replies=[
+            [function_call("slow", {"city": "Rome"}), function_call("lookup", {"city": "Oslo"})]
+        ]
+    )
+    agent = LlmAgent(name="a", model=model, tools=[slow, lookup])
+    runner = await runner_for(agent, Recorder("failing", before_tool_callback=explode))
+    with pytest.raises(PluginError, match="before_tool_callback"):
+        await send(runner, "weather?")
+    await asyncio.sleep(0.8)
+    assert finished == []  # cancelled with the run, not left writing after it
