@@ -92,6 +92,7 @@ async def continue_invocation(
         resumability_config=runner.resumability_config,
     )
     _resume.start(ctx, committed)
+    ctx.populate_invocation_agent_states()  # custom agents' states, as google-adk resumes
     async with aclosing(run_with_plugins(ctx, ctx.agent.run_async(ctx))) as events:
         async for event in events:
             if event.partial:

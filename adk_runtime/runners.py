@@ -217,18 +217,7 @@ class Runner:
             call_event = _function_call_event(session, new_message)
             if invocation_id is None and call_event is not None:
                 invocation_id = call_event.invocation_id  # resume the paused invocation
-            ctx = InvocationContext(
-                invocation_id=invocation_id or own_id,
-                session=session,
-                agent=self.agent,
-                session_service=self.session_service,
-                artifact_service=self.artifact_service,
-                memory_service=self.memory_service,
-                user_content=new_message,
-                run_config=run_config,
-                plugin_manager=self.plugin_manager,
-                resumability_config=self.resumability_config,
-            )
+            ctx = self._context(session, invocation_id, own_id, new_message, run_config)
             if new_message is not None:
                 new_message = await plugin_message(ctx, new_message, idempotency_key)
             if new_message is not None or state_delta:
@@ -258,6 +247,31 @@ class Runner:
                     yield committed
             await self._compact(session)
             claim.finish()
+
+    def _context(
+        self,
+        session: Session,
+        invocation_id: str | None,
+        own_id: str,
+        message: types.Content | None,
+        run_config: RunConfig,
+    ) -> InvocationContext:
+        """The context of a turn: a new invocation, or (``invocation_id``) one it continues."""
+        ctx = InvocationContext(
+            invocation_id=invocation_id or own_id,
+            session=session,
+            agent=self.agent,
+            session_service=self.session_service,
+            artifact_service=self.artifact_service,
+            memory_service=self.memory_service,
+            user_content=message,
+            run_config=run_config,
+            plugin_manager=self.plugin_manager,
+            resumability_config=self.resumability_config,
+        )
+        if invocation_id is not None:  # continuing an invocation: its agents' states
+            ctx.populate_invocation_agent_states()
+        return ctx
 
     async def _compact(self, session: Session) -> None:
         """Commit the compaction event due after this invocation, if the app asks for one.

@@ -197,16 +197,26 @@ def checkpoint(
 
 
 def answered(agent: BaseAgent, ctx: InvocationContext) -> bool:
-    """In the resumed invocation, the agent's last event with content is a final response.
+    """In the resumed invocation, the agent is done and must not run again.
 
-    For agents that do not resume themselves (custom ``BaseAgent`` subclasses): one that
-    committed its answer is done; running it again would answer twice.
+    For agents that do not resume themselves (custom ``BaseAgent`` subclasses). One that
+    records its progress the way google-adk's resumable agents do (``agent_state`` events,
+    ``BaseAgent._create_agent_state_event``) is done once its last such event says
+    ``end_of_agent``, and otherwise runs again (it reads its state back with
+    ``_load_agent_state``). Any other is done once its last event with content is a final
+    response: running it again would answer twice.
     """
     state = ctx._resume
     if not isinstance(state, ResumeState):
         return False
-    for event in reversed(state.events):
-        if event.author == agent.name and event.branch == ctx.branch and event.content:
+    own = [e for e in state.events if e.author == agent.name and e.branch == ctx.branch]
+    for event in reversed(own):
+        if event.actions.end_of_agent:
+            return True
+        if event.actions.agent_state is not None:
+            return False
+    for event in reversed(own):
+        if event.content:
             return event.is_final_response()
     return False
 

@@ -15,7 +15,7 @@ from adk_runtime import _callbacks, telemetry
 from adk_runtime._foreign import refuse_google_adk_in
 from adk_runtime.agents.callback_context import CallbackContext
 from adk_runtime.agents.invocation_context import InvocationContext
-from adk_runtime.events import Event
+from adk_runtime.events import Event, EventActions
 
 __all__ = [
     "AfterAgentCallback",
@@ -210,6 +210,32 @@ class BaseAgent(BaseModel):
     def _run_async_impl(self, ctx: InvocationContext) -> AsyncGenerator[Event, None]:
         """Produce the agent's events; subclasses implement this as an async generator."""
         raise NotImplementedError(f"{type(self).__name__} must implement _run_async_impl.")
+
+    def _load_agent_state(
+        self, ctx: InvocationContext, state_type: type[AgentState]
+    ) -> AgentState | None:
+        """This agent's recorded state in the invocation (``ctx.agent_states``), or None.
+
+        For custom agents that resume themselves the way google-adk's do: a resumed
+        invocation's states are filled in from its committed events before it runs.
+        """
+        raw = ctx.agent_states.get(self.name)
+        return None if raw is None else state_type.model_validate(raw)
+
+    def _create_agent_state_event(self, ctx: InvocationContext) -> Event:
+        """An event carrying this agent's recorded state or end (see ``ctx.set_agent_state``).
+
+        Content-less: it is committed like any event and never reaches a model.
+        """
+        actions = EventActions()
+        state = ctx.agent_states.get(self.name)
+        if state is not None:
+            actions.agent_state = dict(state)
+        if ctx.end_of_agents.get(self.name):
+            actions.end_of_agent = True
+        return Event(
+            invocation_id=ctx.invocation_id, author=self.name, branch=ctx.branch, actions=actions
+        )
 
     def _create_invocation_context(self, parent_context: InvocationContext) -> InvocationContext:
         return parent_context.model_copy(update={"agent": self})

@@ -18,7 +18,8 @@ from adk_runtime.sessions.base import BaseSessionService
 from adk_runtime.sessions.session import Session
 
 if TYPE_CHECKING:
-    from adk_runtime.agents.base_agent import BaseAgent
+    from adk_runtime.agents.base_agent import BaseAgent, BaseAgentState
+    from adk_runtime.events import Event
 
 __all__ = ["InvocationContext", "LlmCallsLimitExceededError", "new_invocation_context_id"]
 
@@ -45,6 +46,11 @@ class InvocationContext(BaseModel):
         plugin_manager: The Runner's plugins (none when the context is built by hand).
         resumability_config: The app's ``ResumabilityConfig``, if it set one: accepted as in
             google-adk; every invocation here is resumable whatever it says.
+        agent_states: Agent name to the state it recorded in this invocation (the dict form
+            of its ``BaseAgentState``), as google-adk keeps it for custom resumable agents
+            (``set_agent_state``, ``BaseAgent._load_agent_state``). Filled from the committed
+            events when an invocation is resumed (``populate_invocation_agent_states``).
+        end_of_agents: Agent name to whether it finished in this invocation.
     """
 
     model_config = ConfigDict(extra="forbid", arbitrary_types_allowed=True)
@@ -61,6 +67,8 @@ class InvocationContext(BaseModel):
     run_config: RunConfig = Field(default_factory=RunConfig)
     plugin_manager: PluginManager = Field(default_factory=PluginManager)
     resumability_config: ResumabilityConfig | None = None
+    agent_states: dict[str, dict[str, Any]] = Field(default_factory=dict)
+    end_of_agents: dict[str, bool] = Field(default_factory=dict)
 
     # Shared by the copies made for sub-agents and branches, so the limit is per invocation.
     _llm_calls: list[int] = PrivateAttr(default_factory=lambda: [0])
@@ -86,6 +94,89 @@ class InvocationContext(BaseModel):
         """
         retried = getattr(self._resume, "retried_calls", ())
         return 2 if function_call_id is not None and function_call_id in retried else 1
+
+    def set_agent_state(
+        self,
+        agent_name: str,
+        *,
+        agent_state: BaseAgentState | None = None,
+        end_of_agent: bool = False,
+    ) -> None:
+        """Record an agent's progress in this invocation (what its next state event carries).
+
+        ``end_of_agent``: it finished (its state is dropped). Otherwise ``agent_state``: where
+        it is (and it has not finished). Neither: forget both, so the agent runs afresh.
+        """
+        if end_of_agent:
+            self.end_of_agents[agent_name] = True
+            self.agent_states.pop(agent_name, None)
+        elif agent_state is not None:
+            self.agent_states[agent_name] = agent_state.model_dump(mode="json")
+            self.end_of_agents[agent_name] = False
+        else:
+            self.agent_states.pop(agent_name, None)
+            self.end_of_agents.pop(agent_name, None)
+
+    def reset_sub_agent_states(self, agent_name: str) -> None:
+        """Forget the recorded progress of every agent below ``agent_name`` (e.g. per loop)."""
+        agent = self.agent.find_agent(agent_name)
+        if agent is None:
+            return
+        for sub_agent in agent.sub_agents:
+            self.set_agent_state(sub_agent.name)
+            self.reset_sub_agent_states(sub_agent.name)
+
+    def populate_invocation_agent_states(self) -> None:
+        """Fill ``agent_states`` and ``end_of_agents`` from this invocation's committed events.
+
+        An event's ``end_of_agent`` marks its author finished; an ``agent_state`` records
+        where it was; an agent that answered with content but recorded no state gets an empty
+        one (it started). Called by the Runner when it resumes an invocation (every
+        invocation is resumable here, whatever ``resumability_config`` says).
+        """
+        for event in self._get_events(current_invocation=True):
+            if event.actions.end_of_agent:
+                self.end_of_agents[event.author] = True
+                self.agent_states.pop(event.author, None)
+            elif event.actions.agent_state is not None:
+                self.agent_states[event.author] = dict(event.actions.agent_state)
+                self.end_of_agents[event.author] = False
+            elif event.author != "user" and event.content and event.author not in self.agent_states:
+                self.agent_states[event.author] = {}
+                self.end_of_agents[event.author] = False
+
+    def should_pause_invocation(self, event: Event) -> bool:
+        """Whether the invocation stops after ``event`` to wait for the client.
+
+        True when the event calls a long-running tool (a call id among
+        ``long_running_tool_ids``): the client answers it in a later turn, which resumes the
+        invocation (google-adk's workflow sub-branches, which resume such a call inside the
+        invocation, do not exist here).
+        """
+        waiting = event.long_running_tool_ids or set()
+        return any(call.id in waiting for call in event.get_function_calls())
+
+    def _get_events(
+        self, *, current_invocation: bool = False, current_branch: bool = False
+    ) -> list[Event]:
+        """The session's events, of this invocation and/or of this branch only."""
+        events = list(self.session.events)
+        if current_invocation:
+            events = [e for e in events if e.invocation_id == self.invocation_id]
+        if current_branch:
+            events = [e for e in events if e.branch == self.branch]
+        return events
+
+    def _find_matching_function_call(self, function_response_event: Event) -> Event | None:
+        """The latest event calling the function ``function_response_event`` answers."""
+        responses = function_response_event.get_function_responses()
+        if not responses:
+            return None
+        call_id = responses[0].id
+        for event in reversed(self.session.events):
+            if any(call.id == call_id for call in event.get_function_calls()):
+                return event
+        return None
 
     @property
     def app_name(self) -> str:
