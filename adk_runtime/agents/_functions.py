@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import asyncio
+import json
 import logging
 from collections.abc import Awaitable, Callable, Sequence
 from typing import TYPE_CHECKING, Any, TypeAlias
@@ -16,6 +17,7 @@ from adk_runtime.events import Event, EventActions
 from adk_runtime.events.tool_confirmation import ToolConfirmation
 from adk_runtime.models._call_ids import CLIENT_CALL_ID_PREFIX
 from adk_runtime.platform import uuid as platform_uuid
+from adk_runtime.tools.agent_tool import AgentTool
 from adk_runtime.tools.base_tool import BaseTool
 from adk_runtime.tools.tool_context import ToolContext
 
@@ -88,11 +90,15 @@ async def run_function_calls(
         await asyncio.gather(*runs, return_exceptions=True)
         raise
     parts: list[types.Part] = []
+    texts: list[types.Part] = []
     actions = EventActions()
-    for part, call_actions in results:
+    for part, call_actions, text in results:
         actions.merge(call_actions)
         if part is not None:
             parts.append(part)
+        if text is not None:
+            texts.append(types.Part(text=text))
+    parts.extend(texts)
     if not parts and actions.is_empty():
         return None
     return Event(
@@ -110,7 +116,7 @@ async def _run_one(
     call: types.FunctionCall,
     tools: dict[str, BaseTool],
     confirmation: ToolConfirmation | None = None,
-) -> tuple[types.Part | None, EventActions]:
+) -> tuple[types.Part | None, EventActions, str | None]:
     name = call.name or ""
     tool = tools.get(name)
     tool_context = ToolContext(ctx, function_call_id=call.id, tool_confirmation=confirmation)
@@ -129,13 +135,32 @@ async def _run_one(
         tool_context.discard_changes()
         response = {"error": f"{type(exc).__name__}: {exc}"}
     if response is None and tool.is_long_running:
-        return None, tool_context.actions
+        return None, tool_context.actions, None
+    text = _shown_answer(tool, response, tool_context)
     if not isinstance(response, dict):
         response = {"result": response}
     part = types.Part(
         function_response=types.FunctionResponse(id=call.id, name=name, response=response)
     )
-    return part, tool_context.actions
+    return part, tool_context.actions, text
+
+
+def _shown_answer(tool: BaseTool, response: Any, tool_context: ToolContext) -> str | None:
+    """An ``AgentTool`` answer that ends the turn (``skip_summarization``), as text.
+
+    The function response is then the last thing the client sees, and clients that show
+    only text would show nothing; as in google-adk, the answer is added as a text part too.
+    Other tools set ``skip_summarization`` for acknowledgements that are not to be shown.
+    """
+    if not (isinstance(tool, AgentTool) and tool_context.actions.skip_summarization):
+        return None
+    if response is None or response == "" or response == {"result": None}:
+        return None
+    if isinstance(response, dict) and "error" in response:
+        return None
+    if isinstance(response, str):
+        return response
+    return json.dumps(response, ensure_ascii=False, default=str)
 
 
 async def _call_tool(

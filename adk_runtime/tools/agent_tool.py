@@ -11,6 +11,7 @@ from adk_runtime.tools._declaration import function_declaration
 from adk_runtime.tools._forwarding_artifacts import ForwardingArtifactService
 from adk_runtime.tools.base_tool import BaseTool
 from adk_runtime.tools.tool_context import ToolContext
+from adk_runtime.utils.variant_utils import GoogleLLMVariant, get_google_llm_variant
 
 if TYPE_CHECKING:
     from adk_runtime.agents.base_agent import BaseAgent
@@ -27,7 +28,12 @@ class AgentTool(BaseTool):
     Artifacts it saves go to the caller's session and into that event's ``artifact_delta``.
     An agent with an ``input_schema`` is declared with that schema's fields (the validated
     arguments are its message, as JSON); one with an ``output_schema`` answers with the
-    parsed value instead of text.
+    parsed value instead of text. A workflow agent takes its first sub-agent's input schema
+    and its last one's output schema. The answer is the text of the agent's last event with
+    content (thoughts left out, code it ran and that code's output included), else the last
+    error message; an agent that stops to wait for a long-running call is answered with an
+    error, since its session is discarded. With ``skip_summarization`` the caller's
+    function-response event also carries the answer as text, for clients that show only text.
 
     Attributes:
         agent: The agent to run.
@@ -47,7 +53,7 @@ class AgentTool(BaseTool):
         self.include_plugins = include_plugins
 
     def _get_declaration(self) -> types.FunctionDeclaration | None:
-        schema = getattr(self.agent, "input_schema", None)
+        schema = _input_schema(self.agent)
         parameters: dict[str, Any] = (
             schema.model_json_schema()
             if schema is not None
@@ -57,7 +63,15 @@ class AgentTool(BaseTool):
                 "required": ["request"],
             }
         )
-        return function_declaration(self.name, self.description, parameters)
+        declaration = function_declaration(self.name, self.description, parameters)
+        if get_google_llm_variant() is GoogleLLMVariant.VERTEX_AI:
+            # Vertex AI takes the answer's type too: an object for a structured answer.
+            kind = "object" if _output_schema(self.agent) is not None else "string"
+            if declaration.parameters_json_schema is not None:
+                declaration.response_json_schema = {"type": kind}
+            else:
+                declaration.response = types.Schema(type=types.Type(kind.upper()))
+        return declaration
 
     def _message(self, args: dict[str, Any]) -> str:
         """The agent's input: the ``request`` text, or ``args`` as JSON after validation.
@@ -65,7 +79,7 @@ class AgentTool(BaseTool):
         With an ``input_schema`` the arguments are validated by it (an error is answered to
         the model) and sent as the schema's JSON.
         """
-        schema = getattr(self.agent, "input_schema", None)
+        schema = _input_schema(self.agent)
         if schema is None:
             return str(args.get("request", ""))
         return str(schema.model_validate(args).model_dump_json(exclude_none=True))
@@ -98,18 +112,58 @@ class AgentTool(BaseTool):
         )
         message = types.Content(role="user", parts=[types.Part(text=self._message(args))])
         last: types.Content | None = None
+        error: str | None = None
+        pending: set[str] = set()
         async for event in runner.run_async(
             user_id=ctx.user_id, session_id=session.id, new_message=message
         ):
             tool_context.state.update(event.actions.state_delta)
+            if event.error_message:
+                error = event.error_message
+            pending |= event.long_running_tool_ids or set()
             if event.content is not None and event.content.parts:
                 last = event.content
-        if last is None:
-            return ""
-        text = "\n".join(part.text for part in last.parts or [] if part.text and not part.thought)
-        output_schema = getattr(self.agent, "output_schema", None)
+                pending -= {r.id for r in event.get_function_responses() if r.id}
+        if pending:
+            # Its session is thrown away, so nobody could ever answer those calls.
+            tool_context.actions.skip_summarization = None
+            return (
+                f"Error: agent {self.agent.name!r} stopped to wait for long-running tool "
+                f"calls {sorted(pending)}, which an AgentTool cannot resume; make it a "
+                "sub-agent instead if it has to wait."
+            )
+        texts = [_text(part) for part in (last.parts or []) if not part.thought] if last else []
+        text = "\n".join(t for t in texts if t)
+        if not text:
+            return error or ""
+        output_schema = _output_schema(self.agent)
         if output_schema is None or not text.strip():
             return text
         from adk_runtime.agents._structured_output import validate_output
 
         return validate_output(output_schema, text)
+
+
+def _text(part: types.Part) -> str:
+    """What of ``part`` the caller is answered with: text, or code and its output."""
+    if part.text:
+        return part.text
+    if part.code_execution_result is not None and part.code_execution_result.output:
+        return part.code_execution_result.output.rstrip("\n")
+    if part.executable_code is not None and part.executable_code.code:
+        return part.executable_code.code
+    return ""
+
+
+def _input_schema(agent: BaseAgent) -> Any:
+    """The agent's ``input_schema``; a workflow's is its first sub-agent's."""
+    if hasattr(agent, "input_schema"):
+        return agent.input_schema
+    return _input_schema(agent.sub_agents[0]) if agent.sub_agents else None
+
+
+def _output_schema(agent: BaseAgent) -> Any:
+    """The agent's ``output_schema``; a workflow's is its last sub-agent's."""
+    if hasattr(agent, "output_schema"):
+        return agent.output_schema
+    return _output_schema(agent.sub_agents[-1]) if agent.sub_agents else None
