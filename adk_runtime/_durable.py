@@ -90,6 +90,7 @@ async def continue_invocation(
         run_config=run_config,
         plugin_manager=runner.plugin_manager,
         resumability_config=runner.resumability_config,
+        events_compaction_config=runner.app.events_compaction_config,
     )
     _resume.start(ctx, committed)
     ctx.populate_invocation_agent_states()  # custom agents' states, as google-adk resumes

@@ -268,6 +268,7 @@ class Runner:
             run_config=run_config,
             plugin_manager=self.plugin_manager,
             resumability_config=self.resumability_config,
+            events_compaction_config=self.app.events_compaction_config,
         )
         if invocation_id is not None:  # continuing an invocation: its agents' states
             ctx.populate_invocation_agent_states()

@@ -10,6 +10,7 @@ from google.genai import types
 
 from adk_runtime import _callbacks, telemetry
 from adk_runtime.agents import (
+    _compaction,
     _confirmation,
     _functions,
     _step_hooks,
@@ -65,6 +66,15 @@ class _Step:
         self._new_model_event()
 
     async def run(self) -> AsyncGenerator[Event, None]:
+        config = self.ctx.events_compaction_config
+        if config is not None and config.token_threshold is not None:
+            # The request may have outgrown the threshold inside this invocation (tool calls):
+            # a summary first, committed by the Runner like any event, then the request.
+            summary = await _compaction.summarize_due(
+                config, self.agent, self.ctx.session.events, token_threshold_only=True
+            )
+            if summary is not None:
+                yield summary
         request = await self._build_request()
         async with aclosing(self._call_model(request)) as responses:
             async for response in responses:

@@ -7,6 +7,7 @@ from typing import TYPE_CHECKING, Any
 from google.genai import types
 from pydantic import BaseModel, ConfigDict, Field, PrivateAttr
 
+from adk_runtime.agents._compaction_config import EventsCompactionConfig
 from adk_runtime.agents._resumability import ResumabilityConfig
 from adk_runtime.agents.run_config import RunConfig
 from adk_runtime.artifacts.base import BaseArtifactService
@@ -51,6 +52,8 @@ class InvocationContext(BaseModel):
             (``set_agent_state``, ``BaseAgent._load_agent_state``). Filled from the committed
             events when an invocation is resumed (``populate_invocation_agent_states``).
         end_of_agents: Agent name to whether it finished in this invocation.
+        events_compaction_config: The app's ``EventsCompactionConfig``: with its token
+            threshold, a summary may be taken before a model call (the Runner sets it).
     """
 
     model_config = ConfigDict(extra="forbid", arbitrary_types_allowed=True)
@@ -69,6 +72,7 @@ class InvocationContext(BaseModel):
     resumability_config: ResumabilityConfig | None = None
     agent_states: dict[str, dict[str, Any]] = Field(default_factory=dict)
     end_of_agents: dict[str, bool] = Field(default_factory=dict)
+    events_compaction_config: EventsCompactionConfig | None = None
 
     # Shared by the copies made for sub-agents and branches, so the limit is per invocation.
     _llm_calls: list[int] = PrivateAttr(default_factory=lambda: [0])

@@ -157,13 +157,13 @@ def _text(part: types.Part) -> str:
 
 def _input_schema(agent: BaseAgent) -> Any:
     """The agent's ``input_schema``; a workflow's is its first sub-agent's."""
-    if hasattr(agent, "input_schema"):
-        return agent.input_schema
+    if hasattr(agent, "input_schema"):  # an LlmAgent (this module cannot import it)
+        return getattr(agent, "input_schema")  # noqa: B009
     return _input_schema(agent.sub_agents[0]) if agent.sub_agents else None
 
 
 def _output_schema(agent: BaseAgent) -> Any:
     """The agent's ``output_schema``; a workflow's is its last sub-agent's."""
     if hasattr(agent, "output_schema"):
-        return agent.output_schema
+        return getattr(agent, "output_schema")  # noqa: B009
     return _output_schema(agent.sub_agents[-1]) if agent.sub_agents else None

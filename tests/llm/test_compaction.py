@@ -114,27 +114,39 @@ async def test_sliding_window_summarises_every_interval_and_the_model_sees_the_s
 async def test_token_threshold_keeps_one_rolling_summary_and_the_last_events(
     session_service: BaseSessionService,
 ) -> None:
-    model = ScriptedModel(handler=lambda request: f"answer {len(model.requests)} " + "x" * 80)
+    def reply(request: LlmRequest) -> LlmResponse:
+        return LlmResponse(
+            content=types.Content(
+                role="model", parts=[types.Part(text=f"answer {len(model.requests)}")]
+            ),
+            usage_metadata=types.GenerateContentResponseUsageMetadata(prompt_token_count=1000),
+        )
+
+    model = ScriptedModel(handler=reply)
     summarizer = Recording()
     config = EventsCompactionConfig(
-        summarizer=summarizer, token_threshold=30, event_retention_size=2
+        summarizer=summarizer, token_threshold=100, event_retention_size=2
     )
     runner = await _runner(session_service, LlmAgent(name="a", model=model), config)
+    await send(runner, "one")
+    assert summarizer.calls == []  # two events, both kept
+    for text in ["two", "three", "four"]:
+        await send(runner, text)
 
-    await send(runner, "one " + "y" * 80)  # ~40 tokens by the estimate: over the threshold
-    assert summarizer.calls == []  # two events, both retained
-    await send(runner, "two")
-    assert [_text(e.content)[:8] for e in summarizer.calls[0]] == ["one yyyy", "answer 1"]
-    await send(runner, "three")
-    # the previous summary leads the next one, dated from its start, so the new one replaces it
-    assert [_text(e.content)[:8] for e in summarizer.calls[1]] == ["S1", "two", "answer 2"]
+    assert len(summarizer.calls) >= 3
+    # every summary after the first starts from the one before it...
+    for number, events in enumerate(summarizer.calls[1:], start=1):
+        assert _text(events[0].content) == f"S{number}"
     session = await stored(runner)
-    first, second = _summaries(session)
-    assert second.start_timestamp == first.start_timestamp == session.events[0].timestamp
-
-    await send(runner, "four")
+    summaries = _summaries(session)
+    # ...and covers its range too, so only the latest one counts
+    assert all(s.start_timestamp == session.events[0].timestamp for s in summaries)
     seen = _request_texts(model)
-    assert [text[:8] for text in seen] == ["S2", "three", "answer 3", "four"]
+    assert seen[0] == f"S{len(summarizer.calls) - 1}"  # the one before this request's turn
+    assert sum(text.startswith("S") for text in seen) == 1
+    assert seen[-1] == "four"
+    # the raw events kept: the last two before the message, never split from a summary
+    assert len(seen) <= 1 + 2 + 1
 
 
 async def test_a_reported_prompt_token_count_is_what_the_threshold_is_checked_against() -> None:
@@ -391,3 +403,51 @@ async def test_a_range_made_non_finite_or_inverted_after_construction_is_never_s
     assert [e.id for e in back.events] == [raw.id, inverted.id]  # read back as written
     # an inverted range stands for nothing: the event stays in what the model sees
     assert [_text(e.content) for e in view(back.events, "a")] == ["kept"]
+
+
+def add(a: int, b: int) -> int:
+    """Add two numbers."""
+    return a + b
+
+
+async def test_a_token_threshold_reached_inside_an_invocation_is_summarised_before_the_next_call(
+    session_service: BaseSessionService,
+) -> None:
+    script: list[tuple[types.Part | str, int]] = [
+        ("hello", 10),
+        (function_call("add", {"a": 1, "b": 2}, id="c1"), 50),
+        (function_call("add", {"a": 3, "b": 4}, id="c2"), 150),  # over the threshold
+        ("done", 40),
+    ]
+
+    def reply(request: LlmRequest) -> LlmResponse:
+        part, tokens = script[len(model.requests) - 1]
+        content = types.Content(
+            role="model", parts=[types.Part(text=part) if isinstance(part, str) else part]
+        )
+        return LlmResponse(
+            content=content,
+            usage_metadata=types.GenerateContentResponseUsageMetadata(prompt_token_count=tokens),
+        )
+
+    model = ScriptedModel(handler=reply)
+    summarizer = Recording()
+    config = EventsCompactionConfig(
+        summarizer=summarizer, token_threshold=100, event_retention_size=2
+    )
+    runner = await _runner(session_service, LlmAgent(name="a", model=model, tools=[add]), config)
+    await send(runner, "hi")
+    events = await send(runner, "compute")
+
+    # the summary is committed and yielded between the tool's answer and the next model call
+    kinds = ["summary" if e.actions.compaction else _text(e.content) or "tool" for e in events]
+    assert kinds == ["tool", "tool", "tool", "tool", "summary", "done"]  # calls, answers
+    summarized = [e.get_function_calls() or _text(e.content) for e in summarizer.calls[0]]
+    assert summarized[:3] == ["hi", "hello", "compute"]
+    assert len(summarized) == 5  # the first call and its answer; the second pair stays
+    last_request = model.requests[-1].contents
+    assert _text(last_request[0]) == "S1"
+    assert [c.parts[0].function_call.id for c in last_request[1:2] if c.parts] == ["c2"]  # type: ignore[union-attr]
+    assert len(summarizer.calls) == 1  # the last request was under the threshold again
+    session = await stored(runner)
+    assert len(_summaries(session)) == 1

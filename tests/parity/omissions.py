@@ -45,11 +45,6 @@ WORKFLOW = (
     "google-adk 2 workflow graphs, task mode, user-input requests and UI widgets (node "
     "metadata on events): not implemented."
 )
-COMPACTION = (
-    "google-adk's request-time compaction step (a token-threshold summary taken before a model "
-    "call, inside an invocation): compaction runs after each invocation here "
-    "(`App(events_compaction_config=...)`, both of its triggers)."
-)
 GOOGLE_CLOUD = (
     "Google Cloud services (Vertex AI memory and RAG; BigQuery, Bigtable, "
     "Spanner, Pub/Sub, API Hub, Application Integration, Discovery Engine, Google APIs, "
@@ -159,8 +154,7 @@ OMITTED: dict[str, str] = {
     "events.ui_widget": WORKFLOW,
     "tools:request_input": WORKFLOW,
     "flows.llm_flows.functions:REQUEST_INPUT_FUNCTION_CALL_NAME": WORKFLOW,
-    # compaction
-    "flows.llm_flows.compaction": COMPACTION,
+    "flows.llm_flows.compaction": FLOW_INTERNALS,
     # Google Cloud
     "memory.vertex_ai_memory_bank_service": GOOGLE_CLOUD,
     "memory.vertex_ai_rag_memory_service": GOOGLE_CLOUD,
