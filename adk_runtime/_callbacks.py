@@ -3,11 +3,32 @@
 from __future__ import annotations
 
 import asyncio
+import contextvars
+import functools
 import inspect
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Iterator, Sequence
+from concurrent.futures import Executor
+from contextlib import contextmanager
 from typing import Any, TypeVar
 
 T = TypeVar("T")
+
+_executor: contextvars.ContextVar[Executor | None] = contextvars.ContextVar(
+    "adk_runtime_sync_executor", default=None
+)
+
+
+@contextmanager
+def sync_calls_on(executor: Executor | None) -> Iterator[None]:
+    """Run the sync callables :func:`invoke` calls in this block on ``executor``.
+
+    None keeps asyncio's default executor (``asyncio.to_thread``).
+    """
+    token = _executor.set(executor)
+    try:
+        yield
+    finally:
+        _executor.reset(token)
 
 
 def is_async_callable(func: Callable[..., Any]) -> bool:
@@ -22,7 +43,12 @@ async def invoke(func: Callable[..., Any], /, **kwargs: Any) -> Any:
     """Call ``func(**kwargs)``; a sync function runs in a worker thread, never on the loop."""
     if is_async_callable(func):
         return await func(**kwargs)
-    result = await asyncio.to_thread(func, **kwargs)
+    executor = _executor.get()
+    if executor is None:
+        result = await asyncio.to_thread(func, **kwargs)
+    else:  # as to_thread does, the call sees this task's context variables
+        call = functools.partial(contextvars.copy_context().run, func, **kwargs)
+        result = await asyncio.get_running_loop().run_in_executor(executor, call)
     if inspect.isawaitable(result):
         result = await result
     return result

@@ -11,6 +11,7 @@ from typing import TYPE_CHECKING, Any, TypeAlias
 from google.genai import types
 
 from adk_runtime import _callbacks, telemetry
+from adk_runtime.agents._tool_pool import pool_for
 from adk_runtime.agents.invocation_context import InvocationContext
 from adk_runtime.errors import PluginError
 from adk_runtime.events import Event, EventActions
@@ -195,7 +196,9 @@ async def _call_tool(
     if response is None:
         with telemetry.tool_span(tool.name, tool.description, tool_context.function_call_id):
             try:
-                response = await tool.run_async(args=args, tool_context=tool_context)
+                pool = pool_for(tool_context.invocation_context.run_config.tool_thread_pool_config)
+                with _callbacks.sync_calls_on(pool):
+                    response = await tool.run_async(args=args, tool_context=tool_context)
             except Exception as exc:
                 response = await _on_tool_error(agent, tool, args, tool_context, exc)
                 if response is None:

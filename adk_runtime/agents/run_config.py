@@ -14,7 +14,7 @@ from pydantic import BaseModel, ConfigDict, Field, field_validator
 from adk_runtime.agents._model_config import check_http_options
 from adk_runtime.sessions.base import GetSessionConfig
 
-__all__ = ["DEFAULT_MAX_LLM_CALLS", "RunConfig", "StreamingMode"]
+__all__ = ["DEFAULT_MAX_LLM_CALLS", "RunConfig", "StreamingMode", "ToolThreadPoolConfig"]
 
 logger = logging.getLogger(__name__)
 
@@ -47,6 +47,25 @@ class StreamingMode(str, enum.Enum):
     BIDI = "bidi"
 
 
+class ToolThreadPoolConfig(BaseModel):
+    """A pool of threads of their own for sync tools (``RunConfig.tool_thread_pool_config``).
+
+    Sync tools (and sync ``require_confirmation`` predicates) always run off the event loop;
+    without this they share asyncio's default executor with everything else that uses it.
+    With it, they run on a pool of ``max_workers`` threads, one pool for every invocation on
+    the same event loop with the same ``max_workers`` (shut down with the loop), so blocking
+    tools are bounded and cannot starve the rest. A thread cannot be stopped: a call that
+    outlives its invocation (cancelled, failed) keeps its worker until it returns.
+
+    Attributes:
+        max_workers: How many sync tool calls may run at once (at least 1).
+    """
+
+    model_config = ConfigDict(extra="forbid")
+
+    max_workers: int = Field(default=4, ge=1)
+
+
 class RunConfig(BaseModel):
     """Settings for one ``Runner.run_async`` call.
 
@@ -71,6 +90,8 @@ class RunConfig(BaseModel):
             before the user's message; never stored in the session.
         include_thoughts_from_other_agents: Also retell other agents' thought parts when
             their turns are shown to this agent as context (left out by default).
+        tool_thread_pool_config: Run sync tools on a pool of their own (see
+            :class:`ToolThreadPoolConfig`); None: asyncio's default executor.
     """
 
     model_config = ConfigDict(extra="forbid", arbitrary_types_allowed=True)
@@ -87,6 +108,7 @@ class RunConfig(BaseModel):
     labels: dict[str, str] | None = None
     model_input_context: list[types.Content] | None = None
     include_thoughts_from_other_agents: bool = False
+    tool_thread_pool_config: ToolThreadPoolConfig | None = None
 
     @field_validator("http_options")
     @classmethod

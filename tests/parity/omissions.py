@@ -90,10 +90,6 @@ MCP_EXTRAS = (
     "`tools/mcp_tool/_connection.py`)."
 )
 STATE_SCHEMA = "Typed state schemas (validating state keys and values): not implemented."
-THREAD_POOL = (
-    "Sync tools always run in a worker thread (`asyncio.to_thread`), never on the event loop; "
-    "there is no pool to configure."
-)
 FILE_VERSION = (
     "The file store's own metadata model: adk_runtime's file store keeps its own metadata "
     "format, and every store describes versions as `ArtifactVersion`."
@@ -296,7 +292,6 @@ OMITTED: dict[str, str] = {
     # smaller pieces
     "sessions:StateSchemaError": STATE_SCHEMA,
     "sessions.state:StateSchemaError": STATE_SCHEMA,
-    "agents.run_config:ToolThreadPoolConfig": THREAD_POOL,
     "artifacts.file_artifact_service:FileArtifactVersion": FILE_VERSION,
     # Google Cloud stores present as modules that refuse to be built
     "artifacts.gcs_artifact_service": REFUSED_CLOUD,
