@@ -4,9 +4,13 @@ from __future__ import annotations
 
 import base64
 import binascii
+import html
 import inspect
+import io
 import json
 import logging
+import re
+import zipfile
 from collections.abc import Awaitable, Callable
 from typing import TYPE_CHECKING, TypeAlias
 
@@ -54,8 +58,11 @@ def _inline_ok(mime_type: str) -> bool:
 
 
 def _as_bytes(data: bytes | str) -> bytes | None:
-    if isinstance(data, bytes):
-        return data
+    return data if isinstance(data, bytes) else _maybe_base64_to_bytes(data)
+
+
+def _maybe_base64_to_bytes(data: str) -> bytes | None:
+    """``data`` decoded as base64, standard or URL-safe; None when it is neither."""
     for altchars in (None, b"-_"):
         try:
             return base64.b64decode(data, altchars=altchars, validate=True)
@@ -64,12 +71,47 @@ def _as_bytes(data: bytes | str) -> bytes | None:
     return None
 
 
+_DOCX_TYPES = frozenset(
+    {
+        "application/vnd.openxmlformats-officedocument.wordprocessingml.document",
+        "application/octet-stream",
+    }
+)
+_WORD_NAMESPACE = "http://schemas.openxmlformats.org/wordprocessingml/2006/main"
+_MAX_DOCX_XML = 10 * 1024 * 1024  # read at most this much of the document part (zip bombs)
+
+
+def _docx_text(data: bytes) -> str | None:
+    """The text of a Word document (one line per paragraph), or None if ``data`` is not one.
+
+    The document part is scanned with regular expressions, never parsed as XML (no entity
+    expansion), and read only up to 10 MB.
+    """
+    try:
+        with zipfile.ZipFile(io.BytesIO(data)) as archive:
+            if "word/document.xml" not in archive.namelist():
+                return None
+            with archive.open("word/document.xml") as part:
+                xml = part.read(_MAX_DOCX_XML).decode("utf-8", errors="ignore")
+    except (zipfile.BadZipFile, OSError, ValueError, RuntimeError):
+        return None
+    declared = re.search(r'xmlns:(\w+)="' + re.escape(_WORD_NAMESPACE) + '"', xml)
+    prefix = re.escape(declared.group(1) if declared else "w")
+    paragraphs = re.findall(rf"<{prefix}:p[\s>].*?</{prefix}:p>", xml, flags=re.S)
+    lines = []
+    for paragraph in paragraphs:
+        runs = re.findall(rf"<{prefix}:t(?:\s[^>]*)?>(.*?)</{prefix}:t>", paragraph, flags=re.S)
+        lines.append(html.unescape("".join(runs)))
+    return "\n".join(lines)
+
+
 def as_safe_part_for_llm(artifact: types.Part, artifact_name: str) -> types.Part:
     """A part a Gemini model accepts for ``artifact``.
 
     Text and media Gemini takes inline (images, audio, video, PDF) pass through; text-like
-    data (``text/*``, JSON, CSV, XML, SVG) becomes text; anything else becomes a one-line
-    placeholder naming the artifact, its type and size.
+    data (``text/*``, JSON, CSV, XML, SVG) becomes text, and so does a Word document's
+    (``.docx``); anything else becomes a one-line placeholder naming the artifact, its type
+    and size.
     """
     inline = artifact.inline_data
     if inline is None:
@@ -82,6 +124,10 @@ def as_safe_part_for_llm(artifact: types.Part, artifact_name: str) -> types.Part
     data = _as_bytes(inline.data)
     if data is None:
         return types.Part(text=str(inline.data))
+    if mime_type in _DOCX_TYPES or artifact_name.lower().endswith(".docx"):
+        text = _docx_text(data)
+        if text is not None:
+            return types.Part(text=text)
     textual = (
         mime_type.startswith("text/")
         or mime_type in _TEXT_TYPES

@@ -221,3 +221,52 @@ def test_as_safe_part_for_llm() -> None:
     )
     text = types.Part(text="plain")
     assert as_safe_part_for_llm(text, "x") is text
+
+
+def _docx(body: str, prefix: str = "w") -> bytes:
+    """A minimal Word document whose body XML is ``body`` (namespace prefix ``prefix``)."""
+    import io
+    import zipfile
+
+    namespace = "http://schemas.openxmlformats.org/wordprocessingml/2006/main"
+    xml = f'<?xml version="1.0"?><{prefix}:document xmlns:{prefix}="{namespace}">'
+    xml += f"<{prefix}:body>{body}</{prefix}:body></{prefix}:document>"
+    buffer = io.BytesIO()
+    with zipfile.ZipFile(buffer, "w") as archive:
+        archive.writestr("[Content_Types].xml", "<Types/>")
+        archive.writestr("word/document.xml", xml)
+    return buffer.getvalue()
+
+
+@pytest.mark.parametrize(
+    ("mime_type", "name"),
+    [
+        ("application/vnd.openxmlformats-officedocument.wordprocessingml.document", "r"),
+        ("application/octet-stream", "upload.bin"),
+        ("application/x-unknown", "report.docx"),
+    ],
+)
+def test_a_word_documents_text_is_what_the_model_sees(mime_type: str, name: str) -> None:
+    body = (
+        "<w:p><w:r><w:t>Q3 </w:t></w:r><w:r><w:t xml:space='preserve'>revenue &amp; costs</w:t>"
+        "</w:r></w:p><w:p><w:r><w:t>Second line</w:t></w:r></w:p>"
+    )
+    part = types.Part(inline_data=types.Blob(data=_docx(body), mime_type=mime_type))
+    assert as_safe_part_for_llm(part, name).text == "Q3 revenue & costs\nSecond line"
+
+
+def test_a_word_document_with_another_namespace_prefix_is_read_too() -> None:
+    body = "<wx:p><wx:r><wx:t>Hello</wx:t></wx:r></wx:p>"
+    part = types.Part(
+        inline_data=types.Blob(data=_docx(body, prefix="wx"), mime_type="application/octet-stream")
+    )
+    assert as_safe_part_for_llm(part, "doc").text == "Hello"
+
+
+def test_what_is_not_a_word_document_stays_a_placeholder() -> None:
+    part = types.Part(
+        inline_data=types.Blob(data=b"PK\x03\x04broken", mime_type="application/octet-stream")
+    )
+    text = as_safe_part_for_llm(part, "fake.docx").text
+    assert text is not None
+    assert text.startswith("[Binary artifact: fake.docx")
