@@ -8,7 +8,9 @@ they are about two thirds of the cost of reading a conversation back.
 
 :func:`build` compiles ``Event``'s own core schema a second time without those two steps, so
 pydantic-core builds the same classes from the same fields (every other validator, ours
-included, stays). pydantic-core reuses a class's compiled validator when the class has one, so
+included, stays). It also ignores fields it does not know, where the models refuse them:
+an event written by a newer version (a replica already upgraded, during a rolling upgrade)
+reads back here without them instead of making its whole session unreadable. pydantic-core reuses a class's compiled validator when the class has one, so
 the classes' validators are set aside while this one compiles — once, when this module is
 imported — and put back at once.
 
@@ -105,6 +107,10 @@ def _strip(node: Any) -> Any:
     copied = {key: _strip(value) for key, value in node.items()}
     if copied.get("type") == "model" and _is_genai(copied.get("cls")):
         copied["custom_init"] = False
+    if copied.get("type") == "model" and isinstance(copied.get("config"), dict):
+        # Forward compatibility: a field a newer version (of adk_runtime or google-genai)
+        # stored is left out, not an unreadable event. New events are still checked strictly.
+        copied["config"] = {**copied["config"], "extra_fields_behavior": "ignore"}
     return copied
 
 

@@ -174,10 +174,11 @@ async def test_an_event_is_refused_whole_or_reads_back_equal(
 _POISON = json.dumps({"id": "poisoned-1", "author": "x", "timestamp": None})
 
 
-async def _poison(service: BaseSessionService, session: Any) -> None:
-    """Overwrite the session's first stored event with JSON that no longer parses back."""
+async def _poison(service: BaseSessionService, session: Any, payload: str = _POISON) -> None:
+    """Overwrite the session's first stored event with ``payload`` (by default: JSON that no
+    longer parses back)."""
     if isinstance(service, InMemorySessionService):
-        service._sessions[(APP, "u", session.id)].events[0].json = _POISON
+        service._sessions[(APP, "u", session.id)].events[0].json = payload
     elif isinstance(service, DatabaseSessionService):
         from sqlalchemy import text
 
@@ -185,10 +186,10 @@ async def _poison(service: BaseSessionService, session: Any) -> None:
         async with db.write() as connection:
             await connection.execute(
                 text("UPDATE adk_events SET payload = :p WHERE session_id = :s AND sequence = 1"),
-                {"p": _POISON, "s": session.id},
+                {"p": payload, "s": session.id},
             )
     elif isinstance(service, RedisSessionService):
-        await service._client.lset(service._keys(APP, "u", session.id).events, 0, _POISON)
+        await service._client.lset(service._keys(APP, "u", session.id).events, 0, payload)
     else:  # pragma: no cover - a new backend must say how to poison a row
         raise AssertionError(type(service))
 
@@ -217,6 +218,31 @@ async def test_an_unreadable_row_is_a_typed_error_and_delete_and_export_still_wo
     assert (
         await session_service.get_session(app_name=APP, user_id="u", session_id=session.id) is None
     )
+
+
+async def test_fields_a_newer_version_stored_are_left_out_not_unreadable(
+    session_service: BaseSessionService,
+) -> None:
+    # A replica already upgraded (adk_runtime, or google-genai under it) stores fields this
+    # version does not know, at every level; during a rolling upgrade the others still read.
+    session = await _fresh(session_service)
+    first = await session_service.append_event(session, Event(author="x"))
+    newer = json.loads(first.model_dump_json(by_alias=True, exclude_none=True))
+    newer["fieldFromTheFuture"] = {"any": "thing"}
+    newer["actions"]["stateDelta"] = {"k": 1}
+    newer["actions"]["newAction"] = True
+    newer["content"] = {"role": "model", "parts": [{"text": "hi", "newPartKind": {"a": 1}}]}
+    await _poison(session_service, session, json.dumps(newer))
+
+    event = (await _stored(session_service, session)).events[0]
+    assert event.id == first.id
+    assert event.actions.state_delta == {"k": 1}
+    assert event.content is not None
+    assert event.content.parts is not None
+    assert event.content.parts[0].text == "hi"
+    assert "fieldFromTheFuture" not in event.model_dump_json(by_alias=True)
+    with pytest.raises(ValueError, match="fieldFromTheFuture"):  # new events stay strict
+        Event.model_validate(newer)
 
 
 @pytest.mark.parametrize("count", [2**31, 2**63, 2**64, -1])
