@@ -10,9 +10,11 @@ they are about two thirds of the cost of reading a conversation back.
 pydantic-core builds the same classes from the same fields (every other validator, ours
 included, stays). It also ignores fields it does not know, where the models refuse them:
 an event written by a newer version (a replica already upgraded, during a rolling upgrade)
-reads back here without them instead of making its whole session unreadable. pydantic-core reuses a class's compiled validator when the class has one, so
-the classes' validators are set aside while this one compiles — once, when this module is
-imported — and put back at once.
+reads back here without them instead of making its whole session unreadable.
+
+pydantic-core reuses a class's compiled validator when the class has one, so the classes'
+validators are set aside while this one compiles — once, when this module is imported — and
+put back at once.
 
 It is used only for stored JSON (``event_from_stored``), and only after a self-check: sample
 events of every shape decode equal, with the same fields set, through both validators; if

@@ -26,7 +26,7 @@ from adk_runtime.errors import (
     SessionNotFoundError,
     StaleSessionError,
 )
-from adk_runtime.events import Event, event_from_json, event_from_stored
+from adk_runtime.events import Event, event_from_stored
 from adk_runtime.sessions._sync import run_to_end
 from adk_runtime.sessions.base import (
     AppendResult,
@@ -231,7 +231,9 @@ class InMemorySessionService(BaseSessionService):
                 raise StaleSessionError(RECREATED_SESSION_MESSAGE)
             sequence = stored.sequence_by_id.get(prepared.event.id)
             if sequence is not None:
-                event = event_from_json(stored.events[sequence - 1].json)
+                event = event_from_stored(
+                    stored.events[sequence - 1].json, session.id, sequence - 1
+                )
                 return AppendResult(event, sequence, stored.update_time, already_stored=True)
             _check_claim(session.id, stored, prepared.fence)
             if stored.revision != prepared.expected_revision:

@@ -245,6 +245,22 @@ async def test_fields_a_newer_version_stored_are_left_out_not_unreadable(
         Event.model_validate(newer)
 
 
+async def test_a_retry_of_an_event_a_newer_version_stored_is_still_a_retry(
+    session_service: BaseSessionService,
+) -> None:
+    session = await _fresh(session_service)
+    event = Event(author="x", invocation_id="e-1", actions=EventActions(state_delta={"k": 1}))
+    await session_service.append_event(session, event)
+    newer = json.loads(event.model_dump_json(by_alias=True, exclude_none=True))
+    newer["fieldFromTheFuture"] = 1
+    await _poison(session_service, session, json.dumps(newer))
+
+    result = await session_service.commit_event(session, event.model_copy(deep=True))
+    assert result.already_stored
+    assert result.event.id == event.id
+    assert len((await _stored(session_service, session)).events) == 1
+
+
 @pytest.mark.parametrize("count", [2**31, 2**63, 2**64, -1])
 async def test_an_out_of_range_window_is_a_typed_error(
     session_service: BaseSessionService, count: int

@@ -85,7 +85,7 @@ from adk_runtime.errors import (
     StaleSessionError,
     redact_url,
 )
-from adk_runtime.events import event_from_json, event_from_stored
+from adk_runtime.events import event_from_stored
 from adk_runtime.sessions._cache import SessionCache
 from adk_runtime.sessions.base import (
     AppendResult,
@@ -450,7 +450,7 @@ class RedisSessionService(BaseSessionService):
             return AppendResult(prepared.event, reply.sequence, reply.mtime)
         if reply.status == "dup":
             assert reply.stored_json is not None
-            stored = event_from_json(reply.stored_json)
+            stored = event_from_stored(reply.stored_json, session.id, reply.sequence - 1)
             return AppendResult(stored, reply.sequence, reply.mtime, already_stored=True)
         if reply.status == "missing":
             raise SessionNotFoundError(f"Session {session.id!r} does not exist.")

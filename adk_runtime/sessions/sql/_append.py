@@ -37,7 +37,7 @@ from adk_runtime.errors import (
     SessionNotFoundError,
     StaleSessionError,
 )
-from adk_runtime.events import event_from_json
+from adk_runtime.events import event_from_stored
 from adk_runtime.sessions.base import AppendResult, PreparedAppend
 from adk_runtime.sessions.sql import _driver_statements as statements
 from adk_runtime.sessions.sql import _group_commit as group_commit
@@ -72,9 +72,8 @@ def _explain(
         if prepared.fence is None and held_for is not None and held_for > 0:
             raise SessionBusyError(key[2], float(held_for))
         raise StaleSessionError()
-    return AppendResult(
-        event_from_json(payload), int(sequence), _utc(update_time).timestamp(), already_stored=True
-    )
+    stored = event_from_stored(payload, key[2], int(sequence) - 1)
+    return AppendResult(stored, int(sequence), _utc(update_time).timestamp(), already_stored=True)
 
 
 def _params(
