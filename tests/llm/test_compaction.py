@@ -18,11 +18,13 @@ from adk_runtime.errors import ConfigurationError, SerializationError
 from adk_runtime.events import Event, EventActions
 from adk_runtime.events.compaction_view import view
 from adk_runtime.events.event_actions import EventCompaction
+from adk_runtime.models import Gemini
 from adk_runtime.models.llm_request import LlmRequest
 from adk_runtime.models.llm_response import LlmResponse
 from adk_runtime.runners import Runner
 from adk_runtime.sessions import BaseSessionService, InMemorySessionService, Session
 from adk_runtime.testing import ScriptedModel, function_call
+from tests.llm.fake_gemini import serving, text_body
 from tests.llm.helpers import APP, USER, send, stored, texts
 
 
@@ -451,3 +453,39 @@ async def test_a_token_threshold_reached_inside_an_invocation_is_summarised_befo
     assert len(summarizer.calls) == 1  # the last request was under the threshold again
     session = await stored(runner)
     assert len(_summaries(session)) == 1
+
+
+async def test_on_gemini_the_agents_model_writes_the_summary_and_the_next_request_carries_it(
+    monkeypatch: pytest.MonkeyPatch, session_service: BaseSessionService
+) -> None:
+    async with serving(monkeypatch) as fake:
+        model = Gemini(
+            model="gemini-2.5-flash",
+            base_url=fake.base_url,
+            retry_options=types.HttpRetryOptions(attempts=1),
+        )
+        fake.clients.append(model)
+        replies = ["Rome it is.", "The user lives in Rome.", "You live in Rome.", "Rome, twice."]
+        for reply in replies:
+            fake.replies.append((200, text_body(reply)))
+        config = EventsCompactionConfig(compaction_interval=1, overlap_size=0)
+        runner = await _runner(session_service, LlmAgent(name="a", model=model), config)
+        await send(runner, "I live in Rome.")
+        events = await send(runner, "Where do I live?")
+
+    assert texts(events) == ["You live in Rome."]
+    summary_request = fake.requests[1][1]
+    prompt = summary_request["contents"][0]["parts"][0]["text"]
+    assert "user: I live in Rome." in prompt
+    assert "a: Rome it is." in prompt
+    assert "tools" not in summary_request  # the summary request carries the events only
+    last = fake.requests[2][1]["contents"]
+    assert last[0] == {"role": "model", "parts": [{"text": "The user lives in Rome."}]}
+    assert last[-1]["parts"][0]["text"] == "Where do I live?"
+    session = await stored(runner)
+    # the second invocation is summarised too, after its answer, from the first summary on
+    assert [_text(s.compacted_content) for s in _summaries(session)] == [
+        "The user lives in Rome.",
+        "Rome, twice.",
+    ]
+    assert "Where do I live?" in fake.requests[3][1]["contents"][0]["parts"][0]["text"]
