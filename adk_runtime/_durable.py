@@ -17,7 +17,6 @@ from typing import TYPE_CHECKING
 from adk_runtime import telemetry
 from adk_runtime._plugin_run import run_with_plugins
 from adk_runtime.agents import _resume, _rewind
-from adk_runtime.agents.invocation_context import InvocationContext
 from adk_runtime.agents.run_config import RunConfig
 from adk_runtime.errors import InvocationNotOpenError
 from adk_runtime.events import Event
@@ -79,21 +78,9 @@ async def continue_invocation(
     before = session.model_copy(
         update={"events": session.events[: session.events.index(committed[0])]}
     )
-    ctx = InvocationContext(
-        invocation_id=invocation_id,
-        session=session,
-        agent=runner._find_agent_to_run(before, _function_call_event(before, content)),
-        session_service=runner.session_service,
-        artifact_service=runner.artifact_service,
-        memory_service=runner.memory_service,
-        user_content=content,
-        run_config=run_config,
-        plugin_manager=runner.plugin_manager,
-        resumability_config=runner.resumability_config,
-        events_compaction_config=runner.app.events_compaction_config,
-    )
+    agent = runner._find_agent_to_run(before, _function_call_event(before, content))
+    ctx = runner._context(session, invocation_id, invocation_id, content, run_config, agent)
     _resume.start(ctx, committed)
-    ctx.populate_invocation_agent_states()  # custom agents' states, as google-adk resumes
     async with aclosing(run_with_plugins(ctx, ctx.agent.run_async(ctx))) as events:
         async for event in events:
             if event.partial:

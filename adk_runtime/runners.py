@@ -255,12 +255,16 @@ class Runner:
         own_id: str,
         message: types.Content | None,
         run_config: RunConfig,
+        agent: BaseAgent | None = None,
     ) -> InvocationContext:
-        """The context of a turn: a new invocation, or (``invocation_id``) one it continues."""
+        """The context of a turn: a new invocation, or (``invocation_id``) one it continues.
+
+        ``agent``: the one to run (default: the root agent).
+        """
         ctx = InvocationContext(
             invocation_id=invocation_id or own_id,
             session=session,
-            agent=self.agent,
+            agent=agent or self.agent,
             session_service=self.session_service,
             artifact_service=self.artifact_service,
             memory_service=self.memory_service,
