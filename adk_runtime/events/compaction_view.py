@@ -80,8 +80,10 @@ def view(events: list[Event], agent_name: str) -> list[Event]:
 
     A summary appears as an event of ``agent_name`` (the model reads it as its own earlier
     words), where the first event it hides was; one that hides nothing appears where it was
-    committed. Compaction events themselves are left out.
+    committed. Compaction events themselves are left out. Without any, ``events`` itself.
     """
+    if not any(event.actions.compaction is not None for event in events):
+        return events  # the common case, at the cost of one attribute read per event
     counted = counted_summaries(events)
     if not counted:
         return [event for event in events if not is_compaction(event)]
