@@ -3,7 +3,9 @@
 ``event_from_stored`` uses a second compilation of ``Event``'s schema without google-genai's
 custom ``Part.__init__`` and its mismatch-logging validator (``events/_stored_decoder.py``).
 These tests hold it to the normal ``Event.model_validate_json``: equal events, the same fields
-set at every level, the same refusals — over generated events with every kind of part.
+set at every level, the same refusals — over generated events with every kind of part — with
+one difference on purpose: a field it does not know (a newer version's) is left out, where
+the normal validator refuses it.
 """
 
 from __future__ import annotations
@@ -86,8 +88,8 @@ def test_stored_events_decode_alike(event: Event) -> None:
     "payload",
     [
         '{"author": "a", "content": {"parts": [{"text": 1}]}}',
-        '{"author": "a", "content": {"parts": [{"unknownField": true}]}}',
         '{"author": "a", "content": {"parts": "not a list"}}',
+        '{"author": "a", "timestamp": "soon"}',
         "{not json",
     ],
 )
@@ -112,3 +114,15 @@ def test_a_validator_that_would_decode_differently_is_not_used() -> None:
     Renamed.__module__ = "google.genai.fake"  # treated like a google-genai model
     assert build(Holder, ['{"part": {"text": "hi"}}']) is None
     assert build(Event, sample_payloads(Event)) is not None
+
+
+def test_fields_it_does_not_know_are_left_out_where_new_events_refuse_them() -> None:
+    # A newer version's field (rolling upgrades): the stored event still reads, without it.
+    payload = '{"author": "a", "content": {"parts": [{"text": "t", "unknownField": true}]}}'
+    with pytest.raises(pydantic.ValidationError):
+        Event.model_validate_json(payload)
+    event = event_from_stored(payload, "s", 0)
+    assert event.content is not None
+    assert event.content.parts is not None
+    assert event.content.parts[0].text == "t"
+    assert "unknownField" not in event_to_json(event)
