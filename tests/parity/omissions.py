@@ -99,6 +99,8 @@ REFUSED_CLOUD = (
     "modules exist so that code importing them loads; building `VertexAiSessionService` or "
     "`GcsArtifactService` raises `ConfigurationError`, and neither is exported by its package."
 )
+PRESENT_ON_PURPOSE = frozenset({LIVE_REFUSED, REFUSED_CLOUD})
+"""Reasons of entries whose modules exist here (so that imports load) but refuse to work."""
 GOOGLE_INTERNAL_THREADS = (
     "google-adk's slot for a Google-internal thread factory (None outside Google): "
     "`platform.thread.create_thread` is the entry point, and it makes plain threads here."
