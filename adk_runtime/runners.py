@@ -30,6 +30,7 @@ the agent runs once, under the first turn's invocation id.
 from __future__ import annotations
 
 import contextlib
+import logging
 from collections.abc import AsyncGenerator, Generator
 from contextlib import aclosing
 from typing import Any
@@ -68,6 +69,8 @@ from adk_runtime.sessions.session import Session
 from adk_runtime.sessions.state import State
 
 __all__ = ["InMemoryRunner", "Runner", "SessionBusyError"]
+
+logger = logging.getLogger(__name__)
 
 
 class Runner:
@@ -287,8 +290,16 @@ class Runner:
         if self.app.events_compaction_config is None:
             return
         summary = await compact_after_invocation(self.app, session.events)
-        if summary is not None:
+        if summary is None:
+            return
+        try:
             await self.session_service.append_event(session, summary)
+        except Exception as exc:  # the turn is committed and answered; the next one retries
+            logger.warning(
+                "Event compaction of session %s was not committed (%s); the turn stands.",
+                session.id,
+                type(exc).__name__,
+            )
 
     def run_live(self, *args: Any, **kwargs: Any) -> AsyncGenerator[Event, None]:
         """google-adk's Live API entry point; not implemented here.

@@ -18,7 +18,9 @@ from google.genai import types
 from adk_runtime.agents._compaction_config import EventsCompactionConfig
 from adk_runtime.agents._events_summarizer import BaseEventsSummarizer, LlmEventSummarizer
 from adk_runtime.agents.base_agent import BaseAgent
-from adk_runtime.events import Event, compaction_view
+from adk_runtime.errors import SerializationError
+from adk_runtime.events import Event, compaction_view, event_to_json
+from adk_runtime.events._limits import check_storable
 from adk_runtime.events.rewind import live_events
 from adk_runtime.models.base_llm import BaseLlm
 
@@ -71,6 +73,11 @@ async def summarize_due(
             "%s returned an event without actions.compaction; it was not committed.",
             type(summarizer).__name__,
         )
+        return None
+    try:  # a summary that could not be stored must not fail the turn it follows
+        check_storable(summary, event_to_json(summary))
+    except SerializationError as exc:
+        logger.warning("Event compaction skipped: the summary cannot be stored (%s).", exc.reason)
         return None
     return summary
 

@@ -489,3 +489,48 @@ async def test_on_gemini_the_agents_model_writes_the_summary_and_the_next_reques
         "Rome, twice.",
     ]
     assert "Where do I live?" in fake.requests[3][1]["contents"][0]["parts"][0]["text"]
+
+
+async def test_a_summary_too_large_to_store_is_skipped_and_the_turn_succeeds(
+    monkeypatch: pytest.MonkeyPatch, caplog: pytest.LogCaptureFixture
+) -> None:
+    class Verbose(Recording):
+        async def maybe_summarize_events(self, *, events: list[Event]) -> Event | None:
+            summary = await super().maybe_summarize_events(events=events)
+            assert summary is not None
+            assert summary.actions.compaction is not None
+            summary.actions.compaction.compacted_content = _content("model", "x" * 5000)
+            return summary
+
+    monkeypatch.setattr("adk_runtime.events._limits.MAX_EVENT_BYTES", 3000)
+    model = ScriptedModel(handler=lambda request: "fine")
+    config = EventsCompactionConfig(summarizer=Verbose(), compaction_interval=1, overlap_size=0)
+    runner = await _runner(InMemorySessionService(), LlmAgent(name="a", model=model), config)
+    with caplog.at_level(logging.WARNING):
+        assert texts(await send(runner, "hello")) == ["fine"]
+    assert _summaries(await stored(runner)) == []
+    assert "cannot be stored" in caplog.text
+    assert "x" * 100 not in caplog.text
+
+
+async def test_a_summary_that_cannot_be_committed_leaves_the_turn_standing(
+    monkeypatch: pytest.MonkeyPatch, caplog: pytest.LogCaptureFixture
+) -> None:
+    from adk_runtime.errors import StaleSessionError
+
+    service = InMemorySessionService()
+    model = ScriptedModel(handler=lambda request: "fine")
+    config = EventsCompactionConfig(summarizer=Recording(), compaction_interval=1, overlap_size=0)
+    runner = await _runner(service, LlmAgent(name="a", model=model), config)
+    append = service.append_event
+
+    async def refusing(session: Session, event: Event) -> Event:
+        if event.actions.compaction is not None:
+            raise StaleSessionError()
+        return await append(session, event)
+
+    monkeypatch.setattr(service, "append_event", refusing)
+    with caplog.at_level(logging.WARNING):
+        assert texts(await send(runner, "hello")) == ["fine"]
+    assert "StaleSessionError" in caplog.text
+    assert [e.author for e in (await stored(runner)).events] == ["user", "a"]
