@@ -9,9 +9,20 @@ from __future__ import annotations
 
 from typing import Annotated, Any
 
-from pydantic import BeforeValidator, PlainSerializer, ValidationInfo
+from pydantic import BeforeValidator, ConfigDict, PlainSerializer, ValidationInfo, alias_generators
 
 from adk_runtime import codec
+
+STORED_FORM = ConfigDict(
+    extra="forbid",
+    alias_generator=alias_generators.to_camel,
+    populate_by_name=True,
+    ser_json_bytes="base64",
+    val_json_bytes="base64",
+)
+"""The model config of every stored model (events and what they hold): google-adk's camelCase
+JSON, bytes as base64, unknown fields refused (when read back from storage they are left out,
+see ``_stored_decoder``)."""
 
 STORED: dict[str, bool] = {"adk_runtime_stored": True}
 """Validation context for a dict that was parsed from stored JSON."""

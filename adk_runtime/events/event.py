@@ -7,13 +7,13 @@ import re
 from typing import Any
 
 from google.genai import types
-from pydantic import BaseModel, ConfigDict, Field, alias_generators
+from pydantic import BaseModel, Field
 from pydantic_core import PydanticSerializationError
 
 from adk_runtime import codec
 from adk_runtime.errors import SerializationError, UnreadableDataError
 from adk_runtime.events import _stored_decoder
-from adk_runtime.events._json_fields import STORED, JsonDict
+from adk_runtime.events._json_fields import STORED, STORED_FORM, JsonDict
 from adk_runtime.events.event_actions import EventActions
 from adk_runtime.platform import time as platform_time
 from adk_runtime.platform import uuid as platform_uuid
@@ -38,14 +38,8 @@ class Event(BaseModel):
         long_running_tool_ids: Function-call ids of long-running tools still pending.
     """
 
-    model_config = ConfigDict(
-        extra="forbid",
-        alias_generator=alias_generators.to_camel,
-        populate_by_name=True,
-        ser_json_bytes="base64",
-        val_json_bytes="base64",
-        arbitrary_types_allowed=True,
-    )
+    model_config = STORED_FORM.copy()
+    model_config["arbitrary_types_allowed"] = True
 
     model_version: str | None = None
     content: types.Content | None = None

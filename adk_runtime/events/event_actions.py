@@ -5,9 +5,9 @@ from __future__ import annotations
 from typing import Any
 
 from google.genai import types
-from pydantic import BaseModel, ConfigDict, Field, alias_generators
+from pydantic import BaseModel, Field
 
-from adk_runtime.events._json_fields import JsonDict
+from adk_runtime.events._json_fields import STORED_FORM, JsonDict
 from adk_runtime.events.tool_confirmation import ToolConfirmation
 
 __all__ = ["EventActions", "EventCompaction"]
@@ -27,13 +27,7 @@ class EventCompaction(BaseModel):
         compacted_content: The summary, as the model's own words (role ``model``).
     """
 
-    model_config = ConfigDict(
-        extra="forbid",
-        alias_generator=alias_generators.to_camel,
-        populate_by_name=True,
-        ser_json_bytes="base64",
-        val_json_bytes="base64",
-    )
+    model_config = STORED_FORM.copy()
 
     # Finite only: JSON has no NaN or infinity, so such a bound could not be read back.
     start_timestamp: float = Field(allow_inf_nan=False)
@@ -64,13 +58,7 @@ class EventActions(BaseModel):
             earlier events in what the model sees.
     """
 
-    model_config = ConfigDict(
-        extra="forbid",
-        alias_generator=alias_generators.to_camel,
-        populate_by_name=True,
-        ser_json_bytes="base64",
-        val_json_bytes="base64",
-    )
+    model_config = STORED_FORM.copy()
 
     skip_summarization: bool | None = None
     state_delta: JsonDict = Field(default_factory=dict)
