@@ -79,7 +79,7 @@ async def continue_invocation(
         update={"events": session.events[: session.events.index(committed[0])]}
     )
     agent = runner._find_agent_to_run(before, _function_call_event(before, content))
-    ctx = runner._context(session, invocation_id, invocation_id, content, run_config, agent)
+    ctx = runner._context(session, invocation_id, True, content, run_config, agent)
     _resume.start(ctx, committed)
     async with aclosing(run_with_plugins(ctx, ctx.agent.run_async(ctx))) as events:
         async for event in events:

@@ -220,7 +220,9 @@ class Runner:
             call_event = _function_call_event(session, new_message)
             if invocation_id is None and call_event is not None:
                 invocation_id = call_event.invocation_id  # resume the paused invocation
-            ctx = self._context(session, invocation_id, own_id, new_message, run_config)
+            ctx = self._context(
+                session, invocation_id or own_id, invocation_id is not None, new_message, run_config
+            )
             if new_message is not None:
                 new_message = await plugin_message(ctx, new_message, idempotency_key)
             if new_message is not None or state_delta:
@@ -254,18 +256,18 @@ class Runner:
     def _context(
         self,
         session: Session,
-        invocation_id: str | None,
-        own_id: str,
+        invocation_id: str,
+        continuing: bool,
         message: types.Content | None,
         run_config: RunConfig,
         agent: BaseAgent | None = None,
     ) -> InvocationContext:
-        """The context of a turn: a new invocation, or (``invocation_id``) one it continues.
+        """The context of a turn: a new invocation, or (``continuing``) one that has events.
 
         ``agent``: the one to run (default: the root agent).
         """
         ctx = InvocationContext(
-            invocation_id=invocation_id or own_id,
+            invocation_id=invocation_id,
             session=session,
             agent=agent or self.agent,
             session_service=self.session_service,
@@ -277,7 +279,7 @@ class Runner:
             resumability_config=self.resumability_config,
             events_compaction_config=self.app.events_compaction_config,
         )
-        if invocation_id is not None:  # continuing an invocation: its agents' states
+        if continuing:  # its agents' states, from its committed events
             ctx.populate_invocation_agent_states()
         return ctx
 

@@ -18,7 +18,6 @@ from adk_runtime.events import Event, EventActions
 from adk_runtime.events.tool_confirmation import ToolConfirmation
 from adk_runtime.models._call_ids import CLIENT_CALL_ID_PREFIX
 from adk_runtime.platform import uuid as platform_uuid
-from adk_runtime.tools.agent_tool import AgentTool
 from adk_runtime.tools.base_tool import BaseTool
 from adk_runtime.tools.tool_context import ToolContext
 
@@ -147,13 +146,12 @@ async def _run_one(
 
 
 def _shown_answer(tool: BaseTool, response: Any, tool_context: ToolContext) -> str | None:
-    """An ``AgentTool`` answer that ends the turn (``skip_summarization``), as text.
+    """The answer of a call that ends the turn, as text (``BaseTool.shows_answer_when_final``).
 
     The function response is then the last thing the client sees, and clients that show
     only text would show nothing; as in google-adk, the answer is added as a text part too.
-    Other tools set ``skip_summarization`` for acknowledgements that are not to be shown.
     """
-    if not (isinstance(tool, AgentTool) and tool_context.actions.skip_summarization):
+    if not (tool.shows_answer_when_final and tool_context.actions.skip_summarization):
         return None
     if response is None or response == "" or response == {"result": None}:
         return None

@@ -43,6 +43,8 @@ class AgentTool(BaseTool):
             invocation as one more run); False runs it without plugins.
     """
 
+    shows_answer_when_final = True
+
     def __init__(
         self, agent: BaseAgent, *, skip_summarization: bool = False, include_plugins: bool = True
     ) -> None:

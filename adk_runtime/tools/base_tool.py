@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, ClassVar
 
 from google.genai import types
 
@@ -35,6 +35,10 @@ class BaseTool:
     custom_metadata: dict[str, Any] | None = None
     behavior: types.Behavior | None = None
     response_scheduling: types.FunctionResponseScheduling | None = None
+    shows_answer_when_final: ClassVar[bool] = False
+    """When a call of this tool ends the turn (``skip_summarization``), its answer is added to
+    the function-response event as text too, for clients that show only text (``AgentTool``;
+    other tools skip summarization for acknowledgements that are not to be shown)."""
 
     def __init__(
         self,
