@@ -10,13 +10,16 @@ token-threshold trigger, before each model call. What the model then sees is
 
 from __future__ import annotations
 
-import json
 import logging
 
 from google.genai import types
 
 from adk_runtime.agents._compaction_config import EventsCompactionConfig
-from adk_runtime.agents._events_summarizer import BaseEventsSummarizer, LlmEventSummarizer
+from adk_runtime.agents._events_summarizer import (
+    BaseEventsSummarizer,
+    LlmEventSummarizer,
+    as_text,
+)
 from adk_runtime.agents.base_agent import BaseAgent
 from adk_runtime.errors import SerializationError
 from adk_runtime.events import Event, compaction_view, event_to_json
@@ -192,12 +195,7 @@ def _chars(content: types.Content | None) -> int:
 
 
 def _json_chars(value: object) -> int:
-    if not value:
-        return 0
-    try:
-        return len(json.dumps(value, default=str))
-    except (TypeError, ValueError):
-        return len(str(value))
+    return len(as_text(value)) if value else 0
 
 
 def _worth_it(chosen: list[Event], events: list[Event]) -> bool:

@@ -19,7 +19,7 @@ from adk_runtime.models.base_llm import BaseLlm
 from adk_runtime.models.llm_request import LlmRequest
 from adk_runtime.platform import uuid as platform_uuid
 
-__all__ = ["BaseEventsSummarizer", "LlmEventSummarizer"]
+__all__ = ["BaseEventsSummarizer", "LlmEventSummarizer", "as_text"]
 
 
 class BaseEventsSummarizer(abc.ABC):
@@ -90,10 +90,10 @@ class LlmEventSummarizer(BaseEventsSummarizer):
                     else:
                         lines.append(f"{event.author}: {part.text}")
                 if part.function_call is not None:
-                    args = self._cut(_as_text(part.function_call.args))
+                    args = self._cut(as_text(part.function_call.args))
                     lines.append(f"{event.author} called {part.function_call.name}({args})")
                 if part.function_response is not None:
-                    answer = self._cut(_as_text(part.function_response.response))
+                    answer = self._cut(as_text(part.function_response.response))
                     lines.append(f"{part.function_response.name} answered: {answer}")
         return "\n".join(lines)
 
@@ -139,7 +139,8 @@ class LlmEventSummarizer(BaseEventsSummarizer):
         )
 
 
-def _as_text(value: Any) -> str:
+def as_text(value: Any) -> str:
+    """``value`` as JSON text (``str`` of what JSON cannot hold), as a model is shown it."""
     try:
         return json.dumps(value, ensure_ascii=False, default=str)
     except (TypeError, ValueError):

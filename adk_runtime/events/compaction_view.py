@@ -41,9 +41,7 @@ def counted_summaries(events: list[Event]) -> list[tuple[int, EventCompaction]]:
     ]
     # Widest first among equal starts, latest first among equal ranges: a range is counted
     # when it reaches past every range that starts at or before it.
-    ordered = sorted(
-        found, key=lambda item: (item[1].start_timestamp, -item[1].end_timestamp, -item[0])
-    )
+    ordered = sorted(found, key=_widest_latest_first)
     counted: set[int] = set()
     reach: float | None = None
     for index, compaction in ordered:
