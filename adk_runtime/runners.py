@@ -33,7 +33,7 @@ import contextlib
 import logging
 from collections.abc import AsyncGenerator, Generator
 from contextlib import aclosing
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from google.genai import types
 
@@ -68,6 +68,11 @@ from adk_runtime.sessions.memory import InMemorySessionService
 from adk_runtime.sessions.session import Session
 from adk_runtime.sessions.state import State
 
+if TYPE_CHECKING:
+    from adk_runtime.auth.credential_service.base_credential_service import (
+        BaseCredentialService,
+    )
+
 __all__ = ["InMemoryRunner", "Runner", "SessionBusyError"]
 
 logger = logging.getLogger(__name__)
@@ -86,6 +91,7 @@ class Runner:
         session_service: BaseSessionService,
         artifact_service: BaseArtifactService | None = None,
         memory_service: BaseMemoryService | None = None,
+        credential_service: BaseCredentialService | None = None,
         plugin_close_timeout: float = 5.0,
         auto_create_session: bool = False,
         session_wait_seconds: float = DEFAULT_WAIT_SECONDS,
@@ -104,6 +110,9 @@ class Runner:
             session_service: Where sessions and events are stored.
             artifact_service: Where artifacts are stored, if the agents use them.
             memory_service: Where memories are searched, if the agents use them.
+            credential_service: Where tools keep the credentials they obtained
+                (``tool_context.save_credential`` / ``load_credential``, ``CredentialManager``);
+                needs the ``auth`` extra.
             plugin_close_timeout: The seconds each plugin's ``close()`` may take.
             auto_create_session: Create a missing session instead of raising
                 ``SessionNotFoundError``.
@@ -132,6 +141,7 @@ class Runner:
         self.session_service = session_service
         self.artifact_service = artifact_service
         self.memory_service = memory_service
+        self.credential_service = credential_service
         self.plugin_manager = PluginManager(
             plugins=list(app.plugins), close_timeout=plugin_close_timeout
         )
@@ -273,6 +283,7 @@ class Runner:
             session_service=self.session_service,
             artifact_service=self.artifact_service,
             memory_service=self.memory_service,
+            credential_service=self.credential_service,
             user_content=message,
             run_config=run_config,
             plugin_manager=self.plugin_manager,

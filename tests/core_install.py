@@ -1,7 +1,8 @@
 """A SQLite-only install works: run by `make test` in a venv with no extra (.venv-core).
 
-Checks that the core package (no 'postgres', 'redis', 'cli', 'server' or 'mcp' extra) runs an agent
-on a SQLite file, and that every missing extra is a one-line ConfigurationError naming it.
+Checks that the core package (no 'postgres', 'redis', 'cli', 'server', 'mcp' or 'auth'
+extra) runs an agent on a SQLite file, and that every missing extra is a one-line
+ConfigurationError naming it.
 Not a pytest module (pytest is not installed there): a plain script that exits non-zero on
 the first failure.
 """
@@ -52,10 +53,16 @@ def check_optional_imports() -> None:
         check("adk-runtime[mcp]" in str(exc), "McpToolset names the 'mcp' extra")
     else:
         check(False, "McpToolset without the MCP SDK raises ConfigurationError")
+    try:
+        importlib.import_module("adk_runtime.auth")
+    except ConfigurationError as exc:
+        check("adk-runtime[auth]" in str(exc), "adk_runtime.auth names the 'auth' extra")
+    else:
+        check(False, "adk_runtime.auth without FastAPI's models raises ConfigurationError")
 
 
 async def main() -> None:
-    for module in ("asyncpg", "redis", "click", "fastapi", "google.adk", "mcp"):
+    for module in ("asyncpg", "redis", "click", "fastapi", "google.adk", "mcp", "authlib"):
         check(importlib.util.find_spec(module) is None, f"{module} is not installed")
     with tempfile.TemporaryDirectory() as folder:
         url = f"sqlite+aiosqlite:///{Path(folder) / 'core.db'}"

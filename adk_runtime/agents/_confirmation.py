@@ -91,15 +91,22 @@ def generate_request_confirmation_event(
     )
 
 
+# The calls the runtime makes to the client (never to or from the model).
+_CLIENT_CALLS = frozenset({REQUEST_CONFIRMATION_FUNCTION_CALL_NAME, "adk_request_credential"})
+
+
 def without_confirmation_events(events: list[Event]) -> list[Event]:
-    """``events`` without the confirmation requests and answers (the model never sees them)."""
-    return [event for event in events if not _is_confirmation_event(event)]
+    """``events`` without the confirmation and credential requests and answers.
+
+    The model never sees them: they are between the runtime and the client.
+    """
+    return [event for event in events if not _is_client_call_event(event)]
 
 
-def _is_confirmation_event(event: Event) -> bool:
+def _is_client_call_event(event: Event) -> bool:
     for part in (event.content.parts if event.content else None) or []:
         item: Any = part.function_call or part.function_response
-        if item is not None and item.name == REQUEST_CONFIRMATION_FUNCTION_CALL_NAME:
+        if item is not None and item.name in _CLIENT_CALLS:
             return True
     return False
 

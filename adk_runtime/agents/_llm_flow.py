@@ -10,6 +10,7 @@ from google.genai import types
 
 from adk_runtime import _callbacks, telemetry
 from adk_runtime.agents import (
+    _auth,
     _compaction,
     _confirmation,
     _functions,
@@ -41,9 +42,10 @@ async def run_flow(agent: LlmAgent, ctx: InvocationContext) -> AsyncGenerator[Ev
         Model-response events (partial chunks when streaming), function-response events and
         the events of an agent the conversation is transferred to.
     """
-    async with aclosing(_confirmation.resume_confirmed_calls(agent, ctx)) as resumed:
-        async for event in resumed:
-            yield event
+    for resume in (_auth.resume_authorized_calls, _confirmation.resume_confirmed_calls):
+        async with aclosing(resume(agent, ctx)) as resumed:
+            async for event in resumed:
+                yield event
     while not ctx.end_invocation:
         step = _Step(agent, ctx)
         async with aclosing(step.run()) as events:
@@ -210,9 +212,9 @@ class _Step:
         )
         if response_event is None:
             return
-        ask = _confirmation.generate_request_confirmation_event(
-            self.ctx, call_event, response_event
-        )
+        ask = _auth.generate_auth_event(
+            self.ctx, response_event
+        ) or _confirmation.generate_request_confirmation_event(self.ctx, call_event, response_event)
         if ask is not None:  # the request first, as in google-adk; then pause for the answer
             self.stop = True
             yield ask

@@ -14,6 +14,11 @@ from adk_runtime.sessions.state import State
 if TYPE_CHECKING:
     from adk_runtime.agents.invocation_context import InvocationContext
     from adk_runtime.artifacts.base import BaseArtifactService
+    from adk_runtime.auth.auth_credential import AuthCredential
+    from adk_runtime.auth.auth_tool import AuthConfig
+    from adk_runtime.auth.credential_service.base_credential_service import (
+        BaseCredentialService,
+    )
     from adk_runtime.memory.base import BaseMemoryService, SearchMemoryResponse
 
 __all__ = ["CallbackContext"]
@@ -105,6 +110,42 @@ class CallbackContext(ReadonlyContext):
             ConfigurationError: The Runner has no memory service.
         """
         await self._memory_service().add_session_to_memory(self._invocation_context.session)
+
+    async def save_credential(self, auth_config: AuthConfig) -> None:
+        """Save ``auth_config.exchanged_auth_credential`` in the credential service.
+
+        Raises:
+            ConfigurationError: The Runner has no credential service.
+        """
+        await self._credential_service().save_credential(auth_config, self)
+
+    async def load_credential(self, auth_config: AuthConfig) -> AuthCredential | None:
+        """The credential saved for ``auth_config`` for this user, or None.
+
+        Raises:
+            ConfigurationError: The Runner has no credential service.
+        """
+        return await self._credential_service().load_credential(auth_config, self)
+
+    def get_auth_response(self, auth_config: AuthConfig) -> AuthCredential | None:
+        """The credential the user gave for ``auth_config`` in this invocation, or None.
+
+        Set after the user answered the ``adk_request_credential`` request (and exchanged
+        for a token when this process issued the request or the client is public; otherwise
+        ``CredentialManager`` exchanges it).
+        """
+        from adk_runtime.auth.auth_handler import AuthHandler
+
+        return AuthHandler(auth_config).get_auth_response(self._invocation_context.session.state)
+
+    def _credential_service(self) -> BaseCredentialService:
+        service: BaseCredentialService | None = self._invocation_context.credential_service
+        if service is None:
+            raise ConfigurationError(
+                "No credential service is configured: pass credential_service to the Runner "
+                "(e.g. InMemoryCredentialService())."
+            )
+        return service
 
     def _artifact_service(self) -> BaseArtifactService:
         service = self._invocation_context.artifact_service

@@ -54,6 +54,8 @@ class InvocationContext(BaseModel):
         end_of_agents: Agent name to whether it finished in this invocation.
         events_compaction_config: The app's ``EventsCompactionConfig``: with its token
             threshold, a summary may be taken before a model call (the Runner sets it).
+        credential_service: Where tools keep the credentials they obtained (a
+            ``adk_runtime.auth.credential_service.BaseCredentialService``), if configured.
     """
 
     model_config = ConfigDict(extra="forbid", arbitrary_types_allowed=True)
@@ -73,6 +75,8 @@ class InvocationContext(BaseModel):
     agent_states: dict[str, dict[str, Any]] = Field(default_factory=dict)
     end_of_agents: dict[str, bool] = Field(default_factory=dict)
     events_compaction_config: EventsCompactionConfig | None = None
+    # A BaseCredentialService: typed loosely, as the auth extra may not be installed.
+    credential_service: Any = None
 
     # Shared by the copies made for sub-agents and branches, so the limit is per invocation.
     _llm_calls: list[int] = PrivateAttr(default_factory=lambda: [0])

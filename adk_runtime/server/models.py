@@ -16,6 +16,7 @@ from pydantic import (
 
 from adk_runtime import codec
 from adk_runtime.events import Event
+from adk_runtime.events._credential_secrets import redact_credentials
 from adk_runtime.sessions import Session
 
 __all__ = [
@@ -112,8 +113,8 @@ class UpdateMemoryRequest(_Request):
 
 
 def event_json(event: Event) -> dict[str, Any]:
-    """An event as the API returns it (camelCase, no nulls)."""
-    return event.model_dump(mode="json", by_alias=True, exclude_none=True)
+    """An event as the API returns it (camelCase, no nulls, no credential secrets)."""
+    return redact_credentials(event.model_dump(mode="json", by_alias=True, exclude_none=True))
 
 
 def session_json(session: Session) -> dict[str, Any]:

@@ -1,7 +1,8 @@
 """Tools the model may call (``google.adk.tools`` → ``adk_runtime.tools``).
 
 ``McpToolset`` / ``MCPToolset`` are imported on first use: they need the ``mcp`` extra (so
-they are not in ``__all__``: ``from adk_runtime.tools import *`` works without it).
+they are not in ``__all__``: ``from adk_runtime.tools import *`` works without it); so is
+``AuthToolArguments``, which needs the ``auth`` extra.
 """
 
 from typing import TYPE_CHECKING, Any
@@ -25,6 +26,7 @@ from adk_runtime.tools.transfer_to_agent_tool import TransferToAgentTool, transf
 from adk_runtime.tools.url_context_tool import url_context
 
 if TYPE_CHECKING:
+    from adk_runtime.auth.auth_tool import AuthToolArguments as AuthToolArguments
     from adk_runtime.tools.mcp_tool import MCPToolset as MCPToolset
     from adk_runtime.tools.mcp_tool import McpToolset as McpToolset
 
@@ -63,4 +65,8 @@ def __getattr__(name: str) -> Any:
         from adk_runtime.tools import mcp_tool
 
         return getattr(mcp_tool, name)
+    if name == "AuthToolArguments":
+        from adk_runtime.auth.auth_tool import AuthToolArguments
+
+        return AuthToolArguments
     raise AttributeError(f"module {__name__!r} has no attribute {name!r}")

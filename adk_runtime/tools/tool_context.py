@@ -11,6 +11,7 @@ from adk_runtime.sessions.state import State
 
 if TYPE_CHECKING:
     from adk_runtime.agents.invocation_context import InvocationContext
+    from adk_runtime.auth.auth_tool import AuthConfig
 
 __all__ = ["ToolContext"]
 
@@ -74,6 +75,33 @@ class ToolContext(CallbackContext):
             raise ValueError("request_confirmation needs a function call: use it inside a tool.")
         self.actions.requested_tool_confirmations[self.function_call_id] = ToolConfirmation(
             hint=hint or "", payload=payload
+        )
+
+    def request_credential(self, auth_config: AuthConfig) -> None:
+        """Ask the user for the credential ``auth_config`` describes (tool authentication).
+
+        The tool returns as usual (typically a "waiting for sign-in" result). Before its
+        function-response event the agent yields an ``adk_request_credential`` function call
+        (long-running; see ``REQUEST_EUC_FUNCTION_CALL_NAME``) whose arguments carry the
+        request without the agent's secrets, and for OAuth2 the URI to send the user to;
+        then the invocation pauses. When the user answers, this call runs again in the same
+        invocation (also after a restart on a durable store) and
+        :meth:`get_auth_response` returns the credential.
+
+        Raises:
+            ValueError: This context answers no function call.
+        """
+        if not self.function_call_id:
+            raise ValueError(
+                "request_credential needs a function call: use it inside a tool (callbacks "
+                "use save_credential / load_credential)."
+            )
+        from adk_runtime.auth.auth_handler import AuthHandler, remember_client_secret
+
+        remember_client_secret(auth_config)
+        request = AuthHandler(auth_config).generate_auth_request()
+        self.actions.requested_auth_configs[self.function_call_id] = request.model_dump(
+            mode="json", by_alias=True, exclude_none=True
         )
 
     @property

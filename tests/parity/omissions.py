@@ -15,6 +15,7 @@ AREAS = (
     "agents",
     "apps",
     "artifacts",
+    "auth",
     "code_executors",
     "events",
     "flows",
@@ -64,9 +65,9 @@ FLOW_INTERNALS = (
     "plumbing): adk_runtime's flow is one loop in `adk_runtime.agents` with no processor "
     "pipeline; the call-id helpers are in `flows.llm_flows.functions`."
 )
-AUTH = (
-    "Tool authentication (OAuth and credential exchange, end-user credential requests): "
-    "not implemented."
+AUTHLIB = (
+    "Authlib is a requirement of the `auth` extra here, not an optional import: there is no "
+    "flag to test."
 )
 INTEGRATIONS = (
     "Other tool families and framework bridges (A2A, LangGraph, LangChain, CrewAI, OpenAPI, "
@@ -224,12 +225,10 @@ OMITTED: dict[str, str] = {
     "flows.llm_flows.functions:handle_function_calls_async": FLOW_INTERNALS,
     "flows.llm_flows.functions:merge_parallel_function_response_events": FLOW_INTERNALS,
     # tool authentication
-    "tools.authenticated_function_tool": AUTH,
-    "tools.base_authenticated_tool": AUTH,
-    "tools:AuthToolArguments": AUTH,
-    "flows.llm_flows.functions:REQUEST_EUC_FUNCTION_CALL_NAME": AUTH,
-    "flows.llm_flows.functions:build_auth_request_event": AUTH,
-    "flows.llm_flows.functions:generate_auth_event": AUTH,
+    "auth.auth_preprocessor": FLOW_INTERNALS,
+    "auth.auth_handler:AUTHLIB_AVAILABLE": AUTHLIB,
+    "auth.exchanger.oauth2_credential_exchanger:AUTHLIB_AVAILABLE": AUTHLIB,
+    "auth.refresher.oauth2_credential_refresher:AUTHLIB_AVAILABLE": AUTHLIB,
     # other tool families, framework bridges
     "agents.langgraph_agent": INTEGRATIONS,
     "agents.remote_a2a_agent": INTEGRATIONS,

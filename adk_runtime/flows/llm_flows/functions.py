@@ -13,6 +13,11 @@ from collections.abc import Iterable, Mapping
 
 from google.genai import types
 
+from adk_runtime.agents._auth import (
+    REQUEST_EUC_FUNCTION_CALL_NAME,
+    build_auth_request_event,
+    generate_auth_event,
+)
 from adk_runtime.agents._confirmation import (
     REQUEST_CONFIRMATION_FUNCTION_CALL_NAME,
     generate_request_confirmation_event,
@@ -26,6 +31,9 @@ from adk_runtime.tools.base_tool import BaseTool
 __all__ = [
     "AF_FUNCTION_CALL_ID_PREFIX",
     "REQUEST_CONFIRMATION_FUNCTION_CALL_NAME",
+    "REQUEST_EUC_FUNCTION_CALL_NAME",
+    "build_auth_request_event",
+    "generate_auth_event",
     "generate_client_function_call_id",
     "generate_request_confirmation_event",
     "get_long_running_function_calls",

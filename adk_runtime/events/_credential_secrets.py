@@ -1,0 +1,81 @@
+"""Credential secrets in events, and removing them from what is served to clients.
+
+A credential request (``adk_request_credential``) and the user's answer travel in events:
+the answer holds what the user gave (an API key, the redirect URI carrying an authorization
+code, a token) and the stored request holds the PKCE verifier. The session store keeps them,
+so that an invocation can be resumed from storage; a client reading events back over the
+HTTP API never needs them, and never gets them (:func:`redact_credentials`).
+
+Kept in the core (no ``auth`` extra needed); ``tests/unit/test_credential_secrets.py``
+checks the names against the secret fields of ``adk_runtime.auth``'s credential models.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+__all__ = ["CREDENTIAL_SECRET_KEYS", "redact_credentials"]
+
+_SECRET_NAMES = (
+    "password",
+    "token",
+    "additional_headers",
+    "client_secret",
+    "auth_response_uri",
+    "auth_code",
+    "access_token",
+    "refresh_token",
+    "id_token",
+    "code_verifier",
+    "private_key_id",
+    "private_key",
+    "api_key",
+)
+
+
+def _camel(name: str) -> str:
+    first, *rest = name.split("_")
+    return first + "".join(word.title() for word in rest)
+
+
+CREDENTIAL_SECRET_KEYS = frozenset(_SECRET_NAMES) | {_camel(name) for name in _SECRET_NAMES}
+"""The secret fields of the credential models, by name and by JSON (camelCase) alias."""
+
+_REQUEST = "adk_request_credential"
+_CARRIERS = ("requestedAuthConfigs", "requested_auth_configs")
+
+
+def _stripped(value: Any) -> Any:
+    if isinstance(value, dict):
+        return {k: _stripped(v) for k, v in value.items() if k not in CREDENTIAL_SECRET_KEYS}
+    if isinstance(value, list):
+        return [_stripped(item) for item in value]
+    return value
+
+
+def redact_credentials(event: dict[str, Any]) -> dict[str, Any]:
+    """A copy of an event's JSON without credential secrets (the rest unchanged).
+
+    Stripped: inside ``adk_request_credential`` calls and responses, and inside
+    ``actions.requestedAuthConfigs``. Other content is left as it is: a secret the
+    application put in an ordinary message or state is the application's to manage.
+    """
+    result = dict(event)
+    content = event.get("content")
+    if isinstance(content, dict) and isinstance(content.get("parts"), list):
+        parts = []
+        for part in content["parts"]:
+            if isinstance(part, dict):
+                part = dict(part)
+                for kind in ("functionCall", "functionResponse"):
+                    item = part.get(kind)
+                    if isinstance(item, dict) and item.get("name") == _REQUEST:
+                        part[kind] = _stripped(item)
+            parts.append(part)
+        result["content"] = {**content, "parts": parts}
+    actions = event.get("actions")
+    if isinstance(actions, dict):
+        result["actions"] = {
+            key: (_stripped(value) if key in _CARRIERS else value) for key, value in actions.items()
+        }
+    return result
