@@ -9,6 +9,7 @@ from google.genai import types
 from adk_runtime.agents.readonly_context import ReadonlyContext
 from adk_runtime.errors import ConfigurationError
 from adk_runtime.events import EventActions
+from adk_runtime.events.ui_widget import UiWidget
 from adk_runtime.sessions.state import State
 
 if TYPE_CHECKING:
@@ -110,6 +111,22 @@ class CallbackContext(ReadonlyContext):
             ConfigurationError: The Runner has no memory service.
         """
         await self._memory_service().add_session_to_memory(self._invocation_context.session)
+
+    def render_ui_widget(self, ui_widget: UiWidget) -> None:
+        """Show ``ui_widget`` with this step's event (committed with it).
+
+        Raises:
+            ValueError: This step already shows a widget with that id.
+        """
+        widgets = self._event_actions.render_ui_widgets
+        if widgets is None:
+            widgets = self._event_actions.render_ui_widgets = []
+        if any(widget.id == ui_widget.id for widget in widgets):
+            raise ValueError(
+                f"This step already shows a UI widget with id {ui_widget.id!r}: give each "
+                "widget its own id."
+            )
+        widgets.append(ui_widget)
 
     async def save_credential(self, auth_config: AuthConfig) -> None:
         """Save ``auth_config.exchanged_auth_credential`` in the credential service.

@@ -138,6 +138,7 @@ def _raise_with_path(event: Event) -> None:
             for key, confirmation in event.actions.requested_tool_confirmations.items()
         },
         "agent_state": event.actions.agent_state,
+        "render_ui_widgets": [widget.payload for widget in event.actions.render_ui_widgets or []],
         "custom_metadata": event.custom_metadata,
     }
     for name, value in fields.items():

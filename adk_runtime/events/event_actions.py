@@ -9,6 +9,7 @@ from pydantic import BaseModel, Field
 
 from adk_runtime.events._json_fields import STORED_FORM, JsonDict
 from adk_runtime.events.tool_confirmation import ToolConfirmation
+from adk_runtime.events.ui_widget import UiWidget
 
 __all__ = ["EventActions", "EventCompaction"]
 
@@ -56,6 +57,8 @@ class EventActions(BaseModel):
             was rewound to before (it and everything after it no longer count).
         compaction: Set only on a compaction event: the summary standing for a run of
             earlier events in what the model sees.
+        render_ui_widgets: Widgets the client renders with this event
+            (``tool_context.render_ui_widget``).
     """
 
     model_config = STORED_FORM.copy()
@@ -72,6 +75,7 @@ class EventActions(BaseModel):
     agent_state: JsonDict | None = None
     rewind_before_invocation_id: str | None = None
     compaction: EventCompaction | None = None
+    render_ui_widgets: list[UiWidget] | None = None
 
     def is_empty(self) -> bool:
         """Return True when the actions carry nothing (no delta, no control flow)."""
@@ -87,6 +91,7 @@ class EventActions(BaseModel):
             or self.agent_state
             or self.rewind_before_invocation_id
             or self.compaction
+            or self.render_ui_widgets
         )
 
     def merge(self, other: EventActions) -> None:
@@ -110,3 +115,5 @@ class EventActions(BaseModel):
             self.agent_state = other.agent_state
         if other.compaction is not None:
             self.compaction = other.compaction
+        if other.render_ui_widgets:  # parallel calls' widgets are all shown
+            self.render_ui_widgets = [*(self.render_ui_widgets or []), *other.render_ui_widgets]

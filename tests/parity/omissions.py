@@ -150,7 +150,6 @@ OMITTED: dict[str, str] = {
     "events.event:NodeInfo": WORKFLOW,
     "events.request_input": WORKFLOW,
     "events:RequestInput": WORKFLOW,
-    "events.ui_widget": WORKFLOW,
     "tools:request_input": WORKFLOW,
     "flows.llm_flows.functions:REQUEST_INPUT_FUNCTION_CALL_NAME": WORKFLOW,
     "flows.llm_flows.compaction": FLOW_INTERNALS,
