@@ -50,12 +50,16 @@ if TYPE_CHECKING:
 
 __all__ = [
     "REQUEST_EUC_FUNCTION_CALL_NAME",
+    "TOOLSET_AUTH_CREDENTIAL_ID_PREFIX",
     "build_auth_request_event",
     "generate_auth_event",
+    "resolve_toolset_auth",
     "resume_authorized_calls",
 ]
 
 REQUEST_EUC_FUNCTION_CALL_NAME = "adk_request_credential"
+TOOLSET_AUTH_CREDENTIAL_ID_PREFIX = "_adk_toolset_auth_"
+"""The ``functionCallId`` of a toolset's request: ``<prefix><toolset class name>``."""
 
 logger = logging.getLogger(__name__)
 
@@ -120,6 +124,50 @@ def _config(value: Mapping[str, Any]) -> AuthConfig:
     return AuthConfig.model_validate(dict(value))
 
 
+async def resolve_toolset_auth(
+    agent: LlmAgent, ctx: InvocationContext
+) -> AsyncGenerator[Event, None]:
+    """Get the credential of each of ``agent``'s toolsets that needs one, before the model call.
+
+    A credential found (saved, answered, exchanged) is put in ``ctx.credential_by_key`` for
+    the toolset to read. Yields an event with the state a credential service wrote (saving
+    to the session's state), if any; then, when some toolset has no credential, the event
+    asking the user for them, after which the invocation ends (``ctx.end_invocation``).
+    """
+    from adk_runtime.tools.base_toolset import BaseToolset
+
+    toolsets = [tool for tool in agent.tools if isinstance(tool, BaseToolset)]
+    configs = [(toolset, toolset.get_auth_config()) for toolset in toolsets]
+    needed = [(toolset, config) for toolset, config in configs if config is not None]
+    if not needed:
+        return
+    from adk_runtime.agents.callback_context import CallbackContext
+    from adk_runtime.auth.auth_handler import AuthHandler, remember_client_secret
+    from adk_runtime.auth.credential_manager import CredentialManager
+
+    pending: dict[str, AuthConfig] = {}
+    context = CallbackContext(ctx)
+    for toolset, config in needed:
+        copy = config.model_copy(deep=True)  # the toolset's own config is shared by users
+        credential = await CredentialManager(copy).get_auth_credential(context)
+        if credential is not None:
+            ctx.credential_by_key[config.credential_key or ""] = credential
+            continue
+        remember_client_secret(copy)
+        request_id = TOOLSET_AUTH_CREDENTIAL_ID_PREFIX + type(toolset).__name__
+        pending[request_id] = AuthHandler(copy).generate_auth_request()
+    if not context.actions.is_empty():
+        yield Event(
+            invocation_id=ctx.invocation_id,
+            author=agent.name,
+            branch=ctx.branch,
+            actions=context.actions,
+        )
+    if pending:
+        ctx.end_invocation = True
+        yield build_auth_request_event(ctx, pending, author=agent.name)
+
+
 async def resume_authorized_calls(
     agent: LlmAgent, ctx: InvocationContext
 ) -> AsyncGenerator[Event, None]:
@@ -145,7 +193,11 @@ async def resume_authorized_calls(
         return
     for request_id, arguments in pending.items():
         await _store(ctx, arguments, answers[request_id])
-    call_ids = {arguments.function_call_id for arguments in pending.values()}
+    call_ids = {
+        arguments.function_call_id
+        for arguments in pending.values()
+        if not arguments.function_call_id.startswith(TOOLSET_AUTH_CREDENTIAL_ID_PREFIX)
+    }
     call_ids |= _same_credential_calls(events[:index], pending.values())
     calls = _stored_calls(events[:index], agent.name, call_ids)
     if not calls:
@@ -211,9 +263,15 @@ def _stored_requests(
 
 
 def _rerun(events: list[Event], request_id: str, arguments: AuthToolArguments) -> bool:
-    """Whether the call that asked already ran again after its first answer (a resend)."""
+    """Whether the call that asked already ran again after its first answer (a resend).
+
+    For a toolset's request: whether the agent went on after the first answer.
+    """
+    toolset = arguments.function_call_id.startswith(TOOLSET_AUTH_CREDENTIAL_ID_PREFIX)
     answered = False
     for event in events:
+        if answered and toolset and event.author != "user":
+            return True
         for response in event.get_function_responses():
             if event.author == "user" and response.id == request_id:
                 answered = True

@@ -68,15 +68,11 @@ class _Step:
         self._new_model_event()
 
     async def run(self) -> AsyncGenerator[Event, None]:
-        config = self.ctx.events_compaction_config
-        if config is not None and config.token_threshold is not None:
-            # The request may have outgrown the threshold inside this invocation (tool calls):
-            # a summary first, committed by the Runner like any event, then the request.
-            summary = await _compaction.summarize_due(
-                config, self.agent, self.ctx.session.events, token_threshold_only=True
-            )
-            if summary is not None:
-                yield summary
+        async with aclosing(self._before_request()) as early:
+            async for early_event in early:
+                yield early_event
+        if self.stop:  # a toolset waits for the user's credential
+            return
         request = await self._build_request()
         async with aclosing(self._call_model(request)) as responses:
             async for response in responses:
@@ -101,6 +97,28 @@ class _Step:
                 elif (result := await self.code_run.execute()) is not None:
                     self.last_event = result
                     yield result
+
+    async def _before_request(self) -> AsyncGenerator[Event, None]:
+        """The toolsets' credentials, then a summary if the request outgrew the threshold.
+
+        Stops the step when a toolset must wait for the user's credential.
+        """
+        async with aclosing(_auth.resolve_toolset_auth(self.agent, self.ctx)) as resolved:
+            async for resolution in resolved:
+                self.last_event = resolution
+                yield resolution
+        if self.ctx.end_invocation:
+            self.stop = True
+            return
+        config = self.ctx.events_compaction_config
+        if config is not None and config.token_threshold is not None:
+            # The request may have outgrown the threshold inside this invocation (tool calls):
+            # a summary first, committed by the Runner like any event, then the request.
+            summary = await _compaction.summarize_due(
+                config, self.agent, self.ctx.session.events, token_threshold_only=True
+            )
+            if summary is not None:
+                yield summary
 
     def _new_model_event(self) -> None:
         """The event the next complete model response fills; model callbacks write on it."""

@@ -56,6 +56,8 @@ class InvocationContext(BaseModel):
             threshold, a summary may be taken before a model call (the Runner sets it).
         credential_service: Where tools keep the credentials they obtained (a
             ``adk_runtime.auth.credential_service.BaseCredentialService``), if configured.
+        credential_by_key: The credentials resolved for toolsets in this invocation, by
+            credential key (``ReadonlyContext.get_credential``); never stored.
     """
 
     model_config = ConfigDict(extra="forbid", arbitrary_types_allowed=True)
@@ -77,6 +79,7 @@ class InvocationContext(BaseModel):
     events_compaction_config: EventsCompactionConfig | None = None
     # A BaseCredentialService: typed loosely, as the auth extra may not be installed.
     credential_service: Any = None
+    credential_by_key: dict[str, Any] = Field(default_factory=dict)
 
     # Shared by the copies made for sub-agents and branches, so the limit is per invocation.
     _llm_calls: list[int] = PrivateAttr(default_factory=lambda: [0])

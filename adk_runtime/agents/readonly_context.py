@@ -11,6 +11,7 @@ from google.genai import types
 if TYPE_CHECKING:
     from adk_runtime.agents.invocation_context import InvocationContext
     from adk_runtime.agents.run_config import RunConfig
+    from adk_runtime.auth.auth_credential import AuthCredential
     from adk_runtime.sessions.session import Session
 
 __all__ = ["ReadonlyContext"]
@@ -57,6 +58,11 @@ class ReadonlyContext:
     def run_config(self) -> RunConfig:
         """The settings of this invocation."""
         return self._invocation_context.run_config
+
+    def get_credential(self, key: str) -> AuthCredential | None:
+        """The credential resolved for a toolset in this invocation under ``key``, or None."""
+        credential: AuthCredential | None = self._invocation_context.credential_by_key.get(key)
+        return credential
 
     @property
     def custom_metadata(self) -> Mapping[str, Any]:

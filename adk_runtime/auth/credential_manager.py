@@ -28,6 +28,9 @@ from adk_runtime.auth.exchanger.oauth2_credential_exchanger import (
     OAuth2CredentialExchanger,
     grant_type_of,
 )
+from adk_runtime.auth.exchanger.service_account_credential_exchanger import (
+    ServiceAccountCredentialExchanger,
+)
 from adk_runtime.auth.oauth2_credential_util import (
     _with_configured_client,
     _with_configured_client_secret,
@@ -67,6 +70,14 @@ def _has_unredeemed_auth_code(credential: AuthCredential) -> bool:
     if credential.auth_type not in _OAUTH2_TYPES or oauth2 is None or oauth2.access_token:
         return False
     return bool(oauth2.auth_code or oauth2.auth_response_uri)
+
+
+def _carries_secret(credential: AuthCredential) -> bool:
+    """Whether an API key / HTTP credential holds its secret (else the user must give it)."""
+    if credential.api_key:
+        return True
+    http = credential.http
+    return http is not None and bool(http.credentials.token or http.credentials.password)
 
 
 def _rehydrate_custom_scheme(
@@ -120,7 +131,10 @@ class CredentialManager:
     1. A ``CustomAuthScheme`` is served by its registered ``BaseAuthProvider``.
     2. Otherwise the config is checked; an ``ExtendedOAuth2`` scheme without endpoints has
        them discovered from its ``issuer_url`` (RFC 8414).
-    3. A ready-to-use credential (API key, HTTP) is returned as configured (a copy).
+    3. A ready-to-use credential (API key, HTTP) is returned as configured (a copy); a
+       service account is exchanged for a bearer token (``ServiceAccountCredentialExchanger``,
+       which caches it), with no user and no credential service involved; a failed exchange
+       raises ``CredentialExchangeError``.
     4. Else the credential saved in the Runner's credential service, else the user's answer
        to the credential request (``tool_context.get_auth_response``), else, for the
        client-credentials flow, the configured client. None of these: None (the tool asks
@@ -153,6 +167,9 @@ class CredentialManager:
         for credential_type in _OAUTH2_TYPES:
             self._exchanger_registry.register(credential_type, exchanger)
             self._refresher_registry.register(credential_type, refresher)
+        self._exchanger_registry.register(
+            AuthCredentialTypes.SERVICE_ACCOUNT, ServiceAccountCredentialExchanger()
+        )
 
     @classmethod
     def register_auth_provider(cls, provider: BaseAuthProvider) -> None:
@@ -199,7 +216,7 @@ class CredentialManager:
 
         Raises:
             AuthConfigurationError: The config cannot work (see ``_validate_credential``).
-            CredentialExchangeError: A client-credentials exchange failed.
+            CredentialExchangeError: A client-credentials or service-account exchange failed.
         """
         if isinstance(self._auth_config.auth_scheme, CustomAuthScheme):
             return await self._from_provider(context)
@@ -210,10 +227,15 @@ class CredentialManager:
     async def _get_auth_credential(self, context: CallbackContext) -> AuthCredential | None:
         await self._validate_credential()
         raw = self._auth_config.raw_auth_credential
-        if raw is not None and raw.auth_type in _READY_TYPES:
+        if raw is not None and raw.auth_type in _READY_TYPES and _carries_secret(raw):
             return raw.model_copy(deep=True)
-        stored_in_service = raw is None or raw.auth_type != AuthCredentialTypes.SERVICE_ACCOUNT
-        credential, from_response = await self._find_credential(context, stored_in_service)
+        if raw is not None and raw.auth_type == AuthCredentialTypes.SERVICE_ACCOUNT:
+            # The application's own identity: nothing to ask the user, nothing to save (the
+            # exchanger caches the token). google-adk only gets here for a client-credentials
+            # scheme and otherwise asks the user, who cannot help.
+            bearer, _ = await self._exchange_credential(raw.model_copy(deep=True))
+            return bearer
+        credential, from_response = await self._find_credential(context)
         if credential is None:
             return None
         try:
@@ -235,21 +257,20 @@ class CredentialManager:
                 "the user will be asked to sign in again."
             )
             return None
-        if stored_in_service and (from_response or exchanged or refreshed):
+        if from_response or exchanged or refreshed:
             await self._save_credential(context, credential)
         return credential
 
     async def _find_credential(
-        self, context: CallbackContext, stored_in_service: bool
+        self, context: CallbackContext
     ) -> tuple[AuthCredential | None, bool]:
         """The credential to start from, and whether it is the user's answer.
 
         The saved one, else the user's answer, else (client credentials) the configured one.
         """
-        if stored_in_service:
-            credential = await self._load_existing_credential(context)
-            if credential is not None:
-                return credential, False
+        credential = await self._load_existing_credential(context)
+        if credential is not None:
+            return credential, False
         credential = await self._load_from_auth_response(context)
         if credential is not None:
             return credential, True

@@ -12,6 +12,7 @@ from adk_runtime.agents.readonly_context import ReadonlyContext
 from adk_runtime.tools.base_tool import BaseTool
 
 if TYPE_CHECKING:
+    from adk_runtime.auth.auth_tool import AuthConfig
     from adk_runtime.models.llm_request import LlmRequest
     from adk_runtime.tools.tool_context import ToolContext
 
@@ -82,6 +83,18 @@ class BaseToolset(ABC):
         self._cached_invocation_id = invocation_id
         self._cached_prefixed_tools = tools
         return tools
+
+    def get_auth_config(self) -> AuthConfig | None:
+        """The credential the toolset needs before it can list its tools; None by default.
+
+        When it returns a config, the agent gets the credential before each model call (from
+        the credential service, the user's answer, or a token exchange, as
+        ``CredentialManager`` does) and the toolset reads it with
+        ``readonly_context.get_credential(config.credential_key)``; when there is none yet,
+        the agent asks the user for it (``adk_request_credential``) and the invocation
+        pauses before the model is called.
+        """
+        return None
 
     async def close(self) -> None:  # noqa: B027 - optional, as in google-adk
         """Release what the toolset holds (connections, subprocesses); by default nothing."""

@@ -1,4 +1,4 @@
-"""Schemes, credentials and authorization URIs for the tests against the loopback server."""
+"""Schemes, credentials, authorization URIs and service-account keys for the loopback tests."""
 
 from __future__ import annotations
 
@@ -8,6 +8,8 @@ import secrets
 from typing import Any
 from urllib.parse import urlencode
 
+from cryptography.hazmat.primitives import serialization
+from cryptography.hazmat.primitives.asymmetric import rsa
 from fastapi.openapi.models import (
     OAuth2,
     OAuthFlowAuthorizationCode,
@@ -15,7 +17,13 @@ from fastapi.openapi.models import (
     OAuthFlows,
 )
 
-from adk_runtime.auth import AuthCredential, AuthCredentialTypes, OAuth2Auth
+from adk_runtime.auth import (
+    AuthCredential,
+    AuthCredentialTypes,
+    OAuth2Auth,
+    ServiceAccount,
+    ServiceAccountCredential,
+)
 from tests.auth.oauth_server import OAuthServer
 
 CLIENT_ID = "agent-client"
@@ -78,3 +86,64 @@ def authorization_uri(
     if code_challenge is not None:
         params.update(code_challenge=code_challenge, code_challenge_method="S256")
     return f"{server.authorization_endpoint}?{urlencode(params)}"
+
+
+SERVICE_ACCOUNT_EMAIL = "agent-sa@test-project.iam.gserviceaccount.com"
+
+
+def rsa_key() -> rsa.RSAPrivateKey:
+    return rsa.generate_private_key(public_exponent=65537, key_size=2048)
+
+
+def pem(key: rsa.RSAPrivateKey) -> str:
+    return key.private_bytes(
+        serialization.Encoding.PEM,
+        serialization.PrivateFormat.PKCS8,
+        serialization.NoEncryption(),
+    ).decode("ascii")
+
+
+def service_account_key(
+    server: OAuthServer,
+    key: rsa.RSAPrivateKey,
+    *,
+    key_id: str | None = None,
+    email: str = SERVICE_ACCOUNT_EMAIL,
+    register: bool = True,
+) -> dict[str, str]:
+    """A service-account JSON key file's fields, its token_uri the loopback server's.
+
+    With ``register`` the server accepts assertions signed by ``key`` (a new key id each
+    time unless given, so that no two tests share a cached token).
+    """
+    key_id = key_id or secrets.token_hex(20)
+    if register:
+        server.register_service_account(email, key.public_key(), key_id=key_id)
+    return {
+        "type": "service_account",
+        "project_id": "test-project",
+        "private_key_id": key_id,
+        "private_key": pem(key),
+        "client_email": email,
+        "client_id": "1234567890",
+        "auth_uri": server.authorization_endpoint,
+        "token_uri": server.token_endpoint,
+        "auth_provider_x509_cert_url": f"{server.base_url}/certs",
+        "client_x509_cert_url": f"{server.base_url}/certs/{email}",
+        "universe_domain": "googleapis.com",
+    }
+
+
+def service_account_credential(
+    key_file: dict[str, str] | None = None, **options: Any
+) -> AuthCredential:
+    """A ``SERVICE_ACCOUNT`` credential: ``key_file``'s key, or ADC when it is None."""
+    account: dict[str, Any] = dict(options)
+    if key_file is None:
+        account["use_default_credential"] = True
+    else:
+        account["service_account_credential"] = ServiceAccountCredential.model_validate(key_file)
+    return AuthCredential(
+        auth_type=AuthCredentialTypes.SERVICE_ACCOUNT,
+        service_account=ServiceAccount.model_validate(account),
+    )

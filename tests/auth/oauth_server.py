@@ -19,8 +19,15 @@ real client end to end):
   ``rotate_refresh_tokens=False``). Errors are RFC 6749 JSON (``invalid_grant``,
   ``invalid_client`` with 401, ``invalid_request``, ``unauthorized_client``,
   ``unsupported_grant_type``). Every request is recorded in ``server.token_requests``.
+  Also the JWT bearer grant (RFC 7523) Google service accounts use: no client
+  authentication; the RS256 ``assertion`` must be signed by a key registered with
+  ``server.register_service_account`` and carry ``iss`` (the account), ``aud`` (this token
+  endpoint, or Google's, which google-auth always names), a live ``exp`` and a ``scope``
+  (answered with an access token) or a ``target_audience`` (answered with an ``id_token``
+  the server signs; ``server.id_token_claims`` checks one).
 - ``GET /api/me``: a protected resource answering who the bearer token belongs to (401 with
-  ``WWW-Authenticate`` when the token is missing, unknown or expired).
+  ``WWW-Authenticate`` when the token is missing, unknown or expired); an ID token is
+  accepted when its audience is ``server.resource_url``.
 - Discovery: ``/.well-known/oauth-authorization-server``, ``/.well-known/openid-configuration``,
   ``/.well-known/oauth-protected-resource`` (resource = the base URL) and
   ``/.well-known/oauth-protected-resource/api`` (resource = ``<base>/api``).
@@ -31,24 +38,31 @@ from __future__ import annotations
 import base64
 import contextlib
 import hashlib
+import json
 import secrets
 import threading
 import time
-from collections.abc import Iterator, Mapping
+from collections.abc import Callable, Iterator, Mapping
 from dataclasses import dataclass, field
 from typing import Any
 from urllib.parse import parse_qsl, unquote, urlencode, urlsplit
 
 import httpx
 import uvicorn
+from cryptography.exceptions import InvalidSignature
+from cryptography.hazmat.primitives import hashes
+from cryptography.hazmat.primitives.asymmetric import padding, rsa
 from starlette.applications import Starlette
 from starlette.requests import Request
 from starlette.responses import JSONResponse, RedirectResponse, Response
 from starlette.routing import Route
 
-__all__ = ["OAuthServer", "SignInError", "TokenRequest", "running_oauth_server"]
+__all__ = ["OAuthServer", "SignInError", "TokenRequest", "running_oauth_server", "sign_jwt"]
 
 CODE_LIFETIME_SECONDS = 120
+JWT_BEARER = "urn:ietf:params:oauth:grant-type:jwt-bearer"
+GOOGLE_TOKEN_ENDPOINT = "https://oauth2.googleapis.com/token"
+ASSERTION_MAX_LIFETIME_SECONDS = 3600
 USER_HEADER = "X-Test-User"
 
 
@@ -63,7 +77,8 @@ class TokenRequest:
     grant_type: str | None
     client_id: str | None
     auth_method: str | None
-    """``client_secret_basic``, ``client_secret_post``, ``none``, or None when unauthenticated."""
+    """``client_secret_basic``, ``client_secret_post``, ``none``, ``jwt-bearer`` (a signed
+    assertion: ``client_id`` is then its issuer), or None when unauthenticated."""
     error: str | None
     """The RFC 6749 error code answered, or None when tokens were issued."""
     form: dict[str, str] = field(repr=False)
@@ -135,6 +150,8 @@ class OAuthServer:
         self._grants: dict[str, _Grant] = {}
         self._access_tokens: dict[str, _Token] = {}
         self._refresh_tokens: dict[str, _Token] = {}
+        self._service_accounts: dict[str, tuple[str, rsa.RSAPublicKey]] = {}
+        self._signing_key: rsa.RSAPrivateKey | None = None
         self.app = Starlette(
             routes=[
                 Route("/authorize", self._authorize_endpoint, methods=["GET"]),
@@ -217,6 +234,25 @@ class OAuthServer:
         with self._lock:
             return refresh_token in self._refresh_tokens
 
+    def register_service_account(
+        self, email: str, public_key: rsa.RSAPublicKey, *, key_id: str
+    ) -> None:
+        """Accept JWT bearer assertions from ``email`` signed by its key ``key_id``."""
+        with self._lock:
+            self._service_accounts[email] = (key_id, public_key)
+
+    def id_token_claims(self, token: str) -> dict[str, Any] | None:
+        """The claims of an ID token this server issued and that has not expired, or None."""
+        with self._lock:
+            key = self._signing_key
+        if key is None:
+            return None
+        try:
+            _, claims = _verify_jwt(token, lambda _header: key.public_key())
+        except _OAuthError:
+            return None
+        return claims if claims.get("iss") == self.issuer else None
+
     def expire_access_tokens(self) -> None:
         """Make every access token issued so far expired."""
         with self._lock:
@@ -280,11 +316,16 @@ class OAuthServer:
             form=form,
         )
         try:
-            record.client_id, record.auth_method = self._authenticate(
-                request.headers.get("authorization"), form
-            )
-            with self._lock:
-                body = self._grant(record.client_id, form)
+            if record.grant_type == JWT_BEARER:
+                record.auth_method = "jwt-bearer"
+                with self._lock:
+                    record.client_id, body = self._jwt_bearer_grant(form)
+            else:
+                record.client_id, record.auth_method = self._authenticate(
+                    request.headers.get("authorization"), form
+                )
+                with self._lock:
+                    body = self._grant(record.client_id, form)
         except _OAuthError as exc:
             record.error = exc.error
             if self.echo_request_in_errors:
@@ -364,6 +405,48 @@ class OAuthServer:
         del self._refresh_tokens[presented]
         return self._issue(client_id, token.user, token.scope, refresh=True)
 
+    def _jwt_bearer_grant(self, form: dict[str, str]) -> tuple[str, dict[str, Any]]:
+        """RFC 7523 section 2.1: the account and the token for a signed assertion."""
+        header, claims = _verify_jwt(form.get("assertion", ""), self._service_account_key)
+        email = str(claims.get("iss", ""))
+        if header.get("kid") != self._service_accounts[email][0]:
+            raise _OAuthError("invalid_grant", "the assertion names another key id")
+        if claims.get("aud") not in (self.token_endpoint, GOOGLE_TOKEN_ENDPOINT):
+            raise _OAuthError("invalid_grant", "the assertion is for another audience")
+        now = time.time()
+        iat, exp = claims.get("iat"), claims.get("exp")
+        if not isinstance(iat, int) or not isinstance(exp, int) or iat > now + 60:
+            raise _OAuthError("invalid_grant", "the assertion has no valid iat / exp")
+        if exp - iat > ASSERTION_MAX_LIFETIME_SECONDS:
+            raise _OAuthError("invalid_grant", "the assertion lives longer than an hour")
+        target_audience = claims.get("target_audience")
+        if target_audience:
+            return email, {"id_token": self._sign_id_token(email, str(target_audience))}
+        scope = claims.get("scope")
+        if not isinstance(scope, str) or not scope.strip():
+            raise _OAuthError("invalid_scope", "the assertion asks for no scope")
+        return email, self._issue(email, email, scope, refresh=False)
+
+    def _service_account_key(self, header: dict[str, Any]) -> rsa.RSAPublicKey | None:
+        """The verifying key of the account the (unverified) claims name, from the header."""
+        account = self._service_accounts.get(str(header.get("_iss", "")))
+        return account[1] if account is not None else None
+
+    def _sign_id_token(self, email: str, audience: str) -> str:
+        if self._signing_key is None:
+            self._signing_key = rsa.generate_private_key(public_exponent=65537, key_size=2048)
+        now = int(time.time())
+        claims = {
+            "iss": self.issuer,
+            "aud": audience,
+            "sub": email,
+            "email": email,
+            "azp": email,
+            "iat": now,
+            "exp": now + self.expires_in,
+        }
+        return sign_jwt(self._signing_key, claims, key_id="server-key")
+
     def _issue(
         self, client_id: str, user: str | None, scope: str, *, refresh: bool
     ) -> dict[str, Any]:
@@ -389,7 +472,11 @@ class OAuthServer:
         authorization = request.headers.get("authorization", "")
         info = None
         if authorization.lower().startswith("bearer "):
-            info = self.token_info(authorization[7:].strip())
+            token = authorization[7:].strip()
+            info = self.token_info(token)
+            claims = None if info is not None else self.id_token_claims(token)
+            if claims is not None and claims.get("aud") == self.resource_url:
+                info = {"user": claims["sub"], "client_id": claims["azp"], "scope": ""}
         if info is None:
             challenge = (
                 f'Bearer error="invalid_token", resource_metadata='
@@ -456,6 +543,56 @@ def _check_pkce(grant: _Grant, verifier: str | None) -> None:
         computed = verifier
     if not secrets.compare_digest(computed, grant.code_challenge):
         raise _OAuthError("invalid_grant", "code_verifier does not match the challenge")
+
+
+def _b64url(data: bytes) -> str:
+    return base64.urlsafe_b64encode(data).rstrip(b"=").decode("ascii")
+
+
+def _unb64url(text: str) -> bytes:
+    return base64.urlsafe_b64decode(text + "=" * (-len(text) % 4))
+
+
+def sign_jwt(key: rsa.RSAPrivateKey, claims: dict[str, Any], *, key_id: str) -> str:
+    """An RS256 JWT of ``claims`` signed by ``key``, its header naming ``key_id``."""
+    header = {"alg": "RS256", "typ": "JWT", "kid": key_id}
+    signing_input = ".".join(
+        _b64url(json.dumps(part, separators=(",", ":")).encode()) for part in (header, claims)
+    )
+    signature = key.sign(signing_input.encode("ascii"), padding.PKCS1v15(), hashes.SHA256())
+    return f"{signing_input}.{_b64url(signature)}"
+
+
+def _verify_jwt(
+    token: str, key_for: Callable[[dict[str, Any]], rsa.RSAPublicKey | None]
+) -> tuple[dict[str, Any], dict[str, Any]]:
+    """The header and claims of an RS256 JWT whose signature and ``exp`` hold.
+
+    ``key_for`` gets the header, with the (not yet trusted) ``iss`` claim as ``_iss``.
+    """
+    try:
+        encoded_header, encoded_claims, encoded_signature = token.split(".")
+        header = json.loads(_unb64url(encoded_header))
+        claims = json.loads(_unb64url(encoded_claims))
+        signature = _unb64url(encoded_signature)
+    except ValueError:
+        raise _OAuthError("invalid_grant", "the assertion is not a JWT") from None
+    if not isinstance(header, dict) or not isinstance(claims, dict):
+        raise _OAuthError("invalid_grant", "the assertion is not a JWT")
+    if header.get("alg") != "RS256":
+        raise _OAuthError("invalid_grant", "the assertion must be signed with RS256")
+    key = key_for({**header, "_iss": claims.get("iss")})
+    if key is None:
+        raise _OAuthError("invalid_grant", "the assertion's issuer is not a known account")
+    signing_input = f"{encoded_header}.{encoded_claims}".encode("ascii")
+    try:
+        key.verify(signature, signing_input, padding.PKCS1v15(), hashes.SHA256())
+    except InvalidSignature:
+        raise _OAuthError("invalid_grant", "invalid JWT signature") from None
+    exp = claims.get("exp")
+    if not isinstance(exp, int) or exp <= time.time():
+        raise _OAuthError("invalid_grant", "the JWT has expired")
+    return header, claims
 
 
 def _with_query(uri: str, params: dict[str, str | None]) -> str:

@@ -53,6 +53,13 @@ def whoami(ctx: Context) -> str:
     return headers.get("x-user", "")
 
 
+@server.tool()
+def credentials(ctx: Context) -> dict[str, str]:
+    """The credential headers of the HTTP request (Authorization, X-Api-Key)."""
+    headers = ctx.headers or {}
+    return {name: headers[name] for name in ("authorization", "x-api-key") if name in headers}
+
+
 @server.resource("memo://menu", name="menu", mime_type="text/plain")
 def menu() -> str:
     """Today's menu."""

@@ -73,6 +73,7 @@ async def test_stdio_tools_are_listed_with_the_servers_declarations(
         assert [t.name for t in tools] == [
             "add",
             "crash",
+            "credentials",
             "explode",
             "server_pid",
             "shout",
@@ -119,7 +120,7 @@ async def test_agent_calls_an_mcp_tool_and_runner_close_stops_the_server(
     declared = model.requests[0].config.tools
     assert declared is not None
     names = {d.name for d in declared[0].function_declarations or []}
-    assert names == {"add", "crash", "explode", "server_pid", "shout", "whoami"}
+    assert names == {"add", "crash", "credentials", "explode", "server_pid", "shout", "whoami"}
     assert alive(pid)
     await runner.close()
     assert not alive(pid)  # stopped and reaped

@@ -7,6 +7,9 @@ from adk_runtime.auth.exchanger.base_credential_exchanger import (
 )
 from adk_runtime.auth.exchanger.credential_exchanger_registry import CredentialExchangerRegistry
 from adk_runtime.auth.exchanger.oauth2_credential_exchanger import OAuth2CredentialExchanger
+from adk_runtime.auth.exchanger.service_account_credential_exchanger import (
+    ServiceAccountCredentialExchanger,
+)
 
 __all__ = [
     "BaseCredentialExchanger",
@@ -14,4 +17,5 @@ __all__ = [
     "CredentialExchangerRegistry",
     "ExchangeResult",
     "OAuth2CredentialExchanger",
+    "ServiceAccountCredentialExchanger",
 ]

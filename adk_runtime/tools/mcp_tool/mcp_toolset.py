@@ -6,7 +6,7 @@ import logging
 import sys
 import time
 import warnings
-from typing import Any, TextIO
+from typing import TYPE_CHECKING, Any, TextIO
 
 from mcp import ClientSession
 from mcp.types import PaginatedRequestParams, Tool
@@ -18,6 +18,11 @@ from adk_runtime.tools.base_toolset import BaseToolset, ToolPredicate
 from adk_runtime.tools.mcp_tool._params import ConnectionParams
 from adk_runtime.tools.mcp_tool.mcp_session_manager import MCPSessionManager
 from adk_runtime.tools.mcp_tool.mcp_tool import HeaderProvider, McpTool, headers_for
+
+if TYPE_CHECKING:
+    from adk_runtime.auth.auth_credential import AuthCredential
+    from adk_runtime.auth.auth_schemes import AuthScheme
+    from adk_runtime.auth.auth_tool import AuthConfig
 
 __all__ = ["MCPToolset", "McpToolset"]
 
@@ -58,6 +63,9 @@ class McpToolset(BaseToolset):
         require_confirmation: RequireConfirmation = False,
         header_provider: HeaderProvider | None = None,
         use_mcp_resources: bool | None = False,
+        auth_scheme: AuthScheme | None = None,
+        auth_credential: AuthCredential | None = None,
+        credential_key: str | None = None,
     ) -> None:
         """Create the toolset (nothing connects until the tools are first needed).
 
@@ -74,6 +82,14 @@ class McpToolset(BaseToolset):
             header_provider: ``(readonly_context) -> headers`` added to HTTP requests.
             use_mcp_resources: Also offer ``load_mcp_resource``, which shows the server's
                 resources to the model.
+            auth_scheme: How the server authenticates its users (needs the ``auth``
+                extra): before the model call the agent gets the user's credential (or asks
+                for it, pausing the invocation) and every request to the server carries it
+                (``Authorization: Bearer …``, basic, or the API key's header).
+            auth_credential: What the toolset has for ``auth_scheme`` (e.g. the OAuth2
+                client).
+            credential_key: Where the credential is kept (default: derived from the scheme
+                and the client).
         """
         super().__init__(tool_filter=tool_filter, tool_name_prefix=tool_name_prefix)
         self._mcp_session_manager = MCPSessionManager(connection_params, errlog=errlog)
@@ -82,6 +98,36 @@ class McpToolset(BaseToolset):
         self._ttl = tool_list_cache_ttl_seconds
         self._use_mcp_resources = bool(use_mcp_resources)
         self._listed: dict[str, tuple[float, list[Tool]]] = {}
+        self._auth_config: AuthConfig | None = None
+        if auth_scheme is not None:
+            from adk_runtime.auth.auth_tool import AuthConfig
+
+            self._auth_config = AuthConfig(
+                auth_scheme=auth_scheme,
+                raw_auth_credential=auth_credential,
+                credential_key=credential_key,
+            )
+
+    def get_auth_config(self) -> AuthConfig | None:
+        """The credential the server needs (from ``auth_scheme``), or None."""
+        return self._auth_config
+
+    async def _headers(self, readonly_context: ReadonlyContext | None) -> dict[str, str]:
+        """The provider's headers, and the user's credential's (which win on a clash)."""
+        headers = await headers_for(self._header_provider, readonly_context) or {}
+        config = self._auth_config
+        if config is None or readonly_context is None:
+            return headers
+        from adk_runtime.auth._auth_headers import auth_headers
+
+        credential = readonly_context.get_credential(config.credential_key or "")
+        carried = auth_headers(credential, config.auth_scheme)
+        if not carried:
+            return headers
+        names = {name.lower() for name in carried}
+        merged = {k: v for k, v in headers.items() if k.lower() not in names}
+        merged.update(carried)
+        return merged
 
     @property
     def connection_params(self) -> ConnectionParams:
@@ -94,7 +140,7 @@ class McpToolset(BaseToolset):
         Raises:
             ConnectionError: The server cannot be started or reached.
         """
-        headers = await headers_for(self._header_provider, readonly_context)
+        headers = await self._headers(readonly_context)
         listed = await self._list(headers)
         tools: list[BaseTool] = []
         for mcp_tool in listed:
@@ -105,7 +151,7 @@ class McpToolset(BaseToolset):
                 mcp_tool=mcp_tool,
                 mcp_session_manager=self._mcp_session_manager,
                 require_confirmation=self._require_confirmation,
-                header_provider=self._header_provider,
+                header_provider=self._headers,
             )
             if self._is_tool_selected(tool, readonly_context):
                 tools.append(tool)
@@ -152,14 +198,14 @@ class McpToolset(BaseToolset):
             ValueError: The server has no resource of that name.
         """
         info = await self.get_resource_info(name, readonly_context)
-        headers = await headers_for(self._header_provider, readonly_context)
+        headers = await self._headers(readonly_context)
         result = await self._mcp_session_manager.run(
             lambda session: session.read_resource(info["uri"]), headers
         )
         return result.contents
 
     async def _resources(self, readonly_context: ReadonlyContext | None) -> list[dict[str, Any]]:
-        headers = await headers_for(self._header_provider, readonly_context)
+        headers = await self._headers(readonly_context)
         result = await self._mcp_session_manager.run(
             lambda session: session.list_resources(), headers
         )
