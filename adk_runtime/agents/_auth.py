@@ -36,6 +36,7 @@ import pydantic
 from google.genai import types
 
 from adk_runtime.agents import _functions
+from adk_runtime.agents._client_answers import latest_answers
 from adk_runtime.agents.invocation_context import InvocationContext
 from adk_runtime.agents.readonly_context import ReadonlyContext
 from adk_runtime.errors import InputValidationError
@@ -182,7 +183,7 @@ async def resume_authorized_calls(
             no credential, or an OAuth2 answer's ``state`` differs from the request's.
     """
     events = ctx.session.events
-    index, answers, others = _latest_answers(events)
+    index, answers, others = latest_answers(events, REQUEST_EUC_FUNCTION_CALL_NAME)
     if not answers:
         return
     requests = _stored_requests(events[:index], agent.name, answers)
@@ -217,23 +218,6 @@ async def resume_authorized_calls(
         ctx.end_invocation = True
         yield again
     yield response_event
-
-
-def _latest_answers(events: list[Event]) -> tuple[int, dict[str, Any], bool]:
-    """The last user event's credential answers by request id, its index, other responses."""
-    for index in range(len(events) - 1, -1, -1):
-        event = events[index]
-        if event.author != "user":
-            continue
-        answers: dict[str, Any] = {}
-        others = False
-        for response in event.get_function_responses():
-            if response.name != REQUEST_EUC_FUNCTION_CALL_NAME:
-                others = True
-            elif response.id:
-                answers[response.id] = response.response
-        return index, answers, others
-    return -1, {}, False
 
 
 def _stored_requests(

@@ -27,6 +27,7 @@ import pydantic
 from google.genai import types
 
 from adk_runtime.agents import _functions
+from adk_runtime.agents._client_answers import latest_answers
 from adk_runtime.agents.invocation_context import InvocationContext
 from adk_runtime.agents.readonly_context import ReadonlyContext
 from adk_runtime.errors import InputValidationError
@@ -135,7 +136,10 @@ async def resume_confirmed_calls(
             (unknown original call, changed arguments, a tool that needs no confirmation).
     """
     events = ctx.session.events
-    answer_index, answers, other_responses = _latest_answers(events)
+    answer_index, raw, other_responses = latest_answers(
+        events, REQUEST_CONFIRMATION_FUNCTION_CALL_NAME
+    )
+    answers = {request_id: _parse_answer(response) for request_id, response in raw.items()}
     if not answers:
         return
     resumption = await _match(agent, ctx, events, answer_index, answers)
@@ -162,23 +166,6 @@ async def resume_confirmed_calls(
         ctx.end_invocation = True
         yield again
     yield response_event
-
-
-def _latest_answers(events: list[Event]) -> tuple[int, dict[str, ToolConfirmation], bool]:
-    """The last user event's confirmation answers by request id (and its index)."""
-    for index in range(len(events) - 1, -1, -1):
-        event = events[index]
-        if event.author != "user":
-            continue
-        answers: dict[str, ToolConfirmation] = {}
-        others = False
-        for response in event.get_function_responses():
-            if response.name != REQUEST_CONFIRMATION_FUNCTION_CALL_NAME:
-                others = True
-            elif response.id:
-                answers[response.id] = _parse_answer(response.response)
-        return index, answers, others
-    return -1, {}, False
 
 
 def _parse_answer(response: dict[str, Any] | None) -> ToolConfirmation:
