@@ -138,6 +138,7 @@ class Runner:
         self.app_name = validate_id(app_name or app.name, "app_name")
         self.agent: BaseAgent = app.root_agent
         self.resumability_config = app.resumability_config
+        self.context_cache_config = app.context_cache_config
         self.session_service = session_service
         self.artifact_service = artifact_service
         self.memory_service = memory_service
@@ -289,6 +290,7 @@ class Runner:
             plugin_manager=self.plugin_manager,
             resumability_config=self.resumability_config,
             events_compaction_config=self.app.events_compaction_config,
+            context_cache_config=self.context_cache_config,
         )
         if continuing:  # its agents' states, from its committed events
             ctx.populate_invocation_agent_states()

@@ -13,6 +13,7 @@ from adk_runtime.agents import (
     _auth,
     _compaction,
     _confirmation,
+    _context_cache,
     _functions,
     _step_hooks,
     _structured_output,
@@ -149,6 +150,7 @@ class _Step:
         tools = await agent.canonical_tools(ReadonlyContext(ctx))
         await _toolsets.prepare_request(agent.tools, tools, ToolContext(ctx), request)
         _step_hooks.finish_request(agent, ctx, extra, request)
+        _context_cache.prepare_request(ctx, agent.name, request)
         return request
 
     async def _call_model(self, request: LlmRequest) -> AsyncGenerator[LlmResponse, None]:
@@ -272,6 +274,7 @@ _COPIED_FIELDS = (
     "error_message",
     "interrupted",
     "custom_metadata",
+    "cache_metadata",
 )
 
 

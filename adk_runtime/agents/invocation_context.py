@@ -13,6 +13,7 @@ from adk_runtime.agents.run_config import RunConfig
 from adk_runtime.artifacts.base import BaseArtifactService
 from adk_runtime.errors import LlmCallsLimitExceededError
 from adk_runtime.memory.base import BaseMemoryService
+from adk_runtime.models._context_cache_config import ContextCacheConfig
 from adk_runtime.platform import uuid as platform_uuid
 from adk_runtime.plugins.plugin_manager import PluginManager
 from adk_runtime.sessions.base import BaseSessionService
@@ -54,6 +55,9 @@ class InvocationContext(BaseModel):
         end_of_agents: Agent name to whether it finished in this invocation.
         events_compaction_config: The app's ``EventsCompactionConfig``: with its token
             threshold, a summary may be taken before a model call (the Runner sets it).
+        context_cache_config: The app's ``ContextCacheConfig``: set, every model request
+            carries it so that a Gemini model caches the request's stable prefix (the Runner
+            sets it).
         credential_service: Where tools keep the credentials they obtained (a
             ``adk_runtime.auth.credential_service.BaseCredentialService``), if configured.
         credential_by_key: The credentials resolved for toolsets in this invocation, by
@@ -77,6 +81,7 @@ class InvocationContext(BaseModel):
     agent_states: dict[str, dict[str, Any]] = Field(default_factory=dict)
     end_of_agents: dict[str, bool] = Field(default_factory=dict)
     events_compaction_config: EventsCompactionConfig | None = None
+    context_cache_config: ContextCacheConfig | None = None
     # A BaseCredentialService: typed loosely, as the auth extra may not be installed.
     credential_service: Any = None
     credential_by_key: dict[str, Any] = Field(default_factory=dict)

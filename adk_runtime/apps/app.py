@@ -3,18 +3,24 @@
 from __future__ import annotations
 
 import re
-from typing import Any
 
-from pydantic import BaseModel, ConfigDict, Field, InstanceOf, field_validator, model_validator
+from pydantic import BaseModel, ConfigDict, Field, InstanceOf, model_validator
 
 from adk_runtime.agents._compaction_config import EventsCompactionConfig
 from adk_runtime.agents._resumability import ResumabilityConfig
 from adk_runtime.agents.base_agent import BaseAgent
+from adk_runtime.agents.context_cache_config import ContextCacheConfig
 from adk_runtime.agents.llm_agent import LlmAgent
 from adk_runtime.errors import ConfigurationError
 from adk_runtime.plugins.base_plugin import BasePlugin
 
-__all__ = ["App", "EventsCompactionConfig", "ResumabilityConfig", "validate_app_name"]
+__all__ = [
+    "App",
+    "ContextCacheConfig",
+    "EventsCompactionConfig",
+    "ResumabilityConfig",
+    "validate_app_name",
+]
 
 _APP_NAME = re.compile(r"^[a-zA-Z][a-zA-Z0-9_-]*$")
 
@@ -46,8 +52,8 @@ class App(BaseModel):
         plugins: Plugins applied to every invocation, in order (names unique).
         events_compaction_config: When to summarise older events of a session for the
             model (see :class:`EventsCompactionConfig`); None: never.
-        context_cache_config: google-adk's Gemini context caching; not implemented here, so
-            setting it raises :class:`ConfigurationError`.
+        context_cache_config: Gemini context caching for every LLM agent of the app (see
+            :class:`ContextCacheConfig`); None: nothing is cached.
         resumability_config: Accepted; adk_runtime invocations are always resumable.
     """
 
@@ -57,18 +63,8 @@ class App(BaseModel):
     root_agent: InstanceOf[BaseAgent] | None = None
     plugins: list[InstanceOf[BasePlugin]] = Field(default_factory=list)
     events_compaction_config: EventsCompactionConfig | None = None
-    context_cache_config: Any = None
+    context_cache_config: ContextCacheConfig | None = None
     resumability_config: ResumabilityConfig | None = None
-
-    @field_validator("context_cache_config")
-    @classmethod
-    def _refuse_context_cache(cls, value: Any) -> Any:
-        if value is not None:
-            raise ConfigurationError(
-                "App.context_cache_config is not supported by adk_runtime (no Gemini context "
-                "caching); leave it unset."
-            )
-        return value
 
     @model_validator(mode="after")
     def _check(self) -> App:

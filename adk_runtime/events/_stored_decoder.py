@@ -80,6 +80,14 @@ def sample_payloads(event_type: type[pydantic.BaseModel]) -> list[str]:
             "content": content,
             "actions": {"state_delta": {"k": base64.b64encode(b"v").decode(), "n": None}},
             "usage_metadata": {"prompt_token_count": 3, "total_token_count": 5},
+            "cache_metadata": {
+                "cache_name": "cachedContents/c1",
+                "expire_time": 1.5,
+                "fingerprint": "f",
+                "invocations_used": 1,
+                "contents_count": 2,
+                "created_at": 0.5,
+            },
         }
     )
     summary = event_type.model_validate(

@@ -13,6 +13,7 @@ from pydantic_core import PydanticSerializationError
 from adk_runtime import codec
 from adk_runtime.errors import SerializationError, UnreadableDataError
 from adk_runtime.events import _stored_decoder
+from adk_runtime.events._cache_metadata import CacheMetadata
 from adk_runtime.events._json_fields import STORED, STORED_FORM, JsonDict
 from adk_runtime.events.event_actions import EventActions
 from adk_runtime.platform import time as platform_time
@@ -36,6 +37,9 @@ class Event(BaseModel):
         partial: A streaming chunk: yielded, never stored, its actions never applied.
         branch: ``agent_1.agent_2`` path of the agent that produced it, for isolation.
         long_running_tool_ids: Function-call ids of long-running tools still pending.
+        cache_metadata: On a model-response event: the Gemini context cache its request used
+            (or the fingerprint of the request's cacheable prefix), read back by the next
+            model call of the same agent to reuse the cache.
     """
 
     model_config = STORED_FORM.copy()
@@ -56,6 +60,7 @@ class Event(BaseModel):
     error_message: str | None = None
     interrupted: bool | None = None
     custom_metadata: JsonDict | None = None
+    cache_metadata: CacheMetadata | None = None
 
     invocation_id: str = ""
     author: str = ""

@@ -3,21 +3,29 @@
 from __future__ import annotations
 
 import asyncio
+import logging
 from collections.abc import AsyncGenerator
+from contextlib import aclosing
 from functools import cached_property
 from typing import Any
 
 from google import genai
 from google.genai import errors, types
 
+from adk_runtime.events._cache_metadata import CacheMetadata
 from adk_runtime.models._call_ids import without_client_ids
 from adk_runtime.models.base_llm import BaseLlm
+from adk_runtime.models.gemini_context_cache_manager import GeminiContextCacheManager
 from adk_runtime.models.llm_request import LlmRequest
 from adk_runtime.models.llm_response import LlmResponse
 
 __all__ = ["Gemini"]
 
+logger = logging.getLogger(__name__)
+
 _RETRYABLE_STATUSES = [408, 429, 500, 502, 503, 504]
+_CACHE_REFUSED_STATUSES = (400, 403, 404)
+"""Statuses of a request naming a cache the server no longer has (or never let us use)."""
 
 
 def default_retry_options() -> types.HttpRetryOptions:
@@ -85,13 +93,65 @@ class Gemini(BaseLlm):
     ) -> AsyncGenerator[LlmResponse, None]:
         """Call the model; an API error becomes a response with ``error_code`` set.
 
+        With ``llm_request.cache_config`` set, the request's stable prefix is cached
+        (:class:`GeminiContextCacheManager`) and the complete response carries the cache's
+        ``cache_metadata``. A request whose cache the server refuses (400, 403, 404) is sent
+        once more uncached.
+
         Yields:
             The reply, or when streaming each chunk as a partial response and then the
             aggregated reply.
         """
+        client = await self._client()
+        if llm_request.cache_config is None or llm_request.config.cached_content:
+            async with aclosing(self._generate(client, llm_request, stream)) as responses:
+                async for response in responses:
+                    yield response
+            return
+        async with aclosing(self._generate_cached(client, llm_request, stream)) as responses:
+            async for response in responses:
+                yield response
+
+    async def _generate_cached(
+        self, client: genai.Client, llm_request: LlmRequest, stream: bool
+    ) -> AsyncGenerator[LlmResponse, None]:
+        uncached = (list(llm_request.contents), llm_request.config.model_copy())
+        manager = GeminiContextCacheManager(client)
+        metadata = await manager.handle_context_caching(llm_request)
+        refused: LlmResponse | None = None
+        sent = False  # once a response (or chunk) went out, it is too late to resend
+        async with aclosing(self._generate(client, llm_request, stream)) as responses:
+            async for response in responses:
+                if not sent and _cache_refused(response, llm_request):
+                    refused = response
+                    break
+                if metadata is not None and not response.partial:
+                    manager.populate_cache_metadata_in_response(response, metadata)
+                sent = True
+                yield response
+        if refused is None or metadata is None:
+            return
+        logger.warning(
+            "Gemini refused context cache %s (HTTP %s); sending the request uncached.",
+            llm_request.config.cached_content,
+            refused.error_code,
+        )
+        llm_request.contents, llm_request.config = uncached
+        # Fingerprint only: the next request makes a new cache instead of naming this one.
+        retry = CacheMetadata(
+            fingerprint=metadata.fingerprint, contents_count=metadata.contents_count
+        )
+        async with aclosing(self._generate(client, llm_request, stream)) as responses:
+            async for response in responses:
+                if not response.partial:
+                    manager.populate_cache_metadata_in_response(response, retry)
+                yield response
+
+    async def _generate(
+        self, client: genai.Client, llm_request: LlmRequest, stream: bool
+    ) -> AsyncGenerator[LlmResponse, None]:
         model = llm_request.model or self.model
         contents = without_client_ids(llm_request.contents)  # the API did not issue them
-        client = await self._client()
         try:
             if not stream:
                 response = await client.aio.models.generate_content(
@@ -114,6 +174,12 @@ class Gemini(BaseLlm):
             yield aggregator.close()
         except errors.APIError as exc:
             yield _error_response(exc)
+
+
+def _cache_refused(response: LlmResponse, llm_request: LlmRequest) -> bool:
+    """Whether ``response`` is the server refusing the cache the request named."""
+    codes = {str(code) for code in _CACHE_REFUSED_STATUSES}
+    return bool(llm_request.config.cached_content) and response.error_code in codes
 
 
 def _error_response(exc: errors.APIError) -> LlmResponse:

@@ -7,6 +7,9 @@ from typing import TYPE_CHECKING, Any
 from google.genai import types
 from pydantic import BaseModel, ConfigDict, Field
 
+from adk_runtime.events._cache_metadata import CacheMetadata
+from adk_runtime.models._context_cache_config import ContextCacheConfig
+
 if TYPE_CHECKING:
     from adk_runtime.tools.base_tool import BaseTool
 
@@ -22,6 +25,11 @@ class LlmRequest(BaseModel):
         config: Generation settings; ``system_instruction`` holds the rendered instruction
             and ``tools`` the function declarations.
         tools_dict: The tools the model may call, by name (never sent to the model).
+        cache_config: The app's context caching settings (None: no caching).
+        cache_metadata: The cache the agent's last model response used or fingerprinted,
+            from the session's events (what the model may reuse).
+        cacheable_contents_token_count: The prompt tokens of the agent's last model request,
+            as the model reported them (whether a cache is worth making).
     """
 
     model_config = ConfigDict(extra="forbid", arbitrary_types_allowed=True)
@@ -30,6 +38,9 @@ class LlmRequest(BaseModel):
     contents: list[types.Content] = Field(default_factory=list)
     config: types.GenerateContentConfig = Field(default_factory=types.GenerateContentConfig)
     tools_dict: dict[str, Any] = Field(default_factory=dict, exclude=True)
+    cache_config: ContextCacheConfig | None = None
+    cache_metadata: CacheMetadata | None = None
+    cacheable_contents_token_count: int | None = None
 
     def append_instructions(self, instructions: list[str]) -> None:
         """Add paragraphs to ``config.system_instruction``."""

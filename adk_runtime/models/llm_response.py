@@ -7,6 +7,8 @@ from typing import Any
 from google.genai import types
 from pydantic import BaseModel, ConfigDict, alias_generators
 
+from adk_runtime.events._cache_metadata import CacheMetadata
+
 __all__ = ["LlmResponse"]
 
 
@@ -22,6 +24,8 @@ class LlmResponse(BaseModel):
         finish_reason: Why the model stopped.
         usage_metadata: Token counts.
         model_version: The model that answered.
+        cache_metadata: The context cache the request used, or the fingerprint of its
+            cacheable prefix (set by the model when the app caches context).
     """
 
     model_config = ConfigDict(
@@ -44,6 +48,7 @@ class LlmResponse(BaseModel):
     custom_metadata: dict[str, Any] | None = None
     usage_metadata: types.GenerateContentResponseUsageMetadata | None = None
     avg_logprobs: float | None = None
+    cache_metadata: CacheMetadata | None = None
 
     @staticmethod
     def create(response: types.GenerateContentResponse) -> LlmResponse:

@@ -21,6 +21,7 @@ from hypothesis import strategies as st
 from adk_runtime.errors import SerializationError, UnreadableDataError
 from adk_runtime.events import Event, EventActions
 from adk_runtime.events._limits import MAX_EVENT_DEPTH
+from adk_runtime.models.cache_metadata import CacheMetadata
 from adk_runtime.sessions import (
     BaseSessionService,
     DatabaseSessionService,
@@ -37,6 +38,19 @@ def _nested(levels: int) -> Any:
     for _ in range(levels):
         value = {"k": value}
     return value
+
+
+def _cached(expire_time: float) -> Event:
+    # CacheMetadata refuses a non-finite time when built; one built around the checks must
+    # still never reach storage.
+    metadata = CacheMetadata.model_construct(
+        cache_name="cachedContents/c",
+        expire_time=expire_time,
+        fingerprint="f",
+        invocations_used=1,
+        contents_count=1,
+    )
+    return Event(author="x", cache_metadata=metadata)
 
 
 def _call(args: dict[str, Any]) -> Event:
@@ -65,8 +79,9 @@ async def _stored(service: BaseSessionService, session: Any) -> Any:
         (Event(author="x", avg_logprobs=float("nan")), "event.avg_logprobs"),
         (_call({"a": [1, float("nan")]}), "function_call.args['a'][1]"),
         (_call({"a": {"b": float("inf")}}), "function_call.args['a']['b']"),
+        (_cached(float("nan")), "event.cache_metadata.expire_time"),
     ],
-    ids=["inf", "-inf", "nan", "avg_logprobs", "args-nan", "args-inf"],
+    ids=["inf", "-inf", "nan", "avg_logprobs", "args-nan", "args-inf", "cache-expire-nan"],
 )
 async def test_non_finite_numbers_are_refused_and_nothing_is_written(
     session_service: BaseSessionService, event: Event, path: str

@@ -18,6 +18,7 @@ from adk_runtime.errors import (
     StaleSessionError,
 )
 from adk_runtime.events import Event, EventActions
+from adk_runtime.models.cache_metadata import CacheMetadata
 from adk_runtime.sessions import BaseSessionService, GetSessionConfig, Session
 
 APP = "app"
@@ -223,6 +224,25 @@ async def test_binary_content_round_trips(session_service: BaseSessionService) -
     await session_service.append_event(session, event)
     loaded = await _reload(session_service, session)
     assert loaded.events[0] == event
+
+
+async def test_cache_metadata_round_trips(session_service: BaseSessionService) -> None:
+    # The context cache a model response used: the next invocation reads it back to reuse it.
+    active = CacheMetadata(
+        cache_name="projects/p/locations/l/cachedContents/123",
+        expire_time=1_700_000_600.123456,
+        fingerprint="0123456789abcdef",
+        invocations_used=3,
+        contents_count=7,
+        created_at=1_700_000_000.5,
+    )
+    fingerprint_only = CacheMetadata(fingerprint="fedcba9876543210", contents_count=0)
+    session = await session_service.create_session(app_name=APP, user_id="u1", session_id="s1")
+    for metadata in (active, fingerprint_only):
+        await session_service.append_event(session, _event(cache_metadata=metadata))
+    loaded = await _reload(session_service, session)
+    assert [event.cache_metadata for event in loaded.events] == [active, fingerprint_only]
+    assert loaded.events == session.events
 
 
 async def test_temp_keys_are_applied_in_memory_but_never_stored(

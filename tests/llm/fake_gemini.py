@@ -4,6 +4,8 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
+import datetime
+import itertools
 import json
 from collections.abc import AsyncIterator
 from typing import Any
@@ -33,14 +35,33 @@ def error_body(code: int, status: str, message: str) -> dict[str, Any]:
 
 
 class FakeGemini:
-    """Answers queued replies in order: ``(status, body)`` or ``("sse", [bodies])``."""
+    """Answers queued replies in order: ``(status, body)`` or ``("sse", [bodies])``.
+
+    It also keeps cached content as Gemini does (``cachedContents`` create, get, delete;
+    every such call recorded in ``cache_calls``): a generate request naming a cache it does
+    not hold is refused with 403, and one that names a cache while also sending a system
+    instruction, tools or a tool config with 400, as the real API does. ``cache_failures``
+    queues error replies for the next creates.
+    """
 
     def __init__(self) -> None:
         self.replies: list[tuple[int | str, Any]] = []
         self.requests: list[tuple[str, dict[str, Any]]] = []
         self.clients: list[Any] = []  # models to close before the server stops
+        self.caches: dict[str, dict[str, Any]] = {}
+        self.cache_calls: list[tuple[str, str, dict[str, Any] | None]] = []
+        self.cache_failures: list[tuple[int, dict[str, Any]]] = []
+        self._cache_ids = itertools.count(1)
         app = Starlette(
-            routes=[Route("/{version}/models/{action:path}", self._handle, methods=["POST"])]
+            routes=[
+                Route("/{version}/models/{action:path}", self._handle, methods=["POST"]),
+                Route("/{version}/cachedContents", self._create_cache, methods=["POST"]),
+                Route(
+                    "/{version}/cachedContents/{cache_id}",
+                    self._cache,
+                    methods=["GET", "DELETE"],
+                ),
+            ]
         )
         config = uvicorn.Config(
             app, host="127.0.0.1", port=0, log_level="warning", lifespan="off", ws="none"
@@ -66,9 +87,59 @@ class FakeGemini:
         if self._task is not None:
             await self._task
 
+    def cache_calls_of(self, method: str) -> list[tuple[str, dict[str, Any] | None]]:
+        """The recorded cache calls of one HTTP method: ``(path, body)``."""
+        return [(path, body) for m, path, body in self.cache_calls if m == method]
+
+    async def _create_cache(self, request: Request) -> Response:
+        body = json.loads(await request.body())
+        self.cache_calls.append(("POST", request.url.path, body))
+        if self.cache_failures:
+            status, payload = self.cache_failures.pop(0)
+            return JSONResponse(payload, status_code=status)
+        name = f"cachedContents/cache-{next(self._cache_ids)}"
+        now = datetime.datetime.now(datetime.timezone.utc)
+        ttl = float(str(body.get("ttl", "3600s")).rstrip("s"))
+        cache = {
+            "name": name,
+            "model": body.get("model"),
+            "displayName": body.get("displayName"),
+            "createTime": now.isoformat(),
+            "updateTime": now.isoformat(),
+            "expireTime": (now + datetime.timedelta(seconds=ttl)).isoformat(),
+            "usageMetadata": {"totalTokenCount": 4096},
+        }
+        self.caches[name] = {**body, **cache}
+        return JSONResponse(cache)
+
+    async def _cache(self, request: Request) -> Response:
+        name = f"cachedContents/{request.path_params['cache_id']}"
+        self.cache_calls.append((request.method, request.url.path, None))
+        if name not in self.caches:
+            return JSONResponse(error_body(404, "NOT_FOUND", "no such cache"), 404)
+        if request.method == "DELETE":
+            del self.caches[name]
+            return JSONResponse({})
+        return JSONResponse(self.caches[name])
+
+    def _refuse_cache_use(self, body: dict[str, Any]) -> Response | None:
+        name = body.get("cachedContent")
+        if name is None:
+            return None
+        if name not in self.caches:
+            message = "CachedContent not found (or permission denied)"
+            return JSONResponse(error_body(403, "PERMISSION_DENIED", message), 403)
+        if any(key in body for key in ("systemInstruction", "tools", "toolConfig")):
+            message = "CachedContent can not be used with system_instruction, tools or tool_config"
+            return JSONResponse(error_body(400, "INVALID_ARGUMENT", message), 400)
+        return None
+
     async def _handle(self, request: Request) -> Response:
         body = json.loads(await request.body())
         self.requests.append((request.url.path, body))
+        refused = self._refuse_cache_use(body)
+        if refused is not None:
+            return refused
         if not self.replies:
             return JSONResponse(error_body(500, "INTERNAL", "fake server: no reply queued"), 500)
         kind, payload = self.replies.pop(0)

@@ -56,9 +56,9 @@ OTHER_MODELS = (
     "(fallback chains, capability and service-tier metadata): not implemented; any model "
     "plugs in as a `BaseLlm` subclass registered with `LLMRegistry`."
 )
-CONTEXT_CACHE = (
-    "Gemini context caching and the Interactions API: not implemented "
-    "(`App(context_cache_config=...)` raises `ConfigurationError`)."
+INTERACTIONS_API = (
+    "The Gemini Interactions API: not implemented (Gemini context caching is, see "
+    "`App(context_cache_config=...)`)."
 )
 FLOW_INTERNALS = (
     "Internals of google-adk's LLM flow (request processors, flow classes, function-call "
@@ -195,13 +195,9 @@ OMITTED: dict[str, str] = {
     "models:FallbackModel": OTHER_MODELS,
     "models:LlmCapabilities": OTHER_MODELS,
     "models:ServiceTier": OTHER_MODELS,
-    # context caching, Interactions API
-    "agents.context_cache_config": CONTEXT_CACHE,
-    "models.cache_metadata": CONTEXT_CACHE,
-    "models.gemini_context_cache_manager": CONTEXT_CACHE,
-    "models.interactions_utils": CONTEXT_CACHE,
-    "flows.llm_flows.context_cache_processor": CONTEXT_CACHE,
-    "flows.llm_flows.interactions_processor": CONTEXT_CACHE,
+    # the Interactions API
+    "models.interactions_utils": INTERACTIONS_API,
+    "flows.llm_flows.interactions_processor": INTERACTIONS_API,
     # the flow's internals
     "flows.llm_flows.agent_transfer": FLOW_INTERNALS,
     "flows.llm_flows.auto_flow": FLOW_INTERNALS,

@@ -10,7 +10,7 @@ from google.genai import types
 
 from adk_runtime.agents import LlmAgent
 from adk_runtime.apps import App, ResumabilityConfig
-from adk_runtime.errors import ConfigurationError, InputValidationError, PluginError
+from adk_runtime.errors import InputValidationError, PluginError
 from adk_runtime.plugins import BasePlugin, LoggingPlugin, PluginManager
 from adk_runtime.runners import InMemoryRunner, Runner
 from adk_runtime.sessions import InMemorySessionService
@@ -34,9 +34,7 @@ def test_app_checks_its_name_and_root_agent() -> None:
         App(name="ok", root_agent=_agent(), plugins=[Recorder("p"), Recorder("p")])
 
 
-def test_app_refuses_what_adk_runtime_does_not_implement() -> None:
-    with pytest.raises(ConfigurationError, match="context_cache_config"):
-        App(name="ok", root_agent=_agent(), context_cache_config=object())
+def test_app_accepts_resumability_config() -> None:
     app = App(
         name="ok", root_agent=_agent(), resumability_config=ResumabilityConfig(is_resumable=True)
     )

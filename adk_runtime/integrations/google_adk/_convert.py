@@ -55,7 +55,7 @@ def from_google_event(event: GoogleEvent) -> Event:
     for name in _SHARED_EVENT_FIELDS:
         value = getattr(event, name)
         if value is not None:
-            data[name] = value
+            data[name] = _plain(value)
     data["actions"] = _from_google_actions(event.actions)
     stash = {
         "event": _non_default_json(event, _GOOGLE_ONLY_EVENT_FIELDS),
@@ -80,14 +80,15 @@ def _from_google_actions(actions: GoogleEventActions) -> EventActions:
 
 
 def _plain(value: Any) -> Any:
-    """``value`` with google-adk's own models (e.g. ``ToolConfirmation``) as JSON data.
+    """``value`` with google-adk's or adk_runtime's own models as JSON data.
 
-    Both sides have models of the same shape under the same field; google-genai's types are
-    shared and kept as they are.
+    Both sides have models of the same shape under the same field (e.g. ``ToolConfirmation``,
+    ``CacheMetadata``); google-genai's types are shared and kept as they are.
     """
     if isinstance(value, dict):
         return {key: _plain(item) for key, item in value.items()}
-    if isinstance(value, BaseModel) and type(value).__module__.startswith("google.adk"):
+    module = type(value).__module__
+    if isinstance(value, BaseModel) and module.startswith(("google.adk", "adk_runtime")):
         return value.model_dump(mode="json", exclude_none=True)
     return value
 
@@ -112,7 +113,7 @@ def to_google_event(event: Event) -> GoogleEvent:
     for name in _SHARED_EVENT_FIELDS:
         value = getattr(event, name)
         if value is not None:
-            data[name] = value
+            data[name] = _plain(value)
     actions: dict[str, Any] = event.actions.model_dump(mode="python", exclude_none=True)
     metadata = dict(event.custom_metadata) if event.custom_metadata is not None else None
     stash = metadata.pop(STASH_KEY, None) if metadata is not None else None

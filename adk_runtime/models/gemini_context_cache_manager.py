@@ -1,0 +1,308 @@
+"""Gemini context caching: store a request's stable prefix once, refer to it afterwards.
+
+The *cacheable prefix* of a request is its system instruction, tools, tool config and the
+contents before the last run of user contents (the new message and what goes with it). Its
+fingerprint is a hash of those and of the model and endpoint. One model request goes like
+this, given the metadata the agent's last response stored (``LlmRequest.cache_metadata``):
+
+1. none (the session's first request): only the fingerprint is returned;
+2. an active cache whose prefix still matches, within its TTL and ``cache_intervals``: the
+   request refers to it (``config.cached_content``) and leaves out what it holds;
+3. otherwise the old cache (if any) is deleted, and when the old prefix still matches a new
+   cache is made of the current prefix, provided the previous request reached ``min_tokens``
+   and the prefix the model's own minimum; a cache that cannot be made (any error) is logged
+   and the request goes uncached, with the fingerprint kept for the next try.
+
+The metadata returned goes on the response and so on the stored event: the next invocation,
+in this process or another, continues from it.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import logging
+from typing import Any
+
+from google import genai
+from google.genai import errors, types
+
+from adk_runtime.events._cache_metadata import CacheMetadata
+from adk_runtime.models._call_ids import without_client_ids
+from adk_runtime.models._context_cache_config import ContextCacheConfig
+from adk_runtime.models.llm_request import LlmRequest
+from adk_runtime.models.llm_response import LlmResponse
+from adk_runtime.platform import time as platform_time
+
+__all__ = ["GeminiContextCacheManager"]
+
+logger = logging.getLogger(__name__)
+
+_MODEL_MINIMUM_TOKENS = (("gemini-2.5-", 2048), ("gemini-3", 4096))
+"""Gemini's smallest explicit cache, by model name prefix (other names: the server decides)."""
+
+_EXPIRY_MARGIN_SECONDS = 30.0
+"""A cache this close to its end (at most a tenth of the TTL) is replaced, not used."""
+
+
+class GeminiContextCacheManager:
+    """Creates, reuses and deletes Gemini cached content for the requests of one model.
+
+    Every call to the API goes through google-genai's async client (``client.aio.caches``).
+    """
+
+    def __init__(self, genai_client: genai.Client) -> None:
+        """Use ``genai_client`` (the model's own) for the cache calls."""
+        self.genai_client = genai_client
+
+    async def handle_context_caching(self, llm_request: LlmRequest) -> CacheMetadata | None:
+        """Apply a cache to ``llm_request`` where one fits; return the metadata to store.
+
+        ``llm_request`` is changed in place when a cache is used: ``config.cached_content``
+        is set, and the system instruction, tools, tool config and cached contents are left
+        out. Never raises for a failed cache call: the request then goes uncached.
+
+        Returns:
+            The active cache's metadata, or fingerprint-only metadata; None when the request
+            has no ``cache_config`` or names its own ``cached_content``.
+        """
+        config = llm_request.cache_config
+        if config is None or llm_request.config.cached_content:
+            return None
+        previous = llm_request.cache_metadata
+        if previous is None:
+            return self._fingerprint_only(llm_request, _cacheable_count(llm_request.contents))
+        if self._reusable(llm_request, previous, config):
+            assert previous.cache_name is not None  # checked by _reusable
+            _apply(llm_request, previous.cache_name, previous.contents_count)
+            return previous
+        if previous.cache_name is not None:
+            await self.cleanup_cache(previous.cache_name)
+        if self._fingerprint(llm_request, previous.contents_count) != previous.fingerprint:
+            return self._fingerprint_only(llm_request, _cacheable_count(llm_request.contents))
+        longest = max(len(llm_request.contents) - 1, 0)  # the last content is always sent
+        count = min(max(previous.contents_count, _cacheable_count(llm_request.contents)), longest)
+        created = await self._create(llm_request, count, config)
+        if created is None or created.cache_name is None:
+            return self._fingerprint_only(llm_request, count)
+        _apply(llm_request, created.cache_name, count)
+        return created
+
+    async def cleanup_cache(self, cache_name: str) -> None:
+        """Delete a cache; a failure is logged (without its message) and otherwise ignored."""
+        try:
+            await self.genai_client.aio.caches.delete(name=cache_name)
+        except Exception as exc:  # a cache left behind expires with its TTL
+            logger.warning(
+                "Could not delete context cache %s (%s); it expires with its TTL.",
+                cache_name,
+                _error_kind(exc),
+            )
+        else:
+            logger.debug("Deleted context cache %s.", cache_name)
+
+    def populate_cache_metadata_in_response(
+        self, llm_response: LlmResponse, cache_metadata: CacheMetadata
+    ) -> None:
+        """Record ``cache_metadata`` on ``llm_response`` (and so on its event)."""
+        llm_response.cache_metadata = cache_metadata
+
+    def _fingerprint_only(self, llm_request: LlmRequest, count: int) -> CacheMetadata:
+        return CacheMetadata(
+            fingerprint=self._fingerprint(llm_request, count), contents_count=count
+        )
+
+    def _reusable(
+        self, llm_request: LlmRequest, metadata: CacheMetadata, config: ContextCacheConfig
+    ) -> bool:
+        if metadata.expire_time is None or metadata.invocations_used is None:
+            return False  # fingerprint only
+        margin = min(_EXPIRY_MARGIN_SECONDS, config.ttl_seconds / 10)
+        if platform_time.get_time() >= metadata.expire_time - margin:
+            logger.info("Context cache %s has (nearly) expired.", metadata.cache_name)
+            return False
+        if metadata.invocations_used > config.cache_intervals:
+            logger.info(
+                "Context cache %s served %d invocations (cache_intervals=%d).",
+                metadata.cache_name,
+                metadata.invocations_used - 1,
+                config.cache_intervals,
+            )
+            return False
+        if len(llm_request.contents) <= metadata.contents_count:
+            return False  # nothing would be left to send after the cached contents
+        return self._fingerprint(llm_request, metadata.contents_count) == metadata.fingerprint
+
+    def _fingerprint(self, llm_request: LlmRequest, count: int) -> str:
+        """A hash of what a cache of the first ``count`` contents would hold, and where."""
+        config = llm_request.config
+        data: dict[str, Any] = {
+            "model": llm_request.model,
+            "endpoint": self._endpoint(),
+            "contents_count": count,
+            "contents": [
+                content.model_dump(mode="json", exclude_none=True)
+                for content in without_client_ids(llm_request.contents[:count])
+            ],
+        }
+        if config.system_instruction is not None:
+            data["system_instruction"] = _system_instruction_json(config)
+        if config.tools:
+            data["tools"] = sorted(_tool_json(tool) for tool in config.tools)
+        if config.tool_config is not None:
+            data["tool_config"] = config.tool_config.model_dump(mode="json", exclude_none=True)
+        text = json.dumps(data, sort_keys=True, separators=(",", ":"), default=str)
+        return hashlib.sha256(text.encode()).hexdigest()[:16]
+
+    def _endpoint(self) -> dict[str, Any]:
+        """Where caches live: a cache of one project, region or server is not another's."""
+        client = self.genai_client
+        api_client = getattr(client, "_api_client", None)
+        options = getattr(api_client, "_http_options", None)
+        endpoint: dict[str, Any] = {
+            "vertexai": bool(client.vertexai),
+            "base_url": getattr(options, "base_url", None),
+        }
+        if client.vertexai:
+            endpoint["project"] = getattr(api_client, "project", None)
+            endpoint["location"] = getattr(api_client, "location", None)
+        return endpoint
+
+    async def _create(
+        self, llm_request: LlmRequest, count: int, config: ContextCacheConfig
+    ) -> CacheMetadata | None:
+        """Make a cache of the prefix, or return None (too small, nothing to cache, failed)."""
+        if not self._worth_caching(llm_request, count, config):
+            return None
+        request_config = llm_request.config
+        tools = request_config.tools or []
+        create_config = types.CreateCachedContentConfig(
+            contents=without_client_ids(llm_request.contents[:count]) or None,
+            system_instruction=request_config.system_instruction,
+            tools=[tool for tool in tools if isinstance(tool, types.Tool)] or None,
+            tool_config=request_config.tool_config,
+            ttl=config.ttl_string,
+            display_name=f"adk-runtime-{count}-contents",
+            http_options=config.create_http_options,
+        )
+        started = platform_time.get_time()
+        try:
+            cached = await self.genai_client.aio.caches.create(
+                model=llm_request.model or "", config=create_config
+            )
+        except Exception as exc:  # any failure: this request goes uncached
+            logger.warning(
+                "Could not create a context cache (%s); the request is sent uncached.",
+                _error_kind(exc),
+            )
+            return None
+        if not cached.name:
+            logger.warning("The context cache service returned no name; sending uncached.")
+            return None
+        logger.info("Created context cache %s (%d contents).", cached.name, count)
+        return CacheMetadata(
+            cache_name=cached.name,
+            expire_time=started + config.ttl_seconds,
+            fingerprint=self._fingerprint(llm_request, count),
+            invocations_used=1,
+            contents_count=count,
+            created_at=started,
+        )
+
+    def _worth_caching(
+        self, llm_request: LlmRequest, count: int, config: ContextCacheConfig
+    ) -> bool:
+        tokens = llm_request.cacheable_contents_token_count
+        request_config = llm_request.config
+        if tokens is None or tokens < config.min_tokens:
+            logger.debug("Not caching: the previous request is unknown or below min_tokens.")
+            return False
+        if any(not isinstance(tool, types.Tool) for tool in request_config.tools or []):
+            logger.debug("Not caching: the request has tools given as Python functions.")
+            return False
+        has_prefix = count or request_config.system_instruction or request_config.tools
+        if not has_prefix:
+            return False
+        minimum = _model_minimum(llm_request.model)
+        estimate = _prefix_tokens(llm_request, count, tokens)
+        if minimum is not None and estimate < minimum:
+            logger.info(
+                "Not caching: the prefix is about %d tokens, below the model's %d.",
+                estimate,
+                minimum,
+            )
+            return False
+        return True
+
+
+def _cacheable_count(contents: list[types.Content]) -> int:
+    """How many leading contents to cache: all before the last run of user contents.
+
+    Never every content: the request must still send at least its last one.
+    """
+    start = len(contents)
+    while start > 0 and contents[start - 1].role == "user":
+        start -= 1
+    return min(start, max(len(contents) - 1, 0))
+
+
+def _apply(llm_request: LlmRequest, cache_name: str, count: int) -> None:
+    """Make ``llm_request`` refer to the cache and leave out what the cache holds."""
+    config = llm_request.config
+    config.system_instruction = None
+    config.tools = None
+    config.tool_config = None
+    config.cached_content = cache_name
+    llm_request.contents = llm_request.contents[count:]
+
+
+def _model_minimum(model: str | None) -> int | None:
+    name = (model or "").rsplit("/", 1)[-1]
+    for prefix, minimum in _MODEL_MINIMUM_TOKENS:
+        if name.startswith(prefix):
+            return minimum
+    return None
+
+
+def _prefix_tokens(llm_request: LlmRequest, count: int, request_tokens: int) -> int:
+    """The previous request's token count, scaled to the prefix's share of the characters."""
+    whole = _characters(llm_request, len(llm_request.contents))
+    if whole == 0:
+        return request_tokens
+    return int(request_tokens * min(1.0, _characters(llm_request, count) / whole))
+
+
+def _characters(llm_request: LlmRequest, count: int) -> int:
+    config = llm_request.config
+    total = 0
+    if config.system_instruction is not None:
+        total += len(json.dumps(_system_instruction_json(config), default=str))
+    total += sum(len(_tool_json(tool)) for tool in config.tools or [])
+    for content in llm_request.contents[:count]:
+        total += sum(len(part.text or "") for part in content.parts or [])
+    return total
+
+
+def _system_instruction_json(config: types.GenerateContentConfig) -> Any:
+    try:
+        return config.model_dump(mode="json", include={"system_instruction"}, exclude_none=True)
+    except Exception:  # e.g. an image google-genai has no JSON form for
+        return str(config.system_instruction)
+
+
+def _tool_json(tool: Any) -> str:
+    """A canonical text of one tool (function declarations in name order)."""
+    if not isinstance(tool, types.Tool):
+        return f"<{type(tool).__name__}>"
+    data = tool.model_dump(mode="json", exclude_none=True)
+    declarations = data.get("function_declarations")
+    if isinstance(declarations, list):
+        declarations.sort(key=lambda item: str(item.get("name", "")))
+    return json.dumps(data, sort_keys=True, separators=(",", ":"))
+
+
+def _error_kind(exc: Exception) -> str:
+    """An error's type and HTTP status, never its message (it may echo the request)."""
+    if isinstance(exc, errors.APIError):
+        return f"{type(exc).__name__} {exc.code}"
+    return type(exc).__name__
