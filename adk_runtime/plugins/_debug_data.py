@@ -89,6 +89,8 @@ def plain(value: Any, depth: int = 0) -> Any:  # noqa: C901 - one branch per kin
 def to_yaml(value: Any) -> str:
     """``value`` (plain data: dicts, lists, strings, numbers, booleans, None) as YAML.
 
-    Block style, keys in their order; ``yaml.safe_load`` returns ``value``.
+    Block style, keys in their order; ``yaml.safe_load`` returns ``value``. Non-ASCII text is
+    written as escapes: PyYAML's unicode output folds a NEL (U+0085) in a quoted scalar into
+    a space, so the file would not read back as what was logged.
     """
-    return yaml.safe_dump(value, sort_keys=False, allow_unicode=True, default_flow_style=False)
+    return yaml.safe_dump(value, sort_keys=False, allow_unicode=False, default_flow_style=False)

@@ -12,7 +12,7 @@ import pytest
 import yaml
 from blockbuster import BlockBuster
 from google.genai import types
-from hypothesis import given
+from hypothesis import example, given
 from hypothesis import strategies as st
 
 from adk_runtime.agents import LlmAgent
@@ -208,6 +208,7 @@ _json = st.recursive(
 
 
 @given(_json)
+@example({"\x85": None})  # a NEL, which PyYAML's unicode output folds into a space
 def test_the_yaml_writer_round_trips_through_a_yaml_reader(value: Any) -> None:
     document = {"value": value}
     read = yaml.safe_load(to_yaml(document))
