@@ -38,24 +38,23 @@ from __future__ import annotations
 import base64
 import contextlib
 import hashlib
-import json
 import secrets
 import threading
 import time
-from collections.abc import Callable, Iterator, Mapping
+from collections.abc import Iterator, Mapping
 from dataclasses import dataclass, field
 from typing import Any
 from urllib.parse import parse_qsl, unquote, urlencode, urlsplit
 
 import httpx
 import uvicorn
-from cryptography.exceptions import InvalidSignature
-from cryptography.hazmat.primitives import hashes
-from cryptography.hazmat.primitives.asymmetric import padding, rsa
+from cryptography.hazmat.primitives.asymmetric import rsa
 from starlette.applications import Starlette
 from starlette.requests import Request
 from starlette.responses import JSONResponse, RedirectResponse, Response
 from starlette.routing import Route
+
+from tests.auth._jwt import JwtRefused, sign_jwt, verify_jwt
 
 __all__ = ["OAuthServer", "SignInError", "TokenRequest", "running_oauth_server", "sign_jwt"]
 
@@ -248,8 +247,8 @@ class OAuthServer:
         if key is None:
             return None
         try:
-            _, claims = _verify_jwt(token, lambda _header: key.public_key())
-        except _OAuthError:
+            _, claims = verify_jwt(token, lambda _header: key.public_key())
+        except JwtRefused:
             return None
         return claims if claims.get("iss") == self.issuer else None
 
@@ -407,7 +406,10 @@ class OAuthServer:
 
     def _jwt_bearer_grant(self, form: dict[str, str]) -> tuple[str, dict[str, Any]]:
         """RFC 7523 section 2.1: the account and the token for a signed assertion."""
-        header, claims = _verify_jwt(form.get("assertion", ""), self._service_account_key)
+        try:
+            header, claims = verify_jwt(form.get("assertion", ""), self._service_account_key)
+        except JwtRefused as exc:
+            raise _OAuthError("invalid_grant", str(exc)) from None
         email = str(claims.get("iss", ""))
         if header.get("kid") != self._service_accounts[email][0]:
             raise _OAuthError("invalid_grant", "the assertion names another key id")
@@ -543,56 +545,6 @@ def _check_pkce(grant: _Grant, verifier: str | None) -> None:
         computed = verifier
     if not secrets.compare_digest(computed, grant.code_challenge):
         raise _OAuthError("invalid_grant", "code_verifier does not match the challenge")
-
-
-def _b64url(data: bytes) -> str:
-    return base64.urlsafe_b64encode(data).rstrip(b"=").decode("ascii")
-
-
-def _unb64url(text: str) -> bytes:
-    return base64.urlsafe_b64decode(text + "=" * (-len(text) % 4))
-
-
-def sign_jwt(key: rsa.RSAPrivateKey, claims: dict[str, Any], *, key_id: str) -> str:
-    """An RS256 JWT of ``claims`` signed by ``key``, its header naming ``key_id``."""
-    header = {"alg": "RS256", "typ": "JWT", "kid": key_id}
-    signing_input = ".".join(
-        _b64url(json.dumps(part, separators=(",", ":")).encode()) for part in (header, claims)
-    )
-    signature = key.sign(signing_input.encode("ascii"), padding.PKCS1v15(), hashes.SHA256())
-    return f"{signing_input}.{_b64url(signature)}"
-
-
-def _verify_jwt(
-    token: str, key_for: Callable[[dict[str, Any]], rsa.RSAPublicKey | None]
-) -> tuple[dict[str, Any], dict[str, Any]]:
-    """The header and claims of an RS256 JWT whose signature and ``exp`` hold.
-
-    ``key_for`` gets the header, with the (not yet trusted) ``iss`` claim as ``_iss``.
-    """
-    try:
-        encoded_header, encoded_claims, encoded_signature = token.split(".")
-        header = json.loads(_unb64url(encoded_header))
-        claims = json.loads(_unb64url(encoded_claims))
-        signature = _unb64url(encoded_signature)
-    except ValueError:
-        raise _OAuthError("invalid_grant", "the assertion is not a JWT") from None
-    if not isinstance(header, dict) or not isinstance(claims, dict):
-        raise _OAuthError("invalid_grant", "the assertion is not a JWT")
-    if header.get("alg") != "RS256":
-        raise _OAuthError("invalid_grant", "the assertion must be signed with RS256")
-    key = key_for({**header, "_iss": claims.get("iss")})
-    if key is None:
-        raise _OAuthError("invalid_grant", "the assertion's issuer is not a known account")
-    signing_input = f"{encoded_header}.{encoded_claims}".encode("ascii")
-    try:
-        key.verify(signature, signing_input, padding.PKCS1v15(), hashes.SHA256())
-    except InvalidSignature:
-        raise _OAuthError("invalid_grant", "invalid JWT signature") from None
-    exp = claims.get("exp")
-    if not isinstance(exp, int) or exp <= time.time():
-        raise _OAuthError("invalid_grant", "the JWT has expired")
-    return header, claims
 
 
 def _with_query(uri: str, params: dict[str, str | None]) -> str:
