@@ -7,15 +7,20 @@ from typing import TYPE_CHECKING, Any
 
 from adk_runtime.agents._instructions import MissingStateKeyError
 from adk_runtime.agents.base_agent import BaseAgent
+from adk_runtime.agents.base_agent_config import BaseAgentConfig
 from adk_runtime.agents.callback_context import CallbackContext
 from adk_runtime.agents.invocation_context import InvocationContext, LlmCallsLimitExceededError
 from adk_runtime.agents.live_request_queue import LiveRequest, LiveRequestQueue
 from adk_runtime.agents.llm_agent import Agent, LlmAgent
+from adk_runtime.agents.llm_agent_config import LlmAgentConfig
 from adk_runtime.agents.loop_agent import LoopAgent
+from adk_runtime.agents.loop_agent_config import LoopAgentConfig
 from adk_runtime.agents.parallel_agent import ParallelAgent
+from adk_runtime.agents.parallel_agent_config import ParallelAgentConfig
 from adk_runtime.agents.readonly_context import ReadonlyContext
 from adk_runtime.agents.run_config import RunConfig, StreamingMode
 from adk_runtime.agents.sequential_agent import SequentialAgent
+from adk_runtime.agents.sequential_agent_config import SequentialAgentConfig
 
 if TYPE_CHECKING:
     from adk_runtime.agents.context import Context
@@ -23,19 +28,24 @@ if TYPE_CHECKING:
 __all__ = [
     "Agent",
     "BaseAgent",
+    "BaseAgentConfig",
     "CallbackContext",
     "Context",
     "InvocationContext",
     "LiveRequest",
     "LiveRequestQueue",
     "LlmAgent",
+    "LlmAgentConfig",
     "LlmCallsLimitExceededError",
     "LoopAgent",
+    "LoopAgentConfig",
     "MissingStateKeyError",
     "ParallelAgent",
+    "ParallelAgentConfig",
     "ReadonlyContext",
     "RunConfig",
     "SequentialAgent",
+    "SequentialAgentConfig",
     "StreamingMode",
 ]
 

@@ -13,6 +13,7 @@ from typing_extensions import Self
 
 from adk_runtime import _callbacks, telemetry
 from adk_runtime._foreign import refuse_google_adk_in
+from adk_runtime.agents.base_agent_config import BaseAgentConfig
 from adk_runtime.agents.callback_context import CallbackContext
 from adk_runtime.agents.invocation_context import InvocationContext
 from adk_runtime.events import Event, EventActions
@@ -21,8 +22,10 @@ __all__ = [
     "AfterAgentCallback",
     "AgentState",
     "BaseAgent",
+    "BaseAgentConfig",
     "BaseAgentState",
     "BeforeAgentCallback",
+    "SelfAgent",
 ]
 
 _AgentCallback: TypeAlias = Callable[
@@ -45,6 +48,9 @@ class BaseAgentState(BaseModel):
 
 AgentState = TypeVar("AgentState", bound=BaseAgentState)
 """A :class:`BaseAgentState` subclass (google-adk's type variable)."""
+
+SelfAgent = TypeVar("SelfAgent", bound="BaseAgent")
+"""The agent class a ``from_config`` builds (google-adk's type variable)."""
 
 
 class BaseAgent(BaseModel):
@@ -71,6 +77,12 @@ class BaseAgent(BaseModel):
     sub_agents: list[BaseAgent] = Field(default_factory=list)
     before_agent_callback: BeforeAgentCallback | None = None
     after_agent_callback: AfterAgentCallback | None = None
+
+    config_type: ClassVar[type[BaseAgentConfig]] = BaseAgentConfig
+    """The model that validates this class's YAML files (``config_agent_utils``).
+
+    A subclass with keys of its own declares them as fields, or names a
+    ``BaseAgentConfig`` subclass here."""
 
     resumes_itself: ClassVar[bool] = False
     """True for agents that continue a resumed invocation from their own committed events
@@ -136,6 +148,33 @@ class BaseAgent(BaseModel):
             sub_agent.parent_agent = copy
         copy.parent_agent = None
         return copy
+
+    @classmethod
+    def from_config(cls, config: BaseModel | dict[str, Any], config_abs_path: str) -> Self:
+        """Build an agent of this class from a parsed YAML config.
+
+        Keys map onto fields (``sub_agents`` references, ``tools`` entries,
+        ``<field>_callbacks`` and ``<field>_code`` dotted paths are resolved, which imports
+        and runs the code they name); see :mod:`adk_runtime.agents.config_agent_utils`,
+        whose ``from_config(path)`` is the usual entry point.
+
+        Args:
+            config: The config model (``config_type``) or the mapping read from the file.
+            config_abs_path: The file's absolute path (sub-agent paths are relative to it).
+
+        Raises:
+            AgentConfigError: A key or reference is invalid (a ``ValueError``).
+        """
+        from adk_runtime.agents import _config_mapper  # it imports config_agent_utils
+
+        return _config_mapper.build(cls, config, config_abs_path)
+
+    @classmethod
+    def _parse_config(
+        cls, config: Any, config_abs_path: str, kwargs: dict[str, Any]
+    ) -> dict[str, Any]:
+        """Adjust the constructor arguments built from ``config`` (a hook for subclasses)."""
+        return kwargs
 
     @property
     def root_agent(self) -> BaseAgent:

@@ -27,8 +27,10 @@ from adk_runtime.agents._resume import run_llm_agent
 from adk_runtime.agents._structured_output import save_output
 from adk_runtime.agents._toolsets import resolve_tools
 from adk_runtime.agents.base_agent import BaseAgent
+from adk_runtime.agents.base_agent_config import BaseAgentConfig
 from adk_runtime.agents.callback_context import CallbackContext
 from adk_runtime.agents.invocation_context import InvocationContext
+from adk_runtime.agents.llm_agent_config import LlmAgentConfig
 from adk_runtime.agents.readonly_context import ReadonlyContext
 from adk_runtime.code_executors.base_code_executor import BaseCodeExecutor
 from adk_runtime.events import Event
@@ -127,6 +129,7 @@ class LlmAgent(BaseAgent):
             a returned dict is the response, else the error is answered as usual.
     """
 
+    config_type: ClassVar[type[BaseAgentConfig]] = LlmAgentConfig
     resumes_itself: ClassVar[bool] = True
 
     model: str | BaseLlm = ""

@@ -8,7 +8,9 @@ from typing import ClassVar
 
 from adk_runtime.agents import _resume
 from adk_runtime.agents.base_agent import BaseAgent, BaseAgentState
+from adk_runtime.agents.base_agent_config import BaseAgentConfig
 from adk_runtime.agents.invocation_context import InvocationContext
+from adk_runtime.agents.loop_agent_config import LoopAgentConfig
 from adk_runtime.events import Event
 
 __all__ = ["LoopAgent", "LoopAgentState"]
@@ -41,6 +43,7 @@ class LoopAgent(BaseAgent):
         max_iterations: Upper bound of rounds; ``None`` loops until an escalation.
     """
 
+    config_type: ClassVar[type[BaseAgentConfig]] = LoopAgentConfig
     resumes_itself: ClassVar[bool] = True
 
     max_iterations: int | None = None

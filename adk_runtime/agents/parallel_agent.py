@@ -9,7 +9,9 @@ from typing import ClassVar
 
 from adk_runtime.agents import _resume
 from adk_runtime.agents.base_agent import BaseAgent
+from adk_runtime.agents.base_agent_config import BaseAgentConfig
 from adk_runtime.agents.invocation_context import InvocationContext
+from adk_runtime.agents.parallel_agent_config import ParallelAgentConfig
 from adk_runtime.events import Event
 
 __all__ = ["ParallelAgent"]
@@ -27,6 +29,7 @@ class ParallelAgent(BaseAgent):
     its own. A resumed invocation runs only the branches that had not ended.
     """
 
+    config_type: ClassVar[type[BaseAgentConfig]] = ParallelAgentConfig
     resumes_itself: ClassVar[bool] = True
 
     async def _run_async_impl(self, ctx: InvocationContext) -> AsyncGenerator[Event, None]:

@@ -8,7 +8,9 @@ from typing import ClassVar
 
 from adk_runtime.agents import _resume
 from adk_runtime.agents.base_agent import BaseAgent, BaseAgentState
+from adk_runtime.agents.base_agent_config import BaseAgentConfig
 from adk_runtime.agents.invocation_context import InvocationContext
+from adk_runtime.agents.sequential_agent_config import SequentialAgentConfig
 from adk_runtime.events import Event
 
 __all__ = ["SequentialAgent", "SequentialAgentState"]
@@ -33,6 +35,7 @@ class SequentialAgent(BaseAgent):
     (:mod:`adk_runtime.agents._resume`) continues with the sub-agent it was running.
     """
 
+    config_type: ClassVar[type[BaseAgentConfig]] = SequentialAgentConfig
     resumes_itself: ClassVar[bool] = True
 
     async def _run_async_impl(self, ctx: InvocationContext) -> AsyncGenerator[Event, None]:

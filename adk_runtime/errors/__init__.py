@@ -15,6 +15,7 @@ import re
 
 __all__ = [
     "AdkRuntimeError",
+    "AgentConfigError",
     "AlreadyExistsError",
     "BackendUnavailableError",
     "ClaimLostError",
@@ -182,6 +183,33 @@ class SerializationError(AdkRuntimeError, ValueError):
 
 class InputValidationError(AdkRuntimeError, ValueError):
     """An argument is malformed (an id that is empty, too long or has control characters...)."""
+
+
+class AgentConfigError(AdkRuntimeError, ValueError):
+    """An agent YAML config file cannot be turned into an agent (``config_agent_utils``).
+
+    A ``ValueError``, as google-adk's loader raises. The message names the file and the field
+    (``tools[1].name``, ``sub_agents[0].config_path``...) when they are known.
+
+    Attributes:
+        reason: What is wrong, without the location.
+        path: The config file, or None when the error did not come from a file.
+        field: Where in the file, or None for the whole file.
+    """
+
+    def __init__(self, reason: str, *, path: str | None = None, field: str | None = None) -> None:
+        self.reason = reason
+        self.path = path
+        self.field = field
+        where = ", ".join(
+            part
+            for part in (
+                f"in {path!r}" if path is not None else "",
+                f"field {field!r}" if field else "",
+            )
+            if part
+        )
+        super().__init__(f"Invalid agent config {where}: {reason}" if where else reason)
 
 
 class ConfigurationError(AdkRuntimeError):

@@ -39,8 +39,12 @@ LIVE_REFUSED = (
     "`UnsupportedFeatureError`."
 )
 CONFIG = (
-    "YAML agent configuration (`*Config` classes, `from_config` and their type variables): "
-    "agents are built in Python."
+    "The tools' own YAML config classes (`AgentToolConfig`, `McpToolsetConfig`, "
+    "`BaseTool.from_config`): agent YAML files are loaded "
+    "(`agents.config_agent_utils.from_config`) and their `tools:` entries "
+    "(`tools.tool_configs.ToolConfig`) take built-in names or dotted paths, with `args` for "
+    "tool classes such as `AgentTool`; an `McpToolset` is named by the dotted path of an "
+    "object built in Python."
 )
 WORKFLOW = (
     "google-adk 2 workflow graphs, task mode, user-input requests and UI widgets (node "
@@ -124,25 +128,9 @@ OMITTED: dict[str, str] = {
     "flows.llm_flows.audio_transcriber": LIVE,
     "flows.llm_flows.transcription_manager": LIVE,
     "flows.llm_flows.functions:handle_function_calls_live": LIVE,
-    # YAML agent configuration
-    "agents.agent_config": CONFIG,
-    "agents.base_agent_config": CONFIG,
-    "agents.common_configs": CONFIG,
-    "agents.config_agent_utils": CONFIG,
-    "agents.llm_agent_config": CONFIG,
-    "agents.loop_agent_config": CONFIG,
-    "agents.parallel_agent_config": CONFIG,
-    "agents.sequential_agent_config": CONFIG,
-    "agents:BaseAgentConfig": CONFIG,
-    "agents:LlmAgentConfig": CONFIG,
-    "agents:LoopAgentConfig": CONFIG,
-    "agents:ParallelAgentConfig": CONFIG,
-    "agents:SequentialAgentConfig": CONFIG,
-    "agents.base_agent:BaseAgentConfig": CONFIG,
-    "agents.base_agent:SelfAgent": CONFIG,
+    # YAML configuration of tools (agent YAML files are loaded: agents.config_agent_utils)
     "tools.base_tool:SelfTool": CONFIG,
     "tools.agent_tool:AgentToolConfig": CONFIG,
-    "tools.tool_configs": CONFIG,
     "tools.mcp_tool.mcp_toolset:McpToolsetConfig": CONFIG,
     "tools.mcp_tool.mcp_toolset:ALLOW_CONFIG_STDIO_SERVERS_ENV_VAR": CONFIG,
     # workflows, task mode, user input, UI widgets
