@@ -17,6 +17,10 @@ says what it does here:
   built by the runtime's tools carry their parameters as a JSON schema
   (``parameters_json_schema``). Off: as a google-genai ``types.Schema`` (``parameters``),
   Gemini's older form, with ``$ref`` definitions written out in place.
+- ``SKILL_LIFECYCLE`` (off by default, as in google-adk): ``SkillToolset`` also offers
+  ``unload_skill``, and later requests replace an unloaded skill's instructions by a notice.
+- ``SNAKE_CASE_SKILL_NAME`` (off by default, as in google-adk): skill names may be
+  ``snake_case`` as well as ``kebab-case``.
 
 A switch google-adk has and this list lacks names a feature adk_runtime does not implement:
 ``FeatureName.<that name>`` is an ``AttributeError``, so such code fails where it names it.
@@ -44,11 +48,15 @@ class FeatureName(str, enum.Enum):
 
     IN_MEMORY_SESSION_SERVICE_LIGHT_COPY = "IN_MEMORY_SESSION_SERVICE_LIGHT_COPY"
     JSON_SCHEMA_FOR_FUNC_DECL = "JSON_SCHEMA_FOR_FUNC_DECL"
+    SKILL_LIFECYCLE = "SKILL_LIFECYCLE"
+    SNAKE_CASE_SKILL_NAME = "SNAKE_CASE_SKILL_NAME"
 
 
 _DEFAULTS: dict[FeatureName, bool] = {
     FeatureName.IN_MEMORY_SESSION_SERVICE_LIGHT_COPY: False,
     FeatureName.JSON_SCHEMA_FOR_FUNC_DECL: True,
+    FeatureName.SKILL_LIFECYCLE: False,
+    FeatureName.SNAKE_CASE_SKILL_NAME: False,
 }
 _OVERRIDES: dict[FeatureName, bool] = {}
 

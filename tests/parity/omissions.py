@@ -26,6 +26,7 @@ AREAS = (
     "plugins",
     "runners",
     "sessions",
+    "skills",
     "tools",
 )
 
@@ -75,7 +76,7 @@ AUTHLIB = (
 )
 INTEGRATIONS = (
     "Other tool families and framework bridges (A2A, LangGraph, LangChain, CrewAI, OpenAPI, "
-    "computer use, shell, skills, retrieval, web pages, simulators, model consult, managed "
+    "computer use, shell, retrieval, web pages, simulators, model consult, managed "
     "agents): not implemented; each is a `BaseTool` or `BaseAgent` one can write or port."
 )
 STORAGE = (
@@ -237,7 +238,6 @@ OMITTED: dict[str, str] = {
     "plugins:ModelConsultObservabilityPlugin": INTEGRATIONS,
     "tools.openapi_tool": INTEGRATIONS,
     "tools.retrieval": INTEGRATIONS,
-    "tools.skill_toolset": INTEGRATIONS,
     # MCP beyond client toolsets
     "tools.mcp_tool.conversion_utils": MCP_EXTRAS,
     "tools.mcp_tool.session_context": MCP_EXTRAS,
@@ -286,12 +286,21 @@ OMITTED: dict[str, str] = {
 }
 
 
+SKILLS_GCS = (
+    "Loading Agent Skills from Google Cloud Storage: the loaders exist so that code naming "
+    "them imports, and raise `ConfigurationError`; load skills from a local directory."
+)
+
 REFUSED: dict[str, str] = {
     # Present so that modules naming them import; using them raises UnsupportedFeatureError.
     "agents.live_request_queue": LIVE_REFUSED,
     "agents:LiveRequest": LIVE_REFUSED,
     "agents:LiveRequestQueue": LIVE_REFUSED,
     "runners:Runner.run_live": LIVE_REFUSED,
+    "skills:list_skills_in_gcs_dir": SKILLS_GCS,
+    "skills:list_skills_in_gcs_dir_async": SKILLS_GCS,
+    "skills:load_skill_from_gcs_dir": SKILLS_GCS,
+    "skills:load_skill_from_gcs_dir_async": SKILLS_GCS,
 }
 """Names that exist here only to refuse clearly when used (an out-of-scope feature)."""
 
