@@ -27,6 +27,7 @@ from adk_runtime.auth.auth_credential import (
 )
 from adk_runtime.auth.auth_schemes import AuthSchemeType, OpenIdConnectWithConfig
 from adk_runtime.auth.auth_tool import AuthConfig
+from adk_runtime.auth.oauth2_credential_util import _credential_without_client_secret
 from adk_runtime.errors import ConfigurationError
 from adk_runtime.sessions.state import State
 
@@ -57,26 +58,15 @@ def remember_client_secret(auth_config: AuthConfig) -> None:
 
 
 def _without_agent_secrets(credential: AuthCredential | None) -> AuthCredential | None:
-    """A copy of ``credential`` with the agent's own secrets removed."""
-    if credential is None:
+    """A copy of ``credential`` with the agent's own secrets removed (client secret, keys)."""
+    copy = _credential_without_client_secret(credential)
+    if copy is None:
         return None
-    copy = credential.model_copy(deep=True)
     copy.api_key = None
-    if copy.oauth2 is not None:
-        copy.oauth2.client_secret = None
     if copy.http is not None:
         copy.http.credentials.password = None
         copy.http.credentials.token = None
         copy.http.additional_headers = None
-    return copy
-
-
-def _without_client_secret(credential: AuthCredential) -> AuthCredential:
-    if credential.oauth2 is None or credential.oauth2.client_secret is None:
-        return credential
-    copy = credential.model_copy(deep=True)
-    assert copy.oauth2 is not None
-    copy.oauth2.client_secret = None
     return copy
 
 
@@ -113,9 +103,9 @@ def _authorization_endpoint(auth_config: AuthConfig) -> tuple[str, list[str]]:
 
 def _store(state: State | MutableMapping[str, Any], name: str, credential: AuthCredential) -> None:
     # JSON form: the session's state holds JSON values only, even under temp: keys.
-    state[name] = _without_client_secret(credential).model_dump(
-        mode="json", by_alias=True, exclude_none=True
-    )
+    stored = _credential_without_client_secret(credential)
+    assert stored is not None
+    state[name] = stored.model_dump(mode="json", by_alias=True, exclude_none=True)
 
 
 class AuthHandler:

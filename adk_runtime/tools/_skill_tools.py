@@ -159,6 +159,10 @@ class SearchSkillsTool(_SkillTool):
         return [f.model_dump() for f in found if f.name not in local]
 
 
+def _no_skill_name() -> dict[str, Any]:
+    return failure("INVALID_ARGUMENTS", "Argument 'skill_name' is required.")
+
+
 class LoadSkillTool(_SkillTool):
     """``load_skill``: activate a skill and answer with its instructions."""
 
@@ -172,7 +176,7 @@ class LoadSkillTool(_SkillTool):
         """Activate the skill (recorded in state) and return its instructions."""
         skill_name = args.get("skill_name")
         if not skill_name or not isinstance(skill_name, str):
-            return failure("INVALID_ARGUMENTS", "Argument 'skill_name' is required.")
+            return _no_skill_name()
         skill = await fetch(self._toolset, skill_name, tool_context.invocation_id)
         if isinstance(skill, dict):
             return skill
@@ -206,7 +210,7 @@ class UnloadSkillTool(_SkillTool):
         """Deactivate the skill; answer with the skills still active."""
         skill_name = args.get("skill_name")
         if not skill_name or not isinstance(skill_name, str):
-            return failure("INVALID_ARGUMENTS", "Argument 'skill_name' is required.")
+            return _no_skill_name()
         if not self._toolset.unload_skill(tool_context, skill_name):
             return failure("SKILL_NOT_ACTIVE", f"Skill {skill_name!r} is not active.")
         return {
