@@ -41,6 +41,7 @@ from adk_runtime import _durable, _runner_support, telemetry
 from adk_runtime._foreign import refuse_google_adk
 from adk_runtime._plugin_run import plugin_message, resolve_app, run_with_plugins
 from adk_runtime._runner_support import ThreadedRun
+from adk_runtime.agents._answer_checks import check_client_answers
 from adk_runtime.agents.base_agent import BaseAgent
 from adk_runtime.agents.invocation_context import InvocationContext, new_invocation_context_id
 from adk_runtime.agents.run_config import RunConfig
@@ -236,8 +237,10 @@ class Runner:
             )
             if new_message is not None:
                 new_message = await plugin_message(ctx, new_message, idempotency_key)
+            agent = self._find_agent_to_run(session, call_event)
             if new_message is not None or state_delta:
                 event = _user_event(ctx.invocation_id, new_message, state_delta, idempotency_key)
+                await check_client_answers(agent, ctx, event)  # a refused answer is not stored
                 result = await self.session_service.commit_event(session, event)
                 if result.already_stored:
                     answer = await self._answer_of(user_id, session_id, result.event)
@@ -251,7 +254,7 @@ class Runner:
                     ctx.invocation_id = result.event.invocation_id
                     ctx.user_content = result.event.content
             await claim.mark(ctx.invocation_id)  # no round trip unless the id changed above
-            ctx.agent = self._find_agent_to_run(session, call_event)
+            ctx.agent = agent
             turn.started(ctx.invocation_id, ctx.agent.name)
             async with aclosing(run_with_plugins(ctx, ctx.agent.run_async(ctx))) as events:
                 async for event in events:

@@ -53,6 +53,7 @@ __all__ = [
     "REQUEST_EUC_FUNCTION_CALL_NAME",
     "TOOLSET_AUTH_CREDENTIAL_ID_PREFIX",
     "build_auth_request_event",
+    "check_credential_answers",
     "generate_auth_event",
     "resolve_toolset_auth",
     "resume_authorized_calls",
@@ -179,19 +180,23 @@ async def resume_authorized_calls(
     nothing again and ends the invocation when the message holds nothing else.
 
     Raises:
-        InputValidationError: An answer names no credential request of this agent, carries
-            no credential, or an OAuth2 answer's ``state`` differs from the request's.
+        InputValidationError: An answer carries no credential, or an OAuth2 answer's
+            ``state`` differs from the request's (the Runner checks this before it stores
+            the message, see :func:`check_credential_answers`).
     """
     events = ctx.session.events
     index, answers, others = latest_answers(events, REQUEST_EUC_FUNCTION_CALL_NAME)
     if not answers:
         return
     requests = _stored_requests(events[:index], agent.name, answers)
-    pending = {rid: args for rid, args in requests.items() if not _rerun(events, rid, args)}
+    if not requests:
+        return  # another agent's requests (this one was entered again in the invocation)
+    reruns = {rid: _rerun(events, rid, args) for rid, args in requests.items()}
+    pending = {rid: args for rid, args in requests.items() if reruns[rid] is None}
     if not pending:
-        if not others:
+        if not others and all(at is not None and at < index for at in reruns.values()):
             ctx.end_invocation = True  # a resent answer: nothing to do
-        return
+        return  # (or this agent was entered again after acting on the answer this turn)
     for request_id, arguments in pending.items():
         await _store(ctx, arguments, answers[request_id])
     call_ids = {
@@ -220,6 +225,33 @@ async def resume_authorized_calls(
     yield response_event
 
 
+def check_credential_answers(agent: LlmAgent, ctx: InvocationContext, message: Event) -> None:
+    """Check the credential answers in ``message`` (not stored yet) as the resume will.
+
+    The Runner calls this before it commits the user's message, so a refused answer is
+    never stored.
+
+    Raises:
+        InputValidationError: An answer names no credential request of ``agent``, carries
+            no credential, or an OAuth2 answer's ``state`` differs from the request's.
+    """
+    events = [*ctx.session.events, message]
+    index, answers, _ = latest_answers(events, REQUEST_EUC_FUNCTION_CALL_NAME)
+    if index != len(events) - 1 or not answers:
+        return
+    requests = _stored_requests(events[:index], agent.name, answers)
+    unknown = sorted(set(answers) - set(requests))
+    if unknown:
+        raise InputValidationError(
+            f"{REQUEST_EUC_FUNCTION_CALL_NAME} answer(s) {unknown} name no credential request "
+            f"of agent {agent.name!r} in this session."
+        )
+    for request_id, arguments in requests.items():
+        if _rerun(events, request_id, arguments) is None:
+            requested = arguments.auth_config
+            _check_state(requested, _answered_credential(requested, answers[request_id]))
+
+
 def _stored_requests(
     events: list[Event], agent_name: str, answers: Mapping[str, Any]
 ) -> dict[str, AuthToolArguments]:
@@ -237,31 +269,25 @@ def _stored_requests(
                     raise InputValidationError(
                         f"The stored credential request {call.id!r} is malformed."
                     ) from exc
-    unknown = sorted(set(answers) - set(requests))
-    if unknown:
-        raise InputValidationError(
-            f"{REQUEST_EUC_FUNCTION_CALL_NAME} answer(s) {unknown} name no credential request "
-            f"of agent {agent_name!r} in this session."
-        )
     return requests
 
 
-def _rerun(events: list[Event], request_id: str, arguments: AuthToolArguments) -> bool:
-    """Whether the call that asked already ran again after its first answer (a resend).
+def _rerun(events: list[Event], request_id: str, arguments: AuthToolArguments) -> int | None:
+    """Where the call that asked ran again after its first answer, if it did.
 
-    For a toolset's request: whether the agent went on after the first answer.
+    For a toolset's request: where the agent went on after the first answer.
     """
     toolset = arguments.function_call_id.startswith(TOOLSET_AUTH_CREDENTIAL_ID_PREFIX)
     answered = False
-    for event in events:
+    for at, event in enumerate(events):
         if answered and toolset and event.author != "user":
-            return True
+            return at
         for response in event.get_function_responses():
             if event.author == "user" and response.id == request_id:
                 answered = True
             elif answered and event.author != "user" and response.id == arguments.function_call_id:
-                return True
-    return False
+                return at
+    return None
 
 
 def _same_credential_calls(events: list[Event], answered: Any) -> set[str]:

@@ -42,6 +42,7 @@ if TYPE_CHECKING:
 
 __all__ = [
     "REQUEST_CONFIRMATION_FUNCTION_CALL_NAME",
+    "check_confirmation_answers",
     "generate_request_confirmation_event",
     "resume_confirmed_calls",
     "without_confirmation_events",
@@ -166,6 +167,39 @@ async def resume_confirmed_calls(
         ctx.end_invocation = True
         yield again
     yield response_event
+
+
+async def check_confirmation_answers(
+    agent: LlmAgent, ctx: InvocationContext, message: Event
+) -> None:
+    """Check the confirmation answers in ``message`` (not stored yet) as the resume will.
+
+    The Runner calls this before it commits the user's message, so a refused answer is
+    never stored.
+
+    Raises:
+        InputValidationError: An answer names no confirmation request of ``agent``, or
+            :func:`resume_confirmed_calls` would refuse it.
+    """
+    events = [*ctx.session.events, message]
+    answer_index, raw, _ = latest_answers(events, REQUEST_CONFIRMATION_FUNCTION_CALL_NAME)
+    if answer_index != len(events) - 1 or not raw:
+        return
+    answers = {request_id: _parse_answer(response) for request_id, response in raw.items()}
+    asked = {
+        call.id
+        for event in events[:answer_index]
+        if event.author == agent.name
+        for call in event.get_function_calls()
+        if call.name == REQUEST_CONFIRMATION_FUNCTION_CALL_NAME
+    }
+    unknown = sorted(set(answers) - asked)
+    if unknown:
+        raise InputValidationError(
+            f"{REQUEST_CONFIRMATION_FUNCTION_CALL_NAME} answer(s) {unknown} name no "
+            f"confirmation request of agent {agent.name!r} in this session."
+        )
+    await _match(agent, ctx, events, answer_index, answers)
 
 
 def _parse_answer(response: dict[str, Any] | None) -> ToolConfirmation:

@@ -157,14 +157,41 @@ async def test_resent_answer_runs_nothing_again(session_service: BaseSessionServ
     assert len(model.requests) == 2
 
 
+async def test_agent_entered_again_after_the_answer_goes_on(
+    session_service: BaseSessionService,
+) -> None:
+    # After the call ran with the credential, the conversation goes to a sub-agent and back:
+    # the sub-agent, which asked for nothing, sees the answer as the last user message too.
+    helper = LlmAgent(
+        name="helper",
+        model=ScriptedModel(replies=[function_call("transfer_to_agent", {"agent_name": "wx"})]),
+    )
+    model = ScriptedModel(
+        replies=[
+            function_call("weather", {"city": "Kyiv"}, id="w9"),
+            function_call("transfer_to_agent", {"agent_name": "helper"}),
+            "back with the weather",
+        ]
+    )
+    agent = LlmAgent(name="wx", model=model, tools=[weather], sub_agents=[helper])
+    runner = await start(agent, session_service)
+    asked = request_of(await send(runner, "weather in Kyiv?"))
+    resumed = await send(runner, answer(asked, {"authType": "apiKey", "apiKey": "k-7"}))
+    assert SEEN == ["k-7"]
+    assert texts(resumed) == ["back with the weather"]
+    assert len(model.requests) == 3
+
+
 async def test_an_answer_to_no_request_is_refused(session_service: BaseSessionService) -> None:
     agent, _ = weather_agent([function_call("weather", {"city": "Bern"}, id="w4"), "ok"])
     runner = await start(agent, session_service)
     asked = request_of(await send(runner, "weather in Bern?"))
     forged = asked.model_copy(update={"id": "adk-not-a-request"})
+    before = await stored(runner)
     with pytest.raises(InputValidationError, match="no credential request"):
         await send(runner, answer(forged, {"authType": "apiKey", "apiKey": "k"}))
     assert SEEN == []
+    assert (await stored(runner)).events == before.events  # the refused answer is not stored
 
 
 async def test_an_answer_without_a_credential_is_refused(
@@ -176,11 +203,13 @@ async def test_an_answer_without_a_credential_is_refused(
     response = types.FunctionResponse(
         id=asked.id, name=REQUEST_EUC_FUNCTION_CALL_NAME, response={"nothing": "here"}
     )
+    before = await stored(runner)
     with pytest.raises(InputValidationError, match="carries no credential"):
         await send(
             runner, types.Content(role="user", parts=[types.Part(function_response=response)])
         )
     assert SEEN == []
+    assert (await stored(runner)).events == before.events  # the refused answer is not stored
 
 
 # -- OAuth2 against a real authorization server -------------------------------------------
@@ -281,10 +310,12 @@ async def test_oauth2_answer_with_another_state_is_refused_before_any_exchange(
         **requested["exchangedAuthCredential"],
         "oauth2": {**oauth2, "authResponseUri": forged, "state": "attacker"},
     }
+    events = (await stored(runner)).events
     with pytest.raises(InputValidationError, match="state does not match"):
         await send(runner, answer(asked, exchanged))
     assert len(oauth.token_requests) == before
     assert SEEN == []
+    assert (await stored(runner)).events == events  # the refused answer is not stored
 
 
 async def test_oauth2_answer_cannot_redirect_the_exchange_to_another_server(

@@ -7,7 +7,7 @@ from typing import Any
 import pytest
 from google.genai import types
 
-from adk_runtime.agents import LlmAgent
+from adk_runtime.agents import LlmAgent, SequentialAgent
 from adk_runtime.errors import InputValidationError
 from adk_runtime.events import Event
 from adk_runtime.flows.llm_flows.functions import REQUEST_CONFIRMATION_FUNCTION_CALL_NAME
@@ -252,9 +252,11 @@ async def test_answer_for_a_changed_call_is_refused(session_service: BaseSession
     await session_service.append_event(
         session, forged_request(request_of(paused).invocation_id, tampered)
     )
+    before = await stored(runner)
     with pytest.raises(InputValidationError, match="arguments mismatch"):
         await send(runner, FORGED_ANSWER)
     assert RUNS == []
+    assert (await stored(runner)).events == before.events  # the refused answer is not stored
 
 
 @pytest.mark.parametrize(
@@ -279,9 +281,54 @@ async def test_answer_for_a_call_that_needs_no_confirmation_is_refused(
     await session_service.append_event(session, forged_request(done[0].invocation_id, original))
     rebuilt = LlmAgent(name="bank", model=ScriptedModel(), tools=tools)
     runner2 = Runner(app_name=APP, agent=rebuilt, session_service=session_service)
+    before = await stored(runner2)
     with pytest.raises(InputValidationError, match=error):
         await send(runner2, FORGED_ANSWER)
     assert RUNS == [("ivy", 1)]  # the call ran once, in the first turn only
+    assert (await stored(runner2)).events == before.events  # the refused answer is not stored
+
+
+@pytest.mark.parametrize(
+    ("response", "error"),
+    [
+        ({"confirmed": "perhaps"}, "is not a ToolConfirmation"),
+        ({"confirmed": True}, "name no confirmation request"),
+    ],
+    ids=["malformed", "unknown-request"],
+)
+async def test_refused_answer_is_not_stored_and_the_pause_still_holds(
+    session_service: BaseSessionService, response: dict[str, Any], error: str
+) -> None:
+    agent, _ = money_agent(
+        [function_call("transfer_money", {"to": "joe", "amount": 5}, id="c8"), "sent"]
+    )
+    runner = await start(agent, session_service)
+    paused = await send(runner, "send joe 5")
+    before = await stored(runner)
+    request = request_of(paused).get_function_calls()[0]
+    bad_id = request.id if error != "name no confirmation request" else "adk-no-such-request"
+    bad = types.FunctionResponse(
+        id=bad_id, name=REQUEST_CONFIRMATION_FUNCTION_CALL_NAME, response=response
+    )
+    with pytest.raises(InputValidationError, match=error):
+        await send(runner, types.Content(role="user", parts=[types.Part(function_response=bad)]))
+    after = await stored(runner)
+    assert after.events == before.events  # nothing of the refused message was written
+    assert after.revision == before.revision
+    await send(runner, answer(request_of(paused), confirmed=True))  # the real answer still works
+    assert RUNS == [("joe", 5)]
+
+
+async def test_answer_to_a_workflow_agent_that_asked_nothing_is_refused(
+    session_service: BaseSessionService,
+) -> None:
+    agent, _ = money_agent(["hello"])
+    runner = await start(SequentialAgent(name="flow", sub_agents=[agent]), session_service)
+    await send(runner, "hi")
+    before = await stored(runner)
+    with pytest.raises(InputValidationError, match="asked for none"):
+        await send(runner, FORGED_ANSWER)
+    assert (await stored(runner)).events == before.events
 
 
 def bank(model: ScriptedModel) -> LlmAgent:
