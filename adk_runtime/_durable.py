@@ -78,7 +78,7 @@ async def continue_invocation(
     before = session.model_copy(
         update={"events": session.events[: session.events.index(committed[0])]}
     )
-    agent = runner._find_agent_to_run(before, _function_call_event(before, content))
+    agent = runner._find_agent_to_run(before, call_event=_function_call_event(before, content))
     ctx = runner._context(session, invocation_id, True, content, run_config, agent)
     _resume.start(ctx, committed)
     async with aclosing(run_with_plugins(ctx, ctx.agent.run_async(ctx))) as events:

@@ -37,12 +37,26 @@ def run_with_plugins(
 ) -> AsyncGenerator[Event, None]:
     """The invocation's events through the plugins (see the module docstring).
 
-    Without plugins (the common case) that is ``events`` itself: no layer per event. With
-    them, ``events`` is closed when the returned generator is, whether or not it was started.
+    Each event also gets the run's ``RunConfig.custom_metadata`` (the event's own keys
+    win). Without plugins and metadata (the common case) that is ``events`` itself: no
+    layer per event. Otherwise ``events`` is closed when the returned generator is, whether
+    or not it was started.
     """
-    if not ctx.plugin_manager.plugins:
-        return events
-    return _through_plugins(ctx, events)
+    if ctx.plugin_manager.plugins:
+        events = _through_plugins(ctx, events)
+    metadata = ctx.run_config.custom_metadata if ctx.run_config is not None else None
+    if metadata:
+        events = _stamped(events, metadata)
+    return events
+
+
+async def _stamped(
+    events: AsyncGenerator[Event, None], metadata: dict[str, Any]
+) -> AsyncGenerator[Event, None]:
+    async with aclosing(events) as stream:
+        async for event in stream:
+            event.custom_metadata = {**metadata, **(event.custom_metadata or {})}
+            yield event
 
 
 async def _through_plugins(

@@ -33,11 +33,13 @@ import contextlib
 import logging
 from collections.abc import AsyncGenerator, Generator
 from contextlib import aclosing
+from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from google.genai import types
 
 from adk_runtime import _durable, _runner_support, telemetry
+from adk_runtime._app_origin import agent_origin, alignment_hint
 from adk_runtime._foreign import refuse_google_adk
 from adk_runtime._plugin_run import plugin_message, resolve_app, run_with_plugins
 from adk_runtime._runner_support import ThreadedRun
@@ -51,6 +53,7 @@ from adk_runtime.artifacts.base import BaseArtifactService
 from adk_runtime.artifacts.memory import InMemoryArtifactService
 from adk_runtime.errors import (
     AlreadyExistsError,
+    InputValidationError,
     SessionBusyError,
     SessionNotFoundError,
     UnsupportedFeatureError,
@@ -150,6 +153,9 @@ class Runner:
         self.auto_create_session = auto_create_session
         self.session_wait_seconds = session_wait_seconds
         self.session_lease_seconds = session_lease_seconds
+        self._app_name_alignment_hint = alignment_hint(
+            self.app_name, *self._infer_agent_origin(self.agent)
+        )
 
     async def run_async(
         self,
@@ -189,8 +195,12 @@ class Runner:
             ClaimLostError: This turn stalled past its lease and another turn took over.
             InvocationNotOpenError: Resuming an invocation that is not open (it finished, or
                 another replica resumed it); nothing was written.
+            InputValidationError: An id is malformed, the message carries function calls,
+                or it answers a confirmation or credential request wrongly; nothing was
+                written.
         """
         _validate_run(self.app_name, user_id, session_id, invocation_id, idempotency_key)
+        _validate_message(new_message)
         run_config = run_config or RunConfig()
         if invocation_id is not None and new_message is None and not state_delta:
             run = _durable.resume_async(self, user_id, session_id, invocation_id, run_config)
@@ -237,9 +247,10 @@ class Runner:
             )
             if new_message is not None:
                 new_message = await plugin_message(ctx, new_message, idempotency_key)
-            agent = self._find_agent_to_run(session, call_event)
+            agent = self._find_agent_to_run(session, call_event=call_event)
             if new_message is not None or state_delta:
                 event = _user_event(ctx.invocation_id, new_message, state_delta, idempotency_key)
+                event.custom_metadata = run_config.custom_metadata or None
                 await check_client_answers(agent, ctx, event)  # a refused answer is not stored
                 result = await self.session_service.commit_event(session, event)
                 if result.already_stored:
@@ -458,10 +469,15 @@ class Runner:
             raise self._missing(user_id, session_id)
         return session
 
+    def _infer_agent_origin(self, agent: BaseAgent) -> tuple[str | None, Path | None]:
+        """The app name ``agent``'s folder implies, and the folder (see ``_app_origin``)."""
+        return agent_origin(agent)
+
     def _missing(self, user_id: str, session_id: str) -> SessionNotFoundError:
+        hint = f" {self._app_name_alignment_hint}" if self._app_name_alignment_hint else ""
         return SessionNotFoundError(
-            f"Session {session_id!r} of user {user_id!r} in app {self.app_name!r} does not "
-            "exist. Create it first, or build the Runner with auto_create_session=True."
+            f"Session not found: {session_id!r} of user {user_id!r} in app {self.app_name!r}. "
+            f"Create it first, or build the Runner with auto_create_session=True.{hint}"
         )
 
     async def _answer_of(self, user_id: str, session_id: str, message: Event) -> list[Event]:
@@ -524,15 +540,25 @@ class Runner:
     async def __aexit__(self, *exc_info: object) -> None:
         await self.close()
 
-    def _find_agent_to_run(self, session: Session, call_event: Event | None = None) -> BaseAgent:
+    def _find_agent_to_run(
+        self,
+        session: Session,
+        root_agent: BaseAgent | None = None,
+        *,
+        call_event: Event | None = None,
+    ) -> BaseAgent:
         """Pick the agent that continues the conversation.
 
-        A message answering a function call goes to the agent that made the call.
+        A message answering a function call (``call_event``'s, or the session's last event
+        when that is the user's answer) goes to the agent that made the call.
         Otherwise the author of the most recent agent event decides: the root agent, or a
         sub-agent the conversation was transferred to, if it (and every agent above it) may
-        transfer back to its parent. Otherwise the root agent runs.
+        transfer back to its parent. Otherwise the root agent (``root_agent``, by default
+        the Runner's) runs.
         """
-        root = self.agent
+        root = root_agent or self.agent
+        if call_event is None and session.events and session.events[-1].author == "user":
+            call_event = _function_call_event(session, session.events[-1].content)
         if call_event is not None:
             caller = root.find_agent(call_event.author)
             if caller is not None:
@@ -543,9 +569,18 @@ class Runner:
             if event.author == root.name:
                 return root
             agent = root.find_sub_agent(event.author)
-            if agent is not None and _transferable_across_tree(agent):
+            if agent is not None and self._is_transferable_across_agent_tree(agent):
                 return agent
         return root
+
+    def _is_transferable_across_agent_tree(self, agent: BaseAgent) -> bool:
+        """Whether ``agent`` and every agent above it may transfer back to its parent."""
+        current: BaseAgent | None = agent
+        while current is not None:
+            if not current.can_transfer_to_parent():
+                return False
+            current = current.parent_agent
+        return True
 
 
 class InMemoryRunner(Runner):
@@ -589,6 +624,15 @@ def _validate_run(
         validate_id(idempotency_key, "idempotency_key")
 
 
+def _validate_message(message: types.Content | None) -> None:
+    """Refuse a user message that carries function calls: only the model calls functions."""
+    if message is not None and any(part.function_call for part in message.parts or []):
+        raise InputValidationError(
+            "A user message cannot contain function calls: only the model calls tools. "
+            "Answer a call with a function response carrying the call's id."
+        )
+
+
 def _function_call_event(session: Session, message: types.Content | None) -> Event | None:
     """The stored event holding the function call that ``message`` answers, if any."""
     if message is None or not message.parts:
@@ -621,15 +665,6 @@ def _user_event(
     if event_id is not None:
         event.id = event_id
     return event
-
-
-def _transferable_across_tree(agent: BaseAgent) -> bool:
-    current: BaseAgent | None = agent
-    while current is not None:
-        if not current.can_transfer_to_parent():
-            return False
-        current = current.parent_agent
-    return True
 
 
 def _without_temp(event: Event) -> Event:

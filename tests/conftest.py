@@ -38,6 +38,7 @@ def redis_cluster() -> Iterator[Cluster]:
 def blockbuster() -> Iterator[BlockBuster]:
     """Fail any blocking call made on the event loop during the test."""
     with blockbuster_ctx() as bb:
+        _allow_runner_construction(bb)
         yield bb
 
 
@@ -59,6 +60,7 @@ def _no_blocking_calls_with_a_session_service(
         # file system calls); a pool may open one at any point of a test.
         for function in bb.functions.values():
             function.can_block_in("asyncpg/connect_utils.py", {"_parse_connect_dsn_and_args"})
+        _allow_runner_construction(bb)
         backends.BLOCKBUSTER = bb
         try:
             yield
@@ -80,3 +82,8 @@ def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item
     for item in items:
         if item.get_closest_marker("reliability") is not None:
             item.add_marker(skip)
+
+
+def _allow_runner_construction(bb: BlockBuster) -> None:
+    """The Runner reads the process's working directory (no disk access) when it is built."""
+    bb.functions["os.getcwd"].can_block_in("adk_runtime/_app_origin.py", {"agent_origin"})
