@@ -106,3 +106,8 @@ async def merge(runs: Sequence[AsyncGenerator[Event, None]]) -> AsyncGenerator[E
         for task in tasks:
             task.cancel()
         await asyncio.gather(*tasks, return_exceptions=True)
+
+
+# google-adk's names for its merge (one for Python 3.11+, one for older): ours serves both.
+_merge_agent_run = merge
+_merge_agent_run_pre_3_11 = merge
