@@ -2,13 +2,14 @@
 
 from __future__ import annotations
 
+from collections.abc import Mapping, Sequence
 from typing import TYPE_CHECKING
 
 from google.genai import types
 
 from adk_runtime.agents.readonly_context import ReadonlyContext
 from adk_runtime.errors import ConfigurationError
-from adk_runtime.events import EventActions
+from adk_runtime.events import Event, EventActions
 from adk_runtime.events.ui_widget import UiWidget
 from adk_runtime.sessions.state import State
 
@@ -20,7 +21,7 @@ if TYPE_CHECKING:
     from adk_runtime.auth.credential_service.base_credential_service import (
         BaseCredentialService,
     )
-    from adk_runtime.memory.base import BaseMemoryService, SearchMemoryResponse
+    from adk_runtime.memory.base import BaseMemoryService, MemoryEntry, SearchMemoryResponse
 
 __all__ = ["CallbackContext"]
 
@@ -111,6 +112,43 @@ class CallbackContext(ReadonlyContext):
             ConfigurationError: The Runner has no memory service.
         """
         await self._memory_service().add_session_to_memory(self._invocation_context.session)
+
+    async def add_events_to_memory(
+        self, *, events: Sequence[Event], custom_metadata: Mapping[str, object] | None = None
+    ) -> None:
+        """Remember ``events`` (a delta, e.g. the latest turn) under this session.
+
+        Raises:
+            ConfigurationError: The Runner has no memory service.
+        """
+        ctx = self._invocation_context
+        await self._memory_service().add_events_to_memory(
+            app_name=ctx.app_name,
+            user_id=ctx.user_id,
+            session_id=ctx.session.id,
+            events=events,
+            custom_metadata=custom_metadata,
+        )
+
+    async def add_memory(
+        self,
+        *,
+        memories: Sequence[MemoryEntry],
+        custom_metadata: Mapping[str, object] | None = None,
+    ) -> None:
+        """Store memory entries directly, for this user of this app.
+
+        Raises:
+            ConfigurationError: The Runner has no memory service.
+            NotImplementedError: The memory service remembers events only.
+        """
+        ctx = self._invocation_context
+        await self._memory_service().add_memory(
+            app_name=ctx.app_name,
+            user_id=ctx.user_id,
+            memories=memories,
+            custom_metadata=custom_metadata,
+        )
 
     def render_ui_widget(self, ui_widget: UiWidget) -> None:
         """Show ``ui_widget`` with this step's event (committed with it).
