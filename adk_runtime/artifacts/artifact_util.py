@@ -202,12 +202,12 @@ def _segment_problem(value: str) -> str:
     if not value.strip():
         return "it is empty"
     if "\x00" in value:
-        return "it holds a NUL character"
+        return "it must not contain null bytes"
     if value[0] in "/\\" or _DRIVE.match(value):
-        return "it is an absolute path"
+        return "it must not be an absolute path or start with a slash"
     parts = value.replace("\\", "/").split("/")
     if any(part in (".", "..") for part in parts):
-        return "a '.' or '..' part would leave its directory"
+        return "it must not contain traversal segments ('.' or '..' parts leave its directory)"
     if len(parts) > 1 and {part.casefold() for part in parts} & set(_MARKERS):
         return "a part of it is a reserved name (apps, users, sessions, artifacts, versions)"
     return ""

@@ -31,6 +31,8 @@ def validate_id(value: Any, what: str) -> str:
         raise InputValidationError(
             f"{what} is {len(value)} characters long; the limit is {MAX_ID_LENGTH}."
         )
+    if "\x00" in value:
+        raise InputValidationError(f"{what} {_preview(value)} must not contain null bytes.")
     if _FORBIDDEN.search(value):
         raise InputValidationError(
             f"{what} {_preview(value)} contains a control character or an invalid code point."
