@@ -49,6 +49,8 @@ class LoopAgent(BaseAgent):
     max_iterations: int | None = None
 
     async def _run_async_impl(self, ctx: InvocationContext) -> AsyncGenerator[Event, None]:
+        if not self.sub_agents:
+            return  # nothing to loop over (and nothing that could ever escalate)
         resumed = _resume.checkpoint_of(self, ctx)
         if resumed is not None and resumed.ended:
             return

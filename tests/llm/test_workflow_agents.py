@@ -170,3 +170,21 @@ async def test_exit_loop_tool(session_service: BaseSessionService) -> None:
     assert events[-2].actions.escalate is True
     assert events[-2].get_function_responses()[0].name == "exit_loop"
     assert events[-1].actions.end_of_agent is True
+
+
+async def test_workflow_agents_without_sub_agents_end_the_turn_quietly(
+    session_service: BaseSessionService,
+) -> None:
+    for index, agent in enumerate(
+        [
+            LoopAgent(name="loop", sub_agents=[]),  # no max_iterations: must not spin or fail
+            LoopAgent(name="loop2", max_iterations=3, sub_agents=[]),
+            SequentialAgent(name="seq", sub_agents=[]),
+            ParallelAgent(name="par", sub_agents=[]),
+        ]
+    ):
+        runner = await start(agent, session_service, session_id=f"empty-{index}")
+        events = await send(runner, "anything?", session_id=f"empty-{index}")
+        assert texts(events) == []
+        session = await stored(runner, session_id=f"empty-{index}")
+        assert session.events[0].author == "user"
