@@ -127,12 +127,11 @@ class RunConfig(BaseModel):
         """
         if value >= sys.maxsize:
             raise ValueError(
-                f"max_llm_calls must be below sys.maxsize ({sys.maxsize}); use 0 for no bound."
+                f"max_llm_calls should be less than {sys.maxsize}. Use 0 for no bound."
             )
         if value <= 0:
             logger.warning(
-                "max_llm_calls=%s: no bound on model calls; an agent that keeps calling tools "
-                "runs (and is billed) until it stops by itself.",
-                value,
+                f"max_llm_calls={value}: no bound on model calls; an agent that keeps "
+                "calling tools runs (and is billed) until it stops by itself."
             )
         return value
