@@ -15,6 +15,7 @@ from adk_runtime.tools.base_toolset import BaseToolset
 from adk_runtime.tools.enterprise_search_tool import enterprise_web_search_tool
 from adk_runtime.tools.exit_loop_tool import exit_loop
 from adk_runtime.tools.function_tool import FunctionTool
+from adk_runtime.tools.get_user_choice_tool import get_user_choice_tool
 from adk_runtime.tools.google_search_tool import google_search
 from adk_runtime.tools.load_artifacts_tool import load_artifacts_tool
 from adk_runtime.tools.load_memory_tool import LoadMemoryTool, load_memory_tool
@@ -35,6 +36,7 @@ load_memory = load_memory_tool
 preload_memory = preload_memory_tool
 load_artifacts = load_artifacts_tool
 enterprise_web_search = enterprise_web_search_tool
+get_user_choice = get_user_choice_tool
 
 __all__ = [
     "AgentTool",
@@ -49,6 +51,7 @@ __all__ = [
     "TransferToAgentTool",
     "enterprise_web_search",
     "exit_loop",
+    "get_user_choice",
     "google_search",
     "load_artifacts",
     "load_memory",

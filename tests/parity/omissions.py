@@ -226,8 +226,6 @@ OMITTED: dict[str, str] = {
     "tools.environment_simulation": INTEGRATIONS,
     "tools.example_tool": INTEGRATIONS,
     "tools:ExampleTool": INTEGRATIONS,
-    "tools.get_user_choice_tool": INTEGRATIONS,
-    "tools:get_user_choice": INTEGRATIONS,
     "tools.google_search_agent_tool": INTEGRATIONS,
     "tools.langchain_tool": INTEGRATIONS,
     "tools.load_web_page": INTEGRATIONS,
