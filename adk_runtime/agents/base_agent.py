@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import inspect
+import logging
 from collections.abc import AsyncGenerator, Awaitable, Callable, Mapping, Sequence
 from contextlib import aclosing
 from typing import Any, ClassVar, TypeAlias, TypeVar
@@ -27,6 +28,8 @@ __all__ = [
     "BeforeAgentCallback",
     "SelfAgent",
 ]
+
+logger = logging.getLogger(__name__)
 
 _AgentCallback: TypeAlias = Callable[
     [CallbackContext], Awaitable[types.Content | None] | types.Content | None
@@ -107,7 +110,16 @@ class BaseAgent(BaseModel):
         return value
 
     def model_post_init(self, context: Any, /) -> None:
-        """Point each sub-agent at this agent as its parent."""
+        """Point each sub-agent at this agent as its parent (and warn of repeated names)."""
+        names = [sub_agent.name for sub_agent in self.sub_agents]
+        repeated = sorted({name for name in names if names.count(name) > 1})
+        if repeated:
+            logger.warning(
+                "Agent %r has sub-agents with the same name (%s): events, transfers and "
+                "resumed invocations find agents by name, so only the first of each is reached.",
+                self.name,
+                ", ".join(f"`{name}`" for name in repeated),
+            )
         for sub_agent in self.sub_agents:
             if sub_agent.parent_agent is not None and sub_agent.parent_agent is not self:
                 raise ValueError(

@@ -3,6 +3,7 @@ callbacks, planners, code executors, generate_content_config checks."""
 
 from __future__ import annotations
 
+import logging
 import sys
 from typing import Any
 
@@ -608,3 +609,18 @@ def test_only_the_agents_own_final_answer_is_stored() -> None:
     ]:
         save_output(agent, event)
         assert event.actions.state_delta == expected
+
+
+def test_sub_agents_sharing_a_name_are_reported_once_each(
+    caplog: pytest.LogCaptureFixture,
+) -> None:
+    twins = [LlmAgent(name=name) for name in ("twin", "solo", "twin", "twin", "pair", "pair")]
+    with caplog.at_level(logging.WARNING, logger="adk_runtime.agents.base_agent"):
+        LlmAgent(name="parent", sub_agents=twins)
+    (record,) = caplog.records
+    assert "`pair`, `twin`" in record.getMessage()
+    assert "solo" not in record.getMessage()
+    caplog.clear()
+    with caplog.at_level(logging.WARNING, logger="adk_runtime.agents.base_agent"):
+        LlmAgent(name="fine", sub_agents=[LlmAgent(name="a"), LlmAgent(name="b")])
+    assert caplog.records == []
