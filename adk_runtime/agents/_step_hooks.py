@@ -100,9 +100,14 @@ def process_response(agent: LlmAgent, event: Event, callback_context: CallbackCo
 def _insert_before_last_user_turn(request: LlmRequest, extra: list[types.Content]) -> None:
     if not extra:
         return
+    # Before the user's latest messages, but never between a function call and its response:
+    # a user content holding a function response ends the walk back (the instruction then
+    # follows the response, as the model continues its tool-call turn).
     contents = request.contents
     index = len(contents)
     while index > 0 and contents[index - 1].role == "user":
+        if any(part.function_response for part in contents[index - 1].parts or []):
+            break
         index -= 1
     if index == len(contents):  # the conversation does not end with the user: append
         request.contents = [*contents, *extra]

@@ -235,6 +235,28 @@ async def test_static_instruction_is_the_system_part_and_instruction_moves_to_co
     assert contents[3].parts[0].text == "second"  # type: ignore[index]
 
 
+async def test_the_moved_instruction_never_separates_a_call_from_its_response() -> None:
+    def clock() -> str:
+        """The time."""
+        return "noon"
+
+    model = ScriptedModel(replies=[function_call("clock", {}), "It is noon."])
+    agent = LlmAgent(
+        name="a",
+        model=model,
+        static_instruction="You tell the time.",
+        instruction="Be brief.",
+        tools=[clock],
+    )
+    runner = await start(agent, InMemorySessionService())
+    await send(runner, "time?")
+    contents = model.requests[1].contents
+    calls = [i for i, c in enumerate(contents) if any(p.function_call for p in c.parts or [])]
+    answers = [i for i, c in enumerate(contents) if any(p.function_response for p in c.parts or [])]
+    assert answers == [calls[0] + 1]  # the response right after its call
+    assert contents[-1].parts[0].text.endswith("Be brief.")  # type: ignore[index,union-attr]
+
+
 async def test_static_instruction_accepts_content_and_rejects_other_objects() -> None:
     model = ScriptedModel(replies=["ok"])
     static = types.Content(role="user", parts=[types.Part(text="A."), types.Part(text="B.")])
