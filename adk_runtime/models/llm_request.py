@@ -48,7 +48,7 @@ class LlmRequest(BaseModel):
         if not texts:
             return
         current = self.config.system_instruction
-        if current is None:
+        if current is None or current == "":
             self.config.system_instruction = "\n\n".join(texts)
         elif isinstance(current, str):
             self.config.system_instruction = "\n\n".join([current, *texts])

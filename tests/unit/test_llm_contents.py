@@ -83,3 +83,14 @@ def test_current_turn_only() -> None:
         text("user", "new", role="user"),
     ]
     assert shape(build_contents(events, "a", None, current_turn_only=True)) == [("user", "new")]
+
+
+def test_instructions_appended_to_an_empty_system_instruction_start_it() -> None:
+    from adk_runtime.models import LlmRequest
+
+    request = LlmRequest()
+    request.config.system_instruction = ""
+    request.append_instructions(["First.", "", "Second."])
+    assert request.config.system_instruction == "First.\n\nSecond."
+    request.append_instructions(["Third."])
+    assert request.config.system_instruction == "First.\n\nSecond.\n\nThird."
