@@ -41,7 +41,9 @@ def build_contents(
     for event in _pair_function_responses(visible):
         assert event.content is not None
         if _is_other_agent(agent_name, event):
-            contents.append(_as_context(event, other_agents_thoughts))
+            context = _as_context(event, other_agents_thoughts)
+            if context is not None:  # nothing to retell: only thoughts, or empty parts
+                contents.append(context)
         else:
             contents.append(event.content)
     return without_client_ids(contents)
@@ -101,21 +103,36 @@ def _pair_function_responses(events: list[Event]) -> list[Event]:
 
 
 def _merge_responses(events: list[Event]) -> Event:
-    """One event holding the latest response for each call id (later responses win)."""
-    parts: dict[str, types.Part] = {}
+    """One event holding every part of ``events``, one response per call id.
+
+    A later response to a call takes the place of the earlier one; the other parts (text
+    sent with a response) are kept, in order.
+    """
+    parts: list[types.Part] = []
+    response_at: dict[str, int] = {}
     for event in events:
         for part in event.content.parts or [] if event.content else []:
-            if part.function_response is not None:
-                parts[part.function_response.id or ""] = part
+            response = part.function_response
+            if response is None:
+                parts.append(part)
+            elif (call_id := response.id or "") in response_at:
+                parts[response_at[call_id]] = part
+            else:
+                response_at[call_id] = len(parts)
+                parts.append(part)
     last = events[-1]
-    content = types.Content(role="user", parts=list(parts.values()))
+    assert last.content is not None
+    content = last.content.model_copy(update={"parts": parts})
     return Event(author=last.author, content=content, branch=last.branch)
 
 
-def _as_context(event: Event, thoughts: bool) -> types.Content:
+def _as_context(event: Event, thoughts: bool) -> types.Content | None:
+    """Another agent's turn retold as user-side context; None when there is nothing to tell."""
     assert event.content is not None
     parts = [types.Part(text="For context:")]
     for part in event.content.parts or []:
+        if _is_empty(part):
+            continue
         if part.thought:
             if thoughts and part.text:
                 parts.append(types.Part(text=f"[{event.author}] thought: {part.text}"))
@@ -134,4 +151,11 @@ def _as_context(event: Event, thoughts: bool) -> types.Content:
             )
         else:
             parts.append(part)
+    if len(parts) == 1:
+        return None
     return types.Content(role="user", parts=parts)
+
+
+def _is_empty(part: types.Part) -> bool:
+    """A part that carries nothing (an empty text, with or without a thought flag)."""
+    return not part.text and set(part.model_dump(exclude_none=True)) <= {"text", "thought"}

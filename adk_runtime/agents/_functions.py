@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import asyncio
+import copy
 import json
 import logging
 from collections.abc import Awaitable, Callable, Sequence
@@ -11,7 +12,7 @@ from typing import TYPE_CHECKING, Any, TypeAlias
 from google.genai import types
 
 from adk_runtime import _callbacks, telemetry
-from adk_runtime.agents._tool_pool import pool_for
+from adk_runtime.agents._tool_pool import pool_for, run_tool
 from adk_runtime.agents.invocation_context import InvocationContext
 from adk_runtime.errors import PluginError
 from adk_runtime.events import Event, EventActions
@@ -30,6 +31,8 @@ __all__ = [
     "OnToolErrorCallback",
     "assign_call_ids",
     "long_running_ids",
+    "missing_tool_message",
+    "run_call_list",
     "run_function_calls",
 ]
 
@@ -66,15 +69,27 @@ async def run_function_calls(
     tools: dict[str, BaseTool],
     confirmations: dict[str, ToolConfirmation] | None = None,
 ) -> Event | None:
+    """Run the calls of ``call_event``: :func:`run_call_list` on them."""
+    return await run_call_list(agent, ctx, call_event.get_function_calls(), tools, confirmations)
+
+
+async def run_call_list(
+    agent: LlmAgent,
+    ctx: InvocationContext,
+    calls: Sequence[types.FunctionCall],
+    tools: dict[str, BaseTool],
+    confirmations: dict[str, ToolConfirmation] | None = None,
+) -> Event | None:
     """Run the calls concurrently; return one event with every response and merged actions.
 
     A call that fails (unknown tool, a tool or callback that raises) is answered with an
     ``{"error": ...}`` response the model sees, and what it wrote is discarded; a plugin hook
     that raises (``PluginError``) ends the invocation instead, and the other calls still
-    running are cancelled.
+    running are cancelled. Each call gets its own deep copy of its arguments, so a tool
+    that changes them leaves the stored call as the model made it.
     ``confirmations`` (by call id) are the user's answers to the calls' confirmation requests.
+    Returns None when no call produced a response or an action.
     """
-    calls = call_event.get_function_calls()
     confirmations = confirmations or {}
     runs = [
         asyncio.ensure_future(_run_one(agent, ctx, call, tools, confirmations.get(call.id or "")))
@@ -122,11 +137,11 @@ async def _run_one(
     tool_context = ToolContext(ctx, function_call_id=call.id, tool_confirmation=confirmation)
     missing: str | None = None
     if tool is None:  # the callbacks still see the call, through a stand-in tool
-        missing = f"There is no tool {name!r}; available: {sorted(tools)}."
+        missing = missing_tool_message(name, tools)
         tool = BaseTool(name=name or "<unnamed>", description="No such tool.")
     try:
         response: Any = await _call_tool(
-            agent, tool, dict(call.args or {}), tool_context, missing=missing
+            agent, tool, copy.deepcopy(dict(call.args or {})), tool_context, missing=missing
         )
     except PluginError:
         raise  # a plugin's hook raised: that stops the run, as every plugin hook does
@@ -140,9 +155,16 @@ async def _run_one(
     if not isinstance(response, dict):
         response = {"result": response}
     part = types.Part(
-        function_response=types.FunctionResponse(id=call.id, name=name, response=response)
+        function_response=types.FunctionResponse(
+            id=call.id, name=name, response=response, scheduling=tool.response_scheduling
+        )
     )
     return part, tool_context.actions, text
+
+
+def missing_tool_message(name: str | None, tools: dict[str, BaseTool]) -> str:
+    """What the model is told when it calls a tool the agent does not have."""
+    return f"There is no tool {name!r}; available: {sorted(tools)}."
 
 
 def _shown_answer(tool: BaseTool, response: Any, tool_context: ToolContext) -> str | None:
@@ -195,8 +217,7 @@ async def _call_tool(
         with telemetry.tool_span(tool.name, tool.description, tool_context.function_call_id):
             try:
                 pool = pool_for(tool_context.invocation_context.run_config.tool_thread_pool_config)
-                with _callbacks.sync_calls_on(pool):
-                    response = await tool.run_async(args=args, tool_context=tool_context)
+                response = await run_tool(tool, args, tool_context, pool)
             except Exception as exc:
                 response = await _on_tool_error(agent, tool, args, tool_context, exc)
                 if response is None:

@@ -33,7 +33,13 @@ from adk_runtime.tools.tool_context import ToolContext
 if TYPE_CHECKING:
     from adk_runtime.agents.llm_agent import LlmAgent
 
-__all__ = ["run_flow"]
+__all__ = [
+    "apply_agent_config",
+    "apply_run_config",
+    "conversation",
+    "merged_http_options",
+    "run_flow",
+]
 
 
 async def run_flow(agent: LlmAgent, ctx: InvocationContext) -> AsyncGenerator[Event, None]:
@@ -130,21 +136,11 @@ class _Step:
 
     async def _build_request(self) -> LlmRequest:
         agent, ctx = self.agent, self.ctx
-        llm = agent.canonical_model
-        config = agent.generate_content_config
-        request = LlmRequest(model=llm.model)
-        if config is not None:
-            request.config = config.model_copy(deep=True)
+        request = LlmRequest()
+        apply_agent_config(agent, request)
         extra = await _step_hooks.add_instructions(agent, ctx, request)
-        run_config = ctx.run_config
-        request.contents = build_contents(
-            _confirmation.without_confirmation_events(ctx.session.events),
-            agent.name,
-            ctx.branch,
-            current_turn_only=agent.include_contents == "none",
-            other_agents_thoughts=run_config.include_thoughts_from_other_agents,
-        )
-        _apply_run_config(request, ctx)
+        request.contents = conversation(agent, ctx)
+        apply_run_config(request, ctx)
         # The tools see the contents (load_artifacts adds to them); the output schema,
         # planner and code executor come last, as in google-adk.
         tools = await agent.canonical_tools(ReadonlyContext(ctx))
@@ -299,26 +295,52 @@ def _event_for(response: LlmResponse, model_event: Event) -> Event | None:
     return event
 
 
-def _apply_run_config(request: LlmRequest, ctx: InvocationContext) -> None:
-    """The invocation's own model-call settings (``RunConfig``), over the agent's."""
+def apply_agent_config(agent: LlmAgent, request: LlmRequest) -> None:
+    """Point ``request`` at the agent's model, with a copy of its ``generate_content_config``."""
+    request.model = agent.canonical_model.model
+    config = agent.generate_content_config
+    request.config = (
+        config.model_copy(deep=True) if config is not None else types.GenerateContentConfig()
+    )
+
+
+def conversation(agent: LlmAgent, ctx: InvocationContext) -> list[types.Content]:
+    """The contents the agent's model is sent for the session's history.
+
+    The history as :func:`adk_runtime.agents._contents.build_contents` tells it (without
+    confirmation requests and answers), with ``RunConfig.model_input_context`` placed right
+    before the invocation's user message.
+    """
     run_config = ctx.run_config
-    if run_config.labels:
-        request.config.labels = {**(request.config.labels or {}), **run_config.labels}
-    if run_config.http_options is not None:
-        request.config.http_options = _merged_http_options(
-            request.config.http_options, run_config.http_options
-        )
+    contents = build_contents(
+        _confirmation.without_confirmation_events(ctx.session.events),
+        agent.name,
+        ctx.branch,
+        current_turn_only=agent.include_contents == "none",
+        other_agents_thoughts=run_config.include_thoughts_from_other_agents,
+    )
     if run_config.model_input_context:
-        contents = request.contents
         at = next(
             (i for i in range(len(contents) - 1, -1, -1) if contents[i] == ctx.user_content),
             0,
         )
         extra = [content.model_copy(deep=True) for content in run_config.model_input_context]
         contents[at:at] = extra
+    return contents
 
 
-def _merged_http_options(
+def apply_run_config(request: LlmRequest, ctx: InvocationContext) -> None:
+    """The invocation's own model-call settings (``RunConfig`` labels and HTTP options)."""
+    run_config = ctx.run_config
+    if run_config.labels:
+        request.config.labels = {**(request.config.labels or {}), **run_config.labels}
+    if run_config.http_options is not None:
+        request.config.http_options = merged_http_options(
+            request.config.http_options, run_config.http_options
+        )
+
+
+def merged_http_options(
     agent: types.HttpOptions | None, invocation: types.HttpOptions
 ) -> types.HttpOptions:
     """``invocation``'s HTTP options over the agent's: headers added, the rest replaced.

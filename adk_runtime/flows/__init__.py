@@ -1,6 +1,7 @@
 """``google.adk.flows`` → here: the public pieces of the LLM flow.
 
 The flow itself (building the request, calling the model, running the function calls) lives in
-``adk_runtime.agents`` (``_llm_flow.py``, ``_functions.py``); google-adk's request processors
-and flow classes are internals with no counterpart here (see the README's parity table).
+``adk_runtime.agents`` (``_llm_flow.py``, ``_functions.py``). :mod:`.llm_flows` keeps
+google-adk's module names for the request processors and function-call helpers, as faces over
+that flow; google-adk's flow classes (``SingleFlow``, ``AutoFlow``) have no counterpart.
 """

@@ -25,8 +25,9 @@ class BaseTool:
             (a manifest, an owner...); the runtime never reads it.
         behavior: google-adk's Live API setting (blocking or not); request/response turns,
             the only kind here, ignore it, as google-adk's do.
-        response_scheduling: google-adk's Live API setting for when the model reacts to the
-            response; ignored here, as in google-adk's request/response turns.
+        response_scheduling: When the model should react to the response (google-adk's
+            Live API setting): set on the call's function response, as google-adk does;
+            request/response turns answer every call at once anyway.
     """
 
     # Class defaults too, for subclasses that set their own attributes without calling

@@ -36,8 +36,8 @@ LIVE = (
 )
 LIVE_REFUSED = (
     "Live API names kept so that code naming them imports (google-adk's `testing_utils.py` "
-    "does): creating a `LiveRequest` / `LiveRequestQueue` or calling `Runner.run_live` raises "
-    "`UnsupportedFeatureError`."
+    "does): creating a `LiveRequest` / `LiveRequestQueue` or calling `Runner.run_live` or "
+    "`flows.llm_flows.functions.handle_function_calls_live` raises `UnsupportedFeatureError`."
 )
 CONFIG = (
     "The tools' own YAML config classes (`AgentToolConfig`, `McpToolsetConfig`, "
@@ -66,9 +66,10 @@ INTERACTIONS_API = (
     "`App(context_cache_config=...)`)."
 )
 FLOW_INTERNALS = (
-    "Internals of google-adk's LLM flow (request processors, flow classes, function-call "
-    "plumbing): adk_runtime's flow is one loop in `adk_runtime.agents` with no processor "
-    "pipeline; the call-id helpers are in `flows.llm_flows.functions`."
+    "Internals of google-adk's LLM flow (flow classes, the other request processors, the "
+    "rest of the function-call plumbing): adk_runtime's flow is one loop in "
+    "`adk_runtime.agents`; the processors `basic`, `instructions`, `contents` and "
+    "`agent_transfer` and the helpers of `flows.llm_flows.functions` are faces over it."
 )
 AUTHLIB = (
     "Authlib is a requirement of the `auth` extra here, not an optional import: there is no "
@@ -128,7 +129,6 @@ OMITTED: dict[str, str] = {
     "flows.llm_flows.audio_cache_manager": LIVE,
     "flows.llm_flows.audio_transcriber": LIVE,
     "flows.llm_flows.transcription_manager": LIVE,
-    "flows.llm_flows.functions:handle_function_calls_live": LIVE,
     # YAML configuration of tools (agent YAML files are loaded: agents.config_agent_utils)
     "tools.base_tool:SelfTool": CONFIG,
     "tools.agent_tool:AgentToolConfig": CONFIG,
@@ -188,26 +188,19 @@ OMITTED: dict[str, str] = {
     "models.interactions_utils": INTERACTIONS_API,
     "flows.llm_flows.interactions_processor": INTERACTIONS_API,
     # the flow's internals
-    "flows.llm_flows.agent_transfer": FLOW_INTERNALS,
+    "flows.llm_flows.agent_transfer:line_break": FLOW_INTERNALS,
     "flows.llm_flows.auto_flow": FLOW_INTERNALS,
     "flows.llm_flows.base_llm_flow": FLOW_INTERNALS,
-    "flows.llm_flows.basic": FLOW_INTERNALS,
-    "flows.llm_flows.contents": FLOW_INTERNALS,
+    "flows.llm_flows.contents:drop_orphaned_function_calls": FLOW_INTERNALS,
     "flows.llm_flows.context": FLOW_INTERNALS,
     "flows.llm_flows.core": FLOW_INTERNALS,
     "flows.llm_flows.extensions": FLOW_INTERNALS,
     "flows.llm_flows.identity": FLOW_INTERNALS,
-    "flows.llm_flows.instructions": FLOW_INTERNALS,
     "flows.llm_flows.prompt": FLOW_INTERNALS,
     "flows.llm_flows.request_confirmation": FLOW_INTERNALS,
     "flows.llm_flows.single_flow": FLOW_INTERNALS,
     "flows.llm_flows.tools": FLOW_INTERNALS,
     "flows.llm_flows.functions:deep_merge_dicts": FLOW_INTERNALS,
-    "flows.llm_flows.functions:find_event_by_function_call_id": FLOW_INTERNALS,
-    "flows.llm_flows.functions:find_matching_function_call": FLOW_INTERNALS,
-    "flows.llm_flows.functions:handle_function_call_list_async": FLOW_INTERNALS,
-    "flows.llm_flows.functions:handle_function_calls_async": FLOW_INTERNALS,
-    "flows.llm_flows.functions:merge_parallel_function_response_events": FLOW_INTERNALS,
     # tool authentication
     "auth.auth_preprocessor": FLOW_INTERNALS,
     "auth.auth_handler:AUTHLIB_AVAILABLE": AUTHLIB,
@@ -295,6 +288,7 @@ REFUSED: dict[str, str] = {
     "agents:LiveRequest": LIVE_REFUSED,
     "agents:LiveRequestQueue": LIVE_REFUSED,
     "runners:Runner.run_live": LIVE_REFUSED,
+    "flows.llm_flows.functions:handle_function_calls_live": LIVE_REFUSED,
     "skills:list_skills_in_gcs_dir": SKILLS_GCS,
     "skills:list_skills_in_gcs_dir_async": SKILLS_GCS,
     "skills:load_skill_from_gcs_dir": SKILLS_GCS,
