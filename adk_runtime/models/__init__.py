@@ -1,4 +1,13 @@
-"""Models the agents call (``google.adk.models`` → ``adk_runtime.models``)."""
+"""Models the agents call (``google.adk.models`` → ``adk_runtime.models``).
+
+Claude (``anthropic`` extra) and LiteLLM's providers (``litellm`` extra) load on first use,
+so importing this package needs neither.
+"""
+
+from __future__ import annotations
+
+import importlib
+from typing import TYPE_CHECKING, Any
 
 from adk_runtime.models.base_llm import BaseLlm
 from adk_runtime.models.google_llm import Gemini
@@ -6,6 +15,74 @@ from adk_runtime.models.llm_request import LlmRequest
 from adk_runtime.models.llm_response import LlmResponse
 from adk_runtime.models.registry import LLMRegistry
 
+if TYPE_CHECKING:
+    from adk_runtime.models.anthropic_llm import (
+        AnthropicGenerateContentConfig,
+        AnthropicLlm,
+        Claude,
+    )
+    from adk_runtime.models.lite_llm import LiteLlm
+
 LLMRegistry.register(Gemini)
 
-__all__ = ["BaseLlm", "Gemini", "LLMRegistry", "LlmRequest", "LlmResponse"]
+# Patterns as google-adk registers them: every claude- name, and LiteLLM's provider/ names.
+LLMRegistry.register_lazy([r"claude-.*"], f"{__name__}.anthropic_llm", "Claude", "anthropic")
+LLMRegistry.register_lazy(
+    [
+        rf"{provider}/.*"
+        for provider in (
+            "openai",
+            "azure",
+            "azure_ai",
+            "groq",
+            "anthropic",
+            "bedrock",
+            "ollama",
+            "ollama_chat",
+            "together_ai",
+            "vertex_ai",
+            "mistral",
+            "deepseek",
+            "fireworks_ai",
+            "cohere",
+            "databricks",
+            "ai21",
+        )
+    ],
+    f"{__name__}.lite_llm",
+    "LiteLlm",
+    "litellm",
+)
+
+_LAZY: dict[str, tuple[str, str]] = {
+    "AnthropicGenerateContentConfig": ("anthropic_llm", "anthropic"),
+    "AnthropicLlm": ("anthropic_llm", "anthropic"),
+    "Claude": ("anthropic_llm", "anthropic"),
+    "LiteLlm": ("lite_llm", "litellm"),
+}
+
+__all__ = [
+    "AnthropicGenerateContentConfig",
+    "AnthropicLlm",
+    "BaseLlm",
+    "Claude",
+    "Gemini",
+    "LLMRegistry",
+    "LiteLlm",
+    "LlmRequest",
+    "LlmResponse",
+]
+
+
+def __getattr__(name: str) -> Any:
+    if name not in _LAZY:
+        raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
+    module_name, extra = _LAZY[name]
+    try:
+        module = importlib.import_module(f"{__name__}.{module_name}")
+    except ImportError as exc:
+        raise ImportError(
+            f"adk_runtime.models.{name} needs an optional dependency that is not installed "
+            f"({exc.name or exc}): pip install 'adk-runtime[{extra}]'"
+        ) from exc
+    return getattr(module, name)

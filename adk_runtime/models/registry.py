@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import importlib
 import re
 from functools import lru_cache
 
@@ -10,11 +11,14 @@ from adk_runtime.models.base_llm import BaseLlm
 
 __all__ = ["LLMRegistry"]
 
+_LazyClass = tuple[str, str, str]
+"""(module path, class name, extra that installs what the module needs)."""
+
 
 class LLMRegistry:
     """Model classes by the regular expressions of the names they serve."""
 
-    _registry: dict[str, type[BaseLlm]] = {}
+    _registry: dict[str, type[BaseLlm] | _LazyClass] = {}
 
     @staticmethod
     def register(llm_cls: type[BaseLlm]) -> None:
@@ -24,11 +28,27 @@ class LLMRegistry:
         _resolve_cached.cache_clear()
 
     @staticmethod
+    def register_lazy(patterns: list[str], module: str, class_name: str, extra: str) -> None:
+        """Serve names matching ``patterns`` with a class imported only when first needed.
+
+        Args:
+            patterns: Regular expressions of the model names.
+            module: The module defining the class.
+            class_name: The class's name in that module.
+            extra: The adk-runtime extra that installs the module's dependencies (named in
+                the error when they are missing).
+        """
+        for pattern in patterns:
+            LLMRegistry._registry[pattern] = (module, class_name, extra)
+        _resolve_cached.cache_clear()
+
+    @staticmethod
     def resolve(model: str) -> type[BaseLlm]:
         """Return the class serving ``model``.
 
         Raises:
-            ConfigurationError: No registered class serves that name.
+            ConfigurationError: No registered class serves that name, or the class's optional
+                dependencies are not installed.
         """
         return _resolve_cached(model)
 
@@ -38,11 +58,24 @@ class LLMRegistry:
         return LLMRegistry.resolve(model)(model=model)
 
 
+def _load(entry: _LazyClass) -> type[BaseLlm]:
+    module_name, class_name, extra = entry
+    try:
+        module = importlib.import_module(module_name)
+    except ImportError as exc:
+        raise ConfigurationError(
+            f"{class_name} needs an optional dependency that is not installed "
+            f"({exc.name or exc}): pip install 'adk-runtime[{extra}]'"
+        ) from exc
+    llm_cls: type[BaseLlm] = getattr(module, class_name)
+    return llm_cls
+
+
 @lru_cache(maxsize=64)
 def _resolve_cached(model: str) -> type[BaseLlm]:
-    for pattern, llm_cls in LLMRegistry._registry.items():
+    for pattern, entry in LLMRegistry._registry.items():
         if re.fullmatch(pattern, model):
-            return llm_cls
+            return _load(entry) if isinstance(entry, tuple) else entry
     raise ConfigurationError(
         f"No model class serves {model!r}. Pass a BaseLlm instance as the agent's model, or "
         "register a class with LLMRegistry.register."

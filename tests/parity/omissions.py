@@ -57,9 +57,14 @@ GOOGLE_CLOUD = (
     "Apigee): out of scope; adk_runtime's stores are SQLite, PostgreSQL, Redis and files."
 )
 OTHER_MODELS = (
-    "Models other than Gemini (Anthropic, LiteLLM, Gemma) and google-adk's model wrappers "
-    "(fallback chains, capability and service-tier metadata): not implemented; any model "
-    "plugs in as a `BaseLlm` subclass registered with `LLMRegistry`."
+    "Gemma and google-adk's model wrappers (fallback chains, capability and service-tier "
+    "metadata): not implemented (Gemini, Claude and LiteLLM are); any model plugs in as a "
+    "`BaseLlm` subclass registered with `LLMRegistry`."
+)
+MODEL_ADAPTER_INTERNALS = (
+    "google-adk's intermediate types inside its Claude and LiteLLM adapters (request wrapper, "
+    "stream chunk classes, label tables): adk_runtime's adapters convert between "
+    "google-genai types and the providers' own without them."
 )
 INTERACTIONS_API = (
     "The Gemini Interactions API: not implemented (Gemini context caching is, see "
@@ -173,12 +178,14 @@ OMITTED: dict[str, str] = {
     "tools.google_maps_grounding_tool": GOOGLE_CLOUD,
     "tools:google_maps_grounding": GOOGLE_CLOUD,
     # other models
-    "models.anthropic_llm": OTHER_MODELS,
-    "models.lite_llm": OTHER_MODELS,
     "models.gemma_llm": OTHER_MODELS,
-    "models:AnthropicGenerateContentConfig": OTHER_MODELS,
-    "models:Claude": OTHER_MODELS,
-    "models:LiteLlm": OTHER_MODELS,
+    "models.anthropic_llm:ClaudeRequest": MODEL_ADAPTER_INTERNALS,
+    "models.lite_llm:ChatCompletionFileUrlObject": MODEL_ADAPTER_INTERNALS,
+    "models.lite_llm:FunctionChunk": MODEL_ADAPTER_INTERNALS,
+    "models.lite_llm:ReasoningChunk": MODEL_ADAPTER_INTERNALS,
+    "models.lite_llm:TYPE_LABELS": MODEL_ADAPTER_INTERNALS,
+    "models.lite_llm:TextChunk": MODEL_ADAPTER_INTERNALS,
+    "models.lite_llm:UsageMetadataChunk": MODEL_ADAPTER_INTERNALS,
     "models:Gemma": OTHER_MODELS,
     "models:Gemma3Ollama": OTHER_MODELS,
     "models:FallbackModel": OTHER_MODELS,
