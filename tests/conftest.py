@@ -85,5 +85,13 @@ def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item
 
 
 def _allow_runner_construction(bb: BlockBuster) -> None:
-    """The Runner reads the process's working directory (no disk access) when it is built."""
+    """Blocking calls that are not ours to move off the loop.
+
+    The Runner reads the process's working directory (no disk access) when it is built.
+    With aiohttp installed (the litellm extra), google-genai sends Gemini requests through
+    it, and that path has google-auth look for an mTLS certificate config file on the event
+    loop before each request.
+    """
     bb.functions["os.getcwd"].can_block_in("adk_runtime/_app_origin.py", {"agent_origin"})
+    for function in bb.functions.values():
+        function.can_block_in("google/auth/transport/_mtls_helper.py", {"check_use_client_cert"})

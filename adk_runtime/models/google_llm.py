@@ -4,18 +4,13 @@ from __future__ import annotations
 
 import asyncio
 import logging
-import os
-import ssl
 from collections.abc import AsyncGenerator
 from contextlib import aclosing
 from functools import cached_property
 from typing import Any
 
-import certifi
-import httpx
 from google import genai
 from google.genai import errors, types
-from pydantic import PrivateAttr
 
 from adk_runtime.events._cache_metadata import CacheMetadata
 from adk_runtime.models._call_ids import without_client_ids
@@ -57,7 +52,6 @@ class Gemini(BaseLlm):
     model: str = "gemini-2.5-flash"
     base_url: str | None = None
     retry_options: types.HttpRetryOptions | None = None
-    _httpx: httpx.AsyncClient | None = PrivateAttr(default=None)
 
     @classmethod
     def supported_models(cls) -> list[str]:
@@ -71,19 +65,10 @@ class Gemini(BaseLlm):
 
     @cached_property
     def api_client(self) -> genai.Client:
-        """The google-genai client (built on first use), always on httpx.
-
-        google-genai switches to aiohttp whenever aiohttp is installed (LiteLLM and many
-        other packages bring it in), and on that path it checks for mTLS client
-        certificates on disk at every request, on the event loop. An httpx client of our
-        own keeps every request off the file system, whatever else is installed; with
-        ``GOOGLE_API_USE_CLIENT_CERTIFICATE`` set, google-genai's own choice stands.
-        """
-        self._httpx = _httpx_client()
+        """The google-genai client (built on first use)."""
         options = types.HttpOptions(
             base_url=self.base_url,
             retry_options=self.retry_options or default_retry_options(),
-            httpx_async_client=self._httpx,
         )
         return genai.Client(http_options=options)
 
@@ -102,9 +87,6 @@ class Gemini(BaseLlm):
             delattr(self, "api_client")
         if client is not None:
             await client.aio.aclose()
-        own, self._httpx = self._httpx, None
-        if own is not None:  # google-genai leaves a client it was given open
-            await own.aclose()
 
     async def generate_content_async(
         self, llm_request: LlmRequest, stream: bool = False
@@ -253,19 +235,3 @@ class StreamAggregator:
             usage_metadata=last.usage_metadata,
             model_version=last.model_version,
         )
-
-
-def _httpx_client() -> httpx.AsyncClient | None:
-    """The async HTTP client google-genai gets (None: its own choice, for mTLS users).
-
-    TLS as google-genai sets it up: certifi's bundle unless ``SSL_CERT_FILE`` /
-    ``SSL_CERT_DIR`` say otherwise; proxies from the environment. Reads certificates:
-    build it off the event loop.
-    """
-    if os.environ.get("GOOGLE_API_USE_CLIENT_CERTIFICATE", "").strip().lower() == "true":
-        return None
-    context = ssl.create_default_context(
-        cafile=os.environ.get("SSL_CERT_FILE", certifi.where()),
-        capath=os.environ.get("SSL_CERT_DIR"),
-    )
-    return httpx.AsyncClient(verify=context)

@@ -5,7 +5,6 @@ from __future__ import annotations
 from collections.abc import AsyncIterator
 from typing import Any
 
-import httpx
 import pytest
 from google.genai import types
 
@@ -138,21 +137,3 @@ async def test_streaming_agent_on_gemini(
     events = await send(runner, "hi", run_config=RunConfig(streaming_mode=StreamingMode.SSE))
     assert texts(events) == ["Good ", "morning", "Good morning"]
     assert texts((await stored(runner)).events) == ["hi", "Good morning"]
-
-
-async def test_requests_go_over_httpx_even_with_aiohttp_installed(fake: FakeGemini) -> None:
-    # aiohttp is installed with the litellm extra; google-genai would switch to it (and
-    # check for mTLS certificates on disk, on the event loop, at every request: the
-    # blocking-call guard of this suite fails on that).
-    import aiohttp  # noqa: F401  (the condition this test is about)
-
-    model = gemini(fake)
-    fake.replies.append((200, text_body("over httpx")))
-    [response] = await collect(model, request("hi"))
-    assert response.content is not None
-    assert response.content.parts[0].text == "over httpx"  # type: ignore[index]
-    own = model._httpx
-    assert isinstance(own, httpx.AsyncClient)
-    await model.aclose()
-    assert own.is_closed  # google-genai leaves a client it was given open: ours closes it
-    assert model._httpx is None
