@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
 from google.genai import types
 
@@ -15,7 +15,7 @@ from adk_runtime.sessions.state import State
 
 if TYPE_CHECKING:
     from adk_runtime.agents.invocation_context import InvocationContext
-    from adk_runtime.artifacts.base import BaseArtifactService
+    from adk_runtime.artifacts.base import ArtifactVersion, BaseArtifactService
     from adk_runtime.auth.auth_credential import AuthCredential
     from adk_runtime.auth.auth_tool import AuthConfig
     from adk_runtime.auth.credential_service.base_credential_service import (
@@ -56,8 +56,18 @@ class CallbackContext(ReadonlyContext):
         """The actions of the event that will carry this step."""
         return self._event_actions
 
-    async def save_artifact(self, filename: str, artifact: types.Part) -> int:
+    async def save_artifact(
+        self,
+        filename: str,
+        artifact: types.Part,
+        custom_metadata: dict[str, Any] | None = None,
+    ) -> int:
         """Save a new version of ``filename``; the step's event records it in ``artifact_delta``.
+
+        Args:
+            filename: The artifact's name.
+            artifact: Its content.
+            custom_metadata: Stored with this version (JSON values).
 
         Returns:
             The new version number.
@@ -72,6 +82,7 @@ class CallbackContext(ReadonlyContext):
             session_id=ctx.session.id,
             filename=filename,
             artifact=artifact,
+            custom_metadata=custom_metadata,
         )
         self._event_actions.artifact_delta[filename] = version
         return version
@@ -80,6 +91,19 @@ class CallbackContext(ReadonlyContext):
         """Return a version (default: the latest) of ``filename``, or None when there is none."""
         ctx = self._invocation_context
         return await self._artifact_service().load_artifact(
+            app_name=ctx.app_name,
+            user_id=ctx.user_id,
+            session_id=ctx.session.id,
+            filename=filename,
+            version=version,
+        )
+
+    async def get_artifact_version(
+        self, filename: str, version: int | None = None
+    ) -> ArtifactVersion | None:
+        """Describe a version (default: the latest) of ``filename``; None when there is none."""
+        ctx = self._invocation_context
+        return await self._artifact_service().get_artifact_version(
             app_name=ctx.app_name,
             user_id=ctx.user_id,
             session_id=ctx.session.id,

@@ -7,6 +7,7 @@ from typing import Any
 from google.genai import types
 
 from adk_runtime.artifacts.base import ArtifactVersion, BaseArtifactService
+from adk_runtime.errors import ConfigurationError
 from adk_runtime.tools.tool_context import ToolContext
 
 __all__ = ["ForwardingArtifactService"]
@@ -21,15 +22,24 @@ class ForwardingArtifactService(BaseArtifactService):
 
     def __init__(self, tool_context: ToolContext) -> None:
         """Forward to ``tool_context``."""
-        self._tool_context = tool_context
-        self._parent = tool_context.invocation_context
+        self.tool_context = tool_context
+        self._invocation_context = tool_context._invocation_context
 
     def _where(self) -> dict[str, Any]:
+        parent = self._invocation_context
         return {
-            "app_name": self._parent.app_name,
-            "user_id": self._parent.user_id,
-            "session_id": self._parent.session.id,
+            "app_name": parent.app_name,
+            "user_id": parent.user_id,
+            "session_id": parent.session.id,
         }
+
+    def _service(self) -> BaseArtifactService:
+        service = self._invocation_context.artifact_service
+        if service is None:
+            raise ConfigurationError(
+                "No artifact service is configured: pass artifact_service to the Runner."
+            )
+        return service
 
     async def save_artifact(
         self,
@@ -42,12 +52,10 @@ class ForwardingArtifactService(BaseArtifactService):
         custom_metadata: dict[str, Any] | None = None,
     ) -> int:
         """Save into the calling session (recorded in the tool's ``artifact_delta``)."""
-        service = self._tool_context._artifact_service()
-        version = await service.save_artifact(
-            filename=filename, artifact=artifact, custom_metadata=custom_metadata, **self._where()
+        part = artifact if isinstance(artifact, types.Part) else types.Part.model_validate(artifact)
+        return await self.tool_context.save_artifact(
+            filename=filename, artifact=part, custom_metadata=custom_metadata
         )
-        self._tool_context.actions.artifact_delta[filename] = version
-        return version
 
     async def load_artifact(
         self,
@@ -59,33 +67,33 @@ class ForwardingArtifactService(BaseArtifactService):
         version: int | None = None,
     ) -> types.Part | None:
         """Load from the calling session."""
-        return await self._tool_context.load_artifact(filename, version)
+        return await self.tool_context.load_artifact(filename=filename, version=version)
 
     async def list_artifact_keys(
         self, *, app_name: str, user_id: str, session_id: str | None = None
     ) -> list[str]:
         """List the calling session's artifacts."""
-        return await self._tool_context.list_artifacts()
+        return await self.tool_context.list_artifacts()
 
     async def delete_artifact(
         self, *, app_name: str, user_id: str, filename: str, session_id: str | None = None
     ) -> None:
         """Delete from the calling session."""
-        service = self._tool_context._artifact_service()
+        service = self._service()
         await service.delete_artifact(filename=filename, **self._where())
 
     async def list_versions(
         self, *, app_name: str, user_id: str, filename: str, session_id: str | None = None
     ) -> list[int]:
         """List the versions in the calling session."""
-        service = self._tool_context._artifact_service()
+        service = self._service()
         return await service.list_versions(filename=filename, **self._where())
 
     async def list_artifact_versions(
         self, *, app_name: str, user_id: str, filename: str, session_id: str | None = None
     ) -> list[ArtifactVersion]:
         """Describe the versions in the calling session."""
-        service = self._tool_context._artifact_service()
+        service = self._service()
         return await service.list_artifact_versions(filename=filename, **self._where())
 
     async def get_artifact_version(
@@ -98,7 +106,7 @@ class ForwardingArtifactService(BaseArtifactService):
         version: int | None = None,
     ) -> ArtifactVersion | None:
         """Describe one version in the calling session."""
-        service = self._tool_context._artifact_service()
+        service = self._service()
         return await service.get_artifact_version(
             filename=filename, version=version, **self._where()
         )

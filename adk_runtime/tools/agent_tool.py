@@ -8,7 +8,7 @@ from google.genai import types
 
 from adk_runtime.platform import uuid as platform_uuid
 from adk_runtime.tools._declaration import function_declaration
-from adk_runtime.tools._forwarding_artifacts import ForwardingArtifactService
+from adk_runtime.tools._forwarding_artifact_service import ForwardingArtifactService
 from adk_runtime.tools.base_tool import BaseTool
 from adk_runtime.tools.tool_context import ToolContext
 from adk_runtime.utils.variant_utils import GoogleLLMVariant, get_google_llm_variant

@@ -22,9 +22,15 @@ from tests.llm.helpers import APP, USER, send, start, stored
 async def save_report(text: str, tool_context: ToolContext) -> dict[str, Any]:
     """Save a report."""
     first = await tool_context.save_artifact("report.txt", types.Part(text=text))
-    second = await tool_context.save_artifact("report.txt", types.Part(text=text + "!"))
+    second = await tool_context.save_artifact(
+        "report.txt", types.Part(text=text + "!"), custom_metadata={"quarter": text}
+    )
     names = await tool_context.list_artifacts()
     loaded = await tool_context.load_artifact("report.txt", version=first)
+    latest = await tool_context.get_artifact_version("report.txt")
+    assert latest is not None
+    assert (latest.version, latest.custom_metadata) == (second, {"quarter": text})
+    assert await tool_context.get_artifact_version("missing.txt") is None
     return {"versions": [first, second], "names": names, "first": loaded.text if loaded else None}
 
 
