@@ -34,6 +34,7 @@ import logging
 from collections.abc import AsyncGenerator, Generator
 from contextlib import aclosing
 from pathlib import Path
+from types import EllipsisType
 from typing import TYPE_CHECKING, Any
 
 from google.genai import types
@@ -545,20 +546,24 @@ class Runner:
         session: Session,
         root_agent: BaseAgent | None = None,
         *,
-        call_event: Event | None = None,
+        call_event: Event | EllipsisType | None = ...,
     ) -> BaseAgent:
         """Pick the agent that continues the conversation.
 
-        A message answering a function call (``call_event``'s, or the session's last event
-        when that is the user's answer) goes to the agent that made the call.
+        A message answering a function call goes to the agent that made the call: the call
+        of ``call_event`` (None: the message answers none), or, when it is not given, the
+        call the session's last event answers if that is the user's.
         Otherwise the author of the most recent agent event decides: the root agent, or a
         sub-agent the conversation was transferred to, if it (and every agent above it) may
         transfer back to its parent. Otherwise the root agent (``root_agent``, by default
         the Runner's) runs.
         """
         root = root_agent or self.agent
-        if call_event is None and session.events and session.events[-1].author == "user":
-            call_event = _function_call_event(session, session.events[-1].content)
+        if call_event is ...:
+            last = session.events[-1] if session.events else None
+            call_event = None
+            if last is not None and last.author == "user":
+                call_event = _function_call_event(session, last.content)
         if call_event is not None:
             caller = root.find_agent(call_event.author)
             if caller is not None:
