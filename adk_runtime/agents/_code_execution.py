@@ -2,8 +2,11 @@
 
 from __future__ import annotations
 
+import asyncio
+import inspect
 import logging
-from typing import TYPE_CHECKING
+from collections.abc import Callable
+from typing import TYPE_CHECKING, Any, cast
 
 from google.genai import types
 
@@ -13,8 +16,12 @@ from adk_runtime.events import Event
 if TYPE_CHECKING:
     from adk_runtime.agents.llm_agent import LlmAgent
     from adk_runtime.code_executors.base_code_executor import BaseCodeExecutor
+    from adk_runtime.code_executors.code_execution_utils import (
+        CodeExecutionInput,
+        CodeExecutionResult,
+    )
 
-__all__ = ["CodeRun"]
+__all__ = ["CodeRun", "run_executor"]
 
 logger = logging.getLogger(__name__)
 
@@ -72,7 +79,7 @@ class CodeRun:
 
         if self.code is None or self.executor is None:
             return None
-        result = await self.executor.execute_code(self.ctx, CodeExecutionInput(code=self.code))
+        result = await run_executor(self.executor, self.ctx, CodeExecutionInput(code=self.code))
         failed = bool(result.stderr) or bool(result.exit_code)
         output = result.stdout + (f"\n{result.stderr}" if result.stderr else "")
         outcome = types.Outcome.OUTCOME_FAILED if failed else types.Outcome.OUTCOME_OK
@@ -103,6 +110,25 @@ class CodeRun:
                 break
             count += 1
         return count
+
+
+async def run_executor(
+    executor: BaseCodeExecutor, ctx: InvocationContext, code_input: CodeExecutionInput
+) -> CodeExecutionResult:
+    """Run ``code_input`` with ``executor``, never blocking the event loop.
+
+    An executor written for google-adk implements ``execute_code`` as a plain (blocking)
+    method: it runs in a worker thread, with the caller's context variables.
+    """
+    execute: Callable[[InvocationContext, CodeExecutionInput], Any] = executor.execute_code
+    if inspect.iscoroutinefunction(execute):
+        result = await execute(ctx, code_input)
+    else:
+        result = await asyncio.to_thread(execute, ctx, code_input)
+        if inspect.isawaitable(result):  # a plain method that returns a coroutine
+            result = await result
+    logger.debug("Ran %d characters of model-written code.", len(code_input.code))
+    return cast("CodeExecutionResult", result)
 
 
 def _find_block(text: str, delimiters: list[tuple[str, str]]) -> tuple[str, str] | None:

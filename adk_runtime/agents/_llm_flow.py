@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from collections.abc import AsyncGenerator
 from contextlib import aclosing
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Protocol
 
 from google.genai import types
 
@@ -28,17 +28,22 @@ from adk_runtime.agents.run_config import StreamingMode
 from adk_runtime.events import Event
 from adk_runtime.models.llm_request import LlmRequest
 from adk_runtime.models.llm_response import LlmResponse
+from adk_runtime.tools.base_tool import BaseTool
 from adk_runtime.tools.tool_context import ToolContext
 
 if TYPE_CHECKING:
     from adk_runtime.agents.llm_agent import LlmAgent
 
 __all__ = [
+    "StepOutcome",
+    "add_tools",
+    "after_function_calls",
     "apply_agent_config",
     "apply_run_config",
     "conversation",
     "merged_http_options",
     "run_flow",
+    "summary_due",
 ]
 
 
@@ -117,15 +122,9 @@ class _Step:
         if self.ctx.end_invocation:
             self.stop = True
             return
-        config = self.ctx.events_compaction_config
-        if config is not None and config.token_threshold is not None:
-            # The request may have outgrown the threshold inside this invocation (tool calls):
-            # a summary first, committed by the Runner like any event, then the request.
-            summary = await _compaction.summarize_due(
-                config, self.agent, self.ctx.session.events, token_threshold_only=True
-            )
-            if summary is not None:
-                yield summary
+        summary = await summary_due(self.agent, self.ctx)
+        if summary is not None:
+            yield summary
 
     def _new_model_event(self) -> None:
         """The event the next complete model response fills; model callbacks write on it."""
@@ -143,8 +142,7 @@ class _Step:
         apply_run_config(request, ctx)
         # The tools see the contents (load_artifacts adds to them); the output schema,
         # planner and code executor come last, as in google-adk.
-        tools = await agent.canonical_tools(ReadonlyContext(ctx))
-        await _toolsets.prepare_request(agent.tools, tools, ToolContext(ctx), request)
+        await add_tools(agent, ctx, request)
         _step_hooks.finish_request(agent, ctx, extra, request)
         _context_cache.prepare_request(ctx, agent.name, request)
         return request
@@ -221,41 +219,74 @@ class _Step:
     async def _after_calls(
         self, call_event: Event, request: LlmRequest
     ) -> AsyncGenerator[Event, None]:
-        if call_event.long_running_tool_ids:
-            self.stop = True
-        response_event = await _functions.run_function_calls(
-            self.agent, self.ctx, call_event, request.tools_dict
-        )
-        if response_event is None:
-            return
-        ask = _auth.generate_auth_event(
-            self.ctx, response_event
-        ) or _confirmation.generate_request_confirmation_event(self.ctx, call_event, response_event)
-        if ask is not None:  # the request first, as in google-adk; then pause for the answer
-            self.stop = True
-            yield ask
-        self.last_event = response_event
-        yield response_event
-        if ask is not None:
-            return
-        answer = _structured_output.answer_event(
-            self.agent, self.ctx, response_event, request.tools_dict
-        )
-        if answer is not None:
-            _structured_output.save_output(self.agent, answer)
-            self.last_event, self.stop = answer, True
-            yield answer
-            return
-        target_name = response_event.actions.transfer_to_agent
-        if not target_name:
-            return
-        target = self.agent.root_agent.find_agent(target_name)
-        if target is None:
-            return
-        self.stop = True
-        async with aclosing(target.run_async(self.ctx)) as events:
+        async with aclosing(
+            after_function_calls(self.agent, self.ctx, call_event, request.tools_dict, self)
+        ) as events:
             async for event in events:
                 yield event
+
+
+class StepOutcome(Protocol):
+    """What a model step records of its function calls (``_Step`` is one)."""
+
+    last_event: Event | None
+    stop: bool
+
+
+class _Outcome:
+    """A :class:`StepOutcome` for calls run outside a step."""
+
+    def __init__(self) -> None:
+        self.last_event: Event | None = None
+        self.stop = False
+
+
+async def after_function_calls(
+    agent: LlmAgent,
+    ctx: InvocationContext,
+    call_event: Event,
+    tools_dict: dict[str, BaseTool],
+    outcome: StepOutcome | None = None,
+) -> AsyncGenerator[Event, None]:
+    """Run the function calls of a model response and what follows from their answers.
+
+    Yields a credential or confirmation request (then the invocation pauses), the calls'
+    function-response event, the final answer of a ``set_model_response`` call, and the
+    events of an agent the conversation is transferred to. ``outcome`` records the last
+    event that ends the step and whether the step must stop.
+    """
+    outcome = outcome if outcome is not None else _Outcome()
+    if call_event.long_running_tool_ids:
+        outcome.stop = True
+    response_event = await _functions.run_function_calls(agent, ctx, call_event, tools_dict)
+    if response_event is None:
+        return
+    ask = _auth.generate_auth_event(ctx, response_event) or (
+        _confirmation.generate_request_confirmation_event(ctx, call_event, response_event)
+    )
+    if ask is not None:  # the request first, as in google-adk; then pause for the answer
+        outcome.stop = True
+        yield ask
+    outcome.last_event = response_event
+    yield response_event
+    if ask is not None:
+        return
+    answer = _structured_output.answer_event(agent, ctx, response_event, tools_dict)
+    if answer is not None:
+        _structured_output.save_output(agent, answer)
+        outcome.last_event, outcome.stop = answer, True
+        yield answer
+        return
+    target_name = response_event.actions.transfer_to_agent
+    if not target_name:
+        return
+    target = agent.root_agent.find_agent(target_name)
+    if target is None:
+        return
+    outcome.stop = True
+    async with aclosing(target.run_async(ctx)) as events:
+        async for event in events:
+            yield event
 
 
 _COPIED_FIELDS = (
@@ -275,11 +306,16 @@ _COPIED_FIELDS = (
 
 
 def _event_for(response: LlmResponse, model_event: Event) -> Event | None:
-    """The event for a model response (partial chunks get their own, action-less event)."""
+    """The event for a model response.
+
+    Partial chunks get their own action-less event with the id of the complete event that
+    follows them, so a client can replace the chunks it showed by the stored reply.
+    """
     if response.content is None and not response.error_code and not response.interrupted:
         return None
     if response.partial:
         event = Event(
+            id=model_event.id,
             invocation_id=model_event.invocation_id,
             author=model_event.author,
             branch=model_event.branch,
@@ -293,6 +329,35 @@ def _event_for(response: LlmResponse, model_event: Event) -> Event | None:
         if value is not None:
             setattr(event, name, value)
     return event
+
+
+async def summary_due(agent: LlmAgent, ctx: InvocationContext) -> Event | None:
+    """A compaction summary when the history outgrew the app's token threshold, else None.
+
+    The request may outgrow it inside an invocation (tool calls): the summary comes first,
+    committed by the Runner like any event, then the request.
+    """
+    config = ctx.events_compaction_config
+    if config is None or config.token_threshold is None:
+        return None
+    return await _compaction.summarize_due(
+        config, agent, ctx.session.events, token_threshold_only=True
+    )
+
+
+async def add_tools(agent: LlmAgent, ctx: InvocationContext, request: LlmRequest) -> None:
+    """Offer the agent's tools: each toolset, then each tool, adjusts the request.
+
+    A tool the request already offers (by name: an earlier step of a request built by hand
+    offered it) is not offered again.
+    """
+    offered = set(request.tools_dict)
+    tools = [
+        tool
+        for tool in await agent.canonical_tools(ReadonlyContext(ctx))
+        if tool.name not in offered
+    ]
+    await _toolsets.prepare_request(agent.tools, tools, ToolContext(ctx), request)
 
 
 def apply_agent_config(agent: LlmAgent, request: LlmRequest) -> None:

@@ -22,7 +22,15 @@ from adk_runtime.models.llm_request import LlmRequest
 if TYPE_CHECKING:
     from adk_runtime.agents.llm_agent import LlmAgent
 
-__all__ = ["add_instructions", "finish_request", "process_response"]
+__all__ = [
+    "add_instructions",
+    "apply_code_executor",
+    "apply_planner",
+    "finish_request",
+    "planned_parts",
+    "process_response",
+    "remove_thoughts",
+]
 
 _DYNAMIC_LABEL = (
     "Your instructions for this turn follow (from the application, not a message from the user):\n"
@@ -66,10 +74,21 @@ def finish_request(
     agent: LlmAgent, ctx: InvocationContext, extra: list[types.Content], request: LlmRequest
 ) -> None:
     """Place the instruction contents; apply the output schema, planner and code executor."""
-    from adk_runtime.code_executors.built_in_code_executor import BuiltInCodeExecutor
+    _insert_before_last_user_turn(request, extra)
+    apply_planner(agent, ctx, request)
+    apply_code_executor(agent, request)
+    _structured_output.prepare_request(agent, request)  # last, as in google-adk
+
+
+def apply_planner(agent: LlmAgent, ctx: InvocationContext, request: LlmRequest) -> None:
+    """Let the agent's planner shape the request.
+
+    A ``BuiltInPlanner`` sets the thinking config; another planner adds its planning
+    instruction, and the thought flags are taken off the contents (copies: the session's
+    events keep theirs), since its own "thoughts" are plain text the model must see.
+    """
     from adk_runtime.planners.built_in_planner import BuiltInPlanner
 
-    _insert_before_last_user_turn(request, extra)
     planner = agent.planner
     if isinstance(planner, BuiltInPlanner):
         planner.apply_thinking_config(request)
@@ -77,24 +96,49 @@ def finish_request(
         text = planner.build_planning_instruction(ReadonlyContext(ctx), request)
         if text:
             request.append_instructions([text])
-        request.contents = [_without_thoughts(content) for content in request.contents]
+        remove_thoughts(request)
+
+
+def remove_thoughts(request: LlmRequest) -> None:
+    """Take the thought flags off the request's contents (copies: the events keep theirs)."""
+    request.contents = [_without_thoughts(content) for content in request.contents]
+
+
+def apply_code_executor(agent: LlmAgent, request: LlmRequest) -> None:
+    """Declare Gemini's code execution tool for a ``BuiltInCodeExecutor``."""
+    from adk_runtime.code_executors.built_in_code_executor import BuiltInCodeExecutor
+
     if isinstance(agent.code_executor, BuiltInCodeExecutor):
         agent.code_executor.process_llm_request(request)
-    _structured_output.prepare_request(agent, request)  # last, as in google-adk
 
 
 def process_response(agent: LlmAgent, event: Event, callback_context: CallbackContext) -> None:
     """Let the planner rewrite a complete model response's parts (state rides on the event)."""
+    if event.content is None:
+        return
+    parts = planned_parts(agent, event.content, callback_context)
+    if parts:
+        event.content = event.content.model_copy(update={"parts": parts})
+
+
+def planned_parts(
+    agent: LlmAgent, content: types.Content, callback_context: CallbackContext
+) -> list[types.Part] | None:
+    """The planner's rewrite of a model response's parts; None when there is none.
+
+    A ``BuiltInPlanner`` leaves responses alone (the model thinks on its side) unless a
+    subclass overrides ``process_planning_response``.
+    """
     from adk_runtime.planners.built_in_planner import BuiltInPlanner
 
     planner = agent.planner
-    if planner is None or isinstance(planner, BuiltInPlanner) or event.content is None:
-        return
-    if not event.content.parts:
-        return
-    parts = planner.process_planning_response(callback_context, list(event.content.parts))
-    if parts:
-        event.content = event.content.model_copy(update={"parts": parts})
+    if planner is None or not content.parts:
+        return None
+    if isinstance(planner, BuiltInPlanner) and (
+        type(planner).process_planning_response is BuiltInPlanner.process_planning_response
+    ):
+        return None
+    return planner.process_planning_response(callback_context, list(content.parts))
 
 
 def _insert_before_last_user_turn(request: LlmRequest, extra: list[types.Content]) -> None:

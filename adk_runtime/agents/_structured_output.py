@@ -20,7 +20,14 @@ from adk_runtime.tools.set_model_response_tool import (
 if TYPE_CHECKING:
     from adk_runtime.agents.llm_agent import LlmAgent
 
-__all__ = ["answer_event", "prepare_request", "save_output", "validate_output"]
+__all__ = [
+    "answer_event",
+    "offer_answer_tool",
+    "prepare_request",
+    "save_output",
+    "set_response_schema",
+    "validate_output",
+]
 
 _WITH_TOOLS_INSTRUCTION = (
     f"Your final answer must be given by calling `{SetModelResponseTool.NAME}` with the "
@@ -35,11 +42,23 @@ def prepare_request(agent: LlmAgent, request: LlmRequest) -> None:
     Without tools the schema becomes the request's ``response_schema`` (JSON output). With
     tools, where models cannot combine both, the model is offered ``set_model_response``.
     """
+    set_response_schema(agent, request)
+    offer_answer_tool(agent, request)
+
+
+def set_response_schema(agent: LlmAgent, request: LlmRequest) -> None:
+    """An agent with ``output_schema`` and no tools: ask the model for JSON in that schema."""
+    if agent.output_schema is not None and not agent.tools:
+        request.set_output_schema(agent.output_schema)
+
+
+def offer_answer_tool(agent: LlmAgent, request: LlmRequest) -> None:
+    """An agent with ``output_schema`` and tools: offer ``set_model_response`` for the answer.
+
+    Done once per request: a request that already offers the tool is left as it is.
+    """
     schema = agent.output_schema
-    if schema is None:
-        return
-    if not agent.tools:
-        request.set_output_schema(schema)
+    if schema is None or not agent.tools or SetModelResponseTool.NAME in request.tools_dict:
         return
     request.append_tools([SetModelResponseTool(schema)])
     request.append_instructions([_WITH_TOOLS_INSTRUCTION])

@@ -42,6 +42,7 @@ from adk_runtime.planners.base_planner import BasePlanner
 from adk_runtime.tools.base_tool import BaseTool
 from adk_runtime.tools.base_toolset import BaseToolset
 from adk_runtime.tools.function_tool import FunctionTool
+from adk_runtime.tools.google_search_tool import GoogleSearchTool
 from adk_runtime.tools.transfer_to_agent_tool import NAME as TRANSFER_TOOL_NAME
 from adk_runtime.tools.transfer_to_agent_tool import TransferToAgentTool
 
@@ -58,6 +59,7 @@ __all__ = [
 ]
 
 DEFAULT_MODEL = "gemini-2.5-flash"
+DEFAULT_LIVE_MODEL = "gemini-live-2.5-flash-native-audio"
 
 ToolUnion: TypeAlias = BaseTool | BaseToolset | Callable[..., Any]
 _BeforeModel: TypeAlias = Callable[
@@ -153,7 +155,13 @@ class LlmAgent(BaseAgent):
     on_model_error_callback: OnModelErrorCallback | None = None
     on_tool_error_callback: OnToolErrorCallback | None = None
 
+    DEFAULT_MODEL: ClassVar[str] = DEFAULT_MODEL
+    """The model of agents that name none, until ``set_default_model`` changes it."""
+    DEFAULT_LIVE_MODEL: ClassVar[str] = DEFAULT_LIVE_MODEL
+    """The live-mode counterpart of ``DEFAULT_MODEL`` (``canonical_live_model``)."""
+
     _default_model: ClassVar[str | BaseLlm] = DEFAULT_MODEL
+    _default_live_model: ClassVar[str | BaseLlm] = DEFAULT_LIVE_MODEL
     _llm: BaseLlm | None = PrivateAttr(default=None)
     _wrapped: dict[int, tuple[Any, BaseTool]] = PrivateAttr(default_factory=dict)
 
@@ -186,13 +194,17 @@ class LlmAgent(BaseAgent):
             TypeError: ``model`` is neither a string nor a ``BaseLlm``.
             ValueError: ``model`` is an empty string.
         """
-        if not isinstance(model, (str, BaseLlm)):
-            raise TypeError(
-                f"The default model must be a str or a BaseLlm, got {type(model).__name__}."
-            )
-        if isinstance(model, str) and not model:
-            raise ValueError("The default model must be a non-empty string or a BaseLlm.")
-        LlmAgent._default_model = model
+        LlmAgent._default_model = _checked_default(model, "model")
+
+    @classmethod
+    def set_default_live_model(cls, model: str | BaseLlm) -> None:
+        """Set ``canonical_live_model``'s fallback, as ``set_default_model`` does for models.
+
+        Raises:
+            TypeError: ``model`` is neither a string nor a ``BaseLlm``.
+            ValueError: ``model`` is an empty string.
+        """
+        LlmAgent._default_live_model = _checked_default(model, "live model")
 
     async def canonical_instruction(self, ctx: ReadonlyContext) -> tuple[str, bool]:
         """Return ``(instruction, bypass_state_injection)``.
@@ -215,15 +227,36 @@ class LlmAgent(BaseAgent):
             self._llm = self._resolve_model()
         return self._llm
 
+    @property
+    def canonical_live_model(self) -> BaseLlm:
+        """The model a live session would use: as ``canonical_model``, with the live default.
+
+        adk_runtime runs no Live API sessions (``Runner.run_live`` refuses); this resolves
+        the name for code that asks.
+        """
+        if isinstance(self.model, BaseLlm):
+            return self.model
+        if self.model:
+            return self.canonical_model
+        ancestor = self._llm_ancestor()
+        if ancestor is not None:
+            return ancestor.canonical_live_model
+        default = LlmAgent._default_live_model
+        return default if isinstance(default, BaseLlm) else LLMRegistry.new_llm(default)
+
+    def _llm_ancestor(self) -> LlmAgent | None:
+        ancestor = self.parent_agent
+        while ancestor is not None and not isinstance(ancestor, LlmAgent):
+            ancestor = ancestor.parent_agent
+        return ancestor
+
     def _resolve_model(self) -> BaseLlm:
         if self.model:
             assert isinstance(self.model, str)
             return LLMRegistry.new_llm(self.model)
-        ancestor = self.parent_agent
-        while ancestor is not None:
-            if isinstance(ancestor, LlmAgent):
-                return ancestor.canonical_model
-            ancestor = ancestor.parent_agent
+        ancestor = self._llm_ancestor()
+        if ancestor is not None:
+            return ancestor.canonical_model
         default = LlmAgent._default_model
         return default if isinstance(default, BaseLlm) else LLMRegistry.new_llm(default)
 
@@ -233,17 +266,30 @@ class LlmAgent(BaseAgent):
         Functions are wrapped as ``FunctionTool``, toolsets expanded (with ``ctx``), and
         ``transfer_to_agent`` is added when the agent may transfer, unless ``tools`` holds a
         tool of that name already (a ``TransferToAgentTool`` with ``include_transfer_reason``,
-        or a function of the application's own): that one is offered instead.
+        or a function of the application's own): that one is offered instead. A
+        ``GoogleSearchTool(bypass_multi_tools_limit=True)`` among other tools (or beside
+        transfer targets) becomes a ``GoogleSearchAgentTool``: a sub-agent runs the search.
         """
-        tools = await resolve_tools(self.tools, ctx, self._as_tool)
         targets = self._transfer_targets()
+        shared = len(self.tools) > 1 or bool(targets)
+        tools = await resolve_tools(self.tools, ctx, lambda t: self._as_tool(t, shared=shared))
         if targets and not any(tool.name == TRANSFER_TOOL_NAME for tool in tools):
             names = [agent.name for agent in targets]
             about = {agent.name: agent.description for agent in targets}
             tools.append(TransferToAgentTool(names, descriptions=about))
         return tools
 
-    def _as_tool(self, tool: BaseTool | Callable[..., Any]) -> BaseTool:
+    def _as_tool(self, tool: BaseTool | Callable[..., Any], *, shared: bool = False) -> BaseTool:
+        if isinstance(tool, GoogleSearchTool) and tool.bypass_multi_tools_limit and shared:
+            # Declared next to functions it would fail on Gemini < 3: a sub-agent searches.
+            from adk_runtime.tools.google_search_agent_tool import (
+                GoogleSearchAgentTool,
+                create_google_search_agent,
+            )
+
+            return GoogleSearchAgentTool(
+                create_google_search_agent(tool.model or self.canonical_model)
+            )
         if isinstance(tool, BaseTool):
             return tool
         cached = self._wrapped.get(id(tool))
@@ -292,6 +338,16 @@ class LlmAgent(BaseAgent):
     def __maybe_save_output_to_state(self, event: Event) -> None:
         """Store ``event``'s answer under ``output_key`` (google-adk's name for this step)."""
         save_output(self, event)
+
+
+def _checked_default(model: object, what: str) -> str | BaseLlm:
+    if not isinstance(model, (str, BaseLlm)):
+        raise TypeError(
+            f"The default {what} must be a str or a BaseLlm, got {type(model).__name__}."
+        )
+    if isinstance(model, str) and not model:
+        raise ValueError(f"The default {what} must be a non-empty string or a BaseLlm.")
+    return model
 
 
 Agent = LlmAgent

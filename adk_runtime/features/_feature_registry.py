@@ -17,6 +17,12 @@ says what it does here:
   built by the runtime's tools carry their parameters as a JSON schema
   (``parameters_json_schema``). Off: as a google-genai ``types.Schema`` (``parameters``),
   Gemini's older form, with ``$ref`` definitions written out in place.
+- ``PROGRESSIVE_SSE_STREAMING`` (on by default, as in google-adk): a streamed model reply
+  (``StreamingMode.SSE``) arrives as partial chunks of every kind (text, thoughts, function
+  calls, streamed function-call arguments) and then one complete reply holding all of its
+  parts in the order they came, which is the only one acted on and stored. Off: google-adk's
+  earlier streaming, where only text is gathered across chunks; a chunk of anything else is
+  passed on at once as a complete reply, after the text gathered up to it.
 - ``SKILL_LIFECYCLE`` (off by default, as in google-adk): ``SkillToolset`` also offers
   ``unload_skill``, and later requests replace an unloaded skill's instructions by a notice.
 - ``SNAKE_CASE_SKILL_NAME`` (off by default, as in google-adk): skill names may be
@@ -48,6 +54,7 @@ class FeatureName(str, enum.Enum):
 
     IN_MEMORY_SESSION_SERVICE_LIGHT_COPY = "IN_MEMORY_SESSION_SERVICE_LIGHT_COPY"
     JSON_SCHEMA_FOR_FUNC_DECL = "JSON_SCHEMA_FOR_FUNC_DECL"
+    PROGRESSIVE_SSE_STREAMING = "PROGRESSIVE_SSE_STREAMING"
     SKILL_LIFECYCLE = "SKILL_LIFECYCLE"
     SNAKE_CASE_SKILL_NAME = "SNAKE_CASE_SKILL_NAME"
 
@@ -55,6 +62,7 @@ class FeatureName(str, enum.Enum):
 _DEFAULTS: dict[FeatureName, bool] = {
     FeatureName.IN_MEMORY_SESSION_SERVICE_LIGHT_COPY: False,
     FeatureName.JSON_SCHEMA_FOR_FUNC_DECL: True,
+    FeatureName.PROGRESSIVE_SSE_STREAMING: True,
     FeatureName.SKILL_LIFECYCLE: False,
     FeatureName.SNAKE_CASE_SKILL_NAME: False,
 }

@@ -14,6 +14,7 @@ from google.genai import errors, types
 
 from adk_runtime.events._cache_metadata import CacheMetadata
 from adk_runtime.models._call_ids import without_client_ids
+from adk_runtime.models._stream_aggregator import StreamingResponseAggregator
 from adk_runtime.models.base_llm import BaseLlm
 from adk_runtime.models.gemini_context_cache_manager import GeminiContextCacheManager
 from adk_runtime.models.llm_request import LlmRequest
@@ -166,12 +167,12 @@ class Gemini(BaseLlm):
                 contents=contents,
                 config=llm_request.config,
             )
-            aggregator = StreamAggregator()
+            aggregator = StreamingResponseAggregator()
             async for chunk in chunks:
-                partial = aggregator.add(LlmResponse.create(chunk))
-                if partial is not None:
+                async for partial in aggregator.process_response(chunk):
                     yield partial
-            yield aggregator.close()
+            if (complete := aggregator.close()) is not None:
+                yield complete
         except errors.APIError as exc:
             yield _error_response(exc)
 
@@ -188,50 +189,3 @@ def _error_response(exc: errors.APIError) -> LlmResponse:
         error_code=str(code or "UNKNOWN_ERROR"),
         error_message=exc.message or exc.status or "The model call failed.",
     )
-
-
-class StreamAggregator:
-    """Folds streamed chunks into one reply; text of consecutive chunks is joined."""
-
-    def __init__(self) -> None:
-        """Start empty."""
-        self._parts: list[types.Part] = []
-        self._last: LlmResponse | None = None
-        self._error: LlmResponse | None = None
-
-    def add(self, chunk: LlmResponse) -> LlmResponse | None:
-        """Fold ``chunk`` in; return it marked partial (or None for an empty error chunk)."""
-        self._last = chunk
-        if chunk.content is None or not chunk.content.parts:
-            if chunk.error_code and chunk.finish_reason != types.FinishReason.STOP:
-                self._error = chunk
-            return None
-        for part in chunk.content.parts:
-            self._fold(part)
-        return chunk.model_copy(update={"partial": True})
-
-    def _fold(self, part: types.Part) -> None:
-        previous = self._parts[-1] if self._parts else None
-        if (
-            part.text is not None
-            and previous is not None
-            and previous.text is not None
-            and bool(previous.thought) == bool(part.thought)
-        ):
-            self._parts[-1] = previous.model_copy(update={"text": previous.text + part.text})
-        else:
-            self._parts.append(part)
-
-    def close(self) -> LlmResponse:
-        """Return the aggregated, non-partial reply."""
-        last = self._last or LlmResponse()
-        if not self._parts:
-            return self._error or last.model_copy(update={"partial": False, "turn_complete": True})
-        return LlmResponse(
-            content=types.Content(role="model", parts=self._parts),
-            partial=False,
-            turn_complete=True,
-            finish_reason=last.finish_reason,
-            usage_metadata=last.usage_metadata,
-            model_version=last.model_version,
-        )

@@ -16,6 +16,7 @@ from adk_runtime.tools.enterprise_search_tool import enterprise_web_search_tool
 from adk_runtime.tools.exit_loop_tool import exit_loop
 from adk_runtime.tools.function_tool import FunctionTool
 from adk_runtime.tools.get_user_choice_tool import get_user_choice_tool
+from adk_runtime.tools.google_maps_grounding_tool import google_maps_grounding
 from adk_runtime.tools.google_search_tool import google_search
 from adk_runtime.tools.load_artifacts_tool import load_artifacts_tool
 from adk_runtime.tools.load_memory_tool import LoadMemoryTool, load_memory_tool
@@ -25,6 +26,7 @@ from adk_runtime.tools.tool_confirmation import ToolConfirmation
 from adk_runtime.tools.tool_context import ToolContext
 from adk_runtime.tools.transfer_to_agent_tool import TransferToAgentTool, transfer_to_agent
 from adk_runtime.tools.url_context_tool import url_context
+from adk_runtime.tools.vertex_ai_search_tool import VertexAiSearchTool
 
 if TYPE_CHECKING:
     from adk_runtime.auth.auth_tool import AuthToolArguments as AuthToolArguments
@@ -49,9 +51,11 @@ __all__ = [
     "ToolConfirmation",
     "ToolContext",
     "TransferToAgentTool",
+    "VertexAiSearchTool",
     "enterprise_web_search",
     "exit_loop",
     "get_user_choice",
+    "google_maps_grounding",
     "google_search",
     "load_artifacts",
     "load_memory",

@@ -3,33 +3,22 @@
 from __future__ import annotations
 
 import os
-import re
 from typing import TYPE_CHECKING, Any
 
 from google.genai import types
 
 from adk_runtime.errors import ConfigurationError
 from adk_runtime.tools.base_tool import BaseTool
+from adk_runtime.utils.model_name_utils import extract_model_name, is_gemini_model
 
 if TYPE_CHECKING:
     from adk_runtime.models.llm_request import LlmRequest
     from adk_runtime.tools.tool_context import ToolContext
 
-__all__ = ["DISABLE_MODEL_CHECK_ENV", "BuiltInTool", "is_gemini_model"]
+__all__ = ["DISABLE_MODEL_CHECK_ENV", "BuiltInTool", "extract_model_name", "is_gemini_model"]
 
 DISABLE_MODEL_CHECK_ENV = "ADK_DISABLE_GEMINI_MODEL_ID_CHECK"
 """Set to ``1``/``true`` to declare built-in tools for models not named ``gemini-…``."""
-
-_VERTEX_PATH = re.compile(r"^projects/[^/]+/locations/[^/]+/publishers/[^/]+/models/(.+)$")
-
-
-def is_gemini_model(model: str | None) -> bool:
-    """Whether ``model`` names a Gemini model (``gemini-…``, also as a resource path)."""
-    if not model:
-        return False
-    match = _VERTEX_PATH.match(model)
-    name = match.group(1) if match else model.removeprefix("models/").rsplit("/", 1)[-1]
-    return name.startswith("gemini-")
 
 
 def _model_check_disabled() -> bool:
@@ -49,6 +38,10 @@ class BuiltInTool(BaseTool):
     def _config_tool(self) -> types.Tool:
         raise NotImplementedError
 
+    def _request_tool(self, tool_context: ToolContext) -> types.Tool:
+        """The ``types.Tool`` declared for this request (``_config_tool`` unless overridden)."""
+        return self._config_tool()
+
     async def run_async(self, *, args: dict[str, Any], tool_context: ToolContext) -> Any:
         """Built-in tools are never called locally."""
         raise ConfigurationError(f"{self.label} is run by the model, not by the runtime.")
@@ -64,4 +57,5 @@ class BuiltInTool(BaseTool):
         """
         if not (is_gemini_model(llm_request.model) or _model_check_disabled()):
             raise ValueError(f"{self.label} is not supported for model {llm_request.model}")
-        llm_request.config.tools = [*(llm_request.config.tools or []), self._config_tool()]
+        declared = self._request_tool(tool_context)
+        llm_request.config.tools = [*(llm_request.config.tools or []), declared]

@@ -19,10 +19,10 @@ class GoogleSearchTool(BuiltInTool):
     """Lets a Gemini model search the web; results arrive as the event's ``grounding_metadata``.
 
     Attributes:
-        bypass_multi_tools_limit: Accepted for google-adk compatibility. google-adk then wraps
-            the search in an agent tool when the agent has other tools; adk_runtime declares
-            it next to them (current Gemini models accept built-in and function tools
-            together).
+        bypass_multi_tools_limit: Next to other tools or transfer targets, the agent runs
+            the search as a ``GoogleSearchAgentTool`` (a sub-agent the model calls like a
+            function), as google-adk does: Gemini models before 3 refuse built-in search
+            next to function declarations.
         model: A model name that replaces the request's model when set.
     """
 

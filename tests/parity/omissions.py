@@ -71,10 +71,10 @@ INTERACTIONS_API = (
     "`App(context_cache_config=...)`)."
 )
 FLOW_INTERNALS = (
-    "Internals of google-adk's LLM flow (flow classes, the other request processors, the "
-    "rest of the function-call plumbing): adk_runtime's flow is one loop in "
-    "`adk_runtime.agents`; the processors `basic`, `instructions`, `contents` and "
-    "`agent_transfer` and the helpers of `flows.llm_flows.functions` are faces over it."
+    "Internals of google-adk's LLM flow (the other request processors, the rest of the "
+    "function-call plumbing): adk_runtime's flow is one loop in `adk_runtime.agents`; the "
+    "flow classes (`BaseLlmFlow`, `SingleFlow`, `AutoFlow`), their request and response "
+    "processors and the helpers of `flows.llm_flows.functions` are faces over it."
 )
 AUTHLIB = (
     "Authlib is a requirement of the `auth` extra here, not an optional import: there is no "
@@ -119,10 +119,11 @@ GOOGLE_INTERNAL_THREADS = (
 )
 OTHER_PLUGINS = (
     "google-adk's other built-in plugins (reflect-and-retry for model errors, tool-call "
-    "integrity checks, automatic tracing): not implemented; `BasePlugin`, `PluginManager`, "
+    "integrity checks): not implemented; `BasePlugin`, `PluginManager`, "
     "`LoggingPlugin`, `GlobalInstructionPlugin`, `ContextFilterPlugin`, "
-    "`ReflectAndRetryToolPlugin`, `DebugLoggingPlugin`, `SaveFilesAsArtifactsPlugin` and "
-    "`MultimodalToolResultsPlugin` are, with google-adk's hooks, order and short-circuit rules, "
+    "`ReflectAndRetryToolPlugin`, `DebugLoggingPlugin`, `SaveFilesAsArtifactsPlugin`, "
+    "`MultimodalToolResultsPlugin` and `AutoTracingPlugin` are, with google-adk's hooks, "
+    "order and short-circuit rules, "
     "so each can be written as a plugin."
 )
 
@@ -173,10 +174,6 @@ OMITTED: dict[str, str] = {
     "tools.toolbox_toolset": GOOGLE_CLOUD,
     "tools.vertex_ai_load_profiles_tool": GOOGLE_CLOUD,
     "tools:VertexAiLoadProfilesTool": GOOGLE_CLOUD,
-    "tools.vertex_ai_search_tool": GOOGLE_CLOUD,
-    "tools:VertexAiSearchTool": GOOGLE_CLOUD,
-    "tools.google_maps_grounding_tool": GOOGLE_CLOUD,
-    "tools:google_maps_grounding": GOOGLE_CLOUD,
     # other models
     "models.gemma_llm": OTHER_MODELS,
     "models.anthropic_llm:ClaudeRequest": MODEL_ADAPTER_INTERNALS,
@@ -196,20 +193,15 @@ OMITTED: dict[str, str] = {
     "flows.llm_flows.interactions_processor": INTERACTIONS_API,
     # the flow's internals
     "flows.llm_flows.agent_transfer:line_break": FLOW_INTERNALS,
-    "flows.llm_flows.auto_flow": FLOW_INTERNALS,
-    "flows.llm_flows.base_llm_flow": FLOW_INTERNALS,
     "flows.llm_flows.contents:drop_orphaned_function_calls": FLOW_INTERNALS,
     "flows.llm_flows.context": FLOW_INTERNALS,
     "flows.llm_flows.core": FLOW_INTERNALS,
     "flows.llm_flows.extensions": FLOW_INTERNALS,
     "flows.llm_flows.identity": FLOW_INTERNALS,
     "flows.llm_flows.prompt": FLOW_INTERNALS,
-    "flows.llm_flows.request_confirmation": FLOW_INTERNALS,
-    "flows.llm_flows.single_flow": FLOW_INTERNALS,
     "flows.llm_flows.tools": FLOW_INTERNALS,
     "flows.llm_flows.functions:deep_merge_dicts": FLOW_INTERNALS,
     # tool authentication
-    "auth.auth_preprocessor": FLOW_INTERNALS,
     "auth.auth_handler:AUTHLIB_AVAILABLE": AUTHLIB,
     "auth.exchanger.oauth2_credential_exchanger:AUTHLIB_AVAILABLE": AUTHLIB,
     "auth.refresher.oauth2_credential_refresher:AUTHLIB_AVAILABLE": AUTHLIB,
@@ -226,7 +218,6 @@ OMITTED: dict[str, str] = {
     "tools.environment_simulation": INTEGRATIONS,
     "tools.example_tool": INTEGRATIONS,
     "tools:ExampleTool": INTEGRATIONS,
-    "tools.google_search_agent_tool": INTEGRATIONS,
     "tools.langchain_tool": INTEGRATIONS,
     "tools.load_web_page": INTEGRATIONS,
     "tools.model_consult": INTEGRATIONS,
@@ -269,8 +260,6 @@ OMITTED: dict[str, str] = {
     "plugins:ReflectAndRetryModelPlugin": OTHER_PLUGINS,
     "plugins:ToolCallIntegrityError": OTHER_PLUGINS,
     "plugins:ToolCallIntegrityPlugin": OTHER_PLUGINS,
-    "plugins.auto_tracing_helpers": OTHER_PLUGINS,
-    "plugins.auto_tracing_plugin": OTHER_PLUGINS,
     # smaller pieces
     "sessions:StateSchemaError": STATE_SCHEMA,
     "sessions.state:StateSchemaError": STATE_SCHEMA,

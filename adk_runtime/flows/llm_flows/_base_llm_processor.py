@@ -17,8 +17,9 @@ if TYPE_CHECKING:
     from adk_runtime.agents.invocation_context import InvocationContext
     from adk_runtime.agents.llm_agent import LlmAgent
     from adk_runtime.models.llm_request import LlmRequest
+    from adk_runtime.models.llm_response import LlmResponse
 
-__all__ = ["BaseLlmRequestProcessor"]
+__all__ = ["BaseLlmRequestProcessor", "BaseLlmResponseProcessor"]
 
 
 class BaseLlmRequestProcessor(ABC):
@@ -35,6 +36,22 @@ class BaseLlmRequestProcessor(ABC):
         self, invocation_context: InvocationContext, llm_request: LlmRequest
     ) -> AsyncGenerator[Event, None]:
         """Fill ``llm_request``; yield the events the step produces (usually none)."""
+
+
+class BaseLlmResponseProcessor(ABC):
+    """Works on a complete model response for the invocation's agent, before it is an event.
+
+    Attributes:
+        name: The processor's name (empty: anonymous).
+    """
+
+    name: str = ""
+
+    @abstractmethod
+    def run_async(
+        self, invocation_context: InvocationContext, llm_response: LlmResponse
+    ) -> AsyncGenerator[Event, None]:
+        """Read or rewrite ``llm_response``; yield the events the step produces."""
 
 
 class _Filler(BaseLlmRequestProcessor):
