@@ -11,6 +11,8 @@ from adk_runtime.tools.function_tool import FunctionTool
 from adk_runtime.tools.tool_context import ToolContext
 
 if TYPE_CHECKING:
+    from google.genai import types
+
     from adk_runtime.models.llm_request import LlmRequest
 
 __all__ = ["LoadMemoryResponse", "LoadMemoryTool", "load_memory", "load_memory_tool"]
@@ -43,6 +45,19 @@ class LoadMemoryTool(FunctionTool):
     def __init__(self) -> None:
         """Wrap :func:`load_memory`."""
         super().__init__(load_memory)
+
+    def _build_declaration(self) -> types.FunctionDeclaration:
+        """The function's declaration, without the schema titles (``query`` says it all)."""
+        declaration = super()._build_declaration()
+        schema = declaration.parameters_json_schema
+        if isinstance(schema, dict):
+            properties = {
+                name: {k: v for k, v in prop.items() if k != "title"}
+                for name, prop in schema.get("properties", {}).items()
+            }
+            untitled = {k: v for k, v in schema.items() if k != "title"}
+            declaration.parameters_json_schema = {**untitled, "properties": properties}
+        return declaration
 
     async def process_llm_request(
         self, *, tool_context: ToolContext, llm_request: LlmRequest

@@ -202,3 +202,15 @@ async def test_run_async_validates_what_preprocess_args_returns() -> None:
         return text
 
     assert await _Shouting(echo).run_async(args={"text": "hi"}, tool_context=None) == "HI"  # type: ignore[arg-type]
+
+
+def test_load_memory_declares_its_query_without_schema_titles() -> None:
+    from adk_runtime.tools.load_memory_tool import load_memory_tool
+
+    declaration = load_memory_tool._get_declaration()
+    assert declaration is not None
+    assert declaration.parameters_json_schema == {
+        "type": "object",
+        "properties": {"query": {"type": "string"}},
+        "required": ["query"],
+    }
