@@ -13,8 +13,15 @@ this, given the metadata the agent's last response stored (``LlmRequest.cache_me
    and the prefix the model's own minimum; a cache that cannot be made (any error) is logged
    and the request goes uncached, with the fingerprint kept for the next try.
 
+A cache never holds a request's last content: the request must still send one, and sending
+a content the cache also holds would show it to the model twice.
+
 The metadata returned goes on the response and so on the stored event: the next invocation,
 in this process or another, continues from it.
+
+The private methods carry google-adk's names (``_is_cache_valid``,
+``_generate_cache_fingerprint``, ``_create_gemini_cache``, ...), so code and tests written
+against google-adk's manager find them here.
 """
 
 from __future__ import annotations
@@ -22,6 +29,7 @@ from __future__ import annotations
 import hashlib
 import json
 import logging
+from datetime import datetime
 from typing import Any
 
 from google import genai
@@ -44,6 +52,8 @@ _MODEL_MINIMUM_TOKENS = (("gemini-2.5-", 2048), ("gemini-3", 4096))
 _EXPIRY_MARGIN_SECONDS = 30.0
 """A cache this close to its end (at most a tenth of the TTL) is replaced, not used."""
 
+_CHARACTERS_PER_TOKEN = 4
+
 
 class GeminiContextCacheManager:
     """Creates, reuses and deletes Gemini cached content for the requests of one model.
@@ -63,29 +73,33 @@ class GeminiContextCacheManager:
         out. Never raises for a failed cache call: the request then goes uncached.
 
         Returns:
-            The active cache's metadata, or fingerprint-only metadata; None when the request
-            has no ``cache_config`` or names its own ``cached_content``.
+            The active cache's metadata (a copy when an existing cache is reused), or
+            fingerprint-only metadata; None when the request has no ``cache_config`` or
+            names its own ``cached_content``.
         """
-        config = llm_request.cache_config
-        if config is None or llm_request.config.cached_content:
+        if llm_request.cache_config is None or llm_request.config.cached_content:
             return None
+        contents = llm_request.contents
+        longest = max(len(contents) - 1, 0)  # the last content is always sent
+        current = min(self._find_count_of_contents_to_cache(contents), longest)
         previous = llm_request.cache_metadata
         if previous is None:
-            return self._fingerprint_only(llm_request, _cacheable_count(llm_request.contents))
-        if self._reusable(llm_request, previous, config):
-            assert previous.cache_name is not None  # checked by _reusable
-            _apply(llm_request, previous.cache_name, previous.contents_count)
-            return previous
+            return self._fingerprint_only(llm_request, current)
+        # A cache holding every content would leave nothing to send but a repeat: replace it.
+        if len(contents) > previous.contents_count and await self._is_cache_valid(llm_request):
+            assert previous.cache_name is not None  # checked by _is_cache_valid
+            self._apply_cache_to_request(llm_request, previous.cache_name, previous.contents_count)
+            return previous.model_copy()
         if previous.cache_name is not None:
             await self.cleanup_cache(previous.cache_name)
-        if self._fingerprint(llm_request, previous.contents_count) != previous.fingerprint:
-            return self._fingerprint_only(llm_request, _cacheable_count(llm_request.contents))
-        longest = max(len(llm_request.contents) - 1, 0)  # the last content is always sent
-        count = min(max(previous.contents_count, _cacheable_count(llm_request.contents)), longest)
-        created = await self._create(llm_request, count, config)
+        prefix = self._generate_cache_fingerprint(llm_request, previous.contents_count)
+        if prefix != previous.fingerprint:
+            return self._fingerprint_only(llm_request, current)
+        count = min(max(previous.contents_count, current), longest)
+        created = await self._create_new_cache_with_contents(llm_request, count)
         if created is None or created.cache_name is None:
             return self._fingerprint_only(llm_request, count)
-        _apply(llm_request, created.cache_name, count)
+        self._apply_cache_to_request(llm_request, created.cache_name, count)
         return created
 
     async def cleanup_cache(self, cache_name: str) -> None:
@@ -107,14 +121,27 @@ class GeminiContextCacheManager:
         """Record ``cache_metadata`` on ``llm_response`` (and so on its event)."""
         llm_response.cache_metadata = cache_metadata
 
-    def _fingerprint_only(self, llm_request: LlmRequest, count: int) -> CacheMetadata:
-        return CacheMetadata(
-            fingerprint=self._fingerprint(llm_request, count), contents_count=count
-        )
+    def _find_count_of_contents_to_cache(self, contents: list[types.Content]) -> int:
+        """Where the prefix ends: the number of contents before the last run of user contents.
 
-    def _reusable(
-        self, llm_request: LlmRequest, metadata: CacheMetadata, config: ContextCacheConfig
-    ) -> bool:
+        Every content when the last one is not a user content. The caller keeps the request's
+        last content out of a cache.
+        """
+        start = len(contents)
+        while start > 0 and contents[start - 1].role == "user":
+            start -= 1
+        return start
+
+    async def _is_cache_valid(self, llm_request: LlmRequest) -> bool:
+        """Whether the request's cache metadata names a cache the request can use.
+
+        It must be an active cache (not fingerprint only), not at or near its expiry, within
+        ``cache_intervals`` invocations, and hold the prefix the request still has.
+        """
+        metadata = llm_request.cache_metadata
+        config = llm_request.cache_config
+        if metadata is None or config is None:
+            return False
         if metadata.expire_time is None or metadata.invocations_used is None:
             return False  # fingerprint only
         margin = min(_EXPIRY_MARGIN_SECONDS, config.ttl_seconds / 10)
@@ -129,16 +156,22 @@ class GeminiContextCacheManager:
                 config.cache_intervals,
             )
             return False
-        if len(llm_request.contents) <= metadata.contents_count:
-            return False  # nothing would be left to send after the cached contents
-        return self._fingerprint(llm_request, metadata.contents_count) == metadata.fingerprint
+        fingerprint = self._generate_cache_fingerprint(llm_request, metadata.contents_count)
+        return fingerprint == metadata.fingerprint
 
-    def _fingerprint(self, llm_request: LlmRequest, count: int) -> str:
-        """A hash of what a cache of the first ``count`` contents would hold, and where."""
+    def _generate_cache_fingerprint(
+        self, llm_request: LlmRequest, cache_contents_count: int
+    ) -> str:
+        """A hash of what a cache of the first ``cache_contents_count`` contents would hold.
+
+        It covers the model, the endpoint (``_cache_scope``), the system instruction, the
+        tools (order-independent), the tool config and those contents, in canonical JSON.
+        """
         config = llm_request.config
+        count = cache_contents_count
         data: dict[str, Any] = {
             "model": llm_request.model,
-            "endpoint": self._endpoint(),
+            "endpoint": self._cache_scope(),
             "contents_count": count,
             "contents": [
                 content.model_dump(mode="json", exclude_none=True)
@@ -154,26 +187,55 @@ class GeminiContextCacheManager:
         text = json.dumps(data, sort_keys=True, separators=(",", ":"), default=str)
         return hashlib.sha256(text.encode()).hexdigest()[:16]
 
-    def _endpoint(self) -> dict[str, Any]:
+    def _cache_scope(self) -> dict[str, Any]:
         """Where caches live: a cache of one project, region or server is not another's."""
         client = self.genai_client
         api_client = getattr(client, "_api_client", None)
         options = getattr(api_client, "_http_options", None)
-        endpoint: dict[str, Any] = {
+        scope: dict[str, Any] = {
             "vertexai": bool(client.vertexai),
             "base_url": getattr(options, "base_url", None),
         }
         if client.vertexai:
-            endpoint["project"] = getattr(api_client, "project", None)
-            endpoint["location"] = getattr(api_client, "location", None)
-        return endpoint
+            scope["project"] = getattr(api_client, "project", None)
+            scope["location"] = getattr(api_client, "location", None)
+        return scope
 
-    async def _create(
-        self, llm_request: LlmRequest, count: int, config: ContextCacheConfig
+    async def _create_new_cache_with_contents(
+        self, llm_request: LlmRequest, cache_contents_count: int
     ) -> CacheMetadata | None:
-        """Make a cache of the prefix, or return None (too small, nothing to cache, failed)."""
-        if not self._worth_caching(llm_request, count, config):
+        """Make a cache of the prefix, or return None (too small, nothing to cache, failed).
+
+        A failed create is logged with the error's type and status only.
+        """
+        config = llm_request.cache_config
+        if config is None or not self._worth_caching(llm_request, cache_contents_count, config):
             return None
+        try:
+            return await self._create_gemini_cache(llm_request, cache_contents_count)
+        except Exception as exc:  # any failure: this request goes uncached
+            logger.warning(
+                "Could not create a context cache (%s); the request is sent uncached.",
+                _error_kind(exc),
+            )
+            return None
+
+    async def _create_gemini_cache(
+        self, llm_request: LlmRequest, cache_contents_count: int
+    ) -> CacheMetadata:
+        """Create the cached content of the prefix and return its (active) metadata.
+
+        The expiry is the server's when it reports one, else the TTL from the call's start.
+
+        Raises:
+            ValueError: The request has no ``cache_config``, or the service answered without
+                a cache name (``google.genai.errors.UnknownApiResponseError``).
+            google.genai.errors.APIError: The service refused the cache.
+        """
+        config = llm_request.cache_config
+        if config is None:
+            raise ValueError("A context cache needs the request's cache_config.")
+        count = cache_contents_count
         request_config = llm_request.config
         tools = request_config.tools or []
         create_config = types.CreateCachedContentConfig(
@@ -186,24 +248,21 @@ class GeminiContextCacheManager:
             http_options=config.create_http_options,
         )
         started = platform_time.get_time()
-        try:
-            cached = await self.genai_client.aio.caches.create(
-                model=llm_request.model or "", config=create_config
-            )
-        except Exception as exc:  # any failure: this request goes uncached
-            logger.warning(
-                "Could not create a context cache (%s); the request is sent uncached.",
-                _error_kind(exc),
-            )
-            return None
+        cached = await self.genai_client.aio.caches.create(
+            model=llm_request.model or "", config=create_config
+        )
         if not cached.name:
-            logger.warning("The context cache service returned no name; sending uncached.")
-            return None
+            raise errors.UnknownApiResponseError("The cache service answered without a name.")
+        server_expiry = getattr(cached, "expire_time", None)
+        if isinstance(server_expiry, datetime):
+            expire_time = server_expiry.timestamp()
+        else:
+            expire_time = started + config.ttl_seconds
         logger.info("Created context cache %s (%d contents).", cached.name, count)
         return CacheMetadata(
             cache_name=cached.name,
-            expire_time=started + config.ttl_seconds,
-            fingerprint=self._fingerprint(llm_request, count),
+            expire_time=expire_time,
+            fingerprint=self._generate_cache_fingerprint(llm_request, count),
             invocations_used=1,
             contents_count=count,
             created_at=started,
@@ -223,8 +282,8 @@ class GeminiContextCacheManager:
         has_prefix = count or request_config.system_instruction or request_config.tools
         if not has_prefix:
             return False
-        minimum = _model_minimum(llm_request.model)
-        estimate = _prefix_tokens(llm_request, count, tokens)
+        minimum = _minimum_cache_tokens(llm_request.model)
+        estimate = self._estimate_cacheable_prefix_tokens(llm_request, count)
         if minimum is not None and estimate < minimum:
             logger.info(
                 "Not caching: the prefix is about %d tokens, below the model's %d.",
@@ -234,53 +293,68 @@ class GeminiContextCacheManager:
             return False
         return True
 
+    def _estimate_request_tokens(
+        self, llm_request: LlmRequest, cache_contents_count: int | None = None
+    ) -> int:
+        """A rough token count (four characters a token) of the request's text.
 
-def _cacheable_count(contents: list[types.Content]) -> int:
-    """How many leading contents to cache: all before the last run of user contents.
+        The system instruction, the tools and the text of the contents: all of them, or the
+        first ``cache_contents_count`` when given.
+        """
+        config = llm_request.config
+        contents = llm_request.contents
+        if cache_contents_count is not None:
+            contents = contents[:cache_contents_count]
+        total = 0
+        if config.system_instruction is not None:
+            total += len(json.dumps(_system_instruction_json(config), default=str))
+        total += sum(len(_tool_json(tool)) for tool in config.tools or [])
+        for content in contents:
+            total += sum(len(part.text or "") for part in content.parts or [])
+        return total // _CHARACTERS_PER_TOKEN
 
-    Never every content: the request must still send at least its last one.
-    """
-    start = len(contents)
-    while start > 0 and contents[start - 1].role == "user":
-        start -= 1
-    return min(start, max(len(contents) - 1, 0))
+    def _estimate_cacheable_prefix_tokens(
+        self, llm_request: LlmRequest, cache_contents_count: int
+    ) -> int:
+        """The previous request's token count, scaled to the prefix's share of the text.
+
+        The only measured count (``cacheable_contents_token_count``) is of a whole request,
+        while a cache holds just the prefix; 0 without a measured count.
+        """
+        measured = llm_request.cacheable_contents_token_count
+        if not measured:
+            return 0
+        whole = self._estimate_request_tokens(llm_request)
+        if whole <= 0:
+            return measured  # no text to tell the share by
+        prefix = self._estimate_request_tokens(llm_request, cache_contents_count)
+        return int(measured * min(1.0, prefix / whole))
+
+    def _apply_cache_to_request(
+        self, llm_request: LlmRequest, cache_name: str, cache_contents_count: int
+    ) -> None:
+        """Make ``llm_request`` refer to the cache and leave out what the cache holds."""
+        config = llm_request.config
+        config.system_instruction = None
+        config.tools = None
+        config.tool_config = None
+        config.cached_content = cache_name
+        llm_request.contents = llm_request.contents[cache_contents_count:]
+
+    def _fingerprint_only(self, llm_request: LlmRequest, count: int) -> CacheMetadata:
+        return CacheMetadata(
+            fingerprint=self._generate_cache_fingerprint(llm_request, count),
+            contents_count=count,
+        )
 
 
-def _apply(llm_request: LlmRequest, cache_name: str, count: int) -> None:
-    """Make ``llm_request`` refer to the cache and leave out what the cache holds."""
-    config = llm_request.config
-    config.system_instruction = None
-    config.tools = None
-    config.tool_config = None
-    config.cached_content = cache_name
-    llm_request.contents = llm_request.contents[count:]
-
-
-def _model_minimum(model: str | None) -> int | None:
+def _minimum_cache_tokens(model: str | None) -> int | None:
+    """The model's smallest explicit cache, or None when its name does not tell."""
     name = (model or "").rsplit("/", 1)[-1]
     for prefix, minimum in _MODEL_MINIMUM_TOKENS:
         if name.startswith(prefix):
             return minimum
     return None
-
-
-def _prefix_tokens(llm_request: LlmRequest, count: int, request_tokens: int) -> int:
-    """The previous request's token count, scaled to the prefix's share of the characters."""
-    whole = _characters(llm_request, len(llm_request.contents))
-    if whole == 0:
-        return request_tokens
-    return int(request_tokens * min(1.0, _characters(llm_request, count) / whole))
-
-
-def _characters(llm_request: LlmRequest, count: int) -> int:
-    config = llm_request.config
-    total = 0
-    if config.system_instruction is not None:
-        total += len(json.dumps(_system_instruction_json(config), default=str))
-    total += sum(len(_tool_json(tool)) for tool in config.tools or [])
-    for content in llm_request.contents[:count]:
-        total += sum(len(part.text or "") for part in content.parts or [])
-    return total
 
 
 def _system_instruction_json(config: types.GenerateContentConfig) -> Any:

@@ -2,18 +2,23 @@
 
 from __future__ import annotations
 
+import asyncio
+import datetime
 import logging
 import time
 from collections.abc import AsyncIterator, Iterator
 from typing import Any
 
 import pytest
+from google.genai import errors, types
 
 from adk_runtime.agents import LlmAgent
 from adk_runtime.agents.context_cache_config import ContextCacheConfig
 from adk_runtime.apps import App
 from adk_runtime.models import Gemini
 from adk_runtime.models.cache_metadata import CacheMetadata
+from adk_runtime.models.gemini_context_cache_manager import GeminiContextCacheManager
+from adk_runtime.models.llm_request import LlmRequest
 from adk_runtime.platform import time as platform_time
 from adk_runtime.runners import Runner
 from adk_runtime.sessions import BaseSessionService
@@ -265,3 +270,118 @@ async def test_streaming_stores_the_metadata_on_the_aggregated_event(
     assert [e.cache_metadata is None for e in events] == [True, True, False]
     assert fake.requests[1][0].endswith(":streamGenerateContent")
     assert fake.requests[1][1]["cachedContent"] == "cachedContents/cache-1"
+
+
+async def test_the_cache_expiry_is_the_one_the_server_reports(
+    fake: FakeGemini, session_service: BaseSessionService, clock: list[float]
+) -> None:
+    clock[0] = -100.0  # the runtime's clock is behind the server's
+    run, _ = runner(fake, session_service, ContextCacheConfig(ttl_seconds=600))
+    await turns(run, fake, "one", "two")
+    metadata = (await stored(run)).events[-1].cache_metadata
+    assert metadata is not None
+    assert metadata.expire_time is not None
+    reported = fake.caches["cachedContents/cache-1"]["expireTime"]
+    assert metadata.expire_time == datetime.datetime.fromisoformat(reported).timestamp()
+    assert metadata.created_at is not None
+    assert metadata.expire_time - metadata.created_at == pytest.approx(700.0, abs=5.0)
+
+
+async def manager_of(fake: FakeGemini) -> GeminiContextCacheManager:
+    model = Gemini(model="gemini-2.5-flash", base_url=fake.base_url, retry_options=FAST_RETRY)
+    fake.clients.append(model)
+    client = await asyncio.to_thread(lambda: model.api_client)  # reads certificates
+    return GeminiContextCacheManager(client)
+
+
+def cache_request(
+    contents: list[types.Content], metadata: CacheMetadata | None = None
+) -> LlmRequest:
+    return LlmRequest(
+        model="gemini-2.5-flash",
+        contents=list(contents),
+        config=types.GenerateContentConfig(system_instruction=INSTRUCTION),
+        cache_config=ContextCacheConfig(),
+        cache_metadata=metadata,
+        cacheable_contents_token_count=5000,
+    )
+
+
+QUESTION = types.UserContent("How many pens?")
+ANSWER = types.ModelContent("Three pens.")
+FOLLOW_UP = types.UserContent("And pencils?")
+SECOND_ANSWER = types.ModelContent("Four pencils.")
+
+
+async def test_a_request_ending_in_a_model_content_keeps_that_content_out_of_the_cache(
+    fake: FakeGemini,
+) -> None:
+    manager = await manager_of(fake)
+    contents = [QUESTION, ANSWER, FOLLOW_UP, SECOND_ANSWER]
+    # google-adk's step: the prefix ends after the last content, which is not a user's ...
+    assert manager._find_count_of_contents_to_cache(contents) == 4
+    # ... but a cache never takes the content the request must still send
+    first = await manager.handle_context_caching(cache_request(contents))
+    assert first is not None
+    assert first.contents_count == 3
+    request = cache_request(contents, first)
+    made = await manager.handle_context_caching(request)
+    assert made is not None
+    assert made.cache_name == "cachedContents/cache-1"
+    assert made.contents_count == 3
+    assert len(creates(fake)[0]["contents"]) == 3
+    assert request.contents == [SECOND_ANSWER]
+    assert request.config.cached_content == "cachedContents/cache-1"
+    assert request.config.system_instruction is None
+
+
+async def test_a_valid_cache_is_reused_as_a_copy_of_its_metadata(fake: FakeGemini) -> None:
+    manager = await manager_of(fake)
+    contents = [QUESTION, ANSWER, FOLLOW_UP]
+    first = await manager.handle_context_caching(cache_request(contents))
+    made = await manager.handle_context_caching(cache_request(contents, first))
+    assert made is not None
+    assert made.cache_name is not None
+    request = cache_request([*contents, SECOND_ANSWER, types.UserContent("Thanks")], made)
+    assert await manager._is_cache_valid(request)
+    reused = await manager.handle_context_caching(request)
+    assert reused == made
+    assert reused is not made
+    assert request.contents == [FOLLOW_UP, SECOND_ANSWER, types.UserContent("Thanks")]
+    assert len(creates(fake)) == 1
+    assert deletes(fake) == []
+
+
+async def test_a_cache_holding_every_content_is_replaced_rather_than_repeated(
+    fake: FakeGemini,
+) -> None:
+    manager = await manager_of(fake)
+    contents = [QUESTION, ANSWER, FOLLOW_UP]
+    first = await manager.handle_context_caching(cache_request(contents))
+    made = await manager.handle_context_caching(cache_request(contents, first))
+    assert made is not None
+    assert made.contents_count == 2
+    # a request holding only the cached prefix: using the cache would send ANSWER twice
+    request = cache_request([QUESTION, ANSWER], made)
+    replaced = await manager.handle_context_caching(request)
+    assert deletes(fake) == ["cache-1"]
+    assert replaced is not None
+    assert replaced.cache_name == "cachedContents/cache-2"
+    assert replaced.contents_count == 1
+    assert request.contents == [ANSWER]
+
+
+async def test_a_failed_create_is_none_from_the_guarded_step_and_raises_from_the_call(
+    fake: FakeGemini,
+) -> None:
+    manager = await manager_of(fake)
+    request = cache_request([QUESTION, ANSWER, FOLLOW_UP])
+    fake.cache_failures.append((400, error_body(400, "INVALID_ARGUMENT", "too small")))
+    assert await manager._create_new_cache_with_contents(request, 2) is None
+    fake.cache_failures.append((400, error_body(400, "INVALID_ARGUMENT", "too small")))
+    with pytest.raises(errors.ClientError):
+        await manager._create_gemini_cache(request, 2)
+    made = await manager._create_gemini_cache(request, 2)
+    assert made.cache_name == "cachedContents/cache-1"  # the refused ones got no name
+    assert made.fingerprint == manager._generate_cache_fingerprint(request, 2)
+    assert len(creates(fake)) == 3
