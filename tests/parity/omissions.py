@@ -82,7 +82,7 @@ AUTHLIB = (
 )
 INTEGRATIONS = (
     "Other tool families and framework bridges (A2A, LangGraph, LangChain, CrewAI, OpenAPI, "
-    "computer use, shell, retrieval, web pages, simulators, model consult, managed "
+    "shell, retrieval, web pages, simulators, model consult, managed "
     "agents): not implemented; each is a `BaseTool` or `BaseAgent` one can write or port."
 )
 STORAGE = (
@@ -212,7 +212,6 @@ OMITTED: dict[str, str] = {
     "tools:RemoteMcpServer": INTEGRATIONS,
     "tools.agent_simulator": INTEGRATIONS,
     "tools.bash_tool": INTEGRATIONS,
-    "tools.computer_use": INTEGRATIONS,
     "tools.crewai_tool": INTEGRATIONS,
     "tools.environment": INTEGRATIONS,
     "tools.environment_simulation": INTEGRATIONS,
