@@ -103,6 +103,17 @@ class FunctionTool(BaseTool):
 
     async def run_async(self, *, args: dict[str, Any], tool_context: ToolContext) -> Any:
         """Call the function with the validated ``args`` (and the context if it asks for it)."""
+        result = await self._call_function(args, tool_context)
+        if isinstance(result, pydantic.BaseModel):
+            return result.model_dump(mode="json")
+        return result
+
+    async def _call_function(self, args: dict[str, Any], tool_context: ToolContext) -> Any:
+        """Validate ``args`` and call the function; its result as it returned it.
+
+        Arguments that do not fit (missing, invalid) and a refused confirmation are answered
+        with the ``{"error": ...}`` the model is sent, without calling the function.
+        """
         args = self._preprocess_args(args)
         missing = self._signature.missing(args)
         if missing:
@@ -121,10 +132,7 @@ class FunctionTool(BaseTool):
         kwargs.update(self._passed_unchecked(args))
         if self._signature.wants_context:
             kwargs[self._signature.context_name] = tool_context
-        result = await _callbacks.invoke(self.func, **kwargs)
-        if isinstance(result, pydantic.BaseModel):
-            return result.model_dump(mode="json")
-        return result
+        return await _callbacks.invoke(self.func, **kwargs)
 
     def _passed_unchecked(self, args: dict[str, Any]) -> dict[str, Any]:
         """The arguments of ignored parameters a subclass supplies, passed on as they are.

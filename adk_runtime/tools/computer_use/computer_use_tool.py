@@ -8,10 +8,8 @@ import logging
 from collections.abc import Callable, Collection
 from typing import TYPE_CHECKING, Any
 
-import pydantic
 from google.genai import types
 
-from adk_runtime import _callbacks
 from adk_runtime.tools._confirm import PENDING, REJECTED
 from adk_runtime.tools.computer_use.base_computer import ComputerState
 from adk_runtime.tools.function_tool import FunctionTool
@@ -106,7 +104,9 @@ class ComputerUseTool(FunctionTool):
                 return {"error": PENDING}
         elif not confirmation.confirmed:
             return {"error": REJECTED}
-        result = await self._call(self._scaled(args), tool_context)
+        # The action's result as it returned it: FunctionTool.run_async would turn a
+        # ComputerState into JSON (its screenshot bytes as text); it is answered as an image.
+        result = await self._call_function(self._scaled(args), tool_context)
         response: Any = result
         if isinstance(result, ComputerState):
             response = state_response(result)
@@ -115,29 +115,6 @@ class ComputerUseTool(FunctionTool):
                 response = {"result": response}
             response["safety_acknowledgement"] = "true"
         return response
-
-    async def _call(self, args: dict[str, Any], tool_context: ToolContext) -> Any:
-        """Validate ``args`` and call the action, as ``FunctionTool`` does; the result is raw.
-
-        ``FunctionTool`` would turn a ``ComputerState`` into JSON (its screenshot bytes as
-        text); the action's result is kept as it is here, to be answered with the image.
-        """
-        args = self._preprocess_args(args)
-        missing = self._signature.missing(args)
-        if missing:
-            return {"error": f"{self.name} was not run: it needs {', '.join(missing)}."}
-        try:
-            kwargs = self._signature.validate(args)
-        except pydantic.ValidationError as exc:
-            problems = "; ".join(
-                f"{'.'.join(str(p) for p in error['loc'])}: {error['msg']}"
-                for error in exc.errors()
-            )
-            return {"error": f"Invalid arguments for {self.name}: {problems}"}
-        kwargs.update(self._passed_unchecked(args))
-        if self._signature.wants_context:
-            kwargs[self._signature.context_name] = tool_context
-        return await _callbacks.invoke(self.func, **kwargs)
 
     def _scaled(self, args: dict[str, Any]) -> dict[str, Any]:
         """``args`` with the coordinates scaled, and drag ends renamed if ``func`` wants."""
