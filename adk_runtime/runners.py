@@ -319,7 +319,7 @@ class Runner:
         """
         if self.app.events_compaction_config is None:
             return
-        summary = await compact_after_invocation(self.app, session.events)
+        summary = await compact_after_invocation(self.app, session.events, session_id=session.id)
         if summary is None:
             return
         try:

@@ -301,3 +301,27 @@ def test_an_unanswered_call_after_a_whole_invocation_waits_one_more_range() -> N
     # once it opens the range, the call (never answered, of an older invocation) is passed over
     later = [*events, _summary(1.0, 1.0, "S", at=3.5), _event("i4", "four" * 10, 4.0)]
     assert [e.timestamp for e in events_to_summarize(config, later)] == [2.0, 3.0, 4.0]
+
+
+async def test_the_runners_summary_span_names_the_session(monkeypatch: pytest.MonkeyPatch) -> None:
+    from adk_runtime.runners import Runner
+
+    exporter = InMemorySpanExporter()
+    provider = TracerProvider()
+    provider.add_span_processor(SimpleSpanProcessor(exporter))
+    monkeypatch.setattr(_compaction_trace, "tracer", provider.get_tracer("test"))
+    config = EventsCompactionConfig(summarizer=Recording(), compaction_interval=2, overlap_size=0)
+    app = App(
+        name=APP,
+        root_agent=LlmAgent(name="a", model=ScriptedModel(replies=["one", "two"])),
+        events_compaction_config=config,
+    )
+    service = InMemorySessionService()
+    await service.create_session(app_name=APP, user_id=USER, session_id="traced")
+    runner = Runner(app=app, session_service=service)
+    for text in ("first", "second"):
+        message = types.Content(role="user", parts=[types.Part(text=text)])
+        async for _ in runner.run_async(user_id=USER, session_id="traced", new_message=message):
+            pass
+    spans = [s for s in exporter.get_finished_spans() if s.name.startswith("compact_events")]
+    assert [dict(s.attributes or {})["gen_ai.conversation.id"] for s in spans] == ["traced"]
