@@ -11,11 +11,12 @@ from collections.abc import AsyncIterator
 from typing import Any
 
 import pytest
-import uvicorn
 from starlette.applications import Starlette
 from starlette.requests import Request
 from starlette.responses import JSONResponse, Response, StreamingResponse
 from starlette.routing import Route
+
+from tests.loopback_server import LoopbackServer
 
 
 def text_body(text: str) -> dict[str, Any]:
@@ -34,7 +35,7 @@ def error_body(code: int, status: str, message: str) -> dict[str, Any]:
     return {"error": {"code": code, "status": status, "message": message}}
 
 
-class FakeGemini:
+class FakeGemini(LoopbackServer):
     """Answers queued replies in order: ``(status, body)`` or ``("sse", [bodies])``.
 
     It also keeps cached content as Gemini does (``cachedContents`` create, get, delete;
@@ -63,29 +64,7 @@ class FakeGemini:
                 ),
             ]
         )
-        config = uvicorn.Config(
-            app, host="127.0.0.1", port=0, log_level="warning", lifespan="off", ws="none"
-        )
-        self._server = uvicorn.Server(config)
-        self._task: asyncio.Task[None] | None = None
-
-    @property
-    def base_url(self) -> str:
-        port = self._server.servers[0].sockets[0].getsockname()[1]
-        return f"http://127.0.0.1:{port}"
-
-    async def start(self) -> None:
-        self._task = asyncio.create_task(self._server.serve())
-        for _ in range(500):  # uvicorn has no "started" event to wait on
-            if self._server.started:
-                return
-            await asyncio.sleep(0.01)
-        raise RuntimeError("the fake Gemini server did not start")
-
-    async def stop(self) -> None:
-        self._server.should_exit = True
-        if self._task is not None:
-            await self._task
+        super().__init__(app, "fake Gemini")
 
     def cache_calls_of(self, method: str) -> list[tuple[str, dict[str, Any] | None]]:
         """The recorded cache calls of one HTTP method: ``(path, body)``."""

@@ -2,20 +2,20 @@
 
 from __future__ import annotations
 
-import asyncio
 import json
 from collections.abc import AsyncIterator
 from contextlib import asynccontextmanager
 from typing import Any
 
-import uvicorn
 from starlette.applications import Starlette
 from starlette.requests import Request
 from starlette.responses import JSONResponse, Response, StreamingResponse
 from starlette.routing import Route
 
+from tests.loopback_server import LoopbackServer
 
-class FakeApi:
+
+class FakeApi(LoopbackServer):
     """Answers queued replies in order, recording every request.
 
     A reply is ``(status, body)`` for JSON, or ``("sse", events)`` to stream: events are
@@ -37,31 +37,12 @@ class FakeApi:
                 Route("/v1/projects/{rest:path}", self._handle, methods=["POST"]),
             ]
         )
-        config = uvicorn.Config(
-            app, host="127.0.0.1", port=0, log_level="warning", lifespan="off", ws="none"
-        )
-        self._server = uvicorn.Server(config)
-        self._task: asyncio.Task[None] | None = None
-
-    @property
-    def base_url(self) -> str:
-        port = self._server.servers[0].sockets[0].getsockname()[1]
-        return f"http://127.0.0.1:{port}"
-
-    async def start(self) -> None:
-        self._task = asyncio.create_task(self._server.serve())
-        for _ in range(500):
-            if self._server.started:
-                return
-            await asyncio.sleep(0.01)
-        raise RuntimeError("the fake API server did not start")
+        super().__init__(app, "fake API")
 
     async def stop(self) -> None:
         for client in self.clients:
             await client.close()
-        self._server.should_exit = True
-        if self._task is not None:
-            await self._task
+        await super().stop()
 
     async def _handle(self, request: Request) -> Response:
         self.requests.append(json.loads(await request.body()))
