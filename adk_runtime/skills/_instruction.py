@@ -72,9 +72,9 @@ def build_skill_system_instruction(
         "user what failed and stop."
     )
     rules.append(
-        f"`{load}` only gives you the instructions. Keep going in the same turn: make the "
-        "calls the skill asks for, then write your answer. Never end a turn right after "
-        "loading a skill."
+        f"`{load}` only gives you the instructions: loading a skill does NOT complete your "
+        "turn. Keep going in the same turn: make the calls the skill asks for, then write your "
+        "answer. Never end a turn with an empty response right after loading a skill."
     )
     if unload_enabled:
         rules.append(

@@ -6,6 +6,11 @@ Every file is read through :class:`~adk_runtime.skills._files.SkillReader` (cont
 symlinks, sizes); the front matter is parsed with PyYAML's safe loader, with aliases refused
 (an alias "bomb" cannot expand). Nothing in a skill is executed when it is loaded.
 
+A skill can also come as a zip archive held in memory (``SKILL.md`` at its root, as a skill
+registry serves it): :func:`_load_skill_from_zip_bytes` reads it without writing anything to
+disk, within the same limits, refusing entries that leave the archive, symlink entries and an
+archive whose members expand past the limits (a zip bomb).
+
 The ``*_async`` variants run the same work in a worker thread (``asyncio.to_thread``), so the
 event loop never waits on the file system.
 """
@@ -13,8 +18,11 @@ event loop never waits on the file system.
 from __future__ import annotations
 
 import asyncio
+import io
 import logging
 import pathlib
+import stat
+import zipfile
 from collections.abc import Callable
 from typing import Any
 
@@ -22,14 +30,26 @@ import yaml
 from pydantic import ValidationError
 
 from adk_runtime.skills import models
-from adk_runtime.skills._files import SkillReader, validate_relative_path
+from adk_runtime.skills._files import (
+    MAX_FILE_BYTES,
+    MAX_FILES,
+    MAX_SKILL_BYTES,
+    SkillReader,
+    _decoded,
+    validate_relative_path,
+)
 from adk_runtime.skills._gcs import (
     _list_skills_in_gcs_dir,
     _list_skills_in_gcs_dir_async,
     _load_skill_from_gcs_dir,
     _load_skill_from_gcs_dir_async,
 )
-from adk_runtime.skills.errors import InvalidSkillError, SkillNotFoundError, UnsafeSkillPathError
+from adk_runtime.skills.errors import (
+    InvalidSkillError,
+    SkillNotFoundError,
+    SkillTooLargeError,
+    UnsafeSkillPathError,
+)
 
 __all__ = [
     "_list_skills_in_dir",
@@ -40,6 +60,7 @@ __all__ = [
     "_load_skill_from_dir_async",
     "_load_skill_from_gcs_dir",
     "_load_skill_from_gcs_dir_async",
+    "_load_skill_from_zip_bytes",
     "_load_skills_from_dir",
     "_load_skills_from_dir_async",
     "_validate_relative_resource_path",
@@ -118,7 +139,7 @@ def _frontmatter(parsed: dict[str, Any], where: str) -> models.Frontmatter:
 
 def _manifest(skill_dir: pathlib.Path) -> pathlib.Path:
     if not skill_dir.is_dir():
-        raise SkillNotFoundError(f"Skill directory {str(skill_dir)!r} not found.")
+        raise SkillNotFoundError(f"Skill directory {str(skill_dir)!r} does not exist.")
     for name in _MANIFESTS:
         path = skill_dir / name
         if path.exists() or path.is_symlink():
@@ -160,7 +181,7 @@ def _validate_skill_dir(skill_dir: str | pathlib.Path) -> list[str]:
     problems: list[str] = []
     unknown = sorted(set(parsed) - _KNOWN_KEYS)
     if unknown:
-        problems.append(f"Unknown front matter fields: {unknown}")
+        problems.append(f"Unknown frontmatter fields: {unknown}")
     try:
         frontmatter = _frontmatter(parsed, f"skill {root.name!r}")
     except InvalidSkillError as exc:
@@ -291,3 +312,105 @@ async def _list_skills_in_dir_async(
 ) -> dict[str, models.Frontmatter]:
     """:func:`_list_skills_in_dir` in a worker thread (``on_error`` runs there too)."""
     return await asyncio.to_thread(_list_skills_in_dir, skills_base_path, on_error)
+
+
+_FOLDERS = ("references", "assets", "scripts")
+
+
+def _load_skill_from_zip_bytes(zip_bytes: bytes) -> models.Skill:
+    """Load a whole skill from the bytes of a zip archive (``SKILL.md`` at its root).
+
+    Nothing is written to disk. The limits of a skill directory apply (files, bytes per file,
+    bytes in all), counted on the sizes the archive declares and again while reading.
+
+    Raises:
+        SkillNotFoundError: The archive has no ``SKILL.md`` at its root.
+        InvalidSkillError: The archive or its ``SKILL.md`` is malformed.
+        UnsafeSkillPathError: An entry leaves the archive (``..``, absolute) or is a symlink.
+        SkillTooLargeError: The archive holds too many files or expands past the limits.
+    """
+    try:
+        archive = zipfile.ZipFile(io.BytesIO(zip_bytes))
+    except (zipfile.BadZipFile, ValueError, EOFError):
+        raise InvalidSkillError("The skill archive is not a readable zip file.") from None
+    with archive:
+        members = _checked_members(archive)
+        budget = [MAX_SKILL_BYTES]
+        manifest = next((m for name in _MANIFESTS for m in members if m.filename == name), None)
+        if manifest is None:
+            raise SkillNotFoundError("SKILL.md not found at the root of the skill archive.")
+        try:
+            text = _read_member(archive, manifest, budget).decode("utf-8")
+        except UnicodeDecodeError:
+            raise InvalidSkillError("SKILL.md of the skill archive is not UTF-8 text.") from None
+        parsed, body = _parse_skill_md_content(text)
+        frontmatter = _frontmatter(parsed, "the skill archive")
+        folders: dict[str, dict[str, str | bytes]] = {name: {} for name in _FOLDERS}
+        for member in members:
+            folder, _, rest = member.filename.replace("\\", "/").partition("/")
+            if folder not in folders or not rest or "__pycache__" in rest.split("/"):
+                continue
+            key = validate_relative_path(rest)
+            if key in folders[folder]:
+                raise InvalidSkillError(f"The skill archive holds {folder}/{key} twice.")
+            folders[folder][key] = _decoded(_read_member(archive, member, budget))
+    scripts: dict[str, models.Script] = {}
+    for name, source in folders["scripts"].items():
+        if isinstance(source, bytes):
+            logger.warning(
+                "Skill %r: skipping script %r, which is not UTF-8.", frontmatter.name, name
+            )
+            continue
+        scripts[name] = models.Script(src=source)
+    resources = models.Resources(
+        references=folders["references"], assets=folders["assets"], scripts=scripts
+    )
+    return models.Skill(frontmatter=frontmatter, instructions=body, resources=resources)
+
+
+def _checked_members(archive: zipfile.ZipFile) -> list[zipfile.ZipInfo]:
+    """The archive's files, once every entry's path, kind and declared size is checked."""
+    entries = archive.infolist()
+    files = [entry for entry in entries if not entry.is_dir()]
+    if len(files) > MAX_FILES + len(_MANIFESTS):
+        raise SkillTooLargeError(f"The skill archive holds more than {MAX_FILES} files.")
+    if sum(entry.file_size for entry in files) > MAX_SKILL_BYTES:
+        raise SkillTooLargeError(
+            f"The skill archive expands to more than {MAX_SKILL_BYTES} bytes in all."
+        )
+    for entry in entries:
+        if entry.is_dir() and entry.filename.strip("/") in ("", "."):
+            continue
+        try:
+            validate_relative_path(entry.filename)
+        except UnsafeSkillPathError:
+            raise UnsafeSkillPathError(
+                "The skill archive holds an entry leaving it (absolute or with '..')."
+            ) from None
+        if stat.S_ISLNK(entry.external_attr >> 16):
+            raise UnsafeSkillPathError(
+                f"The skill archive entry {entry.filename!r} is a symlink; store the file."
+            )
+        if entry.file_size > MAX_FILE_BYTES:
+            raise SkillTooLargeError(
+                f"The skill archive entry {entry.filename!r} is larger than the limit of "
+                f"{MAX_FILE_BYTES} bytes per file."
+            )
+    return files
+
+
+def _read_member(archive: zipfile.ZipFile, member: zipfile.ZipInfo, budget: list[int]) -> bytes:
+    """One member's bytes, capped per file and against what the skill may still hold."""
+    try:
+        with archive.open(member) as handle:
+            data = handle.read(MAX_FILE_BYTES + 1)
+    except (zipfile.BadZipFile, zipfile.LargeZipFile, NotImplementedError, EOFError, OSError):
+        raise InvalidSkillError(
+            f"The skill archive entry {member.filename!r} cannot be read."
+        ) from None
+    budget[0] -= len(data)
+    if len(data) > MAX_FILE_BYTES or budget[0] < 0:
+        raise SkillTooLargeError(
+            f"The skill archive entry {member.filename!r} expands past the size limits."
+        )
+    return data

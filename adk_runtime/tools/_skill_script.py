@@ -7,10 +7,22 @@ files). With neither, the tool answers ``NO_CODE_EXECUTOR`` and runs nothing. ad
 only local executor, ``UnsafeLocalCodeExecutor``, itself needs
 ``allow_unsafe_local_execution=True``.
 
-The executor is given one self-contained Python program: it writes the skill's files into a
-fresh temporary directory (refusing any path that would leave it), then runs the script as a
-child process (``.py`` with this Python, ``.sh`` / ``.bash`` with ``bash``) with a timeout,
-and prints one JSON line carrying the child's stdout, stderr and exit code.
+The executor is given one self-contained Python program (:class:`_SkillScriptCodeExecutor`
+builds it). The program writes the skill's files into a fresh temporary directory, refusing
+any path that would leave it (every path is also checked here first: a skill with such a
+path never reaches the executor), moves into that directory and runs the script:
+
+- a ``.py`` script runs inside the program (``runpy``), so the executor's stdout, stderr and
+  exit code are the script's; ``script_timeout`` stops it where a ``SIGALRM`` can be armed
+  (the main thread of a process), else the executor's own timeout applies;
+- a ``.sh`` / ``.bash`` script runs as a ``bash`` child in a session of its own, killed with
+  everything it started once ``script_timeout`` passes, and the
+  program prints one JSON line (``{"__shell_result__": true, ...}``) carrying the child's
+  stdout, stderr and exit code.
+
+The skill's files travel as a Python literal in the program (``repr`` of ``str`` and ``bytes``
+values only, so nothing of the skill ever becomes code), or, for a skill too large for a
+command line, as the JSON input file :data:`PAYLOAD_FILE`.
 """
 
 from __future__ import annotations
@@ -18,69 +30,139 @@ from __future__ import annotations
 import base64
 import json
 import logging
-import secrets
 from typing import TYPE_CHECKING, Any
 
 from google.genai import types
 
 from adk_runtime.code_executors.base_code_executor import BaseCodeExecutor
-from adk_runtime.code_executors.code_execution_utils import CodeExecutionInput, File
+from adk_runtime.code_executors.code_execution_utils import (
+    CodeExecutionInput,
+    CodeExecutionResult,
+    File,
+)
 from adk_runtime.skills import models
 from adk_runtime.skills._files import validate_relative_path
 from adk_runtime.skills._instruction import RUN_SKILL_SCRIPT
 from adk_runtime.skills.errors import UnsafeSkillPathError
-from adk_runtime.tools._skill_tools import _SkillTool, failure, fetch
+from adk_runtime.tools._skill_tools import _SkillTool, failure, fetch, missing_arguments
 
 if TYPE_CHECKING:
     from adk_runtime.tools.tool_context import ToolContext
 
-__all__ = ["RunSkillScriptTool", "build_runner_code", "script_argv"]
+__all__ = ["PAYLOAD_FILE", "RunSkillScriptTool", "_SkillScriptCodeExecutor", "script_argv"]
 
 logger = logging.getLogger(__name__)
 
-_INTERPRETERS = {"py": "python", "sh": "bash", "bash": "bash"}
-_MARKER = "__adk_skill_script_result__"
 PAYLOAD_FILE = "adk_skill_payload.json"
 _INLINE_LIMIT = 64 * 1024
+_ERROR_DETAIL_LIMIT = 200
+_SHELL_TYPES = ("sh", "bash")
 
-# The program the executor runs. Its only input is a JSON document: a Python string literal
-# made with repr, or (for a large skill, past the command-line limits of a child process) the
-# input file PAYLOAD_FILE. Nothing of the skill ever becomes code of this program.
-_RUNNER = r"""
+# The program's parts. Placeholders are @NAME@ (no str.format: the code has braces).
+_HEAD = r"""
 import base64, json, os, subprocess, sys, tempfile
+import runpy
 
-PAYLOAD = json.loads({payload})
 
-def _place(root, rel):
-    if os.path.isabs(rel) or os.path.normpath(rel).startswith('..'):
-        raise PermissionError('a skill file path leaves the skill directory')
-    target = os.path.realpath(os.path.join(root, rel))
-    if os.path.commonpath([root, target]) != root or target == root:
-        raise PermissionError('a skill file path leaves the skill directory')
+def _read_payload(name):
+    with open(name, encoding='utf-8') as handle:
+        document = json.load(handle)
+    return {rel: base64.b64decode(data) if kind == 'b64' else data
+            for rel, (kind, data) in document.items()}
+
+
+_files = @FILES@
+
+
+def _target(root, rel):
+    rel = rel.replace('\\', '/')
+    if not rel or os.path.isabs(rel) or os.path.normpath(rel).startswith('..'):
+        raise PermissionError('a skill file path leaves the skill directory: %r' % rel)
+    target = os.path.realpath(os.path.join(root, os.path.normpath(rel)))
+    if target == root or os.path.commonpath([root, target]) != root:
+        raise PermissionError('a skill file path leaves the skill directory: %r' % rel)
     return target
 
-with tempfile.TemporaryDirectory(prefix='adk-skill-') as work:
-    root = os.path.realpath(work)
-    for rel, (kind, data) in PAYLOAD['files'].items():
-        target = _place(root, rel)
-        os.makedirs(os.path.dirname(target), exist_ok=True)
-        content = base64.b64decode(data) if kind == 'b64' else data.encode('utf-8')
-        with open(target, 'wb') as handle:
-            handle.write(content)
-    script = _place(root, PAYLOAD['script'])
-    program = sys.executable if PAYLOAD['interpreter'] == 'python' else 'bash'
-    try:
-        done = subprocess.run(
-            [program, script, *PAYLOAD['argv']], cwd=root, capture_output=True,
-            stdin=subprocess.DEVNULL, timeout=PAYLOAD['timeout'],
-        )
-        result = dict(stdout=done.stdout.decode('utf-8', 'replace'),
-                      stderr=done.stderr.decode('utf-8', 'replace'),
-                      returncode=done.returncode, timed_out=False)
-    except subprocess.TimeoutExpired:
-        result = dict(stdout='', stderr='The script did not finish in time and was stopped.',
-                      returncode=-1, timed_out=True)
-    print(PAYLOAD['marker'] + json.dumps(result))
+
+def _start_alarm(seconds):
+    import signal, threading
+    if not hasattr(signal, 'SIGALRM') or threading.current_thread() is not threading.main_thread():
+        return None
+    pending = signal.alarm(0)
+    if pending:  # the process already has an alarm of its own: leave it alone
+        signal.alarm(pending)
+        return None
+    def _expired(signum, frame):
+        raise TimeoutError('the script ran longer than %s s and was stopped' % seconds)
+    previous = signal.signal(signal.SIGALRM, _expired)
+    signal.alarm(seconds)
+    return previous
+
+
+def _stop_alarm(previous):
+    if previous is not None:
+        import signal
+        signal.alarm(0)
+        signal.signal(signal.SIGALRM, previous)
+
+
+def _materialize_and_run():
+    home, argv, path = os.getcwd(), list(sys.argv), list(sys.path)
+    with tempfile.TemporaryDirectory(prefix='adk-skill-') as work:
+        root = os.path.realpath(work)
+        written = set()
+        for rel, content in _files.items():
+            target = _target(root, rel)
+            if target in written:
+                raise PermissionError('two skill files share the path %r' % rel)
+            written.add(target)
+            os.makedirs(os.path.dirname(target), exist_ok=True)
+            with open(target, 'wb') as handle:
+                handle.write(content if isinstance(content, bytes) else content.encode('utf-8'))
+        os.chdir(root)
+        try:
+@BODY@
+        finally:
+            os.chdir(home)
+            sys.argv[:] = argv
+            sys.path[:] = path
+
+
+_materialize_and_run()
+"""
+
+_PYTHON_BODY = r"""
+            alarm = _start_alarm(@TIMEOUT@)
+            try:
+                sys.argv = @ARGV@
+                sys.path.insert(0, os.path.dirname(os.path.abspath(@SCRIPT@)))
+                runpy.run_path(@SCRIPT@, run_name='__main__')
+            except SystemExit as stop:
+                if stop.code not in (None, 0):
+                    raise
+            finally:
+                _stop_alarm(alarm)
+"""
+
+_SHELL_BODY = r"""
+            command = @ARGV@
+            child = subprocess.Popen(command, stdout=subprocess.PIPE, stderr=subprocess.PIPE,
+                                     stdin=subprocess.DEVNULL, encoding='utf-8',
+                                     errors='replace', cwd=root,
+                                     start_new_session=hasattr(os, 'killpg'))
+            try:
+                out, err = child.communicate(timeout=@TIMEOUT@)
+                result = dict(stdout=out, stderr=err, returncode=child.returncode)
+            except subprocess.TimeoutExpired:
+                if hasattr(os, 'killpg'):
+                    os.killpg(child.pid, 9)  # the script and everything it started
+                else:
+                    child.kill()
+                out, _ = child.communicate()
+                result = dict(stdout=out or '', returncode=-1, timeout=True,
+                              stderr='Timed out: the script ran longer than @TIMEOUT@ s.')
+            result['__shell_result__'] = True
+            print('\n' + json.dumps(result))
 """
 
 
@@ -89,94 +171,257 @@ def script_argv(
     short_options: dict[str, Any] | None = None,
     positional_args: list[Any] | None = None,
 ) -> list[str]:
-    """The script's command-line arguments.
+    """The script's command-line arguments, as google-adk builds them.
 
-    ``--key value`` per long option (``--flag`` for True, nothing for False or None), then
-    ``-k value`` per short option, then the positional ones; a list ``args`` is used as it is.
+    A list ``args`` is the whole command line. Otherwise ``--key value`` per long option,
+    ``-k value`` per short option (values as ``str(value)``, so ``True`` gives ``"True"``),
+    then ``--`` and the positional arguments.
     """
     if isinstance(args, list):
         return [str(a) for a in args]
     argv: list[str] = []
-    for prefix, options in (("--", args or {}), ("-", short_options or {})):
-        for key, value in options.items():
-            if value is False or value is None:
-                continue
-            argv.append(f"{prefix}{key}")
-            if value is not True:
-                argv.append(str(value))
-    argv += [str(a) for a in positional_args or []]
+    for key, value in (args or {}).items():
+        argv += [f"--{key}", str(value)]
+    for key, value in (short_options or {}).items():
+        argv += [f"-{key}", str(value)]
+    if positional_args:
+        argv += ["--", *(str(a) for a in positional_args)]
     return argv
 
 
-def _skill_files(skill: models.Skill) -> dict[str, list[str]]:
-    """Every file of the skill by path in the skill directory, as ``[kind, data]``."""
-    files: dict[str, list[str]] = {}
-    groups: list[tuple[str, dict[str, str | bytes]]] = [
-        (
-            "references",
-            {n: skill.resources.get_reference(n) or "" for n in skill.resources.list_references()},
-        ),
-        ("assets", {n: skill.resources.get_asset(n) or "" for n in skill.resources.list_assets()}),
-        (
-            "scripts",
-            {n: str(skill.resources.get_script(n) or "") for n in skill.resources.list_scripts()},
-        ),
-    ]
-    for folder, contents in groups:
-        for name, content in contents.items():
-            path = f"{folder}/{validate_relative_path(name)}"
-            if isinstance(content, bytes):
-                files[path] = ["b64", base64.b64encode(content).decode("ascii")]
-            else:
-                files[path] = ["text", content]
+def _skill_files(skill: models.Skill) -> dict[str, str | bytes]:
+    """Every file of the skill by its path in the skill directory (empty files included).
+
+    Raises:
+        UnsafeSkillPathError: A name would leave its folder.
+    """
+    resources = skill.resources
+    files: dict[str, str | bytes] = {}
+    for name in resources.list_references():
+        content = resources.get_reference(name)
+        if content is not None:
+            files[f"references/{validate_relative_path(name)}"] = content
+    for name in resources.list_assets():
+        content = resources.get_asset(name)
+        if content is not None:
+            files[f"assets/{validate_relative_path(name)}"] = content
+    for name in resources.list_scripts():
+        script = resources.get_script(name)
+        if script is not None and script.src is not None:
+            files[f"scripts/{validate_relative_path(name)}"] = script.src
     return files
 
 
-def build_runner_code(
-    skill: models.Skill, script_path: str, argv: list[str], timeout: int, marker: str
-) -> CodeExecutionInput:
-    """The input that runs ``scripts/<script_path>`` of ``skill`` (see the module docstring).
+def _extension(path: str) -> str:
+    return path.rsplit(".", 1)[-1].lower() if "." in path.rsplit("/", 1)[-1] else ""
 
-    Raises:
-        UnsafeSkillPathError: A file of the skill has a path leaving its directory.
-        ValueError: The script's type is not ``.py``, ``.sh`` or ``.bash``.
-    """
-    extension = script_path.rsplit(".", 1)[-1].lower() if "." in script_path else ""
-    if extension not in _INTERPRETERS:
-        raise ValueError(extension)
-    payload = {
-        "files": _skill_files(skill),
-        "script": f"scripts/{validate_relative_path(script_path)}",
-        "interpreter": _INTERPRETERS[extension],
-        "argv": argv,
-        "timeout": timeout,
-        "marker": marker,
+
+class _SkillScriptCodeExecutor:
+    """Builds the program that runs one skill script, runs it, and reads its outcome."""
+
+    def __init__(self, base_executor: BaseCodeExecutor, script_timeout: int) -> None:
+        """Run through ``base_executor``; shell scripts get ``script_timeout`` seconds."""
+        self._base_executor = base_executor
+        self._script_timeout = script_timeout
+
+    def _build_wrapper_code(
+        self,
+        skill: models.Skill,
+        file_path: str,
+        script_args: dict[str, Any] | list[Any] | None,
+        short_options: dict[str, Any] | None = None,
+        positional_args: list[Any] | None = None,
+    ) -> str | None:
+        """The program's source, or None for a script type that cannot run.
+
+        Raises:
+            UnsafeSkillPathError: The script or a file of the skill has a path leaving it.
+        """
+        code_input = self._build_input(
+            skill, file_path, script_args, short_options, positional_args
+        )
+        return code_input.code if code_input is not None else None
+
+    def _build_input(
+        self,
+        skill: models.Skill,
+        file_path: str,
+        script_args: dict[str, Any] | list[Any] | None,
+        short_options: dict[str, Any] | None = None,
+        positional_args: list[Any] | None = None,
+    ) -> CodeExecutionInput | None:
+        name = validate_relative_path(file_path.removeprefix("scripts/"))
+        extension = _extension(name)
+        if extension == "py":
+            body = _PYTHON_BODY
+            command = [f"scripts/{name}"]
+        elif extension in _SHELL_TYPES:
+            body = _SHELL_BODY
+            command = ["bash", f"scripts/{name}"]
+        else:
+            return None
+        command += script_argv(script_args, short_options, positional_args)
+        body = (
+            body.replace("@ARGV@", repr(command))
+            .replace("@SCRIPT@", repr(f"scripts/{name}"))
+            .replace("@TIMEOUT@", repr(_timeout_seconds(self._script_timeout)))
+        )
+        files = _skill_files(skill)
+        literal = repr(files)
+        input_files: list[File] = []
+        if len(literal) > _INLINE_LIMIT:
+            document = {
+                path: ["b64", base64.b64encode(c).decode("ascii")]
+                if isinstance(c, bytes)
+                else ["text", c]
+                for path, c in files.items()
+            }
+            input_files.append(
+                File(name=PAYLOAD_FILE, content=json.dumps(document), mime_type="application/json")
+            )
+            literal = f"_read_payload({PAYLOAD_FILE!r})"
+        code = _HEAD.replace("@BODY@", body.strip("\n")).replace("@FILES@", literal, 1)
+        return CodeExecutionInput(code=code, input_files=input_files)
+
+    async def execute_script_async(
+        self,
+        invocation_context: Any,
+        skill: models.Skill,
+        file_path: str,
+        script_args: dict[str, Any] | list[Any] | None,
+        short_options: dict[str, Any] | None = None,
+        positional_args: list[Any] | None = None,
+    ) -> dict[str, Any]:
+        """Run the script; answer with its stdout, stderr and status, or a failure."""
+        try:
+            code_input = self._build_input(
+                skill, file_path, script_args, short_options, positional_args
+            )
+        except UnsafeSkillPathError:
+            return failure(
+                "EXECUTION_ERROR",
+                f"Refused to run {file_path!r}: a file of skill {skill.name!r} has a path "
+                "leaving the skill directory.",
+            )
+        if code_input is None:
+            kind = f"'.{_extension(file_path)}'" if _extension(file_path) else "(no extension)"
+            return failure(
+                "UNSUPPORTED_SCRIPT_TYPE",
+                f"Unsupported script type {kind}: only .py, .sh and .bash scripts run.",
+            )
+        try:
+            result = await self._base_executor.execute_code(invocation_context, code_input)
+        except SystemExit as stop:
+            if stop.code in (None, 0):
+                return _answer(skill.name, file_path, "", "", "success")
+            return failure(
+                "EXECUTION_ERROR",
+                f"Failed to execute script {file_path!r}: exited with code {stop.code}.",
+            )
+        except Exception as exc:
+            logger.warning(
+                "Skill script %r of %r failed to run: %s", file_path, skill.name, type(exc).__name__
+            )
+            detail = str(exc)
+            if len(detail) > _ERROR_DETAIL_LIMIT:
+                detail = detail[:_ERROR_DETAIL_LIMIT] + "..."
+            return failure(
+                "EXECUTION_ERROR",
+                f"Failed to execute script {file_path!r}: {type(exc).__name__}: {detail}",
+            )
+        return _outcome(skill.name, file_path, _extension(file_path) in _SHELL_TYPES, result)
+
+
+def _timeout_seconds(value: Any) -> int:
+    try:
+        return max(1, int(value))
+    except (TypeError, ValueError):
+        return 1
+
+
+def _answer(
+    skill_name: str, file_path: str, stdout: str, stderr: str, status: str
+) -> dict[str, Any]:
+    return {
+        "skill_name": skill_name,
+        "file_path": file_path,
+        "stdout": stdout,
+        "stderr": stderr,
+        "status": status,
     }
-    document = json.dumps(payload)
-    if len(document) <= _INLINE_LIMIT:
-        return CodeExecutionInput(code=_RUNNER.replace("{payload}", repr(document)))
-    source = f"open({PAYLOAD_FILE!r}, encoding='utf-8').read()"
-    return CodeExecutionInput(
-        code=_RUNNER.replace("{payload}", source),
-        input_files=[File(name=PAYLOAD_FILE, content=document, mime_type="application/json")],
-    )
 
 
-def _arguments_problem(args: dict[str, Any]) -> str | None:
-    script_args, short, positional = (
-        args.get("args"),
-        args.get("short_options"),
-        args.get("positional_args"),
-    )
-    if script_args is not None and not isinstance(script_args, (dict, list)):
-        return "'args' must be an object or a list of strings."
-    if short is not None and not isinstance(short, dict):
-        return "'short_options' must be an object."
-    if positional is not None and not isinstance(positional, list):
-        return "'positional_args' must be a list of strings."
-    if isinstance(script_args, list) and (short or positional):
-        return "Give 'short_options' and 'positional_args' only when 'args' is an object."
+def _shell_envelope(stdout: str) -> dict[str, Any] | None:
+    """The program's JSON line about the shell child (the last one), or None."""
+    candidates = [stdout.strip(), *(line.strip() for line in reversed(stdout.splitlines()))]
+    for line in candidates:
+        if not (line.startswith("{") and line.endswith("}")):
+            continue
+        try:
+            parsed = json.loads(line)
+        except ValueError:
+            continue
+        if isinstance(parsed, dict) and parsed.get("__shell_result__"):
+            return parsed
     return None
+
+
+def _outcome(
+    skill_name: str, file_path: str, is_shell: bool, result: CodeExecutionResult
+) -> dict[str, Any]:
+    """The answer for a run: the script's streams, its exit code noted, and a status.
+
+    ``error`` for a non-zero exit, a timeout, or stderr without stdout; ``warning`` for stderr
+    with stdout; else ``success``.
+    """
+    stdout, stderr = str(result.stdout or ""), str(result.stderr or "")
+    code = result.exit_code if isinstance(result.exit_code, int) else None
+    timed_out = False
+    if is_shell:
+        envelope = _shell_envelope(stdout)
+        if envelope is None:
+            logger.warning("No shell result line in the output of %r of %r.", file_path, skill_name)
+            code = None  # the program's own code says nothing about the script's
+        else:
+            stdout = str(envelope.get("stdout") or "")
+            stderr = str(envelope.get("stderr") or "")
+            returned = envelope.get("returncode")
+            code = returned if isinstance(returned, int) else None
+            timed_out = bool(envelope.get("timeout"))
+    if code not in (None, 0) and not timed_out:
+        stderr = f"{stderr.rstrip()}\nExit code {code}" if stderr else f"Exit code {code}"
+    if timed_out or code not in (None, 0) or (stderr and not stdout):
+        status = "error"
+    elif stderr:
+        status = "warning"
+    else:
+        status = "success"
+    answer = _answer(skill_name, file_path, stdout, stderr, status)
+    if timed_out:
+        answer["timed_out"] = True
+    return answer
+
+
+def _arguments_problems(args: dict[str, Any]) -> list[str]:
+    script_args = args.get("args")
+    short, positional = args.get("short_options"), args.get("positional_args")
+    problems: list[str] = []
+    if script_args is not None and not isinstance(script_args, (dict, list)):
+        problems.append(
+            f"'args' must be an object or a list of strings, not {type(script_args).__name__}."
+        )
+    if short is not None and not isinstance(short, dict):
+        problems.append(f"'short_options' must be an object, not {type(short).__name__}.")
+    if positional is not None and not isinstance(positional, list):
+        problems.append(
+            f"'positional_args' must be a list of strings, not {type(positional).__name__}."
+        )
+    if isinstance(script_args, list) and (short or positional):
+        problems.append(
+            "Cannot specify 'short_options' or 'positional_args' with a list 'args': the "
+            "list is the whole command line."
+        )
+    return problems
 
 
 class RunSkillScriptTool(_SkillTool):
@@ -220,18 +465,18 @@ class RunSkillScriptTool(_SkillTool):
     async def run_async(self, *, args: dict[str, Any], tool_context: ToolContext) -> Any:
         """Run the script; answer with its stdout, stderr and status."""
         skill_name, file_path = args.get("skill_name"), args.get("file_path")
-        if not isinstance(skill_name, str) or not isinstance(file_path, str):
-            return failure(
-                "INVALID_ARGUMENTS", "Arguments 'skill_name' and 'file_path' are required."
-            )
-        problem = _arguments_problem(args)
+        problem = missing_arguments(skill_name=skill_name, file_path=file_path)
         if problem is not None:
-            return failure("INVALID_ARGUMENTS", problem)
+            return problem
+        assert isinstance(skill_name, str)
+        assert isinstance(file_path, str)
+        problems = _arguments_problems(args)
+        if problems:
+            return failure("INVALID_ARGUMENTS", "\n".join(problems))
         skill = await fetch(self._toolset, skill_name, tool_context.invocation_id)
         if isinstance(skill, dict):
             return skill
-        name = file_path.removeprefix("scripts/")
-        if skill.resources.get_script(name) is None:
+        if skill.resources.get_script(file_path.removeprefix("scripts/")) is None:
             return _script_not_found(tool_context, skill_name, file_path)
         executor = self._toolset._executor_for(tool_context)
         if executor is None:
@@ -240,77 +485,37 @@ class RunSkillScriptTool(_SkillTool):
                 "No code executor is configured to run skill scripts: give SkillToolset (or "
                 "the agent) a code_executor.",
             )
-        argv = script_argv(args.get("args"), args.get("short_options"), args.get("positional_args"))
-        return await self._run(executor, tool_context, skill, name, argv)
+        runner = _SkillScriptCodeExecutor(executor, self._toolset._script_timeout)
+        return await runner.execute_script_async(
+            tool_context._invocation_context,
+            skill,
+            file_path,
+            args.get("args"),
+            args.get("short_options"),
+            args.get("positional_args"),
+        )
 
-    async def _run(
-        self,
-        executor: BaseCodeExecutor,
-        tool_context: ToolContext,
-        skill: models.Skill,
-        name: str,
-        argv: list[str],
-    ) -> dict[str, Any]:
-        marker = f"{_MARKER}{secrets.token_hex(8)}:"
-        try:
-            code_input = build_runner_code(skill, name, argv, self._toolset._script_timeout, marker)
-        except UnsafeSkillPathError:
-            return failure("EXECUTION_ERROR", "A file of the skill has an unsafe path.")
-        except ValueError:
-            return failure(
-                "UNSUPPORTED_SCRIPT_TYPE",
-                f"Cannot run {name!r}: supported script types are .py, .sh and .bash.",
-            )
-        try:
-            result = await executor.execute_code(tool_context.invocation_context, code_input)
-        except Exception as exc:
-            logger.warning(
-                "Skill script %r of %r failed to run: %s", name, skill.name, type(exc).__name__
-            )
-            return failure("EXECUTION_ERROR", f"Running {name!r} failed ({type(exc).__name__}).")
-        return _answer(skill.name, f"scripts/{name}", marker, result.stdout, result.stderr)
-
-
-def _answer(
-    skill_name: str, file_path: str, marker: str, stdout: str, stderr: str
-) -> dict[str, Any]:
-    envelope: dict[str, Any] | None = None
-    for line in reversed(stdout.splitlines()):
-        if line.startswith(marker):
-            envelope = json.loads(line[len(marker) :])
-            break
-    if envelope is None:  # the runner itself failed before the script ran
-        answer = failure("EXECUTION_ERROR", "The script could not be started.")
-        answer["stderr"] = stderr[-2000:]
-        return answer
-    out, err, code = envelope["stdout"], envelope["stderr"], envelope["returncode"]
-    status = "success"
-    if code != 0:
-        status = "error"
-        err = f"{err.rstrip()}\nExit code {code}".lstrip()
-    elif err:
-        status = "warning"
-    answer = {
-        "skill_name": skill_name,
-        "file_path": file_path,
-        "stdout": out,
-        "stderr": err,
-        "status": status,
-    }
-    if envelope.get("timed_out"):
-        answer["timed_out"] = True
-    return answer
+    def _detect_error_in_response(self, response: Any) -> str | None:
+        """The error code of a failed answer or a failed script (for telemetry), or None."""
+        code = super()._detect_error_in_response(response)
+        if code is None and isinstance(response, dict) and response.get("status") == "error":
+            return "SKILL_SCRIPT_EXECUTION_ERROR"
+        return code
 
 
 def _script_not_found(tool_context: ToolContext, skill_name: str, file_path: str) -> dict[str, Any]:
+    """A missing script; from the second in one invocation on, tell the model to stop guessing.
+
+    The count is a ``temp:`` key: it lives for this invocation only and is never stored.
+    """
     key = f"temp:_adk_skill_script_not_found_count_{tool_context.invocation_id}"
     count = int(tool_context.state.get(key) or 0) + 1
     tool_context.state[key] = count
-    message = f"Skill {skill_name!r} has no script {file_path!r}."
+    message = f"Script {file_path!r} not found in skill {skill_name!r}."
     if count > 1:
         return failure(
             "SCRIPT_NOT_FOUND_FATAL",
-            f"{message} That is {count} missing scripts in this turn: stop trying paths and "
-            "tell the user.",
+            f"{message} That makes failure #{count} looking up scripts in this turn. Do not "
+            "retry with another path: stop, and tell the user what is missing.",
         )
     return failure("SCRIPT_NOT_FOUND", message)

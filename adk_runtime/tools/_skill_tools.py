@@ -39,6 +39,7 @@ __all__ = [
     "UnloadSkillTool",
     "failure",
     "fetch",
+    "missing_arguments",
 ]
 
 logger = logging.getLogger(__name__)
@@ -55,6 +56,16 @@ _FOLDERS = ("references/", "assets/", "scripts/")
 def failure(code: str, message: str) -> dict[str, Any]:
     """A tool answer reporting a failure."""
     return {"error": message, "error_code": code}
+
+
+def missing_arguments(**arguments: Any) -> dict[str, Any] | None:
+    """The ``INVALID_ARGUMENTS`` failure naming each argument that is empty or not a string."""
+    missing = [name for name, value in arguments.items() if not value or not isinstance(value, str)]
+    if not missing:
+        return None
+    return failure(
+        "INVALID_ARGUMENTS", "\n".join(f"Argument {name!r} is required." for name in missing)
+    )
 
 
 def _declaration(tool: BaseTool, properties: dict[str, Any]) -> types.FunctionDeclaration:
@@ -85,7 +96,7 @@ async def fetch(
             f"The skill registry failed to return skill {skill_name!r} ({type(exc).__name__}).",
         )
     if skill is None:
-        return failure("SKILL_NOT_FOUND", f"There is no skill named {skill_name!r}.")
+        return failure("SKILL_NOT_FOUND", f"Skill {skill_name!r} not found.")
     return skill
 
 
@@ -131,7 +142,7 @@ class SearchSkillsTool(_SkillTool):
             ValueError: The toolset has no registry.
         """
         if toolset._registry is None:
-            raise ValueError("SearchSkillsTool needs a SkillToolset with a registry.")
+            raise ValueError("SearchSkillsTool requires a configured skill registry.")
         super().__init__(toolset)
         self.description = toolset._registry.search_tool_description() or self.DESCRIPTION
 
@@ -159,10 +170,6 @@ class SearchSkillsTool(_SkillTool):
         return [f.model_dump() for f in found if f.name not in local]
 
 
-def _no_skill_name() -> dict[str, Any]:
-    return failure("INVALID_ARGUMENTS", "Argument 'skill_name' is required.")
-
-
 class LoadSkillTool(_SkillTool):
     """``load_skill``: activate a skill and answer with its instructions."""
 
@@ -175,8 +182,10 @@ class LoadSkillTool(_SkillTool):
     async def run_async(self, *, args: dict[str, Any], tool_context: ToolContext) -> Any:
         """Activate the skill (recorded in state) and return its instructions."""
         skill_name = args.get("skill_name")
-        if not skill_name or not isinstance(skill_name, str):
-            return _no_skill_name()
+        problem = missing_arguments(skill_name=skill_name)
+        if problem is not None:
+            return problem
+        assert isinstance(skill_name, str)
         skill = await fetch(self._toolset, skill_name, tool_context.invocation_id)
         if isinstance(skill, dict):
             return skill
@@ -209,8 +218,10 @@ class UnloadSkillTool(_SkillTool):
     async def run_async(self, *, args: dict[str, Any], tool_context: ToolContext) -> Any:
         """Deactivate the skill; answer with the skills still active."""
         skill_name = args.get("skill_name")
-        if not skill_name or not isinstance(skill_name, str):
-            return _no_skill_name()
+        problem = missing_arguments(skill_name=skill_name)
+        if problem is not None:
+            return problem
+        assert isinstance(skill_name, str)
         if not self._toolset.unload_skill(tool_context, skill_name):
             return failure("SKILL_NOT_ACTIVE", f"Skill {skill_name!r} is not active.")
         return {
@@ -227,6 +238,8 @@ def resource_content(skill: models.Skill, file_path: str) -> str | bytes | None:
         return skill.resources.get_reference(name)
     if folder == "assets":
         return skill.resources.get_asset(name)
+    if folder != "scripts":
+        return None
     script = skill.resources.get_script(name)
     return script.src if script is not None else None
 
@@ -253,20 +266,18 @@ class LoadSkillResourceTool(_SkillTool):
     async def run_async(self, *, args: dict[str, Any], tool_context: ToolContext) -> Any:
         """The file's text, or a notice that binary content follows."""
         skill_name, file_path = args.get("skill_name"), args.get("file_path")
-        missing = [k for k, v in (("skill_name", skill_name), ("file_path", file_path)) if not v]
-        if missing or not isinstance(skill_name, str) or not isinstance(file_path, str):
-            names = missing or ["skill_name", "file_path"]
-            return failure(
-                "INVALID_ARGUMENTS",
-                "\n".join(f"Argument {name!r} is required (a string)." for name in names),
-            )
+        problem = missing_arguments(skill_name=skill_name, file_path=file_path)
+        if problem is not None:
+            return problem
+        assert isinstance(skill_name, str)
+        assert isinstance(file_path, str)
         skill = await fetch(self._toolset, skill_name, tool_context.invocation_id)
         if isinstance(skill, dict):
             return skill
         if not file_path.startswith(_FOLDERS):
             return failure(
                 "INVALID_RESOURCE_PATH",
-                "The path must start with 'references/', 'assets/' or 'scripts/'.",
+                "Path must start with 'references/', 'assets/', or 'scripts/'.",
             )
         content = resource_content(skill, file_path)
         if content is None:
@@ -287,8 +298,8 @@ class LoadSkillResourceTool(_SkillTool):
             if response is None or response.name != self.name:
                 continue
             body = response.response or {}
-            if body.get("status") != BINARY_FILE_NOTICE:
-                continue
+            if "status" not in body or "content" in body or "error" in body:
+                continue  # a binary file's answer: a notice (ours or google-adk's), no content
             attachment = await self._attachment(body, tool_context)
             if attachment is not None:
                 llm_request.contents.append(attachment)
@@ -309,7 +320,7 @@ class LoadSkillResourceTool(_SkillTool):
         return types.Content(
             role="user",
             parts=[
-                types.Part(text=f"Content of the skill file {file_path!r}:"),
+                types.Part(text=f"The content of binary file {file_path!r} is:"),
                 types.Part(inline_data=types.Blob(data=content, mime_type=mime_type)),
             ],
         )
@@ -323,11 +334,11 @@ def _not_found(tool_context: ToolContext, skill_name: str, file_path: str) -> di
     key = f"temp:_adk_skill_resource_not_found_count_{tool_context.invocation_id}"
     count = int(tool_context.state.get(key) or 0) + 1
     tool_context.state[key] = count
-    message = f"Skill {skill_name!r} has no file {file_path!r}."
+    message = f"Resource {file_path!r} not found in skill {skill_name!r}."
     if count > 1:
         return failure(
             "RESOURCE_NOT_FOUND_FATAL",
-            f"{message} That is {count} missing files in this turn: stop trying paths and "
-            "tell the user.",
+            f"{message} That makes failure #{count} looking up skill files in this turn. Do "
+            "not retry with another path: stop, and tell the user what is missing.",
         )
     return failure("RESOURCE_NOT_FOUND", message)

@@ -26,7 +26,6 @@ from typing import TYPE_CHECKING, Any
 
 from google.genai import types
 
-from adk_runtime.agents._instructions import render_instruction
 from adk_runtime.agents.readonly_context import ReadonlyContext
 from adk_runtime.code_executors.base_code_executor import BaseCodeExecutor
 from adk_runtime.code_executors.built_in_code_executor import BuiltInCodeExecutor
@@ -39,9 +38,12 @@ from adk_runtime.skills._instruction import (
     SEARCH_SKILLS,
     build_skill_system_instruction,
 )
+from adk_runtime.skills._instruction import (
+    build_skill_system_instruction as _build_skill_system_instruction,
+)
 from adk_runtime.skills._switches import SKILL_LIFECYCLE, switch_enabled
 from adk_runtime.skills.skill_registry import SkillRegistry
-from adk_runtime.tools._skill_script import RunSkillScriptTool
+from adk_runtime.tools._skill_script import RunSkillScriptTool, _SkillScriptCodeExecutor
 from adk_runtime.tools._skill_state import (
     SkillActivations,
     SkillDiscoveryMode,
@@ -59,6 +61,7 @@ from adk_runtime.tools._skill_tools import (
 from adk_runtime.tools.base_tool import BaseTool
 from adk_runtime.tools.base_toolset import BaseToolset, ToolPredicate
 from adk_runtime.tools.function_tool import FunctionTool
+from adk_runtime.utils import instructions_utils
 
 if TYPE_CHECKING:
     from adk_runtime.models.llm_request import LlmRequest
@@ -66,6 +69,10 @@ if TYPE_CHECKING:
 
 __all__ = [
     "DEFAULT_SKILL_SYSTEM_INSTRUCTION",
+    "BaseCodeExecutor",
+    "BaseTool",
+    "BaseToolset",
+    "FunctionTool",
     "ListSkillsTool",
     "LoadSkillResourceTool",
     "LoadSkillTool",
@@ -74,14 +81,19 @@ __all__ = [
     "SkillDiscoveryMode",
     "SkillLifecycleConfig",
     "SkillLifecycleMode",
+    "SkillRegistry",
     "SkillToolset",
     "UnloadSkillTool",
+    "_SkillScriptCodeExecutor",
+    "_build_skill_system_instruction",
+    "instructions_utils",
 ]
 
 logger = logging.getLogger(__name__)
 
 _DEFAULT_SCRIPT_TIMEOUT = 300
 _MAX_CACHED_TURNS = 16
+_Cached = models.Skill | None | asyncio.Future[models.Skill | None]
 _UNLOADED_NOTICE = {
     "status": "unloaded",
     "detail": "This skill was unloaded: its instructions and the tools it added no longer "
@@ -136,7 +148,7 @@ class SkillToolset(BaseToolset):
         self._skills: dict[str, models.Skill] = {}
         for skill in skills or []:
             if skill.name in self._skills:
-                raise ValueError(f"Two skills are named {skill.name!r}; names must be unique.")
+                raise ValueError(f"Duplicate skill name {skill.name!r}: names must be unique.")
             self._skills[skill.name] = skill
         self._registry = registry
         self._code_executor = code_executor
@@ -145,18 +157,22 @@ class SkillToolset(BaseToolset):
         self._lifecycle_config = lifecycle_config or SkillLifecycleConfig()
         self._activations = SkillActivations(self._lifecycle_config)
         self._lifecycle_enabled = switch_enabled(SKILL_LIFECYCLE)
-        self._fetched: collections.OrderedDict[str, dict[str, asyncio.Future[models.Skill | None]]]
-        self._fetched = collections.OrderedDict()
-        self._provided_tools: dict[str, BaseTool] = {}
+        # Registry fetches, per invocation (a future while one is under way): at most one
+        # fetch per skill and turn, for the last _MAX_CACHED_TURNS turns.
+        self._fetched_skill_cache: collections.OrderedDict[str, dict[str, _Cached]]
+        self._fetched_skill_cache = collections.OrderedDict()
+        # Tools are listed again on each model call (a skill's tools come and go mid-turn).
+        self._use_invocation_cache = False
+        self._provided_tools_by_name: dict[str, BaseTool] = {}
         self._provided_toolsets: list[BaseToolset] = []
         for entry in additional_tools or []:
             if isinstance(entry, BaseToolset):
                 self._provided_toolsets.append(entry)
             elif isinstance(entry, BaseTool):
-                self._provided_tools[entry.name] = entry
+                self._provided_tools_by_name[entry.name] = entry
             elif callable(entry):
                 tool = FunctionTool(entry)
-                self._provided_tools[tool.name] = tool
+                self._provided_tools_by_name[tool.name] = tool
         self._tools: list[BaseTool] = []
         if discovery_mode is SkillDiscoveryMode.LAZY:
             self._tools.append(ListSkillsTool(self))
@@ -193,21 +209,28 @@ class SkillToolset(BaseToolset):
             return skill
         if not invocation_id:
             return await self._registry.get_skill(name=skill_name)
-        turn = self._fetched.setdefault(invocation_id, {})
-        while len(self._fetched) > _MAX_CACHED_TURNS:
-            self._fetched.popitem(last=False)
-        pending = turn.get(skill_name)
-        if pending is None:
-            pending = asyncio.get_running_loop().create_future()
-            turn[skill_name] = pending
-            try:
-                pending.set_result(await self._registry.get_skill(name=skill_name))
-            except Exception as exc:
-                turn.pop(skill_name, None)
+        turn = self._fetched_skill_cache.setdefault(invocation_id, {})
+        while len(self._fetched_skill_cache) > _MAX_CACHED_TURNS:
+            self._fetched_skill_cache.popitem(last=False)
+        if skill_name in turn:
+            cached = turn[skill_name]
+            if isinstance(cached, asyncio.Future):
+                return await asyncio.shield(cached)
+            return cached
+        pending: asyncio.Future[models.Skill | None] = asyncio.get_running_loop().create_future()
+        turn[skill_name] = pending
+        try:
+            fetched = await self._registry.get_skill(name=skill_name)
+        except Exception as exc:
+            turn.pop(skill_name, None)
+            if not pending.done():  # close() may have cancelled it
                 pending.set_exception(exc)
                 pending.exception()  # retrieved: a failed fetch is not logged as unhandled
-                raise
-        return await asyncio.shield(pending)
+            raise
+        if not pending.done():
+            pending.set_result(fetched)
+            turn[skill_name] = fetched
+        return fetched
 
     def clone_with_updated_skills(self, skills: list[models.Skill]) -> SkillToolset:
         """A toolset configured like this one, offering ``skills``."""
@@ -216,7 +239,7 @@ class SkillToolset(BaseToolset):
             registry=self._registry,
             code_executor=self._code_executor,
             script_timeout=self._script_timeout,
-            additional_tools=[*self._provided_tools.values(), *self._provided_toolsets],
+            additional_tools=[*self._provided_tools_by_name.values(), *self._provided_toolsets],
             tool_name_prefix=self.tool_name_prefix,
             tool_filter=self.tool_filter,
             discovery_mode=self._discovery_mode,
@@ -277,7 +300,7 @@ class SkillToolset(BaseToolset):
     async def _instructions_of(self, skill: models.Skill, ctx: ReadonlyContext) -> str:
         """The skill's instructions, with ``{key}`` filled from state if it asks for that."""
         if skill.frontmatter.metadata.get("adk_inject_state"):
-            return await render_instruction(skill.instructions, ctx)
+            return await instructions_utils.inject_session_state(skill.instructions, ctx)
         return skill.instructions
 
     # -- tools --------------------------------------------------------------------------------
@@ -288,9 +311,9 @@ class SkillToolset(BaseToolset):
             return self._code_executor
         agent = getattr(getattr(ctx, "_invocation_context", None), "agent", None)
         executor = getattr(agent, "code_executor", None)
-        if isinstance(executor, BaseCodeExecutor) and not isinstance(executor, BuiltInCodeExecutor):
-            return executor
-        return None
+        if executor is None or isinstance(executor, BuiltInCodeExecutor):
+            return None
+        return executor  # type: ignore[no-any-return]
 
     def _offers_script_tool(self, ctx: ReadonlyContext | None) -> bool:
         if ctx is None:
@@ -303,12 +326,15 @@ class SkillToolset(BaseToolset):
 
     async def get_tools(self, readonly_context: ReadonlyContext | None = None) -> list[BaseTool]:
         """The skill tools, plus the additional tools of the active skills."""
-        tools = [*self._tools, *await self._additional_tools(readonly_context)]
+        tools = [*self._tools, *await self._resolve_additional_tools_from_state(readonly_context)]
         if not self._offers_script_tool(readonly_context):
             tools = [t for t in tools if not isinstance(t, RunSkillScriptTool)]
         return [t for t in tools if self._is_tool_selected(t, readonly_context)]
 
-    async def _additional_tools(self, ctx: ReadonlyContext | None) -> list[BaseTool]:
+    async def _resolve_additional_tools_from_state(
+        self, ctx: ReadonlyContext | None
+    ) -> list[BaseTool]:
+        """The tools the active skills' ``metadata.adk_additional_tools`` name, once each."""
         if ctx is None:
             return []
         wanted: dict[str, None] = {}
@@ -336,7 +362,7 @@ class SkillToolset(BaseToolset):
 
     async def _candidate_tools(self, ctx: ReadonlyContext) -> dict[str, BaseTool]:
         """The additional tools by name (a toolset that fails to list is skipped, logged)."""
-        candidates = dict(self._provided_tools)
+        candidates = dict(self._provided_tools_by_name)
         listed = await asyncio.gather(
             *(t.get_tools_with_prefix(ctx) for t in self._provided_toolsets), return_exceptions=True
         )
@@ -418,8 +444,12 @@ class SkillToolset(BaseToolset):
         return texts
 
     async def close(self) -> None:
-        """Drop the cached registry fetches."""
-        self._fetched.clear()
+        """Drop the cached registry fetches (a fetch still under way is cancelled)."""
+        for turn in self._fetched_skill_cache.values():
+            for cached in turn.values():
+                if isinstance(cached, asyncio.Future) and not cached.done():
+                    cached.cancel()
+        self._fetched_skill_cache.clear()
         await super().close()
 
 

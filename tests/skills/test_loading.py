@@ -2,8 +2,11 @@
 
 from __future__ import annotations
 
+import io
 import logging
 import os
+import stat
+import zipfile
 from pathlib import Path
 
 import pytest
@@ -297,7 +300,9 @@ def test_frontmatter_name_rules(monkeypatch: pytest.MonkeyPatch) -> None:
 
 
 def test_frontmatter_serializes_allowed_tools_with_its_yaml_key() -> None:
-    front = Frontmatter(name="a", description="d", allowed_tools="x y", extra_key=1)
+    front = Frontmatter.model_validate(
+        {"name": "a", "description": "d", "allowed_tools": "x y", "extra_key": 1}
+    )
     dumped = front.model_dump(by_alias=True)
     assert dumped["allowed-tools"] == "x y"
     assert dumped["extra_key"] == 1
@@ -309,3 +314,77 @@ def test_the_catalog_escapes_names_and_descriptions() -> None:
     assert xml.startswith("<available_skills>")
     assert xml.endswith("</available_skills>")
     assert format_skills_as_xml([]) == "<available_skills>\n</available_skills>"
+
+
+MANIFEST = "---\nname: zipped\ndescription: From an archive.\n---\nDo the zipped thing.\n"
+
+
+def zipped(entries: dict[str, str | bytes], *, symlink: str | None = None) -> bytes:
+    buffer = io.BytesIO()
+    with zipfile.ZipFile(buffer, "w", compression=zipfile.ZIP_DEFLATED) as archive:
+        for name, data in entries.items():
+            archive.writestr(name, data)
+        if symlink is not None:
+            link = zipfile.ZipInfo(symlink)
+            link.external_attr = (stat.S_IFLNK | 0o777) << 16
+            archive.writestr(link, "/etc/passwd")
+    return buffer.getvalue()
+
+
+def test_a_skill_loads_from_zip_bytes() -> None:
+    skill = _utils._load_skill_from_zip_bytes(
+        zipped(
+            {
+                "SKILL.md": MANIFEST,
+                "references/guide.md": "# guide",
+                "references/deep/notes.md": "notes",
+                "assets/logo.png": PNG,
+                "scripts/run.py": "print('hi')",
+                "scripts/__pycache__/run.cpython-311.pyc": b"\x00",
+                "README.txt": "not a resource",
+            }
+        )
+    )
+    assert (skill.name, skill.instructions) == ("zipped", "Do the zipped thing.")
+    assert skill.resources.get_reference("deep/notes.md") == "notes"
+    assert skill.resources.get_asset("logo.png") == PNG
+    assert skill.resources.get_script("run.py") is not None
+    assert skill.resources.list_scripts() == ["run.py"]
+
+
+@pytest.mark.parametrize(
+    ("entries", "symlink", "error"),
+    [
+        ({"SKILL.md": MANIFEST, "../evil.md": "x"}, None, UnsafeSkillPathError),
+        ({"SKILL.md": MANIFEST, "/etc/cron.d/evil": "x"}, None, UnsafeSkillPathError),
+        ({"SKILL.md": MANIFEST, "references/..\\..\\evil": "x"}, None, UnsafeSkillPathError),
+        ({"SKILL.md": MANIFEST}, "references/link", UnsafeSkillPathError),
+        ({"references/guide.md": "x"}, None, SkillNotFoundError),
+        ({"SKILL.md": "no front matter"}, None, InvalidSkillError),
+        ({"SKILL.md": b"---\xff\xfe"}, None, InvalidSkillError),
+    ],
+)
+def test_unsafe_or_broken_archives_are_refused(
+    entries: dict[str, str | bytes], symlink: str | None, error: type[Exception]
+) -> None:
+    with pytest.raises(error):
+        _utils._load_skill_from_zip_bytes(zipped(entries, symlink=symlink))
+
+
+def test_archives_over_the_limits_are_refused_before_expanding(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    with pytest.raises(InvalidSkillError, match="not a readable zip"):
+        _utils._load_skill_from_zip_bytes(b"PK\x03\x04 not really")
+    bomb = zipped({"SKILL.md": MANIFEST, "assets/zeros.bin": b"\x00" * 200_000})
+    monkeypatch.setattr(_utils, "MAX_FILE_BYTES", 100_000)
+    with pytest.raises(SkillTooLargeError, match=r"zeros\.bin"):
+        _utils._load_skill_from_zip_bytes(bomb)
+    monkeypatch.setattr(_utils, "MAX_FILE_BYTES", 1_000_000)
+    monkeypatch.setattr(_utils, "MAX_SKILL_BYTES", 150_000)
+    with pytest.raises(SkillTooLargeError, match="in all"):
+        _utils._load_skill_from_zip_bytes(bomb)
+    monkeypatch.setattr(_utils, "MAX_FILES", 1)
+    many = zipped({"SKILL.md": MANIFEST, **{f"references/{i}.md": "x" for i in range(5)}})
+    with pytest.raises(SkillTooLargeError, match="files"):
+        _utils._load_skill_from_zip_bytes(many)

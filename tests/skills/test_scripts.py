@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-import json
+from pathlib import Path
 from typing import Any
 
 import pytest
@@ -74,7 +74,9 @@ async def test_a_script_runs_through_the_given_executor(
         function_call("run_skill_script", {"skill_name": "tools", "file_path": "scripts/no.py"}),
     )
     assert ok["status"] == "success"
-    assert "args ['--out', 'a.txt', '--v']" in ok["stdout"]
+    # google-adk's command line: every option as `--key str(value)`
+    assert "args ['--out', 'a.txt', '--v', 'True']" in ok["stdout"]
+    assert ok["file_path"] == "scripts/echo.py"  # as the model gave it
     assert "DATA" in ok["stdout"]  # the skill's files are there, relative to the script's cwd
     assert failed["status"] == "error"
     assert "oops" in failed["stderr"]
@@ -157,35 +159,167 @@ async def test_the_agents_own_executor_is_used_and_unsafe_paths_never_run() -> N
         agent_executor=recorder,
     )
     assert len(recorder.inputs) == 1
+    # a Python script runs inside the program: the executor's streams are the script's
     assert answer == {
-        "error": "The script could not be started.",
-        "error_code": "EXECUTION_ERROR",
+        "skill_name": "tools",
+        "file_path": "echo.py",
+        "stdout": "no envelope",
         "stderr": "Traceback: boom",
+        "status": "warning",
     }
 
 
-def test_the_runner_program_refuses_paths_leaving_its_directory(tmp_path: Any) -> None:
-    code = _skill_script.build_runner_code(
-        skill_with({"echo.py": ECHO}), "echo.py", [], timeout=5, marker="M:"
-    ).code
-    payload = json.loads(eval(code.split("json.loads(", 1)[1].split(")\n", 1)[0]))
-    payload["files"]["../escape.txt"] = ["text", "x"]
-    tampered = code.replace(
-        code.split("json.loads(", 1)[1].split(")\n", 1)[0], repr(json.dumps(payload))
-    )
+@pytest.mark.parametrize("escape", ["../escape.txt", "/tmp/adk-skill-escape.txt", "a/../../x"])
+def test_the_runner_program_refuses_paths_leaving_its_directory(
+    escape: str, monkeypatch: pytest.MonkeyPatch, tmp_path: Any
+) -> None:
+    monkeypatch.chdir(tmp_path)
+    runner = _skill_script._SkillScriptCodeExecutor(Recorder(inputs=[]), 5)
+    code = runner._build_wrapper_code(skill_with({"echo.py": "print(1)"}), "echo.py", None)
+    assert code is not None
+    program = code.rsplit("_materialize_and_run()", 1)[0]  # defined, not yet run
+    namespace: dict[str, Any] = {"__name__": "runner"}
+    exec(compile(program, "<runner>", "exec"), namespace)
+    namespace["_files"] = {escape: "x", "scripts/echo.py": "print(1)"}
     with pytest.raises(PermissionError):
-        exec(compile(tampered, "<runner>", "exec"), {})
+        namespace["_materialize_and_run"]()
     assert not (tmp_path.parent / "escape.txt").exists()
+    assert not Path("/tmp/adk-skill-escape.txt").exists()
+    assert Path.cwd() == tmp_path  # the working directory is restored
 
 
-def test_large_skills_travel_as_an_input_file() -> None:
-    big = skill_with({"echo.py": ECHO}, **{"big.md": "x" * 100_000})
-    code_input = _skill_script.build_runner_code(big, "echo.py", [], timeout=5, marker="M:")
+async def test_large_skills_travel_as_an_input_file(
+    unsafe_executor: UnsafeLocalCodeExecutor,
+) -> None:
+    big = skill_with(
+        {"count.py": "import pathlib; print(len(pathlib.Path('references/big.md').read_text()))"},
+        **{"big.md": "x" * 100_000},
+    )
+    runner = _skill_script._SkillScriptCodeExecutor(unsafe_executor, 5)
+    code_input = runner._build_input(big, "count.py", None)
+    assert code_input is not None
     assert [f.name for f in code_input.input_files] == [_skill_script.PAYLOAD_FILE]
     assert "x" * 1000 not in code_input.code
+    (answer,) = await run(
+        SkillToolset([big], code_executor=unsafe_executor),
+        function_call("run_skill_script", {"skill_name": "tools", "file_path": "count.py"}),
+    )
+    assert answer["stdout"] == "100000\n"
+    assert answer["status"] == "success"
 
 
 def test_arguments_are_built_like_a_command_line() -> None:
-    argv = _skill_script.script_argv({"out": "a", "v": True, "q": False}, {"n": 2}, ["p"])
-    assert argv == ["--out", "a", "--v", "-n", "2", "p"]
+    argv = _skill_script.script_argv({"out": "a", "v": True}, {"n": 2}, ["p", 3])
+    assert argv == ["--out", "a", "--v", "True", "-n", "2", "--", "p", "3"]
     assert _skill_script.script_argv(["x", 1]) == ["x", "1"]
+    assert _skill_script.script_argv(None) == []
+
+
+SCRIPTS = {
+    "main.py": "from helper import word\nprint(word())",
+    "helper.py": "def word():\n    return 'from helper'",
+    "quiet.py": "import sys; sys.exit(0)",
+    "three.py": "import sys; print('partial'); sys.exit(3)",
+    "both.sh": "echo out; echo warn >&2",
+    "err.sh": "echo bad >&2",
+    "slow.sh": "echo started; sleep 30; echo never",  # sleep is a grandchild: killed too
+    "slow.py": "import time; time.sleep(30)",
+    "bytes.py": "import pathlib; print(list(pathlib.Path('assets/blob.bin').read_bytes()))",
+    "argv.sh": 'printf "%s," "$@"',
+}
+
+
+async def test_scripts_report_streams_exit_codes_and_timeouts(
+    unsafe_executor: UnsafeLocalCodeExecutor,
+) -> None:
+    skill = Skill(
+        frontmatter=Frontmatter(name="tools", description="Has scripts."),
+        instructions="Run them.",
+        resources=Resources(
+            assets={"blob.bin": b"\x00\x01\xff"},
+            scripts={k: Script(src=v) for k, v in SCRIPTS.items()},
+        ),
+    )
+    toolset = SkillToolset([skill], code_executor=unsafe_executor, script_timeout=1)
+    calls = [
+        {"file_path": "main.py"},
+        {"file_path": "quiet.py"},
+        {"file_path": "three.py"},
+        {"file_path": "both.sh"},
+        {"file_path": "err.sh"},
+        {"file_path": "slow.sh"},
+        {"file_path": "slow.py"},
+        {"file_path": "bytes.py"},
+        {"file_path": "argv.sh", "short_options": {"n": 1}, "positional_args": ["a b"]},
+    ]
+    answers = await run(
+        toolset, *(function_call("run_skill_script", {"skill_name": "tools", **c}) for c in calls)
+    )
+    main, quiet, three, both, err, slow_sh, slow_py, binary, argv = answers
+    assert (main["status"], main["stdout"]) == ("success", "from helper\n")  # sibling import
+    assert (quiet["status"], quiet["stdout"], quiet["stderr"]) == ("success", "", "")
+    assert (three["status"], three["stdout"], three["stderr"]) == (
+        "error",
+        "partial\n",
+        "Exit code 3",
+    )
+    assert (both["status"], both["stdout"], both["stderr"]) == ("warning", "out\n", "warn\n")
+    assert (err["status"], err["stderr"]) == ("error", "bad\n")
+    assert slow_sh["status"] == "error"
+    assert slow_sh["timed_out"] is True
+    assert slow_sh["stdout"] == "started\n"
+    assert "Exit code" not in slow_sh["stderr"]
+    assert slow_py["status"] == "error"
+    assert "TimeoutError" in slow_py["stderr"]
+    assert binary["stdout"] == "[0, 1, 255]\n"  # binary files are written byte for byte
+    assert argv["stdout"] == "-n,1,--,a b,"
+
+
+class Raising(BaseCodeExecutor):
+    error: Any = None
+
+    async def execute_code(
+        self, invocation_context: Any, code_execution_input: CodeExecutionInput
+    ) -> CodeExecutionResult:
+        raise self.error
+
+
+@pytest.mark.parametrize(
+    ("error", "expected"),
+    [
+        (SystemExit(0), {"status": "success"}),
+        (SystemExit(None), {"status": "success"}),
+        (SystemExit(2), {"error_code": "EXECUTION_ERROR"}),
+        (RuntimeError("disk " + "x" * 400), {"error_code": "EXECUTION_ERROR"}),
+    ],
+)
+async def test_an_executor_that_raises_is_reported(error: BaseException, expected: Any) -> None:
+    (answer,) = await run(
+        SkillToolset([skill_with({"echo.py": ECHO})], code_executor=Raising(error=error)),
+        function_call("run_skill_script", {"skill_name": "tools", "file_path": "echo.py"}),
+    )
+    assert expected.items() <= answer.items()
+    if isinstance(error, RuntimeError):
+        assert answer["error"].startswith("Failed to execute script 'echo.py': RuntimeError: disk")
+        assert answer["error"].endswith("...")
+        assert len(answer["error"]) < 300
+
+
+async def test_bad_script_arguments_never_reach_the_executor() -> None:
+    recorder = Recorder(inputs=[])
+    answers = await run(
+        SkillToolset([skill_with({"echo.py": ECHO})], code_executor=recorder),
+        *(
+            function_call("run_skill_script", {"skill_name": "tools", "file_path": "echo.py", **a})
+            for a in (
+                {"args": "text"},
+                {"short_options": ["x"]},
+                {"positional_args": {"a": 1}},
+                {"args": ["x"], "short_options": {"v": 1}},
+                {"skill_name": ""},
+            )
+        ),
+    )
+    assert [a["error_code"] for a in answers] == ["INVALID_ARGUMENTS"] * 5
+    assert "Cannot specify 'short_options' or 'positional_args'" in answers[3]["error"]
+    assert recorder.inputs == []

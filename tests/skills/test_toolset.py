@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import asyncio
 from typing import Any
 
 import pytest
@@ -40,7 +41,9 @@ def make_skill(name: str = "pdf-forms", **metadata: Any) -> Skill:
 
 def declared(request: LlmRequest) -> list[str]:
     return sorted(
-        d.name or "" for t in request.config.tools or [] for d in t.function_declarations or []
+        d.name or ""
+        for t in request.config.tools or []
+        for d in getattr(t, "function_declarations", None) or []
     )
 
 
@@ -358,3 +361,115 @@ def test_the_default_instruction_is_shared_and_names_every_default_tool() -> Non
     for name in ("load_skill", "load_skill_resource", "run_skill_script"):
         assert f"`{name}`" in DEFAULT_SKILL_SYSTEM_INSTRUCTION
     assert "unload_skill" not in DEFAULT_SKILL_SYSTEM_INSTRUCTION
+
+
+class GatedRegistry(SkillRegistry):
+    """A registry whose fetches wait for ``gate``, counting them."""
+
+    def __init__(self) -> None:
+        self.gate = asyncio.Event()
+        self.fetched: list[str] = []
+
+    async def get_skill(self, *, name: str) -> Skill:
+        self.fetched.append(name)
+        await self.gate.wait()
+        return make_skill(name)
+
+    async def search_skills(self, *, query: str) -> list[Frontmatter]:
+        return []
+
+
+async def test_registry_fetches_are_shared_per_turn_bounded_and_cancelled_on_close() -> None:
+    registry = GatedRegistry()
+    toolset = SkillToolset(registry=registry)
+    waiting = [asyncio.create_task(toolset._get_or_fetch_skill("remote", "inv-1")) for _ in "abc"]
+    await asyncio.sleep(0.01)
+    registry.gate.set()
+    found = await asyncio.gather(*waiting)
+    assert registry.fetched == ["remote"]  # one fetch for the three calls of the turn
+    assert all(skill is found[0] for skill in found)
+    await toolset._get_or_fetch_skill("remote", "inv-1")
+    assert registry.fetched == ["remote"]
+    for turn in range(2, 18):
+        await toolset._get_or_fetch_skill("remote", f"inv-{turn}")
+    assert len(toolset._fetched_skill_cache) == 16
+    assert "inv-1" not in toolset._fetched_skill_cache
+
+    registry.gate.clear()
+    fetching = asyncio.create_task(toolset._get_or_fetch_skill("other", "inv-99"))
+    sharing = asyncio.create_task(toolset._get_or_fetch_skill("other", "inv-99"))
+    await asyncio.sleep(0.01)
+    await toolset.close()
+    with pytest.raises(asyncio.CancelledError):
+        await sharing  # waited on the fetch that close() cancelled
+    registry.gate.set()
+    fetched = await fetching
+    assert fetched is not None
+    assert fetched.name == "other"  # the fetch itself finishes without an error
+    assert not toolset._fetched_skill_cache
+
+
+async def test_a_binary_answer_is_recognised_by_its_shape_not_its_wording() -> None:
+    toolset = SkillToolset([make_skill()])
+    tool = next(t for t in toolset._tools if t.name == "load_skill_resource")
+    runner = await start(
+        LlmAgent(name="desk", model=ScriptedModel(), tools=[toolset]), InMemorySessionService()
+    )
+    session = await runner.session_service.get_session(
+        app_name="app", user_id="u1", session_id="s1"
+    )
+    assert session is not None
+    from adk_runtime.agents.invocation_context import InvocationContext
+    from adk_runtime.tools import ToolContext
+
+    context = ToolContext(
+        InvocationContext(
+            invocation_id="inv-1",
+            agent=LlmAgent(name="desk", model=ScriptedModel(), tools=[toolset]),
+            session=session,
+            session_service=runner.session_service,
+        )
+    )
+    answer = {"skill_name": "pdf-forms", "file_path": "assets/logo.png", "status": "see below"}
+    text = {"skill_name": "pdf-forms", "file_path": "references/guide.md", "content": "x"}
+    request = LlmRequest(
+        contents=[
+            types.Content(
+                role="user",
+                parts=[
+                    types.Part.from_function_response(name="load_skill_resource", response=answer),
+                    types.Part.from_function_response(name="load_skill_resource", response=text),
+                ],
+            )
+        ]
+    )
+    await tool.process_llm_request(tool_context=context, llm_request=request)
+    assert len(request.contents) == 2  # one attachment: the binary file's
+    attached = request.contents[1].parts or []
+    assert attached[0].text == "The content of binary file 'assets/logo.png' is:"
+    assert attached[1].inline_data is not None
+    assert attached[1].inline_data.data == PNG
+
+
+async def test_inject_session_state_fills_a_template() -> None:
+    from adk_runtime.agents.readonly_context import ReadonlyContext
+    from adk_runtime.utils import instructions_utils
+
+    runner = await start(LlmAgent(name="desk", model=ScriptedModel()), InMemorySessionService())
+    session = await runner.session_service.get_session(
+        app_name="app", user_id="u1", session_id="s1"
+    )
+    assert session is not None
+    session.state["user_name"] = "Ada"
+    from adk_runtime.agents.invocation_context import InvocationContext
+
+    ctx = ReadonlyContext(
+        InvocationContext(
+            invocation_id="inv-1",
+            agent=LlmAgent(name="desk", model=ScriptedModel()),
+            session=session,
+            session_service=runner.session_service,
+        )
+    )
+    filled = await instructions_utils.inject_session_state("Hi {user_name}{missing?}!", ctx)
+    assert filled == "Hi Ada!"

@@ -1,0 +1,20 @@
+"""google-adk's ``utils.instructions_utils``: fill an instruction template from state."""
+
+from __future__ import annotations
+
+from adk_runtime.agents._instructions import InstructionProvider, render_instruction
+from adk_runtime.agents.readonly_context import ReadonlyContext
+
+__all__ = ["InstructionProvider", "ReadonlyContext", "inject_session_state"]
+
+
+async def inject_session_state(template: str, readonly_context: ReadonlyContext) -> str:
+    """``template`` with its ``{key}`` placeholders filled from the session state.
+
+    ``{key?}`` is empty when the key is unset, ``{artifact.name}`` is an artifact's text;
+    the rules are the agent instruction's (``LlmAgent.instruction``).
+
+    Raises:
+        MissingStateKeyError: A required key is not in the state.
+    """
+    return await render_instruction(template, readonly_context)
