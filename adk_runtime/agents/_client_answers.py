@@ -20,6 +20,8 @@ def latest_answers(events: list[Event], name: str) -> tuple[int, dict[str, Any],
         event = events[index]
         if event.author != "user":
             continue
+        if event.content is None:  # nothing in it, so no answers
+            return index, {}, False
         answers: dict[str, Any] = {}
         others = False
         for response in event.get_function_responses():

@@ -31,7 +31,15 @@ from adk_runtime.auth.oauth2_credential_util import _credential_without_client_s
 from adk_runtime.errors import ConfigurationError
 from adk_runtime.sessions.state import State
 
-__all__ = ["AuthHandler"]
+try:
+    from authlib.common.security import generate_token
+    from authlib.oauth2.client import OAuth2Client
+
+    AUTHLIB_AVAILABLE = True
+except ImportError:  # pragma: no cover - the auth extra brings authlib
+    AUTHLIB_AVAILABLE = False
+
+__all__ = ["AUTHLIB_AVAILABLE", "AuthHandler", "OAuth2Session"]
 
 logger = logging.getLogger(__name__)
 
@@ -43,6 +51,23 @@ TEMP_PREFIX = "temp:"
 # request (a restart, another replica) leaves the exchange to the tool (CredentialManager).
 _SECRETS: OrderedDict[str, str] = OrderedDict()
 _SECRETS_MAX = 4096
+
+
+if AUTHLIB_AVAILABLE:
+
+    class OAuth2Session(OAuth2Client):
+        """Authlib's OAuth2 client without an HTTP session: it builds sign-in URIs only.
+
+        Named as google-adk names the client this module builds sign-in URIs with. Building
+        a URI needs no transport, and creating an HTTP client would load TLS files from
+        disk; token requests go through ``oauth2_credential_util.create_oauth2_session``.
+        """
+
+        def __init__(
+            self, client_id: str | None, client_secret: str | None = None, **kwargs: Any
+        ) -> None:
+            """A client for ``client_id``; ``kwargs`` as Authlib's ``OAuth2Client`` takes."""
+            super().__init__(None, client_id, client_secret, **kwargs)
 
 
 def remember_client_secret(auth_config: AuthConfig) -> None:
@@ -83,22 +108,38 @@ def _scopes(value: dict[str, str] | list[str] | None) -> list[str]:
     return list(value) if value else []
 
 
+def _flow_endpoint(flows: OAuthFlows) -> tuple[str | None, list[str]]:
+    """The URI a flow sends the user to and its scopes, in google-adk's order of flows.
+
+    Implicit, then authorization code (their authorization URLs), then client credentials
+    and password (their token URLs, for schemes that declare only those).
+    """
+    if flows.implicit is not None:
+        return flows.implicit.authorizationUrl, _scopes(flows.implicit.scopes)
+    if flows.authorizationCode is not None:
+        code = flows.authorizationCode
+        return code.authorizationUrl, _scopes(code.scopes)
+    if flows.clientCredentials is not None:
+        return flows.clientCredentials.tokenUrl, _scopes(flows.clientCredentials.scopes)
+    if flows.password is not None:
+        return flows.password.tokenUrl, _scopes(flows.password.scopes)
+    return None, []
+
+
 def _authorization_endpoint(auth_config: AuthConfig) -> tuple[str, list[str]]:
     scheme = auth_config.auth_scheme
     if isinstance(scheme, OpenIdConnectWithConfig):
         return scheme.authorization_endpoint, _scopes(scheme.scopes)
+    # A custom scheme may carry OAuth2 flows too: read them off whatever the scheme is.
     flows = getattr(scheme, "flows", None)
-    if isinstance(flows, OAuthFlows):
-        if flows.authorizationCode is not None:
-            code = flows.authorizationCode
-            return code.authorizationUrl, _scopes(code.scopes)
-        if flows.implicit is not None:
-            return flows.implicit.authorizationUrl, _scopes(flows.implicit.scopes)
-    raise ValueError(
-        f"The {type(scheme).__name__} scheme declares no authorization endpoint "
-        "(an authorizationCode or implicit flow, or OpenIdConnectWithConfig): the user "
-        "cannot be sent to sign in."
-    )
+    endpoint, scopes = _flow_endpoint(flows) if isinstance(flows, OAuthFlows) else (None, [])
+    if not endpoint:
+        raise ValueError(
+            f"The {type(scheme).__name__} scheme declares no authorization endpoint "
+            "(an OAuth2 flow with a URL, or OpenIdConnectWithConfig): the user "
+            "cannot be sent to sign in."
+        )
+    return endpoint, scopes
 
 
 def _store(state: State | MutableMapping[str, Any], name: str, credential: AuthCredential) -> None:
@@ -146,57 +187,84 @@ class AuthHandler:
 
     def _with_auth_uri(self) -> AuthCredential:
         raw = self.auth_config.raw_auth_credential
-        if raw is None or raw.oauth2 is None:
+        kind = getattr(self.auth_config.auth_scheme, "type_", None)
+        label = getattr(kind, "value", kind)
+        if raw is None:
             raise ValueError(
-                "An OAuth2 or OpenID Connect scheme needs raw_auth_credential with an oauth2 "
-                "section (client_id, and client_secret for a confidential client)."
+                f"Auth scheme {label} requires auth_credential: set raw_auth_credential "
+                "with the OAuth2 client (client_id, and client_secret unless it is public)."
+            )
+        if raw.oauth2 is None:
+            raise ValueError(
+                f"Auth scheme {label} requires oauth2 in auth_credential "
+                "(client_id, and client_secret unless it is public)."
             )
         if raw.oauth2.auth_uri:
             return raw.model_copy(deep=True)
-        client_id = raw.oauth2.client_id
-        if not client_id:
+        if not raw.oauth2.client_id:
             raise ValueError(
-                "raw_auth_credential.oauth2 needs a client_id to build the sign-in URI."
+                f"Auth scheme {label} requires client_id in auth_credential.oauth2 "
+                "to build the sign-in URI."
             )
-        endpoint, scopes = _authorization_endpoint(self.auth_config)
-        try:
-            from authlib.common.security import generate_token
-            from authlib.oauth2.rfc6749.parameters import prepare_grant_uri
-            from authlib.oauth2.rfc7636 import create_s256_code_challenge
-        except ImportError as exc:  # pragma: no cover - the auth extra brings authlib
+        credential = self.generate_auth_uri()
+        if credential is None:  # pragma: no cover - the auth extra brings authlib
             raise ConfigurationError(
                 "OAuth2 sign-in needs Authlib: pip install 'adk-runtime[auth]'."
-            ) from exc
+            )
+        return credential
+
+    def generate_auth_uri(self) -> AuthCredential | None:
+        """The raw credential with a sign-in URI (``auth_uri``) and a fresh ``state``.
+
+        A public client (no client secret) and one that asks for it get a PKCE challenge;
+        its ``code_verifier`` stays in the returned credential, never in the URI. No
+        network call and no file is read: the URI is built in memory.
+
+        Returns:
+            The credential to send the user off with; without Authlib, a copy of the raw
+            credential (or None when there is none).
+
+        Raises:
+            ValueError: No ``raw_auth_credential.oauth2``; a scheme without any URL to send
+                the user to; a ``code_challenge_method`` other than ``S256``.
+        """
+        raw = self.auth_config.raw_auth_credential
+        if not AUTHLIB_AVAILABLE:
+            return raw.model_copy(deep=True) if raw is not None else None
+        if raw is None or raw.oauth2 is None:
+            raise ValueError("raw_auth_credential with an oauth2 section is needed to sign in.")
+        endpoint, scopes = _authorization_endpoint(self.auth_config)
         oauth2 = raw.oauth2
-        method = oauth2.code_challenge_method or (None if oauth2.client_secret else "S256")
-        if method is not None and method != "S256":
-            raise ValueError(f"code_challenge_method {method!r} is not supported; use 'S256'.")
-        verifier = (oauth2.code_verifier or generate_token(48)) if method else None
-        state = generate_token(30)
+        method = oauth2.code_challenge_method
+        if method is None and not oauth2.client_secret:
+            logger.warning(
+                "OAuth2 client %s has no client secret: treating it as a public client (PKCE).",
+                oauth2.client_id,
+            )
+            method = "S256"
+        verifier = oauth2.code_verifier
+        if method is not None:
+            if method != "S256":
+                raise ValueError(f"Unsupported code_challenge_method {method!r}; use 'S256'.")
+            verifier = verifier or generate_token(48)
+        client = OAuth2Session(
+            oauth2.client_id,
+            oauth2.client_secret,
+            scope=" ".join(scopes),
+            redirect_uri=oauth2.redirect_uri,
+            code_challenge_method=method,
+        )
         params: dict[str, Any] = {"access_type": "offline", "prompt": oauth2.prompt or "consent"}
-        if verifier is not None:
-            challenge: str = create_s256_code_challenge(verifier)  # type: ignore[no-untyped-call]
-            params["code_challenge"] = challenge
-            params["code_challenge_method"] = method
         if oauth2.audience:
             params["audience"] = oauth2.audience
         if oauth2.nonce:
             params["nonce"] = oauth2.nonce
-        # Building the URI needs no HTTP client (creating one loads TLS files: blocking).
-        uri = prepare_grant_uri(
-            endpoint,
-            client_id,
-            "code",
-            redirect_uri=oauth2.redirect_uri,
-            scope=" ".join(scopes) or None,
-            state=state,
-            **params,
-        )
+        uri, state = client.create_authorization_url(url=endpoint, code_verifier=verifier, **params)
         credential = raw.model_copy(deep=True)
         assert credential.oauth2 is not None
         credential.oauth2.auth_uri = uri
         credential.oauth2.state = state
-        if verifier is not None:
+        if verifier:
             credential.oauth2.code_verifier = verifier
             credential.oauth2.code_challenge_method = method
         return credential

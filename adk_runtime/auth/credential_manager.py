@@ -97,8 +97,9 @@ def _rehydrate_custom_scheme(
             data.update(scheme.model_extra or {})
             return scheme_class.model_validate(data)
     raise AuthConfigurationError(
-        f"No CustomAuthScheme subclass has type {scheme.type_!r}: import the module that "
-        "defines it (with a default for type_) before the tool runs."
+        f"Cannot rehydrate: no registered scheme matches type {scheme.type_!r}. Import the "
+        "module that defines its CustomAuthScheme subclass (with a default for type_) "
+        "before the tool runs."
     )
 
 
@@ -227,7 +228,7 @@ class CredentialManager:
     async def _get_auth_credential(self, context: CallbackContext) -> AuthCredential | None:
         await self._validate_credential()
         raw = self._auth_config.raw_auth_credential
-        if raw is not None and raw.auth_type in _READY_TYPES and _carries_secret(raw):
+        if raw is not None and self._is_credential_ready() and _carries_secret(raw):
             return raw.model_copy(deep=True)
         if raw is not None and raw.auth_type == AuthCredentialTypes.SERVICE_ACCOUNT:
             # The application's own identity: nothing to ask the user, nothing to save (the
@@ -269,8 +270,12 @@ class CredentialManager:
         The saved one, else the user's answer, else (client credentials) the configured one.
         """
         credential = await self._load_existing_credential(context)
-        if credential is not None:
-            return credential, False
+        # A dead code must not hide a fresh answer from the user.
+        if credential is not None and not _has_unredeemed_auth_code(credential):
+            saved = _with_configured_client_secret(
+                credential=credential, raw_credential=self._auth_config.raw_auth_credential
+            )
+            return saved, False
         credential = await self._load_from_auth_response(context)
         if credential is not None:
             return credential, True
@@ -302,13 +307,15 @@ class CredentialManager:
         provider = self._auth_provider_registry.get_provider(scheme)
         if provider is None:
             raise AuthConfigurationError(
-                f"No auth provider is registered for the custom auth scheme {scheme.type_!r}: "
-                "call CredentialManager.register_auth_provider(<your provider>)."
+                f"No auth provider registered for custom auth scheme {scheme.type_!r}. "
+                "Register it using `CredentialManager.register_auth_provider(<provider>)` "
+                "before the tool runs."
             )
         credential = await provider.get_auth_credential(self._auth_config, context)
         if credential is None:
             raise AuthConfigurationError(
-                f"The auth provider for {scheme.type_!r} returned no credential."
+                f"AuthProvider did not return a credential. The provider for {scheme.type_!r} "
+                "must return one, or an OAuth2 credential with an auth_uri to ask the user."
             )
         oauth2 = credential.oauth2
         if oauth2 is not None and not oauth2.access_token and oauth2.auth_uri:
@@ -318,12 +325,8 @@ class CredentialManager:
         return credential
 
     async def _load_existing_credential(self, context: CallbackContext) -> AuthCredential | None:
-        credential = await self._load_from_credential_service(context)
-        if credential is not None and _has_unredeemed_auth_code(credential):
-            return None  # a dead code must not hide a fresh answer from the user
-        return _with_configured_client_secret(
-            credential=credential, raw_credential=self._auth_config.raw_auth_credential
-        )
+        """The credential saved for this user (as stored: without the client secret)."""
+        return await self._load_from_credential_service(context)
 
     async def _load_from_credential_service(
         self, context: CallbackContext
@@ -357,8 +360,10 @@ class CredentialManager:
 
     async def _refresh_credential(self, credential: AuthCredential) -> tuple[AuthCredential, bool]:
         refresher = self._refresher_registry.get_refresher(credential.auth_type)
+        if refresher is None:
+            return credential, False
         scheme = self._auth_config.auth_scheme
-        if refresher is None or not await refresher.is_refresh_needed(credential, scheme):
+        if not await refresher.is_refresh_needed(credential, scheme):
             return credential, False
         return await refresher.refresh(credential, scheme), True
 
@@ -382,16 +387,17 @@ class CredentialManager:
         raw = config.raw_auth_credential
         if raw is None and scheme_type in (AuthSchemeType.oauth2, AuthSchemeType.openIdConnect):
             raise AuthConfigurationError(
-                f"An auth scheme of type {scheme_type.value} needs raw_auth_credential "
-                "(the OAuth2 client id and secret) in the AuthConfig."
+                f"raw_auth_credential is required for auth scheme type {scheme_type.value}: "
+                "set the OAuth2 client (id, and secret unless it is public) in the AuthConfig."
             )
         if raw is not None and raw.auth_type in _OAUTH2_TYPES and raw.oauth2 is None:
             raise AuthConfigurationError(
-                f"A credential of type {raw.auth_type.value} needs its oauth2 section."
+                "auth_config.raw_auth_credential.oauth2 required for credential type "
+                f"{raw.auth_type.value}: set the OAuth2 client there."
             )
         if self._missing_oauth_info() and not await self._populate_auth_scheme():
             raise AuthConfigurationError(
-                "The OAuth2 scheme has no authorization / token URL and they could not be "
+                "OAuth scheme info is missing (authorization / token URL) and could not be "
                 "discovered: set them in the flows, or set issuer_url (ExtendedOAuth2) to a "
                 "server that publishes RFC 8414 metadata."
             )
@@ -431,6 +437,11 @@ class CredentialManager:
                 )
             )
         )
+
+    def _is_credential_ready(self) -> bool:
+        """Whether the configured credential's kind is used as it is (API key, HTTP)."""
+        raw = self._auth_config.raw_auth_credential
+        return raw is not None and raw.auth_type in _READY_TYPES
 
     def _is_client_credentials_flow(self) -> bool:
         return grant_type_of(self._auth_config.auth_scheme) is OAuthGrantType.CLIENT_CREDENTIALS

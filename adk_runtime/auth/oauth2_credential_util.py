@@ -78,7 +78,9 @@ def describe_token_error(exc: Exception, *secrets: str | None) -> str:
 def token_endpoint_of(auth_scheme: AuthScheme) -> str | None:
     """The token endpoint an OAuth2 or OpenID Connect scheme declares, or None."""
     if isinstance(auth_scheme, OpenIdConnectWithConfig):
-        return auth_scheme.token_endpoint or None
+        # getattr: a scheme built without the field (or with it deleted) names none.
+        endpoint: str | None = getattr(auth_scheme, "token_endpoint", None)
+        return endpoint or None
     if isinstance(auth_scheme, OAuth2):
         flows = auth_scheme.flows
         for flow in (flows.authorizationCode, flows.clientCredentials):

@@ -21,7 +21,7 @@ __all__ = ["AuthorizationServerMetadata", "OAuth2DiscoveryManager", "ProtectedRe
 
 logger = logging.getLogger(__name__)
 
-DISCOVERY_TIMEOUT_SECONDS = 5.0
+DISCOVERY_TIMEOUT_SECONDS = 5
 
 _M = TypeVar("_M", bound=BaseModel)
 
@@ -126,7 +126,7 @@ class OAuth2DiscoveryManager:
 
 async def _fetch(client: httpx.AsyncClient, url: str, model: type[_M]) -> _M | None:
     try:
-        response = await client.get(url)
+        response = await client.get(url, timeout=DISCOVERY_TIMEOUT_SECONDS)
         response.raise_for_status()
         return model.model_validate(response.json())
     except httpx.HTTPStatusError as exc:

@@ -8,10 +8,7 @@ import logging
 from collections.abc import Callable
 from typing import TYPE_CHECKING, Any
 
-from google.genai import types
-
 from adk_runtime.auth.credential_manager import CredentialManager
-from adk_runtime.tools._declaration import Signature, _type_hints
 from adk_runtime.tools.base_authenticated_tool import PENDING_AUTHORIZATION, authenticate
 from adk_runtime.tools.function_tool import FunctionTool
 
@@ -50,7 +47,7 @@ class AuthenticatedFunctionTool(FunctionTool):
             func: The function (sync or async); it may take a ``credential`` parameter.
             auth_config: The credential it needs; None calls it with ``credential=None``.
             response_for_auth_required: The tool's answer while the credential is requested
-                from the user (default: ``"Waiting for the user to authorize this tool."``).
+                from the user (default: ``"Pending User Authorization."``).
         """
         super().__init__(func)
         self._credentials_manager: CredentialManager | None = None
@@ -65,9 +62,10 @@ class AuthenticatedFunctionTool(FunctionTool):
         self._response_for_auth_required = response_for_auth_required
         self._wants_credential = CREDENTIAL_PARAMETER in _parameters(func)
 
-    def _build_declaration(self) -> types.FunctionDeclaration:
-        """The declaration of the function without its ``credential`` parameter."""
-        return Signature(_without_credential(self.func), self.name, self.description).declaration()
+    @functools.cached_property
+    def _ignore_params(self) -> list[str]:
+        """The base's hidden parameters and ``credential``, which this tool fills itself."""
+        return [self._context_param_name, "input_stream", CREDENTIAL_PARAMETER]
 
     async def run_async(self, *, args: dict[str, Any], tool_context: ToolContext) -> Any:
         """Get the credential (or request it), then call the function with it."""
@@ -93,21 +91,3 @@ def _parameters(func: Callable[..., Any]) -> dict[str, inspect.Parameter]:
         return dict(inspect.signature(func).parameters)
     except (TypeError, ValueError):
         return {}
-
-
-def _without_credential(func: Callable[..., Any]) -> Callable[..., Any]:
-    """A stand-in for ``func`` whose signature and hints lack the ``credential`` parameter."""
-    parameters = _parameters(func)
-    if CREDENTIAL_PARAMETER not in parameters:
-        return func
-
-    def view(*args: Any, **kwargs: Any) -> Any:  # never called: only read for its signature
-        return func(*args, **kwargs)
-
-    functools.update_wrapper(view, func, assigned=("__module__", "__name__", "__doc__"))
-    kept = [p for name, p in parameters.items() if name != CREDENTIAL_PARAMETER]
-    view.__signature__ = inspect.signature(func).replace(parameters=kept)  # type: ignore[attr-defined]
-    view.__annotations__ = {
-        name: hint for name, hint in _type_hints(func).items() if name != CREDENTIAL_PARAMETER
-    }
-    return view

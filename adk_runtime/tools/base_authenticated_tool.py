@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import logging
-from abc import abstractmethod
+from abc import ABCMeta, abstractmethod
 from typing import TYPE_CHECKING, Any, cast
 
 from adk_runtime.auth.credential_manager import CredentialManager
@@ -18,7 +18,7 @@ __all__ = ["PENDING_AUTHORIZATION", "BaseAuthenticatedTool", "authenticate"]
 
 logger = logging.getLogger(__name__)
 
-PENDING_AUTHORIZATION = "Waiting for the user to authorize this tool."
+PENDING_AUTHORIZATION = "Pending User Authorization."
 """What a tool answers while it waits for the user's credential (unless told otherwise)."""
 
 
@@ -40,7 +40,7 @@ async def authenticate(
     return None, False
 
 
-class BaseAuthenticatedTool(BaseTool):
+class BaseAuthenticatedTool(BaseTool, metaclass=ABCMeta):
     """A tool whose API needs a credential (an OAuth2 sign-in, an API key, a token).
 
     ``run_async`` gets the credential through a :class:`CredentialManager` (saved, the
@@ -65,7 +65,7 @@ class BaseAuthenticatedTool(BaseTool):
             description: What the tool does, for the model.
             auth_config: The credential the tool needs; None runs it without one.
             response_for_auth_required: The tool's answer while the credential is requested
-                from the user (default: ``"Waiting for the user to authorize this tool."``).
+                from the user (default: ``"Pending User Authorization."``).
         """
         super().__init__(name=name, description=description)
         self._auth_config = auth_config

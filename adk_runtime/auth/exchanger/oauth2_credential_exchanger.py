@@ -24,7 +24,14 @@ from adk_runtime.auth.oauth2_credential_util import (
     update_credential_with_tokens,
 )
 
-__all__ = ["OAuth2CredentialExchanger", "grant_type_of"]
+try:
+    import authlib  # noqa: F401  # the token client's library (the auth extra)
+
+    AUTHLIB_AVAILABLE = True
+except ImportError:  # pragma: no cover - the auth extra brings authlib
+    AUTHLIB_AVAILABLE = False
+
+__all__ = ["AUTHLIB_AVAILABLE", "OAuth2CredentialExchanger", "grant_type_of"]
 
 logger = logging.getLogger(__name__)
 
@@ -65,7 +72,8 @@ class OAuth2CredentialExchanger(BaseCredentialExchanger):
         Returns:
             The credential with tokens and ``was_exchanged=True``; or the input with
             ``was_exchanged=False`` when there is nothing to exchange (already a token, no
-            code, a grant this exchanger does not perform, no usable client).
+            code, a grant this exchanger does not perform, no usable client) or Authlib
+            is not installed.
 
         Raises:
             CredentialExchangeError: No scheme was given; the authorization response is a
@@ -76,6 +84,9 @@ class OAuth2CredentialExchanger(BaseCredentialExchanger):
             raise CredentialExchangeError(
                 "An OAuth2 exchange needs the auth scheme (it names the token endpoint)."
             )
+        if not AUTHLIB_AVAILABLE:
+            logger.warning("Authlib is not installed: the OAuth2 credential is not exchanged.")
+            return ExchangeResult(auth_credential, False)
         oauth2 = auth_credential.oauth2
         if oauth2 is None or oauth2.access_token:
             return ExchangeResult(auth_credential, False)
