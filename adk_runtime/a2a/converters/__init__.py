@@ -1,0 +1,1 @@
+"""Conversions between A2A messages, tasks and parts and this runtime's events and parts."""
