@@ -28,6 +28,7 @@ from adk_runtime.agents.run_config import StreamingMode
 from adk_runtime.events import Event
 from adk_runtime.models.llm_request import LlmRequest
 from adk_runtime.models.llm_response import LlmResponse
+from adk_runtime.tools.agent_tool import GROUNDING_STATE_KEY
 from adk_runtime.tools.base_tool import BaseTool
 from adk_runtime.tools.tool_context import ToolContext
 
@@ -180,6 +181,7 @@ class _Step:
                     call.response(
                         response.finish_reason, response.usage_metadata, self.model_event.id
                     )
+                    _pass_grounding_on(self.ctx, request, response)
                     yield await self._after_model(response)
 
     async def _on_model_error(self, request: LlmRequest, exc: Exception) -> LlmResponse:
@@ -224,6 +226,20 @@ class _Step:
         ) as events:
             async for event in events:
                 yield event
+
+
+def _pass_grounding_on(ctx: InvocationContext, request: LlmRequest, response: LlmResponse) -> None:
+    """Give ``response`` the grounding an agent tool passed on (``GoogleSearchAgentTool``).
+
+    A response grounded by the model itself keeps its own.
+    """
+    if response.grounding_metadata is not None or not any(
+        getattr(tool, "propagate_grounding_metadata", False) for tool in request.tools_dict.values()
+    ):
+        return
+    grounding = ctx.session.state.get(GROUNDING_STATE_KEY)
+    if isinstance(grounding, types.GroundingMetadata):
+        response.grounding_metadata = grounding
 
 
 class StepOutcome(Protocol):
@@ -271,7 +287,7 @@ async def after_function_calls(
     yield response_event
     if ask is not None:
         return
-    answer = _structured_output.answer_event(agent, ctx, response_event, tools_dict)
+    answer = _structured_output.answer_event(agent, ctx, call_event, response_event, tools_dict)
     if answer is not None:
         _structured_output.save_output(agent, answer)
         outcome.last_event, outcome.stop = answer, True

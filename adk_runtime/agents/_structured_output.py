@@ -109,16 +109,24 @@ def save_output(agent: LlmAgent, event: Event) -> None:
 
 
 def answer_event(
-    agent: LlmAgent, ctx: InvocationContext, response_event: Event, tools: dict[str, Any]
+    agent: LlmAgent,
+    ctx: InvocationContext,
+    call_event: Event,
+    response_event: Event,
+    tools: dict[str, Any],
 ) -> Event | None:
     """The final model event for a successful ``set_model_response`` call, else None."""
     tool = tools.get(SetModelResponseTool.NAME)
     if not isinstance(tool, SetModelResponseTool):
         return None
+    calls = {call.id: call for call in call_event.get_function_calls()}
     for response in response_event.get_function_responses():
         if response.name != SetModelResponseTool.NAME:
             continue
-        answer = tool.answer_json(dict(response.response or {}))
+        call = calls.get(response.id)
+        if call is None:
+            return None
+        answer = tool.answer_json(dict(call.args or {}), dict(response.response or {}))
         if answer is None:
             return None
         return Event(

@@ -84,7 +84,8 @@ class PluginManager:
         """
         if self.get_plugin(plugin.name) is not None:
             raise InputValidationError(
-                f"Two plugins are named {plugin.name!r}; give each plugin a unique name."
+                f"Plugin with name {plugin.name!r} already registered; give each plugin a "
+                "unique name."
             )
         self.plugins.append(plugin)
 
@@ -235,7 +236,7 @@ class PluginManager:
             except Exception as exc:
                 logger.error("Plugin %r failed in %s: %s", plugin.name, hook, type(exc).__name__)
                 raise PluginError(
-                    f"Plugin {plugin.name!r} raised {type(exc).__name__} in {hook}: {exc}"
+                    f"Error in plugin {plugin.name!r}: {hook} raised {type(exc).__name__}: {exc}"
                 ) from exc
             if result is not None:
                 return result
@@ -272,5 +273,5 @@ class PluginManager:
         if cancelled is not None:
             raise cancelled
         if failed:
-            listed = ", ".join(f"{name!r} ({error})" for name, error in failed.items())
-            raise PluginError(f"Some plugins failed to close: {listed}.")
+            listed = ", ".join(f"{name!r}: {error}" for name, error in failed.items())
+            raise PluginError(f"Failed to close plugins: {listed}")

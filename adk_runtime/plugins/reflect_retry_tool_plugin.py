@@ -244,7 +244,8 @@ def _retry_guidance(tool: str, details: str, arguments: str, attempt: int, limit
         "repeating the same call:\n"
         "- Are the arguments wrong, malformed or incomplete for the tool's parameters?\n"
         "- Was something this call depends on not done, or did an earlier step fail?\n"
-        "- Is the tool name one of the tools you have? Call only tools that exist.\n"
+        "- Wrong Function Name: is the tool name one of the tools you have? Call only tools "
+        "that exist.\n"
         "- Would another tool, another order of steps, or smaller steps work better?\n"
         "Then make a corrected call or take a different approach."
     )
@@ -256,7 +257,8 @@ def _give_up_guidance(tool: str, details: str, arguments: str, attempt: int, lim
     else:
         failed = f"failed {limit} time{'s' if limit > 1 else ''} in a row, all the retries allowed"
     return (
-        f"The tool `{tool}` {failed}: stop calling `{tool}` for this task.\n\n"
+        f"The tool `{tool}` {failed}, so the retry limit has been exceeded. Do not attempt "
+        f"to use the `{tool}` tool any more in this task.\n\n"
         f"Last error:\n```\n{details}\n```\n\nLast arguments:\n```json\n{arguments}\n```\n\n"
         "Say that this step failed, then use other tools or another approach, or tell the user "
         "that the task cannot be done."

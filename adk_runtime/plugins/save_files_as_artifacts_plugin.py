@@ -130,7 +130,8 @@ class SaveFilesAsArtifactsPlugin(BasePlugin):
             logger.error("Saving uploaded file #%d failed: %s", index, type(exc).__name__)
             return None
         saved[filename] = version
-        note = types.Part(text=f"[The user uploaded a file, saved as artifact {filename!r}.]")
+        # google-adk's marker, so prompts written for it read the same message.
+        note = types.Part(text=f'[Uploaded Artifact: "{filename}"]')
         reference = await self._reference(ctx, filename, version, blob.mime_type)
         return [note] if reference is None else [note, reference]
 

@@ -37,7 +37,7 @@ class ForwardingArtifactService(BaseArtifactService):
         service = self._invocation_context.artifact_service
         if service is None:
             raise ConfigurationError(
-                "No artifact service is configured: pass artifact_service to the Runner."
+                "Artifact service is not initialized: pass artifact_service to the Runner."
             )
         return service
 

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, Final
 
 from google.genai import types
 
@@ -16,7 +16,10 @@ from adk_runtime.utils.variant_utils import GoogleLLMVariant, get_google_llm_var
 if TYPE_CHECKING:
     from adk_runtime.agents.base_agent import BaseAgent
 
-__all__ = ["AgentTool"]
+__all__ = ["GROUNDING_STATE_KEY", "AgentTool"]
+
+GROUNDING_STATE_KEY: Final = "temp:_adk_grounding_metadata"
+"""Where an agent tool that passes grounding on keeps it for the rest of the invocation."""
 
 
 class AgentTool(BaseTool):
@@ -41,18 +44,28 @@ class AgentTool(BaseTool):
             model call.
         include_plugins: Run the agent with the calling Runner's plugins (they see its
             invocation as one more run); False runs it without plugins.
+        propagate_grounding_metadata: Pass the ``grounding_metadata`` of the agent's last
+            grounded response on to the caller: it is kept for the rest of the invocation in
+            the ``temp:_adk_grounding_metadata`` state key, and the calling agent's next
+            model responses carry it (``GoogleSearchAgentTool`` sets this).
     """
 
     shows_answer_when_final = True
 
     def __init__(
-        self, agent: BaseAgent, *, skip_summarization: bool = False, include_plugins: bool = True
+        self,
+        agent: BaseAgent,
+        *,
+        skip_summarization: bool = False,
+        include_plugins: bool = True,
+        propagate_grounding_metadata: bool = False,
     ) -> None:
         """Wrap ``agent``; the tool has the agent's name and description."""
         super().__init__(name=agent.name, description=agent.description)
         self.agent = agent
         self.skip_summarization = skip_summarization
         self.include_plugins = include_plugins
+        self.propagate_grounding_metadata = propagate_grounding_metadata
 
     def _get_declaration(self) -> types.FunctionDeclaration | None:
         schema = _input_schema(self.agent)
@@ -116,10 +129,12 @@ class AgentTool(BaseTool):
         last: types.Content | None = None
         error: str | None = None
         pending: set[str] = set()
+        grounding: types.GroundingMetadata | None = None
         async for event in runner.run_async(
             user_id=ctx.user_id, session_id=session.id, new_message=message
         ):
             tool_context.state.update(event.actions.state_delta)
+            grounding = event.grounding_metadata or grounding
             if event.error_message:
                 error = event.error_message
             pending |= event.long_running_tool_ids or set()
@@ -134,6 +149,8 @@ class AgentTool(BaseTool):
                 f"calls {sorted(pending)}, which an AgentTool cannot resume; make it a "
                 "sub-agent instead if it has to wait."
             )
+        if self.propagate_grounding_metadata and grounding is not None:
+            tool_context.state[GROUNDING_STATE_KEY] = grounding
         texts = [_text(part) for part in (last.parts or []) if not part.thought] if last else []
         text = "\n".join(t for t in texts if t)
         if not text:

@@ -38,8 +38,9 @@ class GoogleSearchAgentTool(AgentTool):
     ``GoogleSearchTool(bypass_multi_tools_limit=True)`` next to other tools (or that can
     transfer to other agents) is therefore given this tool instead: the search runs in a
     sub-agent of its own (see ``create_google_search_agent``) and its answer comes back as
-    the function's result. The search's ``grounding_metadata`` is not passed on yet: it stays
-    on the sub-agent's own events, which are discarded with its session.
+    the function's result. The search's ``grounding_metadata`` is passed on: the calling
+    agent's next model responses in the invocation carry it (``propagate_grounding_metadata``
+    of ``AgentTool``), so the sources reach the client and the session.
 
     Attributes:
         agent: The search agent.
@@ -49,4 +50,4 @@ class GoogleSearchAgentTool(AgentTool):
 
     def __init__(self, agent: LlmAgent) -> None:
         """Wrap ``agent`` (usually built by ``create_google_search_agent``)."""
-        super().__init__(agent=agent)
+        super().__init__(agent=agent, propagate_grounding_metadata=True)

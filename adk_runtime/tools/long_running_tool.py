@@ -12,8 +12,8 @@ from adk_runtime.tools.function_tool import FunctionTool
 __all__ = ["LongRunningFunctionTool"]
 
 _NOTE = (
-    "This operation runs for a long time and answers later. If it already returned a pending "
-    "or intermediate status, do not call it again for the same request."
+    "NOTE: This is a long-running operation; it answers later. If it already returned a "
+    "pending or intermediate status, do not call it again for the same request."
 )
 
 

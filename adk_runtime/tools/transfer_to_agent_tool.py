@@ -60,7 +60,10 @@ class TransferToAgentTool(FunctionTool):
                 ``actions.transfer_reason``.
             descriptions: Agent name to description, listed to the model with the names.
         """
-        description = "Hand the conversation to another agent better suited to answer."
+        description = (
+            "Transfer the query to another agent: hand the conversation to the one better "
+            "suited to answer."
+        )
         if include_transfer_reason:
             description += " Say why in transfer_reason."
         super().__init__(transfer_to_agent)

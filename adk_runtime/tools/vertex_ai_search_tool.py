@@ -75,13 +75,13 @@ class VertexAiSearchTool(BuiltInTool):
         )
         if (data_store_id is None) == (search_engine_id is None):
             raise ValueError(
-                "VertexAiSearchTool searches one place: pass data_store_id or "
-                "search_engine_id (exactly one of the two)."
+                "Either data_store_id or search_engine_id must be specified, not both: "
+                "VertexAiSearchTool searches one place."
             )
         if data_store_specs is not None and search_engine_id is None:
             raise ValueError(
-                "data_store_specs select data stores of an engine: pass search_engine_id "
-                "with them (or a single data_store_id without them)."
+                "search_engine_id must be specified if data_store_specs is specified: the "
+                "specs select data stores of an engine (or pass one data_store_id alone)."
             )
         self.data_store_id = data_store_id
         self.data_store_specs = (

@@ -152,4 +152,4 @@ async def test_long_running_tool_without_intermediate_result(
     assert texts(resumed) == ["built"]
     assert resumed[0].invocation_id == events[0].invocation_id
     declaration = model.requests[0].config.tools[0].function_declarations[0]  # type: ignore[index]
-    assert "long time" in (declaration.description or "")
+    assert "long-running operation" in (declaration.description or "")

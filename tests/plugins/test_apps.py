@@ -129,7 +129,7 @@ async def test_runner_close_closes_every_plugin_and_reports_failures() -> None:
     first, last = Recorder("first"), Recorder("last")
     app = App(name="shop", root_agent=_agent(), plugins=[first, FailingClose("bad"), last])
     runner = Runner(app=app, session_service=InMemorySessionService())
-    with pytest.raises(PluginError, match="'bad' \\(OSError\\)"):
+    with pytest.raises(PluginError, match="Failed to close plugins: 'bad': OSError"):
         await runner.close()
     assert first.closed
     assert last.closed

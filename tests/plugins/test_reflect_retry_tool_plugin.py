@@ -118,7 +118,7 @@ async def test_past_the_limit_without_raising_the_model_is_told_to_stop() -> Non
     assert [a["retry_count"] for a in answers] == [1, 2, 2]  # the last: max_retries, gave up
     assert answers[2]["response_type"] == REFLECT_AND_RETRY_RESPONSE_TYPE
     assert answers[2]["reflection_guidance"] != answers[1]["reflection_guidance"]
-    assert "stop calling `lookup`" in answers[2]["reflection_guidance"]
+    assert "use the `lookup` tool any more" in answers[2]["reflection_guidance"]
     final = events[-1].content
     assert final is not None
     assert final.parts is not None

@@ -10,10 +10,12 @@ from google.genai import types
 
 from adk_runtime.agents import LlmAgent
 from adk_runtime.agents.readonly_context import ReadonlyContext
+from adk_runtime.models import LlmResponse
 from adk_runtime.sessions import BaseSessionService, InMemorySessionService
-from adk_runtime.testing import ScriptedModel
+from adk_runtime.testing import ScriptedModel, function_call
 from adk_runtime.tools import VertexAiSearchTool, google_maps_grounding, google_search
 from adk_runtime.tools._builtin import extract_model_name, is_gemini_model
+from adk_runtime.tools.agent_tool import GROUNDING_STATE_KEY, AgentTool
 from adk_runtime.tools.google_search_agent_tool import GoogleSearchAgentTool
 from adk_runtime.tools.google_search_tool import GoogleSearchTool
 from adk_runtime.tools.tool_configs import ToolConfig
@@ -81,12 +83,12 @@ async def test_vertex_ai_search_is_declared_next_to_function_tools(
 
 
 def test_vertex_ai_search_needs_exactly_one_place_to_search() -> None:
-    with pytest.raises(ValueError, match="exactly one"):
+    with pytest.raises(ValueError, match="Either data_store_id or search_engine_id"):
         VertexAiSearchTool()
-    with pytest.raises(ValueError, match="exactly one"):
+    with pytest.raises(ValueError, match="not both"):
         VertexAiSearchTool(data_store_id="a", search_engine_id="b")
     spec = types.VertexAISearchDataStoreSpec(data_store=STORE + "faq")
-    with pytest.raises(ValueError, match="pass search_engine_id"):
+    with pytest.raises(ValueError, match="search_engine_id must be specified"):
         VertexAiSearchTool(data_store_id="a", data_store_specs=[spec])
     tool = VertexAiSearchTool(data_store_id="a", name="kb", description="our docs")
     assert (tool.name, tool.description, tool.search_engine_id) == ("kb", "our docs", None)
@@ -230,3 +232,62 @@ def test_default_and_live_default_models() -> None:
         LlmAgent.set_default_live_model("")
     with pytest.raises(TypeError, match="str or a BaseLlm"):
         LlmAgent.set_default_live_model(3)  # type: ignore[arg-type]
+
+
+async def test_the_search_agents_grounding_reaches_the_callers_answer(
+    session_service: BaseSessionService,
+) -> None:
+    sources = types.GroundingMetadata(
+        web_search_queries=["oslo weather"],
+        grounding_chunks=[
+            types.GroundingChunk(web=types.GroundingChunkWeb(uri="https://met.no", title="met"))
+        ],
+    )
+    searcher = LlmAgent(
+        name="google_search_agent",
+        model=ScriptedModel(
+            replies=[
+                LlmResponse(
+                    content=types.Content(role="model", parts=[types.Part(text="Sunny.")]),
+                    grounding_metadata=sources,
+                )
+            ]
+        ),
+    )
+    call = function_call("google_search_agent", {"request": "oslo weather"})
+    root_model = ScriptedModel(replies=[call, "It is sunny in Oslo."])
+    agent = LlmAgent(name="root", model=root_model, tools=[lookup, GoogleSearchAgentTool(searcher)])
+    runner = await start(agent, session_service)
+    events = await send(runner, "weather in oslo?")
+    assert events[0].grounding_metadata is None  # the call itself came before the search
+    assert events[1].get_function_responses()[0].response == {"result": "Sunny."}
+    assert events[-1].grounding_metadata == sources
+    session = await stored(runner)
+    assert session.events[-1].grounding_metadata == sources  # committed with the answer
+    assert GROUNDING_STATE_KEY not in session.state  # invocation-only, never stored
+    # The next turn starts without it: a new invocation, no search.
+    root_model.replies.append("Still sunny.")
+    later = await send(runner, "and now?")
+    assert later[-1].grounding_metadata is None
+
+
+async def test_an_agent_tool_passes_grounding_on_only_when_asked() -> None:
+    sources = types.GroundingMetadata(web_search_queries=["q"])
+
+    def searcher() -> LlmAgent:
+        reply = LlmResponse(
+            content=types.Content(role="model", parts=[types.Part(text="found")]),
+            grounding_metadata=sources,
+        )
+        return LlmAgent(name="finder", model=ScriptedModel(replies=[reply]))
+
+    for tool, expected in (
+        (AgentTool(searcher()), None),
+        (AgentTool(searcher(), propagate_grounding_metadata=True), sources),
+    ):
+        model = ScriptedModel(replies=[function_call("finder", {"request": "q"}), "done"])
+        runner = await start(
+            LlmAgent(name="root", model=model, tools=[tool]), InMemorySessionService()
+        )
+        events = await send(runner, "find")
+        assert events[-1].grounding_metadata == expected
