@@ -55,6 +55,13 @@ class LlmRequest(BaseModel):
         else:
             raise TypeError("system_instruction must be a string to append instructions to it.")
 
+    def _append_dynamic_instructions(self, instructions: list[str]) -> None:
+        """Add instructions a tool computed for this request (google-adk's private name).
+
+        As google-adk does by default, they join the system instruction.
+        """
+        self.append_instructions(instructions)
+
     def set_output_schema(self, output_schema: Any) -> None:
         """Ask for JSON following ``output_schema`` (the config's ``response_schema``).
 

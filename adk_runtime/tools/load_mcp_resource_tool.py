@@ -34,6 +34,10 @@ class LoadMcpResourceTool(NamesTool):
         super().__init__(
             name="load_mcp_resource", parameter="resource_names", things="MCP resources"
         )
+        self._status = (
+            "The resource contents are temporarily inserted into your next step only; call "
+            "load_mcp_resource again to read them in a later one."
+        )
         self._mcp_toolset = mcp_toolset
 
     async def process_llm_request(
@@ -43,22 +47,22 @@ class LoadMcpResourceTool(NamesTool):
         await super().process_llm_request(tool_context=tool_context, llm_request=llm_request)
         try:
             names = await self._mcp_toolset.list_resources(tool_context)
+            if names:
+                llm_request._append_dynamic_instructions(
+                    [
+                        f"You have a list of MCP resources:\n{json.dumps(names)}\n\nWhen the "
+                        "user asks about any of them, call the `load_mcp_resource` function "
+                        "to load it before answering."
+                    ]
+                )
         except Exception as exc:
             logger.warning("Listing the MCP resources failed: %s", type(exc).__name__)
-            return
-        if names:
-            llm_request.append_instructions(
-                [
-                    f"You have a list of MCP resources:\n{json.dumps(names)}\n\nWhen the user "
-                    "asks about any of them, call the `load_mcp_resource` function to load it "
-                    "before answering."
-                ]
-            )
         for name in self._requested(llm_request):
-            if name not in names:
-                logger.warning("MCP resource %r is not listed by the server; skipped.", name)
+            try:
+                contents = await self._mcp_toolset.read_resource(name, tool_context)
+            except Exception as exc:
+                logger.warning("Reading MCP resource %r failed: %s", name, type(exc).__name__)
                 continue
-            contents = await self._mcp_toolset.read_resource(name, tool_context)
             for content in contents:
                 llm_request.contents.append(
                     types.Content(

@@ -1,0 +1,121 @@
+"""LocalEnvironment: real commands and files in a temp directory, nothing blocking the loop."""
+
+from __future__ import annotations
+
+import asyncio
+import os
+from pathlib import Path
+
+import pytest
+from blockbuster import BlockBuster
+
+from adk_runtime.environment import BaseEnvironment, ExecutionResult, LocalEnvironment
+
+pytestmark = pytest.mark.skipif(os.name != "posix", reason="process groups are POSIX")
+
+
+@pytest.fixture
+async def env(tmp_path: Path, blockbuster: BlockBuster) -> LocalEnvironment:
+    environment = LocalEnvironment(working_dir=tmp_path / "work", env_vars={"GREETING": "hi"})
+    await environment.initialize()
+    return environment
+
+
+def _gone(pid: int) -> bool:
+    try:
+        os.kill(pid, 0)
+    except ProcessLookupError:
+        return True
+    status = Path(f"/proc/{pid}/status")
+    return status.exists() and "State:\tZ" in status.read_text()
+
+
+async def wait_gone(pid: int) -> bool:
+    for _ in range(200):
+        if await asyncio.to_thread(_gone, pid):
+            return True
+        await asyncio.sleep(0.05)
+    return False
+
+
+async def read_pid(path: Path) -> int:
+    for _ in range(200):
+        text = await asyncio.to_thread(lambda: path.read_text() if path.exists() else "")
+        if text.strip():
+            return int(text)
+        await asyncio.sleep(0.05)
+    raise AssertionError("the command never wrote its pid")
+
+
+async def test_a_command_runs_in_the_working_dir_with_the_extra_variables(
+    env: LocalEnvironment,
+) -> None:
+    result = await env.execute('pwd; echo "$GREETING"; echo err >&2; exit 4')
+    assert result == ExecutionResult(
+        exit_code=4, stdout=f"{env.working_dir}\nhi\n", stderr="err\n", timed_out=False
+    )
+    assert isinstance(env, BaseEnvironment)
+    assert env.is_initialized
+
+
+async def test_files_round_trip_and_stay_inside(env: LocalEnvironment, tmp_path: Path) -> None:
+    await env.write_file("a/b.txt", "one\r\ntwo")  # text is written as it is
+    assert await env.read_file(env.working_dir / "a" / "b.txt") == b"one\r\ntwo"
+    shown = await env.execute("cat a/b.txt")
+    assert shown.stdout == "one\r\ntwo"
+    outside = tmp_path / "outside"
+    await asyncio.to_thread(outside.mkdir)
+    await asyncio.to_thread((env.working_dir / "link").symlink_to, outside)
+    with pytest.raises(ValueError, match="escapes working directory"):
+        await env.write_file("link/planted.txt", "x")  # through a symbolic link
+    with pytest.raises(ValueError, match="escapes working directory"):
+        await env.read_file("../outside")
+    assert await asyncio.to_thread(lambda: list(outside.iterdir())) == []
+    with pytest.raises(FileNotFoundError):
+        await env.read_file("missing.txt")
+
+
+async def test_a_temporary_working_dir_is_made_and_removed(blockbuster: BlockBuster) -> None:
+    environment = LocalEnvironment()
+    with pytest.raises(RuntimeError, match="initialize"):
+        _ = environment.working_dir
+    await environment.initialize()
+    made = environment.working_dir
+    assert await asyncio.to_thread(made.is_dir)
+    await environment.write_file("x.txt", b"\x00\xff")
+    await environment.close()
+    assert not await asyncio.to_thread(made.exists)
+    assert not environment.is_initialized
+    await environment.close()  # twice is harmless
+
+
+async def test_a_timeout_kills_the_command_and_its_children(env: LocalEnvironment) -> None:
+    result = await env.execute("sleep 60 & echo $! > child.pid; echo started; wait", timeout=1)
+    assert result.timed_out
+    assert result.stdout == "started\n"
+    assert await wait_gone(await read_pid(env.working_dir / "child.pid"))
+
+
+async def test_what_a_finished_command_left_running_is_ended(env: LocalEnvironment) -> None:
+    result = await env.execute("sleep 60 >/dev/null 2>&1 & echo $!", timeout=30)
+    assert not result.timed_out
+    assert await wait_gone(int(result.stdout))
+
+
+async def test_a_cancelled_call_kills_the_command(env: LocalEnvironment) -> None:
+    task = asyncio.create_task(env.execute("echo $$ > shell.pid; sleep 60"))
+    pid = await read_pid(env.working_dir / "shell.pid")
+    task.cancel()
+    with pytest.raises(asyncio.CancelledError):
+        await task
+    assert await wait_gone(pid)
+
+
+async def test_output_is_capped_in_memory(tmp_path: Path, blockbuster: BlockBuster) -> None:
+    environment = LocalEnvironment(working_dir=tmp_path, max_output_bytes=1000)
+    await environment.initialize()
+    result = await environment.execute("head -c 500000 /dev/zero | tr '\\0' a; echo done >&2")
+    assert result.exit_code == 0
+    assert result.stdout.startswith("a" * 1000)
+    assert result.stdout.endswith("(499000 more bytes of output dropped)")
+    assert result.stderr == "done\n"
