@@ -32,7 +32,7 @@ import logging
 from datetime import datetime
 from typing import Any
 
-from google import genai
+import google.genai as genai
 from google.genai import errors, types
 
 from adk_runtime.events._cache_metadata import CacheMetadata

@@ -9,7 +9,7 @@ from contextlib import aclosing
 from functools import cached_property
 from typing import Any
 
-from google import genai
+import google.genai as genai
 from google.genai import errors, types
 
 from adk_runtime.events._cache_metadata import CacheMetadata
