@@ -54,7 +54,8 @@ def alignment_hint(app_name: str, origin: str | None, folder: Path | None) -> st
     hint = (
         f"The Runner's app name is {app_name!r}, but its root agent comes from "
         f"{str(folder or origin)!r}, which makes the app {origin!r}: sessions created under "
-        f"{origin!r} are not found under {app_name!r}. Use the same app name everywhere."
+        f"{origin!r} are not found under {app_name!r}. Ensure the runner app_name matches the "
+        "app the sessions were created in, and use the same app name everywhere."
     )
     logger.warning("app name mismatch: %s", hint)
     return hint

@@ -121,9 +121,14 @@ def resolve_app(
             ``agent`` comes without ``app_name``, or ``plugins`` with ``app``.
     """
     if app is not None and agent is not None:
-        raise ValueError("Give the Runner either app or agent, not both.")
+        raise ValueError(
+            "Only one of app or agent may be provided: give the Runner either, not both."
+        )
     if app is None and agent is None:
-        raise ValueError("Give the Runner an app, or an agent and an app_name.")
+        raise ValueError(
+            "One of app or agent must be provided (app_name is required when agent is "
+            "provided): give the Runner an app, or an agent and an app_name."
+        )
     if plugins is not None:
         if app is not None:
             raise ValueError("With app, give the plugins in App(plugins=...), not to the Runner.")
@@ -136,7 +141,9 @@ def resolve_app(
     if app is not None:
         return app
     if not app_name:
-        raise ValueError("A Runner given an agent needs an app_name.")
+        raise ValueError(
+            "app_name is required when agent is provided: give the Runner its app_name."
+        )
     # model_construct: an agent-and-name Runner keeps its historical freedom of names
     # (validate_id still checks them), as google-adk does.
     return App.model_construct(name=app_name, root_agent=agent, plugins=list(plugins or []))

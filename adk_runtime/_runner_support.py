@@ -53,13 +53,23 @@ def _closable_tools(agent: BaseAgent) -> list[Any]:
 async def close_agent_tools(agent: BaseAgent) -> None:
     """Close every closable tool or toolset of the tree (each within 10 s; failures logged).
 
-    A cancellation is re-raised after the others were closed.
+    Each ``close()`` runs in a task of its own that the caller's cancellation does not
+    reach: a close already started finishes (within its 10 s), so no server process or
+    connection is left half closed; the remaining ones are closed too, then the
+    cancellation is re-raised.
     """
     cancelled: asyncio.CancelledError | None = None
     for tool in _closable_tools(agent):
         name = type(tool).__name__
+        closing = asyncio.ensure_future(asyncio.wait_for(tool.close(), CLOSE_TIMEOUT_SECONDS))
         try:
-            await asyncio.wait_for(tool.close(), CLOSE_TIMEOUT_SECONDS)
+            try:
+                await asyncio.shield(closing)
+            except asyncio.CancelledError as exc:
+                if closing.cancelled():  # the close cancelled itself: nothing to wait for
+                    raise
+                cancelled = exc
+                await closing  # a second cancellation cancels the close as well
         except asyncio.TimeoutError:
             logger.warning("Closing %s took longer than %s s", name, CLOSE_TIMEOUT_SECONDS)
         except asyncio.CancelledError as exc:

@@ -53,8 +53,8 @@ async def rewind_event(
     start = next((i for i, e in enumerate(live) if e.invocation_id == invocation_id), None)
     if start is None:
         raise InvocationNotFoundError(
-            f"No event of session {session.id!r} belongs to invocation {invocation_id!r} (or it "
-            "was rewound already); nothing was written."
+            f"Invocation ID not found: {invocation_id} (no live event of session "
+            f"{session.id!r} belongs to it, or it was rewound already); nothing was written."
         )
     before = session_state_at(session.state, live, start)
     delta: dict[str, Any] = {k: v for k, v in before.items() if session.state.get(k, _GONE) != v}

@@ -8,7 +8,7 @@ from typing import TYPE_CHECKING, Any
 from google.genai import types
 
 from adk_runtime.agents.readonly_context import ReadonlyContext
-from adk_runtime.errors import ConfigurationError
+from adk_runtime.errors import ServiceNotConfiguredError
 from adk_runtime.events import Event, EventActions
 from adk_runtime.events.ui_widget import UiWidget
 from adk_runtime.sessions.state import State
@@ -56,6 +56,15 @@ class CallbackContext(ReadonlyContext):
         """The actions of the event that will carry this step."""
         return self._event_actions
 
+    @property
+    def branch(self) -> str | None:
+        """The invocation's branch (``parent.child`` path of parallel sub-agents), if any."""
+        return self._invocation_context.branch
+
+    def get_invocation_context(self) -> InvocationContext:
+        """The running invocation (its session is the one this context reads and writes)."""
+        return self._invocation_context
+
     async def save_artifact(
         self,
         filename: str,
@@ -73,7 +82,7 @@ class CallbackContext(ReadonlyContext):
             The new version number.
 
         Raises:
-            ConfigurationError: The Runner has no artifact service.
+            ServiceNotConfiguredError: The Runner has no artifact service.
         """
         ctx = self._invocation_context
         version = await self._artifact_service().save_artifact(
@@ -122,20 +131,22 @@ class CallbackContext(ReadonlyContext):
         """Search the user's memories in this app.
 
         Raises:
-            ConfigurationError: The Runner has no memory service.
+            ServiceNotConfiguredError: The Runner has no memory service.
         """
         ctx = self._invocation_context
-        return await self._memory_service().search_memory(
-            app_name=ctx.app_name, user_id=ctx.user_id, query=query
-        )
+        service = self._memory_service("Memory service is not available.")
+        return await service.search_memory(app_name=ctx.app_name, user_id=ctx.user_id, query=query)
 
     async def add_session_to_memory(self) -> None:
         """Remember this session (as stored so far) in the memory service.
 
         Raises:
-            ConfigurationError: The Runner has no memory service.
+            ServiceNotConfiguredError: The Runner has no memory service.
         """
-        await self._memory_service().add_session_to_memory(self._invocation_context.session)
+        service = self._memory_service(
+            "Cannot add session to memory: memory service is not available."
+        )
+        await service.add_session_to_memory(self._invocation_context.session)
 
     async def add_events_to_memory(
         self, *, events: Sequence[Event], custom_metadata: Mapping[str, object] | None = None
@@ -143,13 +154,16 @@ class CallbackContext(ReadonlyContext):
         """Remember ``events`` (a delta, e.g. the latest turn) under this session.
 
         Raises:
-            ConfigurationError: The Runner has no memory service.
+            ServiceNotConfiguredError: The Runner has no memory service.
         """
-        ctx = self._invocation_context
-        await self._memory_service().add_events_to_memory(
-            app_name=ctx.app_name,
-            user_id=ctx.user_id,
-            session_id=ctx.session.id,
+        session = self._invocation_context.session
+        service = self._memory_service(
+            "Cannot add events to memory: memory service is not available."
+        )
+        await service.add_events_to_memory(
+            app_name=session.app_name,
+            user_id=session.user_id,
+            session_id=session.id,
             events=events,
             custom_metadata=custom_metadata,
         )
@@ -163,16 +177,28 @@ class CallbackContext(ReadonlyContext):
         """Store memory entries directly, for this user of this app.
 
         Raises:
-            ConfigurationError: The Runner has no memory service.
+            ServiceNotConfiguredError: The Runner has no memory service.
             NotImplementedError: The memory service remembers events only.
         """
-        ctx = self._invocation_context
-        await self._memory_service().add_memory(
-            app_name=ctx.app_name,
-            user_id=ctx.user_id,
+        session = self._invocation_context.session
+        service = self._memory_service("Cannot add memory: memory service is not available.")
+        await service.add_memory(
+            app_name=session.app_name,
+            user_id=session.user_id,
             memories=memories,
             custom_metadata=custom_metadata,
         )
+
+    async def delete_memory(self, memory_id: str | None = None) -> None:
+        """Forget this user's memory whose ``MemoryEntry.id`` is ``memory_id``.
+
+        Raises:
+            ServiceNotConfiguredError: The Runner has no memory service.
+            NotImplementedError: The memory service cannot forget single memories.
+        """
+        ctx = self._invocation_context
+        service = self._memory_service("Cannot delete memory: memory service is not available.")
+        await service.delete_memory(app_name=ctx.app_name, user_id=ctx.user_id, memory_id=memory_id)
 
     def render_ui_widget(self, ui_widget: UiWidget) -> None:
         """Show ``ui_widget`` with this step's event (committed with it).
@@ -194,7 +220,7 @@ class CallbackContext(ReadonlyContext):
         """Save ``auth_config.exchanged_auth_credential`` in the credential service.
 
         Raises:
-            ConfigurationError: The Runner has no credential service.
+            ServiceNotConfiguredError: The Runner has no credential service.
         """
         await self._credential_service().save_credential(auth_config, self)
 
@@ -202,7 +228,7 @@ class CallbackContext(ReadonlyContext):
         """The credential saved for ``auth_config`` for this user, or None.
 
         Raises:
-            ConfigurationError: The Runner has no credential service.
+            ServiceNotConfiguredError: The Runner has no credential service.
         """
         return await self._credential_service().load_credential(auth_config, self)
 
@@ -220,8 +246,8 @@ class CallbackContext(ReadonlyContext):
     def _credential_service(self) -> BaseCredentialService:
         service: BaseCredentialService | None = self._invocation_context.credential_service
         if service is None:
-            raise ConfigurationError(
-                "No credential service is configured: pass credential_service to the Runner "
+            raise ServiceNotConfiguredError(
+                "Credential service is not initialized: pass credential_service to the Runner "
                 "(e.g. InMemoryCredentialService())."
             )
         return service
@@ -229,15 +255,14 @@ class CallbackContext(ReadonlyContext):
     def _artifact_service(self) -> BaseArtifactService:
         service = self._invocation_context.artifact_service
         if service is None:
-            raise ConfigurationError(
-                "No artifact service is configured: pass artifact_service to the Runner."
+            raise ServiceNotConfiguredError(
+                "Artifact service is not initialized. Pass artifact_service to the Runner."
             )
         return service
 
-    def _memory_service(self) -> BaseMemoryService:
+    def _memory_service(self, missing: str) -> BaseMemoryService:
+        """The Runner's memory service; ``missing`` says what could not be done without one."""
         service = self._invocation_context.memory_service
         if service is None:
-            raise ConfigurationError(
-                "No memory service is configured: pass memory_service to the Runner."
-            )
+            raise ServiceNotConfiguredError(f"{missing} Pass memory_service to the Runner.")
         return service

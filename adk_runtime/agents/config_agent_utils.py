@@ -22,8 +22,10 @@ tools, callbacks, schemas) is imported and used, as in google-adk: load only fil
 run as Python. Two guards stay on: references into the standard library and a few
 code-running packages are refused (:mod:`adk_runtime.agents._config_denylist`), and a
 ``config_path`` must stay inside the directory of the file that names it (absolute paths and
-``..`` leading out are refused, as google-adk does). Paths under ``google.adk.`` are read as
-the same paths under ``adk_runtime.``, so a file written for google-adk loads unchanged.
+``..`` leading out are refused, as google-adk does). ``_set_enforce_yaml_key_denylist(True)``
+also refuses the ``args`` key (off by default, as in google-adk). Paths under ``google.adk.``
+are read as the same paths under ``adk_runtime.``, so a file written for google-adk loads
+unchanged.
 
 Errors are :class:`~adk_runtime.errors.AgentConfigError` (a ``ValueError``) naming the file
 and the field; a missing file is ``FileNotFoundError``.
@@ -88,6 +90,7 @@ def from_config(config_path: str) -> BaseAgent:
     token = _loading.set((*chain, key))
     try:
         data = _load_yaml(abs_path)
+        _config_denylist.check_config_keys(data, abs_path)
         with located("agent_class", path=abs_path):
             agent_class = _resolve_agent_class(data.get("agent_class", "LlmAgent"))
         config = config_as_model(agent_class, data, abs_path)
@@ -183,6 +186,15 @@ def resolve_fully_qualified_name(name: str) -> Any:
 def _set_enforce_denylist(value: bool) -> None:
     """Turn the module denylist on or off (google-adk's switch; on by default)."""
     _config_denylist.set_enforced(value)
+
+
+def _set_enforce_yaml_key_denylist(value: bool) -> None:
+    """Refuse the ``args`` key in config files, or allow it again (google-adk's switch).
+
+    Off by default. When on, ``args`` anywhere in a file is an ``AgentConfigError``, except
+    data-only ``args`` of an ``McpToolset`` entry in a built-in ``LlmAgent``'s ``tools``.
+    """
+    _config_denylist.set_keys_enforced(value)
 
 
 def _resolve_agent_code_reference(code: str) -> BaseAgent:

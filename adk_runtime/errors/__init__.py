@@ -30,6 +30,7 @@ __all__ = [
     "PluginError",
     "ScriptExhaustedError",
     "SerializationError",
+    "ServiceNotConfiguredError",
     "SessionBusyError",
     "SessionNotFoundError",
     "StaleSessionError",
@@ -39,8 +40,8 @@ __all__ = [
 ]
 
 STALE_SESSION_MESSAGE = (
-    "Another writer changed this session in storage after this object was loaded; nothing "
-    "was written. Load the session again, then append."
+    "The session was modified in storage by another writer after this object was loaded; "
+    "nothing was written. Load the session again, then append."
 )
 RECREATED_SESSION_MESSAGE = (
     "The session was deleted and created again since it was loaded: this object belongs to "
@@ -213,7 +214,19 @@ class AgentConfigError(AdkRuntimeError, ValueError):
 
 
 class ConfigurationError(AdkRuntimeError):
-    """The runtime is configured wrongly (unknown URL, schema behind, missing extra...)."""
+    """The runtime is configured wrongly (unknown URL, schema behind, missing extra...).
+
+    Not a ``ValueError``: pydantic would turn one raised while an agent or a config model
+    validates into a ``ValidationError``, hiding the type. Subclasses that google-adk
+    raises as ``ValueError`` and that are never raised inside validation add it.
+    """
+
+
+class ServiceNotConfiguredError(ConfigurationError, ValueError):
+    """A context call needs a service (memory, artifacts, credentials) the Runner lacks.
+
+    A ``ValueError`` too, as google-adk raises for a missing service.
+    """
 
 
 class UnsupportedFeatureError(AdkRuntimeError, NotImplementedError):

@@ -92,6 +92,21 @@ class InMemorySessionService(BaseSessionService):
         self._user_state: dict[tuple[str, str], dict[str, Any]] = {}
         self._open: dict[str, set[_Key]] = {}  # app → sessions with an open invocation
 
+    @property
+    def sessions(self) -> dict[str, dict[str, dict[str, Session]]]:
+        """Every stored session, read whole, keyed by app name, then user id, then session id.
+
+        google-adk's attribute, for inspection in tests: each access reads a new snapshot
+        (as ``get_session`` does), so changing it changes nothing stored; a session taken
+        from it can be appended to like any loaded session.
+        """
+        found: dict[str, dict[str, dict[str, Session]]] = {}
+        with self._lock:
+            for key, stored in self._sessions.items():
+                users = found.setdefault(key[0], {})
+                users.setdefault(key[1], {})[key[2]] = self._snapshot(key, stored, stored.events)
+        return found
+
     @classmethod
     def from_url(cls, url: str, **kwargs: Any) -> InMemorySessionService:
         """Build the service for ``memory://`` (takes no options)."""

@@ -23,7 +23,10 @@ __all__ = ["SqlHandle"]
 
 def _database(db_url: str | None, db_engine: AsyncEngine | None, engine_kwargs: Any) -> Database:
     if (db_url is None) == (db_engine is None):
-        raise ConfigurationError("Pass exactly one of db_url or db_engine.")
+        raise ConfigurationError(
+            "Exactly one of 'db_url' or 'db_engine' must be provided: pass either the "
+            "database URL or an engine."
+        )
     if db_engine is None:
         assert db_url is not None
         return Database(create_engine(db_url, **engine_kwargs), owns_engine=True)

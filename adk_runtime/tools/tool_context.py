@@ -72,7 +72,9 @@ class ToolContext(CallbackContext):
             ValueError: This context answers no function call.
         """
         if not self.function_call_id:
-            raise ValueError("request_confirmation needs a function call: use it inside a tool.")
+            raise ValueError(
+                "request_confirmation requires function_call_id: use it inside a tool."
+            )
         self.actions.requested_tool_confirmations[self.function_call_id] = ToolConfirmation(
             hint=hint or "", payload=payload
         )
@@ -93,8 +95,8 @@ class ToolContext(CallbackContext):
         """
         if not self.function_call_id:
             raise ValueError(
-                "request_credential needs a function call: use it inside a tool (callbacks "
-                "use save_credential / load_credential)."
+                "request_credential requires function_call_id: use it inside a tool "
+                "(callbacks use save_credential / load_credential)."
             )
         from adk_runtime.auth.auth_handler import AuthHandler, remember_client_secret
 

@@ -285,3 +285,31 @@ def test_resolve_callbacks_refuses_what_is_not_callable() -> None:
     ]
     with pytest.raises(AgentConfigError, match="not a function"):
         config_agent_utils.resolve_callbacks([CodeConfig(name=f"{HERE}.NOT_AN_AGENT")])
+
+
+def test_the_args_key_denylist_refuses_args_when_turned_on(tmp_path: Path) -> None:
+    code_args = agent_file(tmp_path, f"tools:\n  - name: {HERE}.make_tool\n    args: {{n: 1}}\n")
+    nested = agent_file(
+        tmp_path, f"sub_agents:\n  - code: {HERE}.AGENT\n    args: {{x: 1}}\n", "nested.yaml"
+    )
+    mcp_code = agent_file(
+        tmp_path,
+        f"tools:\n  - name: McpToolset\n    args: {{tool_filter: {HERE}.refund}}\n",
+        "mcp_code.yaml",
+    )
+    config_agent_utils._set_enforce_yaml_key_denylist(True)
+    try:
+        for path in (code_args, nested):
+            error = load_error(path)
+            assert "Blocked key 'args' found" in str(error)
+            assert error.path == str(path)
+        assert "list of tool names" in str(load_error(mcp_code))
+        # An McpToolset's data-only args pass (a stdio server's own `args` are its argv).
+        server = {"command": "srv", "args": ["--quiet"]}
+        mcp_args = {"tool_filter": ["a"], "connection_params": {"server_params": server}}
+        config_agent_utils._config_denylist.check_config_keys(
+            {"name": "root", "tools": [{"name": "McpToolset", "args": mcp_args}]}, "mcp.yaml"
+        )
+    finally:
+        config_agent_utils._set_enforce_yaml_key_denylist(False)
+    assert "Blocked key" not in str(load_error(nested))  # off again: args reach the agent

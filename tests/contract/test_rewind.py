@@ -139,7 +139,7 @@ async def test_rewind_of_an_unknown_invocation_writes_nothing(
     sid = uuid.uuid4().hex
     await session_service.create_session(app_name=APP, user_id="u", session_id=sid)
     said = await _say(runner, sid, "one")
-    with pytest.raises(InvocationNotFoundError):
+    with pytest.raises(InvocationNotFoundError, match="Invocation ID not found: e-x"):
         await runner.rewind_async(user_id="u", session_id=sid, rewind_before_invocation_id="e-x")
     session = await session_service.get_session(app_name=APP, user_id="u", session_id=sid)
     assert session is not None

@@ -9,7 +9,8 @@ from google.genai import types
 
 from adk_runtime.agents import CallbackContext, LlmAgent
 from adk_runtime.artifacts.memory import InMemoryArtifactService
-from adk_runtime.errors import ConfigurationError
+from adk_runtime.errors import ServiceNotConfiguredError
+from adk_runtime.memory.base import MemoryEntry
 from adk_runtime.memory.in_memory import InMemoryMemoryService
 from adk_runtime.models import LlmRequest
 from adk_runtime.runners import Runner
@@ -79,8 +80,80 @@ async def test_artifacts_need_a_service(session_service: BaseSessionService) -> 
     agent = LlmAgent(name="a", model=ScriptedModel(replies=["hi"]), after_model_callback=keep)
     runner = Runner(app_name=APP, agent=agent, session_service=session_service)
     await session_service.create_session(app_name=APP, user_id=USER, session_id="s1")
-    with pytest.raises(ConfigurationError, match="artifact service"):
+    with pytest.raises(ServiceNotConfiguredError, match="Artifact service is not initialized"):
         await send(runner, "hello")
+
+
+async def test_memory_and_credentials_need_a_service(session_service: BaseSessionService) -> None:
+    """Each call names what it could not do; the error is a ValueError, as in google-adk."""
+    from fastapi.openapi.models import APIKey
+
+    from adk_runtime.auth import AuthConfig
+
+    caught: dict[str, BaseException] = {}
+    auth = AuthConfig(auth_scheme=APIKey.model_validate({"in": "header", "name": "X-Key"}))
+
+    async def probe(callback_context: CallbackContext, llm_response: Any) -> None:
+        calls = {
+            "search": callback_context.search_memory("x"),
+            "session": callback_context.add_session_to_memory(),
+            "events": callback_context.add_events_to_memory(events=[]),
+            "entries": callback_context.add_memory(memories=[]),
+            "delete": callback_context.delete_memory("m1"),
+            "credential": callback_context.load_credential(auth),
+        }
+        for name, call in calls.items():
+            with pytest.raises(ServiceNotConfiguredError) as info:
+                await call
+            caught[name] = info.value
+
+    agent = LlmAgent(name="a", model=ScriptedModel(replies=["hi"]), after_model_callback=probe)
+    runner = Runner(app_name=APP, agent=agent, session_service=session_service)
+    await session_service.create_session(app_name=APP, user_id=USER, session_id="s1")
+    await send(runner, "hello")
+    messages = {name: str(exc) for name, exc in caught.items()}
+    assert messages["search"].startswith("Memory service is not available.")
+    assert messages["session"].startswith("Cannot add session to memory: memory service is not")
+    assert messages["events"].startswith("Cannot add events to memory: memory service is not")
+    assert messages["entries"].startswith("Cannot add memory: memory service is not available.")
+    assert messages["delete"].startswith("Cannot delete memory: memory service is not available")
+    assert messages["credential"].startswith("Credential service is not initialized")
+    assert all(isinstance(exc, ValueError) for exc in caught.values())
+
+
+class _RecordingMemory(InMemoryMemoryService):
+    """Records direct writes and deletions (the in-memory store remembers events only)."""
+
+    def __init__(self) -> None:
+        super().__init__()
+        self.calls: list[tuple[str, str, str, object]] = []
+
+    async def add_memory(self, *, app_name: str, user_id: str, memories: Any, **kw: Any) -> None:
+        self.calls.append(("add", app_name, user_id, kw.get("custom_metadata")))
+
+    async def delete_memory(
+        self, *, app_name: str, user_id: str, memory_id: str | None = None
+    ) -> None:
+        self.calls.append(("delete", app_name, user_id, memory_id))
+
+
+async def test_memory_writes_are_scoped_by_the_session(session_service: BaseSessionService) -> None:
+    """add_memory goes under the session's app and user; branch and invocation context read."""
+    memory = _RecordingMemory()
+    seen: list[object] = []
+
+    async def remember(callback_context: CallbackContext, llm_response: Any) -> None:
+        seen.append(callback_context.branch)
+        seen.append(callback_context.get_invocation_context().session is callback_context.session)
+        entry = MemoryEntry(content=types.Content(parts=[types.Part(text="fact")]))
+        await callback_context.add_memory(memories=[entry], custom_metadata={"ttl": "1d"})
+        await callback_context.delete_memory("m1")
+
+    agent = LlmAgent(name="a", model=ScriptedModel(replies=["hi"]), after_model_callback=remember)
+    runner = await start(agent, session_service, memory_service=memory)
+    await send(runner, "hello")
+    assert seen == [None, True]
+    assert memory.calls == [("add", APP, USER, {"ttl": "1d"}), ("delete", APP, USER, "m1")]
 
 
 async def _remember(memory: InMemoryMemoryService, service: BaseSessionService) -> None:

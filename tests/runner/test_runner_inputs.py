@@ -99,6 +99,7 @@ async def test_session_not_found_names_the_app_the_agent_folder_implies(
     assert "Session not found" in message
     assert "'forecasts'" in message
     assert "'weather'" in message
+    assert "Ensure the runner app_name matches" in message  # google-adk's phrase
     plain = Runner(app_name=APP, agent=LlmAgent(name="x"), session_service=service)
     assert plain._app_name_alignment_hint is None  # adk_runtime's own class implies nothing
     with pytest.raises(SessionNotFoundError) as raised:
