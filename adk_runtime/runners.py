@@ -47,7 +47,10 @@ from adk_runtime._runner_support import ThreadedRun
 from adk_runtime.agents._answer_checks import check_client_answers
 from adk_runtime.agents.base_agent import BaseAgent
 from adk_runtime.agents.invocation_context import InvocationContext, new_invocation_context_id
+from adk_runtime.agents.loop_agent import LoopAgent
+from adk_runtime.agents.parallel_agent import ParallelAgent
 from adk_runtime.agents.run_config import RunConfig
+from adk_runtime.agents.sequential_agent import SequentialAgent
 from adk_runtime.apps.app import App
 from adk_runtime.apps.compaction import compact_after_invocation
 from adk_runtime.artifacts.base import BaseArtifactService
@@ -266,7 +269,9 @@ class Runner:
                     ctx.invocation_id = result.event.invocation_id
                     ctx.user_content = result.event.content
             await claim.mark(ctx.invocation_id)  # no round trip unless the id changed above
-            ctx.agent = agent
+            # An answer to a call made inside a workflow resumes the workflow, from the
+            # checkpoints of the paused invocation: the agents after the caller run too.
+            ctx.agent = agent if call_event is None else _workflow_root(agent)
             turn.started(ctx.invocation_id, ctx.agent.name)
             async with aclosing(run_with_plugins(ctx, ctx.agent.run_async(ctx))) as events:
                 async for event in events:
@@ -307,6 +312,7 @@ class Runner:
             events_compaction_config=self.app.events_compaction_config,
             context_cache_config=self.context_cache_config,
         )
+        ctx._durable = True  # workflow agents record checkpoints: any invocation can resume
         if continuing:  # its agents' states, from its committed events
             ctx.populate_invocation_agent_states()
         return ctx
@@ -586,6 +592,16 @@ class Runner:
                 return False
             current = current.parent_agent
         return True
+
+
+def _workflow_root(agent: BaseAgent) -> BaseAgent:
+    """The topmost workflow agent (sequential, loop, parallel) in the chain right above ``agent``.
+
+    ``agent`` itself when its parent is none of them.
+    """
+    while isinstance(agent.parent_agent, (SequentialAgent, LoopAgent, ParallelAgent)):
+        agent = agent.parent_agent
+    return agent
 
 
 class InMemoryRunner(Runner):

@@ -20,10 +20,19 @@ a final response                                    nothing: that agent is done
 ==================================================  =========================================
 
 Workflow agents record their progress as content-less checkpoint events (``agent_state`` /
-``end_of_agent``, made by :func:`checkpoint`), read back by :func:`checkpoint_of`: a resumed
+``end_of_agent``, made by :func:`checkpoint`), in google-adk's positions and form: before each
+sub-agent an ``agent_state`` naming it, at the end an ``end_of_agent``. They record them when
+the context :attr:`~InvocationContext.records_checkpoints` (the app is resumable, or the
+Runner runs the invocation), and read them back with :func:`checkpoint_of`: a resumed
 ``SequentialAgent`` continues with the sub-agent it was running, a ``LoopAgent`` at the same
-iteration, a ``ParallelAgent`` runs only the branches that had not ended (each branch's end
-is an ``end_of_agent`` event of its sub-agent, on its branch).
+iteration, a ``ParallelAgent`` runs only the branches that had not ended (a branch's end is an
+``end_of_agent`` event of its sub-agent, on its branch; a sub-agent without one continues from
+its own events as above).
+
+In google-adk's resumable mode (``ctx.is_resumable``) an ``LlmAgent`` also yields an
+``end_of_agent`` event when it is done: after its final response, or right after the response
+that transfers the conversation (before the agent it transfers to runs); never while it waits
+for a long-running call.
 """
 
 from __future__ import annotations
@@ -40,12 +49,12 @@ from adk_runtime.agents import _functions, _toolsets
 from adk_runtime.agents._llm_flow import run_flow
 from adk_runtime.agents.invocation_context import InvocationContext
 from adk_runtime.agents.readonly_context import ReadonlyContext
-from adk_runtime.events import Event, EventActions
+from adk_runtime.events import Event
 from adk_runtime.models.llm_request import LlmRequest
 from adk_runtime.tools.tool_context import ToolContext
 
 if TYPE_CHECKING:
-    from adk_runtime.agents.base_agent import BaseAgent
+    from adk_runtime.agents.base_agent import BaseAgent, BaseAgentState
     from adk_runtime.agents.llm_agent import LlmAgent
 
 logger = logging.getLogger(__name__)
@@ -130,10 +139,14 @@ class Checkpoint:
 def checkpoint_of(agent: BaseAgent, ctx: InvocationContext) -> Checkpoint | None:
     """A workflow agent's last checkpoint in the invocation being resumed.
 
-    None when the run is not a resumption, the agent left no checkpoint, or it already
-    continued from it in this run: then it starts from the beginning (its sub-agents still
-    continue from their own events).
+    None when the agent left no checkpoint, or it already continued from it in this run: then
+    it starts from the beginning (its sub-agents still continue from their own events). When
+    the run is not a resumption of committed events, its state in ``ctx.agent_states`` (as
+    google-adk reads it: filled in from the events of a continued invocation, or set by hand).
     """
+    if not isinstance(ctx._resume, ResumeState):
+        recorded = ctx.agent_states.get(agent.name)
+        return None if recorded is None else Checkpoint(dict(recorded), False, -1)
     for position, event in reversed(_own_events(agent, ctx)):
         if event.actions.end_of_agent:
             return Checkpoint({}, True, position)
@@ -181,19 +194,17 @@ def after(ctx: InvocationContext, checkpoint: Checkpoint | None) -> InvocationCo
     return scoped
 
 
-def checkpoint(
-    agent: BaseAgent, ctx: InvocationContext, state: dict[str, Any] | None = None
-) -> Event:
+def checkpoint(agent: BaseAgent, ctx: InvocationContext, state: BaseAgentState | None) -> Event:
     """A content-less checkpoint event: ``agent_state`` (when given) or ``end_of_agent``.
 
-    It never reaches a model (contents are built from events with content only).
+    Recorded in ``ctx`` too (``set_agent_state``), as google-adk does. It never reaches a
+    model (contents are built from events with content only).
     """
-    return Event(
-        invocation_id=ctx.invocation_id,
-        author=agent.name,
-        branch=ctx.branch,
-        actions=EventActions(agent_state=state, end_of_agent=True if state is None else None),
-    )
+    if state is None:
+        ctx.set_agent_state(agent.name, end_of_agent=True)
+    else:
+        ctx.set_agent_state(agent.name, agent_state=state)
+    return agent._create_agent_state_event(ctx)
 
 
 def answered(agent: BaseAgent, ctx: InvocationContext) -> bool:
@@ -222,18 +233,91 @@ def answered(agent: BaseAgent, ctx: InvocationContext) -> bool:
 
 
 def ended(agent: BaseAgent, ctx: InvocationContext) -> bool:
-    """The resumed invocation holds an ``end_of_agent`` of ``agent`` on ``ctx``'s branch."""
+    """The resumed invocation holds an ``end_of_agent`` of ``agent`` on ``ctx``'s branch.
+
+    Not a resumption of committed events: ``ctx.end_of_agents`` says (google-adk's record).
+    """
     state = ctx._resume
-    return isinstance(state, ResumeState) and any(
+    if not isinstance(state, ResumeState):
+        return bool(ctx.end_of_agents.get(agent.name))
+    return any(
         event.author == agent.name and event.branch == ctx.branch and event.actions.end_of_agent
         for event in state.events
     )
 
 
 async def run_llm_agent(agent: LlmAgent, ctx: InvocationContext) -> AsyncGenerator[Event, None]:
-    """Run an LlmAgent, continuing from its last committed event when resuming (table above)."""
-    own = _resume_point(agent, ctx)
-    last = own[-1] if own else None
+    """Run an LlmAgent, continuing from its last committed event when resuming (table above).
+
+    In google-adk's resumable mode, also its ``end_of_agent`` event (see the module's doc).
+    """
+    own = _resume_point(agent, ctx) or []
+    marking = _EndMarking(agent, ctx, done=bool(own) and bool(own[-1].actions.end_of_agent))
+    if own:  # it had transferred, but its end was not committed: the end first
+        marker = marking.after(own[-1])
+        if marker is not None:
+            yield marker
+    async with aclosing(_continue(agent, ctx, own)) as events:
+        async for event in events:
+            yield event
+            marker = marking.after(event)
+            if marker is not None:
+                yield marker
+    marker = marking.at_end()
+    if marker is not None:
+        yield marker
+
+
+class _EndMarking:
+    """When an LlmAgent yields its ``end_of_agent`` event (google-adk's resumable mode only)."""
+
+    def __init__(self, agent: LlmAgent, ctx: InvocationContext, *, done: bool) -> None:
+        self.agent = agent
+        self.ctx = ctx
+        self.done = done or not ctx.is_resumable
+        self.paused = False
+
+    def after(self, event: Event) -> Event | None:
+        """The marker due right after ``event``: after a response that transfers."""
+        self.paused = self.paused or self.ctx.should_pause_invocation(event)
+        transfers = (
+            event.author == self.agent.name
+            and bool(event.actions.transfer_to_agent)
+            and bool(event.get_function_responses())
+        )
+        return self._mark() if transfers and not self.paused else None
+
+    def at_end(self) -> Event | None:
+        """The marker due when the agent's run is over, unless it waits for an answer."""
+        if self.paused:
+            return None
+        recent = self.ctx._get_events(current_invocation=True, current_branch=True)[-2:]
+        if any(self.ctx.should_pause_invocation(event) for event in recent):
+            return None
+        return self._mark()
+
+    def _mark(self) -> Event | None:
+        if self.done:
+            return None
+        self.done = True
+        return checkpoint(self.agent, self.ctx, None)
+
+
+def _is_marker(event: Event) -> bool:
+    """A content-less checkpoint event (``agent_state`` or ``end_of_agent``)."""
+    return event.content is None and (
+        bool(event.actions.end_of_agent) or event.actions.agent_state is not None
+    )
+
+
+async def _continue(
+    agent: LlmAgent, ctx: InvocationContext, own: list[Event]
+) -> AsyncGenerator[Event, None]:
+    """The flow, or what is left of it after the agent's committed events ``own``."""
+    steps = [event for event in own if not _is_marker(event)]
+    last = steps[-1] if steps else None
+    if last is None and own:
+        return  # it committed only its end: done
     if last is not None:
         if last.actions.transfer_to_agent:
             async with aclosing(_run_transfer(agent, ctx, last)) as events:

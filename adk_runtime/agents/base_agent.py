@@ -106,7 +106,9 @@ class BaseAgent(BaseModel):
         if not value.isidentifier():
             raise ValueError(f"Agent name {value!r} must be a Python identifier.")
         if value == "user":
-            raise ValueError("Agent name 'user' is reserved for the end user's events.")
+            raise ValueError(
+                "Agent name cannot be `user`: it is reserved for the end user's events."
+            )
         return value
 
     def model_post_init(self, context: Any, /) -> None:
@@ -143,12 +145,14 @@ class BaseAgent(BaseModel):
         update = dict(update or {})
         if "parent_agent" in update:
             raise ValueError(
-                "clone() cannot set parent_agent: an agent gets its parent when it is given "
-                "as a sub-agent."
+                "Cannot update `parent_agent` field in clone(): an agent gets its parent when "
+                "it is given as a sub-agent."
             )
         unknown = sorted(set(update) - set(type(self).model_fields))
         if unknown:
-            raise ValueError(f"{type(self).__name__} has no fields {unknown}.")
+            raise ValueError(
+                f"Cannot update nonexistent fields of {type(self).__name__}: {unknown}."
+            )
         copy = self.model_copy(update=update)
         for field_name in type(copy).model_fields:
             if field_name in ("sub_agents", "parent_agent") or field_name in update:
@@ -228,13 +232,33 @@ class BaseAgent(BaseModel):
         if ctx._resume is not None and not self.resumes_itself and _answered(self, ctx):
             return
         with telemetry.span(f"invoke_agent {self.name}", lambda: _agent_attributes(self, ctx)):
-            async with aclosing(self._run_with_callbacks(ctx)) as events:
+            async with aclosing(self._run_with_callbacks(ctx, self._run_async_impl)) as events:
                 async for event in events:
                     yield event
 
-    async def _run_with_callbacks(self, ctx: InvocationContext) -> AsyncGenerator[Event, None]:
+    async def run_live(self, parent_context: InvocationContext) -> AsyncGenerator[Event, None]:
+        """google-adk's live (audio/video) entry point: callbacks around ``_run_live_impl``.
+
+        adk_runtime runs no Live API sessions: an ``LlmAgent``'s live run raises
+        ``UnsupportedFeatureError``. A custom agent that implements ``_run_live_impl`` runs it
+        here, with the same callbacks as ``run_async``.
+
+        Yields:
+            The events of the live run.
+        """
+        ctx = self._create_invocation_context(parent_context)
+        with telemetry.span(f"invoke_agent {self.name}", lambda: _agent_attributes(self, ctx)):
+            async with aclosing(self._run_with_callbacks(ctx, self._run_live_impl)) as events:
+                async for event in events:
+                    yield event
+
+    async def _run_with_callbacks(
+        self,
+        ctx: InvocationContext,
+        impl: Callable[[InvocationContext], AsyncGenerator[Event, None]],
+    ) -> AsyncGenerator[Event, None]:
         try:
-            async with aclosing(self._run_steps(ctx)) as events:
+            async with aclosing(self._run_steps(ctx, impl)) as events:
                 async for event in events:
                     yield event
         except Exception as exc:  # the plugins are told; the error goes on
@@ -243,13 +267,17 @@ class BaseAgent(BaseModel):
             )
             raise
 
-    async def _run_steps(self, ctx: InvocationContext) -> AsyncGenerator[Event, None]:
+    async def _run_steps(
+        self,
+        ctx: InvocationContext,
+        impl: Callable[[InvocationContext], AsyncGenerator[Event, None]],
+    ) -> AsyncGenerator[Event, None]:
         event = await self._handle_agent_callbacks(ctx, self.before_agent_callback, before=True)
         if event is not None:
             yield event
         if _ended(ctx):
             return
-        async with aclosing(self._run_async_impl(ctx)) as events:
+        async with aclosing(impl(ctx)) as events:
             async for event in events:
                 yield event
         if _ended(ctx):
@@ -261,6 +289,10 @@ class BaseAgent(BaseModel):
     def _run_async_impl(self, ctx: InvocationContext) -> AsyncGenerator[Event, None]:
         """Produce the agent's events; subclasses implement this as an async generator."""
         raise NotImplementedError(f"{type(self).__name__} must implement _run_async_impl.")
+
+    def _run_live_impl(self, ctx: InvocationContext) -> AsyncGenerator[Event, None]:
+        """Produce the agent's events of a live run (only custom agents implement it here)."""
+        raise NotImplementedError(f"_run_live_impl is not implemented for {type(self).__name__}.")
 
     def _load_agent_state(
         self, ctx: InvocationContext, state_type: type[AgentState]

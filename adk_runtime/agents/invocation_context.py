@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import asyncio
 from typing import TYPE_CHECKING, Any
 
 from google.genai import types
@@ -11,7 +12,7 @@ from adk_runtime.agents._compaction_config import EventsCompactionConfig
 from adk_runtime.agents._resumability import ResumabilityConfig
 from adk_runtime.agents.run_config import RunConfig
 from adk_runtime.artifacts.base import BaseArtifactService
-from adk_runtime.errors import LlmCallsLimitExceededError
+from adk_runtime.errors import LlmCallsLimitExceededError, UnsupportedFeatureError
 from adk_runtime.memory.base import BaseMemoryService
 from adk_runtime.models._context_cache_config import ContextCacheConfig
 from adk_runtime.platform import uuid as platform_uuid
@@ -46,8 +47,9 @@ class InvocationContext(BaseModel):
         end_invocation: Set to stop the invocation after the current step.
         run_config: The settings of this invocation.
         plugin_manager: The Runner's plugins (none when the context is built by hand).
-        resumability_config: The app's ``ResumabilityConfig``, if it set one: accepted as in
-            google-adk; every invocation here is resumable whatever it says.
+        resumability_config: The app's ``ResumabilityConfig``. With ``is_resumable`` the
+            agents record google-adk's checkpoint events (see :attr:`is_resumable`); the
+            Runner's invocations can be resumed either way (see ``records_checkpoints``).
         agent_states: Agent name to the state it recorded in this invocation (the dict form
             of its ``BaseAgentState``), as google-adk keeps it for custom resumable agents
             (``set_agent_state``, ``BaseAgent._load_agent_state``). Filled from the committed
@@ -90,16 +92,62 @@ class InvocationContext(BaseModel):
     _llm_calls: list[int] = PrivateAttr(default_factory=lambda: [0])
     # Set when this run resumes an interrupted invocation (agents/_resume.py); shared too.
     _resume: Any = PrivateAttr(default=None)
+    # Set by the Runner: its invocations are durable, so workflow agents record checkpoints.
+    _durable: bool = PrivateAttr(default=False)
+    # google-adk's copy of run_config.custom_metadata, for low-level telemetry.
+    _custom_metadata: dict[str, Any] = PrivateAttr(default_factory=dict)
+    # google-adk's hand-off queue between workflow nodes and its Runner; ours never sets it.
+    _event_queue: asyncio.Queue[tuple[Event, asyncio.Event | None]] | None = PrivateAttr(
+        default=None
+    )
+
+    def model_post_init(self, context: Any, /) -> None:
+        """Copy ``run_config.custom_metadata`` to ``_custom_metadata`` (as google-adk does)."""
+        if self.run_config.custom_metadata:
+            self._custom_metadata.update(self.run_config.custom_metadata)
 
     @property
     def is_resumable(self) -> bool:
-        """Always True: any interrupted invocation can be continued here.
+        """The app asked for google-adk's resumable mode (``ResumabilityConfig(True)``).
 
-        Every event is committed before the agent goes on, so
-        ``Runner.run_async(invocation_id=...)`` continues it whatever ``resumability_config``
-        says (google-adk resumes only when it is set).
+        Then the agents yield google-adk's checkpoint events: workflow agents their
+        ``agent_state`` / ``end_of_agent`` events, and every ``LlmAgent`` an ``end_of_agent``
+        event when it finishes. An invocation run by the Runner can be resumed whatever this
+        says (its workflow agents record their checkpoints anyway, see
+        :attr:`records_checkpoints`); a context built by hand without the config records none.
         """
-        return True
+        config = self.resumability_config
+        return config is not None and config.is_resumable
+
+    @property
+    def records_checkpoints(self) -> bool:
+        """Workflow agents yield checkpoint events: the app is resumable, or the Runner runs it.
+
+        The Runner needs them to resume an interrupted invocation (``agents/_resume.py``).
+        """
+        return self._durable or self.is_resumable
+
+    async def _enqueue_event(self, event: Event) -> None:
+        """Hand ``event`` to whoever consumes ``_event_queue`` (google-adk's node hand-off).
+
+        A complete event waits until the consumer sets the ``asyncio.Event`` queued with it; a
+        partial one does not wait.
+
+        Raises:
+            UnsupportedFeatureError: No queue is set (the Runner here never sets one: agents
+                yield their events instead).
+        """
+        if self._event_queue is None:
+            raise UnsupportedFeatureError(
+                "InvocationContext._event_queue is not set: adk_runtime's Runner commits the "
+                "events an agent yields; yield the event instead of enqueueing it."
+            )
+        if event.partial:
+            await self._event_queue.put((event, None))
+            return
+        done = asyncio.Event()
+        await self._event_queue.put((event, done))
+        await done.wait()
 
     def call_attempt(self, function_call_id: str | None) -> int:
         """Which run of this function call this is: 1, or 2 when a resumption runs it again.
@@ -147,9 +195,11 @@ class InvocationContext(BaseModel):
 
         An event's ``end_of_agent`` marks its author finished; an ``agent_state`` records
         where it was; an agent that answered with content but recorded no state gets an empty
-        one (it started). Called by the Runner when it resumes an invocation (every
-        invocation is resumable here, whatever ``resumability_config`` says).
+        one (it started). Called by the Runner when it continues an invocation; does nothing
+        when the context records no checkpoints (google-adk's non-resumable context).
         """
+        if not self.records_checkpoints:
+            return
         for event in self._get_events(current_invocation=True):
             if event.actions.end_of_agent:
                 self.end_of_agents[event.author] = True

@@ -33,6 +33,7 @@ from adk_runtime.agents.invocation_context import InvocationContext
 from adk_runtime.agents.llm_agent_config import LlmAgentConfig
 from adk_runtime.agents.readonly_context import ReadonlyContext
 from adk_runtime.code_executors.base_code_executor import BaseCodeExecutor
+from adk_runtime.errors import UnsupportedFeatureError
 from adk_runtime.events import Event
 from adk_runtime.models.base_llm import BaseLlm
 from adk_runtime.models.llm_request import LlmRequest
@@ -317,6 +318,41 @@ class LlmAgent(BaseAgent):
         async with aclosing(run_llm_agent(self, ctx)) as events:
             async for event in events:
                 yield event
+
+    def _run_live_impl(self, ctx: InvocationContext) -> AsyncGenerator[Event, None]:
+        raise UnsupportedFeatureError(
+            f"LlmAgent {self.name!r} cannot run live: google-adk's Live API (audio/video "
+            "streaming) is not implemented here; use run_async (RunConfig(streaming_mode="
+            "StreamingMode.SSE) streams text)."
+        )
+
+    def __get_agent_to_run(self, agent_name: str) -> BaseAgent:
+        """The agent of this tree called ``agent_name`` (a transfer's target).
+
+        Raises:
+            ValueError: No agent of the tree has that name (the message lists them all).
+        """
+        found = self.root_agent.find_agent(agent_name)
+        if found is not None:
+            return found
+        raise ValueError(
+            f"Agent {agent_name!r} not found in the agent tree of {self.root_agent.name!r}.\n"
+            f"Available agents: {', '.join(self._get_available_agent_names())}\n"
+            "Possible causes: the name is misspelled (names are case-sensitive), or the agent "
+            "was never added to the tree as a sub-agent.\n"
+            "Suggested fixes: check the name against the list above; give the agent as a "
+            "sub-agent of one of them."
+        )
+
+    def _get_available_agent_names(self) -> list[str]:
+        """Every agent name of this agent's tree, from its root down (depth first)."""
+        names: list[str] = []
+        pending: list[BaseAgent] = [self.root_agent]
+        while pending:
+            agent = pending.pop()
+            names.append(agent.name)
+            pending.extend(reversed(agent.sub_agents))
+        return names
 
     async def _handle_agent_callbacks(
         self,

@@ -32,11 +32,13 @@ class LoopAgent(BaseAgent):
     """Repeats its sub-agents.
 
     The loop stops after ``max_iterations`` rounds, or when a sub-agent's event sets
-    ``actions.escalate`` (that sub-agent finishes its run first).
+    ``actions.escalate`` (that sub-agent finishes its run first), or when a sub-agent pauses
+    the invocation (a long-running call).
 
-    Its progress is in the log: after each sub-agent, a content-less event whose
-    ``agent_state`` is a :class:`LoopAgentState` (the round and the sub-agent to run next); at
-    the end, one with ``end_of_agent``. A resumed invocation continues at that round and
+    When the context records checkpoints (see :mod:`adk_runtime.agents._resume`), its
+    progress is in the log as in google-adk: before each sub-agent a content-less event whose
+    ``agent_state`` is a :class:`LoopAgentState` (the sub-agent and the rounds completed), at
+    the end one with ``end_of_agent``. A resumed invocation continues at that round and
     sub-agent.
 
     Attributes:
@@ -54,32 +56,34 @@ class LoopAgent(BaseAgent):
         resumed = _resume.checkpoint_of(self, ctx)
         if resumed is not None and resumed.ended:
             return
-        position = (0, 0)
-        if resumed is not None:
-            rounds = resumed.state.get("times_looped", resumed.state.get("iteration", 0))
-            position = (int(rounds), _resume.sub_agent_index(self, resumed.state))
+        rounds, start = self._start(resumed)
         sub_ctx = _resume.after(ctx, resumed)
-        while self.max_iterations is None or position[0] < self.max_iterations:
-            iteration, index = position
-            escalated = False
-            async with aclosing(self.sub_agents[index].run_async(sub_ctx)) as events:
-                async for event in events:
-                    escalated = escalated or bool(event.actions.escalate)
-                    yield event
-            if ctx.end_invocation or sub_ctx.end_invocation:
-                return
-            if escalated:
-                break
-            position = self._after(iteration, index)
-            if self.max_iterations is None or position[0] < self.max_iterations:
-                state = LoopAgentState(
-                    current_sub_agent=self.sub_agents[position[1]].name, times_looped=position[0]
-                )
-                yield _resume.checkpoint(self, ctx, state.model_dump())
-        yield _resume.checkpoint(self, ctx)
+        continuing = resumed is not None  # its checkpoint for that sub-agent is committed
+        escalated = False
+        while not escalated and (self.max_iterations is None or rounds < self.max_iterations):
+            for sub_agent in self.sub_agents[start:]:
+                if ctx.records_checkpoints and not continuing:
+                    state = LoopAgentState(current_sub_agent=sub_agent.name, times_looped=rounds)
+                    yield _resume.checkpoint(self, ctx, state)
+                continuing = False
+                paused = False
+                async with aclosing(sub_agent.run_async(sub_ctx)) as events:
+                    async for event in events:
+                        yield event
+                        escalated = escalated or bool(event.actions.escalate)
+                        paused = paused or ctx.should_pause_invocation(event)
+                if paused or ctx.end_invocation or sub_ctx.end_invocation:
+                    return
+                if escalated:
+                    break
+            start, rounds = 0, rounds + 1
+            ctx.reset_sub_agent_states(self.name)  # each round starts its sub-agents afresh
+        if ctx.records_checkpoints:
+            yield _resume.checkpoint(self, ctx, None)
 
-    def _after(self, iteration: int, index: int) -> tuple[int, int]:
-        """The position after sub-agent ``index`` of round ``iteration``."""
-        if index + 1 < len(self.sub_agents):
-            return iteration, index + 1
-        return iteration + 1, 0
+    def _start(self, resumed: _resume.Checkpoint | None) -> tuple[int, int]:
+        """The round and the sub-agent a run starts at (its checkpoint's, when resumed)."""
+        if resumed is None:
+            return 0, 0
+        rounds = int(resumed.state.get("times_looped", resumed.state.get("iteration", 0)))
+        return rounds, _resume.sub_agent_index(self, resumed.state)

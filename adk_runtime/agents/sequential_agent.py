@@ -29,30 +29,45 @@ class SequentialAgentState(BaseAgentState):
 class SequentialAgent(BaseAgent):
     """Runs each sub-agent in order, in the same invocation (they share ``temp:`` state).
 
-    Its progress is in the log: after each sub-agent but the last, a content-less event whose
-    ``agent_state`` is a :class:`SequentialAgentState` naming the sub-agent to run next; at the
-    end, one with ``end_of_agent``. A resumed invocation
-    (:mod:`adk_runtime.agents._resume`) continues with the sub-agent it was running.
+    When the context records checkpoints (the Runner's invocations, or a resumable app; see
+    :mod:`adk_runtime.agents._resume`), its progress is in the log as in google-adk: before
+    each sub-agent a content-less event whose ``agent_state`` is a
+    :class:`SequentialAgentState` naming it, at the end one with ``end_of_agent``. A resumed
+    invocation continues with the sub-agent it was running. A sub-agent that pauses the
+    invocation (a long-running call) stops it here too.
     """
 
     config_type: ClassVar[type[BaseAgentConfig]] = SequentialAgentConfig
     resumes_itself: ClassVar[bool] = True
 
     async def _run_async_impl(self, ctx: InvocationContext) -> AsyncGenerator[Event, None]:
+        if not self.sub_agents:
+            return
         resumed = _resume.checkpoint_of(self, ctx)
         if resumed is not None and resumed.ended:
             return
-        start = 0
-        if resumed is not None:
-            start = _resume.sub_agent_index(self, resumed.state)
+        start = 0 if resumed is None else _resume.sub_agent_index(self, resumed.state)
         sub_ctx = _resume.after(ctx, resumed)
-        for index in range(start, len(self.sub_agents)):
-            async with aclosing(self.sub_agents[index].run_async(sub_ctx)) as events:
+        continuing = resumed is not None  # its checkpoint for that sub-agent is committed
+        for sub_agent in self.sub_agents[start:]:
+            if ctx.records_checkpoints and not continuing:
+                state = SequentialAgentState(current_sub_agent=sub_agent.name)
+                yield _resume.checkpoint(self, ctx, state)
+            continuing = False
+            paused = False
+            async with aclosing(sub_agent.run_async(sub_ctx)) as events:
                 async for event in events:
                     yield event
-            if ctx.end_invocation or sub_ctx.end_invocation:
+                    paused = paused or ctx.should_pause_invocation(event)
+            if paused or ctx.end_invocation or sub_ctx.end_invocation:
                 return
-            if index + 1 < len(self.sub_agents):
-                state = SequentialAgentState(current_sub_agent=self.sub_agents[index + 1].name)
-                yield _resume.checkpoint(self, ctx, state.model_dump())
-        yield _resume.checkpoint(self, ctx)
+        if ctx.records_checkpoints:
+            yield _resume.checkpoint(self, ctx, None)
+
+    async def _run_live_impl(self, ctx: InvocationContext) -> AsyncGenerator[Event, None]:
+        # Each sub-agent's live run in turn (an LlmAgent's is google-adk's Live API, which
+        # raises UnsupportedFeatureError here).
+        for sub_agent in self.sub_agents:
+            async with aclosing(sub_agent.run_live(ctx)) as events:
+                async for event in events:
+                    yield event

@@ -54,7 +54,8 @@ class App(BaseModel):
             model (see :class:`EventsCompactionConfig`); None: never.
         context_cache_config: Gemini context caching for every LLM agent of the app (see
             :class:`ContextCacheConfig`); None: nothing is cached.
-        resumability_config: Accepted; adk_runtime invocations are always resumable.
+        resumability_config: ``is_resumable=True`` gives google-adk's resumable event stream
+            (its checkpoint events); the Runner's invocations resume either way.
     """
 
     model_config = ConfigDict(arbitrary_types_allowed=True, extra="forbid")

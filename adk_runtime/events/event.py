@@ -14,7 +14,7 @@ from adk_runtime import codec
 from adk_runtime.errors import SerializationError, UnreadableDataError
 from adk_runtime.events import _stored_decoder
 from adk_runtime.events._cache_metadata import CacheMetadata
-from adk_runtime.events._json_fields import STORED, STORED_FORM, JsonDict
+from adk_runtime.events._json_fields import STORED, STORED_FORM, JsonDict, JsonValue
 from adk_runtime.events.event_actions import EventActions
 from adk_runtime.platform import time as platform_time
 from adk_runtime.platform import uuid as platform_uuid
@@ -34,6 +34,9 @@ class Event(BaseModel):
         author: ``"user"`` or the name of the agent that produced the event.
         content: The message (a google-genai ``Content``).
         actions: The side effects committed with the event.
+        output: google-adk 2's output value of a workflow node (any JSON-like value, stored
+            through the shared codec). adk_runtime's agents never set it; it is kept when
+            given.
         partial: A streaming chunk: yielded, never stored, its actions never applied.
         branch: ``agent_1.agent_2`` path of the agent that produced it, for isolation.
         long_running_tool_ids: Function-call ids of long-running tools still pending.
@@ -65,6 +68,7 @@ class Event(BaseModel):
     invocation_id: str = ""
     author: str = ""
     actions: EventActions = Field(default_factory=EventActions)
+    output: JsonValue = None
     long_running_tool_ids: set[str] | None = None
     branch: str | None = None
     id: str = Field(default_factory=lambda: Event.new_id())
@@ -145,6 +149,7 @@ def _raise_with_path(event: Event) -> None:
         "agent_state": event.actions.agent_state,
         "render_ui_widgets": [widget.payload for widget in event.actions.render_ui_widgets or []],
         "custom_metadata": event.custom_metadata,
+        "output": event.output,
     }
     for name, value in fields.items():
         if value is not None:

@@ -547,7 +547,7 @@ def test_clone_copies_the_tree_without_the_parent() -> None:
     assert getattr(callback, "__self__", None) is twin  # rebound to the copy
     with pytest.raises(ValueError, match="parent_agent"):
         original.clone(update={"parent_agent": None})
-    with pytest.raises(ValueError, match="no fields"):
+    with pytest.raises(ValueError, match="nonexistent fields"):
         original.clone(update={"colour": "red"})
 
 

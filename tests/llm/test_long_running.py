@@ -7,7 +7,7 @@ from typing import Any
 import pytest
 from google.genai import types
 
-from adk_runtime.agents import LlmAgent
+from adk_runtime.agents import LlmAgent, SequentialAgent
 from adk_runtime.runners import Runner
 from adk_runtime.sessions import BaseSessionService
 from adk_runtime.testing import ScriptedModel, function_call
@@ -153,3 +153,26 @@ async def test_long_running_tool_without_intermediate_result(
     assert resumed[0].invocation_id == events[0].invocation_id
     declaration = model.requests[0].config.tools[0].function_declarations[0]  # type: ignore[index]
     assert "long-running operation" in (declaration.description or "")
+
+
+async def test_a_late_result_inside_a_workflow_resumes_the_workflow(
+    session_service: BaseSessionService,
+) -> None:
+    def start_job(name: str) -> None:
+        """Start a job; its result arrives later."""
+
+    ops = LlmAgent(
+        name="ops",
+        model=ScriptedModel(replies=[function_call("start_job", {"name": "b"}, id="j1"), "built"]),
+        tools=[LongRunningFunctionTool(start_job)],
+    )
+    notify = LlmAgent(name="notify", model=ScriptedModel(replies=["told the team"]))
+    runner = await start(SequentialAgent(name="flow", sub_agents=[ops, notify]), session_service)
+    paused = await send(runner, "build it")
+    assert "notify" not in [e.author for e in paused]
+    done = types.FunctionResponse(id="j1", name="start_job", response={"ok": True})
+    resumed = await send(
+        runner, types.Content(role="user", parts=[types.Part(function_response=done)])
+    )
+    assert texts(resumed) == ["built", "told the team"]
+    assert {e.invocation_id for e in resumed} == {paused[0].invocation_id}

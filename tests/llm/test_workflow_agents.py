@@ -31,9 +31,11 @@ async def test_sequential_passes_temp_state(session_service: BaseSessionService)
     pipeline = SequentialAgent(name="pipeline", sub_agents=[writer, reader])
     runner = await start(pipeline, session_service)
     events = await send(runner, "go")
-    # The pipeline's progress is in the log too: a checkpoint before the second sub-agent and
-    # its end (content-less: they never reach a model; see agents/_resume.py).
+    # The pipeline's progress is in the log too, in google-adk's positions: a checkpoint naming
+    # each sub-agent before it runs, and its end (content-less: they never reach a model; see
+    # agents/_resume.py). The app is not resumable: the LlmAgents record no ends of their own.
     assert [e.author for e in events] == [
+        "pipeline",
         "writer",
         "writer",
         "writer",
@@ -41,10 +43,11 @@ async def test_sequential_passes_temp_state(session_service: BaseSessionService)
         "reader",
         "pipeline",
     ]
-    assert events[3].content is None
-    assert events[3].actions.agent_state == {"current_sub_agent": "reader"}  # google-adk's form
-    assert events[5].content is None
-    assert events[5].actions.end_of_agent is True
+    assert events[0].content is None
+    assert events[0].actions.agent_state == {"current_sub_agent": "writer"}  # google-adk's form
+    assert events[4].actions.agent_state == {"current_sub_agent": "reader"}
+    assert events[6].content is None
+    assert events[6].actions.end_of_agent is True
     assert reader_model.requests[0].config.system_instruction == "Note: draft"
     # the reader sees the writer's turns as context, not as its own
     first = reader_model.requests[0].contents[1]
@@ -82,14 +85,16 @@ async def test_parallel_branches(session_service: BaseSessionService) -> None:
     )
     runner = await start(both, session_service)
     events = await send(runner, "go")
-    # Each branch's end is an end_of_agent checkpoint on its branch; then the agent's own end.
-    ends = [(e.author, e.actions.end_of_agent) for e in events]
-    assert [end for end in ends if end[0] == "fast"] == [("fast", None)] * 3 + [("fast", True)]
-    assert [end for end in ends if end[0] == "slow"] == [("slow", None), ("slow", True)]
-    assert ends[-1] == ("both", True)
-    assert [e.author for e in events if not e.actions.end_of_agent] == ["fast"] * 3 + ["slow"]
-    assert {e.branch for e in events} == {"both.slow", "both.fast", None}
-    assert events[0].branch == "both.fast"
+    # Its start (an empty agent_state) and its end are checkpoints of its own; the branches'
+    # LlmAgents record no ends (the app is not resumable; they resume from their own events).
+    assert events[0].author == "both"
+    assert events[0].actions.agent_state == {}
+    assert events[-1].author == "both"
+    assert events[-1].actions.end_of_agent is True
+    branch_events = events[1:-1]
+    assert [e.author for e in branch_events] == ["fast"] * 3 + ["slow"]
+    assert {e.branch for e in branch_events} == {"both.slow", "both.fast"}
+    assert {events[0].branch, events[-1].branch} == {None}
     session = await stored(runner)
     assert [e.id for e in session.events[1:]] == [e.id for e in events]
     assert session.state == {"slow_out": "slow answer", "fast_out": "fast answer"}
@@ -113,10 +118,10 @@ async def test_parallel_resumes_after_commit(session_service: BaseSessionService
     agents = [Probe(name=f"p{i}", model=ScriptedModel()) for i in range(3)]
     runner = await start(ParallelAgent(name="par", sub_agents=agents), session_service)
     events = await send(runner, "go")
-    assert len(events) == 9 + 3 + 1  # and each branch's end, and the agent's
+    assert len(events) == 1 + 9 + 1  # the agent's start and end checkpoints around them
     assert committed_on_resume == [True] * 9
     session = await stored(runner)
-    assert session.revision == 14
+    assert session.revision == 12
     assert [e.id for e in session.events[1:]] == [e.id for e in events]
 
 
@@ -143,6 +148,7 @@ async def test_loop_until_escalate(session_service: BaseSessionService) -> None:
     assert texts(events[-2:]) == ["next"]
     assert events[-1].actions.end_of_agent is True
     assert [e.actions.agent_state for e in events if e.actions.agent_state] == [
+        {"current_sub_agent": "worker", "times_looped": 0},
         {"current_sub_agent": "worker", "times_looped": 1},
         {"current_sub_agent": "worker", "times_looped": 2},
     ]

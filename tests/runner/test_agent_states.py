@@ -16,6 +16,7 @@ from google.genai import types
 
 from adk_runtime.agents import BaseAgent, InvocationContext
 from adk_runtime.agents.base_agent import BaseAgentState
+from adk_runtime.apps import ResumabilityConfig
 from adk_runtime.events import Event, EventActions
 from adk_runtime.runners import Runner
 from adk_runtime.sessions import BaseSessionService, InMemorySessionService
@@ -143,9 +144,17 @@ def test_set_reset_and_populate_follow_google_adks_rules() -> None:
         Event(invocation_id="other", author="c", actions=EventActions(agent_state={"x": 1})),
     ]
     ctx = _context(root, events)
+    ctx.populate_invocation_agent_states()  # google-adk: a context that is not resumable
+    assert ctx.agent_states == {}
+    assert ctx.end_of_agents == {}
+    ctx.resumability_config = ResumabilityConfig(is_resumable=True)
     ctx.populate_invocation_agent_states()
     assert ctx.agent_states == {"talker": {}, "a": {"done": 1}}
     assert ctx.end_of_agents == {"talker": False, "a": False, "b": True}
+    under_runner = _context(root, events)
+    under_runner._durable = True  # the Runner's contexts: resumable whatever the app says
+    under_runner.populate_invocation_agent_states()
+    assert under_runner.agent_states == ctx.agent_states
 
 
 def test_should_pause_and_the_event_helpers() -> None:

@@ -7,7 +7,7 @@ from typing import Any
 import pytest
 from google.genai import types
 
-from adk_runtime.agents import LlmAgent, SequentialAgent
+from adk_runtime.agents import LlmAgent, LoopAgent, SequentialAgent
 from adk_runtime.errors import InputValidationError
 from adk_runtime.events import Event
 from adk_runtime.flows.llm_flows.functions import REQUEST_CONFIRMATION_FUNCTION_CALL_NAME
@@ -403,3 +403,38 @@ async def test_agent_entered_again_in_the_resumed_invocation_goes_on(
     assert RUNS == [("hal", 8)]
     assert texts(resumed) == ["back at the bank"]
     assert len(model.requests) == 3
+
+
+async def test_an_answer_inside_a_workflow_resumes_the_workflow(
+    session_service: BaseSessionService,
+) -> None:
+    """The agents after the one that asked run once it has its answer, in the same invocation."""
+    agent, _ = money_agent(
+        [function_call("transfer_money", {"to": "ann", "amount": 5}, id="c1"), "sent"]
+    )
+    closer = LlmAgent(name="closer", model=ScriptedModel(replies=["all done"]))
+    runner = await start(SequentialAgent(name="flow", sub_agents=[agent, closer]), session_service)
+    paused = await send(runner, "send ann 5")
+    assert "closer" not in [e.author for e in paused]  # paused at the bank's question
+    resumed = await send(runner, answer(request_of(paused), confirmed=True))
+    assert RUNS == [("ann", 5)]
+    assert texts(resumed) == ["sent", "all done"]
+    assert {e.invocation_id for e in resumed} == {paused[0].invocation_id}
+    session = await stored(runner)
+    assert texts(session.events[-3:]) == ["all done"]
+    assert session.events[-1].author == "flow"
+    assert session.events[-1].actions.end_of_agent
+
+
+async def test_an_answer_inside_a_loop_finishes_the_iteration_and_goes_on(
+    session_service: BaseSessionService,
+) -> None:
+    agent, _ = money_agent(
+        [function_call("transfer_money", {"to": "ann", "amount": 5}, id="c1"), "sent", "idle"]
+    )
+    loop = LoopAgent(name="loop", sub_agents=[agent], max_iterations=2)
+    runner = await start(loop, session_service)
+    paused = await send(runner, "send ann 5")
+    resumed = await send(runner, answer(request_of(paused), confirmed=True))
+    assert RUNS == [("ann", 5)]
+    assert texts(resumed) == ["sent", "idle"]  # the first iteration ends, the second runs
