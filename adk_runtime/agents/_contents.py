@@ -3,14 +3,41 @@
 from __future__ import annotations
 
 import json
+import sys
+from typing import TYPE_CHECKING
 
 from google.genai import types
 
+from adk_runtime.agents import _call_history
 from adk_runtime.events import Event, compaction_view
 from adk_runtime.events.rewind import live_events
 from adk_runtime.models._call_ids import without_client_ids
 
-__all__ = ["build_contents"]
+if TYPE_CHECKING:
+    from adk_runtime.models.base_llm import BaseLlm
+
+__all__ = ["build_contents", "is_other_agent_reply", "keeps_call_ids"]
+
+# Models that pair each tool result with its call by id: the runtime's ``adk-…`` ids must
+# reach them. Looked up by module, so checking does not import a provider's SDK.
+_ID_PAIRING_MODELS = (
+    ("adk_runtime.models.anthropic_llm", "AnthropicLlm"),
+    ("adk_runtime.models.lite_llm", "LiteLlm"),  # OpenAIResponsesLlm is one
+)
+
+
+def keeps_call_ids(model: BaseLlm) -> bool:
+    """Whether ``model`` needs the function-call ids the runtime minted (``adk-…``).
+
+    Gemini matches responses to calls by name and position and never saw those ids, so
+    they are removed for it (and for other models); Anthropic's and LiteLLM's providers
+    match by id, so for them the ids are kept.
+    """
+    for module_name, class_name in _ID_PAIRING_MODELS:
+        model_class = getattr(sys.modules.get(module_name), class_name, None)
+        if model_class is not None and isinstance(model, model_class):
+            return True
+    return False
 
 
 def build_contents(
@@ -20,37 +47,86 @@ def build_contents(
     *,
     current_turn_only: bool,
     other_agents_thoughts: bool = False,
+    keep_client_ids: bool = False,
 ) -> list[types.Content]:
     """Return the contents the model sees.
 
     The agent's own turns (and the user's) are sent as they are; other agents' turns are
     retold as user-side context, so the model does not mistake them for its own. Events of
-    other branches are left out. A function call is followed by its responses, also when
-    they arrived later (long-running tools). Function-call ids minted by the runtime
-    (``adk-…``) are removed, as google-adk does: the model never issued them (the stored
-    events keep them, pairing is done above on the events). Events a rewind cancelled are
+    other branches, and events with nothing to show (empty parts, only thoughts), are left
+    out. A function call is followed by its responses, also when they arrived later
+    (long-running tools; when the last event answers an older call, the events between are
+    left out); a response no call asked for, and a call with an id that nothing answered
+    (a turn cut short) and that is not long-running, are left out. Function-call ids minted
+    by the runtime (``adk-…``) are removed unless ``keep_client_ids`` (see
+    :func:`keeps_call_ids`); the stored events keep them. Events a rewind cancelled are
     left out (:func:`adk_runtime.events.rewind.live_events`). Other agents' thoughts are
     left out unless ``other_agents_thoughts``. A compaction event's summary stands in for the
-    events it covers (:func:`adk_runtime.events.compaction_view.view`).
+    events it covers (:func:`adk_runtime.events.compaction_view.view`); a call it covers
+    whose answer came after it is put back before the answer.
     """
-    history = compaction_view.view(live_events(events), agent_name)
-    visible = [e for e in history if _has_content(e) and _in_branch(branch, e)]
+    source = live_events(events)
+    history = _call_history.restore_hidden_calls(compaction_view.view(source, agent_name), source)
+    visible = [
+        e
+        for e in history
+        if _has_content(e, other_agents_thoughts and _is_other_agent(agent_name, e))
+        and _in_branch(branch, e)
+    ]
     if current_turn_only:
         visible = _current_turn(visible, agent_name)
+    visible = _call_history.drop_unasked_responses(visible)
+    visible = _call_history.settle_latest_response(visible)
+    visible = _call_history.pair_function_responses(visible)
+    visible = _call_history.drop_unanswered_calls(visible)
     contents: list[types.Content] = []
-    for event in _pair_function_responses(visible):
+    for event in visible:
         assert event.content is not None
         if _is_other_agent(agent_name, event):
             context = _as_context(event, other_agents_thoughts)
             if context is not None:  # nothing to retell: only thoughts, or empty parts
                 contents.append(context)
         else:
-            contents.append(event.content)
-    return without_client_ids(contents)
+            contents.append(_request_copy(event.content))
+    return contents if keep_client_ids else without_client_ids(contents)
 
 
-def _has_content(event: Event) -> bool:
-    return not event.partial and event.content is not None and bool(event.content.parts)
+def is_other_agent_reply(agent_name: str, event: Event) -> bool:
+    """Whether ``event`` is another agent's turn, to be retold as context for ``agent_name``."""
+    return bool(agent_name) and _is_other_agent(agent_name, event)
+
+
+def _request_copy(content: types.Content) -> types.Content:
+    """A copy of ``content`` and its parts, so request steps cannot change a stored event."""
+    parts = [part.model_copy() for part in content.parts or []]
+    return content.model_copy(update={"parts": parts})
+
+
+def _has_content(event: Event, thoughts: bool) -> bool:
+    if event.partial or event.content is None or not event.content.parts:
+        return False
+    return not all(_is_invisible(part, thoughts) for part in event.content.parts)
+
+
+def _is_invisible(part: types.Part, thoughts: bool) -> bool:
+    """A part the model gets nothing from: empty, or a thought (unless ``thoughts``).
+
+    Calls, responses, server-side tool parts and thought signatures are always sent (the
+    model wants those back as it gave them).
+    """
+    if part.function_call or part.function_response or part.thought_signature:
+        return False
+    if part.tool_call or part.tool_response:
+        return False
+    if part.thought and not thoughts:
+        return True
+    return not (
+        part.text
+        or part.inline_data
+        or part.file_data
+        or part.executable_code
+        or part.code_execution_result
+    )
 
 
 def _in_branch(branch: str | None, event: Event) -> bool:
@@ -69,61 +145,6 @@ def _current_turn(events: list[Event], agent_name: str) -> list[Event]:
         if event.author == "user" or _is_other_agent(agent_name, event):
             return events[index:]
     return []
-
-
-def _pair_function_responses(events: list[Event]) -> list[Event]:
-    """Move every function response right after its call, one merged event per call event."""
-    owner: dict[str, int] = {}
-    answers: dict[int, list[int]] = {}
-    for index, event in enumerate(events):
-        for call in event.get_function_calls():
-            if call.id:
-                owner[call.id] = index
-        responses = event.get_function_responses()
-        if responses:
-            owners = {owner.get(response.id or "", -1) for response in responses}
-            if len(owners) == 1 and (call_index := owners.pop()) >= 0:
-                answers.setdefault(call_index, []).append(index)
-    moving = {
-        call_index: indexes
-        for call_index, indexes in answers.items()
-        if indexes != [call_index + 1]
-    }
-    if not moving:
-        return events
-    moved = {index for indexes in moving.values() for index in indexes}
-    result: list[Event] = []
-    for index, event in enumerate(events):
-        if index in moved:
-            continue
-        result.append(event)
-        if index in moving:
-            result.append(_merge_responses([events[i] for i in moving[index]]))
-    return result
-
-
-def _merge_responses(events: list[Event]) -> Event:
-    """One event holding every part of ``events``, one response per call id.
-
-    A later response to a call takes the place of the earlier one; the other parts (text
-    sent with a response) are kept, in order.
-    """
-    parts: list[types.Part] = []
-    response_at: dict[str, int] = {}
-    for event in events:
-        for part in event.content.parts or [] if event.content else []:
-            response = part.function_response
-            if response is None:
-                parts.append(part)
-            elif (call_id := response.id or "") in response_at:
-                parts[response_at[call_id]] = part
-            else:
-                response_at[call_id] = len(parts)
-                parts.append(part)
-    last = events[-1]
-    assert last.content is not None
-    content = last.content.model_copy(update={"parts": parts})
-    return Event(author=last.author, content=content, branch=last.branch)
 
 
 def _as_context(event: Event, thoughts: bool) -> types.Content | None:

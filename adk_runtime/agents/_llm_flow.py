@@ -20,7 +20,7 @@ from adk_runtime.agents import (
     _toolsets,
 )
 from adk_runtime.agents._code_execution import CodeRun
-from adk_runtime.agents._contents import build_contents
+from adk_runtime.agents._contents import build_contents, keeps_call_ids
 from adk_runtime.agents.callback_context import CallbackContext
 from adk_runtime.agents.invocation_context import InvocationContext
 from adk_runtime.agents.readonly_context import ReadonlyContext
@@ -306,6 +306,7 @@ async def after_function_calls(
 
 
 _COPIED_FIELDS = (
+    "partial",  # False when the model said so (a partial chunk's event is built above)
     "model_version",
     "grounding_metadata",
     "citation_metadata",
@@ -399,6 +400,7 @@ def conversation(agent: LlmAgent, ctx: InvocationContext) -> list[types.Content]
         ctx.branch,
         current_turn_only=agent.include_contents == "none",
         other_agents_thoughts=run_config.include_thoughts_from_other_agents,
+        keep_client_ids=keeps_call_ids(agent.canonical_model),
     )
     if run_config.model_input_context:
         at = next(

@@ -9,6 +9,7 @@ from typing import TYPE_CHECKING, Any
 
 # The agents package first: tool contexts build on its contexts, and agents use tools.
 import adk_runtime.agents  # noqa: F401
+from adk_runtime.tools._request_input_tool import request_input
 from adk_runtime.tools.agent_tool import AgentTool
 from adk_runtime.tools.base_tool import BaseTool
 from adk_runtime.tools.base_toolset import BaseToolset
@@ -62,6 +63,7 @@ __all__ = [
     "load_memory_tool",
     "preload_memory",
     "preload_memory_tool",
+    "request_input",
     "transfer_to_agent",
     "url_context",
 ]

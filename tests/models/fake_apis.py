@@ -1,4 +1,4 @@
-"""Fake Anthropic Messages and OpenAI chat-completions servers on 127.0.0.1 (no network)."""
+"""Fake Anthropic Messages and OpenAI chat-completions and responses servers (loopback)."""
 
 from __future__ import annotations
 
@@ -33,6 +33,7 @@ class FakeApi(LoopbackServer):
             routes=[
                 Route("/v1/messages", self._handle, methods=["POST"]),
                 Route("/v1/chat/completions", self._handle, methods=["POST"]),
+                Route("/v1/responses", self._handle, methods=["POST"]),
                 Route("/chat/completions", self._handle, methods=["POST"]),
                 Route("/v1/projects/{rest:path}", self._handle, methods=["POST"]),
             ]

@@ -4,8 +4,8 @@ An LLM agent here runs one loop (``adk_runtime.agents._llm_flow.run_flow``); it 
 run a :class:`BaseLlmFlow`. The class keeps google-adk's shape for code that builds a
 request or handles a model response step by step: ordered, named request and response
 processors (each a face over a function the loop calls), ``_preprocess_async`` to run them
-on a request, and ``_postprocess_handle_function_calls_async`` to run a response's function
-calls as the loop does.
+on a request, ``_postprocess_handle_function_calls_async`` to run a response's function
+calls as the loop does, and ``run_async`` to run the agent through that loop.
 """
 
 from __future__ import annotations
@@ -72,24 +72,6 @@ class _AgentToolsRequestProcessor(_Filler):
 
     async def _fill(self, invocation_context: InvocationContext, llm_request: LlmRequest) -> None:
         await _llm_flow.add_tools(llm_agent_of(invocation_context), invocation_context, llm_request)
-
-
-class _CompactionRequestProcessor(BaseLlmRequestProcessor):
-    """Summarises older events first when the history outgrew the app's token threshold."""
-
-    name = "compaction"
-
-    async def run_async(
-        self, invocation_context: InvocationContext, llm_request: LlmRequest
-    ) -> AsyncGenerator[Event, None]:
-        """Yield the compaction event, when one is due (the Runner commits it)."""
-        agent = llm_agent_of(invocation_context)
-        summary = await _llm_flow.summary_due(agent, invocation_context)
-        if summary is not None:
-            yield summary
-
-
-compaction_request_processor = _CompactionRequestProcessor()
 
 
 class BaseLlmFlow:
@@ -245,6 +227,24 @@ class BaseLlmFlow:
                 agent, invocation_context, function_call_event, llm_request.tools_dict
             )
         ) as events:
+            async for event in events:
+                yield event
+
+    async def run_async(self, invocation_context: InvocationContext) -> AsyncGenerator[Event, None]:
+        """Run the invocation's agent through the LLM loop, the one every agent runs.
+
+        The events are those of ``LlmAgent.run_async`` without the agent's callbacks
+        around it: model responses (partial chunks when streaming), function responses,
+        until a final response, a pause or a transfer. The loop builds each request with
+        its own steps, in the order :class:`~.single_flow.SingleFlow` lists them; it does not
+        consult this object's processor lists (changed lists take effect through
+        :meth:`_preprocess_async`, for a request built by hand).
+
+        Raises:
+            TypeError: The invocation's agent is not an ``LlmAgent``.
+        """
+        agent = llm_agent_of(invocation_context)
+        async with aclosing(_llm_flow.run_flow(agent, invocation_context)) as events:
             async for event in events:
                 yield event
 

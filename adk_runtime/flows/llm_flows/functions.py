@@ -37,6 +37,7 @@ from adk_runtime.errors import UnsupportedFeatureError
 from adk_runtime.events import Event, EventActions
 from adk_runtime.models._call_ids import CLIENT_CALL_ID_PREFIX
 from adk_runtime.platform import uuid as platform_uuid
+from adk_runtime.tools._request_input_tool import REQUEST_INPUT_FUNCTION_CALL_NAME
 from adk_runtime.tools.base_tool import BaseTool
 
 if TYPE_CHECKING:
@@ -50,6 +51,7 @@ __all__ = [
     "AF_FUNCTION_CALL_ID_PREFIX",
     "REQUEST_CONFIRMATION_FUNCTION_CALL_NAME",
     "REQUEST_EUC_FUNCTION_CALL_NAME",
+    "REQUEST_INPUT_FUNCTION_CALL_NAME",
     "build_auth_request_event",
     "find_event_by_function_call_id",
     "find_matching_function_call",

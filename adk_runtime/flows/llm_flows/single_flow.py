@@ -14,6 +14,7 @@ from adk_runtime.flows.llm_flows import (
     _nl_planning,
     _output_schema_processor,
     basic,
+    compaction,
     contents,
     context_cache_processor,
     instructions,
@@ -23,7 +24,7 @@ from adk_runtime.flows.llm_flows._base_llm_processor import (
     BaseLlmRequestProcessor,
     BaseLlmResponseProcessor,
 )
-from adk_runtime.flows.llm_flows.base_llm_flow import BaseLlmFlow, compaction_request_processor
+from adk_runtime.flows.llm_flows.base_llm_flow import BaseLlmFlow
 
 __all__ = ["SingleFlow"]
 
@@ -34,7 +35,7 @@ def _request_processors() -> list[BaseLlmRequestProcessor]:
         auth_preprocessor.request_processor,  # type: ignore[list-item]
         request_confirmation.request_processor,
         instructions.request_processor,
-        compaction_request_processor,  # before the contents, which show the summary
+        compaction.request_processor,  # before the contents, which show the summary
         contents.request_processor,  # places the instruction contents left on the request
         context_cache_processor.request_processor,  # type: ignore[list-item]
         _nl_planning.request_processor,  # after the contents, whose thoughts it unmarks

@@ -1,0 +1,1 @@
+"""``google.adk.labs`` → here: experimental parts whose shape may still change."""
