@@ -20,8 +20,6 @@ the name is checked, and refused if this machine resolves it to a non-public add
 from __future__ import annotations
 
 import dataclasses
-import ipaddress
-import socket
 import time
 from html.parser import HTMLParser
 from typing import Any
@@ -30,6 +28,14 @@ from urllib.parse import urljoin, urlsplit
 import requests
 from requests.adapters import HTTPAdapter
 from requests.utils import get_environ_proxies, select_proxy
+
+from adk_runtime.tools._public_address import (
+    Address,
+    addresses_of,
+    is_internal_name,
+    literal,
+)
+from adk_runtime.tools._public_address import is_public as _is_public
 
 __all__ = ["load_web_page"]
 
@@ -40,12 +46,7 @@ _MAX_RESPONSE_BYTES = 10 * 1024 * 1024
 _MAX_TEXT_CHARS = 100_000
 _MAX_REDIRECTS = 3
 _CHUNK_BYTES = 64 * 1024
-_BLOCKED_NAMES = frozenset({"localhost", "metadata", "metadata.goog"})
-_BLOCKED_SUFFIXES = (".localhost", ".local", ".internal", ".metadata.goog")
-_NAT64 = ipaddress.ip_network("64:ff9b::/96")
 _SKIPPED_TAGS = frozenset({"script", "style", "template", "noscript"})
-
-_Address = ipaddress.IPv4Address | ipaddress.IPv6Address
 
 
 class _Refused(Exception):
@@ -70,48 +71,16 @@ def _target(url: str) -> _Target:
     except ValueError as exc:
         raise _Refused("bad port") from exc
     host = parts.hostname.rstrip(".").lower()
-    if host in _BLOCKED_NAMES or host.endswith(_BLOCKED_SUFFIXES):
+    if is_internal_name(host):
         raise _Refused("internal host name")
     return _Target(url, scheme, parts.hostname, port)
 
 
-def _literal(host: str) -> _Address | None:
-    try:
-        return ipaddress.ip_address(host)
-    except ValueError:
-        return None
-
-
-def _is_public(address: _Address) -> bool:
-    if not address.is_global:
-        return False
-    if isinstance(address, ipaddress.IPv6Address):
-        embedded = address.ipv4_mapped or address.sixtofour
-        if embedded is None and address in _NAT64:
-            embedded = ipaddress.IPv4Address(int(address) & 0xFFFFFFFF)
-        if embedded is None and int(address) >> 32 == 0:  # IPv4-compatible ::a.b.c.d
-            embedded = ipaddress.IPv4Address(int(address) & 0xFFFFFFFF)
-        if embedded is not None and not embedded.is_global:
-            return False
-    return True
-
-
-def _resolve(host: str) -> list[_Address]:
-    literal = _literal(host)
-    if literal is not None:
-        return [literal]
-    try:
-        found = socket.getaddrinfo(host, None, type=socket.SOCK_STREAM, proto=socket.IPPROTO_TCP)
-    except (OSError, UnicodeError) as exc:
-        raise _Refused("the host name does not resolve") from exc
-    addresses = [
-        ipaddress.ip_address(info[4][0])
-        for info in found
-        if info[0] in (socket.AF_INET, socket.AF_INET6)
-    ]
-    if not addresses:
+def _resolve(host: str) -> list[Address]:
+    addresses = addresses_of(host)
+    if addresses is None:
         raise _Refused("the host name does not resolve")
-    return list(dict.fromkeys(addresses))
+    return addresses
 
 
 class _PinnedAdapter(HTTPAdapter):
@@ -148,7 +117,7 @@ def _read_body(response: requests.Response) -> bytes:
     return bytes(body)
 
 
-def _netloc(address: _Address, port: int | None) -> str:
+def _netloc(address: Address, port: int | None) -> str:
     host = f"[{address}]" if address.version == 6 else str(address)
     return host if port is None else f"{host}:{port}"
 
@@ -190,17 +159,17 @@ def _direct_session() -> requests.Session:
 
 def _get(url: str, session: requests.Session) -> requests.Response:
     target = _target(url)
-    literal = _literal(target.host)
-    if literal is not None and not _is_public(literal):
+    address = literal(target.host)
+    if address is not None and not _is_public(address):
         raise _Refused("the host is not public")
     if not select_proxy(url, get_environ_proxies(url)):
         return _get_direct(target, session)
-    if literal is None:
+    if address is None:
         try:  # advisory: the proxy resolves the name; a local miss is no reason to refuse
             addresses = _resolve(target.host)
         except _Refused:
             addresses = []
-        if not all(_is_public(address) for address in addresses):
+        if not all(_is_public(found) for found in addresses):
             raise _Refused("the host is not public")
     return requests.get(url, allow_redirects=False, timeout=_DEFAULT_TIMEOUT_SECONDS, stream=True)
 

@@ -14,6 +14,7 @@ from adk_runtime.models import Gemini, LlmRequest
 from adk_runtime.sessions import BaseSessionService, InMemorySessionService
 from adk_runtime.testing import ScriptedModel, function_call
 from adk_runtime.tools.computer_use import ComputerUseTool, ComputerUseToolset
+from adk_runtime.tools.computer_use._navigation import UrlRefusedError, check_url
 from tests.llm.fake_gemini import parts_body, serving, text_body
 from tests.llm.helpers import send, start, stored, texts
 from tests.tools.computer import HOME, MemoryBrowser, NativeBrowser
@@ -211,6 +212,21 @@ async def test_navigate_refuses_private_hosts() -> None:
         assert "not opened" in answer.response["error"]
         assert answer.response["url"] == HOME  # the page shown, which Gemini needs
         assert answer.parts  # and its screenshot
+
+
+@pytest.mark.parametrize(
+    "url",
+    [
+        "http://[::ffff:10.0.0.1]/",
+        "http://[64:ff9b::a9fe:a9fe]/",  # NAT64 form of 169.254.169.254
+        "http://[2002:a00:1::]/",  # 6to4 form of 10.0.0.1
+        "http://[::a9fe:a9fe]/",  # IPv4-compatible form of 169.254.169.254
+        "http://metadata.google.internal/",
+    ],
+)
+async def test_navigate_refuses_private_addresses_in_any_form(url: str) -> None:
+    with pytest.raises(UrlRefusedError):
+        await check_url(url)
 
 
 async def test_private_hosts_may_be_allowed() -> None:

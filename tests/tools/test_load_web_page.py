@@ -193,6 +193,7 @@ async def test_an_agent_reads_a_page_without_blocking_the_loop(
         "http://[::ffff:127.0.0.1]/",
         "http://[64:ff9b::a9fe:a9fe]/",  # NAT64 form of 169.254.169.254
         "http://[2002:a00:1::]/",  # 6to4 form of 10.0.0.1
+        "http://[::a9fe:a9fe]/",  # IPv4-compatible form of 169.254.169.254
         "http://example.com:notaport/",
     ],
 )

@@ -8,17 +8,17 @@ whoever wrote the page) what is behind the firewall. :func:`check_url` refuses s
 from __future__ import annotations
 
 import asyncio
-import ipaddress
-import socket
 from urllib.parse import urlsplit
 
+from adk_runtime.tools._public_address import (
+    Address,
+    addresses_of,
+    is_internal_name,
+    is_public,
+    literal,
+)
+
 __all__ = ["UrlRefusedError", "check_url"]
-
-_Address = ipaddress.IPv4Address | ipaddress.IPv6Address
-
-_LOCAL_NAMES = frozenset({"localhost", "metadata", "metadata.goog"})
-_LOCAL_SUFFIXES = (".localhost", ".local", ".internal", ".metadata.goog")
-_NAT64 = ipaddress.ip_network("64:ff9b::/96")
 
 
 class UrlRefusedError(ValueError):
@@ -34,16 +34,14 @@ async def check_url(url: object) -> None:
         UrlRefusedError: Why the url is refused.
     """
     host = _host_of(url)
-    address = _literal(host)
+    address = literal(host)
     if address is not None:
         addresses = [address]
     else:
-        if host.rstrip(".").lower() in _LOCAL_NAMES or host.rstrip(".").lower().endswith(
-            _LOCAL_SUFFIXES
-        ):
+        if is_internal_name(host):
             raise UrlRefusedError("the host is a local or internal name")
         addresses = await asyncio.to_thread(_resolve, host)
-    if any(_private(a) for a in addresses):
+    if not all(is_public(a) for a in addresses):
         raise UrlRefusedError("the host is not a public address")
 
 
@@ -66,36 +64,8 @@ def _host_of(url: object) -> str:
     return parts.hostname
 
 
-def _literal(host: str) -> _Address | None:
-    try:
-        return ipaddress.ip_address(host)
-    except ValueError:
-        return None
-
-
-def _resolve(host: str) -> list[_Address]:
-    try:
-        infos = socket.getaddrinfo(host, None, type=socket.SOCK_STREAM)
-    except (OSError, UnicodeError) as exc:
-        raise UrlRefusedError("the host does not resolve") from exc
-    addresses = [
-        ipaddress.ip_address(info[4][0])
-        for info in infos
-        if info[0] in (socket.AF_INET, socket.AF_INET6)
-    ]
-    if not addresses:
+def _resolve(host: str) -> list[Address]:
+    addresses = addresses_of(host)
+    if addresses is None:
         raise UrlRefusedError("the host does not resolve")
     return addresses
-
-
-def _private(address: _Address) -> bool:
-    """Whether ``address``, or an IPv4 address carried inside an IPv6 one, is not public."""
-    if not address.is_global:
-        return True
-    if isinstance(address, ipaddress.IPv6Address):
-        inner = address.ipv4_mapped or address.sixtofour
-        if inner is None and address in _NAT64:
-            inner = ipaddress.IPv4Address(int(address) & 0xFFFFFFFF)
-        if inner is not None and not inner.is_global:
-            return True
-    return False
