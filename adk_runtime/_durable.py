@@ -68,7 +68,7 @@ async def continue_invocation(
     runner: Runner, session: Session, invocation_id: str, run_config: RunConfig
 ) -> AsyncGenerator[Event, None]:
     """Run invocation ``invocation_id`` on from its committed events (commit, then yield)."""
-    from adk_runtime.runners import _function_call_event, _without_temp
+    from adk_runtime.runners import _agent_resumed, _function_call_event, _without_temp
 
     committed = _resume.invocation_events(session.events, invocation_id)
     if not committed:
@@ -78,7 +78,8 @@ async def continue_invocation(
     before = session.model_copy(
         update={"events": session.events[: session.events.index(committed[0])]}
     )
-    agent = runner._find_agent_to_run(before, call_event=_function_call_event(before, content))
+    call_event = _function_call_event(before, content)
+    agent = _agent_resumed(runner._find_agent_to_run(before, call_event=call_event), call_event)
     ctx = runner._context(session, invocation_id, True, content, run_config, agent)
     _resume.start(ctx, committed)
     async with aclosing(run_with_plugins(ctx, ctx.agent.run_async(ctx))) as events:

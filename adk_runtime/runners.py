@@ -269,9 +269,7 @@ class Runner:
                     ctx.invocation_id = result.event.invocation_id
                     ctx.user_content = result.event.content
             await claim.mark(ctx.invocation_id)  # no round trip unless the id changed above
-            # An answer to a call made inside a workflow resumes the workflow, from the
-            # checkpoints of the paused invocation: the agents after the caller run too.
-            ctx.agent = agent if call_event is None else _workflow_root(agent)
+            ctx.agent = _agent_resumed(agent, call_event)
             turn.started(ctx.invocation_id, ctx.agent.name)
             async with aclosing(run_with_plugins(ctx, ctx.agent.run_async(ctx))) as events:
                 async for event in events:
@@ -594,11 +592,16 @@ class Runner:
         return True
 
 
-def _workflow_root(agent: BaseAgent) -> BaseAgent:
-    """The topmost workflow agent (sequential, loop, parallel) in the chain right above ``agent``.
+def _agent_resumed(caller: BaseAgent, call_event: Event | None) -> BaseAgent:
+    """The agent a turn runs, given the agent its message goes to.
 
-    ``agent`` itself when its parent is none of them.
+    An answer to a call (``call_event``) made inside a workflow resumes the workflow, from
+    the checkpoints of the paused invocation: the agents after the caller run too. The
+    Runner's turn and the resume of a crashed turn both run this agent.
     """
+    if call_event is None:
+        return caller
+    agent = caller
     while isinstance(agent.parent_agent, (SequentialAgent, LoopAgent, ParallelAgent)):
         agent = agent.parent_agent
     return agent

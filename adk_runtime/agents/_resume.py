@@ -324,7 +324,7 @@ async def _continue(
                 async for event in events:
                     yield event
             return
-        if last.is_final_response() and not _answered_since(last, ctx):
+        if last.is_final_response() and not _answered_since(steps, ctx):
             return  # done (or paused on a long-running call nobody answered yet)
         if last.get_function_calls():
             done = False
@@ -339,10 +339,21 @@ async def _continue(
             yield event
 
 
-def _answered_since(call_event: Event, ctx: InvocationContext) -> bool:
-    """A paused call event whose long-running calls were answered since (by the client)."""
-    waiting = call_event.long_running_tool_ids
-    return waiting is not None and bool(waiting) and waiting <= _answered_ids(ctx)
+def _answered_since(steps: list[Event], ctx: InvocationContext) -> bool:
+    """The agent's last events paused on long-running calls, and the client answered them since.
+
+    The pause is the trailing run of the call event (or the confirmation or credential
+    request) naming the calls it waits for and the pending responses after it; any other
+    last event (an answer in text, say) is no pause.
+    """
+    waiting: set[str] = set()
+    for event in reversed(steps):
+        if not event.is_final_response() or not (
+            event.long_running_tool_ids or event.get_function_responses()
+        ):
+            break
+        waiting |= event.long_running_tool_ids or set()
+    return bool(waiting) and waiting <= _answered_ids(ctx)
 
 
 def _answered_ids(ctx: InvocationContext) -> set[str]:

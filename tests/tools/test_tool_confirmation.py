@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import asyncio
 from typing import Any
 
 import pytest
@@ -17,7 +18,7 @@ from adk_runtime.testing import ScriptedModel, function_call
 from adk_runtime.tools import FunctionTool, ToolContext
 from adk_runtime.tools.tool_confirmation import ToolConfirmation
 from tests.backends import BACKENDS, Backend
-from tests.llm.helpers import APP, USER, send, start, stored, texts
+from tests.llm.helpers import APP, USER, send, start, stored, texts, user
 
 RUNS: list[tuple[str, int]] = []
 
@@ -438,3 +439,65 @@ async def test_an_answer_inside_a_loop_finishes_the_iteration_and_goes_on(
     resumed = await send(runner, answer(request_of(paused), confirmed=True))
     assert RUNS == [("ann", 5)]
     assert texts(resumed) == ["sent", "idle"]  # the first iteration ends, the second runs
+
+
+@pytest.mark.parametrize("died_after", ["the answer", "the caller's reply"])
+async def test_an_answer_inside_a_workflow_whose_turn_crashed_resumes_the_workflow(
+    session_service: BaseSessionService, died_after: str
+) -> None:
+    """The turn carrying the answer died after storing it (and perhaps the caller's reply):
+    the next turn, on any replica, finishes the paused workflow first, running only what
+    is left (the confirmed call and the caller's reply, or just the agents after it)."""
+    replied = died_after == "the caller's reply"
+    call = function_call("transfer_money", {"to": "ann", "amount": 5}, id="c1")
+    agent, _ = money_agent([call, "hi"] if replied else [call, "sent", "hi"])
+    closer = LlmAgent(name="closer", model=ScriptedModel(replies=["all done", "bye"]))
+    runner = await start(SequentialAgent(name="flow", sub_agents=[agent, closer]), session_service)
+    paused = await send(runner, "send ann 5")
+    invocation = paused[0].invocation_id
+    # What the answer's turn did before it died: claimed the session for the paused
+    # invocation and stored the answer (then the call's response and the caller's reply);
+    # the claim is never released.
+    lease = 0.3
+    attempt = await session_service._try_claim((APP, USER, "s1"), lease, invocation)
+    assert attempt.token is not None
+    session = await stored(runner)
+    session._fence = attempt.token
+    left = [
+        Event(
+            invocation_id=invocation,
+            author="user",
+            content=answer(request_of(paused), confirmed=True),
+        )
+    ]
+    if replied:
+        response = types.FunctionResponse(id="c1", name="transfer_money", response={"sent": 5})
+        left += [
+            Event(
+                invocation_id=invocation,
+                author="bank",
+                content=types.Content(role="user", parts=[types.Part(function_response=response)]),
+            ),
+            Event(
+                invocation_id=invocation,
+                author="bank",
+                content=types.Content(role="model", parts=[types.Part(text="sent")]),
+            ),
+        ]
+    for event in left:
+        await session_service.append_event(session, event)
+    await asyncio.sleep(lease + 0.2)
+
+    later = await send(runner, "anything else?")
+    assert texts(later) == ["hi", "bye"]  # the new caller sees only its own turn
+    ran = [] if replied else [("ann", 5)]
+    assert ran == RUNS  # a call that ran is not run again
+    events = (await stored(runner)).events
+    finished = [e for e in events if e.invocation_id == invocation]
+    assert texts(finished) == ["send ann 5", "sent", "all done"]
+    assert finished[-1].author == "flow"
+    assert finished[-1].actions.end_of_agent
+    assert user("anything else?") == next(
+        e.content for e in events if e.invocation_id != invocation and e.author == "user"
+    )
+    assert await session_service.list_interrupted_invocations(app_name=APP) == []
