@@ -3,15 +3,11 @@
 from __future__ import annotations
 
 import logging
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, ClassVar
 
-from google.genai import types
-
-from adk_runtime.tools._confirm import RequireConfirmation, gate
-from adk_runtime.tools._declaration import function_declaration
-from adk_runtime.tools.base_tool import BaseTool
+from adk_runtime.tools._confirm import RequireConfirmation
 from adk_runtime.tools.environment._constants import DEFAULT_TIMEOUT, MAX_OUTPUT_CHARS
-from adk_runtime.tools.environment._utils import error_type, truncate
+from adk_runtime.tools.environment._utils import EnvironmentTool, failure, missing_text, truncate
 
 if TYPE_CHECKING:
     from adk_runtime.environment._base_environment import BaseEnvironment
@@ -28,8 +24,16 @@ _DESCRIPTION = (
 )
 
 
-class ExecuteTool(BaseTool):
+class ExecuteTool(EnvironmentTool):
     """Runs a shell command in the environment (at most ``DEFAULT_TIMEOUT`` seconds)."""
+
+    PARAMETERS: ClassVar[dict[str, Any]] = {
+        "command": {
+            "type": "string",
+            "description": "The command line; join dependent commands with &&.",
+        }
+    }
+    REQUIRED = ("command",)
 
     def __init__(
         self,
@@ -46,40 +50,25 @@ class ExecuteTool(BaseTool):
             require_confirmation: Ask the user before each command (or a predicate of the
                 call's arguments saying when).
         """
-        super().__init__(name="Execute", description=_DESCRIPTION)
-        self._environment = environment
-        self._max_output_chars = MAX_OUTPUT_CHARS if max_output_chars is None else max_output_chars
-        self._require_confirmation = require_confirmation
-
-    def _get_declaration(self) -> types.FunctionDeclaration | None:
-        return function_declaration(
-            self.name,
-            self.description,
-            {
-                "type": "object",
-                "properties": {
-                    "command": {
-                        "type": "string",
-                        "description": "The command line; join dependent commands with &&.",
-                    }
-                },
-                "required": ["command"],
-            },
+        super().__init__(
+            environment,
+            name="Execute",
+            description=_DESCRIPTION,
+            require_confirmation=require_confirmation,
         )
+        self._max_output_chars = MAX_OUTPUT_CHARS if max_output_chars is None else max_output_chars
 
     async def run_async(self, *, args: dict[str, Any], tool_context: ToolContext) -> Any:
         """Run the command; the status, its output and (on failure) its exit code."""
-        command = args.get("command")
-        if not isinstance(command, str) or not command:
-            return {"status": "error", "error": "`command` is required."}
-        refused = await gate(self.name, self._require_confirmation, args, tool_context)
-        if refused is not None:
-            return {"status": "error", **refused}
+        if (invalid := missing_text(args, "command")) is not None:
+            return invalid
+        if (refused := await self._refused(args, tool_context)) is not None:
+            return refused
         try:
-            result = await self._environment.execute(command, timeout=DEFAULT_TIMEOUT)
+            result = await self._environment.execute(args["command"], timeout=DEFAULT_TIMEOUT)
         except Exception as exc:
             logger.warning("Execute failed: %s", type(exc).__name__)
-            return {"status": "error", "error": str(exc)}
+            return failure(str(exc))
         response: dict[str, Any] = {"status": "ok"}
         if result.stdout:
             response["stdout"] = truncate(result.stdout, self._max_output_chars)
@@ -90,6 +79,3 @@ class ExecuteTool(BaseTool):
         if result.timed_out:
             response.update(status="error", error=f"Command timed out after {DEFAULT_TIMEOUT}s.")
         return response
-
-    def _detect_error_in_response(self, response: Any) -> str | None:
-        return error_type(response)

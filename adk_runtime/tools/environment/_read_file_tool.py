@@ -2,14 +2,10 @@
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, ClassVar
 
-from google.genai import types
-
-from adk_runtime.tools._declaration import function_declaration
-from adk_runtime.tools.base_tool import BaseTool
 from adk_runtime.tools.environment._constants import MAX_OUTPUT_CHARS
-from adk_runtime.tools.environment._utils import error_type, truncate
+from adk_runtime.tools.environment._utils import EnvironmentTool, failure, missing_text, truncate
 
 if TYPE_CHECKING:
     from adk_runtime.environment._base_environment import BaseEnvironment
@@ -22,7 +18,7 @@ def _line_number_error(args: dict[str, Any]) -> dict[str, Any] | None:
     for key in ("start_line", "end_line"):
         value = args.get(key)
         if value is not None and (isinstance(value, bool) or not isinstance(value, int)):
-            return {"status": "error", "error": f"`{key}` must be an integer if provided."}
+            return failure(f"`{key}` must be an integer if provided.")
     return None
 
 
@@ -32,17 +28,12 @@ def _numbered(data: bytes, start_line: int | None, end_line: int | None) -> dict
     total = len(lines)
     start, end = max(1, start_line or 1), min(total, end_line or total)
     if total and start > total:
-        return {
-            "status": "error",
-            "error": f"`start_line` {start} is past the end of the file ({total} lines).",
-            "total_lines": total,
-        }
+        return failure(
+            f"`start_line` {start} is past the end of the file ({total} lines).",
+            total_lines=total,
+        )
     if total and start > end:
-        return {
-            "status": "error",
-            "error": f"`start_line` ({start}) is after `end_line` ({end}).",
-            "total_lines": total,
-        }
+        return failure(f"`start_line` ({start}) is after `end_line` ({end}).", total_lines=total)
     text = "".join(
         f"{number:6d}\t{line.decode('utf-8', errors='replace')}"
         for number, line in enumerate(lines[start - 1 : end], start=start)
@@ -53,59 +44,46 @@ def _numbered(data: bytes, start_line: int | None, end_line: int | None) -> dict
     return result
 
 
-class ReadFileTool(BaseTool):
+class ReadFileTool(EnvironmentTool):
     """Reads a file (or a range of its lines) with line numbers."""
+
+    PARAMETERS: ClassVar[dict[str, Any]] = {
+        "path": {"type": "string", "description": "The file's path."},
+        "start_line": {
+            "type": "integer",
+            "description": "The first line to show (counting from 1; default 1).",
+        },
+        "end_line": {
+            "type": "integer",
+            "description": "The last line to show (default: the last line).",
+        },
+    }
+    REQUIRED = ("path",)
 
     def __init__(self, environment: BaseEnvironment, *, max_output_chars: int | None = None):
         """Read files of ``environment``, returning at most ``max_output_chars`` characters."""
         super().__init__(
+            environment,
             name="ReadFile",
             description=(
                 "Reads a file of the environment, or some of its lines, each line numbered."
             ),
         )
-        self._environment = environment
         self._max_output_chars = MAX_OUTPUT_CHARS if max_output_chars is None else max_output_chars
-
-    def _get_declaration(self) -> types.FunctionDeclaration | None:
-        return function_declaration(
-            self.name,
-            self.description,
-            {
-                "type": "object",
-                "properties": {
-                    "path": {"type": "string", "description": "The file's path."},
-                    "start_line": {
-                        "type": "integer",
-                        "description": "The first line to show (counting from 1; default 1).",
-                    },
-                    "end_line": {
-                        "type": "integer",
-                        "description": "The last line to show (default: the last line).",
-                    },
-                },
-                "required": ["path"],
-            },
-        )
 
     async def run_async(self, *, args: dict[str, Any], tool_context: ToolContext) -> Any:
         """The file's numbered lines, or the error."""
-        path = args.get("path")
-        if not isinstance(path, str) or not path:
-            return {"status": "error", "error": "`path` is required."}
-        invalid = _line_number_error(args)
+        invalid = missing_text(args, "path") or _line_number_error(args)
         if invalid is not None:
             return invalid
+        path = args["path"]
         try:
             data = await self._environment.read_file(path)
         except FileNotFoundError:
-            return {"status": "error", "error": f"File not found: {path}"}
+            return failure(f"File not found: {path}")
         except Exception as exc:
-            return {"status": "error", "error": str(exc)}
+            return failure(str(exc))
         result = _numbered(data, args.get("start_line"), args.get("end_line"))
         if result["status"] == "ok":
             result["content"] = truncate(result["content"], self._max_output_chars)
         return result
-
-    def _detect_error_in_response(self, response: Any) -> str | None:
-        return error_type(response)

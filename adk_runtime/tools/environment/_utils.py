@@ -1,12 +1,21 @@
-"""What the environment tools share: output truncation, the error-response check."""
+"""What the environment tools share: their base class, output truncation, error responses."""
 
 from __future__ import annotations
 
-from typing import Any
+from typing import TYPE_CHECKING, Any, ClassVar
 
+from google.genai import types
+
+from adk_runtime.tools._confirm import RequireConfirmation, gate
+from adk_runtime.tools._declaration import function_declaration
+from adk_runtime.tools.base_tool import BaseTool
 from adk_runtime.tools.environment._constants import MAX_OUTPUT_CHARS
 
-__all__ = ["error_type", "truncate"]
+if TYPE_CHECKING:
+    from adk_runtime.environment._base_environment import BaseEnvironment
+    from adk_runtime.tools.tool_context import ToolContext
+
+__all__ = ["EnvironmentTool", "error_type", "failure", "missing_text", "truncate"]
 
 
 def truncate(text: str, limit: int = MAX_OUTPUT_CHARS) -> str:
@@ -21,3 +30,55 @@ def error_type(response: Any) -> str | None:
     if isinstance(response, dict) and response.get("status") == "error":
         return "TOOL_ERROR"
     return None
+
+
+def failure(message: str, **details: Any) -> dict[str, Any]:
+    """The response of a call that failed: ``status`` "error", the message, any details."""
+    return {"status": "error", "error": message, **details}
+
+
+def missing_text(args: dict[str, Any], *keys: str) -> dict[str, Any] | None:
+    """The failure for the first of ``keys`` whose argument is not a non-empty string."""
+    for key in keys:
+        value = args.get(key)
+        if not isinstance(value, str) or not value:
+            return failure(f"`{key}` is required.")
+    return None
+
+
+class EnvironmentTool(BaseTool):
+    """A tool working in an environment.
+
+    Its parameters are declared as a JSON schema, a failure is answered as ``{"status":
+    "error", ...}`` (reported as a tool error), and the tools that change something ask for
+    the user's confirmation first when told to.
+
+    Subclasses set ``PARAMETERS`` (the properties of the call's arguments) and ``REQUIRED``.
+    """
+
+    PARAMETERS: ClassVar[dict[str, Any]] = {}
+    REQUIRED: ClassVar[tuple[str, ...]] = ()
+
+    def __init__(
+        self,
+        environment: BaseEnvironment,
+        *,
+        name: str,
+        description: str,
+        require_confirmation: RequireConfirmation = False,
+    ) -> None:
+        super().__init__(name=name, description=description)
+        self._environment = environment
+        self._require_confirmation = require_confirmation
+
+    def _get_declaration(self) -> types.FunctionDeclaration | None:
+        schema = {"type": "object", "properties": self.PARAMETERS, "required": list(self.REQUIRED)}
+        return function_declaration(self.name, self.description, schema)
+
+    async def _refused(self, args: dict[str, Any], tool_context: ToolContext) -> Any:
+        """The failure to answer when the user must confirm the call and has not (else None)."""
+        refused = await gate(self.name, self._require_confirmation, args, tool_context)
+        return None if refused is None else {"status": "error", **refused}
+
+    def _detect_error_in_response(self, response: Any) -> str | None:
+        return error_type(response)
