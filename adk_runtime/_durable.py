@@ -16,6 +16,7 @@ from typing import TYPE_CHECKING
 
 from adk_runtime import telemetry
 from adk_runtime._plugin_run import run_with_plugins
+from adk_runtime._turn import agent_resumed, function_call_event, without_temp
 from adk_runtime.agents import _resume, _rewind
 from adk_runtime.agents.run_config import RunConfig
 from adk_runtime.errors import InvocationNotOpenError
@@ -68,8 +69,6 @@ async def continue_invocation(
     runner: Runner, session: Session, invocation_id: str, run_config: RunConfig
 ) -> AsyncGenerator[Event, None]:
     """Run invocation ``invocation_id`` on from its committed events (commit, then yield)."""
-    from adk_runtime.runners import _agent_resumed, _function_call_event, _without_temp
-
     committed = _resume.invocation_events(session.events, invocation_id)
     if not committed:
         return  # it stopped before its first event: nothing was started
@@ -78,14 +77,14 @@ async def continue_invocation(
     before = session.model_copy(
         update={"events": session.events[: session.events.index(committed[0])]}
     )
-    call_event = _function_call_event(before, content)
-    agent = _agent_resumed(runner._find_agent_to_run(before, call_event=call_event), call_event)
+    call_event = function_call_event(before, content)
+    agent = agent_resumed(runner._find_agent_to_run(before, call_event=call_event), call_event)
     ctx = runner._context(session, invocation_id, True, content, run_config, agent)
     _resume.start(ctx, committed)
     async with aclosing(run_with_plugins(ctx, ctx.agent.run_async(ctx))) as events:
         async for event in events:
             if event.partial:
-                yield _without_temp(event)
+                yield without_temp(event)
                 continue
             yield await runner.session_service.append_event(session, event)
 

@@ -39,7 +39,7 @@ from typing import TYPE_CHECKING, Any
 
 from google.genai import types
 
-from adk_runtime import _durable, _runner_support, telemetry
+from adk_runtime import _durable, _runner_support, _turn, telemetry
 from adk_runtime._app_origin import agent_origin, alignment_hint
 from adk_runtime._foreign import refuse_google_adk
 from adk_runtime._plugin_run import plugin_message, resolve_app, run_with_plugins
@@ -47,22 +47,17 @@ from adk_runtime._runner_support import ThreadedRun
 from adk_runtime.agents._answer_checks import check_client_answers
 from adk_runtime.agents.base_agent import BaseAgent
 from adk_runtime.agents.invocation_context import InvocationContext, new_invocation_context_id
-from adk_runtime.agents.loop_agent import LoopAgent
-from adk_runtime.agents.parallel_agent import ParallelAgent
 from adk_runtime.agents.run_config import RunConfig
-from adk_runtime.agents.sequential_agent import SequentialAgent
 from adk_runtime.apps.app import App
-from adk_runtime.apps.compaction import compact_after_invocation
 from adk_runtime.artifacts.base import BaseArtifactService
 from adk_runtime.artifacts.memory import InMemoryArtifactService
 from adk_runtime.errors import (
     AlreadyExistsError,
-    InputValidationError,
     SessionBusyError,
     SessionNotFoundError,
     UnsupportedFeatureError,
 )
-from adk_runtime.events import Event, EventActions
+from adk_runtime.events import Event
 from adk_runtime.events.rewind import live_events_newest_first
 from adk_runtime.memory.base import BaseMemoryService
 from adk_runtime.memory.in_memory import InMemoryMemoryService
@@ -74,7 +69,6 @@ from adk_runtime.sessions.claims import DEFAULT_LEASE_SECONDS, DEFAULT_WAIT_SECO
 from adk_runtime.sessions.invocations import OpenInvocation
 from adk_runtime.sessions.memory import InMemorySessionService
 from adk_runtime.sessions.session import Session
-from adk_runtime.sessions.state import State
 
 if TYPE_CHECKING:
     from adk_runtime.auth.credential_service.base_credential_service import (
@@ -203,8 +197,8 @@ class Runner:
                 or it answers a confirmation or credential request wrongly; nothing was
                 written.
         """
-        _validate_run(self.app_name, user_id, session_id, invocation_id, idempotency_key)
-        _validate_message(new_message)
+        _turn.validate_run(self.app_name, user_id, session_id, invocation_id, idempotency_key)
+        _turn.validate_message(new_message)
         run_config = run_config or RunConfig()
         if invocation_id is not None and new_message is None and not state_delta:
             run = _durable.resume_async(self, user_id, session_id, invocation_id, run_config)
@@ -243,7 +237,7 @@ class Runner:
                 session = await _durable.finish_interrupted(
                     self, claim, session, run_config, idempotency_key, own_id
                 )
-            call_event = _function_call_event(session, new_message)
+            call_event = _turn.function_call_event(session, new_message)
             if invocation_id is None and call_event is not None:
                 invocation_id = call_event.invocation_id  # resume the paused invocation
             ctx = self._context(
@@ -253,7 +247,9 @@ class Runner:
                 new_message = await plugin_message(ctx, new_message, idempotency_key)
             agent = self._find_agent_to_run(session, call_event=call_event)
             if new_message is not None or state_delta:
-                event = _user_event(ctx.invocation_id, new_message, state_delta, idempotency_key)
+                event = _turn.user_event(
+                    ctx.invocation_id, new_message, state_delta, idempotency_key
+                )
                 event.custom_metadata = run_config.custom_metadata or None
                 await check_client_answers(agent, ctx, event)  # a refused answer is not stored
                 result = await self.session_service.commit_event(session, event)
@@ -269,17 +265,17 @@ class Runner:
                     ctx.invocation_id = result.event.invocation_id
                     ctx.user_content = result.event.content
             await claim.mark(ctx.invocation_id)  # no round trip unless the id changed above
-            ctx.agent = _agent_resumed(agent, call_event)
+            ctx.agent = _turn.agent_resumed(agent, call_event)
             turn.started(ctx.invocation_id, ctx.agent.name)
             async with aclosing(run_with_plugins(ctx, ctx.agent.run_async(ctx))) as events:
                 async for event in events:
                     if event.partial:
-                        yield _without_temp(event)
+                        yield _turn.without_temp(event)
                         continue
                     committed = await self.session_service.append_event(session, event)
                     turn.events += 1
                     yield committed
-            await self._compact(session)
+            await _turn.compact(self.app, self.session_service, session)
             claim.finish()
 
     def _context(
@@ -314,26 +310,6 @@ class Runner:
         if continuing:  # its agents' states, from its committed events
             ctx.populate_invocation_agent_states()
         return ctx
-
-    async def _compact(self, session: Session) -> None:
-        """Commit the compaction event due after this invocation, if the app asks for one.
-
-        Under the turn's claim, after its last event was yielded: the caller's iteration ends
-        once it is committed.
-        """
-        if self.app.events_compaction_config is None:
-            return
-        summary = await compact_after_invocation(self.app, session.events, session_id=session.id)
-        if summary is None:
-            return
-        try:
-            await self.session_service.append_event(session, summary)
-        except Exception as exc:  # the turn is committed and answered; the next one retries
-            logger.warning(
-                "Event compaction of session %s was not committed (%s); the turn stands.",
-                session.id,
-                type(exc).__name__,
-            )
 
     def run_live(self, *args: Any, **kwargs: Any) -> AsyncGenerator[Event, None]:
         """google-adk's Live API entry point; not implemented here.
@@ -567,7 +543,7 @@ class Runner:
             last = session.events[-1] if session.events else None
             call_event = None
             if last is not None and last.author == "user":
-                call_event = _function_call_event(session, last.content)
+                call_event = _turn.function_call_event(session, last.content)
         if call_event is not None:
             caller = root.find_agent(call_event.author)
             if caller is not None:
@@ -590,21 +566,6 @@ class Runner:
                 return False
             current = current.parent_agent
         return True
-
-
-def _agent_resumed(caller: BaseAgent, call_event: Event | None) -> BaseAgent:
-    """The agent a turn runs, given the agent its message goes to.
-
-    An answer to a call (``call_event``) made inside a workflow resumes the workflow, from
-    the checkpoints of the paused invocation: the agents after the caller run too. The
-    Runner's turn and the resume of a crashed turn both run this agent.
-    """
-    if call_event is None:
-        return caller
-    agent = caller
-    while isinstance(agent.parent_agent, (SequentialAgent, LoopAgent, ParallelAgent)):
-        agent = agent.parent_agent
-    return agent
 
 
 class InMemoryRunner(Runner):
@@ -632,69 +593,3 @@ class InMemoryRunner(Runner):
             memory_service=InMemoryMemoryService(),
             plugin_close_timeout=plugin_close_timeout,
         )
-
-
-def _validate_run(
-    app_name: str,
-    user_id: str,
-    session_id: str,
-    invocation_id: str | None,
-    idempotency_key: str | None,
-) -> None:
-    validate_session_key(app_name, user_id, session_id)
-    if invocation_id is not None:
-        validate_id(invocation_id, "invocation_id")
-    if idempotency_key is not None:
-        validate_id(idempotency_key, "idempotency_key")
-
-
-def _validate_message(message: types.Content | None) -> None:
-    """Refuse a user message that carries function calls: only the model calls functions."""
-    if message is not None and any(part.function_call for part in message.parts or []):
-        raise InputValidationError(
-            "A user message cannot contain function calls: only the model calls tools. "
-            "Answer a call with a function response carrying the call's id."
-        )
-
-
-def _function_call_event(session: Session, message: types.Content | None) -> Event | None:
-    """The stored event holding the function call that ``message`` answers, if any."""
-    if message is None or not message.parts:
-        return None
-    ids = {
-        part.function_response.id
-        for part in message.parts
-        if part.function_response is not None and part.function_response.id
-    }
-    if not ids:
-        return None
-    for event in reversed(session.events):
-        if any(call.id in ids for call in event.get_function_calls()):
-            return event
-    return None
-
-
-def _user_event(
-    invocation_id: str,
-    message: types.Content | None,
-    state_delta: dict[str, Any] | None,
-    event_id: str | None,
-) -> Event:
-    event = Event(
-        invocation_id=invocation_id,
-        author="user",
-        content=message,
-        actions=EventActions(state_delta=dict(state_delta or {})),
-    )
-    if event_id is not None:
-        event.id = event_id
-    return event
-
-
-def _without_temp(event: Event) -> Event:
-    delta = event.actions.state_delta
-    if not any(key.startswith(State.TEMP_PREFIX) for key in delta):
-        return event
-    kept = {k: v for k, v in delta.items() if not k.startswith(State.TEMP_PREFIX)}
-    actions = event.actions.model_copy(update={"state_delta": kept})
-    return event.model_copy(update={"actions": actions})

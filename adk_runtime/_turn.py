@@ -1,0 +1,139 @@
+"""The pieces of a Runner turn that the crash resume (``_durable``) shares.
+
+Checking a run's ids and message, the stored call a message answers, the agent a turn runs,
+the user's event, and an event as yielded (``temp:`` keys stripped).
+"""
+
+from __future__ import annotations
+
+import logging
+from typing import Any
+
+from google.genai import types
+
+from adk_runtime.agents.base_agent import BaseAgent
+from adk_runtime.agents.loop_agent import LoopAgent
+from adk_runtime.agents.parallel_agent import ParallelAgent
+from adk_runtime.agents.sequential_agent import SequentialAgent
+from adk_runtime.apps.app import App
+from adk_runtime.apps.compaction import compact_after_invocation
+from adk_runtime.errors import InputValidationError
+from adk_runtime.events import Event, EventActions
+from adk_runtime.sessions._validation import validate_id, validate_session_key
+from adk_runtime.sessions.base import BaseSessionService
+from adk_runtime.sessions.session import Session
+from adk_runtime.sessions.state import State
+
+__all__ = [
+    "agent_resumed",
+    "compact",
+    "function_call_event",
+    "user_event",
+    "validate_message",
+    "validate_run",
+    "without_temp",
+]
+
+logger = logging.getLogger(__name__)
+
+
+def agent_resumed(caller: BaseAgent, call_event: Event | None) -> BaseAgent:
+    """The agent a turn runs, given the agent its message goes to.
+
+    An answer to a call (``call_event``) made inside a workflow resumes the workflow, from
+    the checkpoints of the paused invocation: the agents after the caller run too. The
+    Runner's turn and the resume of a crashed turn both run this agent.
+    """
+    if call_event is None:
+        return caller
+    agent = caller
+    while isinstance(agent.parent_agent, (SequentialAgent, LoopAgent, ParallelAgent)):
+        agent = agent.parent_agent
+    return agent
+
+
+def validate_run(
+    app_name: str,
+    user_id: str,
+    session_id: str,
+    invocation_id: str | None,
+    idempotency_key: str | None,
+) -> None:
+    validate_session_key(app_name, user_id, session_id)
+    if invocation_id is not None:
+        validate_id(invocation_id, "invocation_id")
+    if idempotency_key is not None:
+        validate_id(idempotency_key, "idempotency_key")
+
+
+def validate_message(message: types.Content | None) -> None:
+    """Refuse a user message that carries function calls: only the model calls functions."""
+    if message is not None and any(part.function_call for part in message.parts or []):
+        raise InputValidationError(
+            "A user message cannot contain function calls: only the model calls tools. "
+            "Answer a call with a function response carrying the call's id."
+        )
+
+
+def function_call_event(session: Session, message: types.Content | None) -> Event | None:
+    """The stored event holding the function call that ``message`` answers, if any."""
+    if message is None or not message.parts:
+        return None
+    ids = {
+        part.function_response.id
+        for part in message.parts
+        if part.function_response is not None and part.function_response.id
+    }
+    if not ids:
+        return None
+    for event in reversed(session.events):
+        if any(call.id in ids for call in event.get_function_calls()):
+            return event
+    return None
+
+
+def user_event(
+    invocation_id: str,
+    message: types.Content | None,
+    state_delta: dict[str, Any] | None,
+    event_id: str | None,
+) -> Event:
+    event = Event(
+        invocation_id=invocation_id,
+        author="user",
+        content=message,
+        actions=EventActions(state_delta=dict(state_delta or {})),
+    )
+    if event_id is not None:
+        event.id = event_id
+    return event
+
+
+def without_temp(event: Event) -> Event:
+    delta = event.actions.state_delta
+    if not any(key.startswith(State.TEMP_PREFIX) for key in delta):
+        return event
+    kept = {k: v for k, v in delta.items() if not k.startswith(State.TEMP_PREFIX)}
+    actions = event.actions.model_copy(update={"state_delta": kept})
+    return event.model_copy(update={"actions": actions})
+
+
+async def compact(app: App, service: BaseSessionService, session: Session) -> None:
+    """Commit the compaction event due after this invocation, if the app asks for one.
+
+    Under the turn's claim, after its last event was yielded: the caller's iteration ends
+    once it is committed.
+    """
+    if app.events_compaction_config is None:
+        return
+    summary = await compact_after_invocation(app, session.events, session_id=session.id)
+    if summary is None:
+        return
+    try:
+        await service.append_event(session, summary)
+    except Exception as exc:  # the turn is committed and answered; the next one retries
+        logger.warning(
+            "Event compaction of session %s was not committed (%s); the turn stands.",
+            session.id,
+            type(exc).__name__,
+        )
