@@ -93,7 +93,7 @@ def build_contents(
 
 def is_other_agent_reply(agent_name: str, event: Event) -> bool:
     """Whether ``event`` is another agent's turn, to be retold as context for ``agent_name``."""
-    return bool(agent_name) and _is_other_agent(agent_name, event)
+    return _is_other_agent(agent_name, event)
 
 
 def _request_copy(content: types.Content) -> types.Content:
@@ -136,7 +136,8 @@ def _in_branch(branch: str | None, event: Event) -> bool:
 
 
 def _is_other_agent(agent_name: str, event: Event) -> bool:
-    return bool(event.author) and event.author not in (agent_name, "user")
+    """Another agent's event, from ``agent_name``'s view (with no agent named, none is)."""
+    return bool(agent_name) and bool(event.author) and event.author not in (agent_name, "user")
 
 
 def _current_turn(events: list[Event], agent_name: str) -> list[Event]:

@@ -244,3 +244,37 @@ async def test_minted_call_ids_reach_the_models_that_pair_by_id(model: Any, kept
         assert labels == ["user:go", "call:adk-1", "response:adk-1=one"]
     else:
         assert labels == ["user:go", "call:None", "response:None=one"]
+
+
+def test_with_no_agent_named_no_event_is_retold_as_another_agents() -> None:
+    """``contents._get_contents`` without an agent (as google-adk's own callers use it): every
+    event is sent as it is, a summary as the summary, none as "For context" for someone."""
+    from adk_runtime.flows.llm_flows import contents
+
+    summary = types.Content(role="model", parts=[types.Part(text="summary of 1-2")])
+    compaction = EventCompaction(start_timestamp=1.0, end_timestamp=2.0, compacted_content=summary)
+    history = [
+        event("helper", "model", types.Part(text="one"), timestamp=1.0),
+        event("helper", "model", types.Part(text="two"), timestamp=2.0),
+        Event(
+            invocation_id="inv-c",
+            author="compactor",
+            content=summary,
+            timestamp=2.5,
+            actions=EventActions(compaction=compaction),
+        ),
+        event("user", "user", types.Part(text="three"), timestamp=3.0),
+        event("helper", "model", types.Part(text="four"), timestamp=4.0),
+    ]
+    assert flat(contents._get_contents(None, history)) == [
+        "model:summary of 1-2",
+        "user:three",
+        "model:four",
+    ]
+    # Named, the helper's events are another agent's to "root": retold as context.
+    assert flat(contents._get_contents(None, history, "root")) == [
+        "model:summary of 1-2",
+        "user:three",
+        "user:For context:",
+        "user:[helper] said: four",
+    ]
