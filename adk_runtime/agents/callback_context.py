@@ -57,6 +57,15 @@ class CallbackContext(ReadonlyContext):
         return self._event_actions
 
     @property
+    def custom_metadata(self) -> dict[str, Any]:
+        """The invocation's metadata (seeded from ``RunConfig.custom_metadata``), writable.
+
+        What a tool or callback puts here the later steps of the invocation read. It lives as
+        long as the invocation and is not stored (events carry the run's metadata).
+        """
+        return self._invocation_context._custom_metadata
+
+    @property
     def branch(self) -> str | None:
         """The invocation's branch (``parent.child`` path of parallel sub-agents), if any."""
         return self._invocation_context.branch

@@ -66,5 +66,9 @@ class ReadonlyContext:
 
     @property
     def custom_metadata(self) -> Mapping[str, Any]:
-        """The invocation's ``RunConfig.custom_metadata``, read-only (empty when unset)."""
-        return MappingProxyType(self._invocation_context.run_config.custom_metadata or {})
+        """The invocation's metadata, read-only.
+
+        ``RunConfig.custom_metadata`` and what tools and callbacks of this invocation added
+        (``CallbackContext.custom_metadata``).
+        """
+        return MappingProxyType(self._invocation_context._custom_metadata)

@@ -105,3 +105,45 @@ async def test_session_not_found_names_the_app_the_agent_folder_implies(
     with pytest.raises(SessionNotFoundError) as raised:
         await plain.run_async(user_id=USER, session_id="nope", new_message=None).__anext__()
     assert "weather" not in str(raised.value)
+
+
+async def test_tools_and_callbacks_share_the_invocations_metadata_which_is_not_stored(
+    session_service: BaseSessionService,
+) -> None:
+    from adk_runtime.agents import CallbackContext
+    from adk_runtime.testing import function_call
+    from adk_runtime.tools import ToolContext
+
+    seen: list[dict[str, object]] = []
+
+    def tag(tool_context: ToolContext) -> str:
+        """Tags the invocation."""
+        tool_context.custom_metadata["trace"] = "t-1"
+        return "tagged"
+
+    def look(tool_context: ToolContext) -> str:
+        """Reads the invocation's tags."""
+        seen.append(dict(tool_context.custom_metadata))
+        return "looked"
+
+    def after_model(callback_context: CallbackContext, llm_response: object) -> None:
+        seen.append(dict(callback_context.custom_metadata))
+
+    agent = LlmAgent(
+        name="root",
+        model=ScriptedModel(
+            replies=[function_call("tag", {}), function_call("look", {}), "done", "ok"]
+        ),
+        tools=[tag, look],
+        after_model_callback=after_model,
+    )
+    runner = await start(agent, session_service)
+    await send(runner, "hi", run_config=RunConfig(custom_metadata={"request_id": "r"}))
+    # The first model step saw the run's metadata; every later step also the tool's tag.
+    assert seen[0] == {"request_id": "r"}
+    assert seen[1:] == [{"request_id": "r", "trace": "t-1"}] * 3
+    for event in (await stored(runner)).events:
+        assert event.custom_metadata == {"request_id": "r"}  # the run's, not the scratch
+    seen.clear()
+    await send(runner, "again")  # a new invocation starts without the last one's tags
+    assert seen == [{}]
