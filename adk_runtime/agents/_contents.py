@@ -141,11 +141,31 @@ def _is_other_agent(agent_name: str, event: Event) -> bool:
 
 
 def _current_turn(events: list[Event], agent_name: str) -> list[Event]:
+    """The events of the current turn (``include_contents="none"``).
+
+    It starts at the latest message of the user or of another agent, with two exceptions: a
+    hand-over (``transfer_to_agent``) does not start a turn, so an agent the conversation
+    was transferred to still sees the message that led there (the hand-over retold as
+    context after it); and an answer to a call (a function response) does not either, nor
+    does any message after a call whose answer comes later, so a late answer keeps its call.
+    """
+    awaiting: set[str] = set()  # responses seen whose call is further back
     for index in range(len(events) - 1, -1, -1):
         event = events[index]
-        if event.author == "user" or _is_other_agent(agent_name, event):
+        awaiting -= {call.id for call in event.get_function_calls() if call.id}
+        responses = event.get_function_responses()
+        awaiting |= {response.id for response in responses if response.id}
+        starts = event.author == "user" or _is_other_agent(agent_name, event)
+        if starts and not responses and not awaiting and not _is_transfer(event):
             return events[index:]
     return []
+
+
+def _is_transfer(event: Event) -> bool:
+    """A hand-over to another agent: the ``transfer_to_agent`` call or its response."""
+    return bool(event.actions.transfer_to_agent) or any(
+        call.name == "transfer_to_agent" for call in event.get_function_calls()
+    )
 
 
 def _as_context(event: Event, thoughts: bool) -> types.Content | None:

@@ -128,6 +128,66 @@ async def test_include_contents_none(session_service: BaseSessionService) -> Non
     assert [c.parts[0].text for c in model.requests[1].contents] == ["second"]  # type: ignore[index]
 
 
+def _labels(request: LlmRequest) -> list[str]:
+    labels = []
+    for content in request.contents:
+        for part in content.parts or []:
+            if part.function_call is not None:
+                labels.append(f"call:{part.function_call.name}")
+            elif part.function_response is not None:
+                labels.append(f"response:{part.function_response.name}")
+            else:
+                labels.append(f"{content.role}:{part.text}")
+    return labels
+
+
+async def test_include_contents_none_after_a_transfer_keeps_the_users_message(
+    session_service: BaseSessionService,
+) -> None:
+    """The agent the conversation is handed to sees the message that led there, then the
+    hand-over as context: the transfer does not start its turn."""
+    helper_model = ScriptedModel(replies=["helped"])
+    helper = LlmAgent(name="helper", model=helper_model, include_contents="none")
+    root = LlmAgent(
+        name="root",
+        model=ScriptedModel(replies=[function_call("transfer_to_agent", {"agent_name": "helper"})]),
+        sub_agents=[helper],
+    )
+    runner = await start(root, session_service)
+    await send(runner, "please help")
+    labels = _labels(helper_model.requests[0])
+    assert labels[0] == "user:please help"
+    assert labels[1] == "user:For context:"
+    assert any("transfer_to_agent" in label for label in labels[2:])
+
+
+async def test_include_contents_none_keeps_the_call_a_late_answer_answers(
+    session_service: BaseSessionService,
+) -> None:
+    """A long-running call answered turns later: the answer is sent with its call, also when
+    the user said something in between."""
+    from adk_runtime.tools import LongRunningFunctionTool
+
+    def start_job(name: str) -> dict[str, Any]:
+        """Start a job."""
+        return {"status": "started"}
+
+    model = ScriptedModel(
+        replies=[function_call("start_job", {"name": "build"}, id="job-1"), "waiting", "built"]
+    )
+    tool = LongRunningFunctionTool(start_job)
+    agent = LlmAgent(name="ops", model=model, tools=[tool], include_contents="none")
+    runner = await start(agent, session_service)
+    await send(runner, "build it")
+    await send(runner, "how is it going?")
+    assert _labels(model.requests[1]) == ["user:how is it going?"]
+    done = types.FunctionResponse(id="job-1", name="start_job", response={"status": "done"})
+    await send(runner, types.Content(role="user", parts=[types.Part(function_response=done)]))
+    labels = _labels(model.requests[2])
+    assert labels[0] == "user:build it"
+    assert labels.index("call:start_job") < labels.index("response:start_job")
+
+
 async def test_tool_that_raises(session_service: BaseSessionService) -> None:
     def explode(tool_context: ToolContext) -> str:
         """Fails."""
