@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import warnings
 from collections.abc import AsyncGenerator, Awaitable, Callable, Sequence
 from contextlib import aclosing
 from typing import Any, ClassVar, Literal, TypeAlias
@@ -186,6 +187,19 @@ class LlmAgent(BaseAgent):
     ) -> types.GenerateContentConfig | None:
         """Reject settings that have an LlmAgent field of their own (``ValueError``)."""
         return check_generate_content_config(config)
+
+    @model_validator(mode="after")
+    def _warn_two_thinking_configs(self) -> LlmAgent:
+        config = self.generate_content_config
+        planned = getattr(self.planner, "thinking_config", None)
+        if planned is not None and config is not None and config.thinking_config is not None:
+            warnings.warn(
+                f"LlmAgent {self.name!r} sets thinking_config twice, in generate_content_config "
+                "and in its planner; every request uses the planner's.",
+                UserWarning,
+                stacklevel=2,
+            )
+        return self
 
     @classmethod
     def set_default_model(cls, model: str | BaseLlm) -> None:

@@ -376,6 +376,23 @@ async def test_built_in_planner_sets_the_thinking_config() -> None:
     assert agent.generate_content_config.thinking_config is None  # the agent's copy untouched
 
 
+async def test_two_thinking_configs_warn_and_the_planners_is_sent() -> None:
+    model = ScriptedModel(replies=["ok"])
+    planned = types.ThinkingConfig(thinking_budget=64)
+    with pytest.warns(UserWarning, match="sets thinking_config twice.*uses the planner's"):
+        agent = LlmAgent(
+            name="a",
+            model=model,
+            planner=BuiltInPlanner(thinking_config=planned),
+            generate_content_config=types.GenerateContentConfig(
+                thinking_config=types.ThinkingConfig(thinking_budget=1024)
+            ),
+        )
+    runner = await start(agent, InMemorySessionService())
+    await send(runner, "hi")
+    assert model.requests[0].config.thinking_config == planned
+
+
 async def test_plan_re_act_planner_instructs_and_splits_the_answer_from_the_notes() -> None:
     reply = f"{PLANNING_TAG}1. think\n{FINAL_ANSWER_TAG}It is 21 degrees."
     model = ScriptedModel(replies=[reply, "again"])
