@@ -18,7 +18,7 @@ from adk_runtime.events.event_actions import EventCompaction
 from adk_runtime.sessions import BaseSessionService
 from adk_runtime.testing import ScriptedModel
 from adk_runtime.tools import LongRunningFunctionTool
-from tests.llm.helpers import APP, USER, send, start, stored
+from tests.llm.helpers import APP, USER, flat, send, start, stored
 
 # LiteLLM's own models make pydantic warn (its TypedDicts); nothing of ours.
 pytestmark = pytest.mark.filterwarnings("ignore:.*`ReadOnly` qualifier:UserWarning")
@@ -48,21 +48,6 @@ async def store(service: BaseSessionService, runner_session_id: str, events: lis
     assert session is not None
     for item in events:
         await service.append_event(session, item)
-
-
-def flat(contents: list[types.Content]) -> list[str]:
-    """Each part of the request as a short label, in order."""
-    labels: list[str] = []
-    for content in contents:
-        for part in content.parts or []:
-            if part.function_call is not None:
-                labels.append(f"call:{part.function_call.id}")
-            elif part.function_response is not None:
-                response = part.function_response
-                labels.append(f"response:{response.id}={(response.response or {}).get('r')}")
-            else:
-                labels.append(f"{content.role}:{part.text}")
-    return labels
 
 
 async def test_calls_cut_short_and_stray_responses_are_not_sent(

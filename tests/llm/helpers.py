@@ -65,3 +65,18 @@ def texts(events: list[Event]) -> list[str]:
         for event in events
         if event.content is not None and any(part.text for part in event.content.parts or [])
     ]
+
+
+def flat(contents: list[types.Content]) -> list[str]:
+    """Each part of the request as a short label, in order."""
+    labels: list[str] = []
+    for content in contents:
+        for part in content.parts or []:
+            if part.function_call is not None:
+                labels.append(f"call:{part.function_call.id}")
+            elif part.function_response is not None:
+                response = part.function_response
+                labels.append(f"response:{response.id}={(response.response or {}).get('r')}")
+            else:
+                labels.append(f"{content.role}:{part.text}")
+    return labels

@@ -13,7 +13,7 @@ from adk_runtime.models import LlmRequest
 from adk_runtime.sessions import BaseSessionService
 from adk_runtime.testing import ScriptedModel, function_call
 from adk_runtime.tools import ToolContext
-from tests.llm.helpers import send, start, stored, texts
+from tests.llm.helpers import flat, send, start, stored, texts
 
 
 def remember(item: str, tool_context: ToolContext) -> dict[str, Any]:
@@ -128,19 +128,6 @@ async def test_include_contents_none(session_service: BaseSessionService) -> Non
     assert [c.parts[0].text for c in model.requests[1].contents] == ["second"]  # type: ignore[index]
 
 
-def _labels(request: LlmRequest) -> list[str]:
-    labels = []
-    for content in request.contents:
-        for part in content.parts or []:
-            if part.function_call is not None:
-                labels.append(f"call:{part.function_call.name}")
-            elif part.function_response is not None:
-                labels.append(f"response:{part.function_response.name}")
-            else:
-                labels.append(f"{content.role}:{part.text}")
-    return labels
-
-
 async def test_include_contents_none_after_a_transfer_keeps_the_users_message(
     session_service: BaseSessionService,
 ) -> None:
@@ -155,7 +142,7 @@ async def test_include_contents_none_after_a_transfer_keeps_the_users_message(
     )
     runner = await start(root, session_service)
     await send(runner, "please help")
-    labels = _labels(helper_model.requests[0])
+    labels = flat(helper_model.requests[0].contents)
     assert labels[0] == "user:please help"
     assert labels[1] == "user:For context:"
     assert any("transfer_to_agent" in label for label in labels[2:])
@@ -180,12 +167,12 @@ async def test_include_contents_none_keeps_the_call_a_late_answer_answers(
     runner = await start(agent, session_service)
     await send(runner, "build it")
     await send(runner, "how is it going?")
-    assert _labels(model.requests[1]) == ["user:how is it going?"]
+    assert flat(model.requests[1].contents) == ["user:how is it going?"]
     done = types.FunctionResponse(id="job-1", name="start_job", response={"status": "done"})
     await send(runner, types.Content(role="user", parts=[types.Part(function_response=done)]))
-    labels = _labels(model.requests[2])
+    labels = flat(model.requests[2].contents)
     assert labels[0] == "user:build it"
-    assert labels.index("call:start_job") < labels.index("response:start_job")
+    assert labels.index("call:job-1") < labels.index("response:job-1=None")
 
 
 async def test_tool_that_raises(session_service: BaseSessionService) -> None:
