@@ -121,7 +121,11 @@ def _results(junit: Path, files: list[str]) -> dict[str, dict[str, str]]:
         for child in case:
             if child.tag in ("failure", "error", "skipped"):
                 outcome = "failed" if child.tag == "failure" else child.tag
-        test_id = f"{case.get('classname', '')}::{case.get('name', '')}"
+        # A parametrized id can carry a rewritten import path: name it as on google-adk,
+        # so the same test compares across targets.
+        test_id = f"{case.get('classname', '')}::{case.get('name', '')}".replace(
+            "adk_runtime", "google.adk"
+        )
         found.setdefault(file, {})[test_id] = outcome
     return found
 

@@ -28,6 +28,14 @@ def test_moved_module_import_is_followed():
 
 def test_fails():
     assert 1 == 2
+
+
+import pytest
+
+
+@pytest.mark.parametrize("path", ["google.adk.sessions.Session"])
+def test_named_by_path(path):
+    assert path.endswith(".Session")
 """
 BROKEN_TEST = "from google.adk.no_such_module import thing\n\ndef test_x():\n    pass\n"
 
@@ -77,7 +85,12 @@ def test_the_tree_is_rewritten_run_and_counted(
     assert unittests.joinpath("sessions", "test_service.py").read_text() == SESSIONS_TEST
     results = json.loads(out.read_text())
     sessions = results["sessions/test_service.py"]
-    assert sorted(sessions.values()) == ["failed", "passed", "passed"]
+    assert sorted(sessions.values()) == ["failed", "passed", "passed", "passed"]
+    # The rewritten parameter is named as on google-adk, so both targets' ids compare.
+    named = [test for test in sessions if "test_named_by_path" in test]
+    assert named == [
+        "tests.unittests.sessions.test_service::test_named_by_path[google.adk.sessions.Session]"
+    ]
     assert list(results["artifacts/test_broken.py"].values()) == ["error"]
     capsys.readouterr()
 
