@@ -167,3 +167,20 @@ async def test_migrations_in_one_process_run_one_at_a_time(empty_url: str) -> No
         assert all(status.up_to_date for status in statuses)
     finally:
         await asyncio.gather(*(db.dispose() for db in replicas))
+
+
+@pytest.mark.sqlite
+async def test_prepare_tables_readies_the_schema_at_start_up(tmp_path: Any) -> None:
+    """google-adk's ``prepare_tables()``: the schema is made before the first operation,
+    from many tasks at once, and calling it again does nothing."""
+    url = f"sqlite:///{tmp_path / 'eager.db'}"
+    async with DatabaseSessionService(url) as service:
+        await asyncio.gather(*(service.prepare_tables() for _ in range(5)))
+        db = Database(create_engine(url), owns_engine=True)
+        try:
+            assert (await migrate.schema_status(db)).up_to_date
+        finally:
+            await db.dispose()
+        await service.prepare_tables()
+        created = await service.create_session(app_name="a", user_id="u", session_id="s1")
+        assert created.id == "s1"

@@ -113,6 +113,13 @@ class DatabaseSessionService(BaseSessionService):
         """
         await self._open()
 
+    async def prepare_tables(self) -> None:
+        """google-adk's name of :meth:`prepare`: make the schema ready at start-up.
+
+        Safe to call more than once, and from many tasks at once.
+        """
+        await self.prepare()
+
     async def _open(self) -> Database:
         return await self._handle.open()
 
