@@ -7,6 +7,8 @@ the user's event, and an event as yielded (``temp:`` keys stripped).
 from __future__ import annotations
 
 import logging
+from collections.abc import Callable
+from types import EllipsisType
 from typing import Any
 
 from google.genai import types
@@ -19,6 +21,7 @@ from adk_runtime.apps.app import App
 from adk_runtime.apps.compaction import compact_after_invocation
 from adk_runtime.errors import InputValidationError
 from adk_runtime.events import Event, EventActions
+from adk_runtime.events.rewind import live_events_newest_first
 from adk_runtime.sessions._validation import validate_id, validate_session_key
 from adk_runtime.sessions.base import BaseSessionService
 from adk_runtime.sessions.session import Session
@@ -26,8 +29,10 @@ from adk_runtime.sessions.state import State
 
 __all__ = [
     "agent_resumed",
+    "agent_to_run",
     "compact",
     "function_call_event",
+    "transfers_back",
     "user_event",
     "validate_message",
     "validate_run",
@@ -35,6 +40,43 @@ __all__ = [
 ]
 
 logger = logging.getLogger(__name__)
+
+
+def agent_to_run(
+    root: BaseAgent,
+    session: Session,
+    call_event: Event | EllipsisType | None,
+    transferable: Callable[[BaseAgent], bool],
+) -> BaseAgent:
+    """The agent that continues the conversation (``Runner._find_agent_to_run``)."""
+    if call_event is ...:
+        last = session.events[-1] if session.events else None
+        call_event = None
+        if last is not None and last.author == "user":
+            call_event = function_call_event(session, last.content)
+    if call_event is not None:
+        caller = root.find_agent(call_event.author)
+        if caller is not None:
+            return caller
+    for event in live_events_newest_first(session.events):
+        if event.author == "user":
+            continue
+        if event.author == root.name:
+            return root
+        agent = root.find_sub_agent(event.author)
+        if agent is not None and transferable(agent):
+            return agent
+    return root
+
+
+def transfers_back(agent: BaseAgent) -> bool:
+    """Whether ``agent`` and every agent above it may transfer back to its parent."""
+    current: BaseAgent | None = agent
+    while current is not None:
+        if not current.can_transfer_to_parent():
+            return False
+        current = current.parent_agent
+    return True
 
 
 def agent_resumed(caller: BaseAgent, call_event: Event | None) -> BaseAgent:

@@ -58,7 +58,6 @@ from adk_runtime.errors import (
     UnsupportedFeatureError,
 )
 from adk_runtime.events import Event
-from adk_runtime.events.rewind import live_events_newest_first
 from adk_runtime.memory.base import BaseMemoryService
 from adk_runtime.memory.in_memory import InMemoryMemoryService
 from adk_runtime.plugins.base_plugin import BasePlugin
@@ -278,6 +277,45 @@ class Runner:
             await _turn.compact(self.app, self.session_service, session)
             claim.finish()
 
+    def _new_invocation_context(
+        self,
+        session: Session,
+        *,
+        invocation_id: str | None = None,
+        new_message: types.Content | None = None,
+        live_request_queue: Any = None,
+        run_config: RunConfig | None = None,
+    ) -> InvocationContext:
+        """A new invocation's context, for the root agent.
+
+        google-adk's extension point: a subclass may override it to build a context type of
+        its own (an ``InvocationContext`` subclass); every turn, resume and crash-resume
+        builds its context here. Keep the signature.
+
+        Raises:
+            UnsupportedFeatureError: A ``live_request_queue`` (the Live API is not here).
+        """
+        if live_request_queue is not None:
+            raise UnsupportedFeatureError(
+                "A live_request_queue belongs to google-adk's Live API, which adk_runtime "
+                "does not implement."
+            )
+        return InvocationContext(
+            invocation_id=invocation_id or new_invocation_context_id(),
+            session=session,
+            agent=self.agent,
+            session_service=self.session_service,
+            artifact_service=self.artifact_service,
+            memory_service=self.memory_service,
+            credential_service=self.credential_service,
+            user_content=new_message,
+            run_config=run_config or RunConfig(),
+            plugin_manager=self.plugin_manager,
+            resumability_config=self.resumability_config,
+            events_compaction_config=self.app.events_compaction_config,
+            context_cache_config=self.context_cache_config,
+        )
+
     def _context(
         self,
         session: Session,
@@ -291,21 +329,11 @@ class Runner:
 
         ``agent``: the one to run (default: the root agent).
         """
-        ctx = InvocationContext(
-            invocation_id=invocation_id,
-            session=session,
-            agent=agent or self.agent,
-            session_service=self.session_service,
-            artifact_service=self.artifact_service,
-            memory_service=self.memory_service,
-            credential_service=self.credential_service,
-            user_content=message,
-            run_config=run_config,
-            plugin_manager=self.plugin_manager,
-            resumability_config=self.resumability_config,
-            events_compaction_config=self.app.events_compaction_config,
-            context_cache_config=self.context_cache_config,
+        ctx = self._new_invocation_context(
+            session, invocation_id=invocation_id, new_message=message, run_config=run_config
         )
+        if agent is not None:
+            ctx.agent = agent
         ctx._durable = True  # workflow agents record checkpoints: any invocation can resume
         if continuing:  # its agents' states, from its committed events
             ctx.populate_invocation_agent_states()
@@ -538,34 +566,13 @@ class Runner:
         transfer back to its parent. Otherwise the root agent (``root_agent``, by default
         the Runner's) runs.
         """
-        root = root_agent or self.agent
-        if call_event is ...:
-            last = session.events[-1] if session.events else None
-            call_event = None
-            if last is not None and last.author == "user":
-                call_event = _turn.function_call_event(session, last.content)
-        if call_event is not None:
-            caller = root.find_agent(call_event.author)
-            if caller is not None:
-                return caller
-        for event in live_events_newest_first(session.events):
-            if event.author == "user":
-                continue
-            if event.author == root.name:
-                return root
-            agent = root.find_sub_agent(event.author)
-            if agent is not None and self._is_transferable_across_agent_tree(agent):
-                return agent
-        return root
+        return _turn.agent_to_run(
+            root_agent or self.agent, session, call_event, self._is_transferable_across_agent_tree
+        )
 
     def _is_transferable_across_agent_tree(self, agent: BaseAgent) -> bool:
         """Whether ``agent`` and every agent above it may transfer back to its parent."""
-        current: BaseAgent | None = agent
-        while current is not None:
-            if not current.can_transfer_to_parent():
-                return False
-            current = current.parent_agent
-        return True
+        return _turn.transfers_back(agent)
 
 
 class InMemoryRunner(Runner):

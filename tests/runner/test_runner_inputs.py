@@ -6,12 +6,13 @@ from __future__ import annotations
 import sys
 from collections.abc import AsyncGenerator, Iterator
 from pathlib import Path
+from typing import Any
 
 import pytest
 from google.genai import types
 
 from adk_runtime.agents import BaseAgent, InvocationContext, LlmAgent, RunConfig
-from adk_runtime.errors import InputValidationError, SessionNotFoundError
+from adk_runtime.errors import InputValidationError, SessionNotFoundError, UnsupportedFeatureError
 from adk_runtime.events import Event
 from adk_runtime.runners import Runner
 from adk_runtime.sessions import BaseSessionService, InMemorySessionService
@@ -147,3 +148,46 @@ async def test_tools_and_callbacks_share_the_invocations_metadata_which_is_not_s
     seen.clear()
     await send(runner, "again")  # a new invocation starts without the last one's tags
     assert seen == [{}]
+
+
+class TenantContext(InvocationContext):
+    """A context type of the application's own, carrying its tenant."""
+
+    tenant: str = "none"
+
+
+class TenantRunner(Runner):
+    def _new_invocation_context(self, session: Any, **kwargs: Any) -> InvocationContext:
+        base = super()._new_invocation_context(session, **kwargs)
+        return TenantContext(**dict(base), tenant="acme")
+
+
+class TenantEcho(BaseAgent):
+    """Answers with the tenant its context carries."""
+
+    async def _run_async_impl(self, ctx: InvocationContext) -> AsyncGenerator[Event, None]:
+        tenant = ctx.tenant if isinstance(ctx, TenantContext) else "no tenant context"
+        yield Event(
+            invocation_id=ctx.invocation_id,
+            author=self.name,
+            content=types.Content(role="model", parts=[types.Part(text=tenant)]),
+        )
+
+
+async def test_a_runner_subclass_builds_its_own_context_type(
+    session_service: BaseSessionService,
+) -> None:
+    """google-adk's extension point ``_new_invocation_context``: every turn runs its agents
+    in the context the subclass builds, the Runner's own settings kept."""
+    runner = TenantRunner(
+        app_name=APP, agent=TenantEcho(name="echo"), session_service=session_service
+    )
+    await session_service.create_session(app_name=APP, user_id=USER, session_id="s1")
+    events = await send(runner, "who am I?")
+    assert [e.content.parts[0].text for e in events if e.content and e.content.parts] == ["acme"]
+    context = runner._new_invocation_context(await stored(runner))
+    assert isinstance(context, TenantContext)
+    assert context.session_service is session_service
+    assert context.agent is runner.agent
+    with pytest.raises(UnsupportedFeatureError, match="Live API"):
+        runner._new_invocation_context(await stored(runner), live_request_queue=object())
