@@ -13,7 +13,9 @@ from typing import Any
 
 from google.genai import types
 
+from adk_runtime.agents import _resume
 from adk_runtime.agents.base_agent import BaseAgent
+from adk_runtime.agents.invocation_context import InvocationContext
 from adk_runtime.agents.loop_agent import LoopAgent
 from adk_runtime.agents.parallel_agent import ParallelAgent
 from adk_runtime.agents.sequential_agent import SequentialAgent
@@ -31,6 +33,7 @@ __all__ = [
     "agent_resumed",
     "agent_to_run",
     "compact",
+    "continue_with",
     "function_call_event",
     "transfers_back",
     "user_event",
@@ -77,6 +80,18 @@ def transfers_back(agent: BaseAgent) -> bool:
             return False
         current = current.parent_agent
     return True
+
+
+def continue_with(ctx: InvocationContext, caller: BaseAgent, call_event: Event | None) -> None:
+    """Make ``ctx`` run the agent a live turn runs (:func:`agent_resumed`).
+
+    An answer inside a workflow resumes the workflow from the invocation's committed events,
+    as a crashed turn's resume does: each agent continues from its own events, so a parallel
+    branch that had answered is not run again.
+    """
+    ctx.agent = agent_resumed(caller, call_event)
+    if ctx.agent is not caller:
+        _resume.start(ctx, _resume.invocation_events(ctx.session.events, ctx.invocation_id))
 
 
 def agent_resumed(caller: BaseAgent, call_event: Event | None) -> BaseAgent:

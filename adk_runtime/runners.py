@@ -264,7 +264,7 @@ class Runner:
                     ctx.invocation_id = result.event.invocation_id
                     ctx.user_content = result.event.content
             await claim.mark(ctx.invocation_id)  # no round trip unless the id changed above
-            ctx.agent = _turn.agent_resumed(agent, call_event)
+            _turn.continue_with(ctx, agent, call_event)
             turn.started(ctx.invocation_id, ctx.agent.name)
             async with aclosing(run_with_plugins(ctx, ctx.agent.run_async(ctx))) as events:
                 async for event in events:

@@ -8,7 +8,7 @@ from typing import Any
 import pytest
 from google.genai import types
 
-from adk_runtime.agents import LlmAgent, LoopAgent, SequentialAgent
+from adk_runtime.agents import LlmAgent, LoopAgent, ParallelAgent, SequentialAgent
 from adk_runtime.errors import InputValidationError
 from adk_runtime.events import Event
 from adk_runtime.flows.llm_flows.functions import REQUEST_CONFIRMATION_FUNCTION_CALL_NAME
@@ -501,3 +501,22 @@ async def test_an_answer_inside_a_workflow_whose_turn_crashed_resumes_the_workfl
         e.content for e in events if e.invocation_id != invocation and e.author == "user"
     )
     assert await session_service.list_interrupted_invocations(app_name=APP) == []
+
+
+async def test_an_answer_inside_a_parallel_branch_resumes_only_that_branch(
+    session_service: BaseSessionService,
+) -> None:
+    """The branch that asked goes on; a branch that had answered is not run again."""
+    agent, _ = money_agent(
+        [function_call("transfer_money", {"to": "ann", "amount": 5}, id="c1"), "sent"]
+    )
+    other = LlmAgent(name="other", model=ScriptedModel(replies=["other says hi", "again?"]))
+    runner = await start(ParallelAgent(name="par", sub_agents=[agent, other]), session_service)
+    paused = await send(runner, "go")
+    assert texts(paused) == ["other says hi"]
+    resumed = await send(runner, answer(request_of(paused), confirmed=True))
+    assert RUNS == [("ann", 5)]
+    assert texts(resumed) == ["sent"]  # not "again?": the other branch had ended
+    assert {e.invocation_id for e in resumed} == {paused[0].invocation_id}
+    assert resumed[-1].author == "par"
+    assert resumed[-1].actions.end_of_agent
