@@ -63,18 +63,21 @@ class UnsafeLocalCodeExecutor(BaseCodeExecutor):
         timeout = self.timeout_seconds or DEFAULT_TIMEOUT_SECONDS
         with tempfile.TemporaryDirectory(prefix="adk-code-") as workdir:
             await asyncio.to_thread(_write_inputs, Path(workdir), code_execution_input)
+            # The program is read from stdin, not passed as an argument: any size (an
+            # argument is capped by the OS) and any bytes (a NUL is Python's SyntaxError
+            # rather than an exception here). The code then sees an empty stdin.
             process = await asyncio.create_subprocess_exec(
                 sys.executable,
                 "-I",
-                "-c",
-                code_execution_input.code,
+                "-",
                 cwd=workdir,
-                stdin=asyncio.subprocess.DEVNULL,
+                stdin=asyncio.subprocess.PIPE,
                 stdout=asyncio.subprocess.PIPE,
                 stderr=asyncio.subprocess.PIPE,
             )
+            program = code_execution_input.code.encode("utf-8", "surrogatepass")
             try:
-                stdout, stderr = await asyncio.wait_for(process.communicate(), timeout)
+                stdout, stderr = await asyncio.wait_for(process.communicate(program), timeout)
             except asyncio.TimeoutError:
                 process.kill()
                 await process.wait()

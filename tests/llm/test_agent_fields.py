@@ -11,7 +11,13 @@ import pydantic
 import pytest
 from google.genai import types
 
-from adk_runtime.agents import CallbackContext, LlmAgent, ReadonlyContext, SequentialAgent
+from adk_runtime.agents import (
+    CallbackContext,
+    InvocationContext,
+    LlmAgent,
+    ReadonlyContext,
+    SequentialAgent,
+)
 from adk_runtime.code_executors import BuiltInCodeExecutor, UnsafeLocalCodeExecutor
 from adk_runtime.errors import ConfigurationError
 from adk_runtime.models import LlmRequest, LlmResponse
@@ -463,6 +469,31 @@ async def test_the_local_executor_runs_the_code_block_in_a_child_process() -> No
     assert result.output == "10 1\n"  # ran in an isolated (-I) interpreter
     assert texts(events[-1:]) == ["It is 10."]
     assert len(model.requests) == 2
+
+
+async def test_the_local_executor_runs_code_of_any_size_and_any_bytes() -> None:
+    """The program is not an argument: code over the OS's argument cap runs, and a NUL in
+    it is Python's SyntaxError in the result, not an exception of the executor."""
+    from adk_runtime.code_executors.code_execution_utils import CodeExecutionInput
+
+    with pytest.warns(UserWarning, match="runs code written by a model"):
+        executor = UnsafeLocalCodeExecutor(allow_unsafe_local_execution=True, timeout_seconds=20)
+    ctx = InvocationContext(
+        invocation_id="i",
+        agent=LlmAgent(name="a"),
+        session=await InMemorySessionService().create_session(app_name="x", user_id="u"),
+        session_service=InMemorySessionService(),
+    )
+    big = "data = '" + "x" * 300_000 + "'\nprint(len(data))"
+    result = await executor.execute_code(ctx, CodeExecutionInput(code=big))
+    assert (result.stdout, result.exit_code) == ("300000\n", 0)
+    result = await executor.execute_code(ctx, CodeExecutionInput(code="print(1)\0"))
+    assert result.exit_code != 0
+    assert "SyntaxError" in result.stderr
+    result = await executor.execute_code(
+        ctx, CodeExecutionInput(code="import sys\nprint(repr(sys.stdin.read()))")
+    )
+    assert result.stdout == "''\n"  # the code's own stdin is empty
 
 
 async def test_the_local_executor_reports_failures_and_stops_after_the_retries() -> None:
