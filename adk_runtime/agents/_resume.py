@@ -215,7 +215,8 @@ def answered(agent: BaseAgent, ctx: InvocationContext) -> bool:
     ``BaseAgent._create_agent_state_event``) is done once its last such event says
     ``end_of_agent``, and otherwise runs again (it reads its state back with
     ``_load_agent_state``). Any other is done once its last event with content is a final
-    response: running it again would answer twice.
+    response (running it again would answer twice), unless that event paused on
+    long-running calls that were answered since.
     """
     state = ctx._resume
     if not isinstance(state, ResumeState):
@@ -226,10 +227,12 @@ def answered(agent: BaseAgent, ctx: InvocationContext) -> bool:
             return True
         if event.actions.agent_state is not None:
             return False
-    for event in reversed(own):
-        if event.content:
-            return event.is_final_response()
-    return False
+    steps = [event for event in own if event.content]
+    if not steps:
+        return False
+    # A pause on long-running calls the client answered since is not done: it runs again
+    # (and sees the answer).
+    return steps[-1].is_final_response() and not _answered_since(steps, ctx)
 
 
 def ended(agent: BaseAgent, ctx: InvocationContext) -> bool:

@@ -2,12 +2,14 @@
 
 from __future__ import annotations
 
+from collections.abc import AsyncGenerator
 from typing import Any
 
 import pytest
 from google.genai import types
 
-from adk_runtime.agents import LlmAgent, SequentialAgent
+from adk_runtime.agents import BaseAgent, InvocationContext, LlmAgent, SequentialAgent
+from adk_runtime.events import Event
 from adk_runtime.runners import Runner
 from adk_runtime.sessions import BaseSessionService
 from adk_runtime.testing import ScriptedModel, function_call
@@ -175,4 +177,42 @@ async def test_a_late_result_inside_a_workflow_resumes_the_workflow(
         runner, types.Content(role="user", parts=[types.Part(function_response=done)])
     )
     assert texts(resumed) == ["built", "told the team"]
+    assert {e.invocation_id for e in resumed} == {paused[0].invocation_id}
+
+
+class HumanAsker(BaseAgent):
+    """A custom agent that asks a person (a long-running call) and reports the answer."""
+
+    async def _run_async_impl(self, ctx: InvocationContext) -> AsyncGenerator[Event, None]:
+        parts = ctx.user_content.parts or [] if ctx.user_content else []
+        answers = [part.function_response for part in parts if part.function_response]
+        if answers:
+            text = f"the person said {answers[0].response}"
+            content = types.Content(role="model", parts=[types.Part(text=text)])
+            yield Event(invocation_id=ctx.invocation_id, author=self.name, content=content)
+            return
+        call = types.FunctionCall(id="ask-1", name="ask_person", args={})
+        yield Event(
+            invocation_id=ctx.invocation_id,
+            author=self.name,
+            content=types.Content(role="model", parts=[types.Part(function_call=call)]),
+            long_running_tool_ids={"ask-1"},
+        )
+
+
+async def test_a_custom_agent_inside_a_workflow_gets_its_answer(
+    session_service: BaseSessionService,
+) -> None:
+    """A custom agent whose pause was answered runs again (and sees the answer), then the
+    workflow goes on; its pause is not taken for a finished answer."""
+    closer = LlmAgent(name="closer", model=ScriptedModel(replies=["closing"]))
+    flow = SequentialAgent(name="flow", sub_agents=[HumanAsker(name="asker"), closer])
+    runner = await start(flow, session_service)
+    paused = await send(runner, "go")
+    assert "closer" not in [e.author for e in paused]
+    response = types.FunctionResponse(id="ask-1", name="ask_person", response={"ok": 1})
+    resumed = await send(
+        runner, types.Content(role="user", parts=[types.Part(function_response=response)])
+    )
+    assert texts(resumed) == ["the person said {'ok': 1}", "closing"]
     assert {e.invocation_id for e in resumed} == {paused[0].invocation_id}
