@@ -1,7 +1,9 @@
-"""The pieces of a Runner turn that the crash resume (``_durable``) shares.
+"""The pieces of a Runner turn, shared with the crash resume (``_durable``).
 
-Checking a run's ids and message, the stored call a message answers, the agent a turn runs,
-the user's event, and an event as yielded (``temp:`` keys stripped).
+Checking a run's ids and message, the stored call a message answers, the agent a turn runs
+(the conversation's current agent; for an answer, the agent that asked or the workflow above
+it, resumed from the invocation's committed events), the user's event, an event as yielded
+(``temp:`` keys stripped), and the compaction after a turn.
 """
 
 from __future__ import annotations
