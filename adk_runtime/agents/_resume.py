@@ -230,9 +230,8 @@ def answered(agent: BaseAgent, ctx: InvocationContext) -> bool:
     steps = [event for event in own if event.content]
     if not steps:
         return False
-    # A pause on long-running calls the client answered since is not done: it runs again
-    # (and sees the answer).
-    return steps[-1].is_final_response() and not _answered_since(steps, ctx)
+    # A pause answered since is not done: it runs again (and sees the answer).
+    return _waits_or_is_done(steps, ctx)
 
 
 def ended(agent: BaseAgent, ctx: InvocationContext) -> bool:
@@ -327,8 +326,8 @@ async def _continue(
                 async for event in events:
                     yield event
             return
-        if last.is_final_response() and not _answered_since(steps, ctx):
-            return  # done (or paused on a long-running call nobody answered yet)
+        if _waits_or_is_done(steps, ctx):
+            return
         if last.get_function_calls():
             done = False
             async with aclosing(_rerun_pending(agent, ctx, last)) as events:
@@ -342,21 +341,45 @@ async def _continue(
             yield event
 
 
-def _answered_since(steps: list[Event], ctx: InvocationContext) -> bool:
-    """The agent's last events paused on long-running calls, and the client answered them since.
+def _waits_or_is_done(steps: list[Event], ctx: InvocationContext) -> bool:
+    """The agent's last events are a pause the client has not answered, or its answer."""
+    waiting = _pause(steps)
+    if waiting:
+        return not waiting <= _client_answered_ids(ctx)
+    return steps[-1].is_final_response()
 
-    The pause is the trailing run of the call event (or the confirmation or credential
-    request) naming the calls it waits for and the pending responses after it; any other
-    last event (an answer in text, say) is no pause.
+
+def _pause(steps: list[Event]) -> set[str]:
+    """The long-running calls the agent's last events paused on (empty: no pause).
+
+    The pause is the trailing run of the call event naming the calls it waits for (a
+    long-running tool's call, or a confirmation or credential request) and the responses
+    after it (a pending result is no answer); any other last event (an answer in text, a
+    plain tool's call and result) is no pause.
     """
     waiting: set[str] = set()
     for event in reversed(steps):
-        if not event.is_final_response() or not (
-            event.long_running_tool_ids or event.get_function_responses()
-        ):
+        if event.get_function_responses():
+            continue
+        if not event.long_running_tool_ids or not event.get_function_calls():
             break
-        waiting |= event.long_running_tool_ids or set()
-    return bool(waiting) and waiting <= _answered_ids(ctx)
+        waiting |= event.long_running_tool_ids
+    return waiting
+
+
+def _client_answered_ids(ctx: InvocationContext) -> set[str]:
+    """Ids of the calls the client answered (its messages' function responses).
+
+    Not the agent's own responses: a long-running tool's pending result carries its call's
+    id too, and is no answer.
+    """
+    return {
+        response.id
+        for event in ctx.session.events
+        if event.author == "user"
+        for response in event.get_function_responses()
+        if response.id
+    }
 
 
 def _answered_ids(ctx: InvocationContext) -> set[str]:

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import asyncio
 from collections.abc import AsyncGenerator
 from typing import Any
 
@@ -216,3 +217,36 @@ async def test_a_custom_agent_inside_a_workflow_gets_its_answer(
     )
     assert texts(resumed) == ["the person said {'ok': 1}", "closing"]
     assert {e.invocation_id for e in resumed} == {paused[0].invocation_id}
+
+
+async def test_a_turn_that_died_paused_is_not_resumed_past_its_pause(
+    session_service: BaseSessionService,
+) -> None:
+    """The process died after committing the pause (the call and its pending result) and
+    before releasing the session: the next turn finishes that invocation, which has nothing
+    left to do: the pending result is no answer, so the model is not called for it."""
+
+    def start_job(name: str) -> dict[str, Any]:
+        """Start a job; its result arrives later."""
+        return {"status": "pending"}
+
+    model = ScriptedModel(
+        replies=[function_call("start_job", {"name": "build"}, id="job-1"), "nothing yet"]
+    )
+    agent = LlmAgent(name="ops", model=model, tools=[LongRunningFunctionTool(start_job)])
+    runner = await start(agent, session_service)
+    paused = await send(runner, "build it")
+    assert paused[-1].get_function_responses()  # the pending result was committed
+    invocation = paused[0].invocation_id
+    # The dead process's claim: held for the paused invocation, never released.
+    lease = 0.3
+    attempt = await session_service._try_claim((APP, USER, "s1"), lease, invocation)
+    assert attempt.token is not None
+    await asyncio.sleep(lease + 0.2)
+
+    later = await send(runner, "anything new?")
+    assert texts(later) == ["nothing yet"]
+    assert len(model.requests) == 2  # the pause's turn, then this one: none for the resume
+    events = (await stored(runner)).events
+    resumed = [e.id for e in events if e.invocation_id == invocation and e.author != "user"]
+    assert resumed == [e.id for e in paused]  # nothing was added to the paused invocation
