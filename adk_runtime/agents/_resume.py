@@ -16,6 +16,9 @@ a function call with calls lacking a response       runs only those calls again 
                                                     once: ``tool_context.attempt`` is 2),
                                                     commits their responses, then goes on
 a response handing over to another agent            resumes that agent
+a pause on long-running calls (the call, then its   nothing until the client answers them;
+pending results), or a confirmation or credential   once answered, goes on (the model sees
+request                                             the answer)
 a final response                                    nothing: that agent is done
 ==================================================  =========================================
 
