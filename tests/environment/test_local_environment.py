@@ -10,6 +10,7 @@ import pytest
 from blockbuster import BlockBuster
 
 from adk_runtime.environment import BaseEnvironment, ExecutionResult, LocalEnvironment
+from tests.processes import wait_gone
 
 pytestmark = pytest.mark.skipif(os.name != "posix", reason="process groups are POSIX")
 
@@ -19,23 +20,6 @@ async def env(tmp_path: Path, blockbuster: BlockBuster) -> LocalEnvironment:
     environment = LocalEnvironment(working_dir=tmp_path / "work", env_vars={"GREETING": "hi"})
     await environment.initialize()
     return environment
-
-
-def _gone(pid: int) -> bool:
-    try:
-        os.kill(pid, 0)
-    except ProcessLookupError:
-        return True
-    status = Path(f"/proc/{pid}/status")
-    return status.exists() and "State:\tZ" in status.read_text()
-
-
-async def wait_gone(pid: int) -> bool:
-    for _ in range(200):
-        if await asyncio.to_thread(_gone, pid):
-            return True
-        await asyncio.sleep(0.05)
-    return False
 
 
 async def read_pid(path: Path) -> int:

@@ -15,6 +15,7 @@ from adk_runtime.agents import LlmAgent
 from adk_runtime.agents._llm_flow import conversation
 from adk_runtime.events import Event, EventActions
 from adk_runtime.events.event_actions import EventCompaction
+from adk_runtime.runners import Runner
 from adk_runtime.sessions import BaseSessionService
 from adk_runtime.testing import ScriptedModel
 from adk_runtime.tools import LongRunningFunctionTool
@@ -43,21 +44,22 @@ def event(author: str, role: str, *parts: types.Part, **fields: Any) -> Event:
     )
 
 
-async def store(service: BaseSessionService, runner_session_id: str, events: list[Event]) -> None:
-    session = await service.get_session(app_name=APP, user_id=USER, session_id=runner_session_id)
-    assert session is not None
+async def with_history(agent: LlmAgent, service: BaseSessionService, events: list[Event]) -> Runner:
+    """A Runner of ``agent`` whose session ("s1") already holds ``events``."""
+    runner = await start(agent, service)
+    session = await stored(runner)
     for item in events:
         await service.append_event(session, item)
+    return runner
 
 
 async def test_calls_cut_short_and_stray_responses_are_not_sent(
     session_service: BaseSessionService,
 ) -> None:
     model = ScriptedModel(replies=["ok"])
-    runner = await start(LlmAgent(name="bot", model=model), session_service)
-    await store(
+    runner = await with_history(
+        LlmAgent(name="bot", model=model),
         session_service,
-        "s1",
         [
             event("user", "user", types.Part(text="first")),
             # A turn cut short: the second call was never answered.
@@ -83,10 +85,9 @@ async def test_events_with_nothing_to_show_are_not_sent(
     session_service: BaseSessionService,
 ) -> None:
     model = ScriptedModel(replies=["ok"])
-    runner = await start(LlmAgent(name="bot", model=model), session_service)
-    await store(
+    runner = await with_history(
+        LlmAgent(name="bot", model=model),
         session_service,
-        "s1",
         [
             event("user", "user", types.Part(text="first")),
             event("bot", "model", types.Part(text="")),
@@ -107,10 +108,9 @@ async def test_a_long_running_answer_replaces_the_exchange_after_its_call(
 
     model = ScriptedModel(replies=["done it is"])
     agent = LlmAgent(name="bot", model=model, tools=[LongRunningFunctionTool(start_job)])
-    runner = await start(agent, session_service)
-    await store(
+    runner = await with_history(
+        agent,
         session_service,
-        "s1",
         [
             event("user", "user", types.Part(text="go")),
             event(
@@ -136,11 +136,10 @@ async def test_a_call_a_summary_covers_comes_back_before_its_late_answer(
     session_service: BaseSessionService,
 ) -> None:
     model = ScriptedModel(replies=["thanks"])
-    runner = await start(LlmAgent(name="bot", model=model), session_service)
     summary = types.Content(role="model", parts=[types.Part(text="summary so far")])
-    await store(
+    runner = await with_history(
+        LlmAgent(name="bot", model=model),
         session_service,
-        "s1",
         [
             event("user", "user", types.Part(text="go"), timestamp=1.0),
             event(

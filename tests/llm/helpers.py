@@ -9,6 +9,7 @@ from google.genai import types
 from adk_runtime.agents import BaseAgent, RunConfig
 from adk_runtime.artifacts.memory import InMemoryArtifactService
 from adk_runtime.events import Event
+from adk_runtime.flows.llm_flows.functions import REQUEST_CONFIRMATION_FUNCTION_CALL_NAME
 from adk_runtime.memory.in_memory import InMemoryMemoryService
 from adk_runtime.runners import Runner
 from adk_runtime.sessions import BaseSessionService, Session
@@ -80,3 +81,15 @@ def flat(contents: list[types.Content]) -> list[str]:
             else:
                 labels.append(f"{content.role}:{part.text}")
     return labels
+
+
+def request_of(events: list[Event]) -> Event:
+    """The event holding the adk_request_confirmation call."""
+    (found,) = [
+        event
+        for event in events
+        if any(
+            c.name == REQUEST_CONFIRMATION_FUNCTION_CALL_NAME for c in event.get_function_calls()
+        )
+    ]
+    return found

@@ -66,20 +66,24 @@ async def _run_by_hand(agent: Any, config: ResumabilityConfig | None) -> list[Ev
     return [event async for event in agent.run_async(ctx)]
 
 
+RESUMABLE_PIPELINE = [
+    ("pipeline", {"current_sub_agent": "a"}),
+    ("a", "from a"),
+    ("a", END),
+    ("pipeline", {"current_sub_agent": "b"}),
+    ("b", "from b"),
+    ("b", END),
+    ("pipeline", END),
+]
+"""google-adk's resumable stream of ``_pipeline()`` (``_shape``d)."""
+
+
 async def test_a_context_built_by_hand_records_checkpoints_only_when_resumable() -> None:
     plain = [None, ResumabilityConfig(is_resumable=False)]
     for config in plain:
         assert _shape(await _run_by_hand(_pipeline(), config)) == [("a", "from a"), ("b", "from b")]
     resumable = await _run_by_hand(_pipeline(), ResumabilityConfig(is_resumable=True))
-    assert _shape(resumable) == [
-        ("pipeline", {"current_sub_agent": "a"}),
-        ("a", "from a"),
-        ("a", END),
-        ("pipeline", {"current_sub_agent": "b"}),
-        ("b", "from b"),
-        ("b", END),
-        ("pipeline", END),
-    ]
+    assert _shape(resumable) == RESUMABLE_PIPELINE
 
 
 async def test_a_parallel_agent_by_hand_ends_once_every_branch_recorded_its_end() -> None:
@@ -119,15 +123,7 @@ async def test_a_resumable_app_commits_google_adks_stream(
     await session_service.create_session(app_name=APP, user_id=USER, session_id="s1")
     runner = _resumable_runner(_pipeline(), session_service)
     events = await _turn(runner, "go")
-    assert _shape(events) == [
-        ("pipeline", {"current_sub_agent": "a"}),
-        ("a", "from a"),
-        ("a", END),
-        ("pipeline", {"current_sub_agent": "b"}),
-        ("b", "from b"),
-        ("b", END),
-        ("pipeline", END),
-    ]
+    assert _shape(events) == RESUMABLE_PIPELINE
     session = await stored(runner)
     assert [e.id for e in session.events[1:]] == [e.id for e in events]
     assert all(e.content is None for e in events if e.actions.end_of_agent)

@@ -7,12 +7,19 @@ from collections.abc import AsyncIterator
 from contextlib import asynccontextmanager
 from typing import Any
 
+import pytest
 from starlette.applications import Starlette
 from starlette.requests import Request
 from starlette.responses import JSONResponse, Response, StreamingResponse
 from starlette.routing import Route
 
 from tests.loopback_server import LoopbackServer
+
+LITELLM_WARNINGS = [
+    pytest.mark.filterwarnings("ignore:.*`ReadOnly` qualifier:UserWarning"),
+    pytest.mark.filterwarnings("ignore:Accessing the 'model_:DeprecationWarning"),
+]
+"""Warnings LiteLLM's own models raise (its TypedDicts, an attribute its streaming reads)."""
 
 
 class FakeApi(LoopbackServer):

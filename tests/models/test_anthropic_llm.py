@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import base64
-from collections.abc import AsyncIterator
 from typing import Any
 
 import anthropic
@@ -17,15 +16,9 @@ from adk_runtime.models import LLMRegistry, LlmRequest, LlmResponse
 from adk_runtime.models.anthropic_llm import AnthropicGenerateContentConfig, AnthropicLlm, Claude
 from adk_runtime.sessions import InMemorySessionService
 from tests.llm.helpers import send, start, texts
-from tests.models.fake_apis import FakeApi, running
+from tests.models.fake_apis import FakeApi
 
 MODEL = "claude-sonnet-4-20250514"
-
-
-@pytest.fixture
-async def fake() -> AsyncIterator[FakeApi]:
-    async with running() as server:
-        yield server
 
 
 def claude(fake: FakeApi) -> AnthropicLlm:

@@ -3,10 +3,8 @@
 from __future__ import annotations
 
 import json
-from collections.abc import AsyncIterator
 from typing import Any
 
-import pytest
 from google.genai import types
 
 from adk_runtime.agents import LlmAgent
@@ -14,22 +12,13 @@ from adk_runtime.models import LLMRegistry, LlmRequest, LlmResponse
 from adk_runtime.models.lite_llm import LiteLlm
 from adk_runtime.sessions import InMemorySessionService
 from tests.llm.helpers import send, start, texts
-from tests.models.fake_apis import FakeApi, running
+from tests.models.fake_apis import LITELLM_WARNINGS, FakeApi
 
 MODEL = "openai/gpt-4o"
 
 # LiteLLM's own models make pydantic warn (its TypedDicts, and an attribute its streaming
 # reads); nothing of ours.
-pytestmark = [
-    pytest.mark.filterwarnings("ignore:.*`ReadOnly` qualifier:UserWarning"),
-    pytest.mark.filterwarnings("ignore:Accessing the 'model_:DeprecationWarning"),
-]
-
-
-@pytest.fixture
-async def fake() -> AsyncIterator[FakeApi]:
-    async with running() as server:
-        yield server
+pytestmark = LITELLM_WARNINGS
 
 
 def lite(fake: FakeApi, **kwargs: Any) -> LiteLlm:

@@ -3,27 +3,15 @@
 from __future__ import annotations
 
 import json
-from collections.abc import AsyncIterator
 from typing import Any
-
-import pytest
 
 from adk_runtime.agents import LlmAgent
 from adk_runtime.labs.openai import OpenAIResponsesLlm
 from adk_runtime.sessions import InMemorySessionService
 from tests.llm.helpers import send, start, texts
-from tests.models.fake_apis import FakeApi, running
+from tests.models.fake_apis import LITELLM_WARNINGS, FakeApi
 
-pytestmark = [
-    pytest.mark.filterwarnings("ignore:.*`ReadOnly` qualifier:UserWarning"),
-    pytest.mark.filterwarnings("ignore:Accessing the 'model_:DeprecationWarning"),
-]
-
-
-@pytest.fixture
-async def fake() -> AsyncIterator[FakeApi]:
-    async with running() as server:
-        yield server
+pytestmark = LITELLM_WARNINGS
 
 
 def reply(*output: dict[str, Any]) -> dict[str, Any]:

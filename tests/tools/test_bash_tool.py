@@ -21,7 +21,8 @@ from adk_runtime.testing import ScriptedModel, function_call
 from adk_runtime.tools.bash_tool import BashToolPolicy, ExecuteBashTool
 from adk_runtime.tools.tool_confirmation import ToolConfirmation
 from tests.backends import BACKENDS, Backend
-from tests.llm.helpers import APP, send, start, texts
+from tests.llm.helpers import APP, request_of, send, start, texts
+from tests.processes import wait_gone
 
 pytestmark = pytest.mark.skipif(os.name != "posix", reason="the bash tool runs on POSIX only")
 
@@ -48,17 +49,6 @@ async def exists(path: Path) -> bool:
 def bash_agent(model: ScriptedModel, workspace: Path, **policy: Any) -> LlmAgent:
     tool = ExecuteBashTool(workspace=workspace, policy=BashToolPolicy(**policy))
     return LlmAgent(name="shell", model=model, tools=[tool])
-
-
-def request_of(events: list[Event]) -> Event:
-    (found,) = [
-        event
-        for event in events
-        if any(
-            c.name == REQUEST_CONFIRMATION_FUNCTION_CALL_NAME for c in event.get_function_calls()
-        )
-    ]
-    return found
 
 
 def answer(request: Event, *, confirmed: bool) -> types.Content:
@@ -170,23 +160,6 @@ async def test_output_is_capped_and_the_rest_is_drained(tmp_path: Path) -> None:
     assert len(result["stdout"]) < 1100
 
 
-def _gone(pid: int) -> bool:
-    try:
-        os.kill(pid, 0)
-    except ProcessLookupError:
-        return True
-    status = Path(f"/proc/{pid}/status")
-    return status.exists() and "State:\tZ" in status.read_text()
-
-
-async def _wait_gone(pid: int) -> bool:
-    for _ in range(200):
-        if await asyncio.to_thread(_gone, pid):
-            return True
-        await asyncio.sleep(0.05)
-    return False
-
-
 async def test_a_timeout_kills_the_command_and_what_it_started(tmp_path: Path) -> None:
     script = tmp_path / "spawn.py"
     script.write_text(
@@ -202,7 +175,7 @@ async def test_a_timeout_kills_the_command_and_what_it_started(tmp_path: Path) -
     assert result["stdout"] == "started\n"  # what it wrote before the deadline is kept
     assert result["returncode"] == -signal.SIGKILL
     child = int((tmp_path / "child.pid").read_text())
-    assert await _wait_gone(child)
+    assert await wait_gone(child)
 
 
 async def test_resource_limits_apply_to_the_command(tmp_path: Path) -> None:

@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import asyncio
 import logging
 import os
 import signal
@@ -21,6 +20,7 @@ from adk_runtime.sessions.memory import InMemorySessionService
 from adk_runtime.testing import ScriptedModel, function_call
 from adk_runtime.tools.mcp_tool import McpToolset, StdioConnectionParams, StdioServerParameters
 from tests.llm.helpers import APP, USER, send, start, texts
+from tests.processes import wait_gone
 from tests.tools.mcp_resource_server import LOGO
 
 REPO = Path(__file__).resolve().parents[2]
@@ -91,10 +91,7 @@ async def test_the_prompt_follows_the_state_and_survives_a_server_restart(
     context: Any = type("Ctx", (), {"state": {}})()
     first_pid = int(await pid_provider(context))
     os.kill(first_pid, signal.SIGKILL)
-    for _ in range(100):
-        if await asyncio.to_thread(_gone, first_pid):
-            break
-        await asyncio.sleep(0.05)
+    await wait_gone(first_pid)
     with caplog.at_level(logging.INFO):
         second_pid = int(await pid_provider(context))  # reconnected once, to a new server
     assert second_pid != first_pid
@@ -102,15 +99,6 @@ async def test_the_prompt_follows_the_state_and_survives_a_server_restart(
     await pid_provider.close()
     await runner.close()
     await provider.close()
-
-
-def _gone(pid: int) -> bool:
-    try:
-        os.kill(pid, 0)
-    except ProcessLookupError:
-        return True
-    status = Path(f"/proc/{pid}/status")
-    return status.exists() and "State:\tZ" in status.read_text()
 
 
 async def test_an_unknown_prompt_is_an_error(errlog: TextIO) -> None:

@@ -18,7 +18,7 @@ from adk_runtime.testing import ScriptedModel, function_call
 from adk_runtime.tools import FunctionTool, ToolContext
 from adk_runtime.tools.tool_confirmation import ToolConfirmation
 from tests.backends import BACKENDS, Backend
-from tests.llm.helpers import APP, USER, send, start, stored, texts, user
+from tests.llm.helpers import APP, USER, request_of, send, start, stored, texts, user
 
 RUNS: list[tuple[str, int]] = []
 
@@ -64,18 +64,6 @@ def answer(request: Event, *, confirmed: bool, payload: Any = None) -> types.Con
         )
     )
     return types.Content(role="user", parts=[part])
-
-
-def request_of(events: list[Event]) -> Event:
-    """The event holding the adk_request_confirmation call."""
-    (found,) = [
-        event
-        for event in events
-        if any(
-            c.name == REQUEST_CONFIRMATION_FUNCTION_CALL_NAME for c in event.get_function_calls()
-        )
-    ]
-    return found
 
 
 def all_parts(model: ScriptedModel, index: int) -> list[types.Part]:
