@@ -348,7 +348,7 @@ def _waits_or_is_done(steps: list[Event], ctx: InvocationContext) -> bool:
     """The agent's last events are a pause the client has not answered, or its answer."""
     waiting = _pause(steps)
     if waiting:
-        return not waiting <= _client_answered_ids(ctx)
+        return not waiting <= _answered_ids(ctx, by_client=True)
     return steps[-1].is_final_response()
 
 
@@ -370,25 +370,16 @@ def _pause(steps: list[Event]) -> set[str]:
     return waiting
 
 
-def _client_answered_ids(ctx: InvocationContext) -> set[str]:
-    """Ids of the calls the client answered (its messages' function responses).
+def _answered_ids(ctx: InvocationContext, *, by_client: bool = False) -> set[str]:
+    """Ids of the calls the session holds a response to (``by_client``: from the client).
 
-    Not the agent's own responses: a long-running tool's pending result carries its call's
-    id too, and is no answer.
+    A pause ends only with the client's answers: a long-running tool's pending result
+    carries its call's id too, and is no answer.
     """
     return {
         response.id
         for event in ctx.session.events
-        if event.author == "user"
-        for response in event.get_function_responses()
-        if response.id
-    }
-
-
-def _answered_ids(ctx: InvocationContext) -> set[str]:
-    return {
-        response.id
-        for event in ctx.session.events
+        if not by_client or event.author == "user"
         for response in event.get_function_responses()
         if response.id
     }

@@ -75,7 +75,9 @@ class EnvironmentTool(BaseTool):
         schema = {"type": "object", "properties": self.PARAMETERS, "required": list(self.REQUIRED)}
         return function_declaration(self.name, self.description, schema)
 
-    async def _refused(self, args: dict[str, Any], tool_context: ToolContext) -> Any:
+    async def _refused(
+        self, args: dict[str, Any], tool_context: ToolContext
+    ) -> dict[str, Any] | None:
         """The failure to answer when the user must confirm the call and has not (else None)."""
         refused = await gate(self.name, self._require_confirmation, args, tool_context)
         return None if refused is None else {"status": "error", **refused}
