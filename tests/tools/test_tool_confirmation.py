@@ -17,7 +17,7 @@ from adk_runtime.sessions import BaseSessionService
 from adk_runtime.testing import ScriptedModel, function_call
 from adk_runtime.tools import FunctionTool, ToolContext
 from adk_runtime.tools.tool_confirmation import ToolConfirmation
-from tests.backends import BACKENDS, Backend
+from tests.backends import BACKENDS, Backend, twin
 from tests.llm.helpers import APP, USER, request_of, send, start, stored, texts, user
 
 RUNS: list[tuple[str, int]] = []
@@ -476,7 +476,9 @@ async def test_an_answer_inside_a_workflow_whose_turn_crashed_resumes_the_workfl
         await session_service.append_event(session, event)
     await asyncio.sleep(lease + 0.2)
 
-    later = await send(runner, "anything else?")
+    async with twin(session_service) as other_replica:  # the next turn, on another replica
+        replica = Runner(app_name=APP, agent=runner.agent, session_service=other_replica)
+        later = await send(replica, "anything else?")
     assert texts(later) == ["hi", "bye"]  # the new caller sees only its own turn
     ran = [] if replied else [("ann", 5)]
     assert ran == RUNS  # a call that ran is not run again
