@@ -7,7 +7,7 @@ from typing import Any
 from google.genai import types
 
 from adk_runtime.artifacts.base import ArtifactVersion, BaseArtifactService
-from adk_runtime.errors import ConfigurationError
+from adk_runtime.errors import ServiceNotConfiguredError
 from adk_runtime.tools.tool_context import ToolContext
 
 __all__ = ["ForwardingArtifactService"]
@@ -36,7 +36,7 @@ class ForwardingArtifactService(BaseArtifactService):
     def _service(self) -> BaseArtifactService:
         service = self._invocation_context.artifact_service
         if service is None:
-            raise ConfigurationError(
+            raise ServiceNotConfiguredError(
                 "Artifact service is not initialized: pass artifact_service to the Runner."
             )
         return service

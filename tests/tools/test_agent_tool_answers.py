@@ -155,3 +155,38 @@ async def test_other_tools_skipping_summarization_show_no_text() -> None:
     runner = await start(LlmAgent(name="a", model=model, tools=[ack]), InMemorySessionService())
     events = await send(runner, "hi")
     assert texts(events) == []
+
+
+async def test_the_forwarding_artifact_service_without_a_store_is_a_value_error() -> None:
+    """Every call of an agent tool's artifact service needs the caller's store (ValueError)."""
+    from adk_runtime.errors import ServiceNotConfiguredError
+    from adk_runtime.tools._forwarding_artifact_service import ForwardingArtifactService
+
+    refused: list[str] = []
+
+    async def inspect_files(tool_context: ToolContext) -> str:
+        """Look at the caller's files."""
+        forwarding = ForwardingArtifactService(tool_context)
+        calls = {
+            "delete_artifact": forwarding.delete_artifact,
+            "list_versions": forwarding.list_versions,
+            "list_artifact_versions": forwarding.list_artifact_versions,
+            "get_artifact_version": forwarding.get_artifact_version,
+        }
+        for name, call in calls.items():
+            with pytest.raises(ValueError, match="Artifact service is not initialized") as info:
+                await call(app_name="a", user_id="u", filename="f.txt")
+            assert isinstance(info.value, ServiceNotConfiguredError)
+            refused.append(name)
+        return "done"
+
+    model = ScriptedModel(replies=[function_call("inspect_files", {}), "ok"])
+    agent = LlmAgent(name="files", model=model, tools=[inspect_files])
+    runner = await start(agent, InMemorySessionService(), artifact_service=None)
+    await send(runner, "look")
+    assert refused == [
+        "delete_artifact",
+        "list_versions",
+        "list_artifact_versions",
+        "get_artifact_version",
+    ]
