@@ -26,6 +26,7 @@ from adk_runtime.agents.invocation_context import InvocationContext
 from adk_runtime.agents.readonly_context import ReadonlyContext
 from adk_runtime.agents.run_config import StreamingMode
 from adk_runtime.events import Event
+from adk_runtime.models._empty_reply import flag_empty_reply
 from adk_runtime.models.llm_request import LlmRequest
 from adk_runtime.models.llm_response import LlmResponse
 from adk_runtime.tools.agent_tool import GROUNDING_STATE_KEY
@@ -87,8 +88,10 @@ class _Step:
         if self.stop:  # a toolset waits for the user's credential
             return
         request = await self._build_request()
+        streamed = self.ctx.run_config.streaming_mode == StreamingMode.SSE
         async with aclosing(self._call_model(request)) as responses:
             async for response in responses:
+                flag_empty_reply(response, streamed=streamed)  # as google-adk: an error event
                 event = _event_for(response, self.model_event)
                 if event is None:
                     continue
@@ -313,6 +316,9 @@ _COPIED_FIELDS = (
     "usage_metadata",
     "finish_reason",
     "avg_logprobs",
+    "logprobs_result",
+    "input_transcription",
+    "output_transcription",
     "turn_complete",
     "error_code",
     "error_message",

@@ -78,8 +78,20 @@ def sample_payloads(event_type: type[pydantic.BaseModel]) -> list[str]:
             "author": "agent",
             "invocation_id": "inv",
             "content": content,
-            "actions": {"state_delta": {"k": base64.b64encode(b"v").decode(), "n": None}},
+            "actions": {
+                "state_delta": {"k": base64.b64encode(b"v").decode(), "n": None},
+                "route": ["next", 2, True],
+            },
+            "node_info": {"path": "wf@1/node@2", "output_for": ["wf@1"], "message_as_output": True},
             "usage_metadata": {"prompt_token_count": 3, "total_token_count": 5},
+            "avg_logprobs": -0.25,
+            "logprobs_result": {
+                "chosen_candidates": [{"token": "hello", "token_id": 7, "log_probability": -0.25}],
+                "top_candidates": [
+                    {"candidates": [{"token": "hello", "token_id": 7, "log_probability": -0.25}]}
+                ],
+                "log_probability_sum": -0.25,
+            },
             "cache_metadata": {
                 "cache_name": "cachedContents/c1",
                 "expire_time": 1.5,

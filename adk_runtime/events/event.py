@@ -7,7 +7,7 @@ import re
 from typing import Any
 
 from google.genai import types
-from pydantic import BaseModel, Field
+from pydantic import BaseModel, Field, field_serializer, model_validator
 from pydantic_core import PydanticSerializationError
 
 from adk_runtime import codec
@@ -15,11 +15,15 @@ from adk_runtime.errors import SerializationError, UnreadableDataError
 from adk_runtime.events import _stored_decoder
 from adk_runtime.events._cache_metadata import CacheMetadata
 from adk_runtime.events._json_fields import STORED, STORED_FORM, JsonDict, JsonValue
+from adk_runtime.events._node_info import NodeInfo
 from adk_runtime.events.event_actions import EventActions
 from adk_runtime.platform import time as platform_time
 from adk_runtime.platform import uuid as platform_uuid
 
-__all__ = ["Event", "event_from_json", "event_from_stored", "event_to_json"]
+__all__ = ["Event", "NodeInfo", "event_from_json", "event_from_stored", "event_to_json"]
+
+_ROUTED_KWARGS = frozenset({"message", "state", "route", "node_path"})
+"""Constructor shortcuts of google-adk 2's Event, each routed to the field it stands for."""
 
 
 class Event(BaseModel):
@@ -28,6 +32,12 @@ class Event(BaseModel):
     ``id`` is a fresh uuid4 string and ``timestamp`` the creation time in float seconds,
     unless given (both from :mod:`adk_runtime.platform`'s providers). Events are ordered by
     when they were committed, never by timestamp.
+
+    As in google-adk 2, the constructor (and ``model_validate``) takes shortcuts for nested
+    fields: ``message=`` (a ``Content``, a ``Part``, a string or a list of parts/strings) for
+    ``content``, ``state=`` for ``actions.state_delta``, ``route=`` for ``actions.route`` and
+    ``node_path=`` for ``node_info.path``. A subclass that declares a field of one of those
+    names gets it as a field instead.
 
     Attributes:
         invocation_id: The invocation this event belongs to.
@@ -39,7 +49,12 @@ class Event(BaseModel):
             given.
         partial: A streaming chunk: yielded, never stored, its actions never applied.
         branch: ``agent_1.agent_2`` path of the agent that produced it, for isolation.
-        long_running_tool_ids: Function-call ids of long-running tools still pending.
+        long_running_tool_ids: Function-call ids of long-running tools still pending
+            (stored sorted, so the same event always serializes alike).
+        node_info: The workflow node the event comes from (google-adk 2); empty for
+            adk_runtime's own agents, kept when given.
+        logprobs_result: On a model-response event: the log probabilities of the chosen and
+            top candidate tokens, when the request asked for them.
         cache_metadata: On a model-response event: the Gemini context cache its request used
             (or the fingerprint of the request's cacheable prefix), read back by the next
             model call of the same agent to reuse the cache.
@@ -55,6 +70,7 @@ class Event(BaseModel):
     usage_metadata: types.GenerateContentResponseUsageMetadata | None = None
     finish_reason: types.FinishReason | None = None
     avg_logprobs: float | None = None
+    logprobs_result: types.LogprobsResult | None = None
     input_transcription: types.Transcription | None = None
     output_transcription: types.Transcription | None = None
     partial: bool | None = None
@@ -69,10 +85,75 @@ class Event(BaseModel):
     author: str = ""
     actions: EventActions = Field(default_factory=EventActions)
     output: JsonValue = None
+    node_info: NodeInfo = Field(default_factory=NodeInfo)
     long_running_tool_ids: set[str] | None = None
     branch: str | None = None
     id: str = Field(default_factory=lambda: Event.new_id())
     timestamp: float = Field(default_factory=platform_time.get_time)
+
+    @model_validator(mode="before")
+    @classmethod
+    def _route_shortcuts(cls, data: Any) -> Any:
+        """Move the ``message`` / ``state`` / ``route`` / ``node_path`` shortcuts to their fields.
+
+        The input is never changed (a copy is routed).
+
+        Raises:
+            ValueError: Both ``message`` and ``content`` are given.
+        """
+        if not isinstance(data, dict) or _ROUTED_KWARGS.isdisjoint(data):
+            return data
+        declared = {
+            alias for name, field in cls.model_fields.items() for alias in (name, field.alias)
+        }
+        routed = {key: data[key] for key in _ROUTED_KWARGS - declared if key in data}
+        data = {key: value for key, value in data.items() if key not in routed}
+        message = routed.get("message")
+        if message is not None:
+            if data.get("content") is not None:
+                raise ValueError("Event takes message or content, not both (message is content).")
+            data["content"] = _as_content(message)
+        updates = {
+            field: routed[key]
+            for key, field in (("state", "state_delta"), ("route", "route"))
+            if routed.get(key) is not None
+        }
+        if updates:
+            data["actions"] = _updated(data.get("actions"), EventActions, updates)
+        if routed.get("node_path") is not None:
+            data["node_info"] = _updated(
+                data.get("node_info"), NodeInfo, {"path": routed["node_path"]}
+            )
+        return data
+
+    @field_serializer("long_running_tool_ids", when_used="json")
+    def _sorted_ids(self, ids: set[str] | None) -> list[str] | None:
+        return None if ids is None else sorted(ids)
+
+    @property
+    def message(self) -> Any:
+        """The event's message: its ``content`` (google-adk 2's name for it).
+
+        Set it to a ``Content``, a ``Part``, a string or a list of parts/strings (None clears
+        the content). On a subclass that declares a ``message`` field, it is that field.
+        """
+        if "message" in type(self).model_fields:
+            return self.__dict__.get("message")
+        return self.content
+
+    @message.setter
+    def message(self, value: Any) -> None:
+        if "message" in type(self).model_fields:
+            self.__pydantic_validator__.validate_assignment(self, "message", value)
+        else:
+            self.content = None if value is None else _as_content(value)
+
+    @property
+    def node_name(self) -> str:
+        """The name of the workflow node that made the event (``""`` for an agent-state event)."""
+        if self.actions.agent_state or self.actions.end_of_agent:
+            return ""
+        return self.node_info.name
 
     @staticmethod
     def new_id() -> str:
@@ -101,10 +182,13 @@ class Event(BaseModel):
         """Return True when this event is the agent's final answer for the turn.
 
         As in google-adk: an event that skips summarization or carries long-running tool ids
-        is final; otherwise it is final when it is complete (not partial) and holds no
-        function call, no function response and no trailing code execution result.
+        is final, and so is a complete error event without function calls; otherwise it is
+        final when it is complete (not partial) and holds no function call, no function
+        response and no trailing code execution result.
         """
         if self.actions.skip_summarization or self.long_running_tool_ids:
+            return True
+        if self.error_code and not self.partial and not self.get_function_calls():
             return True
         return (
             not self.get_function_calls()
@@ -112,6 +196,45 @@ class Event(BaseModel):
             and not self.partial
             and not self.has_trailing_code_execution_result()
         )
+
+
+def _as_content(message: Any) -> types.Content:
+    """``message`` as a ``Content``, as google-genai reads a content argument.
+
+    A ``Content`` is kept; a dict is read as a ``Content``; a string, a ``Part`` or a list of
+    them becomes the parts of a user content (a lone function-call part: a model content).
+
+    Raises:
+        TypeError: ``message`` is none of those.
+    """
+    if isinstance(message, types.Content):
+        return message
+    if isinstance(message, dict):
+        return types.Content.model_validate(message)
+    if isinstance(message, types.Part):
+        return types.Content(role="model" if message.function_call else "user", parts=[message])
+    items = [message] if isinstance(message, str) else message
+    if isinstance(items, list) and all(isinstance(item, (str, types.Part)) for item in items):
+        parts = [types.Part(text=item) if isinstance(item, str) else item for item in items]
+        return types.Content(role="user", parts=parts)
+    raise TypeError(
+        "An event message is a Content, a Part, a str or a list of them, not "
+        f"{type(message).__name__}."
+    )
+
+
+def _updated(current: Any, model: type[BaseModel], updates: dict[str, Any]) -> Any:
+    """``current`` (a ``model``, a dict or None) as a dict with ``updates`` applied.
+
+    Anything else is returned as is, for the field's own validation to refuse.
+    """
+    if current is None:
+        return updates
+    if isinstance(current, model):
+        return {**{name: getattr(current, name) for name in current.model_fields_set}, **updates}
+    if isinstance(current, dict):
+        return {**current, **updates}
+    return current
 
 
 # A NUL in any string shows up as an unescaped-backslash "\u0000" in the JSON text.

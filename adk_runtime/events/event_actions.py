@@ -13,6 +13,9 @@ from adk_runtime.events.ui_widget import UiWidget
 
 __all__ = ["EventActions", "EventCompaction"]
 
+Route = bool | int | str
+"""One route value: what a workflow graph's edge matches on (google-adk 2)."""
+
 
 class EventCompaction(BaseModel):
     """A summary that stands for a run of earlier events (google-adk's event compaction).
@@ -59,6 +62,8 @@ class EventActions(BaseModel):
             earlier events in what the model sees.
         render_ui_widgets: Widgets the client renders with this event
             (``tool_context.render_ui_widget``).
+        route: google-adk 2's route (or routes) for a workflow graph's edges to match.
+            adk_runtime runs no workflow graphs and never reads it; it is stored when given.
     """
 
     model_config = STORED_FORM.copy()
@@ -76,6 +81,7 @@ class EventActions(BaseModel):
     rewind_before_invocation_id: str | None = None
     compaction: EventCompaction | None = None
     render_ui_widgets: list[UiWidget] | None = None
+    route: Route | list[Route] | None = None
 
     def is_empty(self) -> bool:
         """Return True when the actions carry nothing (no delta, no control flow)."""
@@ -92,6 +98,7 @@ class EventActions(BaseModel):
             or self.rewind_before_invocation_id
             or self.compaction
             or self.render_ui_widgets
+            or self.route is not None
         )
 
     def merge(self, other: EventActions) -> None:
@@ -107,6 +114,7 @@ class EventActions(BaseModel):
             "escalate",
             "end_of_agent",
             "rewind_before_invocation_id",
+            "route",
         ):
             value: Any = getattr(other, name)
             if value is not None:

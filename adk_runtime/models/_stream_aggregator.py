@@ -279,20 +279,9 @@ class StreamingResponseAggregator:
 
 
 def _chunk_response(response: types.GenerateContentResponse) -> LlmResponse:
-    """One chunk as a response; a chunk that only ends the stream is not an error."""
-    candidate = response.candidates[0] if response.candidates else None
-    ends_cleanly = (
-        candidate is not None
-        and not (candidate.content and candidate.content.parts)
-        and candidate.finish_reason == types.FinishReason.STOP
-    )
-    if ends_cleanly or (candidate is None and response.prompt_feedback is None):
+    """One chunk as a response; a chunk with no candidate and no feedback carries nothing."""
+    if not response.candidates and response.prompt_feedback is None:
         return LlmResponse(
-            content=candidate.content if candidate else None,
-            grounding_metadata=candidate.grounding_metadata if candidate else None,
-            citation_metadata=candidate.citation_metadata if candidate else None,
-            finish_reason=candidate.finish_reason if candidate else None,
-            usage_metadata=response.usage_metadata,
-            model_version=response.model_version,
+            usage_metadata=response.usage_metadata, model_version=response.model_version
         )
     return LlmResponse.create(response)

@@ -42,18 +42,41 @@ class LlmRequest(BaseModel):
     cache_metadata: CacheMetadata | None = None
     cacheable_contents_token_count: int | None = None
 
-    def append_instructions(self, instructions: list[str]) -> None:
-        """Add paragraphs to ``config.system_instruction``."""
-        texts = [text for text in instructions if text]
-        if not texts:
-            return
-        current = self.config.system_instruction
-        if current is None or current == "":
-            self.config.system_instruction = "\n\n".join(texts)
-        elif isinstance(current, str):
-            self.config.system_instruction = "\n\n".join([current, *texts])
+    def append_instructions(self, instructions: list[str] | types.Content) -> list[types.Content]:
+        """Add instructions to ``config.system_instruction``, as paragraphs.
+
+        A list of strings adds each non-empty one. A ``types.Content`` adds its text parts;
+        each of its inline-data and file-data parts is named by a reference in the system
+        instruction and sent as a user content of its own (the reference and the data),
+        appended to ``contents`` and returned, since a system instruction holds text only.
+        A string system instruction grows by paragraphs; a ``Content``, ``Part`` or list of
+        parts grows by a text part.
+
+        Args:
+            instructions: Strings, or the content whose parts to add.
+
+        Returns:
+            The user contents made from non-text parts (empty for strings).
+
+        Raises:
+            TypeError: ``instructions`` is neither a list of strings nor a ``Content``, or the
+                system instruction is of a type that cannot be extended (e.g. a dict).
+        """
+        if isinstance(instructions, types.Content):
+            texts, attached = _split_instruction(instructions)
+        elif isinstance(instructions, list) and all(isinstance(text, str) for text in instructions):
+            texts, attached = [text for text in instructions if text], []
         else:
-            raise TypeError("system_instruction must be a string to append instructions to it.")
+            raise TypeError(
+                "append_instructions takes a list of str or a types.Content, not "
+                f"{type(instructions).__name__}."
+            )
+        if texts:
+            self.config.system_instruction = _extended(
+                self.config.system_instruction, "\n\n".join(texts)
+            )
+        self.contents.extend(attached)
+        return attached
 
     def _append_dynamic_instructions(self, instructions: list[str]) -> None:
         """Add instructions a tool computed for this request (google-adk's private name).
@@ -90,3 +113,51 @@ class LlmRequest(BaseModel):
         else:
             config_tools.append(types.Tool(function_declarations=declarations))
         self.config.tools = config_tools
+
+
+def _extended(current: Any, text: str) -> Any:
+    """``current`` (a system instruction) with ``text`` added as its last paragraph."""
+    if current is None or current == "":
+        return text
+    if isinstance(current, str):
+        return f"{current}\n\n{text}"
+    if isinstance(current, types.Content):
+        return current.model_copy(update={"parts": [*(current.parts or []), types.Part(text=text)]})
+    if isinstance(current, types.Part):
+        return [current, types.Part(text=text)]
+    if isinstance(current, list):
+        return [*current, types.Part(text=text)]
+    raise TypeError(
+        f"Cannot add instructions to a system_instruction of type {type(current).__name__}; "
+        "set it to a str, a types.Content or a list of parts."
+    )
+
+
+def _split_instruction(content: types.Content) -> tuple[list[str], list[types.Content]]:
+    """The texts of ``content`` for the system instruction, and its data parts as contents.
+
+    Each inline-data or file-data part becomes a reference line among the texts (numbered in
+    order, with its display name, URI and MIME type when known) and a user content holding a
+    line with the same reference, then the part.
+    """
+    texts: list[str] = []
+    attached: list[types.Content] = []
+    for part in content.parts or []:
+        if part.text:
+            texts.append(part.text)
+            continue
+        data = part.inline_data or part.file_data
+        if data is None:
+            continue
+        kind = "inline_data" if part.inline_data is not None else "file_data"
+        reference = f"{kind}_{len(attached)}"
+        details = [f"name {data.display_name!r}"] if data.display_name else []
+        if isinstance(data, types.FileData) and data.file_uri:
+            details.append(f"uri {data.file_uri}")
+        if data.mime_type:
+            details.append(f"MIME type {data.mime_type}")
+        described = f" ({'; '.join(details)})" if details else ""
+        texts.append(f"[Attached {kind.replace('_', ' ')} {reference}{described}: see below]")
+        note = types.Part(text=f"Attachment {reference} of the system instruction:")
+        attached.append(types.Content(role="user", parts=[note, part.model_copy()]))
+    return texts, attached

@@ -46,6 +46,11 @@ class LLMRegistry:
     def resolve(model: str) -> type[BaseLlm]:
         """Return the class serving ``model``.
 
+        ``"<class>:<model>"`` names the class outright, as in google-adk: the prefix is a
+        registered class's name, with or without its ``Llm`` ending, in any case
+        (``"gemini:gemini-2.5-flash"``, ``"lite:openai/gpt-4o"``, ``"Claude:claude-…"``). A
+        prefix naming no registered class is part of the model name.
+
         Raises:
             ConfigurationError: No registered class serves that name, or the class's optional
                 dependencies are not installed.
@@ -54,8 +59,18 @@ class LLMRegistry:
 
     @staticmethod
     def new_llm(model: str) -> BaseLlm:
-        """Build the model called ``model``."""
-        return LLMRegistry.resolve(model)(model=model)
+        """Build the model called ``model`` (without a ``"<class>:"`` prefix naming its class)."""
+        llm_cls = LLMRegistry.resolve(model)
+        prefix, _, name = model.partition(":")
+        if name and _names_class(prefix, llm_cls.__name__):
+            return llm_cls(model=name)
+        return llm_cls(model=model)
+
+
+def _names_class(prefix: str, class_name: str) -> bool:
+    """Whether ``prefix`` names the class ``class_name`` (``lite`` and ``LiteLlm`` name LiteLlm)."""
+    wanted, full = prefix.lower(), class_name.lower()
+    return wanted in (full, full.removesuffix("llm"))
 
 
 def _load(entry: _LazyClass) -> type[BaseLlm]:
@@ -73,6 +88,12 @@ def _load(entry: _LazyClass) -> type[BaseLlm]:
 
 @lru_cache(maxsize=64)
 def _resolve_cached(model: str) -> type[BaseLlm]:
+    prefix, _, name = model.partition(":")
+    if name:
+        for entry in LLMRegistry._registry.values():
+            class_name = entry[1] if isinstance(entry, tuple) else entry.__name__
+            if _names_class(prefix, class_name):
+                return _load(entry) if isinstance(entry, tuple) else entry
     for pattern, entry in LLMRegistry._registry.items():
         if re.fullmatch(pattern, model):
             return _load(entry) if isinstance(entry, tuple) else entry

@@ -304,3 +304,64 @@ async def test_the_largest_window_reads_everything(session_service: BaseSessionS
     )
     assert got is not None
     assert len(got.events) == 1
+
+
+# --- fields added with google-adk 2's Event (node info, route, log probabilities) ----------
+
+
+def _with_new_fields() -> Event:
+    candidate = types.LogprobsResultCandidate(token="hi", token_id=4, log_probability=-0.25)
+    return Event(
+        author="agent",
+        invocation_id="e-new",
+        message=types.Content(role="model", parts=[types.Part(text="hi")]),
+        node_path="wf@1/step@2",
+        route=["yes", 2, False],
+        state={"k": b"\x00"},
+        avg_logprobs=-0.25,
+        logprobs_result=types.LogprobsResult(
+            chosen_candidates=[candidate],
+            top_candidates=[types.LogprobsResultTopCandidates(candidates=[candidate])],
+            log_probability_sum=-0.25,
+        ),
+        input_transcription=types.Transcription(text="said", finished=True),
+        long_running_tool_ids={"b", "a"},
+    )
+
+
+async def test_an_event_with_node_info_route_and_logprobs_reads_back_equal(
+    session_service: BaseSessionService,
+) -> None:
+    session = await _fresh(session_service)
+    event = _with_new_fields()
+    event.node_info.output_for = ["wf@1"]
+    event.node_info.message_as_output = True
+    await session_service.append_event(session, event)
+    (stored,) = (await _stored(session_service, session)).events
+    assert stored == event
+    assert stored.node_info.run_id == "2"
+    assert stored.node_info.parent_run_id == "1"
+    assert stored.actions.route == ["yes", 2, False]
+    assert stored.logprobs_result == event.logprobs_result
+
+
+async def test_an_event_stored_before_node_info_and_route_existed_reads_back(
+    session_service: BaseSessionService,
+) -> None:
+    session = await _fresh(session_service)
+    await session_service.append_event(session, Event(author="x"))
+    old = {
+        "id": "old-1",
+        "author": "agent",
+        "invocationId": "e-old",
+        "timestamp": 1.5,
+        "content": {"role": "model", "parts": [{"text": "from before"}]},
+        "actions": {"stateDelta": {"k": 1}, "artifactDelta": {}},
+    }
+    await _poison(session_service, session, json.dumps(old))
+    (event,) = (await _stored(session_service, session)).events
+    assert event.id == "old-1"
+    assert event.node_info.path == ""
+    assert event.actions.route is None
+    assert event.logprobs_result is None
+    assert event.message is not None

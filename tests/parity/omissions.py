@@ -48,8 +48,8 @@ CONFIG = (
     "object built in Python."
 )
 WORKFLOW = (
-    "google-adk 2 workflow graphs, task mode, user-input requests and UI widgets (node "
-    "metadata on events): not implemented."
+    "google-adk 2 workflow graphs, task mode and user-input requests: not implemented "
+    "(events keep google-adk 2's `node_info`, `route` and constructor shortcuts when given)."
 )
 GOOGLE_CLOUD = (
     "Google Cloud services (Vertex AI memory and RAG; BigQuery, Bigtable, "
@@ -142,7 +142,6 @@ OMITTED: dict[str, str] = {
     "tools.mcp_tool.mcp_toolset:ALLOW_CONFIG_STDIO_SERVERS_ENV_VAR": CONFIG,
     # workflows, task mode, user input, UI widgets
     "agents.llm": WORKFLOW,
-    "events.event:NodeInfo": WORKFLOW,
     "events.request_input": WORKFLOW,
     "events:RequestInput": WORKFLOW,
     # Google Cloud
