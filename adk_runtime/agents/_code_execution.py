@@ -11,7 +11,10 @@ from typing import TYPE_CHECKING, Any, cast
 from google.genai import types
 
 from adk_runtime.agents.invocation_context import InvocationContext
-from adk_runtime.events import Event
+from adk_runtime.code_executors.code_execution_utils import find_code_block
+from adk_runtime.errors import ServiceNotConfiguredError
+from adk_runtime.events import Event, EventActions
+from adk_runtime.sessions.state import State
 
 if TYPE_CHECKING:
     from adk_runtime.agents.llm_agent import LlmAgent
@@ -19,6 +22,7 @@ if TYPE_CHECKING:
     from adk_runtime.code_executors.code_execution_utils import (
         CodeExecutionInput,
         CodeExecutionResult,
+        File,
     )
 
 __all__ = ["CodeRun", "run_executor"]
@@ -59,7 +63,7 @@ class CodeRun:
         for index, part in enumerate(parts):
             if not part.text or part.thought:
                 continue
-            found = _find_block(part.text, self.executor.code_block_delimiters)
+            found = find_code_block(part.text, self.executor.code_block_delimiters)
             if found is None:
                 continue
             before, code = found
@@ -74,23 +78,60 @@ class CodeRun:
             return
 
     async def execute(self) -> Event | None:
-        """Run the extracted code; the event carrying its result (None when there was none)."""
-        from adk_runtime.code_executors.code_execution_utils import CodeExecutionInput
+        """Run the extracted code; the event carrying its result (None when there was none).
+
+        The run gets the input files stored in the state (``CodeExecutorContext``) and, for
+        a stateful executor, the execution id stored there (the session id the first time,
+        then stored by the result event). Files the code produced are saved as artifacts,
+        recorded in the result event's ``artifact_delta``.
+        """
+        from adk_runtime.code_executors.code_execution_utils import (
+            CodeExecutionInput,
+            CodeExecutionUtils,
+        )
+        from adk_runtime.code_executors.code_executor_context import CodeExecutorContext
 
         if self.code is None or self.executor is None:
             return None
-        result = await run_executor(self.executor, self.ctx, CodeExecutionInput(code=self.code))
-        failed = bool(result.stderr) or bool(result.exit_code)
-        output = result.stdout + (f"\n{result.stderr}" if result.stderr else "")
-        outcome = types.Outcome.OUTCOME_FAILED if failed else types.Outcome.OUTCOME_OK
-        part = types.Part(
-            code_execution_result=types.CodeExecutionResult(outcome=outcome, output=output)
+        delta: dict[str, Any] = {}
+        context = CodeExecutorContext(State(dict(self.ctx.session.state), delta))
+        execution_id: str | None = None
+        if self.executor.stateful:
+            execution_id = context.get_execution_id()
+            if not execution_id:
+                execution_id = self.ctx.session.id
+                context.set_execution_id(execution_id)
+        code_input = CodeExecutionInput(
+            code=self.code, input_files=context.get_input_files(), execution_id=execution_id
         )
+        result = await run_executor(self.executor, self.ctx, code_input)
+        actions = EventActions(state_delta=delta)
+        for file in result.output_files:
+            actions.artifact_delta[file.name] = await self._save(file)
+        part = CodeExecutionUtils.build_code_execution_result_part(result)
         return Event(
             invocation_id=self.ctx.invocation_id,
             author=self.agent.name,
             branch=self.ctx.branch,
             content=types.Content(role="model", parts=[part]),
+            actions=actions,
+        )
+
+    async def _save(self, file: File) -> int:
+        """Save a file the code produced as an artifact of the session; its version."""
+        service = self.ctx.artifact_service
+        if service is None:
+            raise ServiceNotConfiguredError(
+                f"The code wrote {file.name!r}, but there is no artifact service to save it "
+                "in. Pass artifact_service to the Runner."
+            )
+        data = file.as_bytes()
+        return await service.save_artifact(
+            app_name=self.ctx.app_name,
+            user_id=self.ctx.user_id,
+            session_id=self.ctx.session.id,
+            filename=file.name,
+            artifact=types.Part.from_bytes(data=data, mime_type=file.mime_type),
         )
 
     def _failures(self) -> int:
@@ -129,18 +170,3 @@ async def run_executor(
             result = await result
     logger.debug("Ran %d characters of model-written code.", len(code_input.code))
     return cast("CodeExecutionResult", result)
-
-
-def _find_block(text: str, delimiters: list[tuple[str, str]]) -> tuple[str, str] | None:
-    """``(text before, code)`` of the earliest fenced block, or None."""
-    best: tuple[int, str, str] | None = None
-    for start, end in delimiters:
-        at = text.find(start)
-        if at < 0:
-            continue
-        close = text.find(end, at + len(start))
-        if close < 0:
-            continue
-        if best is None or at < best[0]:
-            best = (at, text[:at], text[at + len(start) : close])
-    return None if best is None else (best[1], best[2])

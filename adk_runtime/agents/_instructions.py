@@ -11,7 +11,11 @@ from google.genai import types
 
 from adk_runtime import _callbacks
 from adk_runtime.agents.readonly_context import ReadonlyContext
-from adk_runtime.errors import InputValidationError, MissingStateKeyError
+from adk_runtime.errors import (
+    InputValidationError,
+    MissingStateKeyError,
+    ServiceNotConfiguredError,
+)
 from adk_runtime.sessions.state import State
 
 __all__ = [
@@ -24,7 +28,8 @@ __all__ = [
 
 InstructionProvider: TypeAlias = Callable[[ReadonlyContext], str | Awaitable[str]]
 
-_PLACEHOLDER = re.compile(r"{+[^{}]*}+")
+# Not right after "$", "{" or a backslash: "${VAR}" (shell, JavaScript) stays as written.
+_PLACEHOLDER = re.compile(r"(?<![${\\]){+[^{}]*}+")
 _PREFIXES = (State.APP_PREFIX, State.USER_PREFIX, State.TEMP_PREFIX)
 _ARTIFACT = "artifact."
 
@@ -84,21 +89,34 @@ async def _replace(placeholder: str, context: ReadonlyContext) -> str:
 async def _artifact_text(filename: str, optional: bool, context: ReadonlyContext) -> str:
     ctx = context._invocation_context
     service = ctx.artifact_service
-    part = None
-    if service is not None:
-        part = await service.load_artifact(
-            app_name=ctx.app_name,
-            user_id=ctx.user_id,
-            session_id=ctx.session.id,
-            filename=filename,
+    if service is None:
+        raise ServiceNotConfiguredError(
+            f"Artifact service is not initialized. The instruction uses "
+            f"{{artifact.{filename}}}: pass artifact_service to the Runner."
         )
-    if part is None:
+    artifact: object = await service.load_artifact(
+        app_name=ctx.app_name,
+        user_id=ctx.user_id,
+        session_id=ctx.session.id,
+        filename=filename,
+    )
+    if artifact is None:
         if optional:
             return ""
         raise MissingStateKeyError(
-            f"The instruction uses {{artifact.{filename}}} but there is no such artifact."
+            f"The instruction uses {{artifact.{filename}}} but there is no such artifact; "
+            f"save it first or write {{artifact.{filename}?}} to make it optional."
         )
-    return part.text or ""
+    if not isinstance(artifact, types.Part):  # a service of one's own may return text
+        return str(artifact)
+    from adk_runtime.tools.load_artifacts_tool import as_safe_part_for_llm
+
+    safe = as_safe_part_for_llm(artifact, filename)
+    if safe.text is not None:
+        return safe.text
+    blob = safe.inline_data or safe.file_data
+    kind = (blob.mime_type if blob is not None else None) or "unknown type"
+    return f"[Artifact {filename}: {kind}, not text]"
 
 
 def _is_state_name(name: str) -> bool:

@@ -5,8 +5,10 @@ from adk_runtime.code_executors.built_in_code_executor import BuiltInCodeExecuto
 from adk_runtime.code_executors.code_execution_utils import (
     CodeExecutionInput,
     CodeExecutionResult,
+    CodeExecutionUtils,
     File,
 )
+from adk_runtime.code_executors.code_executor_context import CodeExecutorContext
 from adk_runtime.code_executors.unsafe_local_code_executor import UnsafeLocalCodeExecutor
 
 __all__ = [
@@ -14,6 +16,8 @@ __all__ = [
     "BuiltInCodeExecutor",
     "CodeExecutionInput",
     "CodeExecutionResult",
+    "CodeExecutionUtils",
+    "CodeExecutorContext",
     "File",
     "UnsafeLocalCodeExecutor",
 ]

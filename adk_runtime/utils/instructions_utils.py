@@ -11,10 +11,14 @@ __all__ = ["InstructionProvider", "ReadonlyContext", "inject_session_state"]
 async def inject_session_state(template: str, readonly_context: ReadonlyContext) -> str:
     """``template`` with its ``{key}`` placeholders filled from the session state.
 
-    ``{key?}`` is empty when the key is unset, ``{artifact.name}`` is an artifact's text;
-    the rules are the agent instruction's (``LlmAgent.instruction``).
+    ``{key?}`` is empty when the key is unset, ``{artifact.name}`` is an artifact's text
+    (decoded from textual data; a one-line note for an image or other binary data), and
+    ``${name}`` is left as written; the rules are the agent instruction's
+    (``LlmAgent.instruction``).
 
     Raises:
-        MissingStateKeyError: A required key is not in the state.
+        MissingStateKeyError: A required key or artifact is missing (a ``KeyError``).
+        ServiceNotConfiguredError: The template names an artifact and there is no artifact
+            service (a ``ValueError``).
     """
     return await render_instruction(template, readonly_context)

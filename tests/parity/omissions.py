@@ -91,9 +91,9 @@ STORAGE = (
 )
 CODE_SANDBOXES = (
     "Code executors that run code in a container, on GKE or in Vertex AI / Agent Engine "
-    "sandboxes, and the per-session executor context of stateful executors: not implemented; "
-    "`BuiltInCodeExecutor` (Gemini runs the code) and `UnsafeLocalCodeExecutor` (a child "
-    "process, by explicit opt-in) are."
+    "sandboxes: not implemented; `BuiltInCodeExecutor` (Gemini runs the code) and "
+    "`UnsafeLocalCodeExecutor` (a child process, by explicit opt-in) are, and custom "
+    "executors get `CodeExecutionUtils` and `CodeExecutorContext`."
 )
 MCP_EXTRAS = (
     "MCP pieces beyond client toolsets: serving ADK tools as an MCP server (conversion "
@@ -236,13 +236,10 @@ OMITTED: dict[str, str] = {
     "code_executors.container_code_executor": CODE_SANDBOXES,
     "code_executors.gke_code_executor": CODE_SANDBOXES,
     "code_executors.vertex_ai_code_executor": CODE_SANDBOXES,
-    "code_executors.code_executor_context": CODE_SANDBOXES,
     "code_executors:AgentEngineSandboxCodeExecutor": CODE_SANDBOXES,
     "code_executors:ContainerCodeExecutor": CODE_SANDBOXES,
     "code_executors:GkeCodeExecutor": CODE_SANDBOXES,
     "code_executors:VertexAiCodeExecutor": CODE_SANDBOXES,
-    "code_executors:CodeExecutorContext": CODE_SANDBOXES,
-    "code_executors.code_execution_utils:CodeExecutionUtils": CODE_SANDBOXES,
     # built-in plugins beyond logging
     "plugins:ReflectAndRetryModelPlugin": OTHER_PLUGINS,
     "plugins:ToolCallIntegrityError": OTHER_PLUGINS,

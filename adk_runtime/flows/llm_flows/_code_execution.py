@@ -4,10 +4,14 @@ The same pieces the LLM flow uses: on the request,
 ``adk_runtime.agents._step_hooks.apply_code_executor`` (a ``BuiltInCodeExecutor`` declares
 Gemini's code execution tool); on a complete response,
 ``adk_runtime.agents._code_execution.CodeRun`` (another executor runs the response's first
-fenced code block; a blocking ``execute_code`` runs in a worker thread).
+fenced code block; a blocking ``execute_code`` runs in a worker thread). The run gets the
+input files and, for a stateful executor, the execution id kept in the session state
+(``CodeExecutorContext``); the files it writes are saved as artifacts.
 
 google-adk's data-file optimisation (``optimize_data_file``: CSV parts of the request
-replaced by names and explored with pandas first) has no counterpart.
+replaced by names and explored with pandas first) has no counterpart
+(``optimize_data_file=True`` is refused), and the run history google-adk appends to the
+state (``_code_execution_results``) is not written: the events hold every run.
 """
 
 from __future__ import annotations
