@@ -12,6 +12,7 @@ from typing import TYPE_CHECKING, Any, TypeAlias
 from google.genai import types
 
 from adk_runtime import _callbacks, telemetry
+from adk_runtime.agents._tool_media import split_media
 from adk_runtime.agents._tool_pool import pool_for, run_tool
 from adk_runtime.agents.invocation_context import InvocationContext
 from adk_runtime.errors import PluginError
@@ -151,12 +152,17 @@ async def _run_one(
         response = {"error": f"{type(exc).__name__}: {exc}"}
     if response is None and tool.is_long_running:
         return None, tool_context.actions, None
+    response, media = split_media(tool, response)
     text = _shown_answer(tool, response, tool_context)
     if not isinstance(response, dict):
         response = {"result": response}
     part = types.Part(
         function_response=types.FunctionResponse(
-            id=call.id, name=name, response=response, scheduling=tool.response_scheduling
+            id=call.id,
+            name=name,
+            response=response,
+            parts=media or None,
+            scheduling=tool.response_scheduling,
         )
     )
     return part, tool_context.actions, text

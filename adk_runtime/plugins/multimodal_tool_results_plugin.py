@@ -6,6 +6,7 @@ from typing import TYPE_CHECKING, Any, Literal
 
 from google.genai import types
 
+from adk_runtime.agents._tool_media import media_part
 from adk_runtime.plugins.base_plugin import BasePlugin
 
 if TYPE_CHECKING:
@@ -44,9 +45,10 @@ class MultimodalToolResultsPlugin(BasePlugin):
     keeps the result as well (``{"result": [...]}``), as in google-adk. Any other result is
     left alone.
 
-    google-adk 2.13 moves media parts into the function response by itself and this plugin
-    then only forwards the parts it cannot carry; adk_runtime's function responses carry no
-    media parts, so here every returned part is forwarded.
+    A part holding media (bytes or a file's uri) needs no plugin: the function response
+    carries it itself (see ``LlmAgent`` tools). With the default retention this plugin then
+    forwards only what a function response cannot carry (text parts), so no bytes are sent
+    twice, as in google-adk 2.13.
 
     With ``retention="session"`` the parts are also kept in the session state
     (:data:`SESSION_PARTS_RETURNED_BY_TOOLS_ID`) and appended to every later request of the
@@ -92,6 +94,9 @@ class MultimodalToolResultsPlugin(BasePlugin):
             return None
         state = tool_context.state
         if self._retention == "next_model_call":
+            parts = [part for part in parts if media_part(part) is None]
+            if not parts:
+                return None
             state[PARTS_RETURNED_BY_TOOLS_ID] = [*state.get(PARTS_RETURNED_BY_TOOLS_ID, []), *parts]
             return None
         kept = [

@@ -104,6 +104,8 @@ class FunctionTool(BaseTool):
     async def run_async(self, *, args: dict[str, Any], tool_context: ToolContext) -> Any:
         """Call the function with the validated ``args`` (and the context if it asks for it)."""
         result = await self._call_function(args, tool_context)
+        if isinstance(result, types.Part) and (result.inline_data or result.file_data):
+            return result  # media: sent to the model as a part of the function response
         if isinstance(result, pydantic.BaseModel):
             return result.model_dump(mode="json")
         return result

@@ -59,9 +59,16 @@ async def test_returned_parts_reach_the_next_request_once() -> None:
     last = after_tool.contents[-1]
     assert last.parts is not None
     assert last.parts[0].function_response is not None
-    assert _added(after_tool) == [CAPTION, IMAGE, FILE]  # the image itself, not its JSON
+    # the media travel in the function response itself (as the image, not its JSON); the
+    # plugin adds only what a function response cannot carry, so no bytes are sent twice
+    carried = last.parts[0].function_response.parts or []
+    assert [(p.inline_data, p.file_data) for p in carried] == [
+        (types.FunctionResponseBlob(data=b"\x89PNG-red", mime_type="image/png"), None),
+        (None, types.FunctionResponseFileData(file_uri="gs://b/red.png", mime_type="image/png")),
+    ]
+    assert _added(after_tool) == [CAPTION]
     assert _added(next_turn) == []  # next_model_call: once
-    # the parts were added to the request only: the stored function response is unchanged
+    # the text part was added to the request only: the stored event holds the response
     [response_event] = [e for e in session.events if e.get_function_responses()]
     assert response_event.content is not None
     assert len(response_event.content.parts or []) == 1

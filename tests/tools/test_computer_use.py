@@ -81,11 +81,13 @@ async def test_the_model_clicks_and_sees_the_screenshot_as_an_image() -> None:
     assert image.inline_data.data == computer.shots[0]
     assert computer.shots[0].startswith(b"\x89PNG")
 
-    # the session keeps the response as the tool gave it: the screenshot in base64
+    # the session keeps the screenshot as the image part the model saw (google-adk 2.13)
     session = await stored(runner)
     (kept,) = [r for e in session.events for r in e.get_function_responses()]
-    assert kept.response is not None
-    assert base64.b64decode(kept.response["image"]["data"]) == computer.shots[0]
+    assert kept.response == {"url": HOME}
+    (kept_image,) = kept.parts or []
+    assert kept_image.inline_data is not None
+    assert kept_image.inline_data.data == computer.shots[0]
     await runner.close()
     assert computer.actions[-1] == ("close",)
 

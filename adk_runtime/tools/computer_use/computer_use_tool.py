@@ -47,8 +47,8 @@ class ComputerUseTool(FunctionTool):
     whatever the screen; the tool scales ``x``/``y`` (and ``destination_*``, ``start_*``,
     ``end_*``) to the real ``screen_size`` and clamps them to it before calling ``func``.
     A :class:`ComputerState` result becomes ``{"image": {"mimetype", "data"}, "url"}``
-    (``data`` in base64); :class:`ComputerUseToolset` hands the image to the model as an
-    image part of the function response.
+    (``data`` in base64), as in google-adk; the image then reaches the model, and the
+    session, as an image part of the function response.
 
     When the model marks a call ``safety_decision: {"decision": "require_confirmation"}``
     the user is asked first (``ToolContext.request_confirmation``); a confirmed call runs
