@@ -16,6 +16,7 @@ from adk_runtime.events import _stored_decoder
 from adk_runtime.events._cache_metadata import CacheMetadata
 from adk_runtime.events._json_fields import STORED, STORED_FORM, JsonDict, JsonValue
 from adk_runtime.events._node_info import NodeInfo
+from adk_runtime.events._parts import function_calls, function_responses
 from adk_runtime.events.event_actions import EventActions
 from adk_runtime.platform import time as platform_time
 from adk_runtime.platform import uuid as platform_uuid
@@ -162,15 +163,11 @@ class Event(BaseModel):
 
     def get_function_calls(self) -> list[types.FunctionCall]:
         """Return the function calls in this event's content, in order."""
-        if self.content is None or not self.content.parts:
-            return []
-        return [part.function_call for part in self.content.parts if part.function_call]
+        return function_calls(self.content)
 
     def get_function_responses(self) -> list[types.FunctionResponse]:
         """Return the function responses in this event's content, in order."""
-        if self.content is None or not self.content.parts:
-            return []
-        return [part.function_response for part in self.content.parts if part.function_response]
+        return function_responses(self.content)
 
     def has_trailing_code_execution_result(self) -> bool:
         """Return True when the last part of the content is a code execution result."""

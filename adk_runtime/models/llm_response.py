@@ -9,6 +9,7 @@ from google.genai import types
 from pydantic import BaseModel, ConfigDict, alias_generators
 
 from adk_runtime.events._cache_metadata import CacheMetadata
+from adk_runtime.events._parts import function_calls, function_responses
 
 __all__ = ["LlmResponse"]
 
@@ -67,15 +68,11 @@ class LlmResponse(BaseModel):
 
     def get_function_calls(self) -> list[types.FunctionCall]:
         """Return the function calls in this response's content, in order."""
-        if self.content is None or not self.content.parts:
-            return []
-        return [part.function_call for part in self.content.parts if part.function_call]
+        return function_calls(self.content)
 
     def get_function_responses(self) -> list[types.FunctionResponse]:
         """Return the function responses in this response's content, in order."""
-        if self.content is None or not self.content.parts:
-            return []
-        return [part.function_response for part in self.content.parts if part.function_response]
+        return function_responses(self.content)
 
     @staticmethod
     def create(response: types.GenerateContentResponse) -> LlmResponse:
@@ -110,25 +107,19 @@ class LlmResponse(BaseModel):
                 model_version=response.model_version,
             )
         candidate = response.candidates[0]
+        kept: dict[str, Any] = {
+            "citation_metadata": candidate.citation_metadata,
+            "finish_reason": candidate.finish_reason,
+            "avg_logprobs": candidate.avg_logprobs,
+            "logprobs_result": candidate.logprobs_result,
+            "usage_metadata": usage,
+            "model_version": response.model_version,
+        }
         replied = bool(candidate.content and candidate.content.parts)
         if replied or candidate.finish_reason == types.FinishReason.STOP:
             return LlmResponse(
-                content=candidate.content,
-                grounding_metadata=candidate.grounding_metadata,
-                citation_metadata=candidate.citation_metadata,
-                finish_reason=candidate.finish_reason,
-                avg_logprobs=candidate.avg_logprobs,
-                logprobs_result=candidate.logprobs_result,
-                usage_metadata=usage,
-                model_version=response.model_version,
+                content=candidate.content, grounding_metadata=candidate.grounding_metadata, **kept
             )
         return LlmResponse(
-            error_code=candidate.finish_reason,
-            error_message=candidate.finish_message,
-            citation_metadata=candidate.citation_metadata,
-            finish_reason=candidate.finish_reason,
-            avg_logprobs=candidate.avg_logprobs,
-            logprobs_result=candidate.logprobs_result,
-            usage_metadata=usage,
-            model_version=response.model_version,
+            error_code=candidate.finish_reason, error_message=candidate.finish_message, **kept
         )
