@@ -5,8 +5,8 @@ text. A tool may instead return a ``types.Part`` holding the bytes (``inline_dat
 file's uri (``file_data``), on its own, as an entry of a returned dict, list or tuple, or in
 a list or dict one level further down. Such parts are taken out of the result and sent as
 the function response's ``parts`` (images, audio, documents the model reads as such), as
-google-adk 2.13 does. A screenshot a computer-use action returns as ``{"image": {"mimetype",
-"data"}}`` (base64) becomes such a part too.
+google-adk 2.13 does. A tool with media in a shape of its own splits it out itself
+(``BaseTool.response_media``: a computer action's base64 screenshot).
 """
 
 from __future__ import annotations
@@ -41,9 +41,9 @@ def split_media(tool: BaseTool, result: Any) -> tuple[Any, list[types.FunctionRe
     if parts:
         return ({} if remaining is _TAKEN or remaining in ({}, []) else remaining), parts
     if isinstance(result, dict):
-        screenshot = _computer_screenshot(tool, result)  # pyright: ignore[reportUnknownArgumentType]
-        if screenshot is not None:
-            return screenshot
+        own = tool.response_media(result)  # pyright: ignore[reportUnknownArgumentType]
+        if own is not None:
+            return own
     return result, []
 
 
@@ -90,11 +90,3 @@ def _without_media(value: Any, parts: list[types.FunctionResponsePart], depth: i
     if len(parts) == found:
         return value  # no media here: the value itself, untouched
     return rest if rest or depth == 0 else _TAKEN
-
-
-def _computer_screenshot(
-    tool: BaseTool, response: dict[str, Any]
-) -> tuple[dict[str, Any], list[types.FunctionResponsePart]] | None:
-    from adk_runtime.tools.computer_use.computer_use_tool import ComputerUseTool, screenshot_parts
-
-    return screenshot_parts(response) if isinstance(tool, ComputerUseTool) else None

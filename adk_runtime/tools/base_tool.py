@@ -79,5 +79,23 @@ class BaseTool:
         """Adjust the request before the model call; by default offer the declaration."""
         llm_request.append_tools([self])
 
+    def response_media(
+        self, response: dict[str, Any]
+    ) -> tuple[dict[str, Any], list[types.FunctionResponsePart]] | None:
+        """Media this tool encodes in its own response shape, split out as parts.
+
+        A tool whose results carry media in a form of its own (a computer action's base64
+        screenshot) overrides this so the media reaches the model, and the session, as parts
+        of the function response. ``types.Part`` media in any result is found without it.
+
+        Args:
+            response: The call's result, a dict, after the after-tool callbacks.
+
+        Returns:
+            The response without the media and the media as parts; None (the default) when
+            there is none, and the response is sent as it is.
+        """
+        return None
+
     def __repr__(self) -> str:
         return f"{type(self).__name__}(name={self.name!r})"

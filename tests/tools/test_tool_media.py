@@ -172,3 +172,53 @@ async def test_a_screenshot_that_is_not_base64_stays_text() -> None:
         "image": {"data": "not base64!", "mimetype": "image/png"},
         "url": "u",
     }
+
+
+async def test_a_plain_tool_s_image_dict_is_its_own_json_not_a_screenshot() -> None:
+    def look() -> dict[str, Any]:
+        """Describe an image (not a computer action)."""
+        data = base64.b64encode(PNG).decode("ascii")
+        return {"image": {"data": data, "mimetype": "image/png"}}
+
+    answer, _ = await _call(InMemorySessionService(), look)
+    assert answer.parts is None
+    assert answer.response == {
+        "image": {"data": base64.b64encode(PNG).decode("ascii"), "mimetype": "image/png"}
+    }
+
+
+class _Scanner(BaseTool):
+    """A tool with media in a shape of its own (hex), split out by its ``response_media``."""
+
+    def __init__(self) -> None:
+        super().__init__(name="scan", description="Scan a page.")
+
+    def _get_declaration(self) -> types.FunctionDeclaration:
+        return types.FunctionDeclaration(name=self.name, description=self.description)
+
+    async def run_async(self, *, args: dict[str, Any], tool_context: ToolContext) -> Any:
+        return {"scan_hex": PDF.hex(), "pages": 1}
+
+    def response_media(
+        self, response: dict[str, Any]
+    ) -> tuple[dict[str, Any], list[types.FunctionResponsePart]] | None:
+        if "scan_hex" not in response:
+            return None
+        rest = {key: value for key, value in response.items() if key != "scan_hex"}
+        data = bytes.fromhex(response["scan_hex"])
+        return rest, [types.FunctionResponsePart.from_bytes(data=data, mime_type="application/pdf")]
+
+
+async def test_a_tool_s_response_media_hook_splits_its_own_media_shape(
+    session_service: BaseSessionService,
+) -> None:
+    model = ScriptedModel(replies=[function_call("scan", {}, id="c1"), "read"])
+    runner = await start(LlmAgent(name="reader", model=model, tools=[_Scanner()]), session_service)
+    await send(runner, "scan it")
+    answer = _answer(model.requests[-1])
+    assert answer.response == {"pages": 1}
+    assert _blobs(answer) == [("application/pdf", PDF)]
+    session = await stored(runner)
+    (kept,) = [r for e in session.events for r in e.get_function_responses()]
+    assert kept.response == {"pages": 1}
+    assert _blobs(kept) == [("application/pdf", PDF)]

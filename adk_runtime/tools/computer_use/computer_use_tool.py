@@ -139,6 +139,12 @@ class ComputerUseTool(FunctionTool):
     ) -> None:
         """Offer nothing: the toolset declares the computer-use tool and lists the actions."""
 
+    def response_media(
+        self, response: dict[str, Any]
+    ) -> tuple[dict[str, Any], list[types.FunctionResponsePart]] | None:
+        """The action's screenshot (``image``, base64) as an image part (``screenshot_parts``)."""
+        return screenshot_parts(response)
+
 
 def _checked_size(name: str, size: Any) -> tuple[int, int]:
     if not isinstance(size, tuple) or len(size) != 2:  # pyright: ignore[reportUnknownArgumentType]
@@ -201,9 +207,12 @@ def with_screenshots_as_parts(
 ) -> list[types.Content]:
     """``contents`` with the screenshots of the actions ``names`` moved into image parts.
 
-    A function response of one of those actions that holds an ``image`` gets it as a
-    function-response part (what Gemini's computer use reads) instead of base64 text.
-    The contents given are not changed: the ones that change are copies.
+    An action's screenshot becomes a part when the action returns (``response_media``) and
+    is stored so. This upgrades what was stored before that (a screenshot in the JSON
+    response) when it is sent again: a function response of one of those actions that holds
+    an ``image`` gets it as a function-response part (what Gemini's computer use reads)
+    instead of base64 text. The contents given are not changed: the ones that change are
+    copies.
     """
     result: list[types.Content] = []
     for content in contents:
