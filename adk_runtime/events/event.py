@@ -238,15 +238,24 @@ def _updated(current: Any, model: type[BaseModel], updates: dict[str, Any]) -> A
 _NUL_ESCAPE = re.compile(r"(?<!\\)(?:\\\\)*\\u0000")
 
 
+_NO_NODE_INFO: set[str] = {"node_info"}
+
+
 def event_to_json(event: Event) -> str:
     """Serialize an event for storage (camelCase, no nulls, the shared codec for free values).
+
+    An empty ``node_info`` (every event an agent here makes) is left out: it reads back empty.
 
     Raises:
         SerializationError: A value cannot be stored; the error names its key path, e.g.
             ``state_delta['bad']['inner']``.
     """
+    node = event.node_info
+    unset_node = not node.path and node.output_for is None and node.message_as_output is None
     try:
-        text = event.model_dump_json(by_alias=True, exclude_none=True)
+        text = event.model_dump_json(
+            by_alias=True, exclude_none=True, exclude=_NO_NODE_INFO if unset_node else None
+        )
     except PydanticSerializationError:
         _raise_with_path(event)
         raise SerializationError("event", "the event cannot be serialized") from None

@@ -146,6 +146,22 @@ def test_stored_form_is_camel_case_with_node_info_and_sorted_ids() -> None:
     assert back == event
 
 
+@pytest.mark.parametrize(
+    ("node", "stored"),
+    [
+        (NodeInfo(), None),
+        (NodeInfo(output_for=["wf@1"]), {"path": "", "outputFor": ["wf@1"]}),
+        (NodeInfo(message_as_output=False), {"path": "", "messageAsOutput": False}),
+    ],
+)
+def test_node_info_is_stored_only_when_set(node: NodeInfo, stored: object) -> None:
+    event = Event(invocation_id="i", author="agent", node_info=node)
+    data = json.loads(event_to_json(event))
+    assert data.get("nodeInfo") == stored
+    assert event.model_dump()["node_info"] == node.model_dump()  # the model keeps it
+    assert event_from_stored(event_to_json(event), "s", 1) == event
+
+
 def test_an_event_stored_before_node_info_existed_reads_back() -> None:
     old = json.dumps({"id": "e1", "author": "agent", "invocationId": "i", "timestamp": 1.5})
     event = event_from_stored(old, "s", 1)
