@@ -114,6 +114,23 @@ def _tool_message(response: types.FunctionResponse) -> dict[str, Any]:
     }
 
 
+def _response_media(response: types.FunctionResponse) -> list[types.Part]:
+    """The media a tool sent with its response, as parts of a user message after it.
+
+    A tool message carries text only, so images, audio or documents a tool returned (the
+    function response's ``parts``) follow the tool messages in a user message, as in
+    google-adk's LiteLLM adapter.
+    """
+    media: list[types.Part] = []
+    for part in response.parts or []:
+        blob, file = part.inline_data, part.file_data
+        if blob is not None and blob.data is not None and blob.mime_type:
+            media.append(types.Part.from_bytes(data=blob.data, mime_type=blob.mime_type))
+        elif file is not None and file.file_uri:
+            media.append(types.Part.from_uri(file_uri=file.file_uri, mime_type=file.mime_type))
+    return media
+
+
 def _assistant_message(parts: list[types.Part]) -> dict[str, Any]:
     tool_calls: list[dict[str, Any]] = []
     reasoning: list[str] = []
@@ -150,14 +167,22 @@ def _assistant_message(parts: list[types.Part]) -> dict[str, Any]:
 def content_to_messages(content: types.Content) -> list[dict[str, Any]]:
     """The chat messages for one turn: tool results first, then the rest of the turn.
 
+    Media a tool returned (the function responses' ``parts``) is in the rest, in order.
+
     A user turn drops the model's thoughts; a model turn becomes one assistant message with
     its text, ``tool_calls`` and ``reasoning_content``.
     """
     parts = list(content.parts or [])
     if not parts:
         return []
-    messages = [_tool_message(p.function_response) for p in parts if p.function_response]
-    rest = [p for p in parts if p.function_response is None]
+    messages: list[dict[str, Any]] = []
+    rest: list[types.Part] = []
+    for part in parts:
+        if part.function_response is None:
+            rest.append(part)
+        else:
+            messages.append(_tool_message(part.function_response))
+            rest.extend(_response_media(part.function_response))
     if not rest:
         return messages
     if content.role in ("model", "assistant"):

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import base64
 import json
 from typing import Any
 
@@ -253,3 +254,37 @@ async def test_agent_runs_a_tool_through_litellm(fake: FakeApi) -> None:
     assert tool_message["role"] == "tool"
     assert tool_message["tool_call_id"] == "call_5"
     assert json.loads(tool_message["content"]) == {"city": "Lima", "temp": 19}
+
+
+async def test_media_a_tool_returns_follows_its_tool_message_as_user_content(
+    fake: FakeApi,
+) -> None:
+    png = b"\x89PNG\r\n\x1a\n" + bytes(range(64))
+
+    def chart(city: str) -> dict[str, Any]:
+        """A chart of a city's weather."""
+        return {
+            "city": city,
+            "chart": types.Part.from_bytes(data=png, mime_type="image/png"),
+            "source": types.Part.from_uri(file_uri="https://x.test/a.png", mime_type="image/png"),
+        }
+
+    call = {
+        "id": "call_7",
+        "type": "function",
+        "function": {"name": "chart", "arguments": '{"city": "Oslo"}'},
+    }
+    fake.replies.append((200, completion({"content": None, "tool_calls": [call]}, "tool_calls")))
+    fake.replies.append((200, completion({"content": "Rainy."})))
+    agent = LlmAgent(name="charts", model=lite(fake), tools=[chart], instruction="Help.")
+    runner = await start(agent, InMemorySessionService())
+    events = await send(runner, "Chart Oslo")
+    assert texts(events)[-1] == "Rainy."
+    *_, assistant, tool, media = fake.requests[1]["messages"]
+    assert assistant["tool_calls"][0]["id"] == "call_7"
+    assert tool == {"role": "tool", "tool_call_id": "call_7", "content": '{"city": "Oslo"}'}
+    assert media["role"] == "user"
+    inline, linked = media["content"]
+    encoded = base64.b64encode(png).decode("ascii")
+    assert inline == {"type": "image_url", "image_url": {"url": f"data:image/png;base64,{encoded}"}}
+    assert linked == {"type": "image_url", "image_url": {"url": "https://x.test/a.png"}}
