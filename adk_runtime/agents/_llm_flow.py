@@ -37,6 +37,7 @@ if TYPE_CHECKING:
     from adk_runtime.agents.llm_agent import LlmAgent
 
 __all__ = [
+    "AGENT_NAME_LABEL",
     "StepOutcome",
     "add_tools",
     "after_function_calls",
@@ -47,6 +48,9 @@ __all__ = [
     "run_flow",
     "summary_due",
 ]
+
+AGENT_NAME_LABEL = "adk_agent_name"
+"""The model-call label naming the agent that calls (google-adk's key), unless one is set."""
 
 
 async def run_flow(agent: LlmAgent, ctx: InvocationContext) -> AsyncGenerator[Event, None]:
@@ -165,6 +169,9 @@ class _Step:
             if response is not None:
                 yield response
                 return
+        labels = request.config.labels or {}
+        if AGENT_NAME_LABEL not in labels:  # per-agent slices of billing reports
+            request.config.labels = {**labels, AGENT_NAME_LABEL: self.agent.name}
         self.ctx.increment_llm_call_count()
         stream = self.ctx.run_config.streaming_mode == StreamingMode.SSE
         llm = self.agent.canonical_model

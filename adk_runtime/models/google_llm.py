@@ -153,19 +153,22 @@ class Gemini(BaseLlm):
     ) -> AsyncGenerator[LlmResponse, None]:
         model = llm_request.model or self.model
         contents = without_client_ids(llm_request.contents)  # the API did not issue them
+        config = llm_request.config
+        if config.labels is not None and not client.vertexai:
+            config = config.model_copy(update={"labels": None})  # only Vertex AI takes labels
         try:
             if not stream:
                 response = await client.aio.models.generate_content(
                     model=model,
                     contents=contents,
-                    config=llm_request.config,
+                    config=config,
                 )
                 yield LlmResponse.create(response)
                 return
             chunks = await client.aio.models.generate_content_stream(
                 model=model,
                 contents=contents,
-                config=llm_request.config,
+                config=config,
             )
             aggregator = StreamingResponseAggregator()
             async for chunk in chunks:

@@ -68,7 +68,10 @@ async def test_the_processors_build_the_request_the_flow_sends(static: str | Non
         assert by_hand.contents == flow.contents
         assert by_hand.config.system_instruction == flow.config.system_instruction
         assert by_hand.config.temperature == 0.2
-        assert by_hand.config.labels == flow.config.labels
+        # the model call adds the agent's label after the before-model callbacks
+        sent = dict(flow.config.labels or {})
+        assert sent.pop("adk_agent_name") == "guide"
+        assert (by_hand.config.labels or {}) == sent
     assert built[-1][1].config.labels == {"team": "a"}
     assert "helper" in str(built[0][1].config.system_instruction)
 

@@ -56,6 +56,12 @@ class FakeGemini(LoopbackServer):
         app = Starlette(
             routes=[
                 Route("/{version}/models/{action:path}", self._handle, methods=["POST"]),
+                # Vertex AI in express mode (an API key, no project): the publisher's models
+                Route(
+                    "/{version}/publishers/google/models/{action:path}",
+                    self._handle,
+                    methods=["POST"],
+                ),
                 Route("/{version}/cachedContents", self._create_cache, methods=["POST"]),
                 Route(
                     "/{version}/cachedContents/{cache_id}",

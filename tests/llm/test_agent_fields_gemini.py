@@ -3,9 +3,10 @@
 from __future__ import annotations
 
 import pydantic
+import pytest
 from google.genai import types
 
-from adk_runtime.agents import LlmAgent
+from adk_runtime.agents import LlmAgent, RunConfig
 from adk_runtime.code_executors import BuiltInCodeExecutor
 from adk_runtime.planners import BuiltInPlanner
 from adk_runtime.runners import InMemoryRunner
@@ -121,3 +122,22 @@ async def test_run_debug_on_gemini_prints_and_returns_the_events(
     assert "helper > Still here." in out
     # one session: the second request carries the first turn
     assert len(fake.requests[1][1]["contents"]) == 3
+
+
+async def test_labels_go_to_vertex_ai_and_are_left_out_for_the_gemini_api(
+    fake: FakeGemini, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    fake.replies.extend([(200, text_body("one")), (200, text_body("two"))])
+    run_config = RunConfig(labels={"team": "search"})
+    runner = await start(LlmAgent(name="a", model=gemini(fake)), InMemorySessionService())
+    assert texts(await send(runner, "hi", run_config=run_config)) == ["one"]
+
+    monkeypatch.setenv("GOOGLE_GENAI_USE_VERTEXAI", "true")  # express mode: the API key
+    runner = await start(LlmAgent(name="b", model=gemini(fake)), InMemorySessionService())
+    assert texts(await send(runner, "hi", run_config=run_config)) == ["two"]
+
+    (gemini_path, gemini_body), (vertex_path, vertex_body) = fake.requests
+    assert "/publishers/" not in gemini_path
+    assert "labels" not in gemini_body
+    assert "/publishers/google/models/" in vertex_path
+    assert vertex_body["labels"] == {"team": "search", "adk_agent_name": "b"}

@@ -61,7 +61,7 @@ async def test_labels_and_http_options_merge_over_the_agents() -> None:
     await send(runner, "hi", run_config=run_config)
 
     config = model.requests[0].config
-    assert config.labels == {"team": "search", "run": "invocation"}
+    assert config.labels == {"team": "search", "run": "invocation", "adk_agent_name": "a"}
     assert config.http_options is not None
     assert config.http_options.headers == {"x-agent": "1", "x-run": "2"}
     assert config.http_options.timeout == 5000
@@ -78,10 +78,25 @@ async def test_without_agent_options_the_invocations_are_used_as_they_are() -> N
     options = types.HttpOptions(headers={"x-run": "2"})
     await send(runner, "hi", run_config=RunConfig(http_options=options, labels={"k": "v"}))
     config = model.requests[0].config
-    assert config.labels == {"k": "v"}
+    assert config.labels == {"k": "v", "adk_agent_name": "a"}
     assert config.http_options is not None
     assert config.http_options.headers == {"x-run": "2"}
     assert config.http_options.headers is not options.headers
+
+
+async def test_every_model_call_is_labelled_with_its_agent_unless_a_label_says_otherwise() -> None:
+    model = ScriptedModel(replies=["one", "two"])
+    helper = LlmAgent(name="helper", model=model)
+    named = LlmAgent(
+        name="named",
+        model=model,
+        generate_content_config=types.GenerateContentConfig(labels={"adk_agent_name": "billing"}),
+    )
+    await send(await start(helper, InMemorySessionService()), "hi")
+    await send(await start(named, InMemorySessionService()), "hi")
+    assert model.requests[0].config.labels == {"adk_agent_name": "helper"}
+    assert model.requests[1].config.labels == {"adk_agent_name": "billing"}
+    assert helper.generate_content_config is None  # the agent's own config is not touched
 
 
 async def test_other_agents_thoughts_are_retold_only_when_asked() -> None:
