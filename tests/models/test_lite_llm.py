@@ -234,18 +234,25 @@ def test_registry_resolves_provider_names() -> None:
         assert agent.canonical_model.model == name
 
 
+def queue_tool_call_then_answer(
+    fake: FakeApi, call_id: str, name: str, args: dict[str, Any], answer: str
+) -> None:
+    """Queue the model's two replies: a call of ``name`` with ``args``, then ``answer``."""
+    call = {
+        "id": call_id,
+        "type": "function",
+        "function": {"name": name, "arguments": json.dumps(args)},
+    }
+    fake.replies.append((200, completion({"content": None, "tool_calls": [call]}, "tool_calls")))
+    fake.replies.append((200, completion({"content": answer})))
+
+
 async def test_agent_runs_a_tool_through_litellm(fake: FakeApi) -> None:
     def get_weather(city: str) -> dict[str, Any]:
         """The weather of a city."""
         return {"city": city, "temp": 19}
 
-    call = {
-        "id": "call_5",
-        "type": "function",
-        "function": {"name": "get_weather", "arguments": '{"city": "Lima"}'},
-    }
-    fake.replies.append((200, completion({"content": None, "tool_calls": [call]}, "tool_calls")))
-    fake.replies.append((200, completion({"content": "19 in Lima."})))
+    queue_tool_call_then_answer(fake, "call_5", "get_weather", {"city": "Lima"}, "19 in Lima.")
     agent = LlmAgent(name="weather", model=lite(fake), tools=[get_weather], instruction="Help.")
     runner = await start(agent, InMemorySessionService())
     events = await send(runner, "Weather in Lima?")
@@ -269,13 +276,7 @@ async def test_media_a_tool_returns_follows_its_tool_message_as_user_content(
             "source": types.Part.from_uri(file_uri="https://x.test/a.png", mime_type="image/png"),
         }
 
-    call = {
-        "id": "call_7",
-        "type": "function",
-        "function": {"name": "chart", "arguments": '{"city": "Oslo"}'},
-    }
-    fake.replies.append((200, completion({"content": None, "tool_calls": [call]}, "tool_calls")))
-    fake.replies.append((200, completion({"content": "Rainy."})))
+    queue_tool_call_then_answer(fake, "call_7", "chart", {"city": "Oslo"}, "Rainy.")
     agent = LlmAgent(name="charts", model=lite(fake), tools=[chart], instruction="Help.")
     runner = await start(agent, InMemorySessionService())
     events = await send(runner, "Chart Oslo")
