@@ -16,6 +16,7 @@ from typing import Any
 
 from google.genai import types
 
+from adk_runtime.models._unshown_media import unshown_media_note
 from adk_runtime.models.llm_response import LlmResponse
 
 __all__ = [
@@ -153,14 +154,14 @@ def _tool_result_block(response: types.FunctionResponse, ids: ToolIdMapper) -> d
     text = _tool_result_text(response.response or {})
     media: list[dict[str, Any]] = []
     for part in response.parts or []:
-        if part.inline_data is None:
+        blob = part.inline_data
+        if blob is None:
             continue
-        block = _media_block(part.inline_data)
-        if block is None:
-            logger.warning(
-                "Claude takes no %s in a tool result: dropped.", part.inline_data.mime_type
-            )
-        else:
+        block = _media_block(blob)
+        if block is None and blob.data is not None and blob.mime_type:
+            note = unshown_media_note(response.name, blob.mime_type, "Claude")
+            block = {"type": "text", "text": note}
+        if block is not None:
             media.append(block)
     content: str | list[dict[str, Any]] = text
     if media:

@@ -14,6 +14,7 @@ from typing import Any
 from google.genai import types
 
 from adk_runtime.models._anthropic_convert import lowercase_schema_types
+from adk_runtime.models._unshown_media import unshown_media_note
 from adk_runtime.models.llm_response import LlmResponse
 
 __all__ = [
@@ -58,8 +59,18 @@ def _json(value: Any) -> str:
         return str(value)
 
 
+def _bare_mime(mime_type: str) -> str:
+    return mime_type.split(";", 1)[0].strip().lower()
+
+
+def _sendable(mime_type: str) -> bool:
+    """Whether inline data of this type can be sent through LiteLLM (see ``_blob_item``)."""
+    mime = _bare_mime(mime_type)
+    return mime.startswith(("text/", "audio/", "image/", "video/")) or mime in _FILE_TYPES
+
+
 def _blob_item(data: bytes, mime_type: str) -> dict[str, Any]:
-    mime = mime_type.split(";", 1)[0].strip().lower()
+    mime = _bare_mime(mime_type)
     if mime.startswith("text/"):
         return {"type": "text", "text": data.decode("utf-8", errors="replace")}
     encoded = base64.b64encode(data).decode("ascii")
@@ -119,12 +130,18 @@ def _response_media(response: types.FunctionResponse) -> list[types.Part]:
 
     A tool message carries text only, so images, audio or documents a tool returned (the
     function response's ``parts``) follow the tool messages in a user message, as in
-    google-adk's LiteLLM adapter.
+    google-adk's LiteLLM adapter. Inline data of a type LiteLLM cannot send becomes a note
+    saying so (google-adk refuses it): it is stored in the conversation, and refusing it
+    would fail every later turn of the conversation.
     """
     media: list[types.Part] = []
     for part in response.parts or []:
         blob, file = part.inline_data, part.file_data
         if blob is not None and blob.data is not None and blob.mime_type:
+            if not _sendable(blob.mime_type):
+                note = unshown_media_note(response.name, blob.mime_type, "LiteLLM")
+                media.append(types.Part(text=note))
+                continue
             media.append(types.Part.from_bytes(data=blob.data, mime_type=blob.mime_type))
         elif file is not None and file.file_uri:
             media.append(types.Part.from_uri(file_uri=file.file_uri, mime_type=file.mime_type))

@@ -361,3 +361,45 @@ async def test_agent_runs_a_tool_through_claude(fake: FakeApi) -> None:
     second = fake.requests[1]["messages"]
     assert second[-1]["content"][0]["tool_use_id"] == "toolu_5"
     assert '"temp": 19' in second[-1]["content"][0]["content"]
+
+
+async def test_tool_media_is_in_the_tool_result_and_an_unreadable_type_is_a_note(
+    fake: FakeApi,
+) -> None:
+    png = b"\x89PNG\r\n\x1a\n" + bytes(range(32))
+
+    def export(city: str) -> list[types.Part]:
+        """Export a city's chart and its data."""
+        return [
+            types.Part.from_bytes(data=png, mime_type="image/png"),
+            types.Part.from_bytes(data=b"PK\x03\x04", mime_type="application/zip"),
+        ]
+
+    block = {"type": "tool_use", "id": "toolu_9", "name": "export", "input": {"city": "Oslo"}}
+    fake.replies.append((200, message([block], stop_reason="tool_use")))
+    fake.replies.append((200, message([{"type": "text", "text": "Done."}])))
+    fake.replies.append((200, message([{"type": "text", "text": "Still here."}])))
+    agent = LlmAgent(name="exporter", model=claude(fake), tools=[export], instruction="Help.")
+    runner = await start(agent, InMemorySessionService())
+    assert texts(await send(runner, "Export Oslo"))[-1] == "Done."
+    # the stored zip is sent again with the history: the next turn still works
+    assert texts(await send(runner, "Thanks"))[-1] == "Still here."
+
+    for sent in fake.requests[1:]:
+        (result,) = [
+            item
+            for turn in sent["messages"]
+            if isinstance(turn["content"], list)
+            for item in turn["content"]
+            if item["type"] == "tool_result"
+        ]
+        assert result["tool_use_id"] == "toolu_9"
+        image, note = result["content"]
+        assert image["source"] == {
+            "type": "base64",
+            "media_type": "image/png",
+            "data": base64.b64encode(png).decode("ascii"),
+        }
+        assert note["type"] == "text"
+        assert "application/zip" in note["text"]
+        assert "export" in note["text"]

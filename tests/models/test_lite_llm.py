@@ -289,3 +289,25 @@ async def test_media_a_tool_returns_follows_its_tool_message_as_user_content(
     encoded = base64.b64encode(png).decode("ascii")
     assert inline == {"type": "image_url", "image_url": {"url": f"data:image/png;base64,{encoded}"}}
     assert linked == {"type": "image_url", "image_url": {"url": "https://x.test/a.png"}}
+
+
+async def test_tool_media_litellm_cannot_send_is_a_note_and_later_turns_still_work(
+    fake: FakeApi,
+) -> None:
+    def export(city: str) -> types.Part:
+        """Export a city's data."""
+        return types.Part.from_bytes(data=b"PK\x03\x04", mime_type="application/zip")
+
+    queue_tool_call_then_answer(fake, "call_9", "export", {"city": "Oslo"}, "Exported.")
+    fake.replies.append((200, completion({"content": "Still here."})))
+    agent = LlmAgent(name="exporter", model=lite(fake), tools=[export], instruction="Help.")
+    runner = await start(agent, InMemorySessionService())
+    assert texts(await send(runner, "Export Oslo"))[-1] == "Exported."
+    assert texts(await send(runner, "Thanks"))[-1] == "Still here."
+    for sent in fake.requests[1:]:
+        at = next(i for i, m in enumerate(sent["messages"]) if m["role"] == "tool")
+        tool, note = sent["messages"][at : at + 2]
+        assert tool["tool_call_id"] == "call_9"
+        assert note["role"] == "user"
+        assert "application/zip" in note["content"]
+        assert "export" in note["content"]
