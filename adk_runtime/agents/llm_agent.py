@@ -95,9 +95,10 @@ class LlmAgent(BaseAgent):
             ``static_instruction`` it is sent as content before the latest user turn instead.
         global_instruction: Read on the root agent only: comes first in the system
             instruction of every LLM agent of the tree (same forms as ``instruction``).
-        static_instruction: Text (or a ``Part``, ``Content`` or list of them) sent verbatim
-            as the system instruction, never templated: the part of the prompt that stays the
-            same from step to step.
+        static_instruction: Text (or a ``Part``, ``Content``, uploaded ``File`` or list of
+            them) sent verbatim as the system instruction, never templated: the part of the
+            prompt that stays the same from step to step (parts other than text go as
+            content before the latest user turn).
         tools: Tools, plain functions (wrapped as ``FunctionTool``) and toolsets (resolved
             for each invocation, e.g. ``McpToolset``).
         generate_content_config: Generation settings (the instruction and tool declarations

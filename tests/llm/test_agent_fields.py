@@ -694,3 +694,20 @@ def test_sub_agents_sharing_a_name_are_reported_once_each(
     with caplog.at_level(logging.WARNING, logger="adk_runtime.agents.base_agent"):
         LlmAgent(name="fine", sub_agents=[LlmAgent(name="a"), LlmAgent(name="b")])
     assert caplog.records == []
+
+
+async def test_static_instruction_takes_an_uploaded_file_as_a_file_part() -> None:
+    model = ScriptedModel(replies=["ok"])
+    handbook = types.File(uri="https://files.test/handbook", mime_type="application/pdf")
+    agent = LlmAgent(name="a", model=model, static_instruction=["Use the handbook.", handbook])
+    assert agent.static_instruction == ["Use the handbook.", handbook]  # kept as given
+    runner = await start(agent, InMemorySessionService())
+    await send(runner, "hi")
+    request = model.requests[0]
+    assert system_text(request) == "Use the handbook."
+    (file_part,) = [p for c in request.contents for p in c.parts or [] if p.file_data]
+    assert file_part.file_data == types.FileData(
+        file_uri="https://files.test/handbook", mime_type="application/pdf"
+    )
+    with pytest.raises(pydantic.ValidationError, match="needs its uri and mime_type"):
+        LlmAgent(name="b", model=model, static_instruction=types.File(uri="https://files.test/x"))
