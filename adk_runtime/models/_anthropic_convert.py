@@ -159,7 +159,7 @@ def _tool_result_block(response: types.FunctionResponse, ids: ToolIdMapper) -> d
             continue
         block = _media_block(blob)
         if block is None and blob.data is not None and blob.mime_type:
-            note = unshown_media_note(response.name, blob.mime_type, "Claude")
+            note = unshown_media_note(blob.mime_type, "Claude", tool_name=response.name)
             block = {"type": "text", "text": note}
         if block is not None:
             media.append(block)
@@ -199,16 +199,15 @@ def _block(part: types.Part, ids: ToolIdMapper) -> dict[str, Any]:  # noqa: C901
         }
     if part.function_response is not None:
         return _tool_result_block(part.function_response, ids)
-    if part.inline_data is not None and (
-        _is_media(part, "image/") or _is_media(part, "application/pdf")
-    ):
-        block = _media_block(part.inline_data)
-        if block is None:
-            raise ValueError(
-                f"Claude cannot read inline data of type {part.inline_data.mime_type!r} "
-                "(images: jpeg, png, gif, webp; documents: pdf)."
-            )
-        return block
+    blob = part.inline_data
+    if blob is not None and blob.data is not None and blob.mime_type:
+        # an image or PDF; a note for another type (stored, so refusing it would fail
+        # every later turn of the conversation)
+        block = _media_block(blob)
+        return block or {"type": "text", "text": unshown_media_note(blob.mime_type, "Claude")}
+    if part.file_data is not None and part.file_data.file_uri:
+        mime = part.file_data.mime_type or "file"
+        return {"type": "text", "text": unshown_media_note(mime, "Claude")}
     if part.executable_code is not None:
         return {"type": "text", "text": f"Code:```python\n{part.executable_code.code or ''}\n```"}
     if part.code_execution_result is not None:
@@ -223,9 +222,11 @@ def _block(part: types.Part, ids: ToolIdMapper) -> dict[str, Any]:  # noqa: C901
 def part_to_message_block(part: types.Part, ids: ToolIdMapper | None = None) -> dict[str, Any]:
     """Translate one part into an Anthropic content block (a dict).
 
+    Inline data Claude cannot read (a type other than its images and PDF) and file URIs
+    become a text note saying an attachment is not shown.
+
     Raises:
         NotImplementedError: The part carries nothing Claude accepts.
-        ValueError: Inline data of a type Claude cannot read.
     """
     return _block(part, ids or ToolIdMapper())
 

@@ -70,6 +70,7 @@ def _sendable(mime_type: str) -> bool:
 
 
 def _blob_item(data: bytes, mime_type: str) -> dict[str, Any]:
+    """The content item for inline data; a note in its place for a type LiteLLM cannot send."""
     mime = _bare_mime(mime_type)
     if mime.startswith("text/"):
         return {"type": "text", "text": data.decode("utf-8", errors="replace")}
@@ -83,7 +84,7 @@ def _blob_item(data: bytes, mime_type: str) -> dict[str, Any]:
         return {"type": "video_url", "video_url": {"url": url}}
     if mime in _FILE_TYPES:
         return {"type": "file", "file": {"file_data": url}}
-    raise ValueError(f"Inline data of type {mime_type!r} cannot be sent through LiteLLM.")
+    return {"type": "text", "text": unshown_media_note(mime, "LiteLLM")}
 
 
 def _content_item(part: types.Part) -> dict[str, Any] | None:
@@ -131,15 +132,14 @@ def _response_media(response: types.FunctionResponse) -> list[types.Part]:
     A tool message carries text only, so images, audio or documents a tool returned (the
     function response's ``parts``) follow the tool messages in a user message, as in
     google-adk's LiteLLM adapter. Inline data of a type LiteLLM cannot send becomes a note
-    saying so (google-adk refuses it): it is stored in the conversation, and refusing it
-    would fail every later turn of the conversation.
+    naming the tool (``unshown_media_note``; google-adk refuses it).
     """
     media: list[types.Part] = []
     for part in response.parts or []:
         blob, file = part.inline_data, part.file_data
         if blob is not None and blob.data is not None and blob.mime_type:
             if not _sendable(blob.mime_type):
-                note = unshown_media_note(response.name, blob.mime_type, "LiteLLM")
+                note = unshown_media_note(blob.mime_type, "LiteLLM", tool_name=response.name)
                 media.append(types.Part(text=note))
                 continue
             media.append(types.Part.from_bytes(data=blob.data, mime_type=blob.mime_type))

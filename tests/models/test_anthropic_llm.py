@@ -403,3 +403,30 @@ async def test_tool_media_is_in_the_tool_result_and_an_unreadable_type_is_a_note
         assert note["type"] == "text"
         assert "application/zip" in note["text"]
         assert "export" in note["text"]
+
+
+async def test_a_message_attachment_claude_cannot_read_is_a_note_on_every_turn(
+    fake: FakeApi,
+) -> None:
+    fake.replies.append((200, message([{"type": "text", "text": "I cannot open those."}])))
+    fake.replies.append((200, message([{"type": "text", "text": "Still here."}])))
+    agent = LlmAgent(name="reader", model=claude(fake), instruction="Help.")
+    runner = await start(agent, InMemorySessionService())
+    upload = types.Content(
+        role="user",
+        parts=[
+            types.Part(text="Read these."),
+            types.Part.from_bytes(data=b"PK\x03\x04", mime_type="application/zip"),
+            types.Part.from_bytes(data=b"BM", mime_type="image/bmp"),
+            types.Part.from_uri(file_uri="https://files.test/a.mp4", mime_type="video/mp4"),
+        ],
+    )
+    assert texts(await send(runner, upload))[-1] == "I cannot open those."
+    assert texts(await send(runner, "Thanks"))[-1] == "Still here."  # the history still sends
+    for sent in fake.requests:
+        text, *notes = sent["messages"][0]["content"]
+        assert text == {"type": "text", "text": "Read these."}
+        assert [note["type"] for note in notes] == ["text", "text", "text"]
+        for note, mime in zip(notes, ["application/zip", "image/bmp", "video/mp4"], strict=True):
+            assert mime in note["text"]
+            assert "not shown" in note["text"]

@@ -311,3 +311,28 @@ async def test_tool_media_litellm_cannot_send_is_a_note_and_later_turns_still_wo
         assert note["role"] == "user"
         assert "application/zip" in note["content"]
         assert "export" in note["content"]
+
+
+async def test_a_message_attachment_litellm_cannot_send_is_a_note_on_every_turn(
+    fake: FakeApi,
+) -> None:
+    fake.replies.append((200, completion({"content": "I cannot open it."})))
+    fake.replies.append((200, completion({"content": "Still here."})))
+    agent = LlmAgent(name="reader", model=lite(fake), instruction="Help.")
+    runner = await start(agent, InMemorySessionService())
+    upload = types.Content(
+        role="user",
+        parts=[
+            types.Part(text="Read this."),
+            types.Part.from_bytes(data=b"PK\x03\x04", mime_type="application/zip"),
+        ],
+    )
+    assert texts(await send(runner, upload))[-1] == "I cannot open it."
+    assert texts(await send(runner, "Thanks"))[-1] == "Still here."  # the history still sends
+    for sent in fake.requests:
+        (first,) = [m for m in sent["messages"] if m["role"] == "user"][:1]
+        text, note = first["content"]
+        assert text == {"type": "text", "text": "Read this."}
+        assert note["type"] == "text"
+        assert "application/zip" in note["text"]
+        assert "not shown" in note["text"]
