@@ -52,6 +52,22 @@ async def send(
     ]
 
 
+async def two_turns(agent: BaseAgent, first: str | types.Content) -> list[str]:
+    """The last text of each of two turns on a fresh session: ``first``, then "Thanks".
+
+    The second turn sends the first one again as history.
+    """
+    from adk_runtime.sessions import InMemorySessionService
+
+    runner = await start(agent, InMemorySessionService())
+    return [texts(await send(runner, message))[-1] for message in (first, "Thanks")]
+
+
+def upload(text: str, *attachments: types.Part) -> types.Content:
+    """A user message: ``text`` and the attachments."""
+    return types.Content(role="user", parts=[types.Part(text=text), *attachments])
+
+
 async def stored(runner: Runner, session_id: str = "s1") -> Session:
     session = await runner.session_service.get_session(
         app_name=APP, user_id=USER, session_id=session_id

@@ -15,7 +15,7 @@ from adk_runtime.errors import ConfigurationError
 from adk_runtime.models import LLMRegistry, LlmRequest, LlmResponse
 from adk_runtime.models.anthropic_llm import AnthropicGenerateContentConfig, AnthropicLlm, Claude
 from adk_runtime.sessions import InMemorySessionService
-from tests.llm.helpers import send, start, texts
+from tests.llm.helpers import send, start, texts, two_turns, upload
 from tests.models.fake_apis import FakeApi
 
 MODEL = "claude-sonnet-4-20250514"
@@ -380,10 +380,8 @@ async def test_tool_media_is_in_the_tool_result_and_an_unreadable_type_is_a_note
     fake.replies.append((200, message([{"type": "text", "text": "Done."}])))
     fake.replies.append((200, message([{"type": "text", "text": "Still here."}])))
     agent = LlmAgent(name="exporter", model=claude(fake), tools=[export], instruction="Help.")
-    runner = await start(agent, InMemorySessionService())
-    assert texts(await send(runner, "Export Oslo"))[-1] == "Done."
     # the stored zip is sent again with the history: the next turn still works
-    assert texts(await send(runner, "Thanks"))[-1] == "Still here."
+    assert await two_turns(agent, "Export Oslo") == ["Done.", "Still here."]
 
     for sent in fake.requests[1:]:
         (result,) = [
@@ -411,18 +409,13 @@ async def test_a_message_attachment_claude_cannot_read_is_a_note_on_every_turn(
     fake.replies.append((200, message([{"type": "text", "text": "I cannot open those."}])))
     fake.replies.append((200, message([{"type": "text", "text": "Still here."}])))
     agent = LlmAgent(name="reader", model=claude(fake), instruction="Help.")
-    runner = await start(agent, InMemorySessionService())
-    upload = types.Content(
-        role="user",
-        parts=[
-            types.Part(text="Read these."),
-            types.Part.from_bytes(data=b"PK\x03\x04", mime_type="application/zip"),
-            types.Part.from_bytes(data=b"BM", mime_type="image/bmp"),
-            types.Part.from_uri(file_uri="https://files.test/a.mp4", mime_type="video/mp4"),
-        ],
+    attached = upload(
+        "Read these.",
+        types.Part.from_bytes(data=b"PK\x03\x04", mime_type="application/zip"),
+        types.Part.from_bytes(data=b"BM", mime_type="image/bmp"),
+        types.Part.from_uri(file_uri="https://files.test/a.mp4", mime_type="video/mp4"),
     )
-    assert texts(await send(runner, upload))[-1] == "I cannot open those."
-    assert texts(await send(runner, "Thanks"))[-1] == "Still here."  # the history still sends
+    assert await two_turns(agent, attached) == ["I cannot open those.", "Still here."]
     for sent in fake.requests:
         text, *notes = sent["messages"][0]["content"]
         assert text == {"type": "text", "text": "Read these."}

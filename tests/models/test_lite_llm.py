@@ -12,7 +12,7 @@ from adk_runtime.agents import LlmAgent
 from adk_runtime.models import LLMRegistry, LlmRequest, LlmResponse
 from adk_runtime.models.lite_llm import LiteLlm
 from adk_runtime.sessions import InMemorySessionService
-from tests.llm.helpers import send, start, texts
+from tests.llm.helpers import send, start, texts, two_turns, upload
 from tests.models.fake_apis import LITELLM_WARNINGS, FakeApi
 
 MODEL = "openai/gpt-4o"
@@ -301,9 +301,7 @@ async def test_tool_media_litellm_cannot_send_is_a_note_and_later_turns_still_wo
     queue_tool_call_then_answer(fake, "call_9", "export", {"city": "Oslo"}, "Exported.")
     fake.replies.append((200, completion({"content": "Still here."})))
     agent = LlmAgent(name="exporter", model=lite(fake), tools=[export], instruction="Help.")
-    runner = await start(agent, InMemorySessionService())
-    assert texts(await send(runner, "Export Oslo"))[-1] == "Exported."
-    assert texts(await send(runner, "Thanks"))[-1] == "Still here."
+    assert await two_turns(agent, "Export Oslo") == ["Exported.", "Still here."]
     for sent in fake.requests[1:]:
         at = next(i for i, m in enumerate(sent["messages"]) if m["role"] == "tool")
         tool, note = sent["messages"][at : at + 2]
@@ -319,16 +317,11 @@ async def test_a_message_attachment_litellm_cannot_send_is_a_note_on_every_turn(
     fake.replies.append((200, completion({"content": "I cannot open it."})))
     fake.replies.append((200, completion({"content": "Still here."})))
     agent = LlmAgent(name="reader", model=lite(fake), instruction="Help.")
-    runner = await start(agent, InMemorySessionService())
-    upload = types.Content(
-        role="user",
-        parts=[
-            types.Part(text="Read this."),
-            types.Part.from_bytes(data=b"PK\x03\x04", mime_type="application/zip"),
-        ],
+    message = upload(
+        "Read this.", types.Part.from_bytes(data=b"PK\x03\x04", mime_type="application/zip")
     )
-    assert texts(await send(runner, upload))[-1] == "I cannot open it."
-    assert texts(await send(runner, "Thanks"))[-1] == "Still here."  # the history still sends
+    # the second turn sends the stored message again
+    assert await two_turns(agent, message) == ["I cannot open it.", "Still here."]
     for sent in fake.requests:
         (first,) = [m for m in sent["messages"] if m["role"] == "user"][:1]
         text, note = first["content"]
