@@ -9,10 +9,19 @@ conversation unusable; the model is told instead that an attachment is there and
 from __future__ import annotations
 
 import logging
+import re
 
 __all__ = ["unshown_media_note"]
 
 logger = logging.getLogger(__name__)
+
+_MIME_TYPE = re.compile(r"[a-z0-9][a-z0-9!#$&^_.+-]{0,63}/[a-z0-9][a-z0-9!#$&^_.+-]{0,63}")
+
+
+def _shown_type(mime_type: str) -> str:
+    """The bare MIME type, or ``unknown`` for text that is not one (it reaches the model)."""
+    bare = mime_type.split(";", 1)[0].strip().lower()
+    return bare if _MIME_TYPE.fullmatch(bare) else "unknown"
 
 
 def unshown_media_note(mime_type: str, api: str, *, tool_name: str | None = None) -> str:
@@ -23,6 +32,7 @@ def unshown_media_note(mime_type: str, api: str, *, tool_name: str | None = None
         api: Whose API cannot take it (``"Claude"``, ``"LiteLLM"``).
         tool_name: The tool that returned it; None for media in a message.
     """
+    mime_type = _shown_type(mime_type)
     logger.warning(
         "Media of type %r (%s) cannot be sent to %s; the model gets a note instead.",
         mime_type,
@@ -30,4 +40,4 @@ def unshown_media_note(mime_type: str, api: str, *, tool_name: str | None = None
         api,
     )
     origin = f"The tool {tool_name} returned" if tool_name else "Here is"
-    return f"[{origin} a {mime_type} attachment, which {api} cannot take: it is not shown.]"
+    return f"[{origin} an attachment of type {mime_type}, which {api} cannot take: not shown.]"
