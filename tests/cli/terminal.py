@@ -28,6 +28,10 @@ class Terminal:
         pid, fd = pty.fork()
         if pid == 0:  # the child: the pty is its controlling terminal
             try:
+                # a terminal's foreground program gets Ctrl-C and Ctrl-\ even when the test
+                # run itself was started with them ignored (``nohup … &`` from a script)
+                signal.signal(signal.SIGINT, signal.SIG_DFL)
+                signal.signal(signal.SIGQUIT, signal.SIG_DFL)
                 os.chdir(cwd)
                 os.execve(sys.executable, argv, env)
             finally:
