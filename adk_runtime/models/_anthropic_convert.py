@@ -16,7 +16,7 @@ from typing import Any
 
 from google.genai import types
 
-from adk_runtime.models._unshown_media import unshown_media_note
+from adk_runtime.models._unshown_media import bare_mime_type, unshown_media_note
 from adk_runtime.models.llm_response import LlmResponse
 
 __all__ = [
@@ -113,15 +113,11 @@ class ToolIdMapper:
         return self._fresh()
 
 
-def _media_type(mime_type: str) -> str:
-    return mime_type.split(";", 1)[0].strip().lower()
-
-
 def _media_block(blob: types.Blob | types.FunctionResponseBlob) -> dict[str, Any] | None:
     """An image or PDF block for ``blob``, or None for a type Claude does not read."""
     if blob.data is None or not blob.mime_type:
         return None
-    media_type = _media_type(blob.mime_type)
+    media_type = bare_mime_type(blob.mime_type)
     data = base64.b64encode(blob.data).decode("ascii")
     source = {"type": "base64", "media_type": media_type, "data": data}
     if media_type in IMAGE_MEDIA_TYPES:
@@ -129,6 +125,24 @@ def _media_block(blob: types.Blob | types.FunctionResponseBlob) -> dict[str, Any
     if media_type == "application/pdf":
         return {"type": "document", "source": source}
     return None
+
+
+def _media_or_note(
+    blob: types.Blob | types.FunctionResponseBlob, tool_name: str | None = None
+) -> dict[str, Any] | None:
+    """``blob``'s image or PDF block; a note in its place for another type (None if empty).
+
+    The media is stored with the conversation, so refusing it would fail every later turn.
+    """
+    if blob.data is None or not blob.mime_type:
+        return None
+    block = _media_block(blob)
+    if block is not None:
+        return block
+    return {
+        "type": "text",
+        "text": unshown_media_note(blob.mime_type, "Claude", tool_name=tool_name),
+    }
 
 
 def _tool_result_text(response: dict[str, Any]) -> str:
@@ -154,13 +168,9 @@ def _tool_result_block(response: types.FunctionResponse, ids: ToolIdMapper) -> d
     text = _tool_result_text(response.response or {})
     media: list[dict[str, Any]] = []
     for part in response.parts or []:
-        blob = part.inline_data
-        if blob is None:
-            continue
-        block = _media_block(blob)
-        if block is None and blob.data is not None and blob.mime_type:
-            note = unshown_media_note(blob.mime_type, "Claude", tool_name=response.name)
-            block = {"type": "text", "text": note}
+        block = (
+            None if part.inline_data is None else _media_or_note(part.inline_data, response.name)
+        )
         if block is not None:
             media.append(block)
     content: str | list[dict[str, Any]] = text
@@ -176,7 +186,7 @@ def _tool_result_block(response: types.FunctionResponse, ids: ToolIdMapper) -> d
 
 def _is_media(part: types.Part, prefix: str) -> bool:
     blob = part.inline_data
-    return bool(blob and blob.mime_type and _media_type(blob.mime_type).startswith(prefix))
+    return bool(blob and blob.mime_type and bare_mime_type(blob.mime_type).startswith(prefix))
 
 
 def _block(part: types.Part, ids: ToolIdMapper) -> dict[str, Any]:  # noqa: C901
@@ -199,12 +209,9 @@ def _block(part: types.Part, ids: ToolIdMapper) -> dict[str, Any]:  # noqa: C901
         }
     if part.function_response is not None:
         return _tool_result_block(part.function_response, ids)
-    blob = part.inline_data
-    if blob is not None and blob.data is not None and blob.mime_type:
-        # an image or PDF; a note for another type (stored, so refusing it would fail
-        # every later turn of the conversation)
-        block = _media_block(blob)
-        return block or {"type": "text", "text": unshown_media_note(blob.mime_type, "Claude")}
+    media = None if part.inline_data is None else _media_or_note(part.inline_data)
+    if media is not None:
+        return media
     if part.file_data is not None and part.file_data.file_uri:
         mime = part.file_data.mime_type or "file"
         return {"type": "text", "text": unshown_media_note(mime, "Claude")}

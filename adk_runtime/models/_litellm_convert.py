@@ -14,7 +14,7 @@ from typing import Any
 from google.genai import types
 
 from adk_runtime.models._anthropic_convert import lowercase_schema_types
-from adk_runtime.models._unshown_media import unshown_media_note
+from adk_runtime.models._unshown_media import bare_mime_type, unshown_media_note
 from adk_runtime.models.llm_response import LlmResponse
 
 __all__ = [
@@ -59,19 +59,17 @@ def _json(value: Any) -> str:
         return str(value)
 
 
-def _bare_mime(mime_type: str) -> str:
-    return mime_type.split(";", 1)[0].strip().lower()
-
-
 def _sendable(mime_type: str) -> bool:
-    """Whether inline data of this type can be sent through LiteLLM (see ``_blob_item``)."""
-    mime = _bare_mime(mime_type)
+    """Whether inline data of this type can be sent through LiteLLM (``_blob_item``'s kinds)."""
+    mime = bare_mime_type(mime_type)
     return mime.startswith(("text/", "audio/", "image/", "video/")) or mime in _FILE_TYPES
 
 
 def _blob_item(data: bytes, mime_type: str) -> dict[str, Any]:
     """The content item for inline data; a note in its place for a type LiteLLM cannot send."""
-    mime = _bare_mime(mime_type)
+    mime = bare_mime_type(mime_type)
+    if not _sendable(mime):
+        return {"type": "text", "text": unshown_media_note(mime, "LiteLLM")}
     if mime.startswith("text/"):
         return {"type": "text", "text": data.decode("utf-8", errors="replace")}
     encoded = base64.b64encode(data).decode("ascii")
@@ -82,9 +80,7 @@ def _blob_item(data: bytes, mime_type: str) -> dict[str, Any]:
         return {"type": "image_url", "image_url": {"url": url}}
     if mime.startswith("video/"):
         return {"type": "video_url", "video_url": {"url": url}}
-    if mime in _FILE_TYPES:
-        return {"type": "file", "file": {"file_data": url}}
-    return {"type": "text", "text": unshown_media_note(mime, "LiteLLM")}
+    return {"type": "file", "file": {"file_data": url}}  # one of _FILE_TYPES
 
 
 def _content_item(part: types.Part) -> dict[str, Any] | None:

@@ -11,16 +11,21 @@ from __future__ import annotations
 import logging
 import re
 
-__all__ = ["unshown_media_note"]
+__all__ = ["bare_mime_type", "unshown_media_note"]
 
 logger = logging.getLogger(__name__)
 
 _MIME_TYPE = re.compile(r"[a-z0-9][a-z0-9!#$&^_.+-]{0,63}/[a-z0-9][a-z0-9!#$&^_.+-]{0,63}")
 
 
+def bare_mime_type(mime_type: str) -> str:
+    """``mime_type`` without parameters, lower case (``"Image/PNG; q=1"`` → ``"image/png"``)."""
+    return mime_type.split(";", 1)[0].strip().lower()
+
+
 def _shown_type(mime_type: str) -> str:
     """The bare MIME type, or ``unknown`` for text that is not one (it reaches the model)."""
-    bare = mime_type.split(";", 1)[0].strip().lower()
+    bare = bare_mime_type(mime_type)
     return bare if _MIME_TYPE.fullmatch(bare) else "unknown"
 
 
