@@ -11,7 +11,7 @@ from __future__ import annotations
 import logging
 import re
 
-__all__ = ["bare_mime_type", "unshown_media_note"]
+__all__ = ["bare_mime_type", "shown_mime_type", "unshown_media_note"]
 
 logger = logging.getLogger(__name__)
 
@@ -23,7 +23,7 @@ def bare_mime_type(mime_type: str) -> str:
     return mime_type.split(";", 1)[0].strip().lower()
 
 
-def _shown_type(mime_type: str) -> str:
+def shown_mime_type(mime_type: str) -> str:
     """The bare MIME type, or ``unknown`` for text that is not one (it reaches the model)."""
     bare = bare_mime_type(mime_type)
     return bare if _MIME_TYPE.fullmatch(bare) else "unknown"
@@ -37,7 +37,7 @@ def unshown_media_note(mime_type: str, api: str, *, tool_name: str | None = None
         api: Whose API cannot take it (``"Claude"``, ``"LiteLLM"``).
         tool_name: The tool that returned it; None for media in a message.
     """
-    mime_type = _shown_type(mime_type)
+    mime_type = shown_mime_type(mime_type)
     logger.warning(
         "Media of type %r (%s) cannot be sent to %s; the model gets a note instead.",
         mime_type,

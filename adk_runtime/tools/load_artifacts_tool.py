@@ -16,6 +16,7 @@ from typing import TYPE_CHECKING, TypeAlias
 
 from google.genai import types
 
+from adk_runtime.models._unshown_media import bare_mime_type, shown_mime_type
 from adk_runtime.tools._names_tool import NamesTool, names_of
 
 if TYPE_CHECKING:
@@ -45,10 +46,6 @@ _TEXT_TYPES = (
     | _XML_IMAGES
 )
 _TEXT_SUFFIXES = (".csv", ".txt", ".json", ".xml", ".md")
-
-
-def _base_type(mime_type: str | None) -> str:
-    return (mime_type or "").split(";", 1)[0].strip().lower()
 
 
 def _inline_ok(mime_type: str) -> bool:
@@ -116,11 +113,12 @@ def as_safe_part_for_llm(artifact: types.Part, artifact_name: str) -> types.Part
     inline = artifact.inline_data
     if inline is None:
         return artifact
-    mime_type = _base_type(inline.mime_type) or "application/octet-stream"
+    mime_type = bare_mime_type(inline.mime_type or "") or "application/octet-stream"
     if inline.mime_type and _inline_ok(mime_type):
         return artifact
     if inline.data is None:
-        return types.Part(text=f"[Artifact: {artifact_name}, type: {mime_type}. No data.]")
+        shown = shown_mime_type(mime_type)
+        return types.Part(text=f"[Artifact: {artifact_name}, type: {shown}. No data.]")
     data = _as_bytes(inline.data)
     if data is None:
         return types.Part(text=str(inline.data))
@@ -136,7 +134,7 @@ def as_safe_part_for_llm(artifact: types.Part, artifact_name: str) -> types.Part
     if textual:
         return types.Part(text=data.decode("utf-8", errors="replace"))
     return types.Part(
-        text=f"[Binary artifact: {artifact_name}, type: {mime_type}, size: "
+        text=f"[Binary artifact: {artifact_name}, type: {shown_mime_type(mime_type)}, size: "
         f"{len(data) / 1024:.1f} KB. Content cannot be displayed inline.]"
     )
 
