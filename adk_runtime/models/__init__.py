@@ -10,12 +10,14 @@ import importlib
 from typing import TYPE_CHECKING, Any
 
 from adk_runtime.models.base_llm import BaseLlm
+from adk_runtime.models.gemma_llm import Gemma
 from adk_runtime.models.google_llm import Gemini
 from adk_runtime.models.llm_request import LlmRequest
 from adk_runtime.models.llm_response import LlmResponse
 from adk_runtime.models.registry import LLMRegistry
 
 if TYPE_CHECKING:
+    from adk_runtime.models._gemma_ollama import Gemma3Ollama
     from adk_runtime.models.anthropic_llm import (
         AnthropicGenerateContentConfig,
         AnthropicLlm,
@@ -23,7 +25,16 @@ if TYPE_CHECKING:
     )
     from adk_runtime.models.lite_llm import LiteLlm
 
+# First match wins: Gemini's gemma-4 names come before Gemma's gemma-.*, and Gemma 3 on
+# Ollama before LiteLLM's ollama/.*.
 LLMRegistry.register(Gemini)
+LLMRegistry.register(Gemma)
+LLMRegistry.register_lazy(
+    [r"ollama/gemma3.*", r"ollama_chat/gemma3.*"],
+    f"{__name__}._gemma_ollama",
+    "Gemma3Ollama",
+    "litellm",
+)
 
 # Patterns as google-adk registers them: every claude- name, and LiteLLM's provider/ names.
 LLMRegistry.register_lazy([r"claude-.*"], f"{__name__}.anthropic_llm", "Claude", "anthropic")
@@ -58,6 +69,7 @@ _LAZY: dict[str, tuple[str, str]] = {
     "AnthropicGenerateContentConfig": ("anthropic_llm", "anthropic"),
     "AnthropicLlm": ("anthropic_llm", "anthropic"),
     "Claude": ("anthropic_llm", "anthropic"),
+    "Gemma3Ollama": ("_gemma_ollama", "litellm"),
     "LiteLlm": ("lite_llm", "litellm"),
 }
 
@@ -67,6 +79,8 @@ __all__ = [
     "BaseLlm",
     "Claude",
     "Gemini",
+    "Gemma",
+    "Gemma3Ollama",
     "LLMRegistry",
     "LiteLlm",
     "LlmRequest",

@@ -56,9 +56,10 @@ class Gemini(BaseLlm):
 
     @classmethod
     def supported_models(cls) -> list[str]:
-        """Gemini model names and Vertex AI model resource paths."""
+        """Gemini model names (Gemma 4 and later too) and Vertex AI model resource paths."""
         return [
             r"gemini-.*",
+            r"gemma-4.*",
             r"model-optimizer-.*",
             r"projects/.+/locations/.+/endpoints/.+",
             r"projects/.+/locations/.+/publishers/google/models/gemini.+",

@@ -57,14 +57,15 @@ GOOGLE_CLOUD = (
     "Apigee): out of scope; adk_runtime's stores are SQLite, PostgreSQL, Redis and files."
 )
 OTHER_MODELS = (
-    "Gemma and google-adk's model wrappers (fallback chains, capability and service-tier "
-    "metadata): not implemented (Gemini, Claude and LiteLLM are); any model plugs in as a "
+    "google-adk's model wrappers (fallback chains, capability and service-tier metadata): "
+    "not implemented (Gemini, Gemma, Claude and LiteLLM are); any model plugs in as a "
     "`BaseLlm` subclass registered with `LLMRegistry`."
 )
 MODEL_ADAPTER_INTERNALS = (
-    "google-adk's intermediate types inside its Claude and LiteLLM adapters (request wrapper, "
-    "stream chunk classes, label tables): adk_runtime's adapters convert between "
-    "google-genai types and the providers' own without them."
+    "google-adk's intermediate types inside its Claude, LiteLLM and Gemma adapters (request "
+    "wrapper, stream chunk classes, label tables, the text function-call mixin): "
+    "adk_runtime's adapters convert between google-genai types and the providers' own "
+    "without them."
 )
 INTERACTIONS_API = (
     "The Gemini Interactions API: not implemented (Gemini context caching is, see "
@@ -170,7 +171,8 @@ OMITTED: dict[str, str] = {
     "tools.vertex_ai_load_profiles_tool": GOOGLE_CLOUD,
     "tools:VertexAiLoadProfilesTool": GOOGLE_CLOUD,
     # other models
-    "models.gemma_llm": OTHER_MODELS,
+    "models.gemma_llm:GemmaFunctionCallModel": MODEL_ADAPTER_INTERNALS,
+    "models.gemma_llm:GemmaFunctionCallingMixin": MODEL_ADAPTER_INTERNALS,
     "models.anthropic_llm:ClaudeRequest": MODEL_ADAPTER_INTERNALS,
     "models.lite_llm:ChatCompletionFileUrlObject": MODEL_ADAPTER_INTERNALS,
     "models.lite_llm:FunctionChunk": MODEL_ADAPTER_INTERNALS,
@@ -178,8 +180,6 @@ OMITTED: dict[str, str] = {
     "models.lite_llm:TYPE_LABELS": MODEL_ADAPTER_INTERNALS,
     "models.lite_llm:TextChunk": MODEL_ADAPTER_INTERNALS,
     "models.lite_llm:UsageMetadataChunk": MODEL_ADAPTER_INTERNALS,
-    "models:Gemma": OTHER_MODELS,
-    "models:Gemma3Ollama": OTHER_MODELS,
     "models:FallbackModel": OTHER_MODELS,
     "models:LlmCapabilities": OTHER_MODELS,
     "models:ServiceTier": OTHER_MODELS,
