@@ -9,6 +9,7 @@ from __future__ import annotations
 import importlib
 from typing import TYPE_CHECKING, Any
 
+from adk_runtime.models._fallback_model import FallbackModel
 from adk_runtime.models.base_llm import BaseLlm
 from adk_runtime.models.gemma_llm import Gemma
 from adk_runtime.models.google_llm import Gemini
@@ -78,6 +79,7 @@ __all__ = [
     "AnthropicLlm",
     "BaseLlm",
     "Claude",
+    "FallbackModel",
     "Gemini",
     "Gemma",
     "Gemma3Ollama",

@@ -172,12 +172,33 @@ class LiteLlm(BaseLlm):
 
 
 def _error_response(exc: Exception) -> LlmResponse:
+    message = str(getattr(exc, "message", None) or type(exc).__name__)
+    # LiteLLM reports these with status 500 though no server answered so: a connection that
+    # failed (for some providers as an InternalServerError), or a reply its own checks refused.
+    if _connection_failed(exc):
+        return LlmResponse(error_code="CONNECTION_ERROR", error_message=message)
+    if isinstance(exc, litellm.exceptions.APIResponseValidationError):
+        return LlmResponse(error_code="RESPONSE_VALIDATION_ERROR", error_message=message)
     status = getattr(exc, "status_code", None)
-    message = getattr(exc, "message", None) or type(exc).__name__
     return LlmResponse(
         error_code=str(status) if status else type(exc).__name__,
-        error_message=str(message),
+        error_message=message,
     )
+
+
+def _connection_failed(exc: BaseException) -> bool:
+    """Whether ``exc`` comes from a connection that failed (no server answered)."""
+    seen: BaseException | None = exc
+    for _ in range(16):  # the chain LiteLLM builds is a few links long
+        if seen is None:
+            return False
+        timed_out = isinstance(seen, (openai.APITimeoutError, litellm.exceptions.Timeout))
+        if timed_out:  # the request may have been served: its status (408) stands
+            return False
+        if isinstance(seen, (openai.APIConnectionError, ConnectionError)):
+            return True
+        seen = seen.__cause__ or seen.__context__
+    return False
 
 
 def _system_text(config: types.GenerateContentConfig) -> str | None:

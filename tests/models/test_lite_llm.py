@@ -4,14 +4,16 @@ from __future__ import annotations
 
 import base64
 import json
+import socket
 from typing import Any
 
 from google.genai import types
 
 from adk_runtime.agents import LlmAgent
-from adk_runtime.models import LLMRegistry, LlmRequest, LlmResponse
+from adk_runtime.models import FallbackModel, LLMRegistry, LlmRequest, LlmResponse
 from adk_runtime.models.lite_llm import LiteLlm
 from adk_runtime.sessions import InMemorySessionService
+from adk_runtime.testing import ScriptedModel
 from tests.llm.helpers import send, start, texts, two_turns, upload
 from tests.models.fake_apis import LITELLM_WARNINGS, FakeApi
 
@@ -211,6 +213,27 @@ async def test_api_error_is_a_response_without_the_key(fake: FakeApi) -> None:
     assert response.error_code == "401"
     assert response.error_message is not None
     assert "sk-test" not in response.error_message
+
+
+async def test_a_refused_connection_is_no_http_500_and_does_not_fail_over() -> None:
+    with socket.socket() as probe:  # a loopback port nothing listens on
+        probe.bind(("127.0.0.1", 0))
+        port = probe.getsockname()[1]
+    closed = LiteLlm(
+        model=MODEL, api_base=f"http://127.0.0.1:{port}/v1", api_key="sk-test", num_retries=0
+    )
+    [response] = await collect(closed, weather_request())
+    # LiteLLM labels it 500; a 500 would make a FallbackModel send the prompt elsewhere
+    assert response.error_code == "CONNECTION_ERROR"
+    backup = ScriptedModel(replies=["unused"])
+    [response] = [
+        r
+        async for r in FallbackModel(models=[closed, backup]).generate_content_async(
+            weather_request()
+        )
+    ]
+    assert response.error_code == "CONNECTION_ERROR"
+    assert backup.requests == []
 
 
 async def test_response_schema_is_a_response_format(fake: FakeApi) -> None:

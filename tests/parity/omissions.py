@@ -57,9 +57,9 @@ GOOGLE_CLOUD = (
     "Apigee): out of scope; adk_runtime's stores are SQLite, PostgreSQL, Redis and files."
 )
 OTHER_MODELS = (
-    "google-adk's model wrappers (fallback chains, capability and service-tier metadata): "
-    "not implemented (Gemini, Gemma, Claude and LiteLLM are); any model plugs in as a "
-    "`BaseLlm` subclass registered with `LLMRegistry`."
+    "google-adk's capability and service-tier metadata of models: not implemented (the "
+    "models Gemini, Gemma, Claude, LiteLLM and the FallbackModel wrapper are); any model "
+    "plugs in as a `BaseLlm` subclass registered with `LLMRegistry`."
 )
 MODEL_ADAPTER_INTERNALS = (
     "google-adk's intermediate types inside its Claude, LiteLLM and Gemma adapters (request "
@@ -180,7 +180,6 @@ OMITTED: dict[str, str] = {
     "models.lite_llm:TYPE_LABELS": MODEL_ADAPTER_INTERNALS,
     "models.lite_llm:TextChunk": MODEL_ADAPTER_INTERNALS,
     "models.lite_llm:UsageMetadataChunk": MODEL_ADAPTER_INTERNALS,
-    "models:FallbackModel": OTHER_MODELS,
     "models:LlmCapabilities": OTHER_MODELS,
     "models:ServiceTier": OTHER_MODELS,
     # the Interactions API
