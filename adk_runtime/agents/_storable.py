@@ -1,0 +1,108 @@
+"""What a tool or a model hands the flow, made storable before it is committed.
+
+Events are committed as JSON, on every backend alike. A value JSON cannot hold (an object, a
+generator, a lone surrogate) or a string with a NUL character (PostgreSQL refuses them) would
+make that commit fail and the turn with it:
+
+- a tool's response that cannot be stored fails the call instead (``unstorable_part``): the
+  model is told where, and the turn goes on;
+- NUL characters in a model's reply (its text, or a function call's arguments) become
+  U+FFFD, the replacement character (``content_without_nul``), so what is stored, yielded
+  and acted on is the same.
+"""
+
+from __future__ import annotations
+
+import inspect
+from collections.abc import Mapping
+from typing import Any
+
+import pydantic_core
+from google.genai import types
+from pydantic import BaseModel
+
+__all__ = ["content_without_nul", "unstorable_part"]
+
+_MAX_DEPTH = 64
+
+
+def unstorable_part(response: dict[str, Any]) -> str | None:
+    """Why ``response`` cannot be stored, naming the key path; None when it can."""
+    try:
+        text = types.FunctionResponse(response=response).model_dump_json(exclude_none=True)
+    except pydantic_core.PydanticSerializationError:
+        return _find(response, "response", 0) or "response: a value JSON cannot hold"
+    if "\\u0000" in text:  # cheap: only a response with the escape is searched
+        return _find(response, "response", 0)
+    return None
+
+
+def _find(value: Any, path: str, depth: int) -> str | None:
+    """The first value under ``value`` that cannot be stored, as ``path: reason``."""
+    if depth > _MAX_DEPTH:
+        return f"{path}: nested too deep"
+    if isinstance(value, str):
+        return f"{path}: a string with a NUL character" if "\x00" in value else _leaf(value, path)
+    if isinstance(value, Mapping):
+        for key, item in value.items():
+            if isinstance(key, str) and "\x00" in key:
+                return f"{path}: a key with a NUL character"
+            found = _find(item, f"{path}[{_shown_key(key)}]", depth + 1)
+            if found:
+                return found
+        return None
+    if isinstance(value, (list, tuple, set, frozenset)):
+        for index, item in enumerate(value):
+            found = _find(item, f"{path}[{index}]", depth + 1)
+            if found:
+                return found
+        return None
+    return _leaf(value, path)
+
+
+def _shown_key(key: Any) -> str:
+    shown = repr(key)
+    return shown if len(shown) <= 40 else f"{shown[:37]}..."
+
+
+def _leaf(value: Any, path: str) -> str | None:
+    try:
+        pydantic_core.to_json(value, bytes_mode="base64")
+    except pydantic_core.PydanticSerializationError:
+        if inspect.isgenerator(value) or inspect.isasyncgen(value):
+            # google-adk 2 runs generator tools as workflow nodes, which are not here
+            return f"{path}: a generator; a tool here returns its result instead of yielding it"
+        return f"{path}: a value of type {type(value).__name__}, which JSON cannot hold"
+    return None
+
+
+def content_without_nul(content: types.Content) -> types.Content:
+    """``content``, or a copy with every NUL character in its strings made U+FFFD."""
+    cleaned: types.Content = _without_nul(content, 0)
+    return cleaned
+
+
+def _without_nul(value: Any, depth: int) -> Any:
+    """``value`` itself when it holds no NUL character; a copy without them otherwise."""
+    if isinstance(value, str):
+        return value.replace("\x00", "\ufffd") if "\x00" in value else value
+    if depth > _MAX_DEPTH:
+        return value
+    if isinstance(value, BaseModel):
+        updates: dict[str, Any] = {}
+        for name in type(value).model_fields:
+            item = getattr(value, name)
+            if item is not None and (cleaned := _without_nul(item, depth + 1)) is not item:
+                updates[name] = cleaned
+        return value.model_copy(update=updates) if updates else value
+    if isinstance(value, dict):
+        pairs = [(_without_nul(k, depth + 1), _without_nul(v, depth + 1)) for k, v in value.items()]
+        changed = any(
+            k is not old_k or v is not old_v
+            for (k, v), (old_k, old_v) in zip(pairs, value.items(), strict=True)
+        )
+        return dict(pairs) if changed else value
+    if isinstance(value, list):
+        items = [_without_nul(item, depth + 1) for item in value]
+        return items if any(a is not b for a, b in zip(items, value, strict=True)) else value
+    return value

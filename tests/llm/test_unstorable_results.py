@@ -1,0 +1,136 @@
+"""What a tool or a model returns that cannot be stored never fails the turn (every backend)."""
+
+from __future__ import annotations
+
+import datetime
+from collections.abc import AsyncIterator, Callable
+from typing import Any
+
+import pytest
+from google.genai import types
+
+from adk_runtime.agents import LlmAgent
+from adk_runtime.agents._storable import content_without_nul, unstorable_part
+from adk_runtime.sessions import BaseSessionService
+from adk_runtime.testing import ScriptedModel, function_call
+from adk_runtime.tools.tool_context import ToolContext
+from tests.llm.helpers import send, start, stored, texts
+
+
+class Opaque:
+    """An object JSON cannot hold."""
+
+
+def returns_an_object(tool_context: ToolContext) -> dict[str, Any]:
+    """Look something up."""
+    tool_context.state["looked_up"] = True
+    return {"rows": [{"id": 1, "handle": Opaque()}]}
+
+
+def returns_a_nul(tool_context: ToolContext) -> str:
+    """Read a file."""
+    tool_context.state["looked_up"] = True
+    return "header\x00binary"
+
+
+def returns_a_lone_surrogate(tool_context: ToolContext) -> dict[str, Any]:
+    """Decode something badly."""
+    tool_context.state["looked_up"] = True
+    return {"text": "broken \ud800 text"}
+
+
+async def yields_progress(tool_context: ToolContext) -> AsyncIterator[dict[str, Any]]:
+    """Report progress (a generator tool, as google-adk 2 runs them)."""
+    tool_context.state["looked_up"] = True
+    yield {"step": 1}
+
+
+@pytest.mark.parametrize(
+    ("tool", "where"),
+    [
+        (returns_an_object, "response['rows'][0]['handle']: a value of type Opaque"),
+        (returns_a_nul, "response['result']: a string with a NUL character"),
+        (returns_a_lone_surrogate, "response['text']: a value of type str"),
+        (yields_progress, "response['result']: a generator"),
+    ],
+)
+async def test_the_model_is_told_and_the_turn_goes_on(
+    session_service: BaseSessionService, tool: Callable[..., Any], where: str
+) -> None:
+    name = tool.__name__
+    model = ScriptedModel(replies=[function_call(name, {}), "Sorry, that lookup failed."])
+    agent = LlmAgent(name="helper", model=model, tools=[tool])
+    runner = await start(agent, session_service)
+    events = await send(runner, "look it up")
+
+    [response] = events[1].get_function_responses()
+    error = response.response["error"]  # type: ignore[index]
+    assert error.startswith("The tool's result cannot be stored (")
+    assert where in error
+    assert "binary" not in error  # the value itself is not echoed
+    assert texts(events[-1:]) == ["Sorry, that lookup failed."]
+    # the model's next request carried the error as the call's response
+    sent = model.requests[1].contents[-1].parts[0].function_response  # type: ignore[index]
+    assert sent is not None
+    assert sent.response == {"error": error}
+    session = await stored(runner)
+    assert [e.id for e in session.events[1:]] == [e.id for e in events]
+    assert session.events[2].get_function_responses()[0].response == {"error": error}
+    assert "looked_up" not in session.state  # what the failed call wrote is discarded
+
+
+def test_storable_values_pass_and_the_first_bad_one_is_named() -> None:
+    fine = {
+        "when": datetime.datetime(2024, 1, 1),
+        "tags": {"a"},
+        "raw": b"\xff\x00",
+        "nan": float("nan"),
+        "nested": [{"k": ("t", 1)}],
+    }
+    assert unstorable_part(fine) is None
+    assert unstorable_part({"a": [1, {"b": {Opaque()}}]}) == (
+        "response['a'][1]['b'][0]: a value of type Opaque, which JSON cannot hold"
+    )
+    assert unstorable_part({"a\x00b": 1}) == "response: a key with a NUL character"
+    long_key = "k" * 100
+    found = unstorable_part({long_key: Opaque()})
+    assert found is not None
+    assert long_key not in found
+    assert found.startswith("response['kkkk")
+
+
+async def test_nul_characters_in_a_model_reply_become_replacement_characters(
+    session_service: BaseSessionService,
+) -> None:
+    received: list[str] = []
+
+    def lookup(key: str) -> str:
+        """Look a key up."""
+        received.append(key)
+        return "found"
+
+    model = ScriptedModel(replies=[function_call("lookup", {"key": "a\x00b"}), "bin\x00ary"])
+    agent = LlmAgent(name="helper", model=model, tools=[lookup])
+    runner = await start(agent, session_service)
+    events = await send(runner, "go")
+
+    assert received == ["a\ufffdb"]  # the tool ran on what was stored
+    assert events[0].get_function_calls()[0].args == {"key": "a\ufffdb"}
+    assert texts(events[-1:]) == ["bin\ufffdary"]
+    session = await stored(runner)
+    assert [e.content for e in session.events[1:]] == [e.content for e in events]
+
+
+def test_content_without_nul_copies_only_when_needed() -> None:
+    clean = types.Content(role="model", parts=[types.Part(text="fine")])
+    assert content_without_nul(clean) is clean
+    call = types.FunctionCall(name="f", args={"k\x00": ["v\x00", {"n": 1}]})
+    dirty = types.Content(
+        role="model", parts=[types.Part(text="ok"), types.Part(function_call=call)]
+    )
+    cleaned = content_without_nul(dirty)
+    assert cleaned.parts is not None
+    assert cleaned.parts[1].function_call is not None
+    assert cleaned.parts[1].function_call.args == {"k\ufffd": ["v\ufffd", {"n": 1}]}
+    assert call.args == {"k\x00": ["v\x00", {"n": 1}]}  # the model's own object is left alone
+    assert cleaned.parts[0] is dirty.parts[0]  # type: ignore[index]
