@@ -6,24 +6,27 @@ make that commit fail and the turn with it:
 
 - a tool's response that cannot be stored fails the call instead (``unstorable_part``): the
   model is told where, and the turn goes on;
-- NUL characters in a model's reply (its text, or a function call's arguments) become
-  U+FFFD, the replacement character (``content_without_nul``), so what is stored, yielded
-  and acted on is the same.
+- NUL characters and lone surrogates in a model's reply (its text, or a function call's
+  arguments) become U+FFFD, the replacement character (``content_without_nul``), so what
+  is stored, yielded and acted on is the same.
 """
 
 from __future__ import annotations
 
 import inspect
+import re
 from collections.abc import Mapping
-from typing import Any
+from typing import Any, TypeVar
 
 import pydantic_core
 from google.genai import types
 from pydantic import BaseModel
 
-__all__ = ["content_without_nul", "unstorable_part"]
+__all__ = ["content_without_nul", "storable_strings", "unstorable_part"]
 
+_T = TypeVar("_T")
 _MAX_DEPTH = 64
+_SURROGATE = re.compile("[\ud800-\udfff]")
 
 
 def unstorable_part(response: dict[str, Any]) -> str | None:
@@ -77,15 +80,34 @@ def _leaf(value: Any, path: str) -> str | None:
 
 
 def content_without_nul(content: types.Content) -> types.Content:
-    """``content``, or a copy with every NUL character in its strings made U+FFFD."""
-    cleaned: types.Content = _without_nul(content, 0)
+    """``content``, or a copy with every NUL character and lone surrogate made U+FFFD."""
+    return storable_strings(content)
+
+
+def storable_strings(value: _T) -> _T:
+    """``value``, or a copy whose strings hold no NUL character or lone surrogate.
+
+    Each such character becomes U+FFFD, in strings nested in models, dicts and lists; what
+    needs no change is shared, not copied.
+    """
+    cleaned: _T = _without_nul(value, 0)
     return cleaned
+
+
+def _storable_str(text: str) -> str:
+    if "\x00" in text:
+        text = text.replace("\x00", "\ufffd")
+    try:
+        text.encode("utf-8")
+    except UnicodeEncodeError:  # a lone surrogate (a JSON reply may escape one)
+        return _SURROGATE.sub("\ufffd", text)
+    return text
 
 
 def _without_nul(value: Any, depth: int) -> Any:
     """``value`` itself when it holds no NUL character; a copy without them otherwise."""
     if isinstance(value, str):
-        return value.replace("\x00", "\ufffd") if "\x00" in value else value
+        return _storable_str(value)
     if depth > _MAX_DEPTH:
         return value
     if isinstance(value, BaseModel):

@@ -63,6 +63,9 @@ class ScriptedExecutor(AgentExecutor):
             await updater.add_artifact(
                 [Part(text="half")], artifact_id="a1", append=False, last_chunk=False
             )
+        elif text == "nul":  # a remote agent is free to send what cannot be stored here
+            await updater.add_artifact([Part(text="bin\x00ary")], artifact_id="nul")
+            await updater.complete()
         else:
             await updater.add_artifact([Part(text=f"echo: {text}")], artifact_id="echo")
             await updater.complete()

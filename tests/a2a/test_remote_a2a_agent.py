@@ -84,6 +84,24 @@ async def test_streamed_artifact_is_stored_whole(
     assert agent.description == "A scripted remote agent"
 
 
+async def test_a_nul_character_from_the_remote_agent_is_stored_as_a_replacement(
+    server: A2AServer, session_service: BaseSessionService
+) -> None:
+    agent = RemoteA2aAgent(name="remote", agent_card=server.card_url)
+    runner = await _runner(session_service, agent)
+    try:
+        yielded = await _turn(runner, _user("nul"))
+    finally:
+        await agent.cleanup()
+    stored = [_texts(e) for e in await _stored(session_service) if e.author == "remote"]
+    assert [texts for texts in stored if texts] == [["bin\ufffdary"]]
+    assert [_texts(e) for e in yielded if not e.partial] == stored
+    # the peer's whole answer, kept in the metadata, is stored the same way
+    assert "bin\ufffdary" in json.dumps(
+        (await _stored(session_service))[-1].custom_metadata, ensure_ascii=False
+    )
+
+
 async def test_input_required_pause_and_answer(
     server: A2AServer, session_service: BaseSessionService
 ) -> None:

@@ -99,7 +99,7 @@ def test_storable_values_pass_and_the_first_bad_one_is_named() -> None:
     assert found.startswith("response['kkkk")
 
 
-async def test_nul_characters_in_a_model_reply_become_replacement_characters(
+async def test_nul_and_lone_surrogates_in_a_model_reply_become_replacement_characters(
     session_service: BaseSessionService,
 ) -> None:
     received: list[str] = []
@@ -109,14 +109,14 @@ async def test_nul_characters_in_a_model_reply_become_replacement_characters(
         received.append(key)
         return "found"
 
-    model = ScriptedModel(replies=[function_call("lookup", {"key": "a\x00b"}), "bin\x00ary"])
+    model = ScriptedModel(replies=[function_call("lookup", {"key": "a\x00b"}), "bin\x00ary \ud800"])
     agent = LlmAgent(name="helper", model=model, tools=[lookup])
     runner = await start(agent, session_service)
     events = await send(runner, "go")
 
     assert received == ["a\ufffdb"]  # the tool ran on what was stored
     assert events[0].get_function_calls()[0].args == {"key": "a\ufffdb"}
-    assert texts(events[-1:]) == ["bin\ufffdary"]
+    assert texts(events[-1:]) == ["bin\ufffdary \ufffd"]
     session = await stored(runner)
     assert [e.content for e in session.events[1:]] == [e.content for e in events]
 

@@ -50,6 +50,7 @@ from adk_runtime.a2a.converters.part_converter import (
     convert_a2a_part_to_genai_part,
     convert_genai_part_to_a2a_part,
 )
+from adk_runtime.agents._storable import storable_strings
 from adk_runtime.agents.base_agent import BaseAgent
 from adk_runtime.agents.invocation_context import InvocationContext
 from adk_runtime.errors import UnsupportedFeatureError
@@ -101,13 +102,31 @@ async def _mark_new_integration(
 def _error_event(
     name: str, ctx: InvocationContext, message: str, metadata: dict[str, Any] | None = None
 ) -> Event:
-    return Event(
-        author=name,
-        error_message=message,
-        invocation_id=ctx.invocation_id,
-        branch=ctx.branch,
-        custom_metadata=metadata,
+    return _storable(
+        Event(
+            author=name,
+            error_message=message,
+            invocation_id=ctx.invocation_id,
+            branch=ctx.branch,
+            custom_metadata=metadata,
+        )
     )
+
+
+def _storable(event: Event) -> Event:
+    """``event`` with the peer's strings storable: a NUL or a lone surrogate made U+FFFD.
+
+    The peer's text reaches the content, the error message and the metadata (its whole
+    answer, under ``a2a:response``); a PostgreSQL store refuses NUL characters, and no JSON
+    store takes a lone surrogate, so committing them as sent would fail the turn.
+    """
+    if event.content is not None:
+        event.content = storable_strings(event.content)
+    if event.custom_metadata is not None:
+        event.custom_metadata = storable_strings(event.custom_metadata)
+    if event.error_message is not None:
+        event.error_message = storable_strings(event.error_message)
+    return event
 
 
 class RemoteA2aAgent(BaseAgent):
@@ -498,7 +517,7 @@ class RemoteA2aAgent(BaseAgent):
                 params.request_metadata = self._a2a_request_meta_provider(ctx, request)
             async with aclosing(self._exchange(client, request, params, ctx)) as events:
                 async for event in events:
-                    yield event
+                    yield _storable(event)
         except _compat.A2A_HTTP_ERRORS as exc:
             message = f"A2A request failed: {exc}"
             metadata = {
