@@ -59,15 +59,22 @@ async def _runner(service: BaseSessionService, agent: RemoteA2aAgent) -> Runner:
     return Runner(app_name=APP, agent=agent, session_service=service)
 
 
+async def _one_turn(
+    server: A2AServer, service: BaseSessionService, text: str
+) -> tuple[RemoteA2aAgent, list[Event]]:
+    """A new session's one turn with the remote agent: the agent and the events yielded."""
+    agent = RemoteA2aAgent(name="remote", agent_card=server.card_url)
+    runner = await _runner(service, agent)
+    try:
+        return agent, await _turn(runner, _user(text))
+    finally:
+        await agent.cleanup()
+
+
 async def test_streamed_artifact_is_stored_whole(
     server: A2AServer, session_service: BaseSessionService
 ) -> None:
-    agent = RemoteA2aAgent(name="remote", agent_card=server.card_url)
-    runner = await _runner(session_service, agent)
-    try:
-        yielded = await _turn(runner, _user("stream please"))
-    finally:
-        await agent.cleanup()
+    agent, yielded = await _one_turn(server, session_service, "stream please")
 
     partials = [e for e in yielded if e.partial]
     assert [_texts(e) for e in partials] == [["Hello, "]]
@@ -87,12 +94,7 @@ async def test_streamed_artifact_is_stored_whole(
 async def test_a_nul_character_from_the_remote_agent_is_stored_as_a_replacement(
     server: A2AServer, session_service: BaseSessionService
 ) -> None:
-    agent = RemoteA2aAgent(name="remote", agent_card=server.card_url)
-    runner = await _runner(session_service, agent)
-    try:
-        yielded = await _turn(runner, _user("nul"))
-    finally:
-        await agent.cleanup()
+    _, yielded = await _one_turn(server, session_service, "nul")
     stored = [_texts(e) for e in await _stored(session_service) if e.author == "remote"]
     assert [texts for texts in stored if texts] == [["bin\ufffdary"]]
     assert [_texts(e) for e in yielded if not e.partial] == stored
@@ -132,12 +134,7 @@ async def test_input_required_pause_and_answer(
 async def test_stream_cut_mid_artifact_stores_what_came_and_an_error(
     server: A2AServer, session_service: BaseSessionService
 ) -> None:
-    agent = RemoteA2aAgent(name="remote", agent_card=server.card_url)
-    runner = await _runner(session_service, agent)
-    try:
-        await _turn(runner, _user("cut"))
-    finally:
-        await agent.cleanup()
+    await _one_turn(server, session_service, "cut")
 
     remote = [e for e in await _stored(session_service) if e.author == "remote"]
     assert ["half"] in [_texts(e) for e in remote]
