@@ -12,7 +12,7 @@ from typing import TYPE_CHECKING, Any, TypeAlias
 from google.genai import types
 
 from adk_runtime import _callbacks, telemetry
-from adk_runtime.agents._storable import unstorable_part
+from adk_runtime.agents._storable import unstorable
 from adk_runtime.agents._tool_media import split_media
 from adk_runtime.agents._tool_pool import pool_for, run_tool
 from adk_runtime.agents.invocation_context import InvocationContext
@@ -154,12 +154,12 @@ async def _run_one(
     if response is None and tool.is_long_running:
         return None, tool_context.actions, None
     response, media = split_media(tool, response)
-    problem = unstorable_part(response if isinstance(response, dict) else {"result": response})
+    problem = unstorable(response, tool_context.actions.state_delta)
     if problem is not None:
         # Committing it would fail the turn: the call fails instead, as if the tool raised.
-        logger.warning("Tool %r returned a result that cannot be stored: %s", name, problem)
+        logger.warning("Tool %r: %s", name, problem)
         tool_context.discard_changes()
-        response, media = {"error": f"The tool's result cannot be stored ({problem})."}, []
+        response, media = {"error": problem}, []
     text = _shown_answer(tool, response, tool_context)
     if not isinstance(response, dict):
         response = {"result": response}

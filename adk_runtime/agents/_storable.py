@@ -4,8 +4,8 @@ Events are committed as JSON, on every backend alike. A value JSON cannot hold (
 generator, a lone surrogate) or a string with a NUL character (PostgreSQL refuses them) would
 make that commit fail and the turn with it:
 
-- a tool's response that cannot be stored fails the call instead (``unstorable_part``): the
-  model is told where, and the turn goes on;
+- a tool's response, or a state write of it, that cannot be stored fails the call instead
+  (``unstorable``): the model is told where, and the turn goes on;
 - NUL characters and lone surrogates in a model's reply (its text, or a function call's
   arguments) become U+FFFD, the replacement character (``content_without_nul``), so what
   is stored, yielded and acted on is the same.
@@ -22,11 +22,33 @@ import pydantic_core
 from google.genai import types
 from pydantic import BaseModel
 
-__all__ = ["content_without_nul", "storable_strings", "unstorable_part"]
+from adk_runtime import codec
+from adk_runtime.errors import SerializationError
+from adk_runtime.sessions.state import State
+
+__all__ = ["content_without_nul", "storable_strings", "unstorable", "unstorable_part"]
 
 _T = TypeVar("_T")
 _MAX_DEPTH = 64
 _SURROGATE = re.compile("[\ud800-\udfff]")
+
+
+def unstorable(response: Any, state_delta: Mapping[str, Any]) -> str | None:
+    """What of a tool call's outcome cannot be stored, as a sentence; None when all can.
+
+    Args:
+        response: What the tool returned (a dict, or any value, sent as ``{"result": ...}``).
+        state_delta: What it wrote to the state (``temp:`` keys are never stored).
+    """
+    problem = unstorable_part(response if isinstance(response, dict) else {"result": response})
+    if problem is not None:
+        return f"The tool's result cannot be stored ({problem})."
+    kept = {k: v for k, v in state_delta.items() if not k.startswith(State.TEMP_PREFIX)}
+    try:
+        codec.encode_value(kept, "state")
+    except SerializationError as exc:
+        return f"What the tool wrote to the state cannot be stored ({exc.path}: {exc.reason})."
+    return None
 
 
 def unstorable_part(response: dict[str, Any]) -> str | None:

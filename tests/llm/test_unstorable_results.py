@@ -79,6 +79,46 @@ async def test_the_model_is_told_and_the_turn_goes_on(
     assert "looked_up" not in session.state  # what the failed call wrote is discarded
 
 
+async def test_a_state_write_that_cannot_be_stored_fails_the_call(
+    session_service: BaseSessionService,
+) -> None:
+    def remember(tool_context: ToolContext) -> str:
+        """Remember things."""
+        tool_context.state["temp:scratch"] = Opaque()  # never stored: fine
+        tool_context.state["user:profile"] = {"name": "Ada", "avatar": Opaque()}
+        return "remembered"
+
+    model = ScriptedModel(replies=[function_call("remember", {}), "I could not save that."])
+    agent = LlmAgent(name="helper", model=model, tools=[remember])
+    runner = await start(agent, session_service)
+    events = await send(runner, "remember me")
+    [response] = events[1].get_function_responses()
+    assert response.response == {
+        "error": "What the tool wrote to the state cannot be stored (state['user:profile']"
+        "['avatar']: values of type Opaque are not JSON-serializable)."
+    }
+    assert texts(events[-1:]) == ["I could not save that."]
+    session = await stored(runner)
+    assert len(session.events) == 4
+    assert session.state == {}
+
+
+async def test_temp_state_that_cannot_be_stored_is_no_failure(
+    session_service: BaseSessionService,
+) -> None:
+    def scratch(tool_context: ToolContext) -> str:
+        """Use scratch space."""
+        tool_context.state["temp:handle"] = Opaque()
+        tool_context.state["count"] = 1
+        return "ok"
+
+    model = ScriptedModel(replies=[function_call("scratch", {}), "done"])
+    runner = await start(LlmAgent(name="helper", model=model, tools=[scratch]), session_service)
+    events = await send(runner, "go")
+    assert events[1].get_function_responses()[0].response == {"result": "ok"}
+    assert (await stored(runner)).state == {"count": 1}
+
+
 def test_storable_values_pass_and_the_first_bad_one_is_named() -> None:
     fine = {
         "when": datetime.datetime(2024, 1, 1),
