@@ -1,4 +1,4 @@
-"""Gemma 3 on the Gemini API, which takes neither tools nor a system instruction for it.
+"""Gemma 3 on the Gemini API, which takes no tools, JSON mode or system instruction for it.
 
 Gemma 4 and later call functions natively: their names (``gemma-4-…``) resolve to
 :class:`~adk_runtime.models.Gemini`. ``Gemma3Ollama`` (Gemma 3 through LiteLLM, e.g. on Ollama)
@@ -8,6 +8,7 @@ is imported from here on first use and needs the ``litellm`` extra.
 from __future__ import annotations
 
 import importlib
+import json
 from collections.abc import AsyncGenerator
 from contextlib import aclosing
 from functools import cached_property
@@ -15,6 +16,7 @@ from typing import TYPE_CHECKING, Any
 
 import google.genai as genai
 from google.genai import types
+from pydantic import TypeAdapter
 
 from adk_runtime.errors import ConfigurationError
 from adk_runtime.models._text_tools import call_from_text, tools_as_text
@@ -75,11 +77,44 @@ class Gemma(Gemini):
                 "model class for it."
             )
         request, names = tools_as_text(llm_request, model)
+        _json_mode_as_instruction(request)
         _instruction_as_first_turn(request)
         async with aclosing(super().generate_content_async(request, stream)) as responses:
             async for response in responses:
                 call_from_text(response, names)
                 yield response
+
+
+def _json_mode_as_instruction(request: LlmRequest) -> None:
+    """Ask for JSON in the instruction: the Gemini API has no JSON mode for Gemma 3.
+
+    A ``response_schema`` (an agent's ``output_schema``) or ``response_json_schema`` is
+    written into the instruction as a JSON schema, and the config loses them and the JSON
+    MIME type; the agent still validates the answer (a code fence around it is accepted).
+    """
+    config = request.config
+    schema = _json_schema(config.response_json_schema, config.response_schema)
+    if schema is None and config.response_mime_type != "application/json":
+        return
+    request.config = config.model_copy(
+        update={"response_schema": None, "response_json_schema": None, "response_mime_type": None}
+    )
+    wanted = (
+        f" following this JSON schema: {json.dumps(schema, ensure_ascii=False)}" if schema else ""
+    )
+    request.append_instructions([f"Answer with a JSON value alone{wanted}. Write nothing else."])
+
+
+def _json_schema(json_schema: Any, schema: Any) -> Any:
+    if json_schema is not None:
+        return json_schema
+    if schema is None:
+        return None
+    if isinstance(schema, types.Schema):
+        return schema.json_schema.model_dump(mode="json", exclude_none=True)
+    if isinstance(schema, dict):
+        return schema
+    return TypeAdapter(schema).json_schema()
 
 
 def _instruction_as_first_turn(request: LlmRequest) -> None:

@@ -8,6 +8,7 @@ from typing import Any
 
 import pytest
 from google.genai import types
+from pydantic import BaseModel
 
 from adk_runtime.agents import LlmAgent, RunConfig, StreamingMode
 from adk_runtime.errors import ConfigurationError, UnsupportedFeatureError
@@ -118,6 +119,37 @@ async def test_json_that_calls_no_declared_function_stays_text(fake: FakeGemini)
         assert response.content is not None
         assert response.content.parts[0].text == expected  # type: ignore[index]
     assert request == original  # the agent's request is left as it was
+
+
+class Forecast(BaseModel):
+    city: str
+    high: int
+
+
+async def test_output_schema_is_asked_for_in_the_instruction(
+    fake: FakeGemini, session_service: BaseSessionService
+) -> None:
+    fake.replies.append((200, text_body('```json\n{"city": "Oslo", "high": 12}\n```')))
+    agent = LlmAgent(
+        name="forecaster",
+        model=gemma(fake),
+        output_schema=Forecast,
+        output_key="forecast",
+        instruction="Forecast.",
+    )
+    runner = await start(agent, session_service)
+    await send(runner, "Oslo tomorrow?")
+
+    [(_, body)] = fake.requests
+    generation = body.get("generationConfig", {})
+    # the Gemini API answers 400 "JSON mode is not enabled" for Gemma 3
+    for key in ("responseMimeType", "responseSchema", "responseJsonSchema"):
+        assert key not in generation
+    instruction = body["contents"][0]["parts"][0]["text"]
+    schema, _ = json.JSONDecoder().raw_decode(instruction, instruction.index("schema: ") + 8)
+    assert schema["properties"]["high"]["type"] == "integer"
+    assert schema["required"] == ["city", "high"]
+    assert (await stored(runner)).state["forecast"] == {"city": "Oslo", "high": 12}
 
 
 async def test_built_in_tools_are_refused_before_any_call(fake: FakeGemini) -> None:
