@@ -189,7 +189,7 @@ def _is_media(part: types.Part, prefix: str) -> bool:
     return bool(blob and blob.mime_type and bare_mime_type(blob.mime_type).startswith(prefix))
 
 
-def _block(part: types.Part, ids: ToolIdMapper) -> dict[str, Any]:  # noqa: C901
+def _block(part: types.Part, ids: ToolIdMapper) -> dict[str, Any] | None:  # noqa: C901
     signature = part.thought_signature.decode("utf-8") if part.thought_signature else ""
     if part.thought and part.text:
         return {"type": "thinking", "thinking": part.text, "signature": signature}
@@ -220,10 +220,7 @@ def _block(part: types.Part, ids: ToolIdMapper) -> dict[str, Any]:  # noqa: C901
     if part.code_execution_result is not None:
         output = part.code_execution_result.output or ""
         return {"type": "text", "text": f"Execution Result:```code_output\n{output}\n```"}
-    raise NotImplementedError(
-        "This part has nothing Claude can take (text, function call or response, image, PDF, "
-        "code): " + ", ".join(sorted(part.model_dump(exclude_none=True)))
-    )
+    return None  # nothing Claude can take: another model's server-side tool trace, metadata
 
 
 def part_to_message_block(part: types.Part, ids: ToolIdMapper | None = None) -> dict[str, Any]:
@@ -235,7 +232,17 @@ def part_to_message_block(part: types.Part, ids: ToolIdMapper | None = None) -> 
     Raises:
         NotImplementedError: The part carries nothing Claude accepts.
     """
-    return _block(part, ids or ToolIdMapper())
+    block = _block(part, ids or ToolIdMapper())
+    if block is None:
+        raise NotImplementedError(
+            "This part has nothing Claude can take (text, function call or response, image, "
+            "PDF, code): " + ", ".join(_fields(part))
+        )
+    return block
+
+
+def _fields(part: types.Part) -> list[str]:
+    return sorted(part.model_dump(exclude_none=True))
 
 
 def _carries_nothing(part: types.Part) -> bool:
@@ -247,14 +254,15 @@ def content_to_message_param(
 ) -> dict[str, Any]:
     """Translate one turn into an Anthropic message ``{"role", "content"}``.
 
-    Media in the model's own turns and bare thought signatures (from another model) are
-    dropped; empty text is skipped, and a user turn left empty by that becomes ``"."`` so
-    the conversation does not end on the assistant's turn.
+    Media in the model's own turns, bare thought signatures and parts with nothing Claude can
+    take (another model's server-side tool calls, metadata alone) are dropped with a warning;
+    empty text is skipped, and a user turn left empty by that becomes ``"."`` so the
+    conversation does not end on the assistant's turn.
     """
     ids = ids or ToolIdMapper()
     role = to_claude_role(content.role)
     blocks: list[dict[str, Any]] = []
-    skipped_empty_text = False
+    skipped = False
     for part in content.parts or []:
         if role == "assistant" and (
             _is_media(part, "image/") or _is_media(part, "application/pdf")
@@ -265,10 +273,17 @@ def content_to_message_param(
             logger.warning("Dropped a thought signature that came from another model.")
             continue
         if part.text == "" and not part.thought_signature and _carries_nothing(part):
-            skipped_empty_text = True
+            skipped = True
             continue
-        blocks.append(_block(part, ids))
-    if not blocks and skipped_empty_text and role == "user":
+        block = _block(part, ids)
+        if block is None:
+            # Stored history outlives the model that wrote it (a model switch, a fallback
+            # model, another agent's turn): refusing the part would fail every later turn.
+            logger.warning("Dropped a part Claude cannot take (%s).", ", ".join(_fields(part)))
+            skipped = True
+            continue
+        blocks.append(block)
+    if not blocks and skipped and role == "user":
         blocks.append({"type": "text", "text": "."})
     return {"role": role, "content": blocks}
 

@@ -13,7 +13,12 @@ from google.genai import types
 from adk_runtime.agents import LlmAgent
 from adk_runtime.errors import ConfigurationError
 from adk_runtime.models import LLMRegistry, LlmRequest, LlmResponse
-from adk_runtime.models.anthropic_llm import AnthropicGenerateContentConfig, AnthropicLlm, Claude
+from adk_runtime.models.anthropic_llm import (
+    AnthropicGenerateContentConfig,
+    AnthropicLlm,
+    Claude,
+    part_to_message_block,
+)
 from adk_runtime.sessions import InMemorySessionService
 from tests.llm.helpers import send, start, texts, two_turns, upload
 from tests.models.fake_apis import FakeApi
@@ -143,6 +148,39 @@ async def test_request_and_reply_translation(fake: FakeApi) -> None:
     assert usage is not None
     assert (usage.prompt_token_count, usage.candidates_token_count) == (13, 4)
     assert usage.cached_content_token_count == 3
+
+
+async def test_another_models_server_side_tool_parts_are_left_out(fake: FakeApi) -> None:
+    # Gemini's own trace of a built-in tool in the stored history: after a model switch (or a
+    # fallback model) Claude answers that conversation, on this turn and every later one.
+    fake.replies += [(200, message([{"type": "text", "text": "Yes."}]))] * 2
+    req = LlmRequest(model=MODEL)
+    req.contents = [
+        types.Content(role="user", parts=[types.Part(text="Any news?")]),
+        types.Content(
+            role="model",
+            parts=[
+                types.Part(tool_call=types.ToolCall(id="t1", args={"query": "news"})),
+                types.Part(text="Here is the news."),
+            ],
+        ),
+        types.Content(
+            role="user",
+            parts=[types.Part(tool_response=types.ToolResponse(id="t1", response={"n": 1}))],
+        ),
+        types.Content(role="user", parts=[types.Part(text="More?")]),
+    ]
+    for _ in range(2):
+        [response] = await collect(claude(fake), req)
+        assert response.error_code is None
+    assert fake.requests[0]["messages"] == [
+        {"role": "user", "content": [{"type": "text", "text": "Any news?"}]},
+        {"role": "assistant", "content": [{"type": "text", "text": "Here is the news."}]},
+        {"role": "user", "content": [{"type": "text", "text": "."}]},
+        {"role": "user", "content": [{"type": "text", "text": "More?"}]},
+    ]
+    with pytest.raises(NotImplementedError, match="tool_call"):
+        part_to_message_block(req.contents[1].parts[0])  # type: ignore[index]
 
 
 async def test_tool_use_becomes_a_function_call(fake: FakeApi) -> None:
