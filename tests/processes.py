@@ -13,8 +13,10 @@ def gone(pid: int) -> bool:
         os.kill(pid, 0)
     except ProcessLookupError:
         return True
-    status = Path(f"/proc/{pid}/status")
-    return status.exists() and "State:\tZ" in status.read_text()
+    try:
+        return "State:\tZ" in Path(f"/proc/{pid}/status").read_text()
+    except (FileNotFoundError, ProcessLookupError):  # reaped between the two looks
+        return True
 
 
 async def wait_gone(pid: int) -> bool:

@@ -189,11 +189,24 @@ def _is_media(part: types.Part, prefix: str) -> bool:
     return bool(blob and blob.mime_type and bare_mime_type(blob.mime_type).startswith(prefix))
 
 
+def _claude_signature(part: types.Part) -> str | None:
+    """The part's thought signature as Claude wrote it (ASCII text), or None.
+
+    Gemini's signatures are binary: Claude cannot verify them, and they are not text.
+    """
+    try:
+        return part.thought_signature.decode("ascii") if part.thought_signature else None
+    except UnicodeDecodeError:
+        return None
+
+
 def _block(part: types.Part, ids: ToolIdMapper) -> dict[str, Any] | None:  # noqa: C901
-    signature = part.thought_signature.decode("utf-8") if part.thought_signature else ""
-    if part.thought and part.text:
-        return {"type": "thinking", "thinking": part.text, "signature": signature}
-    if part.thought and signature:
+    if part.thought:
+        signature = _claude_signature(part)
+        if signature is None:
+            return None  # another model's thought: Claude takes only its own, signed
+        if part.text:
+            return {"type": "thinking", "thinking": part.text, "signature": signature}
         return {"type": "redacted_thinking", "data": signature}
     if part.text:
         return {"type": "text", "text": part.text}

@@ -2,19 +2,25 @@
 
 from __future__ import annotations
 
+import asyncio
+import base64
 from collections.abc import AsyncGenerator, AsyncIterator
 from typing import Any
 
+import anthropic
 import pytest
 from google.genai import types
 from pydantic import ValidationError
 
 from adk_runtime.agents import LlmAgent
 from adk_runtime.models import FallbackModel, Gemini, LlmRequest, LlmResponse
+from adk_runtime.models.anthropic_llm import AnthropicLlm
 from adk_runtime.sessions import BaseSessionService
 from adk_runtime.testing import ScriptedModel
-from tests.llm.fake_gemini import FakeGemini, error_body, serving, text_body
+from tests.llm.fake_gemini import FakeGemini, error_body, parts_body, serving, text_body
 from tests.llm.helpers import send, start, stored, texts
+from tests.models.fake_apis import running
+from tests.models.test_anthropic_llm import message as anthropic_message
 
 NO_RETRY = types.HttpRetryOptions(attempts=1)
 
@@ -64,6 +70,53 @@ async def test_a_rate_limited_primary_hands_the_turn_to_the_backup(
     assert first == second  # the same request, whatever the first model did with its copy
     stored_events = (await stored(runner)).events
     assert [e.author for e in stored_events] == ["user", "support"]
+
+
+def get_weather(city: str) -> dict[str, Any]:
+    """Return the weather of a city."""
+    return {"city": city, "sky": "clear"}
+
+
+async def test_claude_takes_over_a_conversation_gemini_signed(
+    fake: FakeGemini, session_service: BaseSessionService
+) -> None:
+    # Gemini signs its thoughts and calls with binary signatures Claude can neither read
+    # nor verify; the stored history keeps them.
+    signature = base64.b64encode(b"\x12\xff\xfe\x80").decode()
+    signed_call = {
+        "functionCall": {"name": "get_weather", "args": {"city": "Oslo"}},
+        "thoughtSignature": signature,
+    }
+    thought = {"text": "Check the weather.", "thought": True, "thoughtSignature": signature}
+    fake.replies += [
+        (200, parts_body([thought, signed_call])),
+        (200, text_body("Clear in Oslo.")),
+        (429, error_body(429, "RESOURCE_EXHAUSTED", "quota")),
+    ]
+    async with running() as api:
+        api.replies.append((200, anthropic_message([{"type": "text", "text": "Still clear."}])))
+        client = await asyncio.to_thread(  # it reads certificates from disk
+            anthropic.AsyncAnthropic, base_url=api.base_url, api_key="k", max_retries=0
+        )
+        api.clients.append(client)
+        claude = AnthropicLlm(model="claude-sonnet-4-20250514", client=client)
+        model = FallbackModel(models=[gemini(fake, "gemini-2.5-pro"), claude])
+        agent = LlmAgent(name="weather", model=model, tools=[get_weather])
+        runner = await start(agent, session_service)
+        await send(runner, "Weather in Oslo?")
+        events = await send(runner, "And now?")
+        assert texts(events) == ["Still clear."]
+        [sent] = api.requests
+    roles_and_types = [
+        (m["role"], [block["type"] for block in m["content"]]) for m in sent["messages"]
+    ]
+    assert roles_and_types == [
+        ("user", ["text"]),
+        ("assistant", ["tool_use"]),  # Gemini's thought is left out, its call kept
+        ("user", ["tool_result"]),
+        ("assistant", ["text"]),
+        ("user", ["text"]),
+    ]
 
 
 async def test_a_status_that_is_not_retriable_is_the_callers(fake: FakeGemini) -> None:
