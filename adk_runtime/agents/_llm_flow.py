@@ -21,7 +21,7 @@ from adk_runtime.agents import (
 )
 from adk_runtime.agents._code_execution import CodeRun
 from adk_runtime.agents._contents import build_contents, keeps_call_ids
-from adk_runtime.agents._storable import content_without_nul
+from adk_runtime.agents._storable import storable_content
 from adk_runtime.agents.callback_context import CallbackContext
 from adk_runtime.agents.invocation_context import InvocationContext
 from adk_runtime.agents.readonly_context import ReadonlyContext
@@ -354,7 +354,7 @@ def _event_for(response: LlmResponse, model_event: Event) -> Event | None:
         )
     else:
         event = model_event
-    event.content = content_without_nul(response.content) if response.content else None
+    event.content = storable_content(response.content) if response.content else None
     for name in _COPIED_FIELDS:
         value = getattr(response, name)
         if value is not None:

@@ -7,7 +7,7 @@ make that commit fail and the turn with it:
 - a tool's response, or a state write of it, that cannot be stored fails the call instead
   (``unstorable``): the model is told where, and the turn goes on;
 - NUL characters and lone surrogates in a model's reply (its text, or a function call's
-  arguments) become U+FFFD, the replacement character (``content_without_nul``), so what
+  arguments) become U+FFFD, the replacement character (``storable_content``), so what
   is stored, yielded and acted on is the same.
 """
 
@@ -26,7 +26,7 @@ from adk_runtime import codec
 from adk_runtime.errors import SerializationError
 from adk_runtime.sessions.state import State
 
-__all__ = ["content_without_nul", "storable_strings", "unstorable", "unstorable_part"]
+__all__ = ["storable_content", "storable_strings", "unstorable", "unstorable_part"]
 
 _T = TypeVar("_T")
 _MAX_DEPTH = 64
@@ -101,7 +101,7 @@ def _leaf(value: Any, path: str) -> str | None:
     return None
 
 
-def content_without_nul(content: types.Content) -> types.Content:
+def storable_content(content: types.Content) -> types.Content:
     """``content``, or a copy with every NUL character and lone surrogate made U+FFFD."""
     return storable_strings(content)
 
@@ -112,13 +112,15 @@ def storable_strings(value: _T) -> _T:
     Each such character becomes U+FFFD, in strings nested in models, dicts and lists; what
     needs no change is shared, not copied.
     """
-    cleaned: _T = _without_nul(value, 0)
+    cleaned: _T = _cleaned(value, 0)
     return cleaned
 
 
 def _storable_str(text: str) -> str:
     if "\x00" in text:
         text = text.replace("\x00", "\ufffd")
+    if text.isascii():
+        return text
     try:
         text.encode("utf-8")
     except UnicodeEncodeError:  # a lone surrogate (a JSON reply may escape one)
@@ -126,8 +128,8 @@ def _storable_str(text: str) -> str:
     return text
 
 
-def _without_nul(value: Any, depth: int) -> Any:
-    """``value`` itself when it holds no NUL character; a copy without them otherwise."""
+def _cleaned(value: Any, depth: int) -> Any:
+    """``value`` itself when all its strings are storable; a cleaned copy otherwise."""
     if isinstance(value, str):
         return _storable_str(value)
     if depth > _MAX_DEPTH:
@@ -136,17 +138,17 @@ def _without_nul(value: Any, depth: int) -> Any:
         updates: dict[str, Any] = {}
         for name in type(value).model_fields:
             item = getattr(value, name)
-            if item is not None and (cleaned := _without_nul(item, depth + 1)) is not item:
+            if item is not None and (cleaned := _cleaned(item, depth + 1)) is not item:
                 updates[name] = cleaned
         return value.model_copy(update=updates) if updates else value
     if isinstance(value, dict):
-        pairs = [(_without_nul(k, depth + 1), _without_nul(v, depth + 1)) for k, v in value.items()]
+        pairs = [(_cleaned(k, depth + 1), _cleaned(v, depth + 1)) for k, v in value.items()]
         changed = any(
             k is not old_k or v is not old_v
             for (k, v), (old_k, old_v) in zip(pairs, value.items(), strict=True)
         )
         return dict(pairs) if changed else value
     if isinstance(value, list):
-        items = [_without_nul(item, depth + 1) for item in value]
+        items = [_cleaned(item, depth + 1) for item in value]
         return items if any(a is not b for a, b in zip(items, value, strict=True)) else value
     return value

@@ -10,7 +10,7 @@ import pytest
 from google.genai import types
 
 from adk_runtime.agents import LlmAgent
-from adk_runtime.agents._storable import content_without_nul, unstorable_part
+from adk_runtime.agents._storable import storable_content, unstorable_part
 from adk_runtime.sessions import BaseSessionService
 from adk_runtime.testing import ScriptedModel, function_call
 from adk_runtime.tools.tool_context import ToolContext
@@ -161,14 +161,14 @@ async def test_nul_and_lone_surrogates_in_a_model_reply_become_replacement_chara
     assert [e.content for e in session.events[1:]] == [e.content for e in events]
 
 
-def test_content_without_nul_copies_only_when_needed() -> None:
+def test_storable_content_copies_only_when_needed() -> None:
     clean = types.Content(role="model", parts=[types.Part(text="fine")])
-    assert content_without_nul(clean) is clean
+    assert storable_content(clean) is clean
     call = types.FunctionCall(name="f", args={"k\x00": ["v\x00", {"n": 1}]})
     dirty = types.Content(
         role="model", parts=[types.Part(text="ok"), types.Part(function_call=call)]
     )
-    cleaned = content_without_nul(dirty)
+    cleaned = storable_content(dirty)
     assert cleaned.parts is not None
     assert cleaned.parts[1].function_call is not None
     assert cleaned.parts[1].function_call.args == {"k\ufffd": ["v\ufffd", {"n": 1}]}
