@@ -15,6 +15,7 @@ from google.genai import errors, types
 from adk_runtime.events._cache_metadata import CacheMetadata
 from adk_runtime.models._call_ids import without_client_ids
 from adk_runtime.models._stream_aggregator import StreamingResponseAggregator
+from adk_runtime.models._thought_signatures import signs_calls, with_current_turn_signed
 from adk_runtime.models.base_llm import BaseLlm
 from adk_runtime.models.gemini_context_cache_manager import GeminiContextCacheManager
 from adk_runtime.models.llm_request import LlmRequest
@@ -154,6 +155,8 @@ class Gemini(BaseLlm):
     ) -> AsyncGenerator[LlmResponse, None]:
         model = llm_request.model or self.model
         contents = without_client_ids(llm_request.contents)  # the API did not issue them
+        if signs_calls(model):
+            contents = with_current_turn_signed(contents)
         config = llm_request.config
         if config.labels is not None and not client.vertexai:
             config = config.model_copy(update={"labels": None})  # only Vertex AI takes labels

@@ -119,6 +119,36 @@ async def test_claude_takes_over_a_conversation_gemini_signed(
     ]
 
 
+async def test_gemini_3_takes_over_a_turn_claude_began(
+    fake: FakeGemini, session_service: BaseSessionService
+) -> None:
+    # Claude calls a tool, then is rate-limited; Gemini 3 answers the rest of the turn and
+    # refuses a current-turn call without a signature, which Claude's call has not.
+    fake.replies.append((200, text_body("Clear in Oslo.")))
+    async with running() as api:
+        tool_use = {"type": "tool_use", "id": "toolu_1", "name": "get_weather"}
+        api.replies += [
+            (200, anthropic_message([{**tool_use, "input": {"city": "Oslo"}}], "tool_use")),
+            (429, {"type": "error", "error": {"type": "rate_limit_error", "message": "slow"}}),
+        ]
+        client = await asyncio.to_thread(
+            anthropic.AsyncAnthropic, base_url=api.base_url, api_key="k", max_retries=0
+        )
+        api.clients.append(client)
+        claude = AnthropicLlm(model="claude-sonnet-4-20250514", client=client)
+        model = FallbackModel(models=[claude, gemini(fake, "gemini-3-pro-preview")])
+        agent = LlmAgent(name="weather", model=model, tools=[get_weather])
+        runner = await start(agent, session_service)
+        events = await send(runner, "Weather in Oslo?")
+    assert texts(events) == ["Clear in Oslo."]
+    [(_, body)] = fake.requests
+    call = body["contents"][1]["parts"][0]
+    assert call["functionCall"]["name"] == "get_weather"
+    assert base64.b64decode(call["thoughtSignature"]) == b"skip_thought_signature_validator"
+    stored_call = (await stored(runner)).events[1].content.parts[0]  # type: ignore[union-attr,index]
+    assert stored_call.thought_signature is None  # only the request to Gemini carries it
+
+
 async def test_a_status_that_is_not_retriable_is_the_callers(fake: FakeGemini) -> None:
     fake.replies.append((400, error_body(400, "INVALID_ARGUMENT", "bad request")))
     model = FallbackModel(models=[gemini(fake, "gemini-2.5-pro"), gemini(fake, "gemini-2.5-flash")])
