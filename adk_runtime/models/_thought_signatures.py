@@ -1,11 +1,18 @@
-"""Thought signatures Gemini 3 wants on the function calls of the turn under way.
+"""Thought signatures in a request to Gemini, when another model wrote part of the history.
 
-Gemini 3 signs the function calls it makes and refuses (400) a request whose current turn —
-everything after the user's last message — holds a model's call without its signature. A
-call another model made (Claude answering for a ``FallbackModel``, or an agent whose model
-was switched) has none: it gets the placeholder Gemini's documentation gives for parts it
-did not write. Calls Gemini made keep their own signatures; in parallel calls Gemini signs
-only the first, so only a first call without one is filled in.
+Gemini signs its thoughts and calls, and checks the signatures sent back to it:
+
+- Another model's signature (Claude's: text, where Gemini's are binary) fails that check, so
+  it is taken off the part, and a thought another model signed is left out
+  (``without_foreign_signatures``).
+- Gemini 3 refuses (400) a request whose current turn — everything after the user's last
+  message — holds a model's call without its signature. A call another model made (Claude
+  answering for a ``FallbackModel``, or an agent whose model was switched) has none: it gets
+  the placeholder Gemini's documentation gives for parts it did not write
+  (``with_current_turn_signed``). In parallel calls Gemini signs only the first, so only a
+  first call without one is filled in.
+
+The stored events are never changed; only the request is.
 """
 
 from __future__ import annotations
@@ -16,7 +23,7 @@ from google.genai import types
 
 from adk_runtime.utils.content_utils import SKIP_THOUGHT_SIGNATURE_VALIDATOR
 
-__all__ = ["signs_calls", "with_current_turn_signed"]
+__all__ = ["signs_calls", "with_current_turn_signed", "without_foreign_signatures"]
 
 _SIGNING_MODELS = re.compile(r"(?:.*/)?gemini-(?:[3-9]|[1-9][0-9])(?:[.-]|$)")
 
@@ -57,3 +64,28 @@ def _current_turn_start(contents: list[types.Content]) -> int:
         ):
             return index + 1
     return 0
+
+
+def without_foreign_signatures(contents: list[types.Content]) -> list[types.Content]:
+    """``contents`` without the signatures another model wrote, nor the thoughts it signed."""
+    return [_without_foreign(content) for content in contents]
+
+
+def _without_foreign(content: types.Content) -> types.Content:
+    parts = content.parts or []
+    if not any(_foreign(part.thought_signature) for part in parts):
+        return content
+    kept: list[types.Part] = []
+    for part in parts:
+        if not _foreign(part.thought_signature):
+            kept.append(part)
+        elif not part.thought:  # a call or text: keep it, unsigned
+            kept.append(part.model_copy(update={"thought_signature": None}))
+    return content.model_copy(update={"parts": kept})
+
+
+def _foreign(signature: bytes | None) -> bool:
+    """A signature Gemini did not write: text (Claude's), not Gemini's binary blob."""
+    if not signature:
+        return False
+    return signature.isascii() and signature != SKIP_THOUGHT_SIGNATURE_VALIDATOR

@@ -15,7 +15,11 @@ from google.genai import errors, types
 from adk_runtime.events._cache_metadata import CacheMetadata
 from adk_runtime.models._call_ids import without_client_ids
 from adk_runtime.models._stream_aggregator import StreamingResponseAggregator
-from adk_runtime.models._thought_signatures import signs_calls, with_current_turn_signed
+from adk_runtime.models._thought_signatures import (
+    signs_calls,
+    with_current_turn_signed,
+    without_foreign_signatures,
+)
 from adk_runtime.models.base_llm import BaseLlm
 from adk_runtime.models.gemini_context_cache_manager import GeminiContextCacheManager
 from adk_runtime.models.llm_request import LlmRequest
@@ -154,7 +158,8 @@ class Gemini(BaseLlm):
         self, client: genai.Client, llm_request: LlmRequest, stream: bool
     ) -> AsyncGenerator[LlmResponse, None]:
         model = llm_request.model or self.model
-        contents = without_client_ids(llm_request.contents)  # the API did not issue them
+        # Ids and signatures the API did not issue stay out of the request.
+        contents = without_foreign_signatures(without_client_ids(llm_request.contents))
         if signs_calls(model):
             contents = with_current_turn_signed(contents)
         config = llm_request.config

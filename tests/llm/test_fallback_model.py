@@ -149,6 +149,37 @@ async def test_gemini_3_takes_over_a_turn_claude_began(
     assert stored_call.thought_signature is None  # only the request to Gemini carries it
 
 
+async def test_gemini_gets_no_thought_claude_signed(
+    fake: FakeGemini, session_service: BaseSessionService
+) -> None:
+    fake.replies += [
+        (429, error_body(429, "RESOURCE_EXHAUSTED", "quota")),  # turn 1: Claude answers
+        (200, text_body("Gemini again.")),  # turn 2
+    ]
+    async with running() as api:
+        thinking = {"type": "thinking", "thinking": "Hm.", "signature": "EqQBCkgIARAB"}
+        api.replies.append(
+            (200, anthropic_message([thinking, {"type": "text", "text": "From Claude."}]))
+        )
+        client = await asyncio.to_thread(
+            anthropic.AsyncAnthropic, base_url=api.base_url, api_key="k", max_retries=0
+        )
+        api.clients.append(client)
+        claude = AnthropicLlm(model="claude-sonnet-4-20250514", client=client)
+        model = FallbackModel(models=[gemini(fake, "gemini-2.5-pro"), claude])
+        runner = await start(LlmAgent(name="helper", model=model), session_service)
+        await send(runner, "Hello?")
+        assert texts(await send(runner, "And?")) == ["Gemini again."]
+    stored_reply = (await stored(runner)).events[1].content
+    assert stored_reply is not None
+    assert [(p.text, p.thought) for p in stored_reply.parts or []] == [
+        ("Hm.", True),
+        ("From Claude.", None),
+    ]
+    _, body = fake.requests[-1]
+    assert body["contents"][1] == {"role": "model", "parts": [{"text": "From Claude."}]}
+
+
 async def test_a_status_that_is_not_retriable_is_the_callers(fake: FakeGemini) -> None:
     fake.replies.append((400, error_body(400, "INVALID_ARGUMENT", "bad request")))
     model = FallbackModel(models=[gemini(fake, "gemini-2.5-pro"), gemini(fake, "gemini-2.5-flash")])

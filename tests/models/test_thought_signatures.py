@@ -4,7 +4,11 @@ from __future__ import annotations
 
 from google.genai import types
 
-from adk_runtime.models._thought_signatures import signs_calls, with_current_turn_signed
+from adk_runtime.models._thought_signatures import (
+    signs_calls,
+    with_current_turn_signed,
+    without_foreign_signatures,
+)
 from adk_runtime.utils.content_utils import SKIP_THOUGHT_SIGNATURE_VALIDATOR
 
 
@@ -61,3 +65,25 @@ def test_gemini_3_and_later_sign_their_calls() -> None:
     assert signs_calls("projects/p/locations/global/publishers/google/models/gemini-3-flash")
     assert not signs_calls("gemini-2.5-flash")
     assert not signs_calls("gemma-3-27b-it")
+
+
+def test_signatures_gemini_did_not_write_stay_out_of_the_request() -> None:
+    claude_signature = b"EqQBCkgIARABGAIiQL4x"  # Claude signs with text
+    gemini_signature = bytes(range(256))[::7]  # Gemini's are binary
+    parts = [
+        types.Part(text="Claude's reasoning", thought=True, thought_signature=claude_signature),
+        types.Part(thought=True, thought_signature=b"redacted-by-claude"),
+        types.Part(text="Claude's answer", thought_signature=claude_signature),
+        call("gemini", gemini_signature),
+        call("placeholder", SKIP_THOUGHT_SIGNATURE_VALIDATOR),
+    ]
+    contents = [said("user", "hi"), types.Content(role="model", parts=parts)]
+    before = [content.model_copy(deep=True) for content in contents]
+    [user, model] = without_foreign_signatures(contents)
+    assert user is contents[0]
+    assert model.parts == [
+        types.Part(text="Claude's answer"),
+        call("gemini", gemini_signature),
+        call("placeholder", SKIP_THOUGHT_SIGNATURE_VALIDATOR),
+    ]
+    assert contents == before  # the stored history is left as it was
