@@ -16,6 +16,7 @@ from typing import Any
 
 from google.genai import types
 
+from adk_runtime.models._thought_signatures import text_signature
 from adk_runtime.models._unshown_media import bare_mime_type, unshown_media_note
 from adk_runtime.models.llm_response import LlmResponse
 
@@ -190,14 +191,9 @@ def _is_media(part: types.Part, prefix: str) -> bool:
 
 
 def _claude_signature(part: types.Part) -> str | None:
-    """The part's thought signature as Claude wrote it (ASCII text), or None.
-
-    Gemini's signatures are binary: Claude cannot verify them, and they are not text.
-    """
-    try:
-        return part.thought_signature.decode("ascii") if part.thought_signature else None
-    except UnicodeDecodeError:
-        return None
+    """The part's thought signature if Claude could have written it, or None."""
+    signature = part.thought_signature
+    return signature.decode("ascii") if signature and text_signature(signature) else None
 
 
 def _block(part: types.Part, ids: ToolIdMapper) -> dict[str, Any] | None:  # noqa: C901

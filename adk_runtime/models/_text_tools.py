@@ -18,6 +18,7 @@ from typing import Any
 from google.genai import types
 
 from adk_runtime.errors import UnsupportedFeatureError
+from adk_runtime.models._litellm_convert import function_declaration_to_tool
 from adk_runtime.models.llm_request import LlmRequest
 from adk_runtime.models.llm_response import LlmResponse
 
@@ -101,20 +102,7 @@ def _declarations(tools: list[Any], model: str) -> Iterator[dict[str, Any]]:
                 "written in text. Give the agent function tools only."
             )
         for declaration in tool.function_declarations or []:
-            yield _declaration(declaration)
-
-
-def _declaration(declaration: types.FunctionDeclaration) -> dict[str, Any]:
-    described: dict[str, Any] = {"name": declaration.name}
-    if declaration.description:
-        described["description"] = declaration.description
-    if declaration.parameters_json_schema is not None:
-        described["parameters"] = declaration.parameters_json_schema
-    elif declaration.parameters is not None:
-        described["parameters"] = declaration.parameters.json_schema.model_dump(
-            mode="json", exclude_none=True
-        )
-    return described
+            yield function_declaration_to_tool(declaration)["function"]
 
 
 def _as_text(content: types.Content) -> types.Content:

@@ -23,7 +23,12 @@ from google.genai import types
 
 from adk_runtime.utils.content_utils import SKIP_THOUGHT_SIGNATURE_VALIDATOR
 
-__all__ = ["signs_calls", "with_current_turn_signed", "without_foreign_signatures"]
+__all__ = [
+    "signs_calls",
+    "text_signature",
+    "with_current_turn_signed",
+    "without_foreign_signatures",
+]
 
 _SIGNING_MODELS = re.compile(r"(?:.*/)?gemini-(?:[3-9]|[1-9][0-9])(?:[.-]|$)")
 
@@ -68,24 +73,27 @@ def _current_turn_start(contents: list[types.Content]) -> int:
 
 def without_foreign_signatures(contents: list[types.Content]) -> list[types.Content]:
     """``contents`` without the signatures another model wrote, nor the thoughts it signed."""
-    return [_without_foreign(content) for content in contents]
+    return [_without_text_signatures(content) for content in contents]
 
 
-def _without_foreign(content: types.Content) -> types.Content:
+def _without_text_signatures(content: types.Content) -> types.Content:
     parts = content.parts or []
-    if not any(_foreign(part.thought_signature) for part in parts):
+    if not any(text_signature(part.thought_signature) for part in parts):
         return content
     kept: list[types.Part] = []
     for part in parts:
-        if not _foreign(part.thought_signature):
+        if not text_signature(part.thought_signature):
             kept.append(part)
         elif not part.thought:  # a call or text: keep it, unsigned
             kept.append(part.model_copy(update={"thought_signature": None}))
     return content.model_copy(update={"parts": kept})
 
 
-def _foreign(signature: bytes | None) -> bool:
-    """A signature Gemini did not write: text (Claude's), not Gemini's binary blob."""
+def text_signature(signature: bytes | None) -> bool:
+    """Whether ``signature`` is text, as Claude writes them (Gemini's are binary).
+
+    Gemini's placeholder for parts it did not write is not taken for one.
+    """
     if not signature:
         return False
     return signature.isascii() and signature != SKIP_THOUGHT_SIGNATURE_VALIDATOR

@@ -11,16 +11,14 @@ import importlib
 import json
 from collections.abc import AsyncGenerator
 from contextlib import aclosing
-from functools import cached_property
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, ClassVar
 
-import google.genai as genai
 from google.genai import types
-from pydantic import TypeAdapter
 
 from adk_runtime.errors import ConfigurationError
+from adk_runtime.models._litellm_convert import response_format
 from adk_runtime.models._text_tools import call_from_text, tools_as_text
-from adk_runtime.models.google_llm import Gemini, default_retry_options
+from adk_runtime.models.google_llm import Gemini
 from adk_runtime.models.llm_request import LlmRequest
 from adk_runtime.models.llm_response import LlmResponse
 
@@ -52,14 +50,7 @@ class Gemma(Gemini):
         """Gemma names; Gemma 4 and later resolve to Gemini, registered first."""
         return [r"gemma-.*"]
 
-    @cached_property
-    def api_client(self) -> genai.Client:
-        """A google-genai client of the Gemini API (built on first use)."""
-        options = types.HttpOptions(
-            base_url=self.base_url,
-            retry_options=self.retry_options or default_retry_options(),
-        )
-        return genai.Client(vertexai=False, http_options=options)
+    _vertexai: ClassVar[bool | None] = False  # Gemma 3 is served on the Gemini API only
 
     async def generate_content_async(
         self, llm_request: LlmRequest, stream: bool = False
@@ -92,29 +83,17 @@ def _json_mode_as_instruction(request: LlmRequest) -> None:
     written into the instruction as a JSON schema, and the config loses them and the JSON
     MIME type; the agent still validates the answer (a code fence around it is accepted).
     """
-    config = request.config
-    schema = _json_schema(config.response_json_schema, config.response_schema)
-    if schema is None and config.response_mime_type != "application/json":
+    asked = response_format(request.config)  # the config's schema, as OpenAI's API takes it
+    if asked is None:
         return
-    request.config = config.model_copy(
+    request.config = request.config.model_copy(
         update={"response_schema": None, "response_json_schema": None, "response_mime_type": None}
     )
+    schema = asked.get("json_schema", {}).get("schema")
     wanted = (
         f" following this JSON schema: {json.dumps(schema, ensure_ascii=False)}" if schema else ""
     )
     request.append_instructions([f"Answer with a JSON value alone{wanted}. Write nothing else."])
-
-
-def _json_schema(json_schema: Any, schema: Any) -> Any:
-    if json_schema is not None:
-        return json_schema
-    if schema is None:
-        return None
-    if isinstance(schema, types.Schema):
-        return schema.json_schema.model_dump(mode="json", exclude_none=True)
-    if isinstance(schema, dict):
-        return schema
-    return TypeAdapter(schema).json_schema()
 
 
 def _instruction_as_first_turn(request: LlmRequest) -> None:

@@ -7,7 +7,7 @@ import logging
 from collections.abc import AsyncGenerator
 from contextlib import aclosing
 from functools import cached_property
-from typing import Any
+from typing import Any, ClassVar
 
 import google.genai as genai
 from google.genai import errors, types
@@ -59,6 +59,9 @@ class Gemini(BaseLlm):
     base_url: str | None = None
     retry_options: types.HttpRetryOptions | None = None
 
+    _vertexai: ClassVar[bool | None] = None
+    """Vertex AI (True) or the Gemini API (False); None: as the environment says."""
+
     @classmethod
     def supported_models(cls) -> list[str]:
         """Gemini model names (Gemma 4 and later too) and Vertex AI model resource paths."""
@@ -77,7 +80,7 @@ class Gemini(BaseLlm):
             base_url=self.base_url,
             retry_options=self.retry_options or default_retry_options(),
         )
-        return genai.Client(http_options=options)
+        return genai.Client(vertexai=self._vertexai, http_options=options)
 
     async def _client(self) -> genai.Client:
         client: genai.Client | None = self.__dict__.get("api_client")
