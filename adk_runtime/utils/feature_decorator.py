@@ -3,10 +3,11 @@
 They mark a class or a function, with no feature switch behind them (the switchable
 features are :mod:`adk_runtime.features`):
 
-- ``@experimental`` / ``@experimental("message")``: the first use of the class (building an
-  instance) or function warns once per process with a ``UserWarning``
-  ``[EXPERIMENTAL] <name>: <message>``; ``ADK_SUPPRESS_EXPERIMENTAL_FEATURE_WARNINGS=true``
-  silences it.
+- ``@experimental`` / ``@experimental("message")``: each use of the class (building an
+  instance) or function warns with a ``UserWarning`` ``[EXPERIMENTAL] <name>: <message>``,
+  pointing at the caller's line; Python's warning filters decide how often it shows (by
+  default once per calling line; ``-W error`` makes every use raise, ``-W ignore`` hides it).
+  ``ADK_SUPPRESS_EXPERIMENTAL_FEATURE_WARNINGS=true`` silences it.
 - ``@working_in_progress("message")``: every use raises ``RuntimeError``
   ``[WIP] <name>: <message>`` unless ``ADK_ALLOW_WIP_FEATURES=true``.
 
@@ -26,8 +27,6 @@ from adk_runtime.utils.env_utils import is_env_enabled
 __all__ = ["experimental", "working_in_progress"]
 
 T = TypeVar("T")
-
-_warned: set[str] = set()
 
 
 class FeatureDecorator(Protocol):
@@ -52,15 +51,13 @@ class _Label:
         self.switch = switch
 
     def on_use(self, name: str, message: str) -> None:
-        """Raise (a blocking label) or warn once, unless the switch variable is on."""
+        """Raise (a blocking label) or warn, unless the switch variable is on."""
         if is_env_enabled(self.switch):
             return
         text = f"[{self.label}] {name}: {message}"
         if self.blocks:
             raise RuntimeError(text)
-        if text not in _warned:
-            _warned.add(text)
-            warnings.warn(text, UserWarning, stacklevel=3)
+        warnings.warn(text, UserWarning, stacklevel=3)
 
     def mark(self, obj: T, message: str) -> T:
         """``obj`` (a class or a callable) checked on each use."""
@@ -111,7 +108,7 @@ experimental = _decorator(
     _Label("EXPERIMENTAL", blocks=False, switch="ADK_SUPPRESS_EXPERIMENTAL_FEATURE_WARNINGS"),
     "an experimental feature; it may change or go away in any release, without notice.",
 )
-"""Mark a class or function experimental: its first use warns (``UserWarning``)."""
+"""Mark a class or function experimental: using it warns (``UserWarning``)."""
 
 working_in_progress = _decorator(
     _Label("WIP", blocks=True, switch="ADK_ALLOW_WIP_FEATURES"),

@@ -175,11 +175,23 @@ def test_feature_decorators(monkeypatch: pytest.MonkeyPatch) -> None:
     def unfinished() -> str:
         return "done"
 
-    with pytest.warns(UserWarning, match=r"^\[EXPERIMENTAL\] Trial: may change$"):
+    with pytest.warns(UserWarning, match=r"^\[EXPERIMENTAL\] Trial: may change$") as seen:
         assert Trial(3).value == 3
+    assert seen[0].filename == __file__  # the warning points at the caller's line
+    # Python's filters decide: under "error" every use raises, not only the first
     with warnings.catch_warnings():
         warnings.simplefilter("error")
-        Trial(4)  # warned once per process
+        for _ in range(2):
+            with pytest.raises(UserWarning, match="Trial"):
+                Trial(4)
+    for off in ("false", "0", ""):  # only a true value silences it
+        monkeypatch.setenv("ADK_SUPPRESS_EXPERIMENTAL_FEATURE_WARNINGS", off)
+        with pytest.warns(UserWarning, match="Trial"):
+            Trial(5)
+    monkeypatch.setenv("ADK_SUPPRESS_EXPERIMENTAL_FEATURE_WARNINGS", "true")
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        assert Trial(6).value == 6
     with pytest.raises(RuntimeError, match=r"^\[WIP\] unfinished: "):
         unfinished()
     monkeypatch.setenv("ADK_ALLOW_WIP_FEATURES", "true")
