@@ -29,6 +29,7 @@ import contextlib
 import json
 import logging
 from collections.abc import AsyncGenerator, Mapping
+from contextlib import aclosing
 from typing import TYPE_CHECKING, Any
 from urllib.parse import parse_qs, urlparse
 
@@ -37,6 +38,7 @@ from google.genai import types
 
 from adk_runtime.agents import _functions
 from adk_runtime.agents._client_answers import latest_answers
+from adk_runtime.agents._generator_tools import streamed
 from adk_runtime.agents.invocation_context import InvocationContext
 from adk_runtime.agents.readonly_context import ReadonlyContext
 from adk_runtime.errors import InputValidationError
@@ -215,7 +217,13 @@ async def resume_authorized_calls(
         content=types.Content(role="model", parts=[types.Part(function_call=c) for c in calls]),
     )
     tools = {tool.name: tool for tool in await agent.canonical_tools(ReadonlyContext(ctx))}
-    response_event = await _functions.run_function_calls(agent, ctx, call_event, tools)
+    stream = streamed(
+        lambda emit: _functions.run_function_calls(agent, ctx, call_event, tools, emit=emit)
+    )
+    async with aclosing(stream.events()) as progress:  # a generator tool's progress
+        async for event in progress:
+            yield event
+    response_event = stream.response
     if response_event is None:
         return
     again = generate_auth_event(ctx, response_event)

@@ -20,6 +20,7 @@ the model.
 from __future__ import annotations
 
 from collections.abc import AsyncGenerator
+from contextlib import aclosing
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
@@ -28,6 +29,7 @@ from google.genai import types
 
 from adk_runtime.agents import _functions
 from adk_runtime.agents._client_answers import latest_answers
+from adk_runtime.agents._generator_tools import streamed
 from adk_runtime.agents.invocation_context import InvocationContext
 from adk_runtime.agents.readonly_context import ReadonlyContext
 from adk_runtime.errors import InputValidationError
@@ -157,9 +159,15 @@ async def resume_confirmed_calls(
         ),
     )
     tools = {tool.name: tool for tool in await agent.canonical_tools(ReadonlyContext(ctx))}
-    response_event = await _functions.run_function_calls(
-        agent, ctx, call_event, tools, confirmations=resumption.answers
+    stream = streamed(
+        lambda emit: _functions.run_function_calls(
+            agent, ctx, call_event, tools, confirmations=resumption.answers, emit=emit
+        )
     )
+    async with aclosing(stream.events()) as progress:  # a generator tool's progress
+        async for event in progress:
+            yield event
+    response_event = stream.response
     if response_event is None:
         return
     again = generate_request_confirmation_event(ctx, call_event, response_event)

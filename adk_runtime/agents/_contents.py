@@ -9,6 +9,7 @@ from typing import TYPE_CHECKING
 from google.genai import types
 
 from adk_runtime.agents import _call_history
+from adk_runtime.agents._generator_tools import is_progress_event
 from adk_runtime.events import Event, compaction_view
 from adk_runtime.events.rewind import live_events
 from adk_runtime.models._call_ids import without_client_ids
@@ -72,6 +73,7 @@ def build_contents(
         for e in history
         if _has_content(e, other_agents_thoughts and _is_other_agent(agent_name, e))
         and _in_branch(branch, e)
+        and not is_progress_event(e)
     ]
     if current_turn_only:
         visible = _current_turn(visible, agent_name)

@@ -12,6 +12,7 @@ from typing import TYPE_CHECKING, Any, TypeAlias
 from google.genai import types
 
 from adk_runtime import _callbacks, telemetry
+from adk_runtime.agents._generator_tools import Emit, drive, is_generator
 from adk_runtime.agents._storable import unstorable
 from adk_runtime.agents._tool_media import split_media
 from adk_runtime.agents._tool_pool import pool_for, run_tool
@@ -70,9 +71,11 @@ async def run_function_calls(
     call_event: Event,
     tools: dict[str, BaseTool],
     confirmations: dict[str, ToolConfirmation] | None = None,
+    emit: Emit | None = None,
 ) -> Event | None:
     """Run the calls of ``call_event``: :func:`run_call_list` on them."""
-    return await run_call_list(agent, ctx, call_event.get_function_calls(), tools, confirmations)
+    calls = call_event.get_function_calls()
+    return await run_call_list(agent, ctx, calls, tools, confirmations, emit)
 
 
 async def run_call_list(
@@ -81,6 +84,7 @@ async def run_call_list(
     calls: Sequence[types.FunctionCall],
     tools: dict[str, BaseTool],
     confirmations: dict[str, ToolConfirmation] | None = None,
+    emit: Emit | None = None,
 ) -> Event | None:
     """Run the calls concurrently; return one event with every response and merged actions.
 
@@ -90,11 +94,15 @@ async def run_call_list(
     running are cancelled. Each call gets its own deep copy of its arguments, so a tool
     that changes them leaves the stored call as the model made it.
     ``confirmations`` (by call id) are the user's answers to the calls' confirmation requests.
+    ``emit`` takes the progress events of generator tools (see
+    :mod:`adk_runtime.agents._generator_tools`); without it they are dropped.
     Returns None when no call produced a response or an action.
     """
     confirmations = confirmations or {}
     runs = [
-        asyncio.ensure_future(_run_one(agent, ctx, call, tools, confirmations.get(call.id or "")))
+        asyncio.ensure_future(
+            _run_one(agent, ctx, call, tools, confirmations.get(call.id or ""), emit)
+        )
         for call in calls
     ]
     try:
@@ -133,6 +141,7 @@ async def _run_one(
     call: types.FunctionCall,
     tools: dict[str, BaseTool],
     confirmation: ToolConfirmation | None = None,
+    emit: Emit | None = None,
 ) -> tuple[types.Part | None, EventActions, str | None]:
     name = call.name or ""
     tool = tools.get(name)
@@ -143,7 +152,12 @@ async def _run_one(
         tool = BaseTool(name=name or "<unnamed>", description="No such tool.")
     try:
         response: Any = await _call_tool(
-            agent, tool, copy.deepcopy(dict(call.args or {})), tool_context, missing=missing
+            agent,
+            tool,
+            copy.deepcopy(dict(call.args or {})),
+            tool_context,
+            missing=missing,
+            emit=emit,
         )
     except PluginError:
         raise  # a plugin's hook raised: that stops the run, as every plugin hook does
@@ -204,13 +218,15 @@ async def _call_tool(
     tool_context: ToolContext,
     *,
     missing: str | None = None,
+    emit: Emit | None = None,
 ) -> Any:
     """Before callbacks, the tool, error callbacks, after callbacks: the call's response.
 
     ``missing`` (the model named no tool of the agent) says why there is no tool to run: a
     before callback may still answer; else the error callbacks get a ``ValueError`` with that
     text and may answer; else the text is the error the model gets. After callbacks do not
-    run then (no tool ran).
+    run then (no tool ran). A generator tool is run to its end (its progress events go to
+    ``emit``); its output is the response.
     """
     plugins = tool_context.invocation_context.plugin_manager
     # The Runner's plugins first; a value from one skips the agent's callbacks of that step.
@@ -229,8 +245,7 @@ async def _call_tool(
     if response is None:
         with telemetry.tool_span(tool.name, tool.description, tool_context.function_call_id):
             try:
-                pool = pool_for(tool_context.invocation_context.run_config.tool_thread_pool_config)
-                response = await run_tool(tool, args, tool_context, pool)
+                response = await _execute(agent, tool, args, tool_context, emit)
             except Exception as exc:
                 response = await _on_tool_error(agent, tool, args, tool_context, exc)
                 if response is None:
@@ -247,6 +262,24 @@ async def _call_tool(
         if replaced is not None:
             return replaced
     return response
+
+
+async def _execute(
+    agent: LlmAgent,
+    tool: BaseTool,
+    args: dict[str, Any],
+    tool_context: ToolContext,
+    emit: Emit | None,
+) -> Any:
+    """Run the tool itself; a generator tool is run to its end and its output returned."""
+    pool = pool_for(tool_context.invocation_context.run_config.tool_thread_pool_config)
+    response = await run_tool(tool, args, tool_context, pool)
+    if not is_generator(response):
+        return response
+    with _callbacks.sync_calls_on(pool):
+        return await drive(
+            response, agent_name=agent.name, tool=tool, tool_context=tool_context, emit=emit
+        )
 
 
 async def _on_tool_error(

@@ -21,6 +21,7 @@ from adk_runtime.agents import (
 )
 from adk_runtime.agents._code_execution import CodeRun
 from adk_runtime.agents._contents import build_contents, keeps_call_ids
+from adk_runtime.agents._generator_tools import streamed
 from adk_runtime.agents._storable import storable_content
 from adk_runtime.agents.callback_context import CallbackContext
 from adk_runtime.agents.invocation_context import InvocationContext
@@ -285,7 +286,13 @@ async def after_function_calls(
     outcome = outcome if outcome is not None else _Outcome()
     if call_event.long_running_tool_ids:
         outcome.stop = True
-    response_event = await _functions.run_function_calls(agent, ctx, call_event, tools_dict)
+    stream = streamed(
+        lambda emit: _functions.run_function_calls(agent, ctx, call_event, tools_dict, emit=emit)
+    )
+    async with aclosing(stream.events()) as progress:  # a generator tool's progress
+        async for event in progress:
+            yield event
+    response_event = stream.response
     if response_event is None:
         return
     ask = _auth.generate_auth_event(ctx, response_event) or (

@@ -49,6 +49,7 @@ from typing import TYPE_CHECKING, Any
 from google.genai import types
 
 from adk_runtime.agents import _functions, _toolsets
+from adk_runtime.agents._generator_tools import is_progress_event, streamed
 from adk_runtime.agents._llm_flow import run_flow
 from adk_runtime.agents.invocation_context import InvocationContext
 from adk_runtime.agents.readonly_context import ReadonlyContext
@@ -386,7 +387,12 @@ def _answered_ids(ctx: InvocationContext, *, by_client: bool = False) -> set[str
 
 
 def _stops(event: Event) -> bool:
-    """True when the flow would not call the model after this event."""
+    """True when the flow would not call the model after this event.
+
+    A generator tool's progress event never stops it: the call's response follows.
+    """
+    if is_progress_event(event):
+        return False
     return bool(event.actions.transfer_to_agent) or event.is_final_response()
 
 
@@ -425,7 +431,13 @@ async def _rerun_pending(
         }
     )
     tools = await _tools_of(agent, ctx)
-    response = await _functions.run_function_calls(agent, ctx, retry, tools)
+    stream = streamed(
+        lambda emit: _functions.run_function_calls(agent, ctx, retry, tools, emit=emit)
+    )
+    async with aclosing(stream.events()) as progress:  # a generator tool's progress
+        async for event in progress:
+            yield event
+    response = stream.response
     if response is None:
         return
     yield response

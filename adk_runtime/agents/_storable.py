@@ -95,8 +95,7 @@ def _leaf(value: Any, path: str) -> str | None:
         pydantic_core.to_json(value, bytes_mode="base64")
     except pydantic_core.PydanticSerializationError:
         if inspect.isgenerator(value) or inspect.isasyncgen(value):
-            # google-adk 2 runs generator tools as workflow nodes, which are not here
-            return f"{path}: a generator; a tool here returns its result instead of yielding it"
+            return f"{path}: a generator, which JSON cannot hold"
         return f"{path}: a value of type {type(value).__name__}, which JSON cannot hold"
     return None
 

@@ -53,6 +53,22 @@ class ToolContext(CallbackContext):
         self._state.undo()
         self._event_actions = EventActions()
 
+    def take_changes(self) -> EventActions:
+        """Hand over the state and artifact writes so far, to be committed now.
+
+        A generator tool's progress event carries them. They are no longer this call's to
+        undo: :meth:`discard_changes` then forgets only what was written after.
+        """
+        taken = EventActions(
+            state_delta=dict(self.actions.state_delta),
+            artifact_delta=dict(self.actions.artifact_delta),
+        )
+        self.actions.state_delta.clear()  # the state view records into this same dict
+        self.actions.artifact_delta.clear()
+        assert isinstance(self._state, _UndoableState)
+        self._state.forget()
+        return taken
+
     def request_confirmation(self, *, hint: str | None = None, payload: Any = None) -> None:
         """Ask the user to confirm this call before it takes effect (human in the loop).
 
@@ -135,6 +151,10 @@ class _UndoableState(State):
         if key not in self._originals:
             self._originals[key] = self._value.get(key, _MISSING)
         super().__setitem__(key, value)
+
+    def forget(self) -> None:
+        """Keep the writes so far: a later :meth:`undo` leaves them."""
+        self._originals.clear()
 
     def undo(self) -> None:
         for key, original in self._originals.items():

@@ -1,0 +1,191 @@
+"""Generator tools: a tool whose function yields its progress, then its output.
+
+A function tool may be a generator (``def``/``async def`` with ``yield``), as in google-adk 2.
+What it yields is taken in order:
+
+- an :class:`~adk_runtime.events.Event` (``Event(message="Searching…")``) is a progress event:
+  it is committed and yielded upstream at once, authored by the tool, and the tool resumes only
+  after the commit. The state the call wrote before that ``yield`` is committed with it. The
+  model never sees these events; the client does;
+- any other value is the call's output, the function response the model gets (a dict, or any
+  value as ``{"result": ...}``); one output only, a second fails the call. The generator runs to
+  its end; one that yields no output answers ``{"result": None}``.
+
+An exception in the generator fails the call as a tool that raises does (``{"error": ...}``),
+and what the call wrote since its last progress event is discarded; progress already committed
+stays. A sync generator steps in a worker thread, never on the event loop.
+
+The flow runs a call list with an ``emit`` hook (:func:`streamed`): each progress event goes
+through the flow to the Runner, which commits it before the tool resumes.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import inspect
+from collections.abc import AsyncGenerator, AsyncIterator, Awaitable, Callable, Generator
+from typing import TYPE_CHECKING, Any, TypeAlias
+
+from adk_runtime import _callbacks
+from adk_runtime.agents._storable import storable_strings, unstorable
+from adk_runtime.errors import SerializationError
+from adk_runtime.events import Event, EventActions
+from adk_runtime.events.event import event_to_json
+
+if TYPE_CHECKING:
+    from adk_runtime.tools.base_tool import BaseTool
+    from adk_runtime.tools.tool_context import ToolContext
+
+__all__ = ["CallStream", "Emit", "drive", "is_generator", "is_progress_event", "streamed"]
+
+Emit: TypeAlias = Callable[[Event], Awaitable[None]]
+"""Hand a progress event to the flow; returns once it is committed."""
+
+_NO_OUTPUT = object()
+
+
+def is_generator(value: Any) -> bool:
+    """Whether a tool handed back a generator (it was a generator function) to drive."""
+    return inspect.isgenerator(value) or inspect.isasyncgen(value)
+
+
+async def drive(
+    produced: Generator[Any, None, Any] | AsyncGenerator[Any, None],
+    *,
+    agent_name: str,
+    tool: BaseTool,
+    tool_context: ToolContext,
+    emit: Emit | None,
+) -> Any:
+    """Run a generator tool to its end: emit its progress events, return its output.
+
+    ``emit`` None (google-adk's ``handle_function_calls_async``, which returns one event)
+    drops the progress events; the state written before them still rides on the response.
+
+    Raises:
+        ValueError: The tool yielded a second output, or a progress event that cannot be
+            stored (the call then fails as a tool that raises does).
+    """
+    output: Any = _NO_OUTPUT
+    async with _closing(produced) as items:
+        async for item in items:
+            if not isinstance(item, Event):
+                if output is not _NO_OUTPUT:
+                    raise ValueError(
+                        f"Tool {tool.name!r} yielded a second output; a generator tool yields "
+                        "one output (its function response) and any number of Events."
+                    )
+                output = item
+                continue
+            if emit is not None:
+                await emit(_progress_event(item, agent_name, tool, tool_context))
+    return None if output is _NO_OUTPUT else output
+
+
+def is_progress_event(event: Event) -> bool:
+    """Whether ``event`` is a generator tool's progress event (the model never sees those)."""
+    path = event.node_info.path
+    return "/" in path and event.node_info.name == event.author
+
+
+def _progress_event(event: Event, agent_name: str, tool: BaseTool, context: ToolContext) -> Event:
+    """``event`` as the flow commits it, or ValueError when it cannot be stored.
+
+    It is the tool's, in this invocation and branch, with the state the call wrote so far.
+    """
+    ctx = context.invocation_context
+    written = context.take_changes()
+    actions = event.actions.model_copy(deep=True)
+    actions.merge(written)
+    problem = unstorable(None, actions.state_delta)
+    if problem is not None:
+        raise ValueError(f"Tool {tool.name!r} yielded an event: {problem}")
+    progress = event.model_copy(
+        update={
+            "invocation_id": ctx.invocation_id,
+            "author": tool.name,
+            "branch": ctx.branch,
+            "content": storable_strings(event.content) if event.content else None,
+            "actions": actions,
+            "partial": None,
+            "node_info": event.node_info.model_copy(
+                update={"path": f"{agent_name}/{tool.name}@{context.function_call_id or ''}"}
+            ),
+        }
+    )
+    try:  # what the Runner commits (its temp: keys are never stored)
+        event_to_json(progress.model_copy(update={"actions": EventActions()}))
+    except SerializationError as exc:
+        raise ValueError(
+            f"Tool {tool.name!r} yielded an event that cannot be stored ({exc.path}: {exc.reason})."
+        ) from None
+    return progress
+
+
+class _closing:
+    """Iterate a sync or async generator; close it however the iteration ends."""
+
+    def __init__(self, produced: Generator[Any, None, Any] | AsyncGenerator[Any, None]) -> None:
+        self.produced = produced
+
+    async def __aenter__(self) -> AsyncIterator[Any]:
+        produced = self.produced
+        return produced if isinstance(produced, AsyncGenerator) else _stepped(produced)
+
+    async def __aexit__(self, *exc: object) -> None:
+        produced = self.produced
+        if isinstance(produced, AsyncGenerator):
+            await produced.aclose()
+        else:
+            await _callbacks.invoke(produced.close)
+
+
+async def _stepped(produced: Generator[Any, None, Any]) -> AsyncIterator[Any]:
+    """A sync generator's items, each ``next`` in a worker thread."""
+    done = object()
+    while True:
+        item = await _callbacks.invoke(lambda: next(produced, done))
+        if item is done:
+            return
+        yield item
+
+
+class CallStream:
+    """The progress events of a call list as they come, then (``response``) its response.
+
+    Iterate it: each event is committed by whoever consumes this flow before the tool that
+    yielded it resumes. ``response`` is the call list's function-response event (or None)
+    once the iteration has ended.
+    """
+
+    def __init__(self, run: Callable[[Emit], Awaitable[Event | None]]) -> None:
+        self._run = run
+        self.response: Event | None = None
+
+    async def events(self) -> AsyncGenerator[Event, None]:
+        """Yield each progress event; the tool resumes when the consumer asks for the next."""
+        queue: asyncio.Queue[tuple[Event, asyncio.Future[None]] | None] = asyncio.Queue()
+        loop = asyncio.get_running_loop()
+
+        async def emit(event: Event) -> None:
+            committed: asyncio.Future[None] = loop.create_future()
+            queue.put_nowait((event, committed))
+            await committed
+
+        task = asyncio.ensure_future(self._run(emit))
+        task.add_done_callback(lambda _: queue.put_nowait(None))
+        try:
+            while (item := await queue.get()) is not None:
+                event, committed = item
+                yield event
+                committed.set_result(None)
+            self.response = await task
+        finally:
+            if not task.done():  # the consumer stopped (or a commit failed): stop the calls
+                task.cancel()
+                await asyncio.gather(task, return_exceptions=True)
+
+
+def streamed(run: Callable[[Emit], Awaitable[Event | None]]) -> CallStream:
+    """A :class:`CallStream` over ``run(emit)``, a call-list run taking the emit hook."""
+    return CallStream(run)
