@@ -16,6 +16,7 @@ from typing import Any
 from google.genai import types
 
 from adk_runtime.agents import _resume
+from adk_runtime.agents._generator_tools import caller_of
 from adk_runtime.agents.base_agent import BaseAgent
 from adk_runtime.agents.invocation_context import InvocationContext
 from adk_runtime.agents.loop_agent import LoopAgent
@@ -60,7 +61,9 @@ def agent_to_run(
         if last is not None and last.author == "user":
             call_event = function_call_event(session, last.content)
     if call_event is not None:
-        caller = root.find_agent(call_event.author)
+        # a generator tool's input request goes back to the agent whose call asked
+        owner = caller_of(call_event)
+        caller = root.find_agent(owner[0] if owner else call_event.author)
         if caller is not None:
             return caller
     for event in live_events_newest_first(session.events):

@@ -224,6 +224,7 @@ async def resume_authorized_calls(
         async for event in progress:
             yield event
     response_event = stream.response
+    stream.end_invocation_if_paused(ctx)  # a generator tool asked for input
     if response_event is None:
         return
     again = generate_auth_event(ctx, response_event)

@@ -15,6 +15,7 @@ from google.genai import types
 from adk_runtime.events import Event
 
 __all__ = [
+    "drop_answers",
     "drop_unanswered_calls",
     "drop_unasked_responses",
     "pair_function_responses",
@@ -101,6 +102,23 @@ def drop_unasked_responses(events: list[Event]) -> list[Event]:
                 seen_names.add(call.name)
     if dropped:
         logger.warning("Function responses without a call left out of the request: %s", dropped)
+    return result
+
+
+def drop_answers(events: list[Event], call_ids: set[str]) -> list[Event]:
+    """``events`` without the function responses to ``call_ids`` (and events left empty)."""
+    if not call_ids:
+        return events
+    result: list[Event] = []
+    for event in events:
+        parts = [
+            part
+            for part in _parts(event)
+            if part.function_response is None or part.function_response.id not in call_ids
+        ]
+        kept = _with_parts(event, parts)
+        if kept is not None:
+            result.append(kept)
     return result
 
 

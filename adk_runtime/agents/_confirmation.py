@@ -168,6 +168,7 @@ async def resume_confirmed_calls(
         async for event in progress:
             yield event
     response_event = stream.response
+    stream.end_invocation_if_paused(ctx)  # a generator tool asked for input
     if response_event is None:
         return
     again = generate_request_confirmation_event(ctx, call_event, response_event)

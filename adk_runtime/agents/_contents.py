@@ -64,13 +64,23 @@ def build_contents(
     left out (:func:`adk_runtime.events.rewind.live_events`). Other agents' thoughts are
     left out unless ``other_agents_thoughts``. A compaction event's summary stands in for the
     events it covers (:func:`adk_runtime.events.compaction_view.view`); a call it covers
-    whose answer came after it is put back before the answer.
+    whose answer came after it is put back before the answer. A generator tool's progress
+    events and input requests, and the user's answers to those, are left out.
     """
     source = live_events(events)
     history = _call_history.restore_hidden_calls(compaction_view.view(source, agent_name), source)
+    # generator tools' progress and input requests, and the user's answers to those, are
+    # between the tool and the client
+    asked = {
+        call.id
+        for e in history
+        if is_progress_event(e)
+        for call in e.get_function_calls()
+        if call.id
+    }
     visible = [
         e
-        for e in history
+        for e in _call_history.drop_answers(history, asked)
         if _has_content(e, other_agents_thoughts and _is_other_agent(agent_name, e))
         and _in_branch(branch, e)
         and not is_progress_event(e)

@@ -12,7 +12,7 @@ from typing import TYPE_CHECKING, Any, TypeAlias
 from google.genai import types
 
 from adk_runtime import _callbacks, telemetry
-from adk_runtime.agents._generator_tools import Emit, drive, is_generator
+from adk_runtime.agents._generator_tools import PAUSED, Emit, drive, is_generator
 from adk_runtime.agents._storable import unstorable
 from adk_runtime.agents._tool_media import split_media
 from adk_runtime.agents._tool_pool import pool_for, run_tool
@@ -72,10 +72,11 @@ async def run_function_calls(
     tools: dict[str, BaseTool],
     confirmations: dict[str, ToolConfirmation] | None = None,
     emit: Emit | None = None,
+    inputs: dict[str, dict[str, Any]] | None = None,
 ) -> Event | None:
     """Run the calls of ``call_event``: :func:`run_call_list` on them."""
     calls = call_event.get_function_calls()
-    return await run_call_list(agent, ctx, calls, tools, confirmations, emit)
+    return await run_call_list(agent, ctx, calls, tools, confirmations, emit, inputs)
 
 
 async def run_call_list(
@@ -85,6 +86,7 @@ async def run_call_list(
     tools: dict[str, BaseTool],
     confirmations: dict[str, ToolConfirmation] | None = None,
     emit: Emit | None = None,
+    inputs: dict[str, dict[str, Any]] | None = None,
 ) -> Event | None:
     """Run the calls concurrently; return one event with every response and merged actions.
 
@@ -95,13 +97,28 @@ async def run_call_list(
     that changes them leaves the stored call as the model made it.
     ``confirmations`` (by call id) are the user's answers to the calls' confirmation requests.
     ``emit`` takes the progress events of generator tools (see
-    :mod:`adk_runtime.agents._generator_tools`); without it they are dropped.
+    :mod:`adk_runtime.agents._generator_tools`); without it they are dropped. ``inputs``
+    (by call id) are the user's answers to the calls' input requests
+    (``tool_context.resume_inputs``). A call that asks for input has no response.
     Returns None when no call produced a response or an action.
     """
     confirmations = confirmations or {}
+    inputs = inputs or {}
     runs = [
         asyncio.ensure_future(
-            _run_one(agent, ctx, call, tools, confirmations.get(call.id or ""), emit)
+            _run_one(
+                agent,
+                ctx,
+                call,
+                tools,
+                ToolContext(
+                    ctx,
+                    function_call_id=call.id,
+                    tool_confirmation=confirmations.get(call.id or ""),
+                    resume_inputs=inputs.get(call.id or ""),
+                ),
+                emit,
+            )
         )
         for call in calls
     ]
@@ -140,12 +157,11 @@ async def _run_one(
     ctx: InvocationContext,
     call: types.FunctionCall,
     tools: dict[str, BaseTool],
-    confirmation: ToolConfirmation | None = None,
+    tool_context: ToolContext,
     emit: Emit | None = None,
 ) -> tuple[types.Part | None, EventActions, str | None]:
     name = call.name or ""
     tool = tools.get(name)
-    tool_context = ToolContext(ctx, function_call_id=call.id, tool_confirmation=confirmation)
     missing: str | None = None
     if tool is None:  # the callbacks still see the call, through a stand-in tool
         missing = missing_tool_message(name, tools)
@@ -165,7 +181,7 @@ async def _run_one(
         logger.warning("Tool %r failed: %s", name, type(exc).__name__)
         tool_context.discard_changes()
         response = {"error": f"{type(exc).__name__}: {exc}"}
-    if response is None and tool.is_long_running:
+    if (response is None and tool.is_long_running) or response is PAUSED:
         return None, tool_context.actions, None
     response, media = split_media(tool, response)
     problem = unstorable(response, tool_context.actions.state_delta)
@@ -250,6 +266,16 @@ async def _call_tool(
                 response = await _on_tool_error(agent, tool, args, tool_context, exc)
                 if response is None:
                     raise
+    if response is PAUSED:  # asked the user: no result for the after callbacks yet
+        return response
+    return await _after_tool(agent, tool, args, tool_context, response)
+
+
+async def _after_tool(
+    agent: LlmAgent, tool: BaseTool, args: dict[str, Any], tool_context: ToolContext, response: Any
+) -> Any:
+    """The response as the after callbacks leave it (the first that returns one replaces it)."""
+    plugins = tool_context.invocation_context.plugin_manager
     replaced = await plugins.run_after_tool_callback(
         tool=tool, tool_args=args, tool_context=tool_context, result=response
     )

@@ -7,6 +7,11 @@ What it yields is taken in order:
   it is committed and yielded upstream at once, authored by the tool, and the tool resumes only
   after the commit. The state the call wrote before that ``yield`` is committed with it. The
   model never sees these events; the client does;
+- a :class:`~adk_runtime.events.RequestInput` asks the user for input: an
+  ``adk_request_input`` call (long-running, the tool's) is committed and the invocation
+  pauses; the generator is closed there, and the call has no response yet. When the client
+  answers, the call runs again from the start with the answer in
+  ``tool_context.resume_inputs[interrupt_id]`` (``adk_runtime.agents._input_requests``);
 - any other value is the call's output, the function response the model gets (a dict, or any
   value as ``{"result": ...}``); one output only, a second fails the call. The generator runs to
   its end; one that yields no output answers ``{"result": None}``.
@@ -26,22 +31,46 @@ import inspect
 from collections.abc import AsyncGenerator, AsyncIterator, Awaitable, Callable, Generator
 from typing import TYPE_CHECKING, Any, TypeAlias
 
+from google.genai import types
+
 from adk_runtime import _callbacks
 from adk_runtime.agents._storable import storable_strings, unstorable
 from adk_runtime.errors import SerializationError
-from adk_runtime.events import Event, EventActions
+from adk_runtime.events import Event, EventActions, RequestInput
 from adk_runtime.events.event import event_to_json
+from adk_runtime.tools._request_input_tool import REQUEST_INPUT_FUNCTION_CALL_NAME
 
 if TYPE_CHECKING:
+    from adk_runtime.agents.invocation_context import InvocationContext
     from adk_runtime.tools.base_tool import BaseTool
     from adk_runtime.tools.tool_context import ToolContext
 
-__all__ = ["CallStream", "Emit", "drive", "is_generator", "is_progress_event", "streamed"]
+__all__ = [
+    "PAUSED",
+    "CallStream",
+    "Emit",
+    "caller_of",
+    "drive",
+    "is_generator",
+    "is_progress_event",
+    "streamed",
+]
 
 Emit: TypeAlias = Callable[[Event], Awaitable[None]]
 """Hand a progress event to the flow; returns once it is committed."""
 
 _NO_OUTPUT = object()
+
+
+class _Paused:
+    """What a generator tool that asked for input returns: no response yet."""
+
+    def __repr__(self) -> str:
+        return "PAUSED"
+
+
+PAUSED: Any = _Paused()
+"""The result of a call paused on a :class:`RequestInput` (it has no function response)."""
 
 
 def is_generator(value: Any) -> bool:
@@ -62,13 +91,25 @@ async def drive(
     ``emit`` None (google-adk's ``handle_function_calls_async``, which returns one event)
     drops the progress events; the state written before them still rides on the response.
 
+    Returns :data:`PAUSED` when the tool asked for input (the request is emitted, the
+    generator closed).
+
     Raises:
         ValueError: The tool yielded a second output, or a progress event that cannot be
-            stored (the call then fails as a tool that raises does).
+            stored, or asked for input where no one can answer (``emit`` None) (the call then
+            fails as a tool that raises does).
     """
     output: Any = _NO_OUTPUT
     async with _closing(produced) as items:
         async for item in items:
+            if isinstance(item, RequestInput):
+                if emit is None:
+                    raise ValueError(
+                        f"Tool {tool.name!r} asked for input (RequestInput), which needs the "
+                        "LLM flow: run it through an agent."
+                    )
+                await emit(_progress_event(_request(item), agent_name, tool, tool_context))
+                return PAUSED
             if not isinstance(item, Event):
                 if output is not _NO_OUTPUT:
                     raise ValueError(
@@ -83,9 +124,38 @@ async def drive(
 
 
 def is_progress_event(event: Event) -> bool:
-    """Whether ``event`` is a generator tool's progress event (the model never sees those)."""
+    """Whether ``event`` is a generator tool's progress event or input request.
+
+    The model never sees those.
+    """
     path = event.node_info.path
     return "/" in path and event.node_info.name == event.author
+
+
+def caller_of(event: Event) -> tuple[str, str] | None:
+    """The agent whose call a generator tool's event belongs to, and that call's id."""
+    if not is_progress_event(event):
+        return None
+    owner = event.node_info.path.rsplit("/", 1)[0].rsplit("/", 1)[-1]
+    return owner.rpartition("@")[0] or owner, event.node_info.run_id
+
+
+def _request(request: RequestInput) -> Event:
+    """The event asking the client for input: a long-running ``adk_request_input`` call."""
+    # the arguments google-adk's clients read (``response_schema`` keeps its snake case there)
+    args = {
+        "interruptId": request.interrupt_id,
+        "message": request.message,
+        "payload": request.payload,
+        "response_schema": request.response_json_schema(),
+    }
+    call = types.FunctionCall(
+        id=request.interrupt_id, name=REQUEST_INPUT_FUNCTION_CALL_NAME, args=args
+    )
+    return Event(
+        content=types.Content(role="model", parts=[types.Part(function_call=call)]),
+        long_running_tool_ids={request.interrupt_id},
+    )
 
 
 def _progress_event(event: Event, agent_name: str, tool: BaseTool, context: ToolContext) -> Event:
@@ -155,12 +225,18 @@ class CallStream:
 
     Iterate it: each event is committed by whoever consumes this flow before the tool that
     yielded it resumes. ``response`` is the call list's function-response event (or None)
-    once the iteration has ended.
+    once the iteration has ended; ``paused`` says whether a tool asked for input (the
+    invocation then pauses after the response).
     """
 
     def __init__(self, run: Callable[[Emit], Awaitable[Event | None]]) -> None:
         self._run = run
         self.response: Event | None = None
+        self.paused = False
+
+    def end_invocation_if_paused(self, ctx: InvocationContext) -> None:
+        """End the invocation after the response when a tool asked for input (it pauses)."""
+        ctx.end_invocation = ctx.end_invocation or self.paused
 
     async def events(self) -> AsyncGenerator[Event, None]:
         """Yield each progress event; the tool resumes when the consumer asks for the next."""
@@ -177,6 +253,8 @@ class CallStream:
         try:
             while (item := await queue.get()) is not None:
                 event, committed = item
+                waiting = event.long_running_tool_ids or set()
+                self.paused |= any(call.id in waiting for call in event.get_function_calls())
                 yield event
                 committed.set_result(None)
             self.response = await task

@@ -15,6 +15,7 @@ from adk_runtime.agents import (
     _confirmation,
     _context_cache,
     _functions,
+    _input_requests,
     _step_hooks,
     _structured_output,
     _toolsets,
@@ -62,7 +63,11 @@ async def run_flow(agent: LlmAgent, ctx: InvocationContext) -> AsyncGenerator[Ev
         Model-response events (partial chunks when streaming), function-response events and
         the events of an agent the conversation is transferred to.
     """
-    for resume in (_auth.resume_authorized_calls, _confirmation.resume_confirmed_calls):
+    for resume in (
+        _auth.resume_authorized_calls,
+        _confirmation.resume_confirmed_calls,
+        _input_requests.resume_answered_inputs,
+    ):
         async with aclosing(resume(agent, ctx)) as resumed:
             async for event in resumed:
                 yield event
@@ -293,6 +298,7 @@ async def after_function_calls(
         async for event in progress:
             yield event
     response_event = stream.response
+    outcome.stop = outcome.stop or stream.paused  # a generator tool asked for input
     if response_event is None:
         return
     ask = _auth.generate_auth_event(ctx, response_event) or (
@@ -303,7 +309,7 @@ async def after_function_calls(
         yield ask
     outcome.last_event = response_event
     yield response_event
-    if ask is not None:
+    if ask is not None or stream.paused:
         return
     answer = _structured_output.answer_event(agent, ctx, call_event, response_event, tools_dict)
     if answer is not None:

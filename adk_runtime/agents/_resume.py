@@ -48,7 +48,7 @@ from typing import TYPE_CHECKING, Any
 
 from google.genai import types
 
-from adk_runtime.agents import _functions, _toolsets
+from adk_runtime.agents import _functions, _input_requests, _toolsets
 from adk_runtime.agents._generator_tools import is_progress_event, streamed
 from adk_runtime.agents._llm_flow import run_flow
 from adk_runtime.agents.invocation_context import InvocationContext
@@ -330,7 +330,7 @@ async def _continue(
                 async for event in events:
                     yield event
             return
-        if _waits_or_is_done(steps, ctx):
+        if _waits_or_is_done(steps, ctx) or _waits_for_input(agent, ctx, last):
             return
         if last.get_function_calls():
             done = False
@@ -351,6 +351,13 @@ def _waits_or_is_done(steps: list[Event], ctx: InvocationContext) -> bool:
     if waiting:
         return not waiting <= _answered_ids(ctx, by_client=True)
     return steps[-1].is_final_response()
+
+
+def _waits_for_input(agent: LlmAgent, ctx: InvocationContext, last: Event) -> bool:
+    """The last call event's generator tools asked for input the user has not given."""
+    calls = {call.id for call in last.get_function_calls() if call.id}
+    asked = _input_requests.asked_by_calls(ctx.session.events, agent.name, calls)
+    return bool(asked - _answered_ids(ctx, by_client=True))
 
 
 def _pause(steps: list[Event]) -> set[str]:
@@ -412,7 +419,13 @@ async def _rerun_pending(
 ) -> AsyncGenerator[Event, None]:
     """Run again the calls of ``call_event`` committed without a response; yield the response."""
     answered = _answered_ids(ctx)
-    waiting = call_event.long_running_tool_ids or set()
+    waiting = set(call_event.long_running_tool_ids or set())
+    # a call that asked for input is run again by the answer (_input_requests), not here
+    waiting |= {
+        call.id
+        for call in call_event.get_function_calls()
+        if call.id and _input_requests.asked_by_calls(ctx.session.events, agent.name, {call.id})
+    }
     pending = [
         call
         for call in call_event.get_function_calls()
@@ -438,10 +451,11 @@ async def _rerun_pending(
         async for event in progress:
             yield event
     response = stream.response
+    stream.end_invocation_if_paused(ctx)  # a generator tool asked for input
     if response is None:
         return
     yield response
-    if response.actions.transfer_to_agent:
+    if response.actions.transfer_to_agent and not stream.paused:
         async with aclosing(_run_transfer(agent, ctx, response)) as events:
             async for event in events:
                 yield event

@@ -28,6 +28,9 @@ class ToolContext(CallbackContext):
             retry, so a tool with side effects can use it as an idempotency key.
         tool_confirmation: The user's answer to this call's confirmation request, when the
             call is run again after the user answered (see :meth:`request_confirmation`).
+        resume_inputs: The user's answers to the input requests a generator tool made in
+            this call (``yield RequestInput(...)``), by ``interrupt_id``, when the call runs
+            again after the user answered; empty otherwise.
     """
 
     def __init__(
@@ -37,11 +40,13 @@ class ToolContext(CallbackContext):
         function_call_id: str | None = None,
         event_actions: EventActions | None = None,
         tool_confirmation: ToolConfirmation | None = None,
+        resume_inputs: dict[str, Any] | None = None,
     ) -> None:
         """Create the context of the call ``function_call_id``."""
         super().__init__(invocation_context, event_actions=event_actions)
         self.function_call_id = function_call_id
         self.tool_confirmation = tool_confirmation
+        self.resume_inputs: dict[str, Any] = dict(resume_inputs or {})
         self._state = _UndoableState(invocation_context.session.state, self.actions.state_delta)
 
     def discard_changes(self) -> None:

@@ -48,7 +48,7 @@ CONFIG = (
     "object built in Python."
 )
 WORKFLOW = (
-    "google-adk 2 workflow graphs, task mode and user-input requests: not implemented "
+    "google-adk 2 workflow graphs and task mode: not implemented "
     "(events keep google-adk 2's `node_info`, `route` and constructor shortcuts when given)."
 )
 GOOGLE_CLOUD = (
@@ -141,10 +141,8 @@ OMITTED: dict[str, str] = {
     "tools.agent_tool:AgentToolConfig": CONFIG,
     "tools.mcp_tool.mcp_toolset:McpToolsetConfig": CONFIG,
     "tools.mcp_tool.mcp_toolset:ALLOW_CONFIG_STDIO_SERVERS_ENV_VAR": CONFIG,
-    # workflows, task mode, user input, UI widgets
+    # workflows, task mode
     "agents.llm": WORKFLOW,
-    "events.request_input": WORKFLOW,
-    "events:RequestInput": WORKFLOW,
     # Google Cloud
     "memory.vertex_ai_memory_bank_service": GOOGLE_CLOUD,
     "memory.vertex_ai_rag_memory_service": GOOGLE_CLOUD,

@@ -1,0 +1,165 @@
+"""Input requests of generator tools: the user answers, the call runs again with the answer.
+
+A generator tool that yields a :class:`~adk_runtime.events.RequestInput` commits (as the
+tool's progress event) an ``adk_request_input`` function call whose id is the request's
+``interrupt_id``, marked long-running, and its call pauses without a response; the invocation
+pauses after the calls' response event (see ``adk_runtime.agents._generator_tools``).
+
+The user answers in a later message with a ``FunctionResponse`` named ``adk_request_input``
+with that id. The Runner routes it to the agent whose call asked, under the paused
+invocation's id (as for long-running tools). Before its first model call the agent runs the
+call again from the start, with ``tool_context.resume_inputs`` holding every answer the user
+gave to that call's requests (``{"result": x}`` is taken as ``x``, and a string that is JSON
+as its value, as google-adk's web UI sends text), and goes on. Everything needed is in the
+committed events, so this works after a restart, on any replica. An answer already acted on
+(a resent message) runs nothing again. Answers to the model's own ``adk_request_input`` tool
+(``tools.request_input``, a plain long-running tool) are not these: the model reads them.
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import AsyncGenerator
+from contextlib import aclosing
+from typing import TYPE_CHECKING, Any
+
+from google.genai import types
+
+from adk_runtime.agents import _functions
+from adk_runtime.agents._client_answers import latest_answers
+from adk_runtime.agents._generator_tools import caller_of, streamed
+from adk_runtime.agents.invocation_context import InvocationContext
+from adk_runtime.agents.readonly_context import ReadonlyContext
+from adk_runtime.events import Event
+from adk_runtime.tools._request_input_tool import REQUEST_INPUT_FUNCTION_CALL_NAME
+
+if TYPE_CHECKING:
+    from adk_runtime.agents.llm_agent import LlmAgent
+
+__all__ = ["asked_by_calls", "resume_answered_inputs"]
+
+
+def asked_by_calls(events: list[Event], agent_name: str, call_ids: set[str]) -> set[str]:
+    """The ids of the input requests made in these calls of ``agent_name`` (any answered)."""
+    asked: set[str] = set()
+    for event in events:
+        owner = caller_of(event)
+        if owner is None or owner[0] != agent_name or owner[1] not in call_ids:
+            continue
+        asked |= {
+            call.id
+            for call in event.get_function_calls()
+            if call.id and call.name == REQUEST_INPUT_FUNCTION_CALL_NAME
+        }
+    return asked
+
+
+async def resume_answered_inputs(
+    agent: LlmAgent, ctx: InvocationContext
+) -> AsyncGenerator[Event, None]:
+    """If the user's message answers input requests of ``agent``'s tools, run those calls.
+
+    Yields the calls' progress events and their function-response event; a call that asks
+    again pauses the invocation again. An answer already acted on runs nothing again and
+    ends the invocation when the message holds nothing else.
+    """
+    events = ctx.session.events
+    index, answers, others = latest_answers(events, REQUEST_INPUT_FUNCTION_CALL_NAME)
+    requests = _requests(events[:index], agent.name, set(answers)) if answers else {}
+    if not requests:
+        return
+    calls = _calls(events[:index], agent.name, set(requests.values()))
+    pending = [call for call in calls if not _ran_after_first_answer(events, call, requests)]
+    if not pending:
+        if not others:
+            ctx.end_invocation = True  # a resent answer: nothing to do
+        return
+    inputs = {call.id or "": _inputs_of(events[: index + 1], agent.name, call) for call in pending}
+    call_event = Event(
+        invocation_id=ctx.invocation_id,
+        author=agent.name,
+        branch=ctx.branch,
+        content=types.Content(role="model", parts=[types.Part(function_call=c) for c in pending]),
+    )
+    tools = {tool.name: tool for tool in await agent.canonical_tools(ReadonlyContext(ctx))}
+    stream = streamed(
+        lambda emit: _functions.run_function_calls(
+            agent, ctx, call_event, tools, emit=emit, inputs=inputs
+        )
+    )
+    async with aclosing(stream.events()) as progress:
+        async for event in progress:
+            yield event
+    stream.end_invocation_if_paused(ctx)  # a tool asks again: pause again after the response
+    if stream.response is not None:
+        yield stream.response
+
+
+def _requests(events: list[Event], agent_name: str, ids: set[str]) -> dict[str, str]:
+    """The answered requests of ``agent_name``'s tools: request id → the asking call's id."""
+    found: dict[str, str] = {}
+    for event in events:
+        owner = caller_of(event)
+        if owner is None or owner[0] != agent_name:
+            continue
+        for call in event.get_function_calls():
+            if call.id in ids and call.name == REQUEST_INPUT_FUNCTION_CALL_NAME:
+                found[call.id] = owner[1]
+    return found
+
+
+def _calls(events: list[Event], agent_name: str, call_ids: set[str]) -> list[types.FunctionCall]:
+    """The agent's stored calls with these ids, in the order it made them."""
+    return [
+        call
+        for event in events
+        if event.author == agent_name
+        for call in event.get_function_calls()
+        if call.id in call_ids
+    ]
+
+
+def _ran_after_first_answer(
+    events: list[Event], call: types.FunctionCall, requests: dict[str, str]
+) -> bool:
+    """Whether ``call`` was run again (it answered, or asked again) after an answer to it."""
+    asked = {rid for rid, call_id in requests.items() if call_id == call.id}
+    answered = False
+    for event in events:
+        if event.author == "user":
+            answered |= any(r.id in asked for r in event.get_function_responses())
+            continue
+        if not answered:
+            continue
+        owner = caller_of(event)
+        if owner is not None and owner[1] == call.id:
+            return True  # its rerun's progress or a new request
+        if any(r.id == call.id for r in event.get_function_responses()):
+            return True
+    return False
+
+
+def _inputs_of(events: list[Event], agent_name: str, call: types.FunctionCall) -> dict[str, Any]:
+    """Every answer the user gave to ``call``'s input requests, by request id (latest wins)."""
+    asked = asked_by_calls(events, agent_name, {call.id or ""})
+    inputs: dict[str, Any] = {}
+    for event in events:
+        if event.author != "user":
+            continue
+        for response in event.get_function_responses():
+            if response.id in asked and response.name == REQUEST_INPUT_FUNCTION_CALL_NAME:
+                inputs[response.id] = _unwrapped(response.response)
+    return inputs
+
+
+def _unwrapped(response: dict[str, Any] | None) -> Any:
+    """The answer a response carries: ``{"result": x}`` is ``x`` (JSON text parsed)."""
+    if not isinstance(response, dict) or set(response) != {"result"}:
+        return response
+    value = response["result"]
+    if isinstance(value, str):
+        try:
+            return json.loads(value)
+        except ValueError:
+            return value
+    return value

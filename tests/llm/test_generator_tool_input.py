@@ -1,0 +1,197 @@
+"""A generator tool asks the user (RequestInput), pauses, and runs again with the answer.
+
+Every backend; the answer is sent through another replica (a second service on the same
+store, a fresh Runner and model), as after a restart.
+"""
+
+from __future__ import annotations
+
+from collections.abc import AsyncIterator
+from typing import Any
+
+import pytest
+from google.genai import types
+from pydantic import BaseModel, ValidationError
+
+from adk_runtime.agents import LlmAgent
+from adk_runtime.events import Event, RequestInput
+from adk_runtime.runners import Runner
+from adk_runtime.sessions import BaseSessionService
+from adk_runtime.testing import ScriptedModel, function_call
+from adk_runtime.tools.tool_context import ToolContext
+from tests.backends import twin
+from tests.llm.helpers import APP, send, start, stored, texts
+
+
+class Refund(BaseModel):
+    approved: bool
+    note: str = ""
+
+
+class Desk:
+    """A refund tool that asks for approval, and counts its runs."""
+
+    def __init__(self) -> None:
+        self.runs: list[dict[str, Any]] = []
+
+    async def refund(self, order: str, tool_context: ToolContext) -> AsyncIterator[Any]:
+        """Refund an order once a person approves it."""
+        self.runs.append(dict(tool_context.resume_inputs))
+        yield Event(message=f"Checking order {order}")
+        tool_context.state["checked"] = order
+        answer = tool_context.resume_inputs.get(f"approve-{order}")
+        if answer is None:
+            yield RequestInput(
+                interrupt_id=f"approve-{order}",
+                message=f"Refund order {order}?",
+                payload={"order": order},
+                response_schema=Refund,
+            )
+            raise AssertionError("not reached: the tool stops at its request")
+        yield {"order": order, "refunded": answer["approved"], "note": answer["note"]}
+
+
+def _agent(desk: Desk, *replies: Any) -> LlmAgent:
+    model = ScriptedModel(replies=list(replies))
+    return LlmAgent(name="clerk", model=model, tools=[desk.refund])
+
+
+def _answer(request_id: str, response: dict[str, Any]) -> types.Content:
+    answer = types.FunctionResponse(id=request_id, name="adk_request_input", response=response)
+    return types.Content(role="user", parts=[types.Part(function_response=answer)])
+
+
+async def _answered_on_a_replica(
+    service: BaseSessionService, desk: Desk, message: types.Content, *replies: Any
+) -> tuple[list[Event], ScriptedModel]:
+    async with twin(service) as replica:
+        agent = _agent(desk, *replies)
+        runner = Runner(app_name=APP, agent=agent, session_service=replica)
+        events = await send(runner, message)
+    assert isinstance(agent.model, ScriptedModel)
+    return events, agent.model
+
+
+async def test_the_tool_asks_pauses_and_runs_again_with_the_answer(
+    session_service: BaseSessionService,
+) -> None:
+    desk = Desk()
+    agent = _agent(desk, function_call("refund", {"order": "A7"}, id="call-1"))
+    runner = await start(agent, session_service)
+    events = await send(runner, "refund A7")
+
+    # the call, its progress, the request: then the invocation pauses (no response, no reply)
+    assert [e.author for e in events] == ["clerk", "refund", "refund"]
+    [request] = events[2].get_function_calls()
+    assert request.name == "adk_request_input"
+    assert request.id == "approve-A7"
+    assert request.args == {
+        "interruptId": "approve-A7",
+        "message": "Refund order A7?",
+        "payload": {"order": "A7"},
+        "response_schema": Refund.model_json_schema(),
+    }
+    assert events[2].long_running_tool_ids == {"approve-A7"}
+    assert events[2].actions.state_delta == {"checked": "A7"}  # written before it asked
+    assert isinstance(agent.model, ScriptedModel)
+    assert len(agent.model.requests) == 1
+    paused = await stored(runner)
+    assert [e.id for e in paused.events[1:]] == [e.id for e in events]
+    assert paused.state == {"checked": "A7"}
+
+    events, model = await _answered_on_a_replica(
+        session_service,
+        desk,
+        _answer("approve-A7", {"result": '{"approved": true, "note": "damaged"}'}),
+        "Refunded order A7.",
+    )
+    assert desk.runs == [{}, {"approve-A7": {"approved": True, "note": "damaged"}}]
+    assert [e.author for e in events] == ["refund", "clerk", "clerk"]
+    assert events[1].get_function_responses()[0].response == {
+        "order": "A7",
+        "refunded": True,
+        "note": "damaged",
+    }
+    assert events[1].get_function_responses()[0].id == "call-1"
+    assert texts(events[-1:]) == ["Refunded order A7."]
+    assert {e.invocation_id for e in events} == {paused.events[1].invocation_id}
+    # the model sees its call and the tool's output: no progress, request or answer
+    [request_sent] = model.requests
+    assert [c.role for c in request_sent.contents] == ["user", "model", "user"]
+    sent = request_sent.contents[2].parts
+    assert sent is not None
+    assert [p.function_response.id for p in sent if p.function_response] == ["call-1"]
+
+    # the same answer again (a client retry) runs nothing again and calls no model
+    events, model = await _answered_on_a_replica(
+        session_service, desk, _answer("approve-A7", {"result": "true"})
+    )
+    assert events == []
+    assert model.requests == []
+    assert len(desk.runs) == 2
+    session = await stored(runner)
+    assert session.state == {"checked": "A7"}
+    assert len(session.events) == 9  # two user messages, the retry's included
+
+
+async def test_a_tool_that_asks_twice_gets_both_answers(
+    session_service: BaseSessionService,
+) -> None:
+    asked: list[dict[str, Any]] = []
+
+    async def book(tool_context: ToolContext) -> AsyncIterator[Any]:
+        """Book a trip."""
+        answers = tool_context.resume_inputs
+        asked.append(dict(answers))
+        if "city" not in answers:
+            yield RequestInput(interrupt_id="city", message="Which city?")
+            return
+        if "nights" not in answers:
+            yield RequestInput(interrupt_id="nights", message="Nights?", response_schema=int)
+            return
+        yield {"city": answers["city"], "nights": answers["nights"]}
+
+    def agent(*replies: Any) -> LlmAgent:
+        return LlmAgent(name="agent", model=ScriptedModel(replies=list(replies)), tools=[book])
+
+    runner = await start(agent(function_call("book", {})), session_service)
+    events = await send(runner, "book a trip")
+    assert events[-1].get_function_calls()[0].id == "city"
+
+    second = Runner(app_name=APP, agent=agent(), session_service=session_service)
+    events = await send(second, _answer("city", {"result": "Lisbon"}))
+    [request] = events[-1].get_function_calls()
+    assert (request.id, request.args["response_schema"]) == ("nights", {"type": "integer"})  # type: ignore[index]
+
+    third = Runner(app_name=APP, agent=agent("Booked."), session_service=session_service)
+    events = await send(third, _answer("nights", {"result": "3"}))
+    assert events[0].get_function_responses()[0].response == {"city": "Lisbon", "nights": 3}
+    assert texts(events[-1:]) == ["Booked."]
+    assert asked == [{}, {"city": "Lisbon"}, {"city": "Lisbon", "nights": 3}]
+
+
+async def test_a_request_with_a_schema_no_one_can_describe_fails_the_call(
+    session_service: BaseSessionService,
+) -> None:
+    async def bad_schema() -> AsyncIterator[Any]:
+        """Ask with a schema no one can describe."""
+        yield RequestInput(message="?", response_schema=object())
+
+    model = ScriptedModel(replies=[function_call("bad_schema", {}), "It failed."])
+    runner = await start(LlmAgent(name="agent", model=model, tools=[bad_schema]), session_service)
+    events = await send(runner, "go")
+    error = events[1].get_function_responses()[0].response["error"]  # type: ignore[index]
+    assert "response_schema" in error
+    assert texts(events[-1:]) == ["It failed."]
+
+
+def test_request_input_model() -> None:
+    request = RequestInput(message="Approve?", response_schema=bool)
+    assert len(request.interrupt_id) == 36  # a fresh uuid
+    dumped = request.model_dump(mode="json", by_alias=True)
+    assert dumped["interruptId"] == request.interrupt_id
+    assert dumped["responseSchema"] == {"type": "boolean"}
+    assert RequestInput.model_validate(dumped).response_json_schema() == {"type": "boolean"}
+    for bad in ("", "two words", "x" * 129):
+        with pytest.raises(ValidationError):
+            RequestInput(interrupt_id=bad)
