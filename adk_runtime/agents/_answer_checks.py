@@ -12,6 +12,7 @@ from adk_runtime.agents._confirmation import (
     REQUEST_CONFIRMATION_FUNCTION_CALL_NAME,
     check_confirmation_answers,
 )
+from adk_runtime.agents._input_requests import check_input_answers
 from adk_runtime.agents.base_agent import BaseAgent
 from adk_runtime.agents.invocation_context import InvocationContext
 from adk_runtime.agents.llm_agent import LlmAgent
@@ -28,8 +29,10 @@ async def check_client_answers(agent: BaseAgent, ctx: InvocationContext, message
 
     Raises:
         InputValidationError: An answer is malformed, names no request of ``agent``, or does
-            not match the stored request (see the confirmation and credential flows).
+            not match the stored request (see the confirmation and credential flows), or
+            answers a tool's input request under another name.
     """
+    check_input_answers(ctx, message)
     answered = sorted(
         name
         for name in {response.name for response in message.get_function_responses()}

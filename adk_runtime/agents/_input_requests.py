@@ -30,13 +30,14 @@ from adk_runtime.agents._client_answers import latest_answers
 from adk_runtime.agents._generator_tools import caller_of, streamed
 from adk_runtime.agents.invocation_context import InvocationContext
 from adk_runtime.agents.readonly_context import ReadonlyContext
+from adk_runtime.errors import InputValidationError
 from adk_runtime.events import Event
 from adk_runtime.tools._request_input_tool import REQUEST_INPUT_FUNCTION_CALL_NAME
 
 if TYPE_CHECKING:
     from adk_runtime.agents.llm_agent import LlmAgent
 
-__all__ = ["asked_by_calls", "resume_answered_inputs"]
+__all__ = ["asked_by_calls", "check_input_answers", "resume_answered_inputs"]
 
 
 def asked_by_calls(events: list[Event], agent_name: str, call_ids: set[str]) -> set[str]:
@@ -91,8 +92,56 @@ async def resume_answered_inputs(
         async for event in progress:
             yield event
     stream.end_invocation_if_paused(ctx)  # a tool asks again: pause again after the response
+    if _still_waiting(ctx.session.events, agent.name, calls):
+        ctx.end_invocation = True  # another call's question is not answered yet
     if stream.response is not None:
         yield stream.response
+
+
+def check_input_answers(ctx: InvocationContext, message: Event) -> None:
+    """Refuse (before it is stored) an answer to a tool's input request under another name.
+
+    Raises:
+        InputValidationError: A function response has the id of a generator tool's input
+            request but is not named ``adk_request_input``.
+    """
+    ids = {r.id for r in message.get_function_responses() if r.id}
+    if not ids:
+        return
+    requested = {
+        call.id
+        for event in ctx.session.events
+        if caller_of(event) is not None
+        for call in event.get_function_calls()
+        if call.id in ids
+    }
+    for response in message.get_function_responses():
+        if response.id in requested and response.name != REQUEST_INPUT_FUNCTION_CALL_NAME:
+            raise InputValidationError(
+                f"Function response {response.id!r} answers a tool's input request: name it "
+                f"{REQUEST_INPUT_FUNCTION_CALL_NAME!r}, not {response.name!r}."
+            )
+
+
+def _still_waiting(events: list[Event], agent_name: str, calls: list[types.FunctionCall]) -> bool:
+    """Whether a call made with ``calls`` (same model turn) still waits for the user."""
+    call_ids = {call.id for call in calls if call.id}
+    turn = [
+        call.id
+        for event in events
+        if event.author == agent_name and any(c.id in call_ids for c in event.get_function_calls())
+        for call in event.get_function_calls()
+        if call.id
+    ]
+    answered = {
+        r.id for event in events if event.author != "user" for r in event.get_function_responses()
+    }
+    open_calls = set(turn) - answered
+    asked = asked_by_calls(events, agent_name, open_calls)
+    given = {
+        r.id for event in events if event.author == "user" for r in event.get_function_responses()
+    }
+    return bool(asked - given)
 
 
 def _requests(events: list[Event], agent_name: str, ids: set[str]) -> dict[str, str]:

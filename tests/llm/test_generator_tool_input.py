@@ -14,6 +14,7 @@ from google.genai import types
 from pydantic import BaseModel, ValidationError
 
 from adk_runtime.agents import LlmAgent
+from adk_runtime.errors import InputValidationError
 from adk_runtime.events import Event, RequestInput
 from adk_runtime.runners import Runner
 from adk_runtime.sessions import BaseSessionService
@@ -195,3 +196,69 @@ def test_request_input_model() -> None:
     for bad in ("", "two words", "x" * 129):
         with pytest.raises(ValidationError):
             RequestInput(interrupt_id=bad)
+
+
+async def test_parallel_questions_wait_for_every_answer(
+    session_service: BaseSessionService,
+) -> None:
+    async def ask(topic: str, tool_context: ToolContext) -> AsyncIterator[Any]:
+        """Ask the user about a topic."""
+        answer = tool_context.resume_inputs.get(topic)
+        if answer is None:
+            yield RequestInput(interrupt_id=topic, message=f"{topic}?")
+            return
+        yield {topic: answer}
+
+    def agent(*replies: Any) -> LlmAgent:
+        return LlmAgent(name="agent", model=ScriptedModel(replies=list(replies)), tools=[ask])
+
+    calls = [function_call("ask", {"topic": "date"}), function_call("ask", {"topic": "time"})]
+    runner = await start(agent(calls), session_service)
+    events = await send(runner, "plan it")
+    assert sorted(c.id or "" for e in events[1:] for c in e.get_function_calls()) == [
+        "date",
+        "time",
+    ]
+
+    # one answer: that call runs again, and the invocation waits for the other
+    waiting = agent()
+    second = Runner(app_name=APP, agent=waiting, session_service=session_service)
+    events = await send(second, _answer("date", {"result": "Friday"}))
+    assert [r.response for e in events for r in e.get_function_responses()] == [{"date": "Friday"}]
+    assert isinstance(waiting.model, ScriptedModel)
+    assert waiting.model.requests == []  # not asked while a question is open
+
+    last = agent("Friday at noon.")
+    third = Runner(app_name=APP, agent=last, session_service=session_service)
+    events = await send(third, _answer("time", {"result": "noon"}))
+    assert texts(events[-1:]) == ["Friday at noon."]
+    assert isinstance(last.model, ScriptedModel)
+    [request] = last.model.requests
+    responses = [
+        p.function_response.response
+        for c in request.contents
+        for p in c.parts or []
+        if p.function_response
+    ]
+    assert responses == [{"date": "Friday"}, {"time": "noon"}]
+
+
+async def test_an_answer_under_another_name_is_refused_and_not_stored(
+    session_service: BaseSessionService,
+) -> None:
+    desk = Desk()
+    runner = await start(
+        _agent(desk, function_call("refund", {"order": "B2"}, id="call-2")), session_service
+    )
+    await send(runner, "refund B2")
+    before = await stored(runner)
+    with pytest.raises(InputValidationError, match="adk_request_input"):
+        await send(runner, _answer_named("approve-B2", "refund", {"approved": True}))
+    after = await stored(runner)
+    assert [e.id for e in after.events] == [e.id for e in before.events]
+    assert len(desk.runs) == 1
+
+
+def _answer_named(request_id: str, name: str, response: dict[str, Any]) -> types.Content:
+    answer = types.FunctionResponse(id=request_id, name=name, response=response)
+    return types.Content(role="user", parts=[types.Part(function_response=answer)])
