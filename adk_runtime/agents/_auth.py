@@ -38,9 +38,7 @@ from google.genai import types
 
 from adk_runtime.agents import _functions
 from adk_runtime.agents._client_answers import latest_answers
-from adk_runtime.agents._generator_tools import streamed
 from adk_runtime.agents.invocation_context import InvocationContext
-from adk_runtime.agents.readonly_context import ReadonlyContext
 from adk_runtime.errors import InputValidationError
 from adk_runtime.events import Event
 from adk_runtime.models._call_ids import CLIENT_CALL_ID_PREFIX
@@ -210,16 +208,7 @@ async def resume_authorized_calls(
     calls = _stored_calls(events[:index], agent.name, call_ids)
     if not calls:
         return
-    call_event = Event(
-        invocation_id=ctx.invocation_id,
-        author=agent.name,
-        branch=ctx.branch,
-        content=types.Content(role="model", parts=[types.Part(function_call=c) for c in calls]),
-    )
-    tools = {tool.name: tool for tool in await agent.canonical_tools(ReadonlyContext(ctx))}
-    stream = streamed(
-        lambda emit: _functions.run_function_calls(agent, ctx, call_event, tools, emit=emit)
-    )
+    _, stream = await _functions.rerun_calls(agent, ctx, calls)
     async with aclosing(stream.events()) as progress:  # a generator tool's progress
         async for event in progress:
             yield event

@@ -29,7 +29,6 @@ from google.genai import types
 
 from adk_runtime.agents import _functions
 from adk_runtime.agents._client_answers import latest_answers
-from adk_runtime.agents._generator_tools import streamed
 from adk_runtime.agents.invocation_context import InvocationContext
 from adk_runtime.agents.readonly_context import ReadonlyContext
 from adk_runtime.errors import InputValidationError
@@ -150,19 +149,8 @@ async def resume_confirmed_calls(
         if resumption.consumed and not resumption.consumed_this_turn and not other_responses:
             ctx.end_invocation = True  # a resent answer: nothing to do
         return
-    call_event = Event(
-        invocation_id=ctx.invocation_id,
-        author=agent.name,
-        branch=ctx.branch,
-        content=types.Content(
-            role="model", parts=[types.Part(function_call=call) for call in resumption.calls]
-        ),
-    )
-    tools = {tool.name: tool for tool in await agent.canonical_tools(ReadonlyContext(ctx))}
-    stream = streamed(
-        lambda emit: _functions.run_function_calls(
-            agent, ctx, call_event, tools, confirmations=resumption.answers, emit=emit
-        )
+    call_event, stream = await _functions.rerun_calls(
+        agent, ctx, resumption.calls, confirmations=resumption.answers
     )
     async with aclosing(stream.events()) as progress:  # a generator tool's progress
         async for event in progress:

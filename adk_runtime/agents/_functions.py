@@ -12,11 +12,12 @@ from typing import TYPE_CHECKING, Any, TypeAlias
 from google.genai import types
 
 from adk_runtime import _callbacks, telemetry
-from adk_runtime.agents._generator_tools import PAUSED, Emit, drive, is_generator
+from adk_runtime.agents._generator_tools import PAUSED, CallStream, Emit, drive, is_generator
 from adk_runtime.agents._storable import unstorable
 from adk_runtime.agents._tool_media import split_media
 from adk_runtime.agents._tool_pool import pool_for, run_tool
 from adk_runtime.agents.invocation_context import InvocationContext
+from adk_runtime.agents.readonly_context import ReadonlyContext
 from adk_runtime.errors import PluginError
 from adk_runtime.events import Event, EventActions
 from adk_runtime.events.tool_confirmation import ToolConfirmation
@@ -35,8 +36,10 @@ __all__ = [
     "assign_call_ids",
     "long_running_ids",
     "missing_tool_message",
+    "rerun_calls",
     "run_call_list",
     "run_function_calls",
+    "stream_calls",
 ]
 
 logger = logging.getLogger(__name__)
@@ -77,6 +80,44 @@ async def run_function_calls(
     """Run the calls of ``call_event``: :func:`run_call_list` on them."""
     calls = call_event.get_function_calls()
     return await run_call_list(agent, ctx, calls, tools, confirmations, emit, inputs)
+
+
+def stream_calls(
+    agent: LlmAgent,
+    ctx: InvocationContext,
+    call_event: Event,
+    tools: dict[str, BaseTool],
+    *,
+    confirmations: dict[str, ToolConfirmation] | None = None,
+    inputs: dict[str, dict[str, Any]] | None = None,
+) -> CallStream:
+    """The calls of ``call_event`` as a :class:`CallStream`: progress events, then response."""
+    return CallStream(
+        lambda emit: run_function_calls(agent, ctx, call_event, tools, confirmations, emit, inputs)
+    )
+
+
+async def rerun_calls(
+    agent: LlmAgent,
+    ctx: InvocationContext,
+    calls: Sequence[types.FunctionCall],
+    *,
+    confirmations: dict[str, ToolConfirmation] | None = None,
+    inputs: dict[str, dict[str, Any]] | None = None,
+) -> tuple[Event, CallStream]:
+    """Stored ``calls`` of ``agent`` run again, with the agent's tools of now.
+
+    Returns the call event they are run as (never committed) and its :class:`CallStream`.
+    """
+    call_event = Event(
+        invocation_id=ctx.invocation_id,
+        author=agent.name,
+        branch=ctx.branch,
+        content=types.Content(role="model", parts=[types.Part(function_call=c) for c in calls]),
+    )
+    tools = {tool.name: tool for tool in await agent.canonical_tools(ReadonlyContext(ctx))}
+    stream = stream_calls(agent, ctx, call_event, tools, confirmations=confirmations, inputs=inputs)
+    return call_event, stream
 
 
 async def run_call_list(

@@ -20,7 +20,7 @@ An exception in the generator fails the call as a tool that raises does (``{"err
 and what the call wrote since its last progress event is discarded; progress already committed
 stays. A sync generator steps in a worker thread, never on the event loop.
 
-The flow runs a call list with an ``emit`` hook (:func:`streamed`): each progress event goes
+The flow runs a call list with an ``emit`` hook (:class:`CallStream`): each progress event goes
 through the flow to the Runner, which commits it before the tool resumes.
 """
 
@@ -53,7 +53,6 @@ __all__ = [
     "drive",
     "is_generator",
     "is_progress_event",
-    "streamed",
 ]
 
 Emit: TypeAlias = Callable[[Event], Awaitable[None]]
@@ -262,8 +261,3 @@ class CallStream:
             if not task.done():  # the consumer stopped (or a commit failed): stop the calls
                 task.cancel()
                 await asyncio.gather(task, return_exceptions=True)
-
-
-def streamed(run: Callable[[Emit], Awaitable[Event | None]]) -> CallStream:
-    """A :class:`CallStream` over ``run(emit)``, a call-list run taking the emit hook."""
-    return CallStream(run)

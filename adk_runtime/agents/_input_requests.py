@@ -27,9 +27,8 @@ from google.genai import types
 
 from adk_runtime.agents import _functions
 from adk_runtime.agents._client_answers import latest_answers
-from adk_runtime.agents._generator_tools import caller_of, streamed
+from adk_runtime.agents._generator_tools import caller_of
 from adk_runtime.agents.invocation_context import InvocationContext
-from adk_runtime.agents.readonly_context import ReadonlyContext
 from adk_runtime.errors import InputValidationError
 from adk_runtime.events import Event
 from adk_runtime.tools._request_input_tool import REQUEST_INPUT_FUNCTION_CALL_NAME
@@ -76,18 +75,7 @@ async def resume_answered_inputs(
             ctx.end_invocation = True  # a resent answer: nothing to do
         return
     inputs = {call.id or "": _inputs_of(events[: index + 1], agent.name, call) for call in pending}
-    call_event = Event(
-        invocation_id=ctx.invocation_id,
-        author=agent.name,
-        branch=ctx.branch,
-        content=types.Content(role="model", parts=[types.Part(function_call=c) for c in pending]),
-    )
-    tools = {tool.name: tool for tool in await agent.canonical_tools(ReadonlyContext(ctx))}
-    stream = streamed(
-        lambda emit: _functions.run_function_calls(
-            agent, ctx, call_event, tools, emit=emit, inputs=inputs
-        )
-    )
+    _, stream = await _functions.rerun_calls(agent, ctx, pending, inputs=inputs)
     async with aclosing(stream.events()) as progress:
         async for event in progress:
             yield event

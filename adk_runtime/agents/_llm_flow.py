@@ -22,7 +22,6 @@ from adk_runtime.agents import (
 )
 from adk_runtime.agents._code_execution import CodeRun
 from adk_runtime.agents._contents import build_contents, keeps_call_ids
-from adk_runtime.agents._generator_tools import streamed
 from adk_runtime.agents._storable import storable_content
 from adk_runtime.agents.callback_context import CallbackContext
 from adk_runtime.agents.invocation_context import InvocationContext
@@ -291,9 +290,7 @@ async def after_function_calls(
     outcome = outcome if outcome is not None else _Outcome()
     if call_event.long_running_tool_ids:
         outcome.stop = True
-    stream = streamed(
-        lambda emit: _functions.run_function_calls(agent, ctx, call_event, tools_dict, emit=emit)
-    )
+    stream = _functions.stream_calls(agent, ctx, call_event, tools_dict)
     async with aclosing(stream.events()) as progress:  # a generator tool's progress
         async for event in progress:
             yield event

@@ -49,7 +49,7 @@ from typing import TYPE_CHECKING, Any
 from google.genai import types
 
 from adk_runtime.agents import _functions, _input_requests, _toolsets
-from adk_runtime.agents._generator_tools import is_progress_event, streamed
+from adk_runtime.agents._generator_tools import is_progress_event
 from adk_runtime.agents._llm_flow import run_flow
 from adk_runtime.agents.invocation_context import InvocationContext
 from adk_runtime.agents.readonly_context import ReadonlyContext
@@ -444,9 +444,7 @@ async def _rerun_pending(
         }
     )
     tools = await _tools_of(agent, ctx)
-    stream = streamed(
-        lambda emit: _functions.run_function_calls(agent, ctx, retry, tools, emit=emit)
-    )
+    stream = _functions.stream_calls(agent, ctx, retry, tools)
     async with aclosing(stream.events()) as progress:  # a generator tool's progress
         async for event in progress:
             yield event
