@@ -4,7 +4,8 @@ A function tool may be a generator (``def``/``async def`` with ``yield``), as in
 What it yields is taken in order:
 
 - an :class:`~adk_runtime.events.Event` (``Event(message="Searching…")``) is a progress event:
-  it is committed and yielded upstream at once, authored by the tool, and the tool resumes only
+  it is committed (as a new event, with an id of its own) and yielded upstream at once,
+  authored by the tool, and the tool resumes only
   after the commit. The state the call wrote before that ``yield`` is committed with it. The
   model never sees these events; the client does;
 - a :class:`~adk_runtime.events.RequestInput` asks the user for input: an
@@ -171,6 +172,9 @@ def _progress_event(event: Event, agent_name: str, tool: BaseTool, context: Tool
         raise ValueError(f"Tool {tool.name!r} yielded an event: {problem}")
     progress = event.model_copy(
         update={
+            # a new event each time: the same Event yielded twice, or one already stored, is
+            # not a retry of a stored one
+            "id": Event.new_id(),
             "invocation_id": ctx.invocation_id,
             "author": tool.name,
             "branch": ctx.branch,

@@ -243,3 +243,22 @@ async def test_a_crash_after_progress_reruns_the_call_on_resume(
         "helper",
         "helper",
     ]
+
+
+async def test_the_same_event_yielded_twice_is_two_events(
+    session_service: BaseSessionService,
+) -> None:
+    async def tick() -> AsyncIterator[Any]:
+        """Tick twice."""
+        event = Event(message="tick")
+        yield event
+        yield event
+        yield "ticked"
+
+    model = ScriptedModel(replies=[function_call("tick", {}), "done"])
+    runner = await start(LlmAgent(name="helper", model=model, tools=[tick]), session_service)
+    events = await send(runner, "tick")
+    assert texts(events[1:3]) == ["tick", "tick"]
+    assert events[1].id != events[2].id
+    session = await stored(runner)
+    assert [e.id for e in session.events[1:]] == [e.id for e in events]  # all of them stored
