@@ -118,6 +118,7 @@ async def drive(
                     )
                 output = item
                 continue
+            _check_progress(item, tool)
             if emit is not None:
                 await emit(_progress_event(item, agent_name, tool, tool_context))
     return None if output is _NO_OUTPUT else output
@@ -156,6 +157,29 @@ def _request(request: RequestInput) -> Event:
         content=types.Content(role="model", parts=[types.Part(function_call=call)]),
         long_running_tool_ids={request.interrupt_id},
     )
+
+
+_PROGRESS_ACTIONS = frozenset({"state_delta", "artifact_delta"})
+
+
+def _check_progress(event: Event, tool: BaseTool) -> None:
+    """Refuse (ValueError) a progress event that would act: it reports, and writes state.
+
+    Control actions (a transfer, an escalation, a rewind, a compaction, a checkpoint…) belong
+    to the call's ``tool_context.actions``, which the response carries; function calls and
+    responses to the model and the client belong to the runtime.
+    """
+    acting = set(event.actions.model_dump(exclude_defaults=True)) - _PROGRESS_ACTIONS
+    if acting:
+        raise ValueError(
+            f"Tool {tool.name!r} yielded an event with {sorted(acting)}: a progress event "
+            "carries only state and artifact changes; set the others on tool_context.actions."
+        )
+    if event.get_function_calls() or event.get_function_responses() or event.long_running_tool_ids:
+        raise ValueError(
+            f"Tool {tool.name!r} yielded an event with function calls or responses: a tool "
+            "asks the user with RequestInput, and answers the model with its output."
+        )
 
 
 def _progress_event(event: Event, agent_name: str, tool: BaseTool, context: ToolContext) -> Event:
