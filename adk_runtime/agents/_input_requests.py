@@ -24,6 +24,8 @@ from contextlib import aclosing
 from typing import TYPE_CHECKING, Any
 
 from google.genai import types
+from jsonschema import exceptions as schema_errors
+from jsonschema import validators
 
 from adk_runtime.agents import _functions
 from adk_runtime.agents._client_answers import latest_answers
@@ -87,28 +89,52 @@ async def resume_answered_inputs(
 
 
 def check_input_answers(ctx: InvocationContext, message: Event) -> None:
-    """Refuse (before it is stored) an answer to a tool's input request under another name.
+    """Refuse (before it is stored) an answer a tool's input request cannot take.
 
     Raises:
         InputValidationError: A function response has the id of a generator tool's input
-            request but is not named ``adk_request_input``.
+            request but is not named ``adk_request_input``, or its answer does not match
+            the request's ``response_schema``.
     """
     ids = {r.id for r in message.get_function_responses() if r.id}
     if not ids:
         return
     requested = {
-        call.id
+        call.id: call
         for event in ctx.session.events
         if caller_of(event) is not None
         for call in event.get_function_calls()
         if call.id in ids
     }
     for response in message.get_function_responses():
-        if response.id in requested and response.name != REQUEST_INPUT_FUNCTION_CALL_NAME:
+        request = requested.get(response.id or "")
+        if request is None:
+            continue
+        if response.name != REQUEST_INPUT_FUNCTION_CALL_NAME:
             raise InputValidationError(
                 f"Function response {response.id!r} answers a tool's input request: name it "
                 f"{REQUEST_INPUT_FUNCTION_CALL_NAME!r}, not {response.name!r}."
             )
+        _check_schema(response.id or "", _unwrapped(response.response), request)
+
+
+def _check_schema(request_id: str, answer: Any, request: types.FunctionCall) -> None:
+    """Raise unless ``answer`` matches the request's ``response_schema`` (when it has one)."""
+    schema = (request.args or {}).get("response_schema")
+    if not isinstance(schema, dict):
+        return
+    try:
+        error = schema_errors.best_match(
+            validators.validator_for(schema)(schema).iter_errors(answer)
+        )
+    except schema_errors.SchemaError:
+        return  # the tool's schema is not one: nothing to check against
+    if error is not None:  # where and which rule, never the value
+        where = "".join(f"[{step!r}]" for step in error.absolute_path) or "the answer"
+        raise InputValidationError(
+            f"The answer to input request {request_id!r} does not match its response_schema: "
+            f"{where} fails {error.validator!r} ({json.dumps(error.validator_value)[:80]})."
+        )
 
 
 def _still_waiting(events: list[Event], agent_name: str, calls: list[types.FunctionCall]) -> bool:

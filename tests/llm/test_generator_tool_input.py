@@ -49,7 +49,7 @@ class Desk:
                 response_schema=Refund,
             )
             raise AssertionError("not reached: the tool stops at its request")
-        yield {"order": order, "refunded": answer["approved"], "note": answer["note"]}
+        yield {"order": order, "refunded": answer["approved"], "note": answer.get("note", "")}
 
 
 def _agent(desk: Desk, *replies: Any) -> LlmAgent:
@@ -125,7 +125,7 @@ async def test_the_tool_asks_pauses_and_runs_again_with_the_answer(
 
     # the same answer again (a client retry) runs nothing again and calls no model
     events, model = await _answered_on_a_replica(
-        session_service, desk, _answer("approve-A7", {"result": "true"})
+        session_service, desk, _answer("approve-A7", {"approved": True, "note": "damaged"})
     )
     assert events == []
     assert model.requests == []
@@ -257,6 +257,37 @@ async def test_an_answer_under_another_name_is_refused_and_not_stored(
     after = await stored(runner)
     assert [e.id for e in after.events] == [e.id for e in before.events]
     assert len(desk.runs) == 1
+
+
+async def test_an_answer_that_does_not_match_the_schema_is_refused_and_not_stored(
+    session_service: BaseSessionService,
+) -> None:
+    desk = Desk()
+    runner = await start(
+        _agent(desk, function_call("refund", {"order": "C3"}, id="call-3")), session_service
+    )
+    await send(runner, "refund C3")
+    before = await stored(runner)
+    for wrong in ({"approved": "maybe-later"}, {"note": "no decision"}, {"result": "[1, 2]"}):
+        with pytest.raises(InputValidationError, match="response_schema") as refused:
+            await send(runner, _answer("approve-C3", wrong))
+        assert "maybe-later" not in str(refused.value)  # where and which rule, not the value
+    after = await stored(runner)
+    assert [e.id for e in after.events] == [e.id for e in before.events]
+    assert len(desk.runs) == 1
+    # a matching answer (the bare object, not wrapped in "result") goes through
+    model = ScriptedModel(replies=["Refunded."])
+    replay = Runner(
+        app_name=APP,
+        agent=LlmAgent(name="clerk", model=model, tools=[desk.refund]),
+        session_service=session_service,
+    )
+    events = await send(replay, _answer("approve-C3", {"approved": False}))
+    assert events[1].get_function_responses()[0].response == {
+        "order": "C3",
+        "refunded": False,
+        "note": "",
+    }
 
 
 def _answer_named(request_id: str, name: str, response: dict[str, Any]) -> types.Content:
