@@ -185,7 +185,10 @@ def _calls(events: list[Event], agent_name: str, call_ids: set[str]) -> list[typ
 def _ran_after_first_answer(
     events: list[Event], call: types.FunctionCall, requests: dict[str, str]
 ) -> bool:
-    """Whether ``call`` was run again (it answered, or asked again) after an answer to it."""
+    """Whether ``call`` ran again to its end (answered, or asked again) after an answer.
+
+    A rerun cut short (only its progress committed) did not.
+    """
     asked = {rid for rid, call_id in requests.items() if call_id == call.id}
     answered = False
     for event in events:
@@ -195,8 +198,8 @@ def _ran_after_first_answer(
         if not answered:
             continue
         owner = caller_of(event)
-        if owner is not None and owner[1] == call.id:
-            return True  # its rerun's progress or a new request
+        if owner is not None and owner[1] == call.id and event.get_function_calls():
+            return True  # it asked again
         if any(r.id == call.id for r in event.get_function_responses()):
             return True
     return False

@@ -293,3 +293,50 @@ async def test_an_answer_that_does_not_match_the_schema_is_refused_and_not_store
 def _answer_named(request_id: str, name: str, response: dict[str, Any]) -> types.Content:
     answer = types.FunctionResponse(id=request_id, name=name, response=response)
     return types.Content(role="user", parts=[types.Part(function_response=answer)])
+
+
+class Crash(BaseException):
+    """What a process being killed leaves: nothing catches it."""
+
+
+async def test_a_crash_while_the_answer_runs_is_finished_on_resume(
+    session_service: BaseSessionService,
+) -> None:
+    runs: list[int] = []
+
+    async def deploy(tool_context: ToolContext) -> AsyncIterator[Any]:
+        """Deploy after approval."""
+        runs.append(tool_context.attempt)
+        yield Event(message="preparing")
+        if "go" not in tool_context.resume_inputs:
+            yield RequestInput(interrupt_id="go", message="Deploy?")
+            return
+        if len(runs) == 2:
+            raise Crash  # the process dies while the answered call runs
+        yield {"deployed": tool_context.resume_inputs["go"]}
+
+    def agent(*replies: Any) -> LlmAgent:
+        model = ScriptedModel(replies=list(replies))
+        return LlmAgent(name="ops", model=model, tools=[deploy])
+
+    runner = await start(agent(function_call("deploy", {}, id="call-d")), session_service)
+    await send(runner, "deploy")
+    with pytest.raises(Crash):
+        await send(runner, _answer("go", {"result": "yes"}))
+    [crashed] = await session_service.list_interrupted_invocations(app_name=APP)
+
+    async with twin(session_service) as replica:
+        finisher = agent("Deployed.")
+        resumed = Runner(app_name=APP, agent=finisher, session_service=replica)
+        events = [
+            event
+            async for event in resumed.run_async(
+                user_id="u1", session_id="s1", invocation_id=crashed.invocation_id
+            )
+        ]
+    assert events[-2].get_function_responses()[0].response == {"deployed": "yes"}
+    assert texts(events[-1:]) == ["Deployed."]
+    assert len(runs) == 3
+    assert isinstance(finisher.model, ScriptedModel)
+    [request] = finisher.model.requests
+    assert [c.role for c in request.contents] == ["user", "model", "user"]
