@@ -5,9 +5,9 @@ What it yields is taken in order:
 
 - an :class:`~adk_runtime.events.Event` (``Event(message="Searching…")``) is a progress event:
   it is committed (as a new event, with an id of its own) and yielded upstream at once,
-  authored by the tool, and the tool resumes only
-  after the commit. The state the call wrote before that ``yield`` is committed with it. The
-  model never sees these events; the client does;
+  authored by the tool, and the tool resumes only after the commit. The state the call wrote
+  before that ``yield`` is committed with it. The model never sees these events; the client
+  does. Its ``node_info.path`` is ``<agent>/<tool>@<call id>``;
 - a :class:`~adk_runtime.events.RequestInput` asks the user for input: an
   ``adk_request_input`` call (long-running, the tool's) is committed and the invocation
   pauses; the generator is closed there, and the call has no response yet. When the client
@@ -127,18 +127,23 @@ async def drive(
 def is_progress_event(event: Event) -> bool:
     """Whether ``event`` is a generator tool's progress event or input request.
 
-    The model never sees those.
+    The model never sees those. Their path is ``<agent>/<tool>@<call id>``: an agent's name
+    has no ``@``, where every segment of google-adk's workflow paths has a run id.
     """
-    path = event.node_info.path
-    return "/" in path and event.node_info.name == event.author
+    agent, slash, node = event.node_info.path.partition("/")
+    return (
+        bool(slash and agent)
+        and "@" not in agent
+        and "/" not in node
+        and event.node_info.name == event.author
+    )
 
 
 def caller_of(event: Event) -> tuple[str, str] | None:
     """The agent whose call a generator tool's event belongs to, and that call's id."""
     if not is_progress_event(event):
         return None
-    owner = event.node_info.path.rsplit("/", 1)[0].rsplit("/", 1)[-1]
-    return owner.rpartition("@")[0] or owner, event.node_info.run_id
+    return event.node_info.path.partition("/")[0], event.node_info.run_id
 
 
 def _request(request: RequestInput) -> Event:
