@@ -15,6 +15,7 @@ from typing import TYPE_CHECKING, Any
 
 from adk_runtime.code_executors.base_code_executor import BaseCodeExecutor
 from adk_runtime.code_executors.code_execution_utils import CodeExecutionInput, CodeExecutionResult
+from adk_runtime.environment._process import started
 from adk_runtime.errors import ConfigurationError
 
 if TYPE_CHECKING:
@@ -77,17 +78,19 @@ class UnsafeLocalCodeExecutor(BaseCodeExecutor):
             # rather than an exception here). The code then sees an empty stdin. UTF-8 mode
             # makes its output UTF-8 whatever the machine's locale; its own session lets a
             # kill reach every process it started.
-            process = await asyncio.create_subprocess_exec(
-                sys.executable,
-                "-I",
-                "-X",
-                "utf8",
-                "-",
-                cwd=workdir,
-                stdin=asyncio.subprocess.PIPE,
-                stdout=asyncio.subprocess.PIPE,
-                stderr=asyncio.subprocess.PIPE,
-                start_new_session=True,
+            process = await started(
+                asyncio.create_subprocess_exec(
+                    sys.executable,
+                    "-I",
+                    "-X",
+                    "utf8",
+                    "-",
+                    cwd=workdir,
+                    stdin=asyncio.subprocess.PIPE,
+                    stdout=asyncio.subprocess.PIPE,
+                    stderr=asyncio.subprocess.PIPE,
+                    start_new_session=True,
+                )
             )
             program = code_execution_input.code.encode("utf-8", "surrogatepass")
             try:

@@ -10,7 +10,7 @@ import tempfile
 from pathlib import Path
 
 from adk_runtime.environment._base_environment import BaseEnvironment, ExecutionResult
-from adk_runtime.environment._process import collect
+from adk_runtime.environment._process import collect, started
 
 __all__ = ["LocalEnvironment"]
 
@@ -86,14 +86,16 @@ class LocalEnvironment(BaseEnvironment):
         cancelled, the group is killed, and so is whatever the command left running.
         """
         working_dir = self.working_dir
-        process = await asyncio.create_subprocess_shell(
-            command,
-            stdin=asyncio.subprocess.DEVNULL,
-            stdout=asyncio.subprocess.PIPE,
-            stderr=asyncio.subprocess.PIPE,
-            cwd=working_dir,
-            env={**os.environ, **self._env_vars},
-            start_new_session=True,
+        process = await started(
+            asyncio.create_subprocess_shell(
+                command,
+                stdin=asyncio.subprocess.DEVNULL,
+                stdout=asyncio.subprocess.PIPE,
+                stderr=asyncio.subprocess.PIPE,
+                cwd=working_dir,
+                env={**os.environ, **self._env_vars},
+                start_new_session=True,
+            )
         )
         output = await collect(process, timeout=timeout, limit=self._max_output_bytes)
         if output.timed_out:

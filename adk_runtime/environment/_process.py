@@ -14,8 +14,10 @@ import dataclasses
 import logging
 import os
 import signal
+from collections.abc import Awaitable
+from typing import Any
 
-__all__ = ["ProcessOutput", "collect", "kill_group"]
+__all__ = ["ProcessOutput", "collect", "kill_group", "started"]
 
 logger = logging.getLogger(__name__)
 
@@ -87,6 +89,28 @@ def kill_group(process: asyncio.subprocess.Process) -> None:
             process.kill()
 
 
+async def started(
+    starting: Awaitable[asyncio.subprocess.Process],
+) -> asyncio.subprocess.Process:
+    """The process ``starting`` starts (``asyncio.create_subprocess_*`` with a new session).
+
+    A caller cancelled while the process starts does not leave it running: the start is
+    let finish (it is quick), then the process group is killed and reaped before the
+    cancellation goes on. (Cancelled inside asyncio's start, the process would be killed
+    without its group, and the start would wait until the group's last member closed the
+    pipes, that is until the command ended.)
+    """
+    start = asyncio.ensure_future(starting)
+    try:
+        return await asyncio.shield(start)
+    except asyncio.CancelledError:
+        with contextlib.suppress(Exception):  # it failed to start: nothing to end
+            process = await start
+            kill_group(process)
+            await process.wait()
+        raise
+
+
 async def collect(
     process: asyncio.subprocess.Process, *, timeout: float | None, limit: int
 ) -> ProcessOutput:
@@ -109,6 +133,7 @@ async def collect(
     except asyncio.CancelledError:
         kill_group(process)
         finished.cancel()
+        finished.add_done_callback(_retrieved)  # its cancellation is not an error to log
         raise
     finally:
         kill_group(process)
@@ -125,3 +150,8 @@ async def collect(
         returncode=process.returncode,
         timed_out=timed_out,
     )
+
+
+def _retrieved(future: asyncio.Future[Any]) -> None:
+    if not future.cancelled():
+        future.exception()

@@ -20,7 +20,7 @@ from typing import TYPE_CHECKING, Any
 
 from google.genai import types
 
-from adk_runtime.environment._process import collect
+from adk_runtime.environment._process import collect, started
 from adk_runtime.tools._declaration import function_declaration
 from adk_runtime.tools.base_tool import BaseTool
 
@@ -191,14 +191,16 @@ class ExecuteBashTool(BaseTool):
 
     async def _run(self, argv: list[str]) -> dict[str, Any]:
         try:
-            process = await asyncio.create_subprocess_exec(
-                *argv,
-                cwd=str(self._workspace),
-                stdin=asyncio.subprocess.DEVNULL,
-                stdout=asyncio.subprocess.PIPE,
-                stderr=asyncio.subprocess.PIPE,
-                start_new_session=True,
-                preexec_fn=functools.partial(_set_resource_limits, self._policy),
+            process = await started(
+                asyncio.create_subprocess_exec(
+                    *argv,
+                    cwd=str(self._workspace),
+                    stdin=asyncio.subprocess.DEVNULL,
+                    stdout=asyncio.subprocess.PIPE,
+                    stderr=asyncio.subprocess.PIPE,
+                    start_new_session=True,
+                    preexec_fn=functools.partial(_set_resource_limits, self._policy),
+                )
             )
         except Exception as exc:
             logger.warning("execute_bash could not start a command: %s", type(exc).__name__)

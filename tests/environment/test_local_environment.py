@@ -95,6 +95,39 @@ async def test_a_cancelled_call_kills_the_command(env: LocalEnvironment) -> None
     assert await wait_gone(pid)
 
 
+async def test_a_call_cancelled_while_its_command_starts_ends_the_command(
+    env: LocalEnvironment,
+) -> None:
+    # One loop step in, the task is inside asyncio's start of the shell (forked, its pipes not
+    # connected yet): a cancellation there must still end the whole group, at once, and not
+    # wait for the command (here a minute) to end.
+    marker = f"sleep 61.{os.getpid()}"
+    for steps in (1, 2, 3):
+        task = asyncio.create_task(env.execute(f"{marker} & {marker}; wait"))
+        for _ in range(steps):
+            await asyncio.sleep(0)
+        task.cancel()
+        with pytest.raises(asyncio.CancelledError):
+            await asyncio.wait_for(asyncio.shield(task), timeout=10)
+        assert await asyncio.to_thread(_running, marker) == []
+
+
+def _running(marker: str) -> list[int]:
+    """The pids of live processes whose command line holds ``marker``."""
+    found: list[int] = []
+    for entry in Path("/proc").iterdir():
+        if not entry.name.isdigit():
+            continue
+        try:
+            cmdline = (entry / "cmdline").read_bytes().replace(b"\0", b" ").decode()
+            state = (entry / "stat").read_text().rsplit(")", 1)[1].split()[0]
+        except (OSError, IndexError):
+            continue
+        if marker in cmdline and state != "Z":
+            found.append(int(entry.name))
+    return found
+
+
 async def test_output_is_capped_in_memory(tmp_path: Path, blockbuster: BlockBuster) -> None:
     environment = LocalEnvironment(working_dir=tmp_path, max_output_bytes=1000)
     await environment.initialize()
