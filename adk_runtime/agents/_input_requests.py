@@ -38,22 +38,17 @@ from adk_runtime.tools._request_input_tool import REQUEST_INPUT_FUNCTION_CALL_NA
 if TYPE_CHECKING:
     from adk_runtime.agents.llm_agent import LlmAgent
 
-__all__ = ["asked_by_calls", "check_input_answers", "resume_answered_inputs"]
+__all__ = ["asked_by_calls", "calls_that_asked", "check_input_answers", "resume_answered_inputs"]
 
 
 def asked_by_calls(events: list[Event], agent_name: str, call_ids: set[str]) -> set[str]:
     """The ids of the input requests made in these calls of ``agent_name`` (any answered)."""
-    asked: set[str] = set()
-    for event in events:
-        owner = caller_of(event)
-        if owner is None or owner[0] != agent_name or owner[1] not in call_ids:
-            continue
-        asked |= {
-            call.id
-            for call in event.get_function_calls()
-            if call.id and call.name == REQUEST_INPUT_FUNCTION_CALL_NAME
-        }
-    return asked
+    return {rid for rid, call_id in _requests(events, agent_name).items() if call_id in call_ids}
+
+
+def calls_that_asked(events: list[Event], agent_name: str) -> set[str]:
+    """The ids of ``agent_name``'s calls whose generator tools asked for input."""
+    return set(_requests(events, agent_name).values())
 
 
 async def resume_answered_inputs(
@@ -67,7 +62,8 @@ async def resume_answered_inputs(
     """
     events = ctx.session.events
     index, answers, others = latest_answers(events, REQUEST_INPUT_FUNCTION_CALL_NAME)
-    requests = _requests(events[:index], agent.name, set(answers)) if answers else {}
+    asked = _requests(events[:index], agent.name) if answers else {}
+    requests = {rid: call_id for rid, call_id in asked.items() if rid in answers}
     if not requests:
         return
     calls = _calls(events[:index], agent.name, set(requests.values()))
@@ -158,15 +154,15 @@ def _still_waiting(events: list[Event], agent_name: str, calls: list[types.Funct
     return bool(asked - given)
 
 
-def _requests(events: list[Event], agent_name: str, ids: set[str]) -> dict[str, str]:
-    """The answered requests of ``agent_name``'s tools: request id → the asking call's id."""
+def _requests(events: list[Event], agent_name: str) -> dict[str, str]:
+    """The input requests of ``agent_name``'s tools: request id → the asking call's id."""
     found: dict[str, str] = {}
     for event in events:
         owner = caller_of(event)
         if owner is None or owner[0] != agent_name:
             continue
         for call in event.get_function_calls():
-            if call.id in ids and call.name == REQUEST_INPUT_FUNCTION_CALL_NAME:
+            if call.id and call.name == REQUEST_INPUT_FUNCTION_CALL_NAME:
                 found[call.id] = owner[1]
     return found
 

@@ -421,11 +421,7 @@ async def _rerun_pending(
     answered = _answered_ids(ctx)
     waiting = set(call_event.long_running_tool_ids or set())
     # a call that asked for input is run again by the answer (_input_requests), not here
-    waiting |= {
-        call.id
-        for call in call_event.get_function_calls()
-        if call.id and _input_requests.asked_by_calls(ctx.session.events, agent.name, {call.id})
-    }
+    waiting |= _input_requests.calls_that_asked(ctx.session.events, agent.name)
     pending = [
         call
         for call in call_event.get_function_calls()
