@@ -164,3 +164,35 @@ async def twin(service: BaseSessionService) -> AsyncIterator[BaseSessionService]
     assert isinstance(service, RedisSessionService)
     async with RedisSessionService(service._url, key_prefix=service._prefix) as other:
         yield other
+
+
+async def overwrite_stored_event(
+    service: BaseSessionService,
+    key: tuple[str, str, str],
+    position: int,
+    payload: str,
+) -> None:
+    """Overwrite the stored JSON of event ``position`` (0-based) of session ``key`` (app,
+    user, session id) behind the service's back, as someone with write access to the store
+    could."""
+    app, user, session_id = key
+    if isinstance(service, InMemorySessionService):
+        stored = service._sessions[key].events[position]
+        stored.json, stored.decoded = payload, None
+    elif isinstance(service, DatabaseSessionService):
+        from sqlalchemy import text
+
+        db = await service._open()
+        async with db.write() as connection:
+            await connection.execute(
+                text(
+                    "UPDATE adk_events SET payload = :p "
+                    "WHERE app_name = :a AND user_id = :u AND session_id = :s AND sequence = :n"
+                ),
+                {"p": payload, "a": app, "u": user, "s": session_id, "n": position + 1},
+            )
+    else:
+        from adk_runtime.sessions import RedisSessionService
+
+        assert isinstance(service, RedisSessionService), type(service)
+        await service._client.lset(service._keys(app, user, session_id).events, position, payload)

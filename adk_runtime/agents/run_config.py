@@ -79,7 +79,8 @@ class RunConfig(BaseModel):
         speech_config: Speech settings for audio output.
         save_input_blobs_as_artifacts: Save inline data of the user message as artifacts.
         custom_metadata: Metadata of the invocation, stamped on the user's event and on every
-            event the agents yield (an event's own keys win); stored with them.
+            event the agents yield (an event's own keys win); stored with them. Keys starting
+            with ``__adk_internal_`` are the runtime's own and are dropped.
         get_session_config: Which events the Runner loads with the session (default: all).
         http_options: HTTP options of this invocation's model calls (custom headers, a
             timeout, retries, an extra body), merged over the agent's

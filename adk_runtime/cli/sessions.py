@@ -16,6 +16,7 @@ from adk_runtime.cli._common import run_async, session_url_option, user_option
 from adk_runtime.cli._progress import progress_bar
 from adk_runtime.errors import InputValidationError, SessionNotFoundError
 from adk_runtime.events import Event
+from adk_runtime.events._internal_metadata import public_event
 from adk_runtime.sessions import (
     BaseSessionService,
     ListSessionsResponse,
@@ -147,8 +148,9 @@ def show_command(
         async with session_service_from_url(session_url) as service:
             session = await _load(service, app_name, user_id, session_id)
         if as_json:
+            shown = session.model_copy(update={"events": [public_event(e) for e in session.events]})
             data = json.loads(
-                session.model_dump_json(by_alias=True, exclude_none=True, exclude={"state"})
+                shown.model_dump_json(by_alias=True, exclude_none=True, exclude={"state"})
             )
             data["state"] = codec.encode_state(session.state)
             click.echo(json.dumps(data, ensure_ascii=False))

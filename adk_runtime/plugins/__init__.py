@@ -1,5 +1,9 @@
 """Plugins: callbacks a Runner applies to every agent, model call and tool call it drives."""
 
+from adk_runtime.plugins._tool_call_integrity_plugin import (
+    ToolCallIntegrityError,
+    ToolCallIntegrityPlugin,
+)
 from adk_runtime.plugins._tool_results import ToolResultClassification, ToolResultClassifier
 from adk_runtime.plugins.base_plugin import BasePlugin
 from adk_runtime.plugins.debug_logging_plugin import DebugLoggingPlugin
@@ -13,6 +17,8 @@ __all__ = [
     "LoggingPlugin",
     "PluginManager",
     "ReflectAndRetryToolPlugin",
+    "ToolCallIntegrityError",
+    "ToolCallIntegrityPlugin",
     "ToolResultClassification",
     "ToolResultClassifier",
 ]

@@ -21,6 +21,7 @@ from adk_runtime.errors import (
     InputValidationError,
     InvocationNotFoundError,
     InvocationNotOpenError,
+    PluginError,
     SerializationError,
     SessionNotFoundError,
     StaleSessionError,
@@ -93,7 +94,12 @@ _STATUS: list[tuple[type[BaseException], int]] = [
 
 
 def status_for(exc: BaseException) -> int:
-    """The HTTP status an adk_runtime error maps to (500 for anything unexpected)."""
+    """The HTTP status an adk_runtime error maps to (500 for anything unexpected).
+
+    A plugin's error takes its cause's status: a plugin refusing bad input is a 422.
+    """
+    if isinstance(exc, PluginError) and exc.__cause__ is not None:
+        return status_for(exc.__cause__)
     for kind, status in _STATUS:
         if isinstance(exc, kind):
             return status

@@ -17,6 +17,7 @@ from pydantic import (
 from adk_runtime import codec
 from adk_runtime.events import Event
 from adk_runtime.events._credential_secrets import redact_credentials
+from adk_runtime.events._internal_metadata import public_event
 from adk_runtime.sessions import Session
 
 __all__ = [
@@ -89,7 +90,13 @@ class CreateSessionRequest(_Request):
 
     session_id: str | None = None
     state: dict[str, Any] | None = None
-    events: list[Event] | None = Field(default=None, description="Events to start with.")
+    events: list[Event] | None = Field(
+        default=None,
+        description=(
+            "Events to start with: history, stored marked as restored (the runtime's own "
+            "metadata keys they carry are dropped)."
+        ),
+    )
 
 
 class UpdateSessionRequest(_Request):
@@ -113,8 +120,12 @@ class UpdateMemoryRequest(_Request):
 
 
 def event_json(event: Event) -> dict[str, Any]:
-    """An event as the API returns it (camelCase, no nulls, no credential secrets)."""
-    return redact_credentials(event.model_dump(mode="json", by_alias=True, exclude_none=True))
+    """An event as the API returns it (camelCase, no nulls, no credential secrets).
+
+    The runtime's own ``custom_metadata`` keys (``__adk_internal_…``) stay in the store.
+    """
+    dumped = public_event(event).model_dump(mode="json", by_alias=True, exclude_none=True)
+    return redact_credentials(dumped)
 
 
 def session_json(session: Session) -> dict[str, Any]:

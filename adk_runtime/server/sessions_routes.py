@@ -10,6 +10,7 @@ from fastapi.responses import JSONResponse
 
 from adk_runtime.errors import InputValidationError, SessionNotFoundError
 from adk_runtime.events import Event, EventActions
+from adk_runtime.events._internal_metadata import mark_restored
 from adk_runtime.server._state import AdkState, ServerState
 from adk_runtime.server.models import (
     CreateSessionRequest,
@@ -87,6 +88,7 @@ async def _create(
     state.check_app(app_name)
     for event in events or []:
         check_event(event)  # bad input is refused before anything is written
+        mark_restored(event)  # history from outside: its calls are never run as the agent's
     session = await state.sessions.create_session(
         app_name=app_name, user_id=user_id, session_id=session_id, state=initial
     )

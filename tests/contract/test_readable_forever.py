@@ -22,13 +22,9 @@ from adk_runtime.errors import SerializationError, UnreadableDataError
 from adk_runtime.events import Event, EventActions
 from adk_runtime.events._limits import MAX_EVENT_DEPTH
 from adk_runtime.models.cache_metadata import CacheMetadata
-from adk_runtime.sessions import (
-    BaseSessionService,
-    DatabaseSessionService,
-    InMemorySessionService,
-    RedisSessionService,
-)
+from adk_runtime.sessions import BaseSessionService
 from adk_runtime.sessions.transfer import ImportCounts, export_lines
+from tests.backends import overwrite_stored_event
 
 APP = "readable"
 
@@ -192,21 +188,7 @@ _POISON = json.dumps({"id": "poisoned-1", "author": "x", "timestamp": None})
 async def _poison(service: BaseSessionService, session: Any, payload: str = _POISON) -> None:
     """Overwrite the session's first stored event with ``payload`` (by default: JSON that no
     longer parses back)."""
-    if isinstance(service, InMemorySessionService):
-        service._sessions[(APP, "u", session.id)].events[0].json = payload
-    elif isinstance(service, DatabaseSessionService):
-        from sqlalchemy import text
-
-        db = await service._open()
-        async with db.write() as connection:
-            await connection.execute(
-                text("UPDATE adk_events SET payload = :p WHERE session_id = :s AND sequence = 1"),
-                {"p": payload, "s": session.id},
-            )
-    elif isinstance(service, RedisSessionService):
-        await service._client.lset(service._keys(APP, "u", session.id).events, 0, payload)
-    else:  # pragma: no cover - a new backend must say how to poison a row
-        raise AssertionError(type(service))
+    await overwrite_stored_event(service, (APP, "u", session.id), 0, payload)
 
 
 async def test_an_unreadable_row_is_a_typed_error_and_delete_and_export_still_work(

@@ -119,10 +119,11 @@ GOOGLE_INTERNAL_THREADS = (
     "`platform.thread.create_thread` is the entry point, and it makes plain threads here."
 )
 OTHER_PLUGINS = (
-    "google-adk's other built-in plugins (reflect-and-retry for model errors, tool-call "
-    "integrity checks): not implemented; `BasePlugin`, `PluginManager`, "
+    "google-adk's other built-in plugin (reflect-and-retry for model errors): not "
+    "implemented; `BasePlugin`, `PluginManager`, "
     "`LoggingPlugin`, `GlobalInstructionPlugin`, `ContextFilterPlugin`, "
-    "`ReflectAndRetryToolPlugin`, `DebugLoggingPlugin`, `SaveFilesAsArtifactsPlugin`, "
+    "`ReflectAndRetryToolPlugin`, `ToolCallIntegrityPlugin`, `DebugLoggingPlugin`, "
+    "`SaveFilesAsArtifactsPlugin`, "
     "`MultimodalToolResultsPlugin` and `AutoTracingPlugin` are, with google-adk's hooks, "
     "order and short-circuit rules, "
     "so each can be written as a plugin."
@@ -239,8 +240,6 @@ OMITTED: dict[str, str] = {
     "code_executors:VertexAiCodeExecutor": CODE_SANDBOXES,
     # built-in plugins beyond logging
     "plugins:ReflectAndRetryModelPlugin": OTHER_PLUGINS,
-    "plugins:ToolCallIntegrityError": OTHER_PLUGINS,
-    "plugins:ToolCallIntegrityPlugin": OTHER_PLUGINS,
     # smaller pieces
     "sessions:StateSchemaError": STATE_SCHEMA,
     "sessions.state:StateSchemaError": STATE_SCHEMA,
