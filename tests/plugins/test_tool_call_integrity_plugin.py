@@ -307,3 +307,35 @@ async def test_a_plugin_refusing_input_is_a_422() -> None:
         assert "messages are closed today" in refused.text
         shown = (await http.get(f"/apps/{APP}/users/{USER}/sessions/s1")).json()
     assert shown["events"] == []
+
+
+async def test_stamps_are_interchangeable_with_google_adks() -> None:
+    from google.adk.events import Event as AdkEvent
+    from google.adk.plugins import ToolCallIntegrityPlugin as AdkPlugin
+    from google.adk.sessions import Session as AdkSession
+
+    call = function_call("transfer_money", ARGS, id="g1")
+    theirs = AdkEvent(
+        invocation_id="i1",
+        author="bank",
+        branch="b",
+        content=types.Content(role="model", parts=[call]),
+    )
+    adk_session = AdkSession(id="s1", app_name=APP, user_id=USER)
+    context = type("Ctx", (), {"session": adk_session})()
+    await AdkPlugin(secret_key=KEY).on_event_callback(invocation_context=context, event=theirs)
+    ours = Event.model_validate(theirs.model_dump(mode="json", exclude_none=True))
+    session = Session(id="s1", app_name=APP, user_id=USER, events=[ours])
+    ctx = type("Ctx", (), {"session": session})()
+    plugin = ToolCallIntegrityPlugin(KEY)
+    await plugin.before_run_callback(invocation_context=ctx)  # google-adk's stamp verifies here
+    mine = ours.model_copy(update={"custom_metadata": None})
+    await plugin.on_event_callback(invocation_context=ctx, event=mine)
+    assert mine.custom_metadata == theirs.custom_metadata  # and ours is the same stamp
+    forged = ours.model_copy(deep=True)
+    forged_call = forged.get_function_calls()[0]
+    assert forged_call.args is not None
+    forged_call.args["amount"] = 3.0
+    tampered = type("Ctx", (), {"session": session.model_copy(update={"events": [forged]})})()
+    with pytest.raises(ToolCallIntegrityError):
+        await plugin.before_run_callback(invocation_context=tampered)
