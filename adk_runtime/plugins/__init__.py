@@ -1,5 +1,6 @@
 """Plugins: callbacks a Runner applies to every agent, model call and tool call it drives."""
 
+from adk_runtime.plugins._reflect_retry_model_plugin import ReflectAndRetryModelPlugin
 from adk_runtime.plugins._tool_call_integrity_plugin import (
     ToolCallIntegrityError,
     ToolCallIntegrityPlugin,
@@ -16,6 +17,7 @@ __all__ = [
     "DebugLoggingPlugin",
     "LoggingPlugin",
     "PluginManager",
+    "ReflectAndRetryModelPlugin",
     "ReflectAndRetryToolPlugin",
     "ToolCallIntegrityError",
     "ToolCallIntegrityPlugin",

@@ -118,16 +118,6 @@ GOOGLE_INTERNAL_THREADS = (
     "google-adk's slot for a Google-internal thread factory (None outside Google): "
     "`platform.thread.create_thread` is the entry point, and it makes plain threads here."
 )
-OTHER_PLUGINS = (
-    "google-adk's other built-in plugin (reflect-and-retry for model errors): not "
-    "implemented; `BasePlugin`, `PluginManager`, "
-    "`LoggingPlugin`, `GlobalInstructionPlugin`, `ContextFilterPlugin`, "
-    "`ReflectAndRetryToolPlugin`, `ToolCallIntegrityPlugin`, `DebugLoggingPlugin`, "
-    "`SaveFilesAsArtifactsPlugin`, "
-    "`MultimodalToolResultsPlugin` and `AutoTracingPlugin` are, with google-adk's hooks, "
-    "order and short-circuit rules, "
-    "so each can be written as a plugin."
-)
 
 OMITTED: dict[str, str] = {
     # Live API
@@ -238,8 +228,6 @@ OMITTED: dict[str, str] = {
     "code_executors:ContainerCodeExecutor": CODE_SANDBOXES,
     "code_executors:GkeCodeExecutor": CODE_SANDBOXES,
     "code_executors:VertexAiCodeExecutor": CODE_SANDBOXES,
-    # built-in plugins beyond logging
-    "plugins:ReflectAndRetryModelPlugin": OTHER_PLUGINS,
     # smaller pieces
     "sessions:StateSchemaError": STATE_SCHEMA,
     "sessions.state:StateSchemaError": STATE_SCHEMA,
