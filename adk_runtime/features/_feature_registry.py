@@ -17,6 +17,8 @@ says what it does here:
   built by the runtime's tools carry their parameters as a JSON schema
   (``parameters_json_schema``). Off: as a google-genai ``types.Schema`` (``parameters``),
   Gemini's older form, with ``$ref`` definitions written out in place.
+- ``MCP_AGENT_SERVER`` (on by default, as in google-adk): ``tools.mcp_tool.to_mcp_server``
+  serves an agent over MCP. Off: calling it raises ``RuntimeError``.
 - ``PROGRESSIVE_SSE_STREAMING`` (on by default, as in google-adk): a streamed model reply
   (``StreamingMode.SSE``) arrives as partial chunks of every kind (text, thoughts, function
   calls, streamed function-call arguments) and then one complete reply holding all of its
@@ -54,6 +56,7 @@ class FeatureName(str, enum.Enum):
 
     IN_MEMORY_SESSION_SERVICE_LIGHT_COPY = "IN_MEMORY_SESSION_SERVICE_LIGHT_COPY"
     JSON_SCHEMA_FOR_FUNC_DECL = "JSON_SCHEMA_FOR_FUNC_DECL"
+    MCP_AGENT_SERVER = "MCP_AGENT_SERVER"
     PROGRESSIVE_SSE_STREAMING = "PROGRESSIVE_SSE_STREAMING"
     SKILL_LIFECYCLE = "SKILL_LIFECYCLE"
     SNAKE_CASE_SKILL_NAME = "SNAKE_CASE_SKILL_NAME"
@@ -62,6 +65,7 @@ class FeatureName(str, enum.Enum):
 _DEFAULTS: dict[FeatureName, bool] = {
     FeatureName.IN_MEMORY_SESSION_SERVICE_LIGHT_COPY: False,
     FeatureName.JSON_SCHEMA_FOR_FUNC_DECL: True,
+    FeatureName.MCP_AGENT_SERVER: True,
     FeatureName.PROGRESSIVE_SSE_STREAMING: True,
     FeatureName.SKILL_LIFECYCLE: False,
     FeatureName.SNAKE_CASE_SKILL_NAME: False,

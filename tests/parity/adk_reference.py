@@ -100,17 +100,57 @@ def _collect(
         if isinstance(stmt, (ast.ClassDef, ast.FunctionDef, ast.AsyncFunctionDef)):
             bound.add(stmt.name)
         elif isinstance(stmt, ast.Assign):
-            for target in stmt.targets:
-                if isinstance(target, ast.Name) and target.id == "__all__":
-                    exported.extend(_all_value(stmt.value, dicts))
-                elif isinstance(target, ast.Name):
-                    bound.add(target.id)
+            _assigned(stmt, bound, exported, dicts)
         elif isinstance(stmt, ast.AnnAssign) and isinstance(stmt.target, ast.Name):
             bound.add(stmt.target.id)
+        elif _extends_all(stmt):  # __all__.extend([...]) / .append("x") / += [...]
+            exported.extend(_all_additions(stmt, dicts))
         elif isinstance(stmt, ast.If) and "TYPE_CHECKING" not in ast.unparse(stmt.test):
             _collect(stmt.body + stmt.orelse, bound, exported, dicts)
         elif isinstance(stmt, ast.Try):
             _collect(stmt.body, bound, exported, dicts)
+
+
+def _assigned(
+    stmt: ast.Assign, bound: set[str], exported: list[str], dicts: dict[str, list[str]]
+) -> None:
+    for target in stmt.targets:
+        if isinstance(target, ast.Name) and target.id == "__all__":
+            exported.extend(_all_value(stmt.value, dicts))
+        elif isinstance(target, ast.Name):
+            bound.add(target.id)
+
+
+def _extends_all(stmt: ast.stmt) -> bool:
+    if isinstance(stmt, ast.AugAssign):
+        return isinstance(stmt.target, ast.Name) and stmt.target.id == "__all__"
+    if not (isinstance(stmt, ast.Expr) and isinstance(stmt.value, ast.Call)):
+        return False
+    func = stmt.value.func
+    return (
+        isinstance(func, ast.Attribute)
+        and func.attr in {"extend", "append"}
+        and isinstance(func.value, ast.Name)
+        and func.value.id == "__all__"
+    )
+
+
+def _all_additions(stmt: ast.stmt, dicts: dict[str, list[str]]) -> list[str]:
+    if isinstance(stmt, ast.AugAssign):
+        return _all_value(stmt.value, dicts)
+    assert isinstance(stmt, ast.Expr)
+    assert isinstance(stmt.value, ast.Call)
+    call = stmt.value
+    if not call.args:
+        return []
+    argument = call.args[0]
+    if isinstance(call.func, ast.Attribute) and call.func.attr == "append":
+        return (
+            [argument.value]
+            if isinstance(argument, ast.Constant) and isinstance(argument.value, str)
+            else []
+        )
+    return _all_value(argument, dicts)
 
 
 def _dict_literals(body: list[ast.stmt]) -> dict[str, list[str]]:

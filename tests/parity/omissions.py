@@ -97,8 +97,8 @@ CODE_SANDBOXES = (
     "executors get `CodeExecutionUtils` and `CodeExecutorContext`."
 )
 MCP_EXTRAS = (
-    "MCP pieces beyond client toolsets: serving ADK tools as an MCP server (conversion "
-    "utilities), progress callbacks, custom HTTP client factories, and google-adk's session "
+    "MCP pieces beyond client toolsets and serving an agent: progress callbacks, custom HTTP "
+    "client factories, and google-adk's session "
     "internals (`McpTool` reconnects once by itself; the session task is "
     "`tools/mcp_tool/_connection.py`)."
 )
@@ -203,7 +203,6 @@ OMITTED: dict[str, str] = {
     "tools.openapi_tool": INTEGRATIONS,
     "tools.retrieval": INTEGRATIONS,
     # MCP beyond client toolsets
-    "tools.mcp_tool.conversion_utils": MCP_EXTRAS,
     "tools.mcp_tool.session_context": MCP_EXTRAS,
     "tools.mcp_tool.mcp_session_manager:CheckableMcpHttpClientFactory": MCP_EXTRAS,
     "tools.mcp_tool.mcp_session_manager:retry_on_errors": MCP_EXTRAS,

@@ -14,6 +14,8 @@ except ImportError as exc:  # pragma: no cover - exercised in a subprocess witho
         "pip install 'adk-runtime[mcp]' (or 'adk-runtime[all]')."
     ) from exc
 
+from adk_runtime.tools.mcp_tool._agent_to_mcp import to_mcp_server
+from adk_runtime.tools.mcp_tool.conversion_utils import adk_to_mcp_tool_type, gemini_to_json_schema
 from adk_runtime.tools.mcp_tool.mcp_session_manager import (
     MCPSessionManager,
     SseConnectionParams,
@@ -38,4 +40,7 @@ __all__ = [
     "StdioServerParameters",
     "StreamableHTTPConnectionParams",
     "StreamableHTTPServerParams",
+    "adk_to_mcp_tool_type",
+    "gemini_to_json_schema",
+    "to_mcp_server",
 ]
