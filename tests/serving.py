@@ -8,7 +8,7 @@ import socket
 import subprocess
 import sys
 import time
-from collections.abc import Iterator
+from collections.abc import Container, Iterator
 from pathlib import Path
 
 import httpx
@@ -65,9 +65,10 @@ def running_process(
     *,
     env: dict[str, str] | None = None,
     start_seconds: float = 30,
+    ready_statuses: Container[int] = (200,),
 ) -> Iterator[str]:
     """Run an HTTP server ``command`` on ``port``; yield its base URL once ``ready_path``
-    answers 200; stop it (terminate, then kill) after."""
+    answers with one of ``ready_statuses``; stop it (terminate, then kill) after."""
     proc = subprocess.Popen(
         command,
         cwd=ROOT,
@@ -83,7 +84,7 @@ def running_process(
             if proc.poll() is not None:
                 raise RuntimeError(f"server exited: {proc.stdout.read() if proc.stdout else ''}")
             with contextlib.suppress(httpx.TransportError):
-                if httpx.get(base + ready_path, timeout=1).status_code == 200:
+                if httpx.get(base + ready_path, timeout=1).status_code in ready_statuses:
                     break
             if time.monotonic() > deadline:
                 raise RuntimeError(f"server did not start in {start_seconds:g} s")

@@ -13,6 +13,7 @@ from adk_runtime.cli.chat import chat
 from adk_runtime.cli.db import db
 from adk_runtime.cli.demo import demo
 from adk_runtime.cli.durable import fork_command, interrupted_command, resume
+from adk_runtime.cli.mcp import mcp
 from adk_runtime.cli.serve import serve
 from adk_runtime.cli.sessions import sessions
 
@@ -25,7 +26,7 @@ def main() -> None:
     """adk-runtime: run, inspect and serve durable ADK agents."""
 
 
-for command in (chat, db, demo, serve, sessions, resume):
+for command in (chat, db, demo, mcp, serve, sessions, resume):
     main.add_command(command)
 for command in (interrupted_command, fork_command):
     sessions.add_command(command)

@@ -32,9 +32,11 @@ from adk_runtime.tools.mcp_tool import (
 )
 from adk_runtime.tools.mcp_tool._agent_to_mcp import MCP_USER_ID
 from tests.llm.helpers import send, start, texts
+from tests.serving import free_port, running_process
 from tests.tools.mcp_agent_server import counted
 
 REPO = Path(__file__).resolve().parents[2]
+AGENT = "tests.tools.mcp_agent_server:root_agent"
 PNG = b"\x89PNG\r\n\x1a\n fake"
 
 
@@ -140,12 +142,12 @@ async def test_the_reply_carries_media_and_progress_goes_out_as_notifications() 
     assert server.name == "painter"
 
 
-async def test_over_stdio_our_own_mcp_toolset_drives_a_served_agent(tmp_path: Path) -> None:
+async def test_adk_runtime_mcp_over_stdio_driven_by_our_own_mcp_toolset(tmp_path: Path) -> None:
     url = f"sqlite+aiosqlite:///{tmp_path / 'served.db'}"
     params = StdioConnectionParams(
         server_params=StdioServerParameters(
             command=sys.executable,
-            args=["-m", "tests.tools.mcp_agent_server", url],
+            args=["-m", "adk_runtime.cli", "mcp", "--agent", AGENT, "--session-url", url],
             cwd=str(REPO),
         ),
         timeout=60,
@@ -251,3 +253,20 @@ def test_a_gemini_schema_becomes_json_schema() -> None:
     }
     with pytest.raises(TypeError, match=r"types\.Schema"):
         gemini_to_json_schema({"type": "object"})  # type: ignore[arg-type]
+
+
+async def test_adk_runtime_mcp_over_streamable_http(tmp_path: Path) -> None:
+    url = f"sqlite+aiosqlite:///{tmp_path / 'served.db'}"
+    port = free_port()
+    command = [
+        sys.executable, "-m", "adk_runtime.cli", "mcp", "--agent", AGENT, "--session-url", url,
+        "--transport", "streamable-http", "--port", str(port), "--name", "count",
+    ]  # fmt: skip
+    with running_process(command, port, "/mcp", ready_statuses=range(200, 500)) as base:
+        async with Client(f"{base}/mcp") as client:
+            (tool,) = (await client.list_tools()).tools
+            first = await client.call_tool(tool.name, {"request": "hi"})
+            again = {"request": "again", "session_id": conversation_of(first)}
+            second = await client.call_tool(tool.name, again)
+    assert tool.name == "count"
+    assert text_of(second) == "message 2: again"
