@@ -12,14 +12,15 @@ import importlib
 import os
 import sys
 from collections.abc import Callable, Coroutine
-from typing import Any, TypeVar
+from typing import TYPE_CHECKING, Any, TypeVar
 
 import click
 
-from adk_runtime._foreign import refuse_google_adk
-from adk_runtime.agents import BaseAgent
-from adk_runtime.apps import App
 from adk_runtime.errors import AdkRuntimeError, ConfigurationError, redact_url
+
+if TYPE_CHECKING:  # imported when an agent is loaded: `db` commands start without them
+    from adk_runtime.agents import BaseAgent
+    from adk_runtime.apps import App
 
 __all__ = [
     "SESSION_URL_ENV",
@@ -149,6 +150,10 @@ def load_agent(spec: str) -> BaseAgent | App:
                 "e.g. 'my_app.agent:root_agent'."
             )
         agent = getattr(agent, part)
+    from adk_runtime._foreign import refuse_google_adk
+    from adk_runtime.agents import BaseAgent
+    from adk_runtime.apps import App
+
     refuse_google_adk(f"--agent {spec!r}", agent=agent)
     if not isinstance(agent, BaseAgent | App):
         raise ConfigurationError(
@@ -163,6 +168,8 @@ def runner_root(loaded: BaseAgent | App, app_name: str | None) -> dict[str, Any]
 
     An App brings its plugins; ``--app-name`` (``app_name``) renames either.
     """
+    from adk_runtime.apps import App
+
     if isinstance(loaded, App):
         return {"app": loaded, "app_name": app_name}
     return {"agent": loaded, "app_name": app_name or loaded.name}

@@ -1,32 +1,64 @@
-"""The ``main`` click group: built from the command modules, explicitly.
+"""The ``main`` click group: each command imported only when it runs (or help lists it).
 
 Each command (or command group) lives in its own module and knows nothing of the others.
+Loading them lazily keeps a command's start-up to what it uses: ``db check`` in a deploy
+script does not import the agents, google-genai or the HTTP server.
 """
 
 from __future__ import annotations
+
+import importlib
 
 import click
 
 from adk_runtime import __version__
 from adk_runtime.cli._common import AdkGroup
-from adk_runtime.cli.chat import chat
-from adk_runtime.cli.db import db
-from adk_runtime.cli.demo import demo
-from adk_runtime.cli.durable import fork_command, interrupted_command, resume
-from adk_runtime.cli.mcp import mcp
-from adk_runtime.cli.serve import serve
-from adk_runtime.cli.sessions import sessions
 
 __all__ = ["main"]
 
+_COMMANDS: dict[str, tuple[str, str]] = {
+    "chat": ("adk_runtime.cli.chat", "chat"),
+    "db": ("adk_runtime.cli.db", "db"),
+    "demo": ("adk_runtime.cli.demo", "demo"),
+    "mcp": ("adk_runtime.cli.mcp", "mcp"),
+    "resume": ("adk_runtime.cli.durable", "resume"),
+    "serve": ("adk_runtime.cli.serve", "serve"),
+    "sessions": ("adk_runtime.cli.sessions", "sessions"),
+}
+"""Command name -> (module, attribute)."""
 
-@click.group(cls=AdkGroup, context_settings={"help_option_names": ["-h", "--help"]})
+_SESSIONS_EXTRA: tuple[tuple[str, str], ...] = (
+    ("adk_runtime.cli.durable", "interrupted_command"),
+    ("adk_runtime.cli.durable", "fork_command"),
+)
+"""``sessions`` subcommands that live in other modules."""
+
+
+def _load(module: str, attribute: str) -> click.Command:
+    command: click.Command = getattr(importlib.import_module(module), attribute)
+    return command
+
+
+class _LazyGroup(AdkGroup):
+    """``AdkGroup`` whose commands are imported when asked for."""
+
+    def list_commands(self, ctx: click.Context) -> list[str]:
+        return sorted(_COMMANDS)
+
+    def get_command(self, ctx: click.Context, cmd_name: str) -> click.Command | None:
+        where = _COMMANDS.get(cmd_name)
+        if where is None:
+            return None
+        command = _load(*where)
+        if cmd_name == "sessions" and isinstance(command, click.Group):
+            for module, attribute in _SESSIONS_EXTRA:
+                extra = _load(module, attribute)
+                if extra.name not in command.commands:
+                    command.add_command(extra)
+        return command
+
+
+@click.group(cls=_LazyGroup, context_settings={"help_option_names": ["-h", "--help"]})
 @click.version_option(__version__, prog_name="adk-runtime")
 def main() -> None:
     """adk-runtime: run, inspect and serve durable ADK agents."""
-
-
-for command in (chat, db, demo, mcp, serve, sessions, resume):
-    main.add_command(command)
-for command in (interrupted_command, fork_command):
-    sessions.add_command(command)
