@@ -39,16 +39,23 @@ _FENCE = re.compile(r"^\s*```[a-zA-Z]*\s*\n(?P<body>.*?)\n?```\s*$", re.DOTALL)
 def prepare_request(agent: LlmAgent, request: LlmRequest) -> None:
     """Put the agent's ``output_schema`` on the request.
 
-    Without tools the schema becomes the request's ``response_schema`` (JSON output). With
-    tools, where models cannot combine both, the model is offered ``set_model_response``.
+    The schema becomes the request's ``response_schema`` (JSON output) when the agent has no
+    tools, or its model pairs a response schema with tools
+    (``capabilities.output_schema_and_tools``); otherwise the model is offered
+    ``set_model_response``.
     """
     set_response_schema(agent, request)
     offer_answer_tool(agent, request)
 
 
+def schema_with_tools(agent: LlmAgent) -> bool:
+    """Whether the agent's model takes its response schema together with its tools."""
+    return agent.canonical_model.capabilities.output_schema_and_tools
+
+
 def set_response_schema(agent: LlmAgent, request: LlmRequest) -> None:
-    """An agent with ``output_schema`` and no tools: ask the model for JSON in that schema."""
-    if agent.output_schema is not None and not agent.tools:
+    """Ask the model for JSON in the agent's ``output_schema`` (see :func:`prepare_request`)."""
+    if agent.output_schema is not None and (not agent.tools or schema_with_tools(agent)):
         request.set_output_schema(agent.output_schema)
 
 
@@ -59,6 +66,8 @@ def offer_answer_tool(agent: LlmAgent, request: LlmRequest) -> None:
     """
     schema = agent.output_schema
     if schema is None or not agent.tools or SetModelResponseTool.NAME in request.tools_dict:
+        return
+    if schema_with_tools(agent):  # the schema went on the request itself
         return
     request.append_tools([SetModelResponseTool(schema)])
     request.append_instructions([_WITH_TOOLS_INSTRUCTION])

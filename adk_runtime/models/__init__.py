@@ -9,6 +9,7 @@ from __future__ import annotations
 import importlib
 from typing import TYPE_CHECKING, Any
 
+from adk_runtime.models._capabilities import LlmCapabilities
 from adk_runtime.models._fallback_model import FallbackModel
 from adk_runtime.models.base_llm import BaseLlm
 from adk_runtime.models.gemma_llm import Gemma
@@ -85,6 +86,7 @@ __all__ = [
     "Gemma3Ollama",
     "LLMRegistry",
     "LiteLlm",
+    "LlmCapabilities",
     "LlmRequest",
     "LlmResponse",
 ]

@@ -11,6 +11,7 @@ from typing import ClassVar
 from google.genai import errors
 from pydantic import Field, PrivateAttr, model_validator
 
+from adk_runtime.models._capabilities import LlmCapabilities
 from adk_runtime.models.base_llm import BaseLlm
 from adk_runtime.models.llm_request import LlmRequest
 from adk_runtime.models.llm_response import LlmResponse
@@ -67,6 +68,19 @@ class FallbackModel(BaseLlm):
             )
         self.model = primary
         return self
+
+    @property
+    def capabilities(self) -> LlmCapabilities:
+        """What every one of the models can do.
+
+        The request is built before it is known which model answers it, so a capability
+        counts only when each model has it (google-adk takes the first model's alone, and a
+        backup without it would get a request it cannot serve).
+        """
+        reported = [self._delegate(entry).capabilities for entry in self.models]
+        return LlmCapabilities(
+            output_schema_and_tools=all(c.output_schema_and_tools for c in reported)
+        )
 
     def _delegate(self, entry: str | BaseLlm) -> BaseLlm:
         if isinstance(entry, BaseLlm):

@@ -2,10 +2,12 @@
 
 from __future__ import annotations
 
+import warnings
 from collections.abc import AsyncGenerator
 
 from pydantic import BaseModel, ConfigDict
 
+from adk_runtime.models._capabilities import LlmCapabilities, gemini_output_schema_and_tools
 from adk_runtime.models.llm_request import LlmRequest
 from adk_runtime.models.llm_response import LlmResponse
 
@@ -22,6 +24,26 @@ class BaseLlm(BaseModel):
     model_config = ConfigDict(arbitrary_types_allowed=True)
 
     model: str
+
+    @property
+    def capabilities(self) -> LlmCapabilities:
+        """What this model can do (see :class:`LlmCapabilities`); the flow reads it.
+
+        A model class declares its own by overriding this property (``Gemini``, ``LiteLlm``
+        do). One that does not is judged by its name, as before capabilities existed: a
+        Gemini model name on Vertex AI pairs a response schema with tools, and that guess
+        warns (``FutureWarning``) because it will go.
+        """
+        guessed = gemini_output_schema_and_tools(self.model)
+        if guessed:
+            warnings.warn(
+                f"{type(self).__name__} does not declare its capabilities, so "
+                "output_schema_and_tools is guessed from its model name; override "
+                "BaseLlm.capabilities to declare it.",
+                FutureWarning,
+                stacklevel=3,
+            )
+        return LlmCapabilities(output_schema_and_tools=guessed)
 
     @classmethod
     def supported_models(cls) -> list[str]:

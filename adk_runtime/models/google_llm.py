@@ -14,6 +14,7 @@ from google.genai import errors, types
 
 from adk_runtime.events._cache_metadata import CacheMetadata
 from adk_runtime.models._call_ids import without_client_ids
+from adk_runtime.models._capabilities import LlmCapabilities, gemini_output_schema_and_tools
 from adk_runtime.models._stream_aggregator import StreamingResponseAggregator
 from adk_runtime.models._thought_signatures import (
     signs_calls,
@@ -61,6 +62,11 @@ class Gemini(BaseLlm):
 
     _vertexai: ClassVar[bool | None] = None
     """Vertex AI (True) or the Gemini API (False); None: as the environment says."""
+
+    @property
+    def capabilities(self) -> LlmCapabilities:
+        """Gemini's own report: a response schema with tools on Vertex AI only."""
+        return LlmCapabilities(output_schema_and_tools=gemini_output_schema_and_tools(self.model))
 
     @classmethod
     def supported_models(cls) -> list[str]:

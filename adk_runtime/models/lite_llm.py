@@ -6,6 +6,7 @@ messages. Needs the ``litellm`` extra: ``pip install 'adk-runtime[litellm]'``.
 
 from __future__ import annotations
 
+import functools
 import logging
 import os
 from collections.abc import AsyncGenerator
@@ -14,6 +15,7 @@ from typing import Any
 from google.genai import types
 from pydantic import Field, PrivateAttr
 
+from adk_runtime.models._capabilities import LlmCapabilities
 from adk_runtime.models._litellm_convert import (
     content_to_messages,
     function_declaration_to_tool,
@@ -24,6 +26,7 @@ from adk_runtime.models._litellm_stream import StreamFolder
 from adk_runtime.models.base_llm import BaseLlm
 from adk_runtime.models.llm_request import LlmRequest
 from adk_runtime.models.llm_response import LlmResponse
+from adk_runtime.utils.model_name_utils import is_gemini_model
 
 # LiteLLM fetches its model price list from the internet when imported unless told to use
 # the copy it ships; an application that wants the live list sets the variable itself.
@@ -52,6 +55,26 @@ _GENERATION_PARAMS = {
     "presence_penalty": "presence_penalty",
     "frequency_penalty": "frequency_penalty",
 }
+
+
+@functools.lru_cache(maxsize=256)
+def _pairs_schema_and_tools(model: str, provider: str | None) -> bool:
+    if not model:
+        return False
+    if provider is None:
+        try:
+            provider = litellm.get_llm_provider(model)[1]
+        except Exception:  # a name LiteLLM cannot route: its prefix, if any
+            provider = model.partition("/")[0] if "/" in model else None
+    name = model.partition("/")[2] if provider and model.startswith(f"{provider}/") else model
+    if is_gemini_model(name) and provider != "vertex_ai":
+        return False
+    if provider == "anthropic" or "claude" in name.lower():
+        return False
+    try:
+        return bool(litellm.supports_response_schema(model=name, custom_llm_provider=provider))
+    except Exception:  # LiteLLM does not know the model
+        return False
 
 
 class LiteLLMClient:
@@ -89,6 +112,18 @@ class LiteLlm(BaseLlm):
         fields = {"llm_client": client} if client is not None else {}
         super().__init__(model=model, **fields)
         self._additional_args = {k: v for k, v in kwargs.items() if k not in _MANAGED_ARGS}
+
+    @property
+    def capabilities(self) -> LlmCapabilities:
+        """Whether the routed model pairs a response schema with tools (LiteLLM's model list).
+
+        Gemini outside Vertex AI and Claude (Anthropic's API) do not; otherwise LiteLLM's
+        ``supports_response_schema`` decides, and a model it does not know does not.
+        """
+        provider = self._additional_args.get("custom_llm_provider")
+        return LlmCapabilities(
+            output_schema_and_tools=_pairs_schema_and_tools(self.model, provider)
+        )
 
     @classmethod
     def supported_models(cls) -> list[str]:

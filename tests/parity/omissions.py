@@ -56,11 +56,6 @@ GOOGLE_CLOUD = (
     "Spanner, Pub/Sub, API Hub, Application Integration, Discovery Engine, Google APIs, "
     "Apigee): out of scope; adk_runtime's stores are SQLite, PostgreSQL, Redis and files."
 )
-OTHER_MODELS = (
-    "google-adk's capability and service-tier metadata of models: not implemented (the "
-    "models Gemini, Gemma, Claude, LiteLLM and the FallbackModel wrapper are); any model "
-    "plugs in as a `BaseLlm` subclass registered with `LLMRegistry`."
-)
 MODEL_ADAPTER_INTERNALS = (
     "google-adk's intermediate types inside its Claude, LiteLLM and Gemma adapters (request "
     "wrapper, stream chunk classes, label tables, the text function-call mixin): "
@@ -68,8 +63,8 @@ MODEL_ADAPTER_INTERNALS = (
     "without them."
 )
 INTERACTIONS_API = (
-    "The Gemini Interactions API: not implemented (Gemini context caching is, see "
-    "`App(context_cache_config=...)`)."
+    "The Gemini Interactions API and its service tiers: not implemented (Gemini context "
+    "caching is, see `App(context_cache_config=...)`)."
 )
 FLOW_INTERNALS = (
     "Internals of google-adk's LLM flow (the other request processors, the rest of the "
@@ -169,8 +164,7 @@ OMITTED: dict[str, str] = {
     "models.lite_llm:TYPE_LABELS": MODEL_ADAPTER_INTERNALS,
     "models.lite_llm:TextChunk": MODEL_ADAPTER_INTERNALS,
     "models.lite_llm:UsageMetadataChunk": MODEL_ADAPTER_INTERNALS,
-    "models:LlmCapabilities": OTHER_MODELS,
-    "models:ServiceTier": OTHER_MODELS,
+    "models:ServiceTier": INTERACTIONS_API,
     # the Interactions API
     "models.interactions_utils": INTERACTIONS_API,
     "flows.llm_flows.interactions_processor": INTERACTIONS_API,

@@ -155,11 +155,15 @@ def test_find_context_parameter() -> None:
 
 def test_output_schema_with_tools(monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.setenv("GOOGLE_GENAI_USE_ENTERPRISE", "1")
-    assert can_use_output_schema_with_tools("gemini-2.5-pro")
-    assert can_use_output_schema_with_tools(Gemini(model="gemini-2.5-flash"))
-    assert not can_use_output_schema_with_tools("claude-sonnet-4")
+    with pytest.warns(DeprecationWarning, match="capabilities"):
+        assert can_use_output_schema_with_tools("gemini-2.5-pro")
+    with pytest.warns(DeprecationWarning, match="capabilities"):
+        assert can_use_output_schema_with_tools(Gemini(model="gemini-2.5-flash"))
+    with pytest.warns(DeprecationWarning, match="capabilities"):
+        assert not can_use_output_schema_with_tools("claude-sonnet-4")
     monkeypatch.setenv("GOOGLE_GENAI_USE_ENTERPRISE", "0")
-    assert not can_use_output_schema_with_tools("gemini-2.5-pro")
+    with pytest.warns(DeprecationWarning, match="capabilities"):
+        assert not can_use_output_schema_with_tools("gemini-2.5-pro")
 
 
 def test_feature_decorators(monkeypatch: pytest.MonkeyPatch) -> None:

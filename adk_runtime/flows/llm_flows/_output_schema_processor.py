@@ -1,11 +1,11 @@
 """``google.adk.flows.llm_flows._output_schema_processor`` → here: the answer tool's step.
 
-An agent with an ``output_schema`` and tools cannot ask the model for JSON output (models
-do not combine both), so the flow offers it ``set_model_response``, whose arguments are
-the structured answer, and says so in the system instruction
+An agent with an ``output_schema`` and tools whose model cannot pair a response schema
+with tools (``capabilities.output_schema_and_tools``) is offered ``set_model_response``,
+whose arguments are the structured answer, and told so in the system instruction
 (``adk_runtime.agents._structured_output.offer_answer_tool``, once per request). An agent
-without tools gets the schema as the request's ``response_schema`` in the basic step
-(:mod:`.basic`).
+without tools, or whose model pairs them, gets the schema as the request's
+``response_schema`` in the basic step (:mod:`.basic`).
 """
 
 from __future__ import annotations
