@@ -92,7 +92,7 @@ CODE_SANDBOXES = (
     "executors get `CodeExecutionUtils` and `CodeExecutorContext`."
 )
 MCP_EXTRAS = (
-    "MCP pieces beyond client toolsets and serving an agent: progress callbacks, custom HTTP "
+    "MCP pieces beyond client toolsets and serving an agent: custom HTTP "
     "client factories, and google-adk's session "
     "internals (`McpTool` reconnects once by itself; the session task is "
     "`tools/mcp_tool/_connection.py`)."
@@ -200,8 +200,6 @@ OMITTED: dict[str, str] = {
     "tools.mcp_tool.session_context": MCP_EXTRAS,
     "tools.mcp_tool.mcp_session_manager:CheckableMcpHttpClientFactory": MCP_EXTRAS,
     "tools.mcp_tool.mcp_session_manager:retry_on_errors": MCP_EXTRAS,
-    "tools.mcp_tool.mcp_tool:ProgressCallbackFactory": MCP_EXTRAS,
-    "tools.mcp_tool.mcp_tool:ProgressFnT": MCP_EXTRAS,
     "tools.mcp_tool.mcp_toolset:T": MCP_EXTRAS,
     # storage
     "sessions.migration": STORAGE,

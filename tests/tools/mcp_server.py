@@ -60,6 +60,14 @@ def credentials(ctx: Context) -> dict[str, str]:
     return {name: headers[name] for name in ("authorization", "x-api-key") if name in headers}
 
 
+@server.tool()
+async def count_up(n: int, ctx: Context) -> int:
+    """Counts to n, reporting progress at each step."""
+    for step in range(1, n + 1):
+        await ctx.report_progress(progress=step, total=n, message=f"step {step}")
+    return n
+
+
 @server.resource("memo://menu", name="menu", mime_type="text/plain")
 def menu() -> str:
     """Today's menu."""

@@ -18,6 +18,7 @@ from blockbuster import BlockBuster
 from adk_runtime.agents import LlmAgent
 from adk_runtime.agents.mcp_instruction_provider import McpInstructionProvider
 from adk_runtime.runners import Runner
+from adk_runtime.sessions import BaseSessionService
 from adk_runtime.sessions.memory import InMemorySessionService
 from adk_runtime.testing import ScriptedModel, function_call
 from adk_runtime.tools import BaseTool
@@ -72,6 +73,7 @@ async def test_stdio_tools_are_listed_with_the_servers_declarations(
         tools = await toolset.get_tools()
         assert [t.name for t in tools] == [
             "add",
+            "count_up",
             "crash",
             "credentials",
             "explode",
@@ -120,7 +122,16 @@ async def test_agent_calls_an_mcp_tool_and_runner_close_stops_the_server(
     declared = model.requests[0].config.tools
     assert declared is not None
     names = {d.name for d in declared[0].function_declarations or []}
-    assert names == {"add", "crash", "credentials", "explode", "server_pid", "shout", "whoami"}
+    assert names == {
+        "add",
+        "count_up",
+        "crash",
+        "credentials",
+        "explode",
+        "server_pid",
+        "shout",
+        "whoami",
+    }
     assert alive(pid)
     await runner.close()
     assert not alive(pid)  # stopped and reaped
@@ -178,6 +189,41 @@ async def test_filter_prefix_and_tool_errors(errlog: TextIO) -> None:
     assert responses["srv_explode"] is not None
     assert responses["srv_explode"]["isError"] is True
     assert "exploded: boom" in first_text(responses["srv_explode"])
+
+
+async def test_progress_notifications_reach_a_callback_or_a_factorys(
+    errlog: TextIO, session_service: BaseSessionService
+) -> None:
+    heard: list[tuple[float, float | None, str | None]] = []
+
+    async def on_progress(progress: float, total: float | None, message: str | None) -> None:
+        heard.append((progress, total, message))
+
+    made_for: list[str] = []
+
+    def factory(tool_name: str, *, callback_context: Any = None, **_: Any) -> Any:
+        made_for.append(tool_name)
+
+        async def note(progress: float, total: float | None, message: str | None) -> None:
+            callback_context.state["last_progress"] = f"{progress:g}/{total:g}"
+
+        return note
+
+    for number, callback in enumerate((on_progress, factory)):
+        model = ScriptedModel(replies=[function_call("count_up", {"n": 3}), "counted"])
+        toolset = stdio(errlog, tool_filter=["count_up"], progress_callback=callback)
+        agent = LlmAgent(name="a", model=model, tools=[toolset])
+        runner = await start(agent, session_service, session_id=f"s-{number}")
+        try:
+            events = await send(runner, "count", session_id=f"s-{number}")
+        finally:
+            await runner.close()
+        assert texts(events) == ["counted"]
+    assert heard == [(1, 3, "step 1"), (2, 3, "step 2"), (3, 3, "step 3")]
+    assert made_for == ["count_up"]
+    stored = await session_service.get_session(app_name="app", user_id="u1", session_id="s-1")
+    assert stored is not None
+    assert stored.state["last_progress"] == "3/3"  # written by the callback, committed
 
 
 async def test_a_server_that_cannot_start_leaves_the_agent_without_its_tools(

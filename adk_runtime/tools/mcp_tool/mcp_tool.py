@@ -6,7 +6,7 @@ import asyncio
 import inspect
 import logging
 from collections.abc import Awaitable, Callable
-from typing import TYPE_CHECKING, Any, TypeAlias
+from typing import TYPE_CHECKING, Any, Protocol, TypeAlias, runtime_checkable
 
 from google.genai import types
 from mcp.types import Tool
@@ -19,14 +19,48 @@ from adk_runtime.tools.base_tool import BaseTool
 from adk_runtime.tools.mcp_tool.mcp_session_manager import MCPSessionManager
 
 if TYPE_CHECKING:
+    from adk_runtime.agents.callback_context import CallbackContext
     from adk_runtime.tools.tool_context import ToolContext
 
-__all__ = ["HeaderProvider", "MCPTool", "McpTool"]
+__all__ = ["HeaderProvider", "MCPTool", "McpTool", "ProgressCallbackFactory", "ProgressFnT"]
 
 logger = logging.getLogger(__name__)
 
 HeaderProvider: TypeAlias = Callable[[ReadonlyContext], dict[str, str] | Awaitable[dict[str, str]]]
 """``(readonly_context) -> headers`` for an HTTP server (e.g. the user's token)."""
+
+
+class ProgressFnT(Protocol):
+    """An async callback for a tool call's progress notifications (the SDK's signature).
+
+    Called with the server's ``progress``, its ``total`` (None when unknown) and its
+    ``message`` (None when it sent none), positionally, as each notification arrives.
+    """
+
+    async def __call__(self, progress: float, total: float | None, message: str | None) -> None:
+        """Take one progress notification."""
+        ...
+
+
+@runtime_checkable
+class ProgressCallbackFactory(Protocol):
+    """A plain callable that makes the progress callback of one call (or None for none).
+
+    Called as ``factory(tool_name, callback_context=tool_context)`` before each call, so the
+    callback can see the session and write state (``callback_context.state[...]``: the
+    writes ride on the call's function response event). Accept ``**kwargs``: later versions
+    may pass more.
+    """
+
+    def __call__(
+        self, tool_name: str, *, callback_context: CallbackContext | None = None, **kwargs: Any
+    ) -> ProgressFnT | None:
+        """The callback for a call of ``tool_name``, or None."""
+        ...
+
+
+ProgressCallback: TypeAlias = ProgressFnT | ProgressCallbackFactory
+"""What ``progress_callback`` takes: a callback, or a factory of callbacks."""
 
 
 class McpTool(BaseTool):
@@ -45,13 +79,20 @@ class McpTool(BaseTool):
         mcp_session_manager: MCPSessionManager,
         require_confirmation: RequireConfirmation = False,
         header_provider: HeaderProvider | None = None,
+        progress_callback: ProgressCallback | None = None,
     ) -> None:
-        """Wrap ``mcp_tool`` as listed by the server."""
+        """Wrap ``mcp_tool`` as listed by the server.
+
+        ``progress_callback`` receives the server's progress notifications of each call: an
+        async callback (:class:`ProgressFnT`), or a :class:`ProgressCallbackFactory` that
+        makes one per call.
+        """
         super().__init__(name=mcp_tool.name, description=mcp_tool.description or "")
         self.raw_mcp_tool = mcp_tool
         self._mcp_session_manager = mcp_session_manager
         self._require_confirmation = require_confirmation
         self._header_provider = header_provider
+        self._progress_callback = progress_callback
 
     def _get_declaration(self) -> types.FunctionDeclaration | None:
         schema = self.raw_mcp_tool.input_schema or {}
@@ -74,10 +115,29 @@ class McpTool(BaseTool):
             return refused
         headers = await headers_for(self._header_provider, tool_context)
         name = self.raw_mcp_tool.name
+        progress = self._resolve_progress_callback(tool_context)
         result = await self._mcp_session_manager.run(
-            lambda session: session.call_tool(name, arguments=args), headers
+            lambda session: session.call_tool(name, arguments=args, progress_callback=progress),
+            headers,
         )
         return _as_response(result.model_dump(mode="json", exclude_none=True, by_alias=True))
+
+    def _resolve_progress_callback(self, tool_context: ToolContext) -> ProgressFnT | None:
+        """This call's progress callback: the callback itself, or what the factory makes."""
+        given = self._progress_callback
+        if given is None:
+            return None
+        if _is_async_callable(given):
+            return given  # type: ignore[return-value]
+        factory: ProgressCallbackFactory = given  # type: ignore[assignment]
+        return factory(self.name, callback_context=tool_context)
+
+
+def _is_async_callable(value: object) -> bool:
+    """A coroutine function, or an object whose ``__call__`` is one."""
+    return inspect.iscoroutinefunction(value) or inspect.iscoroutinefunction(
+        getattr(value, "__call__", None)  # noqa: B004 - the method, not callable()
+    )
 
 
 def _as_response(result: dict[str, Any]) -> dict[str, Any]:

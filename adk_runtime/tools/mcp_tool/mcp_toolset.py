@@ -17,7 +17,12 @@ from adk_runtime.tools.base_tool import BaseTool
 from adk_runtime.tools.base_toolset import BaseToolset, ToolPredicate
 from adk_runtime.tools.mcp_tool._params import ConnectionParams
 from adk_runtime.tools.mcp_tool.mcp_session_manager import MCPSessionManager
-from adk_runtime.tools.mcp_tool.mcp_tool import HeaderProvider, McpTool, headers_for
+from adk_runtime.tools.mcp_tool.mcp_tool import (
+    HeaderProvider,
+    McpTool,
+    ProgressCallback,
+    headers_for,
+)
 
 if TYPE_CHECKING:
     from adk_runtime.auth.auth_credential import AuthCredential
@@ -66,6 +71,7 @@ class McpToolset(BaseToolset):
         auth_scheme: AuthScheme | None = None,
         auth_credential: AuthCredential | None = None,
         credential_key: str | None = None,
+        progress_callback: ProgressCallback | None = None,
     ) -> None:
         """Create the toolset (nothing connects until the tools are first needed).
 
@@ -90,11 +96,16 @@ class McpToolset(BaseToolset):
                 client).
             credential_key: Where the credential is kept (default: derived from the scheme
                 and the client).
+            progress_callback: Receives the server's progress notifications of each tool
+                call: an async ``(progress, total, message)`` callback, or a factory
+                ``(tool_name, *, callback_context, **kwargs)`` that makes one per call (see
+                ``mcp_tool.ProgressCallbackFactory``).
         """
         super().__init__(tool_filter=tool_filter, tool_name_prefix=tool_name_prefix)
         self._mcp_session_manager = MCPSessionManager(connection_params, errlog=errlog)
         self._require_confirmation = require_confirmation
         self._header_provider = header_provider
+        self._progress_callback = progress_callback
         self._ttl = tool_list_cache_ttl_seconds
         self._use_mcp_resources = bool(use_mcp_resources)
         self._listed: dict[str, tuple[float, list[Tool]]] = {}
@@ -152,6 +163,7 @@ class McpToolset(BaseToolset):
                 mcp_session_manager=self._mcp_session_manager,
                 require_confirmation=self._require_confirmation,
                 header_provider=self._headers,
+                progress_callback=self._progress_callback,
             )
             if self._is_tool_selected(tool, readonly_context):
                 tools.append(tool)
