@@ -92,8 +92,7 @@ CODE_SANDBOXES = (
     "executors get `CodeExecutionUtils` and `CodeExecutorContext`."
 )
 MCP_EXTRAS = (
-    "MCP pieces beyond client toolsets and serving an agent: custom HTTP "
-    "client factories, and google-adk's session "
+    "MCP pieces beyond client toolsets and serving an agent: google-adk's session "
     "internals (`McpTool` reconnects once by itself; the session task is "
     "`tools/mcp_tool/_connection.py`)."
 )
@@ -198,7 +197,6 @@ OMITTED: dict[str, str] = {
     "tools.retrieval": INTEGRATIONS,
     # MCP beyond client toolsets
     "tools.mcp_tool.session_context": MCP_EXTRAS,
-    "tools.mcp_tool.mcp_session_manager:CheckableMcpHttpClientFactory": MCP_EXTRAS,
     "tools.mcp_tool.mcp_session_manager:retry_on_errors": MCP_EXTRAS,
     "tools.mcp_tool.mcp_toolset:T": MCP_EXTRAS,
     # storage

@@ -12,8 +12,10 @@ from collections.abc import Iterator
 from pathlib import Path
 from typing import Any, TextIO
 
+import pydantic
 import pytest
 from blockbuster import BlockBuster
+from mcp.shared._httpx_utils import create_mcp_http_client
 
 from adk_runtime.agents import LlmAgent
 from adk_runtime.agents.mcp_instruction_provider import McpInstructionProvider
@@ -449,3 +451,35 @@ async def test_http_server_unreachable_is_a_connection_error() -> None:
     assert "secret" not in message
     assert "token=abc" not in message
     await toolset.close()
+
+
+async def test_a_custom_http_client_factory_makes_the_connections_client(
+    http_server: str, sse_server: str
+) -> None:
+    made: list[str] = []
+
+    def factory(
+        headers: dict[str, str] | None = None, timeout: Any = None, auth: Any = None
+    ) -> Any:
+        made.append("client")
+        merged = {**(headers or {}), "x-user": "via-factory"}
+        return create_mcp_http_client(headers=merged, timeout=timeout, auth=auth)
+
+    for params in (
+        StreamableHTTPConnectionParams(url=http_server, timeout=30, httpx_client_factory=factory),
+        SseConnectionParams(url=sse_server, timeout=30, httpx_client_factory=factory),
+    ):
+        toolset = McpToolset(connection_params=params, tool_filter=["whoami"])
+        model = ScriptedModel(replies=[function_call("whoami", {}), "done"])
+        runner = await start(
+            LlmAgent(name="a", model=model, tools=[toolset]), InMemorySessionService()
+        )
+        try:
+            events = await send(runner, "who?")
+        finally:
+            await runner.close()
+        (response,) = events[1].get_function_responses()
+        assert first_text(response.response or {}) == "via-factory"
+    assert len(made) == 2
+    with pytest.raises(pydantic.ValidationError):
+        StreamableHTTPConnectionParams(url=http_server, httpx_client_factory="not callable")  # type: ignore[arg-type]

@@ -20,7 +20,6 @@ from mcp import ClientSession, StdioServerParameters
 from mcp.client.sse import sse_client
 from mcp.client.stdio import stdio_client
 from mcp.client.streamable_http import streamable_http_client
-from mcp.shared._httpx_utils import create_mcp_http_client
 from mcp.shared.exceptions import MCPError
 
 from adk_runtime.tools.mcp_tool._params import (
@@ -120,7 +119,7 @@ class McpConnection:
             return
         # Building an HTTP client reads the CA bundle from disk: done in a worker thread.
         client = await asyncio.to_thread(
-            create_mcp_http_client,
+            params.httpx_client_factory,
             headers=self._headers,
             timeout=httpx2.Timeout(params.timeout, read=params.sse_read_timeout),
         )

@@ -2,13 +2,16 @@
 
 from __future__ import annotations
 
-from typing import Any
+from typing import Any, Protocol, runtime_checkable
 from urllib.parse import urlsplit
 
+import httpx2
 from mcp import StdioServerParameters
+from mcp.shared._httpx_utils import create_mcp_http_client
 from pydantic import BaseModel, ConfigDict
 
 __all__ = [
+    "CheckableMcpHttpClientFactory",
     "ConnectionParams",
     "SseConnectionParams",
     "StdioConnectionParams",
@@ -16,6 +19,27 @@ __all__ = [
     "StreamableHTTPConnectionParams",
     "describe",
 ]
+
+
+@runtime_checkable
+class CheckableMcpHttpClientFactory(Protocol):
+    """What ``httpx_client_factory`` takes: ``(headers, timeout, auth) -> httpx.AsyncClient``.
+
+    The MCP SDK's client-factory signature (``mcp.shared._httpx_utils.create_mcp_http_client``
+    is the default). A factory of your own sets proxies, client certificates (mTLS), a CA
+    bundle or event hooks; it must use the ``headers`` and ``timeout`` it is given (the
+    toolset's headers and the params' timeouts). It is called in a worker thread, since
+    building a client reads certificate files.
+    """
+
+    def __call__(
+        self,
+        headers: dict[str, str] | None = None,
+        timeout: httpx2.Timeout | None = None,
+        auth: httpx2.Auth | None = None,
+    ) -> httpx2.AsyncClient:
+        """A new client for one MCP connection."""
+        ...
 
 
 class StdioConnectionParams(BaseModel):
@@ -39,6 +63,8 @@ class SseConnectionParams(BaseModel):
         headers: HTTP headers sent with every request (e.g. authorization).
         timeout: Seconds allowed to connect and complete the MCP handshake.
         sse_read_timeout: Seconds a call may wait for its answer.
+        httpx_client_factory: Makes the HTTP client of each connection (see
+            :class:`CheckableMcpHttpClientFactory`).
     """
 
     model_config = ConfigDict(arbitrary_types_allowed=True)
@@ -47,6 +73,7 @@ class SseConnectionParams(BaseModel):
     headers: dict[str, Any] | None = None
     timeout: float = 5.0
     sse_read_timeout: float = 300.0
+    httpx_client_factory: CheckableMcpHttpClientFactory = create_mcp_http_client
 
 
 class StreamableHTTPConnectionParams(BaseModel):
@@ -58,6 +85,8 @@ class StreamableHTTPConnectionParams(BaseModel):
         timeout: Seconds allowed to connect and complete the MCP handshake.
         sse_read_timeout: Seconds a call may wait for its answer.
         terminate_on_close: End the server-side MCP session (HTTP DELETE) on close.
+        httpx_client_factory: Makes the HTTP client of each connection (see
+            :class:`CheckableMcpHttpClientFactory`).
     """
 
     model_config = ConfigDict(arbitrary_types_allowed=True)
@@ -67,6 +96,7 @@ class StreamableHTTPConnectionParams(BaseModel):
     timeout: float = 5.0
     sse_read_timeout: float = 300.0
     terminate_on_close: bool = True
+    httpx_client_factory: CheckableMcpHttpClientFactory = create_mcp_http_client
 
 
 ConnectionParams = (

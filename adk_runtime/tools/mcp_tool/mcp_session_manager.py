@@ -16,6 +16,7 @@ from mcp.types import CONNECTION_CLOSED
 
 from adk_runtime.tools.mcp_tool._connection import McpConnection
 from adk_runtime.tools.mcp_tool._params import (
+    CheckableMcpHttpClientFactory,
     ConnectionParams,
     SseConnectionParams,
     StdioConnectionParams,
@@ -24,6 +25,7 @@ from adk_runtime.tools.mcp_tool._params import (
 )
 
 __all__ = [
+    "CheckableMcpHttpClientFactory",
     "MCPSessionManager",
     "SseConnectionParams",
     "SseServerParams",
