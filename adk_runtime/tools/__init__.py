@@ -14,6 +14,7 @@ from adk_runtime.tools.agent_tool import AgentTool
 from adk_runtime.tools.base_tool import BaseTool
 from adk_runtime.tools.base_toolset import BaseToolset
 from adk_runtime.tools.enterprise_search_tool import enterprise_web_search_tool
+from adk_runtime.tools.example_tool import ExampleTool
 from adk_runtime.tools.exit_loop_tool import exit_loop
 from adk_runtime.tools.function_tool import FunctionTool
 from adk_runtime.tools.get_user_choice_tool import get_user_choice_tool
@@ -45,6 +46,7 @@ __all__ = [
     "AgentTool",
     "BaseTool",
     "BaseToolset",
+    "ExampleTool",
     "FunctionTool",
     "LoadMemoryTool",
     "LongRunningFunctionTool",

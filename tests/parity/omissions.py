@@ -41,6 +41,7 @@ LIVE_REFUSED = (
 )
 CONFIG = (
     "The tools' own YAML config classes (`AgentToolConfig`, `McpToolsetConfig`, "
+    "`ExampleToolConfig`, "
     "`BaseTool.from_config`): agent YAML files are loaded "
     "(`agents.config_agent_utils.from_config`) and their `tools:` entries "
     "(`tools.tool_configs.ToolConfig`) take built-in names or dotted paths, with `args` for "
@@ -124,6 +125,7 @@ OMITTED: dict[str, str] = {
     # YAML configuration of tools (agent YAML files are loaded: agents.config_agent_utils)
     "tools.base_tool:SelfTool": CONFIG,
     "tools.agent_tool:AgentToolConfig": CONFIG,
+    "tools.example_tool:ExampleToolConfig": CONFIG,
     "tools.mcp_tool.mcp_toolset:McpToolsetConfig": CONFIG,
     "tools.mcp_tool.mcp_toolset:ALLOW_CONFIG_STDIO_SERVERS_ENV_VAR": CONFIG,
     # workflows, task mode
@@ -185,8 +187,6 @@ OMITTED: dict[str, str] = {
     "tools.agent_simulator": INTEGRATIONS,
     "tools.crewai_tool": INTEGRATIONS,
     "tools.environment_simulation": INTEGRATIONS,
-    "tools.example_tool": INTEGRATIONS,
-    "tools:ExampleTool": INTEGRATIONS,
     "tools.langchain_tool": INTEGRATIONS,
     "tools.model_consult": INTEGRATIONS,
     "tools:ModelConsultContextConfig": INTEGRATIONS,
