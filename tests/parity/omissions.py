@@ -78,7 +78,7 @@ AUTHLIB = (
     "flag to test."
 )
 INTEGRATIONS = (
-    "Other tool families and framework bridges (LangGraph, LangChain, CrewAI, OpenAPI, "
+    "Other tool families and framework bridges (LangGraph, LangChain, CrewAI, "
     "retrieval, simulators, model consult, managed agents): not implemented; each is a "
     "`BaseTool` or `BaseAgent` one can write or port."
 )
@@ -96,6 +96,12 @@ MCP_EXTRAS = (
     "MCP pieces beyond client toolsets and serving an agent: google-adk's session "
     "internals (`McpTool` reconnects once by itself; the session task is "
     "`tools/mcp_tool/_connection.py`)."
+)
+OPENAPI_INTERNALS = (
+    "google-adk's OpenAPI internals (its spec and operation parser classes, auth helpers, "
+    "credential exchangers and tool auth handler): `OpenAPIToolset` and `RestApiTool` are "
+    "here (`tools.openapi_tool`) with a parser of their own, and authenticate through the "
+    "agent's credential flow, as `McpToolset` does."
 )
 STATE_SCHEMA = "Typed state schemas (validating state keys and values): not implemented."
 FILE_VERSION = (
@@ -193,7 +199,7 @@ OMITTED: dict[str, str] = {
     "tools:ModelConsultTool": INTEGRATIONS,
     "plugins:ForceEscalationPlugin": INTEGRATIONS,
     "plugins:ModelConsultObservabilityPlugin": INTEGRATIONS,
-    "tools.openapi_tool": INTEGRATIONS,
+    "tools.openapi_tool": OPENAPI_INTERNALS,
     "tools.retrieval": INTEGRATIONS,
     # MCP beyond client toolsets
     "tools.mcp_tool.session_context": MCP_EXTRAS,
