@@ -29,17 +29,20 @@ def check(condition: bool, what: str) -> None:
     print(f"ok: {what}")
 
 
+def _names_its_extra(module: str, extra: str) -> None:
+    """Importing ``module`` without its extra raises ConfigurationError naming ``extra``."""
+    try:
+        importlib.import_module(module)
+    except ConfigurationError as exc:
+        check(f"adk-runtime[{extra}]" in str(exc), f"{module} names the '{extra}' extra")
+    else:
+        check(False, f"{module} without the '{extra}' extra raises ConfigurationError")
+
+
 def check_optional_imports() -> None:
     """Modules of the extras name their extra; the core modules need none."""
-    try:
-        import adk_runtime.integrations.google_adk  # noqa: F401
-    except ConfigurationError as exc:
-        check(
-            "adk-runtime[google-adk]" in str(exc),
-            "adk_runtime.integrations.google_adk names the 'google-adk' extra",
-        )
-    else:
-        check(False, "adk_runtime.integrations.google_adk without google-adk raises")
+    _names_its_extra("adk_runtime.integrations.google_adk", "google-adk")
+    _names_its_extra("adk_runtime.integrations.langchain", "langchain")
     try:
         exec("from adk_runtime.tools import *", {})
     except Exception as exc:  # reported as a failed check below
@@ -53,12 +56,7 @@ def check_optional_imports() -> None:
         check("adk-runtime[mcp]" in str(exc), "McpToolset names the 'mcp' extra")
     else:
         check(False, "McpToolset without the MCP SDK raises ConfigurationError")
-    try:
-        importlib.import_module("adk_runtime.auth")
-    except ConfigurationError as exc:
-        check("adk-runtime[auth]" in str(exc), "adk_runtime.auth names the 'auth' extra")
-    else:
-        check(False, "adk_runtime.auth without FastAPI's models raises ConfigurationError")
+    _names_its_extra("adk_runtime.auth", "auth")
 
 
 async def main() -> None:

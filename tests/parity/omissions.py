@@ -41,7 +41,7 @@ LIVE_REFUSED = (
 )
 CONFIG = (
     "The tools' own YAML config classes (`AgentToolConfig`, `McpToolsetConfig`, "
-    "`ExampleToolConfig`, "
+    "`ExampleToolConfig`, `LangchainToolConfig`, "
     "`BaseTool.from_config`): agent YAML files are loaded "
     "(`agents.config_agent_utils.from_config`) and their `tools:` entries "
     "(`tools.tool_configs.ToolConfig`) take built-in names or dotted paths, with `args` for "
@@ -78,7 +78,7 @@ AUTHLIB = (
     "flag to test."
 )
 INTEGRATIONS = (
-    "Other tool families and framework bridges (LangGraph, LangChain, CrewAI, "
+    "Other tool families and framework bridges (LangGraph, CrewAI, "
     "retrieval, simulators, model consult, managed agents): not implemented; each is a "
     "`BaseTool` or `BaseAgent` one can write or port."
 )
@@ -193,7 +193,7 @@ OMITTED: dict[str, str] = {
     "tools.agent_simulator": INTEGRATIONS,
     "tools.crewai_tool": INTEGRATIONS,
     "tools.environment_simulation": INTEGRATIONS,
-    "tools.langchain_tool": INTEGRATIONS,
+    "tools.langchain_tool:LangchainToolConfig": CONFIG,
     "tools.model_consult": INTEGRATIONS,
     "tools:ModelConsultContextConfig": INTEGRATIONS,
     "tools:ModelConsultTool": INTEGRATIONS,

@@ -1,0 +1,77 @@
+"""``LangchainTool``: a LangChain tool offered to the model as a function.
+
+The declaration is the LangChain tool's own: its name, description and the JSON schema of
+its arguments (``tool_call_schema``). A call runs ``tool.ainvoke(args)`` (LangChain runs a
+synchronous tool in a worker thread); an object that only has ``run`` / ``_run`` is called
+in a worker thread. A tool with ``return_direct`` ends the turn on its result
+(``skip_summarization``), as in google-adk.
+"""
+
+from __future__ import annotations
+
+import asyncio
+from typing import TYPE_CHECKING, Any
+
+from google.genai import types
+from langchain_core.tools import BaseTool as LangchainBaseTool
+from pydantic import BaseModel
+
+from adk_runtime.tools._declaration import function_declaration
+from adk_runtime.tools.base_tool import BaseTool
+
+if TYPE_CHECKING:
+    from adk_runtime.tools.tool_context import ToolContext
+
+__all__ = ["LangchainTool"]
+
+
+def _arguments_schema(tool: object) -> dict[str, Any] | None:
+    schema: Any = getattr(tool, "tool_call_schema", None) or getattr(tool, "args_schema", None)
+    if isinstance(schema, type) and issubclass(schema, BaseModel):
+        schema = schema.model_json_schema()
+    if not isinstance(schema, dict) or not schema.get("properties"):
+        return None
+    return {key: value for key, value in schema.items() if key not in ("title", "description")}
+
+
+class LangchainTool(BaseTool):
+    """Wraps a LangChain tool (see the module docstring).
+
+    Attributes:
+        tool: The wrapped LangChain tool.
+    """
+
+    def __init__(
+        self, tool: LangchainBaseTool | Any, name: str | None = None, description: str | None = None
+    ) -> None:
+        """Wrap ``tool``; ``name`` and ``description`` replace its own.
+
+        Raises:
+            ValueError: ``tool`` is not a LangChain tool and has no ``run`` / ``_run``.
+        """
+        if not isinstance(tool, LangchainBaseTool) and not (
+            callable(getattr(tool, "run", None)) or callable(getattr(tool, "_run", None))
+        ):
+            raise ValueError(
+                f"{type(tool).__name__} is not a LangChain tool (a langchain_core BaseTool, or "
+                "an object with a run method)."
+            )
+        super().__init__(
+            name=name or getattr(tool, "name", None) or type(tool).__name__,
+            description=description or getattr(tool, "description", None) or "",
+        )
+        self.tool = tool
+
+    def _get_declaration(self) -> types.FunctionDeclaration | None:
+        return function_declaration(self.name, self.description, _arguments_schema(self.tool))
+
+    async def run_async(self, *, args: dict[str, Any], tool_context: ToolContext) -> Any:
+        """Run the LangChain tool with ``args``."""
+        if isinstance(self.tool, LangchainBaseTool):
+            result = await self.tool.ainvoke(args)
+        else:
+            run = getattr(self.tool, "run", None) or self.tool._run
+            result = await asyncio.to_thread(run, **args)
+        if getattr(self.tool, "return_direct", False):
+            tool_context.actions.skip_summarization = True
+        return result
