@@ -43,6 +43,7 @@ def check_optional_imports() -> None:
     """Modules of the extras name their extra; the core modules need none."""
     _names_its_extra("adk_runtime.integrations.google_adk", "google-adk")
     _names_its_extra("adk_runtime.integrations.langchain", "langchain")
+    _names_its_extra("adk_runtime.agents.langgraph_agent", "langgraph")
     try:
         exec("from adk_runtime.tools import *", {})
     except Exception as exc:  # reported as a failed check below

@@ -78,7 +78,7 @@ AUTHLIB = (
     "flag to test."
 )
 INTEGRATIONS = (
-    "Other tool families and framework bridges (LangGraph, CrewAI, "
+    "Other tool families and framework bridges (CrewAI, "
     "retrieval, simulators, model consult, managed agents): not implemented; each is a "
     "`BaseTool` or `BaseAgent` one can write or port."
 )
@@ -187,7 +187,6 @@ OMITTED: dict[str, str] = {
     # tool authentication
     "auth.refresher.oauth2_credential_refresher:AUTHLIB_AVAILABLE": AUTHLIB,
     # other tool families, framework bridges
-    "agents.langgraph_agent": INTEGRATIONS,
     "agents:ManagedAgent": INTEGRATIONS,
     "tools:RemoteMcpServer": INTEGRATIONS,
     "tools.agent_simulator": INTEGRATIONS,
