@@ -23,10 +23,10 @@ from google.genai import types
 
 from adk_runtime.models.llm_request import LlmRequest
 from adk_runtime.models.llm_response import LlmResponse
-from adk_runtime.plugins.base_plugin import BasePlugin
 from adk_runtime.plugins.reflect_retry_tool_plugin import (
     GLOBAL_SCOPE_KEY,
     REFLECT_AND_RETRY_RESPONSE_TYPE,
+    ForgetsInvocationCounts,
     TrackingScope,
 )
 from adk_runtime.tools.function_tool import FunctionTool
@@ -34,7 +34,6 @@ from adk_runtime.utils.content_utils import SKIP_THOUGHT_SIGNATURE_VALIDATOR
 
 if TYPE_CHECKING:
     from adk_runtime.agents.callback_context import CallbackContext
-    from adk_runtime.agents.invocation_context import InvocationContext
 
 __all__ = ["RESERVED_TOOL_CALL_ERROR_TYPE", "ReflectAndRetryModelPlugin"]
 
@@ -44,7 +43,7 @@ RESERVED_TOOL_CALL_ERROR_TYPE = "RESERVED_TOOL_CALL"
 _TOOL = "adk_handle_model_error"
 
 
-class ReflectAndRetryModelPlugin(BasePlugin):
+class ReflectAndRetryModelPlugin(ForgetsInvocationCounts):
     """Turns failed model replies into a reflection step and a retry (see the module docstring)."""
 
     def __init__(
@@ -146,16 +145,6 @@ class ReflectAndRetryModelPlugin(BasePlugin):
             )
         self._failures.get(key, {}).pop(model, None)
         return None
-
-    async def after_run_callback(self, *, invocation_context: InvocationContext) -> None:
-        """Forget the invocation's counts (with ``TrackingScope.INVOCATION``)."""
-        self._failures.pop(invocation_context.invocation_id, None)
-
-    async def on_run_error_callback(
-        self, *, invocation_context: InvocationContext, error: Exception
-    ) -> None:
-        """Forget the failed invocation's counts (with ``TrackingScope.INVOCATION``)."""
-        self._failures.pop(invocation_context.invocation_id, None)
 
     def _scope_key(self, callback_context: CallbackContext) -> str:
         if self.scope is TrackingScope.GLOBAL:

@@ -72,7 +72,23 @@ class ToolFailureResponse(BaseModel):
     reflection_guidance: str = ""
 
 
-class ReflectAndRetryToolPlugin(BasePlugin):
+class ForgetsInvocationCounts(BasePlugin):
+    """A plugin counting failures per scope key that forgets an invocation's when it ends."""
+
+    _failures: dict[str, dict[str, int]]
+
+    async def after_run_callback(self, *, invocation_context: InvocationContext) -> None:
+        """Forget the invocation's counts (with ``TrackingScope.INVOCATION``)."""
+        self._failures.pop(invocation_context.invocation_id, None)
+
+    async def on_run_error_callback(
+        self, *, invocation_context: InvocationContext, error: Exception
+    ) -> None:
+        """Forget the failed invocation's counts (with ``TrackingScope.INVOCATION``)."""
+        self._failures.pop(invocation_context.invocation_id, None)
+
+
+class ReflectAndRetryToolPlugin(ForgetsInvocationCounts):
     """Answers tool failures with guidance for the model, up to a number of retries per tool.
 
     Failures are counted per tool name within a scope (by default the invocation, see
@@ -175,16 +191,6 @@ class ReflectAndRetryToolPlugin(BasePlugin):
         if isinstance(error, asyncio.CancelledError):
             return None
         return self._on_failure(tool, tool_args, tool_context, error)
-
-    async def after_run_callback(self, *, invocation_context: InvocationContext) -> None:
-        """Forget the invocation's counts (with ``TrackingScope.INVOCATION``)."""
-        self._failures.pop(invocation_context.invocation_id, None)
-
-    async def on_run_error_callback(
-        self, *, invocation_context: InvocationContext, error: Exception
-    ) -> None:
-        """Forget the failed invocation's counts (with ``TrackingScope.INVOCATION``)."""
-        self._failures.pop(invocation_context.invocation_id, None)
 
     def _get_scope_key(self, tool_context: ToolContext) -> str:
         """The key failures of this call are counted under (override for another scope).

@@ -36,6 +36,9 @@ from tests.llm.helpers import send, start, texts
 
 REPO = Path(__file__).resolve().parents[2]
 SERVER = ["-m", "tests.tools.mcp_server"]
+SERVER_TOOLS = {
+    "add", "count_up", "crash", "credentials", "explode", "server_pid", "shout", "whoami",
+}  # fmt: skip
 
 
 @pytest.fixture
@@ -73,16 +76,7 @@ async def test_stdio_tools_are_listed_with_the_servers_declarations(
     toolset = stdio(errlog)
     try:
         tools = await toolset.get_tools()
-        assert [t.name for t in tools] == [
-            "add",
-            "count_up",
-            "crash",
-            "credentials",
-            "explode",
-            "server_pid",
-            "shout",
-            "whoami",
-        ]
+        assert [t.name for t in tools] == sorted(SERVER_TOOLS)
         declaration = tools[0]._get_declaration()
         assert declaration is not None
         assert declaration.description == "Add two integers."
@@ -124,16 +118,7 @@ async def test_agent_calls_an_mcp_tool_and_runner_close_stops_the_server(
     declared = model.requests[0].config.tools
     assert declared is not None
     names = {d.name for d in declared[0].function_declarations or []}
-    assert names == {
-        "add",
-        "count_up",
-        "crash",
-        "credentials",
-        "explode",
-        "server_pid",
-        "shout",
-        "whoami",
-    }
+    assert names == SERVER_TOOLS
     assert alive(pid)
     await runner.close()
     assert not alive(pid)  # stopped and reaped

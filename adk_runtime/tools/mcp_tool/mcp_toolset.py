@@ -13,6 +13,7 @@ from mcp.types import PaginatedRequestParams, Tool
 
 from adk_runtime.agents.readonly_context import ReadonlyContext
 from adk_runtime.tools._confirm import RequireConfirmation
+from adk_runtime.tools._toolset_auth import auth_config_for
 from adk_runtime.tools.base_tool import BaseTool
 from adk_runtime.tools.base_toolset import BaseToolset, ToolPredicate
 from adk_runtime.tools.mcp_tool._params import ConnectionParams
@@ -109,15 +110,7 @@ class McpToolset(BaseToolset):
         self._ttl = tool_list_cache_ttl_seconds
         self._use_mcp_resources = bool(use_mcp_resources)
         self._listed: dict[str, tuple[float, list[Tool]]] = {}
-        self._auth_config: AuthConfig | None = None
-        if auth_scheme is not None:
-            from adk_runtime.auth.auth_tool import AuthConfig
-
-            self._auth_config = AuthConfig(
-                auth_scheme=auth_scheme,
-                raw_auth_credential=auth_credential,
-                credential_key=credential_key,
-            )
+        self._auth_config = auth_config_for(auth_scheme, auth_credential, credential_key)
 
     def get_auth_config(self) -> AuthConfig | None:
         """The credential the server needs (from ``auth_scheme``), or None."""

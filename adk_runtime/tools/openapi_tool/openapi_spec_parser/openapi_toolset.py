@@ -16,6 +16,7 @@ import ssl
 from typing import TYPE_CHECKING, Any, Literal
 
 from adk_runtime.errors import ConfigurationError
+from adk_runtime.tools._toolset_auth import auth_config_for
 from adk_runtime.tools.base_tool import BaseTool
 from adk_runtime.tools.base_toolset import BaseToolset, ToolPredicate
 from adk_runtime.tools.openapi_tool.openapi_spec_parser._spec import load_spec, operations
@@ -100,15 +101,7 @@ class OpenAPIToolset(BaseToolset):
         super().__init__(tool_filter=tool_filter, tool_name_prefix=tool_name_prefix)
         document = load_spec(spec_dict, spec_str, spec_str_type)
         base_url = _server_url(document)
-        self._auth_config: AuthConfig | None = None
-        if auth_scheme is not None:
-            from adk_runtime.auth.auth_tool import AuthConfig
-
-            self._auth_config = AuthConfig(
-                auth_scheme=auth_scheme,
-                raw_auth_credential=auth_credential,
-                credential_key=credential_key,
-            )
+        self._auth_config = auth_config_for(auth_scheme, auth_credential, credential_key)
         self._tools = [
             RestApiTool(
                 name=operation.name,
