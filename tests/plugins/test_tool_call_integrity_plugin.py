@@ -339,3 +339,49 @@ async def test_stamps_are_interchangeable_with_google_adks() -> None:
     tampered = type("Ctx", (), {"session": session.model_copy(update={"events": [forged]})})()
     with pytest.raises(ToolCallIntegrityError):
         await plugin.before_run_callback(invocation_context=tampered)
+
+
+class Crash(BaseException):
+    """What a process being killed leaves: nothing catches it."""
+
+
+@pytest.mark.parametrize("tampered", [False, True])
+async def test_a_call_left_by_a_crash_is_rerun_only_as_stamped(
+    session_service: BaseSessionService, tampered: bool
+) -> None:
+    attempts: list[float] = []
+
+    def pay(amount: float) -> dict[str, Any]:
+        """Pay an amount."""
+        attempts.append(amount)
+        if len(attempts) == 1:
+            raise Crash  # the process dies inside the tool: the call stays unanswered
+        return {"paid": amount}
+
+    def app(resumed: bool) -> App:
+        replies: list[Any] = ["paid"] if resumed else [function_call("pay", {"amount": 7}, id="p1")]
+        agent = LlmAgent(name="bank", model=ScriptedModel(replies=replies), tools=[pay])
+        return App(name=APP, root_agent=agent, plugins=[ToolCallIntegrityPlugin(KEY)])
+
+    runner = await runner_on(session_service, app(resumed=False))
+    with pytest.raises(Crash):
+        await send(runner, "pay 7")
+    [crashed] = await session_service.list_interrupted_invocations(app_name=APP)
+    session = await stored(runner)
+    if tampered:
+        position = position_of_call(session.events, "pay")
+        data = json.loads(session.events[position].model_dump_json(by_alias=True))
+        data["content"]["parts"][0]["functionCall"]["args"]["amount"] = 5000
+        await overwrite_stored_event(session_service, (APP, USER, "s1"), position, json.dumps(data))
+    async with twin(session_service) as replica:
+        resumed = Runner(app=app(resumed=True), session_service=replica)
+        run = resumed.run_async(user_id=USER, session_id="s1", invocation_id=crashed.invocation_id)
+        if tampered:
+            with pytest.raises(PluginError) as raised:
+                _ = [event async for event in run]
+            assert isinstance(raised.value.__cause__, ToolCallIntegrityError)
+            assert attempts == [7]  # the changed call never ran
+        else:
+            events = [event async for event in run]
+            assert attempts == [7, 7]
+            assert texts(events) == ["paid"]
