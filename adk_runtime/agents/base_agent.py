@@ -70,6 +70,11 @@ class BaseAgent(BaseModel):
             State written by callbacks rides on the yielded event.
         after_agent_callback: Called after the run; a returned ``Content`` is yielded as a
             last event; state written rides on that event.
+        state_schema: A pydantic model declaring the session-state keys this agent (and its
+            sub-agents, unless they declare their own) writes, and their types: every
+            ``state[key] = value`` in its callbacks and tools is checked, and a key it does
+            not declare or a value that does not fit raises ``StateSchemaError`` with nothing
+            written. Scoped keys (``app:``, ``user:``, ``temp:``) are not checked.
     """
 
     model_config = ConfigDict(extra="forbid", arbitrary_types_allowed=True)
@@ -80,6 +85,7 @@ class BaseAgent(BaseModel):
     sub_agents: list[BaseAgent] = Field(default_factory=list)
     before_agent_callback: BeforeAgentCallback | None = None
     after_agent_callback: AfterAgentCallback | None = None
+    state_schema: type[BaseModel] | None = None
 
     config_type: ClassVar[type[BaseAgentConfig]] = BaseAgentConfig
     """The model that validates this class's YAML files (``config_agent_utils``).
@@ -91,6 +97,15 @@ class BaseAgent(BaseModel):
     """True for agents that continue a resumed invocation from their own committed events
     (``LlmAgent`` and the workflow agents, see :mod:`adk_runtime.agents._resume`). Any other
     agent that already gave its answer in a resumed invocation is not run again."""
+
+    def effective_state_schema(self) -> type[BaseModel] | None:
+        """The ``state_schema`` checking this agent's writes: its own, or its nearest ancestor's."""
+        agent: BaseAgent | None = self
+        while agent is not None:
+            if agent.state_schema is not None:
+                return agent.state_schema
+            agent = agent.parent_agent
+        return None
 
     @model_validator(mode="before")
     @classmethod

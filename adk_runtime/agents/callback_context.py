@@ -14,6 +14,8 @@ from adk_runtime.events.ui_widget import UiWidget
 from adk_runtime.sessions.state import State
 
 if TYPE_CHECKING:
+    from pydantic import BaseModel
+
     from adk_runtime.agents.invocation_context import InvocationContext
     from adk_runtime.artifacts.base import ArtifactVersion, BaseArtifactService
     from adk_runtime.auth.auth_credential import AuthCredential
@@ -43,7 +45,9 @@ class CallbackContext(ReadonlyContext):
         super().__init__(invocation_context)
         self._event_actions = event_actions if event_actions is not None else EventActions()
         self._state = State(
-            value=invocation_context.session.state, delta=self._event_actions.state_delta
+            value=invocation_context.session.state,
+            delta=self._event_actions.state_delta,
+            schema=_schema_of(invocation_context),
         )
 
     @property
@@ -275,3 +279,10 @@ class CallbackContext(ReadonlyContext):
         if service is None:
             raise ServiceNotConfiguredError(f"{missing} Pass memory_service to the Runner.")
         return service
+
+
+def _schema_of(invocation_context: InvocationContext) -> type[BaseModel] | None:
+    """The running agent's ``state_schema`` (its own or an ancestor's), if any."""
+    agent = getattr(invocation_context, "agent", None)
+    finder = getattr(agent, "effective_state_schema", None)
+    return finder() if finder is not None else None

@@ -19,7 +19,7 @@ from adk_runtime.sessions.registry import (
 )
 from adk_runtime.sessions.retention import IdleSession, PruneResult
 from adk_runtime.sessions.session import Session
-from adk_runtime.sessions.state import State
+from adk_runtime.sessions.state import State, StateSchemaError
 
 if TYPE_CHECKING:
     from adk_runtime.sessions.redis import RedisSessionService
@@ -36,6 +36,7 @@ __all__ = [
     "RedisSessionService",
     "Session",
     "State",
+    "StateSchemaError",
     "register_session_backend",
     "session_service_from_url",
     "supported_schemes",

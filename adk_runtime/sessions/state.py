@@ -2,10 +2,56 @@
 
 from __future__ import annotations
 
+import functools
 from collections.abc import Iterator, Mapping
 from typing import Any
 
-__all__ = ["State", "split_state_delta"]
+from pydantic import BaseModel, TypeAdapter, ValidationError
+
+from adk_runtime.errors import AdkRuntimeError
+
+__all__ = ["State", "StateSchemaError", "split_state_delta"]
+
+
+class StateSchemaError(AdkRuntimeError, TypeError):
+    """A state write breaks the agent's ``state_schema``: an undeclared key or a wrong value.
+
+    Nothing of the write is recorded. A ``TypeError``, as in google-adk.
+    """
+
+
+@functools.lru_cache(maxsize=512)
+def _field_adapter(schema: type[BaseModel], key: str) -> TypeAdapter[Any]:
+    """The adapter of one field: its annotation with its constraints (``Field(ge=0)``...)."""
+    return TypeAdapter(schema.model_fields[key].rebuild_annotation())
+
+
+def check_state_write(schema: type[BaseModel], key: str, value: Any) -> None:
+    """Raise :class:`StateSchemaError` unless ``state[key] = value`` fits ``schema``.
+
+    A key with a ``:`` (the ``app:``, ``user:``, ``temp:`` scopes, and the runtime's own
+    ``owner:key`` names) is not checked. The message names the key and what is wrong, never
+    the value itself.
+    """
+    if ":" in key:
+        return
+    fields = schema.model_fields
+    if key not in fields:
+        raise StateSchemaError(
+            f"State key {key!r} is not declared in {schema.__name__} (declared: "
+            f"{sorted(fields)}); declare it there, or use a scoped key such as 'temp:{key}'."
+        )
+    try:
+        _field_adapter(schema, key).validate_python(value)
+    except ValidationError as exc:
+        problems = "; ".join(
+            f"{'.'.join(map(str, e['loc'])) or 'value'}: {e['msg']}"
+            for e in exc.errors(include_input=False, include_url=False)
+        )
+        raise StateSchemaError(
+            f"State key {key!r} does not fit {schema.__name__}.{key} "
+            f"({fields[key].rebuild_annotation()}): {problems}."
+        ) from None
 
 
 class State:
@@ -24,10 +70,21 @@ class State:
     USER_PREFIX = "user:"
     TEMP_PREFIX = "temp:"
 
-    def __init__(self, value: dict[str, Any], delta: dict[str, Any]) -> None:
-        """Create a view over ``value`` (the session's state) that records writes in ``delta``."""
+    def __init__(
+        self,
+        value: dict[str, Any],
+        delta: dict[str, Any],
+        schema: type[BaseModel] | None = None,
+    ) -> None:
+        """Create a view over ``value`` (the session's state) that records writes in ``delta``.
+
+        With ``schema`` (a pydantic model: the agent's ``state_schema``) every assignment is
+        checked first (see :func:`check_state_write`); a write into a container read from the
+        state is not an assignment and is not checked.
+        """
         self._value = value
         self._delta = delta
+        self._schema = schema
 
     def __getitem__(self, key: str) -> Any:
         if key in self._delta:
@@ -35,6 +92,8 @@ class State:
         return self._value[key]
 
     def __setitem__(self, key: str, value: Any) -> None:
+        if self._schema is not None:
+            check_state_write(self._schema, key, value)
         self._value[key] = value
         self._delta[key] = value
 
@@ -63,9 +122,17 @@ class State:
         return self[key]
 
     def update(self, delta: Mapping[str, Any]) -> None:
-        """Write every key of ``delta``."""
+        """Write every key of ``delta`` (checked all first: a refused update writes nothing)."""
+        if self._schema is not None:
+            for key, value in delta.items():
+                check_state_write(self._schema, key, value)
         for key, value in delta.items():
             self[key] = value
+
+    @property
+    def schema(self) -> type[BaseModel] | None:
+        """The pydantic model writes are checked against, or None."""
+        return self._schema
 
     def has_delta(self) -> bool:
         """Return True when something was written through this view."""

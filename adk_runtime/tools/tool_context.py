@@ -10,6 +10,8 @@ from adk_runtime.events.tool_confirmation import ToolConfirmation
 from adk_runtime.sessions.state import State
 
 if TYPE_CHECKING:
+    from pydantic import BaseModel
+
     from adk_runtime.agents.invocation_context import InvocationContext
     from adk_runtime.auth.auth_tool import AuthConfig
 
@@ -47,7 +49,11 @@ class ToolContext(CallbackContext):
         self.function_call_id = function_call_id
         self.tool_confirmation = tool_confirmation
         self.resume_inputs: dict[str, Any] = dict(resume_inputs or {})
-        self._state = _UndoableState(invocation_context.session.state, self.actions.state_delta)
+        self._state = _UndoableState(
+            invocation_context.session.state,
+            self.actions.state_delta,
+            schema=self._state.schema,
+        )
 
     def discard_changes(self) -> None:
         """Forget this call's writes: restore the state it changed and clear its actions.
@@ -148,8 +154,10 @@ _MISSING = object()
 class _UndoableState(State):
     """A state view that remembers the values it overwrote, so the writes can be undone."""
 
-    def __init__(self, value: dict[str, Any], delta: dict[str, Any]) -> None:
-        super().__init__(value, delta)
+    def __init__(
+        self, value: dict[str, Any], delta: dict[str, Any], schema: type[BaseModel] | None = None
+    ) -> None:
+        super().__init__(value, delta, schema)
         self._originals: dict[str, Any] = {}
 
     def __setitem__(self, key: str, value: Any) -> None:

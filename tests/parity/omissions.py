@@ -103,7 +103,6 @@ OPENAPI_INTERNALS = (
     "here (`tools.openapi_tool`) with a parser of their own, and authenticate through the "
     "agent's credential flow, as `McpToolset` does."
 )
-STATE_SCHEMA = "Typed state schemas (validating state keys and values): not implemented."
 FILE_VERSION = (
     "The file store's own metadata model: adk_runtime's file store keeps its own metadata "
     "format, and every store describes versions as `ArtifactVersion`."
@@ -223,8 +222,6 @@ OMITTED: dict[str, str] = {
     "code_executors:GkeCodeExecutor": CODE_SANDBOXES,
     "code_executors:VertexAiCodeExecutor": CODE_SANDBOXES,
     # smaller pieces
-    "sessions:StateSchemaError": STATE_SCHEMA,
-    "sessions.state:StateSchemaError": STATE_SCHEMA,
     "artifacts.file_artifact_service:FileArtifactVersion": FILE_VERSION,
     # Google Cloud stores present as modules that refuse to be built
     "artifacts.gcs_artifact_service": REFUSED_CLOUD,
