@@ -151,6 +151,10 @@ class StoredArtifactService(BaseArtifactService):
     async def _list_keys(self, app_name: str, user_id: str, session_id: str | None) -> list[str]:
         """Return the filenames with at least one version in the session and user scopes."""
 
+    def _describe(self, key: ArtifactKey, record: ArtifactRecord) -> ArtifactVersion:
+        """The public description of one stored version (a store may say more)."""
+        return record.info(self._uri(key, record.version))
+
     def _uri(self, key: ArtifactKey, version: int) -> str:
         where = "" if key.is_user else f"sessions/{key.scope}/"
         return (
@@ -235,7 +239,7 @@ class StoredArtifactService(BaseArtifactService):
     ) -> list[ArtifactVersion]:
         """Describe versions; see :meth:`BaseArtifactService.list_artifact_versions`."""
         key = artifact_key(app_name, user_id, session_id, filename)
-        return [r.info(self._uri(key, r.version)) for r in await self._versions(key)]
+        return [self._describe(key, r) for r in await self._versions(key)]
 
     async def get_artifact_version(
         self,
@@ -252,4 +256,4 @@ class StoredArtifactService(BaseArtifactService):
         records = await self._versions(key)
         if version is not None:
             records = [r for r in records if r.version == version]
-        return records[-1].info(self._uri(key, records[-1].version)) if records else None
+        return self._describe(key, records[-1]) if records else None

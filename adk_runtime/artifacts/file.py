@@ -29,11 +29,30 @@ from pathlib import Path
 from typing import Any
 from urllib.parse import quote, unquote, urlsplit
 
+from google.genai import types
+from pydantic import Field
+
 from adk_runtime.artifacts._store import ArtifactRecord, StoredArtifactService
 from adk_runtime.artifacts._validation import ArtifactKey
+from adk_runtime.artifacts.base import ArtifactVersion
 from adk_runtime.errors import ConfigurationError, redact_url
 
-__all__ = ["FileArtifactService"]
+__all__ = ["FileArtifactService", "FileArtifactVersion"]
+
+
+class FileArtifactVersion(ArtifactVersion):
+    """A file store's version description: also the artifact's filename and display name.
+
+    Attributes:
+        file_name: The filename the artifact was saved under.
+        display_name: The part's ``inline_data.display_name``, when it had one.
+    """
+
+    file_name: str = Field(description="The filename the artifact was saved under.")
+    display_name: str | None = Field(
+        default=None, description="The part's inline_data.display_name, when it had one."
+    )
+
 
 _MAX_SEGMENT = 200  # bytes; file systems allow 255
 _VERSION_FILE = re.compile(r"^(\d{1,19})\.(bin|json|gone)$")
@@ -135,6 +154,16 @@ class FileArtifactService(StoredArtifactService):
     """Artifacts as files under ``root_dir``; safe for many threads and processes."""
 
     uri_scheme = "file"
+
+    def _describe(self, key: ArtifactKey, record: ArtifactRecord) -> FileArtifactVersion:
+        """The version as a :class:`FileArtifactVersion` (its filename and display name)."""
+        part = types.Part.model_validate_json(record.part_json)
+        display = part.inline_data.display_name if part.inline_data is not None else None
+        return FileArtifactVersion(
+            **record.info(self._uri(key, record.version)).model_dump(),
+            file_name=key.filename,
+            display_name=display,
+        )
 
     def __init__(self, root_dir: str | os.PathLike[str]) -> None:
         """Use (and create on first save) the directory ``root_dir``."""

@@ -103,10 +103,6 @@ OPENAPI_INTERNALS = (
     "here (`tools.openapi_tool`) with a parser of their own, and authenticate through the "
     "agent's credential flow, as `McpToolset` does."
 )
-FILE_VERSION = (
-    "The file store's own metadata model: adk_runtime's file store keeps its own metadata "
-    "format, and every store describes versions as `ArtifactVersion`."
-)
 REFUSED_CLOUD = (
     "Google Cloud stores (Vertex AI sessions, Cloud Storage artifacts): out of scope. The "
     "modules exist so that code importing them loads; building `VertexAiSessionService` or "
@@ -221,8 +217,6 @@ OMITTED: dict[str, str] = {
     "code_executors:ContainerCodeExecutor": CODE_SANDBOXES,
     "code_executors:GkeCodeExecutor": CODE_SANDBOXES,
     "code_executors:VertexAiCodeExecutor": CODE_SANDBOXES,
-    # smaller pieces
-    "artifacts.file_artifact_service:FileArtifactVersion": FILE_VERSION,
     # Google Cloud stores present as modules that refuse to be built
     "artifacts.gcs_artifact_service": REFUSED_CLOUD,
     "artifacts:GcsArtifactService": REFUSED_CLOUD,
