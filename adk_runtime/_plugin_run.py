@@ -24,7 +24,6 @@ from adk_runtime.agents.base_agent import BaseAgent
 from adk_runtime.agents.invocation_context import InvocationContext
 from adk_runtime.apps.app import App
 from adk_runtime.events import Event
-from adk_runtime.events._internal_metadata import without_internal_metadata
 from adk_runtime.plugins.base_plugin import BasePlugin
 
 __all__ = ["apply_on_event", "plugin_message", "resolve_app", "run_with_plugins"]
@@ -46,7 +45,6 @@ def run_with_plugins(
     if ctx.plugin_manager.plugins:
         events = _through_plugins(ctx, events)
     metadata = ctx.run_config.custom_metadata if ctx.run_config is not None else None
-    metadata = without_internal_metadata(metadata)  # a caller cannot set the runtime's keys
     if metadata:
         events = _stamped(events, metadata)
     return events

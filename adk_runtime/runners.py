@@ -58,7 +58,6 @@ from adk_runtime.errors import (
     UnsupportedFeatureError,
 )
 from adk_runtime.events import Event
-from adk_runtime.events._internal_metadata import without_internal_metadata
 from adk_runtime.memory.base import BaseMemoryService
 from adk_runtime.memory.in_memory import InMemoryMemoryService
 from adk_runtime.plugins.base_plugin import BasePlugin
@@ -250,8 +249,7 @@ class Runner:
                 event = _turn.user_event(
                     ctx.invocation_id, new_message, state_delta, idempotency_key
                 )
-                metadata = without_internal_metadata(run_config.custom_metadata)
-                event.custom_metadata = metadata or None
+                event.custom_metadata = run_config.custom_metadata or None
                 await check_client_answers(agent, ctx, event)  # a refused answer is not stored
                 result = await self.session_service.commit_event(session, event)
                 if result.already_stored:

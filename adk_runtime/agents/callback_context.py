@@ -14,8 +14,6 @@ from adk_runtime.events.ui_widget import UiWidget
 from adk_runtime.sessions.state import State
 
 if TYPE_CHECKING:
-    from pydantic import BaseModel
-
     from adk_runtime.agents.invocation_context import InvocationContext
     from adk_runtime.artifacts.base import ArtifactVersion, BaseArtifactService
     from adk_runtime.auth.auth_credential import AuthCredential
@@ -47,7 +45,7 @@ class CallbackContext(ReadonlyContext):
         self._state = State(
             value=invocation_context.session.state,
             delta=self._event_actions.state_delta,
-            schema=_schema_of(invocation_context),
+            schema=invocation_context.agent.effective_state_schema(),
         )
 
     @property
@@ -279,10 +277,3 @@ class CallbackContext(ReadonlyContext):
         if service is None:
             raise ServiceNotConfiguredError(f"{missing} Pass memory_service to the Runner.")
         return service
-
-
-def _schema_of(invocation_context: InvocationContext) -> type[BaseModel] | None:
-    """The running agent's ``state_schema`` (its own or an ancestor's), if any."""
-    agent = getattr(invocation_context, "agent", None)
-    finder = getattr(agent, "effective_state_schema", None)
-    return finder() if finder is not None else None

@@ -13,7 +13,6 @@ from adk_runtime.agents._resumability import ResumabilityConfig
 from adk_runtime.agents.run_config import RunConfig
 from adk_runtime.artifacts.base import BaseArtifactService
 from adk_runtime.errors import LlmCallsLimitExceededError, UnsupportedFeatureError
-from adk_runtime.events._internal_metadata import without_internal_metadata
 from adk_runtime.memory.base import BaseMemoryService
 from adk_runtime.models._context_cache_config import ContextCacheConfig
 from adk_runtime.platform import uuid as platform_uuid
@@ -105,9 +104,7 @@ class InvocationContext(BaseModel):
     def model_post_init(self, context: Any, /) -> None:
         """Copy ``run_config.custom_metadata`` to ``_custom_metadata`` (as google-adk does)."""
         if self.run_config.custom_metadata:
-            self._custom_metadata.update(
-                without_internal_metadata(self.run_config.custom_metadata) or {}
-            )
+            self._custom_metadata.update(self.run_config.custom_metadata)
 
     @property
     def is_resumable(self) -> bool:

@@ -23,6 +23,7 @@ from adk_runtime.agents.base_agent import BaseAgent
 from adk_runtime.agents.invocation_context import InvocationContext
 from adk_runtime.errors import ConfigurationError
 from adk_runtime.events import Event
+from adk_runtime.utils.content_utils import extract_text_from_content
 
 try:
     from langchain_core.messages import AIMessage, BaseMessage, HumanMessage, SystemMessage
@@ -45,11 +46,6 @@ def thread_id(app_name: str, user_id: str, session_id: str) -> str:
     """
     key = "|".join(f"{len(part)}:{part}" for part in (app_name, user_id, session_id))
     return hashlib.sha256(key.encode("utf-8")).hexdigest()
-
-
-def _text(event: Event) -> str:
-    parts = event.content.parts if event.content else None
-    return "".join(part.text for part in parts or [] if part.text and not part.thought)
 
 
 def _reply_text(message: Any) -> str:
@@ -111,13 +107,13 @@ class LangGraphAgent(BaseAgent):
                     if latest:
                         break
                     continue
-                text = _text(event)
+                text = extract_text_from_content(event.content)
                 if text:
                     latest.insert(0, HumanMessage(content=text))
             return latest
         conversation: list[BaseMessage] = []
         for event in events:
-            text = _text(event)
+            text = extract_text_from_content(event.content)
             if not text:
                 continue
             if event.author == "user":

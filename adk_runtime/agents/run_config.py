@@ -12,6 +12,7 @@ from google.genai import types
 from pydantic import BaseModel, ConfigDict, Field, field_validator
 
 from adk_runtime.agents._model_config import check_http_options
+from adk_runtime.events._internal_metadata import without_internal_metadata
 from adk_runtime.sessions.base import GetSessionConfig
 
 __all__ = ["DEFAULT_MAX_LLM_CALLS", "RunConfig", "StreamingMode", "ToolThreadPoolConfig"]
@@ -111,6 +112,12 @@ class RunConfig(BaseModel):
     model_input_context: list[types.Content] | None = None
     include_thoughts_from_other_agents: bool = False
     tool_thread_pool_config: ToolThreadPoolConfig | None = None
+
+    @field_validator("custom_metadata")
+    @classmethod
+    def _without_internal_keys(cls, value: dict[str, Any] | None) -> dict[str, Any] | None:
+        """Drop the runtime's own keys (``__adk_internal_…``): a caller cannot set them."""
+        return without_internal_metadata(value)
 
     @field_validator("http_options")
     @classmethod

@@ -2,19 +2,16 @@
 
 from __future__ import annotations
 
-import asyncio
 import inspect
 import logging
-from collections.abc import Awaitable, Callable
 from typing import TYPE_CHECKING, Any, Protocol, TypeAlias, runtime_checkable
 
 from google.genai import types
 from mcp.types import Tool
 
-from adk_runtime import _callbacks
-from adk_runtime.agents.readonly_context import ReadonlyContext
 from adk_runtime.tools._confirm import RequireConfirmation, gate, requires_confirmation
 from adk_runtime.tools._declaration import function_declaration
+from adk_runtime.tools._header_provider import HeaderProvider, headers_for
 from adk_runtime.tools.base_tool import BaseTool
 from adk_runtime.tools.mcp_tool.mcp_session_manager import MCPSessionManager
 
@@ -25,9 +22,6 @@ if TYPE_CHECKING:
 __all__ = ["HeaderProvider", "MCPTool", "McpTool", "ProgressCallbackFactory", "ProgressFnT"]
 
 logger = logging.getLogger(__name__)
-
-HeaderProvider: TypeAlias = Callable[[ReadonlyContext], dict[str, str] | Awaitable[dict[str, str]]]
-"""``(readonly_context) -> headers`` for an HTTP server (e.g. the user's token)."""
 
 
 class ProgressFnT(Protocol):
@@ -151,21 +145,6 @@ def _as_response(result: dict[str, Any]) -> dict[str, Any]:
         if isinstance(item, dict) and "_meta" in item:
             item["meta"] = item.pop("_meta")
     return result
-
-
-async def headers_for(
-    provider: HeaderProvider | None, context: ReadonlyContext | None
-) -> dict[str, str] | None:
-    """The headers ``provider`` gives for ``context`` (None without either)."""
-    if provider is None or context is None:
-        return None
-    if _callbacks.is_async_callable(provider):
-        result = await provider(context)  # type: ignore[misc]
-    else:
-        result = await asyncio.to_thread(provider, context)
-        if inspect.isawaitable(result):
-            result = await result
-    return dict(result)
 
 
 MCPTool = McpTool

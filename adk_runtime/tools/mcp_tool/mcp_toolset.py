@@ -13,17 +13,13 @@ from mcp.types import PaginatedRequestParams, Tool
 
 from adk_runtime.agents.readonly_context import ReadonlyContext
 from adk_runtime.tools._confirm import RequireConfirmation
+from adk_runtime.tools._header_provider import HeaderProvider, headers_for
 from adk_runtime.tools._toolset_auth import auth_config_for
 from adk_runtime.tools.base_tool import BaseTool
 from adk_runtime.tools.base_toolset import BaseToolset, ToolPredicate
 from adk_runtime.tools.mcp_tool._params import ConnectionParams
 from adk_runtime.tools.mcp_tool.mcp_session_manager import MCPSessionManager
-from adk_runtime.tools.mcp_tool.mcp_tool import (
-    HeaderProvider,
-    McpTool,
-    ProgressCallback,
-    headers_for,
-)
+from adk_runtime.tools.mcp_tool.mcp_tool import McpTool, ProgressCallback
 
 if TYPE_CHECKING:
     from adk_runtime.auth.auth_credential import AuthCredential

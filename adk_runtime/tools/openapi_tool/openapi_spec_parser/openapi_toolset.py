@@ -16,12 +16,12 @@ import ssl
 from typing import TYPE_CHECKING, Any, Literal
 
 from adk_runtime.errors import ConfigurationError
+from adk_runtime.tools._header_provider import HeaderProvider
 from adk_runtime.tools._toolset_auth import auth_config_for
 from adk_runtime.tools.base_tool import BaseTool
 from adk_runtime.tools.base_toolset import BaseToolset, ToolPredicate
 from adk_runtime.tools.openapi_tool.openapi_spec_parser._spec import load_spec, operations
 from adk_runtime.tools.openapi_tool.openapi_spec_parser.rest_api_tool import (
-    HeaderProvider,
     HttpxClientFactory,
     OperationEndpoint,
     RestApiTool,

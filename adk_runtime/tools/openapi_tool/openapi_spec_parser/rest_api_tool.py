@@ -9,10 +9,9 @@ act on. Long answers are cut (``MAX_RESPONSE_CHARS``).
 
 from __future__ import annotations
 
-import inspect
 import json
 import ssl
-from collections.abc import Awaitable, Callable
+from collections.abc import Callable
 from typing import TYPE_CHECKING, Any, TypeAlias
 from urllib.parse import quote, urlsplit
 
@@ -21,12 +20,12 @@ from google.genai import types
 from pydantic import BaseModel
 
 from adk_runtime.tools._declaration import function_declaration
+from adk_runtime.tools._header_provider import HeaderProvider, headers_for
 from adk_runtime.tools.base_tool import BaseTool
 from adk_runtime.tools.openapi_tool._network import PrivateNetworkError, check_public
 from adk_runtime.tools.openapi_tool.openapi_spec_parser._spec import Operation
 
 if TYPE_CHECKING:
-    from adk_runtime.agents.readonly_context import ReadonlyContext
     from adk_runtime.auth.auth_tool import AuthConfig
     from adk_runtime.tools.tool_context import ToolContext
 
@@ -34,10 +33,6 @@ __all__ = ["HttpxClientFactory", "OperationEndpoint", "RestApiTool"]
 
 HttpxClientFactory: TypeAlias = Callable[[], httpx.AsyncClient]
 """A zero-argument callable making the client of each call (proxies, mTLS, transports)."""
-
-HeaderProvider: TypeAlias = Callable[
-    ["ReadonlyContext"], dict[str, str] | Awaitable[dict[str, str]]
-]
 
 MAX_RESPONSE_CHARS = 100_000
 """The most characters of a response body handed to the model (and stored with the call)."""
@@ -149,11 +144,7 @@ class RestApiTool(BaseTool):
         return request
 
     async def _add_credentials(self, request: dict[str, Any], tool_context: ToolContext) -> None:
-        if self._header_provider is not None:
-            provided = self._header_provider(tool_context)
-            if inspect.isawaitable(provided):
-                provided = await provided
-            request["headers"].update(provided or {})
+        request["headers"].update(await headers_for(self._header_provider, tool_context) or {})
         config = self._auth_config
         if config is None:
             return
