@@ -22,7 +22,6 @@ if TYPE_CHECKING:
 __all__ = [
     "INTERNAL_METADATA_PREFIX",
     "RESTORED_EVENT_KEY",
-    "internal_metadata",
     "is_restored",
     "mark_restored",
     "public_event",
@@ -62,13 +61,6 @@ def public_metadata(metadata: Mapping[str, Any] | None) -> dict[str, Any] | None
     if metadata is None:
         return None
     return {key: value for key, value in metadata.items() if not _is_internal(key)} or None
-
-
-def internal_metadata(metadata: Mapping[str, Any] | None) -> dict[str, Any]:
-    """Only the internal keys of ``metadata``."""
-    if metadata is None:
-        return {}
-    return {key: value for key, value in metadata.items() if _is_internal(key)}
 
 
 def mark_restored(event: Event) -> Event:
