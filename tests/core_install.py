@@ -44,6 +44,11 @@ def check_optional_imports() -> None:
     _names_its_extra("adk_runtime.integrations.google_adk", "google-adk")
     _names_its_extra("adk_runtime.integrations.langchain", "langchain")
     _names_its_extra("adk_runtime.agents.langgraph_agent", "langgraph")
+    _names_its_extra("adk_runtime.tools.retrieval.llama_index_retrieval", "retrieval")
+    _names_its_extra("adk_runtime.tools.retrieval.files_retrieval", "retrieval")
+    from adk_runtime.tools.retrieval import BaseRetrievalTool
+
+    check(BaseRetrievalTool.__name__ == "BaseRetrievalTool", "BaseRetrievalTool needs no extra")
     try:
         exec("from adk_runtime.tools import *", {})
     except Exception as exc:  # reported as a failed check below

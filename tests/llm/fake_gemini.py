@@ -5,8 +5,11 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import datetime
+import hashlib
 import itertools
 import json
+import math
+import re
 from collections.abc import AsyncIterator
 from typing import Any
 
@@ -35,8 +38,33 @@ def error_body(code: int, status: str, message: str) -> dict[str, Any]:
     return {"error": {"code": code, "status": status, "message": message}}
 
 
+EMBEDDING_DIMENSIONS = 64
+
+
+def word_vector(text: str) -> list[float]:
+    """The fake's embedding of ``text``: its words hashed into a unit vector (bag of words).
+
+    Texts sharing words are close, unrelated texts nearly orthogonal: enough for a vector
+    index to find the right passage, and the same on every run.
+    """
+    vector = [0.0] * EMBEDDING_DIMENSIONS
+    for word in re.findall(r"[a-z0-9]+", text.lower()):
+        digest = hashlib.sha256(word.encode()).digest()
+        vector[int.from_bytes(digest[:4], "big") % EMBEDDING_DIMENSIONS] += 1.0
+    norm = math.sqrt(sum(value * value for value in vector)) or 1.0
+    return [value / norm for value in vector]
+
+
+def _embedding_texts(body: dict[str, Any]) -> list[str]:
+    contents = [request["content"] for request in body.get("requests", [body])]
+    return [" ".join(part.get("text", "") for part in c.get("parts", [])) for c in contents]
+
+
 class FakeGemini(LoopbackServer):
     """Answers queued replies in order: ``(status, body)`` or ``("sse", [bodies])``.
+
+    Embedding requests (``:embedContent``, ``:batchEmbedContents``) are answered at once with
+    ``word_vector`` of each text, without a queued reply (and recorded in ``requests``).
 
     It also keeps cached content as Gemini does (``cachedContents`` create, get, delete;
     every such call recorded in ``cache_calls``): a generate request naming a cache it does
@@ -122,6 +150,12 @@ class FakeGemini(LoopbackServer):
     async def _handle(self, request: Request) -> Response:
         body = json.loads(await request.body())
         self.requests.append((request.url.path, body))
+        action = request.path_params["action"]
+        if action.endswith((":embedContent", ":batchEmbedContents")):
+            embeddings = [{"values": word_vector(text)} for text in _embedding_texts(body)]
+            if action.endswith(":embedContent"):
+                return JSONResponse({"embedding": embeddings[0]})
+            return JSONResponse({"embeddings": embeddings})
         refused = self._refuse_cache_use(body)
         if refused is not None:
             return refused

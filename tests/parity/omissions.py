@@ -79,7 +79,7 @@ AUTHLIB = (
 )
 INTEGRATIONS = (
     "Other tool families and framework bridges (CrewAI, "
-    "retrieval, simulators, model consult, managed agents): not implemented; each is a "
+    "simulators, model consult, managed agents): not implemented; each is a "
     "`BaseTool` or `BaseAgent` one can write or port."
 )
 STORAGE = (
@@ -134,6 +134,8 @@ OMITTED: dict[str, str] = {
     # Google Cloud
     "memory.vertex_ai_memory_bank_service": GOOGLE_CLOUD,
     "memory.vertex_ai_rag_memory_service": GOOGLE_CLOUD,
+    "tools.retrieval.vertex_ai_rag_retrieval": GOOGLE_CLOUD,
+    "tools.retrieval:VertexAiRagRetrieval": GOOGLE_CLOUD,
     "memory:VertexAiMemoryBankService": GOOGLE_CLOUD,
     "memory:VertexAiRagMemoryService": GOOGLE_CLOUD,
     "plugins.bigquery_agent_analytics_plugin": GOOGLE_CLOUD,
@@ -194,7 +196,6 @@ OMITTED: dict[str, str] = {
     "plugins:ForceEscalationPlugin": INTEGRATIONS,
     "plugins:ModelConsultObservabilityPlugin": INTEGRATIONS,
     "tools.openapi_tool": OPENAPI_INTERNALS,
-    "tools.retrieval": INTEGRATIONS,
     # MCP beyond client toolsets
     "tools.mcp_tool.session_context": MCP_EXTRAS,
     "tools.mcp_tool.mcp_session_manager:retry_on_errors": MCP_EXTRAS,
