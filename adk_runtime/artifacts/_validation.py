@@ -1,8 +1,12 @@
 r"""Checks on artifact keys, shared by every artifact store.
 
 The rules are the same on every store, so a name accepted in memory is accepted on disk and
-in a database: ids are one path segment (no ``/``, ``\\``, ``.`` or ``..``), filenames are
-relative names whose ``/``-separated parts are never empty, ``.`` or ``..``.
+in a database. Ids are those the session stores accept, and may be namespaced
+(``group/alice``, ``DOMAIN\\alice``, as in google-adk) but never absolute, never with a
+``.`` or ``..`` part and never with a part naming a level of an artifact URI (``apps``,
+``users``, ...): the file store percent-encodes each id into one directory name, so an id
+never reaches outside its own folder. Filenames are relative names whose ``/``-separated
+parts are never empty, ``.`` or ``..``.
 """
 
 from __future__ import annotations
@@ -35,11 +39,9 @@ class ArtifactKey:
 
 
 def validate_segment(value: Any, what: str) -> str:
-    """Validate an id that must be usable as one path segment."""
+    """Validate an id that names a level of an artifact's address (see the module docstring)."""
     validate_id(value, what)
     validate_path_segment(value, what)
-    if "/" in value or "\\" in value or value in (".", ".."):
-        raise InputValidationError(f"{what} must not contain '/' or '\\' nor be '.' or '..'.")
     return str(value)
 
 

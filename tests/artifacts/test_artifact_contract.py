@@ -205,7 +205,22 @@ BAD_FILENAMES = [
     "x" * 256,
     b"bytes-name",
 ]
-BAD_IDS = ["..", ".", "a/b", "../x", "a\\b", "", "nul\x00", "x" * 129, None, 7]
+BAD_IDS = [
+    "..",
+    ".",
+    "../x",
+    "a/../b",
+    "a\\..\\b",
+    "/abs",
+    "\\abs",
+    "C:x",
+    "a/users/b",
+    "",
+    "nul\x00",
+    "x" * 129,
+    None,
+    7,
+]
 
 
 async def test_bad_filenames_are_rejected_and_write_nothing(
@@ -222,6 +237,29 @@ async def test_bad_filenames_are_rejected_and_write_nothing(
         with pytest.raises(InputValidationError):
             await artifact_service.list_versions(filename=filename, **where)
     assert await artifact_service.list_artifact_keys(**where) == []
+
+
+async def test_namespaced_ids_are_kept_apart_from_each_other_and_their_prefixes(
+    artifact_service: BaseArtifactService,
+) -> None:
+    # ids that the session stores accept and google-adk allows: "group/user", "DOMAIN\\user"
+    users = ["group/alice", "group", "group%2Falice", "DOMAIN\\alice", "DOMAIN"]
+    for index, user in enumerate(users):
+        await save(artifact_service, "a.txt", bytes([index]), user_id=user)
+        await save(artifact_service, "user:p.txt", bytes([index]), user_id=user, session_id=None)
+    await save(artifact_service, "a.txt", b"nested", app_name="org/app", session_id="t/1")
+    for index, user in enumerate(users):
+        assert await load(artifact_service, "a.txt", user_id=user) == bytes([index])
+        assert await load(artifact_service, "user:p.txt", user_id=user, session_id=None) == bytes(
+            [index]
+        )
+        keys = await artifact_service.list_artifact_keys(
+            app_name=APP, user_id=user, session_id=SESSION
+        )
+        assert sorted(keys) == ["a.txt", "user:p.txt"]
+    assert await load(artifact_service, "a.txt", app_name="org/app", session_id="t/1") == b"nested"
+    assert await load(artifact_service, "a.txt", app_name="org", session_id="t/1") is None
+    assert await load(artifact_service, "a.txt", app_name="org/app", session_id="t") is None
 
 
 async def test_bad_ids_are_rejected_and_write_nothing(
