@@ -6,6 +6,7 @@ from collections.abc import Mapping, Sequence
 from typing import TYPE_CHECKING, Any
 
 from google.genai import types
+from pydantic import BaseModel
 
 from adk_runtime.agents.readonly_context import ReadonlyContext
 from adk_runtime.errors import ServiceNotConfiguredError
@@ -24,6 +25,18 @@ if TYPE_CHECKING:
     from adk_runtime.memory.base import BaseMemoryService, MemoryEntry, SearchMemoryResponse
 
 __all__ = ["CallbackContext"]
+
+
+def _state_schema(invocation_context: InvocationContext) -> type[BaseModel] | None:
+    """The agent's ``state_schema``; None for a context without a real agent.
+
+    Tests of tools and callbacks often build contexts on a ``Mock(spec=InvocationContext)``
+    with no ``agent``, as google-adk allows: such a context checks no schema.
+    """
+    agent = getattr(invocation_context, "agent", None)
+    effective = getattr(agent, "effective_state_schema", None)
+    schema = effective() if callable(effective) else None
+    return schema if isinstance(schema, type) and issubclass(schema, BaseModel) else None
 
 
 class CallbackContext(ReadonlyContext):
@@ -45,7 +58,7 @@ class CallbackContext(ReadonlyContext):
         self._state = State(
             value=invocation_context.session.state,
             delta=self._event_actions.state_delta,
-            schema=invocation_context.agent.effective_state_schema(),
+            schema=_state_schema(invocation_context),
         )
 
     @property

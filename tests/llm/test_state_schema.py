@@ -99,3 +99,22 @@ def test_the_state_view_checks_assignments_and_updates_whole() -> None:
     assert delta == {"items": ["a"]}  # the refused update wrote none of its keys
     state["temp:anything"] = object()
     assert isinstance(StateSchemaError("x"), TypeError)
+
+
+async def test_a_tool_runs_on_a_test_double_context_without_an_agent() -> None:
+    # what tool unit tests often do (google-adk's own among them): a context on a spec'd Mock
+    from unittest import mock
+
+    from adk_runtime.agents.invocation_context import InvocationContext
+    from adk_runtime.sessions import Session
+    from adk_runtime.tools import FunctionTool
+
+    invocation = mock.MagicMock(spec=InvocationContext)
+    invocation.session = Session(id="s", app_name="a", user_id="u", state={"items": ["x"]})
+    context = ToolContext(invocation)
+    result = await FunctionTool(add_item).run_async(
+        args={"item": "pen", "price": 2.5}, tool_context=context
+    )
+    assert result == {"ok": True}
+    assert context.state["items"] == ["x", "pen"]
+    assert context.actions.state_delta["total"] == 2.5
