@@ -80,7 +80,8 @@ AUTHLIB = (
 INTEGRATIONS = (
     "Other tool families and framework bridges (CrewAI, "
     "simulators, model consult, managed agents): not implemented; each is a "
-    "`BaseTool` or `BaseAgent` one can write or port."
+    "`BaseTool` or `BaseAgent` one can write or port. CrewAI 1.15 requires the MCP SDK 1.x "
+    "and pydantic below 2.13, which cannot be installed beside the `mcp` extra (MCP SDK 2)."
 )
 STORAGE = (
     "google-adk's own storage schemas, SQL text and migration scripts: adk_runtime's tables "
