@@ -9,12 +9,14 @@ module stays the loop (load, append, run, commit, yield). What a resumed agent d
 
 from __future__ import annotations
 
+import asyncio
 import contextlib
 from collections.abc import AsyncGenerator
 from contextlib import aclosing
 from typing import TYPE_CHECKING
 
 from adk_runtime import telemetry
+from adk_runtime._abort import sealing_events, until_aborted
 from adk_runtime._plugin_run import run_with_plugins
 from adk_runtime._turn import agent_resumed, function_call_event, without_temp
 from adk_runtime.agents import _resume, _rewind
@@ -27,9 +29,11 @@ from adk_runtime.sessions.invocations import OpenInvocation
 from adk_runtime.sessions.session import Session
 
 if TYPE_CHECKING:
+    from adk_runtime.agents.invocation_context import InvocationContext
     from adk_runtime.runners import Runner
 
 __all__ = [
+    "commit_agent_events",
     "continue_invocation",
     "finish_interrupted",
     "resume_async",
@@ -39,7 +43,12 @@ __all__ = [
 
 
 async def resume_async(
-    runner: Runner, user_id: str, session_id: str, invocation_id: str, run_config: RunConfig
+    runner: Runner,
+    user_id: str,
+    session_id: str,
+    invocation_id: str,
+    run_config: RunConfig,
+    abort_signal: asyncio.Event | None = None,
 ) -> AsyncGenerator[Event, None]:
     """Continue the open invocation ``invocation_id`` from its last committed event.
 
@@ -56,7 +65,7 @@ async def resume_async(
         session._fence = claim.token
         turn.started(invocation_id, runner.agent.name)
         async with aclosing(
-            continue_invocation(runner, session, invocation_id, run_config)
+            continue_invocation(runner, session, invocation_id, run_config, abort_signal)
         ) as events:
             async for event in events:
                 if not event.partial:
@@ -66,7 +75,11 @@ async def resume_async(
 
 
 async def continue_invocation(
-    runner: Runner, session: Session, invocation_id: str, run_config: RunConfig
+    runner: Runner,
+    session: Session,
+    invocation_id: str,
+    run_config: RunConfig,
+    abort_signal: asyncio.Event | None = None,
 ) -> AsyncGenerator[Event, None]:
     """Run invocation ``invocation_id`` on from its committed events (commit, then yield)."""
     committed = _resume.invocation_events(session.events, invocation_id)
@@ -81,11 +94,30 @@ async def continue_invocation(
     agent = agent_resumed(runner._find_agent_to_run(before, call_event=call_event), call_event)
     ctx = runner._context(session, invocation_id, True, content, run_config, agent)
     _resume.start(ctx, committed)
-    async with aclosing(run_with_plugins(ctx, ctx.agent.run_async(ctx))) as events:
+    async with aclosing(commit_agent_events(runner, session, ctx, abort_signal)) as events:
+        async for event in events:
+            yield event
+
+
+async def commit_agent_events(
+    runner: Runner, session: Session, ctx: InvocationContext, abort_signal: asyncio.Event | None
+) -> AsyncGenerator[Event, None]:
+    """Run ``ctx.agent``: commit, then yield, each event (partial ones are only yielded).
+
+    It stops when the agent ends or the invocation is aborted (``_abort``); an aborted
+    invocation's sealing events are committed and yielded last.
+    """
+    ctx._abort.attach(abort_signal)
+    agent_events = until_aborted(ctx, run_with_plugins(ctx, ctx.agent.run_async(ctx)))
+    async with aclosing(agent_events) as events:
         async for event in events:
             if event.partial:
                 yield without_temp(event)
                 continue
+            yield await runner.session_service.append_event(session, event)
+    if ctx.is_aborted:
+        root = runner.agent.name
+        for event in sealing_events(session.events, ctx.invocation_id, root, ctx.branch):
             yield await runner.session_service.append_event(session, event)
 
 

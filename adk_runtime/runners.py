@@ -29,6 +29,7 @@ the agent runs once, under the first turn's invocation id.
 
 from __future__ import annotations
 
+import asyncio
 import contextlib
 import logging
 from collections.abc import AsyncGenerator, Generator
@@ -42,7 +43,7 @@ from google.genai import types
 from adk_runtime import _durable, _runner_support, _turn, telemetry
 from adk_runtime._app_origin import agent_origin, alignment_hint
 from adk_runtime._foreign import refuse_google_adk
-from adk_runtime._plugin_run import plugin_message, resolve_app, run_with_plugins
+from adk_runtime._plugin_run import plugin_message, resolve_app
 from adk_runtime._runner_support import ThreadedRun
 from adk_runtime.agents._answer_checks import check_client_answers
 from adk_runtime.agents.base_agent import BaseAgent
@@ -164,6 +165,7 @@ class Runner:
         run_config: RunConfig | None = None,
         invocation_id: str | None = None,
         idempotency_key: str | None = None,
+        abort_signal: asyncio.Event | None = None,
     ) -> AsyncGenerator[Event, None]:
         """Run one invocation and yield its events as they are committed.
 
@@ -180,6 +182,12 @@ class Runner:
                 characters, no control characters). The user's event is stored under it; if
                 it is stored already, nothing runs and the events its turn committed are
                 yielded again.
+            abort_signal: Set it (from this event loop) to stop the invocation: the agent
+                is stopped (a model or tool wait at once), the invocation's unanswered
+                function calls are answered with an error, and the events that say so
+                (``error_code="INVOCATION_ABORTED"``) are committed and yielded last. The
+                invocation is then closed, never resumed. Code of the invocation can do the
+                same with ``InvocationContext.abort()``.
 
         Yields:
             Each event the agent produces: partial ones at once, the others once committed.
@@ -200,7 +208,9 @@ class Runner:
         _turn.validate_message(new_message)
         run_config = run_config or RunConfig()
         if invocation_id is not None and new_message is None and not state_delta:
-            run = _durable.resume_async(self, user_id, session_id, invocation_id, run_config)
+            run = _durable.resume_async(
+                self, user_id, session_id, invocation_id, run_config, abort_signal
+            )
         else:
             run = self._run_turn(
                 user_id,
@@ -210,6 +220,7 @@ class Runner:
                 run_config,
                 invocation_id,
                 idempotency_key,
+                abort_signal,
             )
         async with aclosing(run) as events:
             async for event in events:
@@ -224,6 +235,7 @@ class Runner:
         run_config: RunConfig,
         invocation_id: str | None,
         idempotency_key: str | None,
+        abort_signal: asyncio.Event | None,
     ) -> AsyncGenerator[Event, None]:
         """One turn: claim, load, commit the user's message, run the agent (commit, yield)."""
         own_id = invocation_id or new_invocation_context_id()  # chosen before the claim
@@ -266,15 +278,13 @@ class Runner:
             await claim.mark(ctx.invocation_id)  # no round trip unless the id changed above
             _turn.continue_with(ctx, agent, call_event)
             turn.started(ctx.invocation_id, ctx.agent.name)
-            async with aclosing(run_with_plugins(ctx, ctx.agent.run_async(ctx))) as events:
+            committing = _durable.commit_agent_events(self, session, ctx, abort_signal)
+            async with aclosing(committing) as events:
                 async for event in events:
-                    if event.partial:
-                        yield _turn.without_temp(event)
-                        continue
-                    committed = await self.session_service.append_event(session, event)
-                    turn.events += 1
-                    yield committed
-            await _turn.compact(self.app, self.session_service, session)
+                    turn.events += 0 if event.partial else 1
+                    yield event
+            if not ctx.is_aborted:
+                await _turn.compact(self.app, self.session_service, session)
             claim.finish()
 
     def _new_invocation_context(

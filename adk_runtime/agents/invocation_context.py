@@ -8,6 +8,7 @@ from typing import TYPE_CHECKING, Any
 from google.genai import types
 from pydantic import BaseModel, ConfigDict, Field, PrivateAttr
 
+from adk_runtime._abort import AbortState
 from adk_runtime.agents._compaction_config import EventsCompactionConfig
 from adk_runtime.agents._resumability import ResumabilityConfig
 from adk_runtime.agents.run_config import RunConfig
@@ -96,6 +97,8 @@ class InvocationContext(BaseModel):
     _durable: bool = PrivateAttr(default=False)
     # google-adk's copy of run_config.custom_metadata, for low-level telemetry.
     _custom_metadata: dict[str, Any] = PrivateAttr(default_factory=dict)
+    # The invocation's abort request (adk_runtime/_abort.py); shared by the copies too.
+    _abort: AbortState = PrivateAttr(default_factory=AbortState)
     # google-adk's hand-off queue between workflow nodes and its Runner; ours never sets it.
     _event_queue: asyncio.Queue[tuple[Event, asyncio.Event | None]] | None = PrivateAttr(
         default=None
@@ -105,6 +108,21 @@ class InvocationContext(BaseModel):
         """Copy ``run_config.custom_metadata`` to ``_custom_metadata`` (as google-adk does)."""
         if self.run_config.custom_metadata:
             self._custom_metadata.update(self.run_config.custom_metadata)
+
+    @property
+    def is_aborted(self) -> bool:
+        """Whether the invocation was asked to stop (``abort()`` or the ``abort_signal``)."""
+        return self._abort.requested
+
+    def abort(self) -> None:
+        """Ask the Runner to stop this invocation; safe to call from any thread.
+
+        The Runner stops the agent (a model or tool wait is cancelled at once, otherwise it
+        stops at the next event), answers the invocation's unanswered function calls with an
+        error (``error_code="INVOCATION_ABORTED"``) and closes the invocation: it is not
+        resumed. On a context that no Runner runs, it only sets :attr:`is_aborted`.
+        """
+        self._abort.request()
 
     @property
     def is_resumable(self) -> bool:

@@ -30,6 +30,11 @@ class ReadonlyContext:
         return self._invocation_context.user_content
 
     @property
+    def is_aborted(self) -> bool:
+        """Whether the invocation was asked to stop (see ``InvocationContext.abort``)."""
+        return self._invocation_context.is_aborted
+
+    @property
     def invocation_id(self) -> str:
         """The id of the running invocation."""
         return self._invocation_context.invocation_id
