@@ -208,6 +208,16 @@ class BaseAgent(BaseModel):
         return kwargs
 
     @property
+    def canonical_before_agent_callbacks(self) -> list[Any]:
+        """``before_agent_callback`` as a list (google-adk's name)."""
+        return _callbacks.as_list(self.before_agent_callback)
+
+    @property
+    def canonical_after_agent_callbacks(self) -> list[Any]:
+        """``after_agent_callback`` as a list (google-adk's name)."""
+        return _callbacks.as_list(self.after_agent_callback)
+
+    @property
     def root_agent(self) -> BaseAgent:
         """The top of this agent's tree."""
         agent = self

@@ -10,6 +10,7 @@ from typing import Any, ClassVar, Literal, TypeAlias
 from google.genai import types
 from pydantic import BaseModel, Field, PrivateAttr, field_validator, model_validator
 
+from adk_runtime import _callbacks
 from adk_runtime.agents._functions import (
     AfterToolCallback,
     BeforeToolCallback,
@@ -242,6 +243,40 @@ class LlmAgent(BaseAgent):
         if self._llm is None or self._llm.model != (self.model or self._llm.model):
             self._llm = self._resolve_model()
         return self._llm
+
+    async def canonical_model_async(self, ctx: ReadonlyContext) -> BaseLlm:
+        """``canonical_model``, as google-adk's flow asks for it (the same for every turn)."""
+        return self.canonical_model
+
+    @property
+    def canonical_before_model_callbacks(self) -> list[Any]:
+        """``before_model_callback`` as a list (google-adk's name)."""
+        return _callbacks.as_list(self.before_model_callback)
+
+    @property
+    def canonical_after_model_callbacks(self) -> list[Any]:
+        """``after_model_callback`` as a list (google-adk's name)."""
+        return _callbacks.as_list(self.after_model_callback)
+
+    @property
+    def canonical_before_tool_callbacks(self) -> list[Any]:
+        """``before_tool_callback`` as a list (google-adk's name)."""
+        return _callbacks.as_list(self.before_tool_callback)
+
+    @property
+    def canonical_after_tool_callbacks(self) -> list[Any]:
+        """``after_tool_callback`` as a list (google-adk's name)."""
+        return _callbacks.as_list(self.after_tool_callback)
+
+    @property
+    def canonical_on_model_error_callbacks(self) -> list[Any]:
+        """``on_model_error_callback`` as a list (google-adk's name)."""
+        return _callbacks.as_list(self.on_model_error_callback)
+
+    @property
+    def canonical_on_tool_error_callbacks(self) -> list[Any]:
+        """``on_tool_error_callback`` as a list (google-adk's name)."""
+        return _callbacks.as_list(self.on_tool_error_callback)
 
     @property
     def canonical_live_model(self) -> BaseLlm:

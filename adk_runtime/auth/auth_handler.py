@@ -337,6 +337,17 @@ class AuthHandler:
         )
         return await handler.exchange_auth_token()
 
+    def has_auth_response(self, state: State | MutableMapping[str, Any]) -> bool:
+        """Whether the user's answer for this config is in ``state`` (nothing is exchanged)."""
+        key = self.auth_config.credential_key
+        if not key:
+            return False
+        values = (state.get(name) for name in (TEMP_PREFIX + key, key))
+        return any(
+            (isinstance(value, str) and value) or isinstance(value, AuthCredential | dict)
+            for value in values
+        )
+
     def get_auth_response(self, state: State | MutableMapping[str, Any]) -> AuthCredential | None:
         """The credential the user gave for this config in this invocation, or None.
 

@@ -11,6 +11,7 @@ from typing import Any, ClassVar
 
 import google.genai as genai
 from google.genai import errors, types
+from pydantic import Field
 
 from adk_runtime.events._cache_metadata import CacheMetadata
 from adk_runtime.models._call_ids import without_client_ids
@@ -54,11 +55,22 @@ class Gemini(BaseLlm):
         base_url: Send requests to another endpoint (a proxy, or a fake server in tests).
         retry_options: Retries on retryable HTTP statuses (408, 429, 5xx) with backoff;
             ``None`` uses :func:`default_retry_options`.
+        api_version: The API version in request paths (``"v1"`` for Vertex AI's GA API);
+            None: google-genai's default.
+        client: A google-genai client of your own, used as it is (``base_url``,
+            ``retry_options``, ``api_version`` and ``client_kwargs`` are then not applied,
+            and ``aclose`` leaves it open: its owner closes it).
+        client_kwargs: More arguments for the ``genai.Client`` this model builds (``api_key``,
+            ``project``, ``location``...); an ``http_options`` there replaces the one built
+            from the fields above.
     """
 
     model: str = "gemini-2.5-flash"
     base_url: str | None = None
     retry_options: types.HttpRetryOptions | None = None
+    api_version: str | None = None
+    client: genai.Client | None = Field(default=None, exclude=True, repr=False)
+    client_kwargs: dict[str, Any] | None = Field(default=None, exclude=True, repr=False)
 
     _vertexai: ClassVar[bool | None] = None
     """Vertex AI (True) or the Gemini API (False); None: as the environment says."""
@@ -81,12 +93,17 @@ class Gemini(BaseLlm):
 
     @cached_property
     def api_client(self) -> genai.Client:
-        """The google-genai client (built on first use)."""
+        """The google-genai client: ``client`` if given, else one built on first use."""
+        if self.client is not None:
+            return self.client
         options = types.HttpOptions(
             base_url=self.base_url,
+            api_version=self.api_version,
             retry_options=self.retry_options or default_retry_options(),
         )
-        return genai.Client(vertexai=self._vertexai, http_options=options)
+        arguments: dict[str, Any] = {"vertexai": self._vertexai, "http_options": options}
+        arguments.update(self.client_kwargs or {})
+        return genai.Client(**arguments)
 
     async def _client(self) -> genai.Client:
         client: genai.Client | None = self.__dict__.get("api_client")
@@ -101,7 +118,7 @@ class Gemini(BaseLlm):
         client = vars(self).get("api_client")
         if client is not None:
             delattr(self, "api_client")
-        if client is not None:
+        if client is not None and client is not self.client:
             await client.aio.aclose()
 
     async def generate_content_async(

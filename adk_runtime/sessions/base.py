@@ -580,6 +580,13 @@ class BaseSessionService(abc.ABC):
         apply_result(session, prepared, temp, result)
         return result
 
+    async def flush(self) -> None:
+        """google-adk's hook for stores that buffer events: nothing to do here.
+
+        Every store here commits each event before ``append_event`` returns.
+        """
+        return None
+
     async def close(self) -> None:
         """Release what the service opened (connections, clients); the default has nothing."""
         return None

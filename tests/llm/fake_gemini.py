@@ -76,6 +76,7 @@ class FakeGemini(LoopbackServer):
     def __init__(self) -> None:
         self.replies: list[tuple[int | str, Any]] = []
         self.requests: list[tuple[str, dict[str, Any]]] = []
+        self.api_keys: list[str | None] = []  # the x-goog-api-key header of each request
         self.clients: list[Any] = []  # models to close before the server stops
         self.caches: dict[str, dict[str, Any]] = {}
         self.cache_calls: list[tuple[str, str, dict[str, Any] | None]] = []
@@ -150,6 +151,7 @@ class FakeGemini(LoopbackServer):
     async def _handle(self, request: Request) -> Response:
         body = json.loads(await request.body())
         self.requests.append((request.url.path, body))
+        self.api_keys.append(request.headers.get("x-goog-api-key"))
         action = request.path_params["action"]
         if action.endswith((":embedContent", ":batchEmbedContents")):
             embeddings = [{"values": word_vector(text)} for text in _embedding_texts(body)]

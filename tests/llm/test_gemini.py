@@ -5,6 +5,7 @@ from __future__ import annotations
 from collections.abc import AsyncIterator
 from typing import Any
 
+import google.genai as genai
 import pytest
 from google.genai import types
 
@@ -137,3 +138,29 @@ async def test_streaming_agent_on_gemini(
     events = await send(runner, "hi", run_config=RunConfig(streaming_mode=StreamingMode.SSE))
     assert texts(events) == ["Good ", "morning", "Good morning"]
     assert texts((await stored(runner)).events) == ["hi", "Good morning"]
+
+
+async def test_api_version_client_kwargs_and_a_client_of_ones_own(fake: FakeGemini) -> None:
+    for _ in range(3):
+        fake.replies.append((200, text_body("ok")))
+    versioned = Gemini(
+        model="gemini-2.5-flash",
+        base_url=fake.base_url,
+        api_version="v1",
+        client_kwargs={"api_key": "key-from-kwargs"},
+    )
+    fake.clients.append(versioned)
+    await collect(versioned, request("a"))
+    assert fake.requests[-1][0] == "/v1/models/gemini-2.5-flash:generateContent"
+    assert fake.api_keys[-1] == "key-from-kwargs"
+
+    own = genai.Client(api_key="own-key", http_options=types.HttpOptions(base_url=fake.base_url))
+    model = Gemini(model="gemini-2.5-flash", client=own, base_url="http://127.0.0.1:9/unused")
+    assert model.api_client is own
+    await collect(model, request("b"))
+    assert fake.api_keys[-1] == "own-key"
+    await model.aclose()  # the client is its owner's: still usable
+    await collect(model, request("c"))
+    assert len(fake.requests) == 3
+    assert "client" not in model.model_dump()
+    await own.aio.aclose()

@@ -78,6 +78,62 @@ def reference_modules(areas: tuple[str, ...]) -> Iterator[RefModule]:
         yield RefModule(path, frozenset(names), file.endswith("__init__.py"))
 
 
+@dataclass(frozen=True)
+class RefClass:
+    """One public class of a public google-adk module and the public members of its body."""
+
+    module: str
+    name: str
+    members: frozenset[str]
+
+
+_VALIDATORS = frozenset(
+    {"field_validator", "model_validator", "validator", "root_validator", "field_serializer"}
+)
+
+
+def reference_classes(areas: tuple[str, ...]) -> Iterator[RefClass]:
+    """Yield each public class defined at the top of a public module of the areas.
+
+    Its members are what its own body defines: methods and properties, annotated fields and
+    class attributes, less private names, ``model_config`` and pydantic validators (which
+    are not called by users). Inherited members belong to the base class's entry.
+    """
+    dist = reference_distribution()
+    for file in sorted(str(f) for f in dist.files or [] if str(f).startswith("google/adk/")):
+        path = _dotted(file)
+        parts = path.split(".")
+        if not file.endswith(".py") or parts[0] not in areas:
+            continue
+        if any(p.startswith("_") for p in parts):
+            continue
+        source = Path(str(dist.locate_file(file)))
+        tree = ast.parse(source.read_text(encoding="utf-8"), str(source))
+        for node in tree.body:
+            if isinstance(node, ast.ClassDef) and not node.name.startswith("_"):
+                yield RefClass(path, node.name, frozenset(_members(node)))
+
+
+def _members(node: ast.ClassDef) -> set[str]:
+    names: set[str] = set()
+    for stmt in node.body:
+        if isinstance(stmt, (ast.FunctionDef, ast.AsyncFunctionDef)):
+            if not any(_decorator_name(d) in _VALIDATORS for d in stmt.decorator_list):
+                names.add(stmt.name)
+        elif isinstance(stmt, ast.AnnAssign) and isinstance(stmt.target, ast.Name):
+            names.add(stmt.target.id)
+        elif isinstance(stmt, ast.Assign):
+            names.update(t.id for t in stmt.targets if isinstance(t, ast.Name))
+    return {n for n in names if not n.startswith("_") and n != "model_config"}
+
+
+def _decorator_name(decorator: ast.expr) -> str:
+    target = decorator.func if isinstance(decorator, ast.Call) else decorator
+    if isinstance(target, ast.Attribute):
+        return target.attr
+    return target.id if isinstance(target, ast.Name) else ""
+
+
 def _dotted(file: str) -> str:
     parts = file.removesuffix(".py").split("/")[2:]
     if parts and parts[-1] == "__init__":

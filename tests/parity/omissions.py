@@ -248,10 +248,99 @@ REFUSED: dict[str, str] = {
 """Names that exist here only to refuse clearly when used (an out-of-scope feature)."""
 
 
+ADK_BOOKKEEPING = (
+    "google-adk's own bookkeeping on public classes (its per-invocation tool cache and "
+    "compaction flag, the in-memory artifact store's dict, the slot its set_model_response "
+    "tool fills, the synchronous LiteLLM call behind its streaming): adk_runtime keeps the "
+    "like inside its loop, stores and adapters, with nothing there for users to read."
+)
+PER_RUN_TELEMETRY = (
+    "Per-invocation telemetry switches (`RunConfig.telemetry`, experimental in google-adk): "
+    "telemetry here is set up per process, by the OpenTelemetry SDK the application "
+    "configures."
+)
+
+MEMBERS_OMITTED: dict[str, str] = {
+    # Live API
+    "agents.invocation_context:InvocationContext.active_non_blocking_tool_tasks": LIVE,
+    "agents.invocation_context:InvocationContext.active_streaming_tools": LIVE,
+    "agents.invocation_context:InvocationContext.input_realtime_cache": LIVE,
+    "agents.invocation_context:InvocationContext.live_request_queue": LIVE,
+    "agents.invocation_context:InvocationContext.live_session_resumption_handle": LIVE,
+    "agents.invocation_context:InvocationContext.output_realtime_cache": LIVE,
+    "agents.invocation_context:InvocationContext.transcription_cache": LIVE,
+    "agents.llm_agent:LlmAgent.canonical_live_model_async": LIVE,
+    "agents.run_config:RunConfig.avatar_config": LIVE,
+    "agents.run_config:RunConfig.context_window_compression": LIVE,
+    "agents.run_config:RunConfig.enable_affective_dialog": LIVE,
+    "agents.run_config:RunConfig.explicit_vad_signal": LIVE,
+    "agents.run_config:RunConfig.history_config": LIVE,
+    "agents.run_config:RunConfig.input_audio_transcription": LIVE,
+    "agents.run_config:RunConfig.output_audio_transcription": LIVE,
+    "agents.run_config:RunConfig.proactivity": LIVE,
+    "agents.run_config:RunConfig.realtime_input_config": LIVE,
+    "agents.run_config:RunConfig.save_live_audio": LIVE,
+    "agents.run_config:RunConfig.save_live_blob": LIVE,
+    "agents.run_config:RunConfig.session_resumption": LIVE,
+    "agents.run_config:RunConfig.translation_config": LIVE,
+    "models.base_llm:BaseLlm.connect": LIVE,
+    "models.google_llm:Gemini.connect": LIVE,
+    "models.google_llm:Gemini.speech_config": LIVE,
+    "models.llm_request:LlmRequest.live_connect_config": LIVE,
+    "models.llm_response:LlmResponse.go_away": LIVE,
+    "models.llm_response:LlmResponse.live_session_id": LIVE,
+    "models.llm_response:LlmResponse.live_session_resumption_update": LIVE,
+    "models.llm_response:LlmResponse.turn_complete_reason": LIVE,
+    "models.llm_response:LlmResponse.voice_activity": LIVE,
+    # the Gemini Interactions API
+    "agents.run_config:RunConfig.service_tier": INTERACTIONS_API,
+    "models.google_llm:Gemini.use_interactions_api": INTERACTIONS_API,
+    "models.llm_request:LlmRequest.previous_interaction_id": INTERACTIONS_API,
+    "models.llm_request:LlmRequest.service_tier": INTERACTIONS_API,
+    "models.llm_response:LlmResponse.environment_id": INTERACTIONS_API,
+    "models.llm_response:LlmResponse.interaction_id": INTERACTIONS_API,
+    "models.llm_response:LlmResponse.interaction_status": INTERACTIONS_API,
+    # google-adk 2 workflow graphs
+    "agents.context:Context.attempt_count": WORKFLOW,
+    "agents.context:Context.error": WORKFLOW,
+    "agents.context:Context.error_node_path": WORKFLOW,
+    "agents.context:Context.event_author": WORKFLOW,
+    "agents.context:Context.interrupt_ids": WORKFLOW,
+    "agents.context:Context.isolation_scope": WORKFLOW,
+    "agents.context:Context.node": WORKFLOW,
+    "agents.context:Context.node_path": WORKFLOW,
+    "agents.context:Context.output": WORKFLOW,
+    "agents.context:Context.parent_ctx": WORKFLOW,
+    "agents.context:Context.route": WORKFLOW,
+    "agents.context:Context.run_id": WORKFLOW,
+    "agents.context:Context.run_node": WORKFLOW,
+    "agents.context:Context.telemetry_context": WORKFLOW,
+    "agents.invocation_context:InvocationContext.isolation_scope": WORKFLOW,
+    "agents.invocation_context:InvocationContext.node_path": WORKFLOW,
+    "agents.llm_agent:LlmAgent.mode": WORKFLOW,
+    "agents.llm_agent:LlmAgent.parallel_worker": WORKFLOW,
+    "events.event:Event.isolation_scope": WORKFLOW,
+    # the tools' YAML config classes
+    "tools.agent_tool:AgentTool.from_config": CONFIG,
+    "tools.base_tool:BaseTool.from_config": CONFIG,
+    "tools.base_toolset:BaseToolset.from_config": CONFIG,
+    "tools.example_tool:ExampleTool.from_config": CONFIG,
+    "tools.mcp_tool.mcp_toolset:McpToolset.from_config": CONFIG,
+    # google-adk's bookkeeping
+    "agents.invocation_context:InvocationContext.canonical_tools_cache": ADK_BOOKKEEPING,
+    "agents.invocation_context:InvocationContext.token_compaction_checked": ADK_BOOKKEEPING,
+    "artifacts.in_memory_artifact_service:InMemoryArtifactService.artifacts": ADK_BOOKKEEPING,
+    "events.event_actions:EventActions.set_model_response": ADK_BOOKKEEPING,
+    "models.lite_llm:LiteLLMClient.completion": ADK_BOOKKEEPING,
+    "agents.run_config:RunConfig.telemetry": PER_RUN_TELEMETRY,
+}
+"""Members of google-adk's public classes not here (``module:Class.member``), with the reason."""
+
+
 def readme_table() -> str:
     """The README's table: one row per reason, listing what it covers (``google.adk.`` paths)."""
     rows: dict[str, list[str]] = {}
-    for key, reason in [*OMITTED.items(), *REFUSED.items()]:
+    for key, reason in [*OMITTED.items(), *REFUSED.items(), *MEMBERS_OMITTED.items()]:
         module, _, name = key.partition(":")
         shown = f"`{module}.{name}`" if name else f"`{module}`"
         rows.setdefault(reason, []).append(shown)

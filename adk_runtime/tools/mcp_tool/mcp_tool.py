@@ -88,6 +88,25 @@ class McpTool(BaseTool):
         self._header_provider = header_provider
         self._progress_callback = progress_callback
 
+    @property
+    def visibility(self) -> list[str]:
+        """Who the tool is for, from the MCP Apps ``_meta.ui.visibility`` of its definition."""
+        ui = _ui_meta(self.raw_mcp_tool).get("ui")
+        visibility = ui.get("visibility") if isinstance(ui, dict) else None
+        return [str(v) for v in visibility] if isinstance(visibility, list) else []
+
+    @property
+    def mcp_app_resource_uri(self) -> str | None:
+        """The MCP Apps UI resource (``ui://...``) of the tool, if its definition names one.
+
+        Read from ``_meta.ui.resourceUri``, or the flat ``_meta["ui/resourceUri"]``.
+        """
+        meta = _ui_meta(self.raw_mcp_tool)
+        ui = meta.get("ui")
+        uri = ui.get("resourceUri") if isinstance(ui, dict) else None
+        uri = uri if uri is not None else meta.get("ui/resourceUri")
+        return uri if isinstance(uri, str) and uri else None
+
     def _get_declaration(self) -> types.FunctionDeclaration | None:
         schema = self.raw_mcp_tool.input_schema or {}
         parameters = schema if schema.get("properties") else None
@@ -149,3 +168,8 @@ def _as_response(result: dict[str, Any]) -> dict[str, Any]:
 
 MCPTool = McpTool
 """google-adk's older name of :class:`McpTool`."""
+
+
+def _ui_meta(tool: Tool) -> dict[str, Any]:
+    meta = getattr(tool, "meta", None)
+    return meta if isinstance(meta, dict) else {}

@@ -100,6 +100,9 @@ class McpToolset(BaseToolset):
         """
         super().__init__(tool_filter=tool_filter, tool_name_prefix=tool_name_prefix)
         self._mcp_session_manager = MCPSessionManager(connection_params, errlog=errlog)
+        self._errlog = errlog
+        self._auth_scheme = auth_scheme
+        self._auth_credential = auth_credential
         self._require_confirmation = require_confirmation
         self._header_provider = header_provider
         self._progress_callback = progress_callback
@@ -133,6 +136,31 @@ class McpToolset(BaseToolset):
     def connection_params(self) -> ConnectionParams:
         """How the server is reached."""
         return self._mcp_session_manager.connection_params
+
+    @property
+    def auth_scheme(self) -> AuthScheme | None:
+        """How the server authenticates its users, as given."""
+        return self._auth_scheme
+
+    @property
+    def auth_credential(self) -> AuthCredential | None:
+        """The toolset's credential for ``auth_scheme``, as given."""
+        return self._auth_credential
+
+    @property
+    def require_confirmation(self) -> RequireConfirmation:
+        """Whether (or for which calls, a predicate) a call needs the user's confirmation."""
+        return self._require_confirmation
+
+    @property
+    def header_provider(self) -> HeaderProvider | None:
+        """The provider of extra HTTP headers, as given."""
+        return self._header_provider
+
+    @property
+    def errlog(self) -> TextIO:
+        """Where a stdio server's stderr goes."""
+        return self._errlog
 
     async def get_tools(self, readonly_context: ReadonlyContext | None = None) -> list[BaseTool]:
         """The server's tools that pass ``tool_filter``, sorted by name.
