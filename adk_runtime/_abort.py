@@ -23,7 +23,7 @@ from __future__ import annotations
 import asyncio
 import collections
 import threading
-from collections.abc import AsyncGenerator
+from collections.abc import AsyncGenerator, Callable
 from contextlib import aclosing
 from typing import TYPE_CHECKING
 
@@ -44,19 +44,18 @@ _INTERRUPT = "adk_runtime: invocation aborted"
 class AbortState:
     """One invocation's abort request, shared by the copies of its context."""
 
-    __slots__ = ("_loop", "_thread", "aborted", "signal")
+    __slots__ = ("_interrupt", "_loop", "_thread", "aborted", "signal")
 
     def __init__(self) -> None:
         self.aborted = False
         self.signal: asyncio.Event | None = None
         self._loop: asyncio.AbstractEventLoop | None = None
         self._thread: int | None = None
+        self._interrupt: Callable[[], None] | None = None
 
     def attach(self, signal: asyncio.Event | None) -> None:
-        """Watch ``signal`` (the caller's), or a signal of our own, on the running loop."""
-        self.signal = signal if signal is not None else asyncio.Event()
-        self._loop = asyncio.get_running_loop()
-        self._thread = threading.get_ident()
+        """Watch the caller's ``signal`` too (None: only ``request`` stops the invocation)."""
+        self.signal = signal
 
     @property
     def requested(self) -> bool:
@@ -66,13 +65,18 @@ class AbortState:
     def request(self) -> None:
         """Ask the invocation to stop; safe from any thread."""
         self.aborted = True
-        signal, loop = self.signal, self._loop
-        if signal is None or loop is None or signal.is_set():
+        interrupt, loop = self._interrupt, self._loop
+        if interrupt is None or loop is None:
             return
         if threading.get_ident() == self._thread:
-            signal.set()
+            loop.call_soon(interrupt)  # after the caller's own step, as a signal would
         elif not loop.is_closed():
-            loop.call_soon_threadsafe(signal.set)
+            loop.call_soon_threadsafe(interrupt)
+
+    def _bind(self, interrupt: Callable[[], None] | None) -> None:
+        self._interrupt = interrupt
+        self._loop = asyncio.get_running_loop() if interrupt is not None else None
+        self._thread = threading.get_ident() if interrupt is not None else None
 
 
 async def until_aborted(
@@ -82,20 +86,21 @@ async def until_aborted(
 
     The agent keeps running in the caller's task (its context variables and spans stay
     where they are); an abort that arrives while the agent is waiting cancels that wait.
+    Nothing is scheduled per event, and a turn without ``abort_signal`` schedules nothing.
     """
     state = ctx._abort
-    signal = state.signal
     task = asyncio.current_task()
     waiting = False
     interrupted = False
 
-    def interrupt(_: object) -> None:
+    def interrupt(*_: object) -> None:
         nonlocal interrupted
         if waiting and not interrupted and task is not None:
             interrupted = True
             task.cancel(_INTERRUPT)
 
-    watcher = asyncio.ensure_future(signal.wait()) if signal is not None else None
+    state._bind(interrupt)
+    watcher = asyncio.ensure_future(state.signal.wait()) if state.signal is not None else None
     if watcher is not None:
         watcher.add_done_callback(interrupt)
     try:
@@ -109,17 +114,25 @@ async def until_aborted(
                 except asyncio.CancelledError:
                     if not interrupted:
                         raise
-                    uncancel = getattr(task, "uncancel", None)  # Python 3.11+
-                    if uncancel is not None:
-                        uncancel()
+                    interrupted = False  # consumed: this task's cancellation is undone below
+                    _uncancel(task)
                     return
                 finally:
                     waiting = False
                 yield event
     finally:
+        state._bind(None)
+        if interrupted:  # the agent swallowed the cancellation: undo it all the same
+            _uncancel(task)
         if watcher is not None:
             watcher.remove_done_callback(interrupt)
             watcher.cancel()
+
+
+def _uncancel(task: asyncio.Task[object] | None) -> None:
+    uncancel = getattr(task, "uncancel", None)  # Python 3.11+ counts cancellations
+    if uncancel is not None:
+        uncancel()
 
 
 def sealing_events(
