@@ -27,6 +27,7 @@ from adk_runtime.apps.compaction import compact_after_invocation
 from adk_runtime.errors import InputValidationError
 from adk_runtime.events import Event, EventActions
 from adk_runtime.events.rewind import live_events_newest_first
+from adk_runtime.sessions._prepare import AppendResult
 from adk_runtime.sessions._validation import validate_id, validate_session_key
 from adk_runtime.sessions.base import BaseSessionService
 from adk_runtime.sessions.session import Session
@@ -199,3 +200,30 @@ async def compact(app: App, service: BaseSessionService, session: Session) -> No
             session.id,
             type(exc).__name__,
         )
+
+
+async def stored_answer(
+    service: BaseSessionService,
+    session: Session,
+    result: AppendResult,
+    missing: Callable[[], Exception],
+) -> list[Event] | None:
+    """What to answer when the user's message was stored already (an idempotent retry).
+
+    The events its turn committed after it, to yield again; or None when that turn left
+    nothing and its process died (the message is still the last event), so it is to be run
+    now. None too for a message stored just now. ``missing()`` is raised when the session is
+    gone.
+    """
+    if not result.already_stored:
+        return None
+    fresh = await service.get_session(
+        app_name=session.app_name, user_id=session.user_id, session_id=session.id
+    )
+    if fresh is None:
+        raise missing()
+    message = result.event
+    ids = [event.id for event in fresh.events]
+    start = ids.index(message.id) + 1 if message.id in ids else len(ids)
+    answer = [e for e in fresh.events[start:] if e.invocation_id == message.invocation_id]
+    return answer if answer or result.sequence != session.revision else None

@@ -31,6 +31,7 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
+import functools
 import logging
 from collections.abc import AsyncGenerator, Generator
 from contextlib import aclosing
@@ -165,6 +166,7 @@ class Runner:
         run_config: RunConfig | None = None,
         invocation_id: str | None = None,
         idempotency_key: str | None = None,
+        yield_user_message: bool = False,
         abort_signal: asyncio.Event | None = None,
     ) -> AsyncGenerator[Event, None]:
         """Run one invocation and yield its events as they are committed.
@@ -182,6 +184,9 @@ class Runner:
                 characters, no control characters). The user's event is stored under it; if
                 it is stored already, nothing runs and the events its turn committed are
                 yielded again.
+            yield_user_message: Yield the committed user event (message and state delta)
+                first, as google-adk does with it (also when an idempotency key finds it
+                stored already).
             abort_signal: Set it (from this event loop) to stop the invocation: the agent
                 is stopped (a model or tool wait at once), the invocation's unanswered
                 function calls are answered with an error, and the events that say so
@@ -221,6 +226,7 @@ class Runner:
                 invocation_id,
                 idempotency_key,
                 abort_signal,
+                yield_user_message,
             )
         async with aclosing(run) as events:
             async for event in events:
@@ -236,6 +242,7 @@ class Runner:
         invocation_id: str | None,
         idempotency_key: str | None,
         abort_signal: asyncio.Event | None,
+        yield_user_message: bool,
     ) -> AsyncGenerator[Event, None]:
         """One turn: claim, load, commit the user's message, run the agent (commit, yield)."""
         own_id = invocation_id or new_invocation_context_id()  # chosen before the claim
@@ -264,13 +271,14 @@ class Runner:
                 event.custom_metadata = run_config.custom_metadata or None
                 await check_client_answers(agent, ctx, event)  # a refused answer is not stored
                 result = await self.session_service.commit_event(session, event)
+                gone = functools.partial(self._missing, user_id, session_id)
+                answer = await _turn.stored_answer(self.session_service, session, result, gone)
+                for shown in [result.event] * yield_user_message + (answer or []):
+                    yield shown
+                if answer is not None:
+                    claim.finish()
+                    return
                 if result.already_stored:
-                    answer = await self._answer_of(user_id, session_id, result.event)
-                    for replayed in answer:
-                        yield replayed
-                    if answer or result.sequence != session.revision:
-                        claim.finish()
-                        return
                     # The message is the last event and its turn left nothing: the process
                     # that stored it died. Finish that turn now, under its invocation id.
                     ctx.invocation_id = result.event.invocation_id
@@ -498,21 +506,6 @@ class Runner:
             f"Session not found: {session_id!r} of user {user_id!r} in app {self.app_name!r}. "
             f"Create it first, or build the Runner with auto_create_session=True.{hint}"
         )
-
-    async def _answer_of(self, user_id: str, session_id: str, message: Event) -> list[Event]:
-        """The events committed after ``message`` by its turn (an idempotent retry's answer)."""
-        session = await self.session_service.get_session(
-            app_name=self.app_name, user_id=user_id, session_id=session_id
-        )
-        if session is None:
-            raise self._missing(user_id, session_id)
-        ids = [event.id for event in session.events]
-        start = ids.index(message.id) + 1 if message.id in ids else len(ids)
-        return [
-            event
-            for event in session.events[start:]
-            if event.invocation_id == message.invocation_id
-        ]
 
     async def run_debug(
         self,
