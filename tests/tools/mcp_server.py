@@ -12,6 +12,8 @@ import sys
 
 from mcp.server.mcpserver import Context, MCPServer
 from mcp.server.mcpserver.exceptions import ToolError
+from mcp.types import SamplingMessage, TextContent
+from pydantic import BaseModel
 
 server = MCPServer("adk-runtime-test")
 
@@ -66,6 +68,28 @@ async def count_up(n: int, ctx: Context) -> int:
     for step in range(1, n + 1):
         await ctx.report_progress(progress=step, total=n, message=f"step {step}")
     return n
+
+
+@server.tool()
+async def summarize(text: str, ctx: Context) -> str:
+    """Asks the client's model for a summary (MCP sampling)."""
+    message = SamplingMessage(role="user", content=TextContent(type="text", text=text))
+    result = await ctx.session.create_message([message], max_tokens=50)
+    content = result.content
+    return f"summary: {content.text}" if isinstance(content, TextContent) else "summary: ?"
+
+
+class Approval(BaseModel):
+    approve: bool
+
+
+@server.tool()
+async def delete_file(path: str, ctx: Context) -> str:
+    """Asks the user before deleting (MCP elicitation)."""
+    answer = await ctx.elicit(f"Delete {path}?", Approval)
+    if answer.action == "accept" and answer.data.approve:
+        return f"deleted {path}"
+    return f"kept {path} ({answer.action})"
 
 
 @server.resource("memo://menu", name="menu", mime_type="text/plain")

@@ -16,6 +16,13 @@ import pydantic
 import pytest
 from blockbuster import BlockBuster
 from mcp.shared._httpx_utils import create_mcp_http_client
+from mcp.types import (
+    CreateMessageRequestParams,
+    CreateMessageResult,
+    ElicitRequestParams,
+    ElicitResult,
+    TextContent,
+)
 
 from adk_runtime.agents import LlmAgent
 from adk_runtime.agents.mcp_instruction_provider import McpInstructionProvider
@@ -37,7 +44,8 @@ from tests.llm.helpers import send, start, texts
 REPO = Path(__file__).resolve().parents[2]
 SERVER = ["-m", "tests.tools.mcp_server"]
 SERVER_TOOLS = {
-    "add", "count_up", "crash", "credentials", "explode", "server_pid", "shout", "whoami",
+    "add", "count_up", "crash", "credentials", "delete_file", "explode", "server_pid",
+    "shout", "summarize", "whoami",
 }  # fmt: skip
 
 
@@ -468,3 +476,43 @@ async def test_a_custom_http_client_factory_makes_the_connections_client(
     assert len(made) == 2
     with pytest.raises(pydantic.ValidationError):
         StreamableHTTPConnectionParams(url=http_server, httpx_client_factory="not callable")  # type: ignore[arg-type]
+
+
+async def test_the_server_samples_the_clients_model_and_elicits_the_users_answer(
+    errlog: TextIO, blockbuster: BlockBuster
+) -> None:
+    sampled: list[str] = []
+
+    async def sample(context: Any, params: CreateMessageRequestParams) -> CreateMessageResult:
+        content = params.messages[0].content
+        sampled.append(content.text if isinstance(content, TextContent) else "")
+        return CreateMessageResult(
+            role="assistant", content=TextContent(type="text", text="short"), model="m"
+        )
+
+    asked: list[str] = []
+
+    async def elicit(context: Any, params: ElicitRequestParams) -> ElicitResult:
+        asked.append(params.message)
+        return ElicitResult(action="accept", content={"approve": "b.txt" in params.message})
+
+    toolset = stdio(errlog, sampling_callback=sample, elicitation_callback=elicit)
+    model = ScriptedModel(
+        replies=[
+            [
+                function_call("summarize", {"text": "a long text"}),
+                function_call("delete_file", {"path": "a.txt"}),
+                function_call("delete_file", {"path": "b.txt"}),
+            ],
+            "done",
+        ]
+    )
+    runner = await start(LlmAgent(name="a", model=model, tools=[toolset]), InMemorySessionService())
+    try:
+        events = await send(runner, "go")
+    finally:
+        await runner.close()
+    answers = [first_text(r.response) for e in events for r in e.get_function_responses()]
+    assert answers == ["summary: short", "kept a.txt (accept)", "deleted b.txt"]
+    assert sampled == ["a long text"]
+    assert asked == ["Delete a.txt?", "Delete b.txt?"]

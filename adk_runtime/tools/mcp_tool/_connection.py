@@ -41,14 +41,23 @@ class McpConnection:
     """A connected, initialized ``ClientSession`` and the task that owns it."""
 
     def __init__(
-        self, params: ConnectionParams, headers: dict[str, str] | None, errlog: TextIO
+        self,
+        params: ConnectionParams,
+        headers: dict[str, str] | None,
+        errlog: TextIO,
+        client_options: dict[str, Any] | None = None,
     ) -> None:
-        """Prepare a connection for ``params`` (not yet connected: call :meth:`open`)."""
+        """Prepare a connection for ``params`` (not yet connected: call :meth:`open`).
+
+        ``client_options`` are more ``ClientSession`` arguments (the sampling and
+        elicitation callbacks).
+        """
         if isinstance(params, StdioServerParameters):
             params = StdioConnectionParams(server_params=params)
         self._params: StdioConnectionParams | SseConnectionParams | Any = params
         self._headers = headers
         self._errlog = errlog
+        self._client_options = client_options or {}
         self._ready = asyncio.Event()
         self._closing = asyncio.Event()
         self._task: asyncio.Task[None] | None = None
@@ -94,7 +103,10 @@ class McpConnection:
             async with (
                 self._transport() as streams,
                 ClientSession(
-                    streams[0], streams[1], read_timeout_seconds=self._read_timeout
+                    streams[0],
+                    streams[1],
+                    read_timeout_seconds=self._read_timeout,
+                    **self._client_options,
                 ) as session,
             ):
                 await asyncio.wait_for(session.initialize(), timeout)

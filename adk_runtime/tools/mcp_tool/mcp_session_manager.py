@@ -7,12 +7,13 @@ import json
 import logging
 import sys
 from collections.abc import Awaitable, Callable
-from typing import TextIO, TypeVar
+from typing import Any, TextIO, TypeVar
 
 from mcp import ClientSession, StdioServerParameters
+from mcp.client.session import ElicitationFnT, SamplingFnT
 from mcp.shared._httpx_utils import create_mcp_http_client
 from mcp.shared.exceptions import MCPError
-from mcp.types import CONNECTION_CLOSED
+from mcp.types import CONNECTION_CLOSED, SamplingCapability
 
 from adk_runtime.tools.mcp_tool._connection import McpConnection
 from adk_runtime.tools.mcp_tool._params import (
@@ -55,17 +56,41 @@ class MCPSessionManager:
     Sessions belong to the event loop that opened them.
     """
 
-    def __init__(self, connection_params: ConnectionParams, errlog: TextIO = sys.stderr) -> None:
+    def __init__(
+        self,
+        connection_params: ConnectionParams,
+        errlog: TextIO = sys.stderr,
+        *,
+        sampling_callback: SamplingFnT | None = None,
+        sampling_capabilities: SamplingCapability | None = None,
+        elicitation_callback: ElicitationFnT | None = None,
+    ) -> None:
         """Manage sessions to the server ``connection_params`` names.
 
         Args:
             connection_params: How to reach the server.
             errlog: Where a stdio server's stderr goes.
+            sampling_callback: Answers the server's sampling requests (it asks the client's
+                model for a completion): the MCP SDK's ``SamplingFnT``. Without it the
+                client does not offer sampling.
+            sampling_capabilities: What the client's sampling supports (MCP SDK's
+                ``SamplingCapability``).
+            elicitation_callback: Answers the server's elicitation requests (it asks the
+                user for input): the MCP SDK's ``ElicitationFnT``.
         """
         if isinstance(connection_params, StdioServerParameters):
             connection_params = StdioConnectionParams(server_params=connection_params)
         self._connection_params = connection_params
         self._errlog = errlog
+        self._client_options: dict[str, Any] = {
+            name: value
+            for name, value in (
+                ("sampling_callback", sampling_callback),
+                ("sampling_capabilities", sampling_capabilities),
+                ("elicitation_callback", elicitation_callback),
+            )
+            if value is not None
+        }
         self._connections: dict[str, McpConnection] = {}
         self._loop: asyncio.AbstractEventLoop | None = None
         self._lock: asyncio.Lock | None = None
@@ -110,7 +135,9 @@ class MCPSessionManager:
             if connection is not None:
                 del self._connections[key]
                 await connection.close()
-            connection = McpConnection(self._connection_params, merged, self._errlog)
+            connection = McpConnection(
+                self._connection_params, merged, self._errlog, self._client_options
+            )
             session = await connection.open(self._connection_params.timeout)
             self._connections[key] = connection
             return session

@@ -9,7 +9,8 @@ import warnings
 from typing import TYPE_CHECKING, Any, TextIO
 
 from mcp import ClientSession
-from mcp.types import PaginatedRequestParams, Tool
+from mcp.client.session import ElicitationFnT, SamplingFnT
+from mcp.types import PaginatedRequestParams, SamplingCapability, Tool
 
 from adk_runtime.agents.readonly_context import ReadonlyContext
 from adk_runtime.tools._confirm import RequireConfirmation
@@ -69,6 +70,9 @@ class McpToolset(BaseToolset):
         auth_credential: AuthCredential | None = None,
         credential_key: str | None = None,
         progress_callback: ProgressCallback | None = None,
+        sampling_callback: SamplingFnT | None = None,
+        sampling_capabilities: SamplingCapability | None = None,
+        elicitation_callback: ElicitationFnT | None = None,
     ) -> None:
         """Create the toolset (nothing connects until the tools are first needed).
 
@@ -97,9 +101,22 @@ class McpToolset(BaseToolset):
                 call: an async ``(progress, total, message)`` callback, or a factory
                 ``(tool_name, *, callback_context, **kwargs)`` that makes one per call (see
                 ``mcp_tool.ProgressCallbackFactory``).
+            sampling_callback: Answers the server's sampling requests (it asks for a model
+                completion while a tool runs): the MCP SDK's ``SamplingFnT``,
+                ``(context, CreateMessageRequestParams) -> CreateMessageResult``.
+            sampling_capabilities: What that sampling supports (``SamplingCapability``).
+            elicitation_callback: Answers the server's elicitation requests (it asks the
+                user for input while a tool runs): the MCP SDK's ``ElicitationFnT``,
+                ``(context, ElicitRequestParams) -> ElicitResult``.
         """
         super().__init__(tool_filter=tool_filter, tool_name_prefix=tool_name_prefix)
-        self._mcp_session_manager = MCPSessionManager(connection_params, errlog=errlog)
+        self._mcp_session_manager = MCPSessionManager(
+            connection_params,
+            errlog=errlog,
+            sampling_callback=sampling_callback,
+            sampling_capabilities=sampling_capabilities,
+            elicitation_callback=elicitation_callback,
+        )
         self._errlog = errlog
         self._auth_scheme = auth_scheme
         self._auth_credential = auth_credential
