@@ -17,7 +17,7 @@ __all__ = ["AgentConfig", "ConfigsUnion", "agent_config_discriminator"]
 _BUILT_IN = ("LlmAgent", "LoopAgent", "ParallelAgent", "SequentialAgent")
 
 
-def agent_config_discriminator(value: Any) -> str:
+def agent_config_discriminator(v: Any) -> str:
     """The tag of the config model for a parsed YAML mapping.
 
     A missing ``agent_class`` is ``LlmAgent``; the four built-in short names pick their own
@@ -25,8 +25,9 @@ def agent_config_discriminator(value: Any) -> str:
     keeps unknown keys for the class it names.
 
     Raises:
-        ValueError: ``value`` is not a mapping.
+        ValueError: ``v`` is not a mapping.
     """
+    value = v
     if not isinstance(value, dict):
         raise ValueError(f"An agent config must be a mapping, got {type(value).__name__}.")
     agent_class = value.get("agent_class", "LlmAgent")

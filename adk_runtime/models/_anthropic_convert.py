@@ -63,8 +63,11 @@ def to_claude_role(role: str | None) -> str:
     return "assistant" if role in ("model", "assistant") else "user"
 
 
-def to_google_genai_finish_reason(stop_reason: str | None) -> types.FinishReason | None:
+def to_google_genai_finish_reason(
+    anthropic_stop_reason: str | None,
+) -> types.FinishReason | None:
     """Map an Anthropic ``stop_reason`` to a google-genai finish reason."""
+    stop_reason = anthropic_stop_reason
     if stop_reason is None:
         return None
     return _FINISH_REASONS.get(stop_reason, types.FinishReason.FINISH_REASON_UNSPECIFIED)
@@ -313,8 +316,11 @@ def lowercase_schema_types(schema: Any) -> Any:
     return schema
 
 
-def function_declaration_to_tool_param(declaration: types.FunctionDeclaration) -> dict[str, Any]:
+def function_declaration_to_tool_param(
+    function_declaration: types.FunctionDeclaration,
+) -> dict[str, Any]:
     """An Anthropic tool (``name``, ``description``, ``input_schema``) for a declaration."""
+    declaration = function_declaration
     if not declaration.name:
         raise ValueError("A function declaration has no name; Claude needs one.")
     if declaration.parameters_json_schema:
@@ -336,8 +342,9 @@ def function_declaration_to_tool_param(declaration: types.FunctionDeclaration) -
     }
 
 
-def content_block_to_part(block: Any) -> types.Part:
+def content_block_to_part(content_block: Any) -> types.Part:
     """Translate a block of Claude's reply (an ``anthropic`` model or a dict) into a part."""
+    block = content_block
     kind = _get(block, "type")
     if kind == "thinking":
         signature = _get(block, "signature")

@@ -85,13 +85,20 @@ class LlmRequest(BaseModel):
         """
         self.append_instructions(instructions)
 
-    def set_output_schema(self, output_schema: Any) -> None:
+    def set_output_schema(self, output_schema: Any = None, *, base_model: Any = None) -> None:
         """Ask for JSON following ``output_schema`` (the config's ``response_schema``).
 
         ``output_schema`` is a pydantic model, ``list[...]``, a JSON-schema dict or a
         ``types.Schema``; ``response_mime_type`` becomes ``application/json``.
+        ``base_model`` is google-adk's older name for it.
+
+        Raises:
+            ValueError: Neither is given.
         """
-        self.config.response_schema = output_schema
+        schema = output_schema if output_schema is not None else base_model
+        if schema is None:
+            raise ValueError("set_output_schema needs output_schema (the schema to answer in).")
+        self.config.response_schema = schema
         self.config.response_mime_type = "application/json"
 
     def append_tools(self, tools: list[BaseTool]) -> None:

@@ -75,7 +75,7 @@ class LlmResponse(BaseModel):
         return function_responses(self.content)
 
     @staticmethod
-    def create(response: types.GenerateContentResponse) -> LlmResponse:
+    def create(generate_content_response: types.GenerateContentResponse) -> LlmResponse:
         """Build a response from a google-genai ``GenerateContentResponse`` (its first candidate).
 
         As in google-adk:
@@ -90,6 +90,7 @@ class LlmResponse(BaseModel):
 
         The candidate's citations and log probabilities are kept in every case.
         """
+        response = generate_content_response
         usage = response.usage_metadata
         if not response.candidates:
             feedback = response.prompt_feedback

@@ -92,13 +92,8 @@ _VALIDATORS = frozenset(
 )
 
 
-def reference_classes(areas: tuple[str, ...]) -> Iterator[RefClass]:
-    """Yield each public class defined at the top of a public module of the areas.
-
-    Its members are what its own body defines: methods and properties, annotated fields and
-    class attributes, less private names, ``model_config`` and pydantic validators (which
-    are not called by users). Inherited members belong to the base class's entry.
-    """
+def _public_trees(areas: tuple[str, ...]) -> Iterator[tuple[str, ast.Module]]:
+    """The parsed source of each public module of the areas, with its path."""
     dist = reference_distribution()
     for file in sorted(str(f) for f in dist.files or [] if str(f).startswith("google/adk/")):
         path = _dotted(file)
@@ -108,10 +103,57 @@ def reference_classes(areas: tuple[str, ...]) -> Iterator[RefClass]:
         if any(p.startswith("_") for p in parts):
             continue
         source = Path(str(dist.locate_file(file)))
-        tree = ast.parse(source.read_text(encoding="utf-8"), str(source))
+        yield path, ast.parse(source.read_text(encoding="utf-8"), str(source))
+
+
+def reference_classes(areas: tuple[str, ...]) -> Iterator[RefClass]:
+    """Yield each public class defined at the top of a public module of the areas.
+
+    Its members are what its own body defines: methods and properties, annotated fields and
+    class attributes, less private names, ``model_config`` and pydantic validators (which
+    are not called by users). Inherited members belong to the base class's entry.
+    """
+    for path, tree in _public_trees(areas):
         for node in tree.body:
             if isinstance(node, ast.ClassDef) and not node.name.startswith("_"):
                 yield RefClass(path, node.name, frozenset(_members(node)))
+
+
+@dataclass(frozen=True)
+class RefFunction:
+    """A public function or method of google-adk and the names of its parameters."""
+
+    module: str
+    qualname: str  # ``function`` or ``Class.method``
+    parameters: tuple[str, ...]
+
+
+def reference_functions(areas: tuple[str, ...]) -> Iterator[RefFunction]:
+    """Yield the public functions of public modules and the public methods (and
+    ``__init__``) of their public classes, less validators and ``model_post_init``."""
+    for path, tree in _public_trees(areas):
+        for node in tree.body:
+            if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef)):
+                if not node.name.startswith("_"):
+                    yield RefFunction(path, node.name, _parameters(node))
+            elif isinstance(node, ast.ClassDef) and not node.name.startswith("_"):
+                for method in filter(_called_by_users, node.body):
+                    assert isinstance(method, (ast.FunctionDef, ast.AsyncFunctionDef))
+                    yield RefFunction(path, f"{node.name}.{method.name}", _parameters(method))
+
+
+def _called_by_users(stmt: ast.stmt) -> bool:
+    if not isinstance(stmt, (ast.FunctionDef, ast.AsyncFunctionDef)):
+        return False
+    if stmt.name == "model_post_init" or (stmt.name.startswith("_") and stmt.name != "__init__"):
+        return False
+    return not any(_decorator_name(d) in _VALIDATORS for d in stmt.decorator_list)
+
+
+def _parameters(node: ast.FunctionDef | ast.AsyncFunctionDef) -> tuple[str, ...]:
+    arguments = node.args
+    names = [a.arg for a in [*arguments.posonlyargs, *arguments.args, *arguments.kwonlyargs]]
+    return tuple(n for n in names if n not in ("self", "cls"))
 
 
 def _members(node: ast.ClassDef) -> set[str]:

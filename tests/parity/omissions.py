@@ -337,10 +337,57 @@ MEMBERS_OMITTED: dict[str, str] = {
 """Members of google-adk's public classes not here (``module:Class.member``), with the reason."""
 
 
+PYDANTIC_NAMES = (
+    "pydantic's own `model_validate` (its first parameter is `obj`); google-adk overrides it "
+    "on `HttpCredentials` to name it `data`."
+)
+LOGGING_CLASSIFIER = (
+    "google-adk 2.13's hook that classifies an application's own tool results as errors in "
+    "`LoggingPlugin`'s log: not implemented; the plugin logs each result as it is."
+)
+SPREADSHEETS = (
+    "Turning `.xlsx` / `.xls` artifacts into text for the model (a spreadsheet reader): not "
+    "implemented; `LoadArtifactsTool(process_artifact=...)` converts any artifact as the "
+    "application wants."
+)
+MCP_TOOL_AUTH = (
+    "An `McpTool` is made by its toolset, which carries the authentication "
+    "(`McpToolset(auth_scheme=..., auth_credential=...)`) and applies it to every tool."
+)
+MCP_GROUNDING = (
+    "Copying an MCP result's `meta.adk_grounding_metadata` into the session's `temp:` state "
+    "(`propagate_grounding_metadata`): not implemented."
+)
+
+SIGNATURES_OMITTED: dict[str, str] = {
+    "agents.context:Context.__init__(attempt_count)": WORKFLOW,
+    "agents.context:Context.__init__(node)": WORKFLOW,
+    "agents.context:Context.__init__(node_path)": WORKFLOW,
+    "agents.context:Context.__init__(parent_ctx)": WORKFLOW,
+    "agents.context:Context.__init__(run_id)": WORKFLOW,
+    "agents.context:Context.__init__(use_as_output)": WORKFLOW,
+    "runners:Runner.__init__(node)": WORKFLOW,
+    "runners:InMemoryRunner.__init__(node)": WORKFLOW,
+    "auth.auth_credential:HttpCredentials.model_validate(data)": PYDANTIC_NAMES,
+    "plugins.logging_plugin:LoggingPlugin.__init__(tool_result_classifier)": LOGGING_CLASSIFIER,
+    "tools.load_artifacts_tool:as_safe_part_for_llm(enable_spreadsheet_parsing)": SPREADSHEETS,
+    "tools.load_artifacts_tool:LoadArtifactsTool.__init__(enable_spreadsheet_parsing)": (
+        SPREADSHEETS
+    ),
+    "tools.mcp_tool.mcp_tool:McpTool.__init__(auth_scheme)": MCP_TOOL_AUTH,
+    "tools.mcp_tool.mcp_tool:McpTool.__init__(auth_credential)": MCP_TOOL_AUTH,
+    "tools.mcp_tool.mcp_tool:McpTool.__init__(propagate_grounding_metadata)": MCP_GROUNDING,
+    "tools.mcp_tool.mcp_toolset:McpToolset.__init__(propagate_grounding_metadata)": (MCP_GROUNDING),
+}
+"""Parameters of google-adk functions not taken here (``module:qualname(parameter)``)."""
+
+
 def readme_table() -> str:
     """The README's table: one row per reason, listing what it covers (``google.adk.`` paths)."""
     rows: dict[str, list[str]] = {}
-    for key, reason in [*OMITTED.items(), *REFUSED.items(), *MEMBERS_OMITTED.items()]:
+    listed = [*OMITTED.items(), *REFUSED.items(), *MEMBERS_OMITTED.items()]
+    listed += [(key, reason) for key, reason in SIGNATURES_OMITTED.items()]
+    for key, reason in listed:
         module, _, name = key.partition(":")
         shown = f"`{module}.{name}`" if name else f"`{module}`"
         rows.setdefault(reason, []).append(shown)
