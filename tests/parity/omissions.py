@@ -354,10 +354,6 @@ MCP_TOOL_AUTH = (
     "An `McpTool` is made by its toolset, which carries the authentication "
     "(`McpToolset(auth_scheme=..., auth_credential=...)`) and applies it to every tool."
 )
-MCP_GROUNDING = (
-    "Copying an MCP result's `meta.adk_grounding_metadata` into the session's `temp:` state "
-    "(`propagate_grounding_metadata`): not implemented."
-)
 
 SIGNATURES_OMITTED: dict[str, str] = {
     "agents.context:Context.__init__(attempt_count)": WORKFLOW,
@@ -376,8 +372,6 @@ SIGNATURES_OMITTED: dict[str, str] = {
     ),
     "tools.mcp_tool.mcp_tool:McpTool.__init__(auth_scheme)": MCP_TOOL_AUTH,
     "tools.mcp_tool.mcp_tool:McpTool.__init__(auth_credential)": MCP_TOOL_AUTH,
-    "tools.mcp_tool.mcp_tool:McpTool.__init__(propagate_grounding_metadata)": MCP_GROUNDING,
-    "tools.mcp_tool.mcp_toolset:McpToolset.__init__(propagate_grounding_metadata)": (MCP_GROUNDING),
 }
 """Parameters of google-adk functions not taken here (``module:qualname(parameter)``)."""
 

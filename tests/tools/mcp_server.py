@@ -12,7 +12,7 @@ import sys
 
 from mcp.server.mcpserver import Context, MCPServer
 from mcp.server.mcpserver.exceptions import ToolError
-from mcp.types import SamplingMessage, TextContent
+from mcp.types import CallToolResult, SamplingMessage, TextContent
 from pydantic import BaseModel
 
 server = MCPServer("adk-runtime-test")
@@ -90,6 +90,19 @@ async def delete_file(path: str, ctx: Context) -> str:
     if answer.action == "accept" and answer.data.approve:
         return f"deleted {path}"
     return f"kept {path} ({answer.action})"
+
+
+@server.tool()
+def grounded_search(query: str) -> CallToolResult:
+    """A search whose result carries the sources it found (ADK grounding metadata)."""
+    grounding = {
+        "groundingChunks": [{"web": {"uri": "https://example.org/a", "title": query}}],
+        "webSearchQueries": [query],
+    }
+    return CallToolResult(
+        content=[TextContent(type="text", text=f"found: {query}")],
+        _meta={"adk_grounding_metadata": grounding},
+    )
 
 
 @server.resource("memo://menu", name="menu", mime_type="text/plain")

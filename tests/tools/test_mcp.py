@@ -44,8 +44,8 @@ from tests.llm.helpers import send, start, texts
 REPO = Path(__file__).resolve().parents[2]
 SERVER = ["-m", "tests.tools.mcp_server"]
 SERVER_TOOLS = {
-    "add", "count_up", "crash", "credentials", "delete_file", "explode", "server_pid",
-    "shout", "summarize", "whoami",
+    "add", "count_up", "crash", "credentials", "delete_file", "explode", "grounded_search",
+    "server_pid", "shout", "summarize", "whoami",
 }  # fmt: skip
 
 
@@ -516,3 +516,30 @@ async def test_the_server_samples_the_clients_model_and_elicits_the_users_answer
     assert answers == ["summary: short", "kept a.txt (accept)", "deleted b.txt"]
     assert sampled == ["a long text"]
     assert asked == ["Delete a.txt?", "Delete b.txt?"]
+
+
+@pytest.mark.parametrize("propagate", [True, False])
+async def test_grounding_metadata_of_a_result_grounds_the_next_answer(
+    errlog: TextIO, blockbuster: BlockBuster, propagate: bool
+) -> None:
+    toolset = stdio(errlog, propagate_grounding_metadata=propagate)
+    model = ScriptedModel(
+        replies=[function_call("grounded_search", {"query": "tides"}), "Tides follow the moon."]
+    )
+    runner = await start(LlmAgent(name="a", model=model, tools=[toolset]), InMemorySessionService())
+    try:
+        events = await send(runner, "why tides?")
+    finally:
+        await runner.close()
+    answer = events[-1]
+    assert texts([answer]) == ["Tides follow the moon."]
+    if not propagate:
+        assert answer.grounding_metadata is None
+        return
+    grounding = answer.grounding_metadata
+    assert grounding is not None
+    assert grounding.web_search_queries == ["tides"]
+    assert grounding.grounding_chunks is not None
+    chunk = grounding.grounding_chunks[0].web
+    assert chunk is not None
+    assert (chunk.uri, chunk.title) == ("https://example.org/a", "tides")

@@ -6,12 +6,14 @@ import inspect
 import logging
 from typing import TYPE_CHECKING, Any, Protocol, TypeAlias, runtime_checkable
 
+import pydantic
 from google.genai import types
 from mcp.types import Tool
 
 from adk_runtime.tools._confirm import RequireConfirmation, gate, requires_confirmation
 from adk_runtime.tools._declaration import function_declaration
 from adk_runtime.tools._header_provider import HeaderProvider, headers_for
+from adk_runtime.tools.agent_tool import GROUNDING_STATE_KEY
 from adk_runtime.tools.base_tool import BaseTool
 from adk_runtime.tools.mcp_tool.mcp_session_manager import MCPSessionManager
 
@@ -74,8 +76,13 @@ class McpTool(BaseTool):
         require_confirmation: RequireConfirmation = False,
         header_provider: HeaderProvider | None = None,
         progress_callback: ProgressCallback | None = None,
+        propagate_grounding_metadata: bool = False,
     ) -> None:
         """Wrap ``mcp_tool`` as listed by the server.
+
+        With ``propagate_grounding_metadata``, a result whose ``_meta`` carries
+        ``adk_grounding_metadata`` (a google-genai ``GroundingMetadata``) has it put on the
+        calling agent's next model responses of the invocation, as ``AgentTool`` does.
 
         ``progress_callback`` receives the server's progress notifications of each call: an
         async callback (:class:`ProgressFnT`), or a :class:`ProgressCallbackFactory` that
@@ -87,6 +94,7 @@ class McpTool(BaseTool):
         self._require_confirmation = require_confirmation
         self._header_provider = header_provider
         self._progress_callback = progress_callback
+        self.propagate_grounding_metadata = propagate_grounding_metadata
 
     @property
     def visibility(self) -> list[str]:
@@ -133,7 +141,10 @@ class McpTool(BaseTool):
             lambda session: session.call_tool(name, arguments=args, progress_callback=progress),
             headers,
         )
-        return _as_response(result.model_dump(mode="json", exclude_none=True, by_alias=True))
+        response = _as_response(result.model_dump(mode="json", exclude_none=True, by_alias=True))
+        if self.propagate_grounding_metadata:
+            _pass_grounding_on(self.name, response, tool_context)
+        return response
 
     def _resolve_progress_callback(self, tool_context: ToolContext) -> ProgressFnT | None:
         """This call's progress callback: the callback itself, or what the factory makes."""
@@ -144,6 +155,20 @@ class McpTool(BaseTool):
             return given  # type: ignore[return-value]
         factory: ProgressCallbackFactory = given  # type: ignore[assignment]
         return factory(self.name, callback_context=tool_context)
+
+
+def _pass_grounding_on(name: str, response: dict[str, Any], tool_context: ToolContext) -> None:
+    """Keep the result's ``meta.adk_grounding_metadata`` for the agent's next responses."""
+    meta = response.get("meta")
+    raw = meta.get("adk_grounding_metadata") if isinstance(meta, dict) else None
+    if raw is None:
+        return
+    try:
+        grounding = types.GroundingMetadata.model_validate(raw)
+    except pydantic.ValidationError:
+        logger.warning("Ignored the malformed adk_grounding_metadata of %s's result.", name)
+        return
+    tool_context.state[GROUNDING_STATE_KEY] = grounding
 
 
 def _is_async_callable(value: object) -> bool:

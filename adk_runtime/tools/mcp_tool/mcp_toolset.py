@@ -73,6 +73,7 @@ class McpToolset(BaseToolset):
         sampling_callback: SamplingFnT | None = None,
         sampling_capabilities: SamplingCapability | None = None,
         elicitation_callback: ElicitationFnT | None = None,
+        propagate_grounding_metadata: bool = False,
     ) -> None:
         """Create the toolset (nothing connects until the tools are first needed).
 
@@ -108,6 +109,9 @@ class McpToolset(BaseToolset):
             elicitation_callback: Answers the server's elicitation requests (it asks the
                 user for input while a tool runs): the MCP SDK's ``ElicitationFnT``,
                 ``(context, ElicitRequestParams) -> ElicitResult``.
+            propagate_grounding_metadata: A result whose ``_meta`` carries
+                ``adk_grounding_metadata`` grounds the agent's next model responses of the
+                invocation (see ``McpTool``).
         """
         super().__init__(tool_filter=tool_filter, tool_name_prefix=tool_name_prefix)
         self._mcp_session_manager = MCPSessionManager(
@@ -123,6 +127,7 @@ class McpToolset(BaseToolset):
         self._require_confirmation = require_confirmation
         self._header_provider = header_provider
         self._progress_callback = progress_callback
+        self._propagate_grounding_metadata = propagate_grounding_metadata
         self._ttl = tool_list_cache_ttl_seconds
         self._use_mcp_resources = bool(use_mcp_resources)
         self._listed: dict[str, tuple[float, list[Tool]]] = {}
@@ -198,6 +203,7 @@ class McpToolset(BaseToolset):
                 require_confirmation=self._require_confirmation,
                 header_provider=self._headers,
                 progress_callback=self._progress_callback,
+                propagate_grounding_metadata=self._propagate_grounding_metadata,
             )
             if self._is_tool_selected(tool, readonly_context):
                 tools.append(tool)
