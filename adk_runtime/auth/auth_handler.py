@@ -339,14 +339,24 @@ class AuthHandler:
 
     def has_auth_response(self, state: State | MutableMapping[str, Any]) -> bool:
         """Whether the user's answer for this config is in ``state`` (nothing is exchanged)."""
+        return self._stored_answer(state) is not None
+
+    def _stored_answer(
+        self, state: State | MutableMapping[str, Any]
+    ) -> tuple[str, str | AuthCredential | dict[str, Any]] | None:
+        """The state key holding the user's answer, and the answer as stored.
+
+        The ``temp:`` key is read first, then the bare key; an answer is a non-empty string,
+        a credential or its dict form.
+        """
         key = self.auth_config.credential_key
         if not key:
-            return False
-        values = (state.get(name) for name in (TEMP_PREFIX + key, key))
-        return any(
-            (isinstance(value, str) and value) or isinstance(value, AuthCredential | dict)
-            for value in values
-        )
+            return None
+        for name in (TEMP_PREFIX + key, key):
+            value = state.get(name)
+            if (isinstance(value, str) and value) or isinstance(value, AuthCredential | dict):
+                return name, value
+        return None
 
     def get_auth_response(self, state: State | MutableMapping[str, Any]) -> AuthCredential | None:
         """The credential the user gave for this config in this invocation, or None.
@@ -362,21 +372,16 @@ class AuthHandler:
         Raises:
             CredentialExchangeError: The token endpoint refused the exchange.
         """
-        key = self.auth_config.credential_key
-        if not key:
+        stored = self._stored_answer(state)
+        if stored is None:
             return None
-        for name in (TEMP_PREFIX + key, key):
-            value = state.get(name)
-            if isinstance(value, str) and value:
-                return self._from_string(value)
-            if isinstance(value, AuthCredential | dict):
-                credential = (
-                    value
-                    if isinstance(value, AuthCredential)
-                    else AuthCredential.model_validate(value)
-                )
-                return self._exchanged_here(state, name, credential)
-        return None
+        name, value = stored
+        if isinstance(value, str):
+            return self._from_string(value)
+        credential = (
+            value if isinstance(value, AuthCredential) else AuthCredential.model_validate(value)
+        )
+        return self._exchanged_here(state, name, credential)
 
     def _exchanged_here(
         self, state: State | MutableMapping[str, Any], name: str, credential: AuthCredential
