@@ -543,3 +543,38 @@ async def test_grounding_metadata_of_a_result_grounds_the_next_answer(
     chunk = grounding.grounding_chunks[0].web
     assert chunk is not None
     assert (chunk.uri, chunk.title) == ("https://example.org/a", "tides")
+
+
+@pytest.mark.parametrize("params", [None, {"url": "http://127.0.0.1:1/mcp"}, "stdio"])
+def test_a_toolset_without_a_server_is_refused_at_once(params: Any) -> None:
+    from adk_runtime.tools.mcp_tool import McpConfigurationError
+
+    for make in (
+        lambda: McpToolset(connection_params=params),
+        lambda: McpInstructionProvider(params, "persona"),
+    ):
+        with pytest.raises(McpConfigurationError) as refused:
+            make()
+        assert isinstance(refused.value, ValueError)
+        assert "StdioConnectionParams" in str(refused.value)
+
+
+@pytest.mark.parametrize(
+    "url", ["", "127.0.0.1:8000/mcp", "ftp://user:s3cret@host/mcp", "file:///tmp/mcp", "http://"]
+)
+@pytest.mark.parametrize("kind", [StreamableHTTPConnectionParams, SseConnectionParams])
+def test_a_url_that_is_not_http_is_refused_without_echoing_it(url: str, kind: type[Any]) -> None:
+    with pytest.raises(pydantic.ValidationError) as refused:
+        kind(url=url)
+    assert "http:// or https://" in str(refused.value)
+    assert "s3cret" not in str(refused.value)
+
+
+@pytest.mark.parametrize("field", ["timeout", "sse_read_timeout"])
+def test_a_timeout_must_be_positive(field: str) -> None:
+    with pytest.raises(pydantic.ValidationError):
+        StreamableHTTPConnectionParams(url="http://127.0.0.1:1/mcp", **{field: 0})
+    with pytest.raises(pydantic.ValidationError):
+        StdioConnectionParams(
+            server_params=StdioServerParameters(command=sys.executable), timeout=-1
+        )

@@ -15,6 +15,7 @@ except ImportError as exc:  # pragma: no cover - exercised in a subprocess witho
     ) from exc
 
 from adk_runtime.tools.mcp_tool._agent_to_mcp import to_mcp_server
+from adk_runtime.tools.mcp_tool._params import McpConfigurationError
 from adk_runtime.tools.mcp_tool.conversion_utils import adk_to_mcp_tool_type, gemini_to_json_schema
 from adk_runtime.tools.mcp_tool.mcp_session_manager import (
     MCPSessionManager,
@@ -32,6 +33,7 @@ __all__ = [
     "MCPSessionManager",
     "MCPTool",
     "MCPToolset",
+    "McpConfigurationError",
     "McpTool",
     "McpToolset",
     "SseConnectionParams",

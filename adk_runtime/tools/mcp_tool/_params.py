@@ -8,17 +8,28 @@ from urllib.parse import urlsplit
 import httpx2
 from mcp import StdioServerParameters
 from mcp.shared._httpx_utils import create_mcp_http_client
-from pydantic import BaseModel, ConfigDict
+from pydantic import BaseModel, ConfigDict, Field, field_validator
+
+from adk_runtime.errors import ConfigurationError
 
 __all__ = [
     "CheckableMcpHttpClientFactory",
     "ConnectionParams",
+    "McpConfigurationError",
     "SseConnectionParams",
     "StdioConnectionParams",
     "StdioServerParameters",
     "StreamableHTTPConnectionParams",
+    "checked",
     "describe",
 ]
+
+
+class McpConfigurationError(ConfigurationError, ValueError):
+    """An MCP toolset or session manager was given no server, or something that is not one.
+
+    A ``ValueError`` too, as google-adk raises for missing connection params.
+    """
 
 
 @runtime_checkable
@@ -52,7 +63,7 @@ class StdioConnectionParams(BaseModel):
     """
 
     server_params: StdioServerParameters
-    timeout: float = 5.0
+    timeout: float = Field(default=5.0, gt=0)
 
 
 class SseConnectionParams(BaseModel):
@@ -67,13 +78,19 @@ class SseConnectionParams(BaseModel):
             :class:`CheckableMcpHttpClientFactory`).
     """
 
-    model_config = ConfigDict(arbitrary_types_allowed=True)
+    # A bad URL is not echoed in the error: it may carry a token.
+    model_config = ConfigDict(arbitrary_types_allowed=True, hide_input_in_errors=True)
 
     url: str
     headers: dict[str, Any] | None = None
-    timeout: float = 5.0
-    sse_read_timeout: float = 300.0
+    timeout: float = Field(default=5.0, gt=0)
+    sse_read_timeout: float = Field(default=300.0, gt=0)
     httpx_client_factory: CheckableMcpHttpClientFactory = create_mcp_http_client
+
+    @field_validator("url")
+    @classmethod
+    def _http_url(cls, url: str) -> str:
+        return _checked_url(url)
 
 
 class StreamableHTTPConnectionParams(BaseModel):
@@ -89,14 +106,20 @@ class StreamableHTTPConnectionParams(BaseModel):
             :class:`CheckableMcpHttpClientFactory`).
     """
 
-    model_config = ConfigDict(arbitrary_types_allowed=True)
+    # A bad URL is not echoed in the error: it may carry a token.
+    model_config = ConfigDict(arbitrary_types_allowed=True, hide_input_in_errors=True)
 
     url: str
     headers: dict[str, Any] | None = None
-    timeout: float = 5.0
-    sse_read_timeout: float = 300.0
+    timeout: float = Field(default=5.0, gt=0)
+    sse_read_timeout: float = Field(default=300.0, gt=0)
     terminate_on_close: bool = True
     httpx_client_factory: CheckableMcpHttpClientFactory = create_mcp_http_client
+
+    @field_validator("url")
+    @classmethod
+    def _http_url(cls, url: str) -> str:
+        return _checked_url(url)
 
 
 ConnectionParams = (
@@ -105,6 +128,35 @@ ConnectionParams = (
     | StreamableHTTPConnectionParams
     | StdioServerParameters
 )
+
+
+def _checked_url(url: str) -> str:
+    parts = urlsplit(url)
+    if parts.scheme not in ("http", "https") or not parts.hostname:
+        # The value is not echoed: a URL may carry a token in its query or user part.
+        raise ValueError("must be an http:// or https:// URL with a host")
+    return url
+
+
+def checked(params: object) -> ConnectionParams:
+    """``params`` if it names an MCP server; otherwise a :class:`McpConfigurationError`."""
+    if params is None:
+        raise McpConfigurationError(
+            "Missing connection params: give StdioConnectionParams, "
+            "StreamableHTTPConnectionParams or SseConnectionParams."
+        )
+    if not isinstance(
+        params,
+        StdioConnectionParams
+        | SseConnectionParams
+        | StreamableHTTPConnectionParams
+        | StdioServerParameters,
+    ):
+        raise McpConfigurationError(
+            f"connection params of type {type(params).__name__} name no MCP server: give "
+            "StdioConnectionParams, StreamableHTTPConnectionParams or SseConnectionParams."
+        )
+    return params
 
 
 def describe(params: ConnectionParams) -> str:

@@ -22,6 +22,7 @@ from adk_runtime.tools.mcp_tool._params import (
     SseConnectionParams,
     StdioConnectionParams,
     StreamableHTTPConnectionParams,
+    checked,
     describe,
 )
 
@@ -77,7 +78,12 @@ class MCPSessionManager:
                 ``SamplingCapability``).
             elicitation_callback: Answers the server's elicitation requests (it asks the
                 user for input): the MCP SDK's ``ElicitationFnT``.
+
+        Raises:
+            McpConfigurationError: ``connection_params`` is None or names no MCP server
+                (a ``ValueError``).
         """
+        connection_params = checked(connection_params)
         if isinstance(connection_params, StdioServerParameters):
             connection_params = StdioConnectionParams(server_params=connection_params)
         self._connection_params = connection_params

@@ -112,6 +112,10 @@ class McpToolset(BaseToolset):
             propagate_grounding_metadata: A result whose ``_meta`` carries
                 ``adk_grounding_metadata`` grounds the agent's next model responses of the
                 invocation (see ``McpTool``).
+
+        Raises:
+            McpConfigurationError: ``connection_params`` is missing or names no MCP server
+                (a ``ValueError``).
         """
         super().__init__(tool_filter=tool_filter, tool_name_prefix=tool_name_prefix)
         self._mcp_session_manager = MCPSessionManager(
