@@ -7,6 +7,7 @@ from typing import TYPE_CHECKING, Any
 
 from google.genai import types
 
+from adk_runtime.plugins._tool_results import ToolResultClassifier, check_classifier, failure_of
 from adk_runtime.plugins.base_plugin import BasePlugin
 
 if TYPE_CHECKING:
@@ -33,11 +34,39 @@ class LoggingPlugin(BasePlugin):
     calls and results, and errors: one line each, values cut to 200 characters. It observes
     only (every hook returns None), so it changes nothing of the run. State values and tool
     arguments appear in the log: do not enable it where those are secret.
+
+    A tool call is logged as failed (at WARNING) when the tool raises, and also when its
+    result reports a failure without raising: an answer of ``ReflectAndRetryToolPlugin``, a
+    result with an MCP ``isError`` (or ``is_error``) flag set to True, or a result
+    ``tool_result_classifier`` says is an error. An error logged when the tool raised is not
+    logged again when a later plugin's answer to it arrives as the call's result.
     """
 
-    def __init__(self, name: str = "logging_plugin") -> None:
-        """Create the plugin (``name``: unique among the Runner's plugins)."""
+    def __init__(
+        self,
+        name: str = "logging_plugin",
+        *,
+        tool_result_classifier: ToolResultClassifier | None = None,
+    ) -> None:
+        """Create the plugin.
+
+        Args:
+            name: Unique among the Runner's plugins.
+            tool_result_classifier: Says which results of the application's tools report a
+                failure (see :class:`~adk_runtime.plugins.ToolResultClassifier`). One that
+                raises or answers anything but a ``ToolResultClassification`` or None is
+                skipped with a warning naming only the tool, and the built-in rules apply.
+
+        Raises:
+            ValueError: ``tool_result_classifier`` is not callable, is asynchronous, or cannot
+                take the keyword arguments ``tool``, ``tool_args``, ``tool_context`` and
+                ``result``.
+        """
+        check_classifier(tool_result_classifier)
         super().__init__(name)
+        self._tool_result_classifier = tool_result_classifier
+        # (invocation id, function call id) of the calls whose raised error was logged
+        self._errored_calls: set[tuple[str, str | None]] = set()
 
     def _log(self, text: str, *args: Any) -> None:
         logger.info("[%s] " + text, self.name, *args)
@@ -80,12 +109,18 @@ class LoggingPlugin(BasePlugin):
 
     async def after_run_callback(self, *, invocation_context: InvocationContext) -> None:
         """Log the end of the invocation."""
+        self._forget(invocation_context.invocation_id)
         self._log("invocation %s ended", invocation_context.invocation_id)
+
+    def _forget(self, invocation_id: str) -> None:
+        if self._errored_calls:
+            self._errored_calls = {c for c in self._errored_calls if c[0] != invocation_id}
 
     async def on_run_error_callback(
         self, *, invocation_context: InvocationContext, error: Exception
     ) -> None:
         """Log the invocation's failure (its type; the message may hold user data)."""
+        self._forget(invocation_context.invocation_id)
         self._log(
             "invocation %s failed: %s", invocation_context.invocation_id, type(error).__name__
         )
@@ -160,8 +195,22 @@ class LoggingPlugin(BasePlugin):
         tool_context: ToolContext,
         result: dict[str, Any],
     ) -> dict[str, Any] | None:
-        """Log a tool's result."""
-        self._log("tool %s returned %s", tool.name, _short(result))
+        """Log a tool's result, or the failure it reports (see the class docstring)."""
+        call = (tool_context.invocation_id, tool_context.function_call_id)
+        if call in self._errored_calls:
+            self._errored_calls.discard(call)  # the answer to an error logged already
+            return None
+        failure = failure_of(self._tool_result_classifier, tool, tool_args, tool_context, result)
+        if failure is None:
+            self._log("tool %s returned %s", tool.name, _short(result))
+        else:
+            logger.warning(
+                "[%s] tool %s failed: %s (result %s)",
+                self.name,
+                tool.name,
+                _short(failure),
+                _short(result),
+            )
         return None
 
     async def on_tool_error_callback(
@@ -173,7 +222,8 @@ class LoggingPlugin(BasePlugin):
         error: Exception,
     ) -> dict[str, Any] | None:
         """Log a failed tool call."""
-        self._log("tool %s failed: %s", tool.name, type(error).__name__)
+        logger.warning("[%s] tool %s failed: %s", self.name, tool.name, type(error).__name__)
+        self._errored_calls.add((tool_context.invocation_id, tool_context.function_call_id))
         return None
 
 

@@ -341,10 +341,6 @@ PYDANTIC_NAMES = (
     "pydantic's own `model_validate` (its first parameter is `obj`); google-adk overrides it "
     "on `HttpCredentials` to name it `data`."
 )
-LOGGING_CLASSIFIER = (
-    "google-adk 2.13's hook that classifies an application's own tool results as errors in "
-    "`LoggingPlugin`'s log: not implemented; the plugin logs each result as it is."
-)
 SPREADSHEETS = (
     "Turning `.xlsx` / `.xls` artifacts into text for the model (a spreadsheet reader): not "
     "implemented; `LoadArtifactsTool(process_artifact=...)` converts any artifact as the "
@@ -365,7 +361,6 @@ SIGNATURES_OMITTED: dict[str, str] = {
     "runners:Runner.__init__(node)": WORKFLOW,
     "runners:InMemoryRunner.__init__(node)": WORKFLOW,
     "auth.auth_credential:HttpCredentials.model_validate(data)": PYDANTIC_NAMES,
-    "plugins.logging_plugin:LoggingPlugin.__init__(tool_result_classifier)": LOGGING_CLASSIFIER,
     "tools.load_artifacts_tool:as_safe_part_for_llm(enable_spreadsheet_parsing)": SPREADSHEETS,
     "tools.load_artifacts_tool:LoadArtifactsTool.__init__(enable_spreadsheet_parsing)": (
         SPREADSHEETS
