@@ -63,10 +63,20 @@ def check_optional_imports() -> None:
     else:
         check(False, "McpToolset without the MCP SDK raises ConfigurationError")
     _names_its_extra("adk_runtime.auth", "auth")
+    from adk_runtime.tools.load_artifacts_tool import LoadArtifactsTool
+
+    try:
+        LoadArtifactsTool(enable_spreadsheet_parsing=True)
+    except ConfigurationError as exc:
+        check("adk-runtime[spreadsheets]" in str(exc), "spreadsheet parsing names its extra")
+    else:
+        check(False, "spreadsheet parsing without openpyxl raises ConfigurationError")
 
 
 async def main() -> None:
-    for module in ("asyncpg", "redis", "click", "fastapi", "google.adk", "mcp", "authlib"):
+    for module in (
+        "asyncpg", "redis", "click", "fastapi", "google.adk", "mcp", "authlib", "openpyxl",
+    ):  # fmt: skip
         check(importlib.util.find_spec(module) is None, f"{module} is not installed")
     with tempfile.TemporaryDirectory() as folder:
         url = f"sqlite+aiosqlite:///{Path(folder) / 'core.db'}"

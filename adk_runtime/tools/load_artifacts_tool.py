@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import asyncio
 import base64
 import binascii
 import html
@@ -17,6 +18,7 @@ from typing import TYPE_CHECKING, TypeAlias
 from google.genai import types
 
 from adk_runtime.models._unshown_media import bare_mime_type, shown_mime_type
+from adk_runtime.tools import _spreadsheets
 from adk_runtime.tools._names_tool import NamesTool, names_of
 
 if TYPE_CHECKING:
@@ -102,13 +104,21 @@ def _docx_text(data: bytes) -> str | None:
     return "\n".join(lines)
 
 
-def as_safe_part_for_llm(artifact: types.Part, artifact_name: str) -> types.Part:
+def as_safe_part_for_llm(
+    artifact: types.Part, artifact_name: str, enable_spreadsheet_parsing: bool = False
+) -> types.Part:
     """A part a Gemini model accepts for ``artifact``.
 
     Text and media Gemini takes inline (images, audio, video, PDF) pass through; text-like
     data (``text/*``, JSON, CSV, XML, SVG) becomes text, and so does a Word document's
-    (``.docx``); anything else becomes a one-line placeholder naming the artifact, its type
-    and size.
+    (``.docx``); with ``enable_spreadsheet_parsing``, an Excel workbook (``.xlsx``, ``.xls``)
+    becomes one Markdown table per sheet (its first 100 rows; needs the ``spreadsheets``
+    extra). Anything else becomes a one-line placeholder naming the artifact, its type and
+    size. Parsing a workbook takes CPU time: ``LoadArtifactsTool`` does it in a worker thread.
+
+    Raises:
+        ConfigurationError: ``enable_spreadsheet_parsing`` for a workbook without the
+            ``spreadsheets`` extra installed.
     """
     inline = artifact.inline_data
     if inline is None:
@@ -133,6 +143,8 @@ def as_safe_part_for_llm(artifact: types.Part, artifact_name: str) -> types.Part
     )
     if textual:
         return types.Part(text=data.decode("utf-8", errors="replace"))
+    if enable_spreadsheet_parsing and _spreadsheets.is_spreadsheet(mime_type, artifact_name):
+        return types.Part(text=_spreadsheets.spreadsheet_text(data, artifact_name))
     return types.Part(
         text=f"[Binary artifact: {artifact_name}, type: {shown_mime_type(mime_type)}, size: "
         f"{len(data) / 1024:.1f} KB. Content cannot be displayed inline.]"
@@ -163,16 +175,31 @@ class LoadArtifactsTool(NamesTool):
     session), converted by ``process_artifact`` or :func:`as_safe_part_for_llm`.
     """
 
-    def __init__(self, *, process_artifact: ProcessArtifactCallback | None = None) -> None:
+    def __init__(
+        self,
+        *,
+        process_artifact: ProcessArtifactCallback | None = None,
+        enable_spreadsheet_parsing: bool = False,
+    ) -> None:
         """Create the tool.
 
         Args:
             process_artifact: Replaces the default conversion: ``(artifact, name)`` returns
                 the part to show, or None to leave the artifact out. If it raises, the
                 artifact is left out and the error logged.
+            enable_spreadsheet_parsing: The default conversion shows Excel workbooks
+                (``.xlsx``, ``.xls``) as Markdown tables, parsed in a worker thread (see
+                :func:`as_safe_part_for_llm`); needs the ``spreadsheets`` extra.
+
+        Raises:
+            ConfigurationError: ``enable_spreadsheet_parsing`` without the ``spreadsheets``
+                extra installed.
         """
+        if enable_spreadsheet_parsing:
+            _spreadsheets.check_installed()
         super().__init__(name="load_artifacts", parameter="artifact_names", things="artifacts")
         self._process_artifact = process_artifact
+        self._enable_spreadsheet_parsing = enable_spreadsheet_parsing
 
     async def process_llm_request(
         self, *, tool_context: ToolContext, llm_request: LlmRequest
@@ -228,6 +255,8 @@ class LoadArtifactsTool(NamesTool):
 
     async def _shown(self, artifact: types.Part, name: str, requested: str) -> types.Part | None:
         if self._process_artifact is None:
+            if self._enable_spreadsheet_parsing:  # a workbook is parsed off the event loop
+                return await asyncio.to_thread(as_safe_part_for_llm, artifact, requested, True)
             return as_safe_part_for_llm(artifact, requested)
         try:
             shown = self._process_artifact(artifact, name)

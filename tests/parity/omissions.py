@@ -341,11 +341,6 @@ PYDANTIC_NAMES = (
     "pydantic's own `model_validate` (its first parameter is `obj`); google-adk overrides it "
     "on `HttpCredentials` to name it `data`."
 )
-SPREADSHEETS = (
-    "Turning `.xlsx` / `.xls` artifacts into text for the model (a spreadsheet reader): not "
-    "implemented; `LoadArtifactsTool(process_artifact=...)` converts any artifact as the "
-    "application wants."
-)
 MCP_TOOL_AUTH = (
     "An `McpTool` is made by its toolset, which carries the authentication "
     "(`McpToolset(auth_scheme=..., auth_credential=...)`) and applies it to every tool."
@@ -361,10 +356,6 @@ SIGNATURES_OMITTED: dict[str, str] = {
     "runners:Runner.__init__(node)": WORKFLOW,
     "runners:InMemoryRunner.__init__(node)": WORKFLOW,
     "auth.auth_credential:HttpCredentials.model_validate(data)": PYDANTIC_NAMES,
-    "tools.load_artifacts_tool:as_safe_part_for_llm(enable_spreadsheet_parsing)": SPREADSHEETS,
-    "tools.load_artifacts_tool:LoadArtifactsTool.__init__(enable_spreadsheet_parsing)": (
-        SPREADSHEETS
-    ),
     "tools.mcp_tool.mcp_tool:McpTool.__init__(auth_scheme)": MCP_TOOL_AUTH,
     "tools.mcp_tool.mcp_tool:McpTool.__init__(auth_credential)": MCP_TOOL_AUTH,
 }
