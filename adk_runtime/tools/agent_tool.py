@@ -116,6 +116,8 @@ class AgentTool(BaseTool):
                 ForwardingArtifactService(tool_context) if ctx.artifact_service else None
             ),
             memory_service=ctx.memory_service,
+            credential_service=ctx.credential_service,  # its tools' saved sign-ins
+            plugins=None,
         )
         if self.include_plugins:  # shared, not copied: the calling Runner owns and closes them
             runner.plugin_manager = ctx.plugin_manager

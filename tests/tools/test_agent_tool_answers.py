@@ -190,3 +190,57 @@ async def test_the_forwarding_artifact_service_without_a_store_is_a_value_error(
         "list_artifact_versions",
         "get_artifact_version",
     ]
+
+
+async def test_the_agents_tools_use_the_calling_runners_credential_service() -> None:
+    from fastapi.openapi.models import APIKey, APIKeyIn
+
+    from adk_runtime.auth import AuthConfig, AuthCredential, AuthCredentialTypes
+    from adk_runtime.auth.credential_service import InMemoryCredentialService
+    from adk_runtime.runners import Runner
+
+    def config(key: str | None = None) -> AuthConfig:
+        return AuthConfig(
+            auth_scheme=APIKey(**{"in": APIKeyIn.header, "name": "X-Key"}),
+            exchanged_auth_credential=(
+                AuthCredential(auth_type=AuthCredentialTypes.API_KEY, api_key=key) if key else None
+            ),
+            credential_key="crm",
+        )
+
+    async def sign_in(tool_context: ToolContext) -> str:
+        """Keep the user's CRM key."""
+        await tool_context.save_credential(config("k-123"))
+        return "saved"
+
+    async def crm_key(tool_context: ToolContext) -> str:
+        """Read the user's CRM key."""
+        saved = await tool_context.load_credential(config())
+        return saved.api_key or "" if saved is not None else "none"
+
+    inner = LlmAgent(
+        name="crm", model=ScriptedModel(replies=[function_call("crm_key", {}), "the key is set"]),
+        tools=[crm_key],
+    )  # fmt: skip
+    outer_model = ScriptedModel(
+        replies=[function_call("sign_in", {}), function_call("crm", {"request": "key?"}), "ok"]
+    )
+    outer = LlmAgent(name="outer", model=outer_model, tools=[sign_in, AgentTool(inner)])
+    sessions = InMemorySessionService()
+    runner = Runner(
+        app_name="app", agent=outer, session_service=sessions,
+        credential_service=InMemoryCredentialService(),
+    )  # fmt: skip
+    await sessions.create_session(app_name="app", user_id="u1", session_id="s1")
+    async for _ in runner.run_async(
+        user_id="u1",
+        session_id="s1",
+        new_message=types.Content(role="user", parts=[types.Part(text="hi")]),
+    ):
+        pass
+    inner_model = inner.model
+    assert isinstance(inner_model, ScriptedModel)
+    answer = inner_model.requests[-1].contents[-1].parts
+    assert answer is not None
+    assert answer[0].function_response is not None
+    assert answer[0].function_response.response == {"result": "k-123"}
