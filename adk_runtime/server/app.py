@@ -16,7 +16,7 @@ import logging
 import math
 from collections.abc import AsyncIterator, Sequence
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from fastapi import FastAPI, Request
 from fastapi.middleware.cors import CORSMiddleware
@@ -45,6 +45,11 @@ from adk_runtime.server.dev_ui import OPEN_PREFIX, add_dev_ui
 from adk_runtime.sessions import BaseSessionService
 from adk_runtime.sessions.claims import DEFAULT_LEASE_SECONDS, DEFAULT_WAIT_SECONDS
 
+if TYPE_CHECKING:
+    from adk_runtime.auth.credential_service.base_credential_service import (
+        BaseCredentialService,
+    )
+
 __all__ = ["AdkState", "ServerState", "create_app", "server_state"]
 
 logger = logging.getLogger("adk_runtime.server")
@@ -70,6 +75,7 @@ def create_app(
     session_service: BaseSessionService,
     artifact_service: BaseArtifactService | None = None,
     memory_service: BaseMemoryService | None = None,
+    credential_service: BaseCredentialService | None = None,
     app_name: str | None = None,
     auth_token: str | None = None,
     owns_services: bool = False,
@@ -89,6 +95,8 @@ def create_app(
         session_service: Where sessions live.
         artifact_service: Where artifacts live (default: in memory).
         memory_service: The memory service, if any (``PATCH …/memory`` needs it).
+        credential_service: Where the tools' sign-ins are kept (see "Tool authentication" in
+            the README); without one, a user signs in again on every turn that needs it.
         app_name: The app's name in URLs (default: the agent's name).
         auth_token: If set, every route but ``/health`` (the OpenAPI docs included) needs
             this bearer token; it is checked before a request body is read.
@@ -119,6 +127,7 @@ def create_app(
         session_service=session_service,
         artifact_service=artifact_service or InMemoryArtifactService(),
         memory_service=memory_service,
+        credential_service=credential_service,
         session_wait_seconds=session_wait_seconds,
         session_lease_seconds=session_lease_seconds,
     )
