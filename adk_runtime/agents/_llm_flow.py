@@ -162,26 +162,20 @@ class _Step:
         return request
 
     async def _call_model(self, request: LlmRequest) -> AsyncGenerator[LlmResponse, None]:
-        plugged = await self.ctx.plugin_manager.run_before_model_callback(
-            callback_context=self.callback_context, llm_request=request
-        )
-        if plugged is not None:  # a plugin answered: the agent's callbacks are skipped
-            yield plugged
-            return
-        for callback in _callbacks.as_list(self.agent.before_model_callback):
-            response = await _callbacks.invoke(
-                callback, callback_context=self.callback_context, llm_request=request
-            )
-            if response is not None:
-                yield response
-                return
-        labels = request.config.labels or {}
-        if AGENT_NAME_LABEL not in labels:  # per-agent slices of billing reports
-            request.config.labels = {**labels, AGENT_NAME_LABEL: self.agent.name}
-        self.ctx.increment_llm_call_count()
-        stream = self.ctx.run_config.streaming_mode == StreamingMode.SSE
         llm = self.agent.canonical_model
+        # Every model callback runs in the call's span, as in google-adk.
         with telemetry.model_span(llm.model, self.ctx.invocation_id) as call:
+            answered = await self._before_model(request)
+            if answered is not None:
+                call.answered_by("before_model_callback", self.model_event.id)
+                yield answered
+                return
+            labels = request.config.labels or {}
+            if AGENT_NAME_LABEL not in labels:  # per-agent slices of billing reports
+                request.config.labels = {**labels, AGENT_NAME_LABEL: self.agent.name}
+            self.ctx.increment_llm_call_count()
+            stream = self.ctx.run_config.streaming_mode == StreamingMode.SSE
+            call.start()
             async with aclosing(llm.generate_content_async(request, stream=stream)) as responses:
                 while True:
                     try:
@@ -189,7 +183,10 @@ class _Step:
                     except StopAsyncIteration:
                         return
                     except Exception as exc:  # the model call failed: the error callbacks
-                        yield await self._on_model_error(request, exc)
+                        recovered = await self._on_model_error(request, exc)
+                        call.answered_by("on_model_error_callback", self.model_event.id)
+                        # As in google-adk, the after-model callbacks see the recovery too.
+                        yield await self._after_model(recovered)
                         return
                     if response.partial:
                         yield response
@@ -199,6 +196,21 @@ class _Step:
                     )
                     _pass_grounding_on(self.ctx, request, response)
                     yield await self._after_model(response)
+
+    async def _before_model(self, request: LlmRequest) -> LlmResponse | None:
+        """The response a before-model callback gives instead of the model, if any."""
+        plugged = await self.ctx.plugin_manager.run_before_model_callback(
+            callback_context=self.callback_context, llm_request=request
+        )
+        if plugged is not None:  # a plugin answered: the agent's callbacks are skipped
+            return plugged
+        for callback in _callbacks.as_list(self.agent.before_model_callback):
+            response = await _callbacks.invoke(
+                callback, callback_context=self.callback_context, llm_request=request
+            )
+            if response is not None:
+                return response  # type: ignore[no-any-return]
+        return None
 
     async def _on_model_error(self, request: LlmRequest, exc: Exception) -> LlmResponse:
         """The first response an ``on_model_error_callback`` returns for ``exc``.

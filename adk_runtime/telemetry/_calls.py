@@ -17,8 +17,18 @@ class ModelCall:
     def __init__(self, current: Any | None, model: str) -> None:
         self._span = current
         self._model = model
-        self._started = time.perf_counter()
+        self._started: float | None = None
         self._timed = False
+
+    def start(self) -> None:
+        """The request goes to the model now (the model's latency counts from here)."""
+        self._started = time.perf_counter()
+
+    def answered_by(self, source: str, event_id: str) -> None:
+        """Record that a callback gave the response (``adk.model.response_source``)."""
+        if self._span is not None:
+            self._span.set_attribute("adk.event.id", event_id)
+            self._span.set_attribute("adk.model.response_source", source)
 
     def response(self, finish_reason: Any, usage: Any, event_id: str) -> None:
         """Record the finish reason, token usage and event id of a complete response.
@@ -26,7 +36,7 @@ class ModelCall:
         The first complete response also records the model's latency (request to complete
         response: the span itself lasts until the flow is done with the response).
         """
-        if not self._timed:
+        if not self._timed and self._started is not None:
             self._timed = True
             record_latency("model", self._model, time.perf_counter() - self._started)
         if self._span is None:
@@ -46,8 +56,10 @@ class ModelCall:
 def model_span(model: str, invocation_id: str) -> Iterator[ModelCall]:
     """Run one model call in a ``generate_content {model}`` span.
 
-    As in google-adk, the span covers what the flow does with the responses too (their
-    commits, the tool calls they ask for, which are its children).
+    As in google-adk, the span covers the model callbacks (before, after and on-error: a
+    plugin sees the same current span in each) and what the flow does with the responses
+    (their commits, the tool calls they ask for, which are its children). A response a
+    callback gave instead of the model is marked ``adk.model.response_source``.
 
     Args:
         model: The requested model name.
