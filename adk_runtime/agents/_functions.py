@@ -285,6 +285,35 @@ async def _call_tool(
     run then (no tool ran). A generator tool is run to its end (its progress events go to
     ``emit``); its output is the response.
     """
+    if missing is not None:
+        # No span and no latency series for a name the model made up (unbounded names).
+        response = await _before_tool(agent, tool, args, tool_context)
+        if response is None:
+            response = await _on_tool_error(agent, tool, args, tool_context, ValueError(missing))
+            return {"error": missing} if response is None else response
+        return await _after_tool(agent, tool, args, tool_context, response)
+    # The whole call, callbacks included, is the call's span, as in google-adk.
+    with telemetry.tool_span(tool.name, tool.description, tool_context.function_call_id) as call:
+        response = await _before_tool(agent, tool, args, tool_context)
+        if response is not None:
+            call.answered_by("before_tool_callback")
+        else:
+            try:
+                response = await _execute(agent, tool, args, tool_context, emit)
+            except Exception as exc:
+                response = await _on_tool_error(agent, tool, args, tool_context, exc)
+                if response is None:
+                    raise
+                call.answered_by("on_tool_error_callback")
+        if response is PAUSED:  # asked the user: no result for the after callbacks yet
+            return response
+        return await _after_tool(agent, tool, args, tool_context, response)
+
+
+async def _before_tool(
+    agent: LlmAgent, tool: BaseTool, args: dict[str, Any], tool_context: ToolContext
+) -> Any:
+    """The response a before-tool callback gives instead of the tool, or None."""
     plugins = tool_context.invocation_context.plugin_manager
     # The Runner's plugins first; a value from one skips the agent's callbacks of that step.
     response: Any = await plugins.run_before_tool_callback(
@@ -296,20 +325,7 @@ async def _call_tool(
         )
         if response is not None:
             break
-    if response is None and missing is not None:
-        response = await _on_tool_error(agent, tool, args, tool_context, ValueError(missing))
-        return {"error": missing} if response is None else response
-    if response is None:
-        with telemetry.tool_span(tool.name, tool.description, tool_context.function_call_id):
-            try:
-                response = await _execute(agent, tool, args, tool_context, emit)
-            except Exception as exc:
-                response = await _on_tool_error(agent, tool, args, tool_context, exc)
-                if response is None:
-                    raise
-    if response is PAUSED:  # asked the user: no result for the after callbacks yet
-        return response
-    return await _after_tool(agent, tool, args, tool_context, response)
+    return response
 
 
 async def _after_tool(

@@ -5,7 +5,7 @@ while the application has configured no SDK, every helper is a no-op that builds
 attributes: see :func:`adk_runtime.telemetry._tracing.tracing_enabled`.
 """
 
-from adk_runtime.telemetry._calls import ModelCall, model_span, tool_span
+from adk_runtime.telemetry._calls import ModelCall, ToolCall, model_span, tool_span
 from adk_runtime.telemetry._logs import TraceIdsFilter, log_failed_turn
 from adk_runtime.telemetry._metrics import (
     metrics_enabled,
@@ -25,6 +25,7 @@ def telemetry_enabled() -> bool:
 
 __all__ = [
     "ModelCall",
+    "ToolCall",
     "TraceIdsFilter",
     "Turn",
     "install_metrics",

@@ -75,9 +75,23 @@ def model_span(model: str, invocation_id: str) -> Iterator[ModelCall]:
         yield ModelCall(current, model)
 
 
+class ToolCall:
+    """The span of one tool call; :meth:`answered_by` marks a response a callback gave."""
+
+    def __init__(self, current: Any | None) -> None:
+        self._span = current
+
+    def answered_by(self, source: str) -> None:
+        """Record that ``source`` (a callback) gave the response (``adk.tool.response_source``)."""
+        if self._span is not None:
+            self._span.set_attribute("adk.tool.response_source", source)
+
+
 @contextlib.contextmanager
-def tool_span(name: str, description: str, call_id: str | None) -> Iterator[None]:
+def tool_span(name: str, description: str, call_id: str | None) -> Iterator[ToolCall]:
     """Run one tool call in an ``execute_tool`` span and time it (arguments never recorded).
+
+    As in google-adk, the span covers the tool's callbacks (before, after and on-error) too.
 
     Args:
         name: The tool's name.
@@ -97,7 +111,7 @@ def tool_span(name: str, description: str, call_id: str | None) -> Iterator[None
 
     started = time.perf_counter()
     try:
-        with span(f"execute_tool {name}", attributes):
-            yield
+        with span(f"execute_tool {name}", attributes) as current:
+            yield ToolCall(current)
     finally:
         record_latency("tool", name, time.perf_counter() - started)

@@ -1,4 +1,4 @@
-"""The model callbacks run in the model call's span, and a recovery goes through after-model."""
+"""Model and tool callbacks run in their call's span; a recovery goes through after-model."""
 
 from __future__ import annotations
 
@@ -13,7 +13,7 @@ from adk_runtime.models.llm_request import LlmRequest
 from adk_runtime.models.llm_response import LlmResponse
 from adk_runtime.plugins import BasePlugin
 from adk_runtime.runners import InMemoryRunner, Runner
-from adk_runtime.testing import ScriptedModel
+from adk_runtime.testing import ScriptedModel, function_call
 from tests.llm.helpers import APP, USER, send, texts
 
 
@@ -47,7 +47,7 @@ class SpanSeer(BasePlugin):
         )
 
 
-async def start(agent: LlmAgent, seer: SpanSeer) -> Runner:
+async def start(agent: LlmAgent, seer: BasePlugin) -> Runner:
     runner = InMemoryRunner(app=App(name=APP, root_agent=agent, plugins=[seer]))
     await runner.session_service.create_session(app_name=APP, user_id=USER, session_id="s1")
     return runner
@@ -107,3 +107,59 @@ async def test_a_recovered_error_goes_through_after_model_in_the_same_span(
     assert seer.seen == {"before": span_id, "error": span_id, "after": span_id}
     assert seer.after_saw == ["recovered"]
     assert attributes["adk.model.response_source"] == "on_model_error_callback"
+
+
+def lookup(city: str) -> dict[str, str]:
+    """Look up the weather."""
+    if city == "Atlantis":
+        raise LookupError("no such city")
+    return {"weather": "sunny"}
+
+
+class ToolSpanSeer(BasePlugin):
+    """Records the current span in each tool callback; answers for Oslo, recovers errors."""
+
+    def __init__(self) -> None:
+        super().__init__("tool_span_seer")
+        self.seen: dict[str, int] = {}
+
+    def _see(self, hook: str) -> None:
+        self.seen[hook] = trace.get_current_span().get_span_context().span_id
+
+    async def before_tool_callback(self, *, tool_args: dict[str, Any], **kwargs: Any) -> Any:
+        self._see("before")
+        return {"weather": "cached"} if tool_args.get("city") == "Oslo" else None
+
+    async def after_tool_callback(self, **kwargs: Any) -> None:
+        self._see("after")
+
+    async def on_tool_error_callback(self, **kwargs: Any) -> dict[str, str]:
+        self._see("error")
+        return {"weather": "unknown"}
+
+
+async def _tool_span(
+    city: str, spans: InMemorySpanExporter
+) -> tuple[ToolSpanSeer, int, dict[str, Any]]:
+    seer = ToolSpanSeer()
+    model = ScriptedModel(replies=[function_call("lookup", {"city": city}), "done"])
+    runner = await start(LlmAgent(name="a", model=model, tools=[lookup]), seer)
+    spans.clear()
+    await send(runner, "weather?")
+    [tool_span] = [s for s in spans.get_finished_spans() if s.name == "execute_tool lookup"]
+    assert tool_span.context is not None
+    return seer, tool_span.context.span_id, dict(tool_span.attributes or {})
+
+
+async def test_tool_callbacks_see_the_tool_calls_span(spans: InMemorySpanExporter) -> None:
+    seer, span_id, attributes = await _tool_span("Rome", spans)
+    assert seer.seen == {"before": span_id, "after": span_id}
+    assert "adk.tool.response_source" not in attributes
+
+    seer, span_id, attributes = await _tool_span("Oslo", spans)
+    assert seer.seen == {"before": span_id, "after": span_id}
+    assert attributes["adk.tool.response_source"] == "before_tool_callback"
+
+    seer, span_id, attributes = await _tool_span("Atlantis", spans)
+    assert seer.seen == {"before": span_id, "error": span_id, "after": span_id}
+    assert attributes["adk.tool.response_source"] == "on_tool_error_callback"
