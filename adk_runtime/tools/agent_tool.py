@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import json
 from typing import TYPE_CHECKING, Any, Final
 
 from google.genai import types
@@ -92,11 +93,14 @@ class AgentTool(BaseTool):
         """The agent's input: the ``request`` text, or ``args`` as JSON after validation.
 
         With an ``input_schema`` the arguments are validated by it (an error is answered to
-        the model) and sent as the schema's JSON.
+        the model) and sent as the schema's JSON. Without one, arguments the model sent in
+        place of ``request`` are passed on as JSON (sorted keys), as google-adk does.
         """
         schema = _input_schema(self.agent)
         if schema is None:
-            return str(args.get("request", ""))
+            if "request" in args:
+                return str(args["request"])
+            return json.dumps(args, ensure_ascii=False, sort_keys=True, default=str)
         return str(schema.model_validate(args).model_dump_json(exclude_none=True))
 
     async def run_async(self, *, args: dict[str, Any], tool_context: ToolContext) -> Any:

@@ -244,3 +244,20 @@ async def test_the_agents_tools_use_the_calling_runners_credential_service() -> 
     assert answer is not None
     assert answer[0].function_response is not None
     assert answer[0].function_response.response == {"result": "k-123"}
+
+
+@pytest.mark.parametrize(
+    ("args", "message"),
+    [
+        ({"request": "find shoes"}, "find shoes"),
+        ({"product": "shoes", "brand": "Nike"}, '{"brand": "Nike", "product": "shoes"}'),
+    ],
+)
+async def test_arguments_sent_instead_of_request_reach_the_agent_as_json(
+    args: dict[str, Any], message: str
+) -> None:
+    inner_model = ScriptedModel(replies=["found"])
+    assert await _answer(LlmAgent(name="shop", model=inner_model), args) == {"result": "found"}
+    asked = inner_model.requests[0].contents[-1].parts
+    assert asked is not None
+    assert asked[0].text == message
