@@ -118,6 +118,13 @@ DEFAULT_MAX_BODY_BYTES = 32 * 1024 * 1024
     help="At start-up, resume (in the background) every invocation of the app that a failure "
     "or a crash left unfinished.",
 )
+@click.option(
+    "--abort-on-disconnect",
+    is_flag=True,
+    default=False,
+    help="Stop an invocation when its /run or /run_sse client disconnects (as google-adk's "
+    "server does); by default it runs to completion and its answer is stored.",
+)
 @click.option("--log-level", default="info", show_default=True, help="uvicorn log level.")
 def serve(
     agent_spec: str,
@@ -135,6 +142,7 @@ def serve(
     metrics: bool,
     record_traces: bool,
     resume_interrupted: bool,
+    abort_on_disconnect: bool,
     dev_ui: bool,
     allow_origins: tuple[str, ...],
     log_level: str,
@@ -170,6 +178,7 @@ def serve(
         metrics=_metrics_available("--metrics") if metrics else False,
         record_traces=_metrics_available("--record-traces") if record_traces else False,
         resume_interrupted=resume_interrupted,
+        abort_on_disconnect=abort_on_disconnect,
         dev_ui=bundle,
         allow_origins=allow_origins,
         **services,

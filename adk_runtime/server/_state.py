@@ -40,6 +40,7 @@ class ServerState:
     app_name: str
     auth_token: str | None
     owns_services: bool
+    abort_on_disconnect: bool = False
     tasks: set[asyncio.Task[Any]] = dataclasses.field(default_factory=set)
 
     @property

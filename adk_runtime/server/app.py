@@ -87,6 +87,7 @@ def create_app(
     dev_ui: Path | None = None,
     allow_origins: Sequence[str] = (),
     resume_interrupted: bool = False,
+    abort_on_disconnect: bool = False,
 ) -> FastAPI:
     """Build the HTTP API for one agent.
 
@@ -116,6 +117,10 @@ def create_app(
             default). ``*`` allows any.
         resume_interrupted: At start-up, resume every interrupted invocation of the app in
             the background (each outcome logged on ``adk_runtime.server``).
+        abort_on_disconnect: Stop an invocation when the client that started it with
+            ``/run`` or ``/run_sse`` disconnects, as google-adk's server does (what was
+            committed stays and the turn is closed as ``INVOCATION_ABORTED``). Off: the
+            invocation runs to completion and the client reads the answer later.
     """
     root: dict[str, Any] = (
         {"app": agent, "app_name": app_name}
@@ -131,7 +136,9 @@ def create_app(
         session_wait_seconds=session_wait_seconds,
         session_lease_seconds=session_lease_seconds,
     )
-    state = ServerState(runner, runner.app_name, auth_token or None, owns_services)
+    state = ServerState(
+        runner, runner.app_name, auth_token or None, owns_services, abort_on_disconnect
+    )
 
     @contextlib.asynccontextmanager
     async def lifespan(app: FastAPI) -> AsyncIterator[None]:

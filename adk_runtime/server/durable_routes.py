@@ -16,7 +16,7 @@ from __future__ import annotations
 
 from typing import Annotated
 
-from fastapi import APIRouter, Query
+from fastapi import APIRouter, Query, Request
 from fastapi.responses import JSONResponse, StreamingResponse
 
 from adk_runtime.server import run_routes
@@ -49,13 +49,18 @@ async def list_interrupted(
 
 @router.post(_SESSION + "/invocations/{invocation_id}/resume")
 async def resume_invocation(
-    app_name: str, user_id: str, session_id: str, invocation_id: str, state: AdkState
+    app_name: str,
+    user_id: str,
+    session_id: str,
+    invocation_id: str,
+    request: Request,
+    state: AdkState,
 ) -> StreamingResponse:
     """Resume the invocation from its last committed event; its events as SSE."""
     req = RunAgentRequest(
         app_name=app_name, user_id=user_id, session_id=session_id, invocation_id=invocation_id
     )
-    return await run_routes.run_agent_sse(req, state)
+    return await run_routes.run_agent_sse(req, request, state)
 
 
 @router.post(_SESSION + "/fork")
