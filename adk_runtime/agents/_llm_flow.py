@@ -430,12 +430,15 @@ def conversation(agent: LlmAgent, ctx: InvocationContext) -> list[types.Content]
     before the invocation's user message.
     """
     run_config = ctx.run_config
+    current_turn_only = agent.include_contents == "none"
     contents = build_contents(
         _confirmation.without_confirmation_events(ctx.session.events),
         agent.name,
         ctx.branch,
-        current_turn_only=agent.include_contents == "none",
-        other_agents_thoughts=run_config.include_thoughts_from_other_agents,
+        current_turn_only=current_turn_only,
+        # As in google-adk, the current turn alone never retells other agents' thoughts.
+        other_agents_thoughts=run_config.include_thoughts_from_other_agents
+        and not current_turn_only,
         keep_client_ids=keeps_call_ids(agent.canonical_model),
     )
     if run_config.model_input_context:

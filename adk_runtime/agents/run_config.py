@@ -92,7 +92,8 @@ class RunConfig(BaseModel):
         model_input_context: Contents added to every model request of this invocation, just
             before the user's message; never stored in the session.
         include_thoughts_from_other_agents: Also retell other agents' thought parts when
-            their turns are shown to this agent as context (left out by default).
+            their turns are shown to this agent as context (left out by default, and always
+            for an agent with ``include_contents="none"``, as in google-adk).
         tool_thread_pool_config: Run sync tools on a pool of their own (see
             :class:`ToolThreadPoolConfig`); None: asyncio's default executor.
     """

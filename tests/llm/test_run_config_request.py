@@ -6,7 +6,7 @@ import pydantic
 import pytest
 from google.genai import types
 
-from adk_runtime.agents import LlmAgent, RunConfig
+from adk_runtime.agents import LlmAgent, RunConfig, SequentialAgent
 from adk_runtime.events import Event
 from adk_runtime.sessions import BaseSessionService, InMemorySessionService
 from adk_runtime.testing import ScriptedModel, function_call
@@ -130,3 +130,23 @@ async def test_other_agents_thoughts_are_retold_only_when_asked() -> None:
 def test_a_base_url_per_invocation_is_refused() -> None:
     with pytest.raises(pydantic.ValidationError, match=r"http_options\.base_url is not used"):
         RunConfig(http_options=types.HttpOptions(base_url="https://example.invalid"))
+
+
+async def test_the_current_turn_alone_never_retells_other_agents_thoughts() -> None:
+    thought = types.Part(text="weighing the options", thought=True)
+    planner = LlmAgent(
+        name="planner",
+        model=ScriptedModel(
+            replies=[types.Content(role="model", parts=[thought, types.Part(text="pick B")])]
+        ),
+    )
+    model = ScriptedModel(replies=["done"])
+    writer = LlmAgent(name="writer", model=model, include_contents="none")
+    runner = await start(SequentialAgent(name="flow", sub_agents=[planner, writer]),
+                         InMemorySessionService())  # fmt: skip
+    await send(
+        runner, user("which?"), run_config=RunConfig(include_thoughts_from_other_agents=True)
+    )
+    retold = " ".join(_text(c) for c in model.requests[0].contents)
+    assert "[planner] said: pick B" in retold
+    assert "weighing the options" not in retold
