@@ -6,7 +6,7 @@ import asyncio
 import contextvars
 import functools
 import inspect
-from collections.abc import Callable, Iterator, Sequence
+from collections.abc import Awaitable, Callable, Iterator, Sequence
 from concurrent.futures import Executor
 from contextlib import contextmanager
 from typing import Any, TypeVar
@@ -61,3 +61,19 @@ def as_list(callbacks: T | Sequence[T] | None) -> list[T]:
     if isinstance(callbacks, (list, tuple)):
         return list(callbacks)
     return [callbacks]  # type: ignore[list-item]
+
+
+async def first_answer(plugged: Awaitable[Any], callbacks: Any, /, **kwargs: Any) -> Any:
+    """What the step's plugins answered (``plugged``), else the first non-None of ``callbacks``.
+
+    The Runner's plugins run first; a value from one skips the agent's callbacks of the step.
+    Each callback is called with ``kwargs``; None when nobody answers.
+    """
+    answer = await plugged
+    if answer is not None:
+        return answer
+    for callback in as_list(callbacks):
+        answer = await invoke(callback, **kwargs)
+        if answer is not None:
+            return answer
+    return None

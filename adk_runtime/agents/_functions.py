@@ -315,17 +315,13 @@ async def _before_tool(
 ) -> Any:
     """The response a before-tool callback gives instead of the tool, or None."""
     plugins = tool_context.invocation_context.plugin_manager
-    # The Runner's plugins first; a value from one skips the agent's callbacks of that step.
-    response: Any = await plugins.run_before_tool_callback(
-        tool=tool, tool_args=args, tool_context=tool_context
+    return await _callbacks.first_answer(
+        plugins.run_before_tool_callback(tool=tool, tool_args=args, tool_context=tool_context),
+        agent.before_tool_callback,
+        tool=tool,
+        args=args,
+        tool_context=tool_context,
     )
-    for callback in [] if response is not None else _callbacks.as_list(agent.before_tool_callback):
-        response = await _callbacks.invoke(
-            callback, tool=tool, args=args, tool_context=tool_context
-        )
-        if response is not None:
-            break
-    return response
 
 
 async def _after_tool(
@@ -333,18 +329,17 @@ async def _after_tool(
 ) -> Any:
     """The response as the after callbacks leave it (the first that returns one replaces it)."""
     plugins = tool_context.invocation_context.plugin_manager
-    replaced = await plugins.run_after_tool_callback(
-        tool=tool, tool_args=args, tool_context=tool_context, result=response
+    replaced = await _callbacks.first_answer(
+        plugins.run_after_tool_callback(
+            tool=tool, tool_args=args, tool_context=tool_context, result=response
+        ),
+        agent.after_tool_callback,
+        tool=tool,
+        args=args,
+        tool_context=tool_context,
+        tool_response=response,
     )
-    if replaced is not None:
-        return replaced
-    for callback in _callbacks.as_list(agent.after_tool_callback):
-        replaced = await _callbacks.invoke(
-            callback, tool=tool, args=args, tool_context=tool_context, tool_response=response
-        )
-        if replaced is not None:
-            return replaced
-    return response
+    return response if replaced is None else replaced
 
 
 async def _execute(
@@ -369,15 +364,13 @@ async def _on_tool_error(
     agent: LlmAgent, tool: BaseTool, args: dict[str, Any], tool_context: ToolContext, exc: Exception
 ) -> Any:
     """The first response an ``on_tool_error_callback`` returns for ``exc``, else None."""
-    plugged = await tool_context.invocation_context.plugin_manager.run_on_tool_error_callback(
-        tool=tool, tool_args=args, tool_context=tool_context, error=exc
+    return await _callbacks.first_answer(
+        tool_context.invocation_context.plugin_manager.run_on_tool_error_callback(
+            tool=tool, tool_args=args, tool_context=tool_context, error=exc
+        ),
+        agent.on_tool_error_callback,
+        tool=tool,
+        args=args,
+        tool_context=tool_context,
+        error=exc,
     )
-    if plugged is not None:
-        return plugged
-    for callback in _callbacks.as_list(agent.on_tool_error_callback):
-        response = await _callbacks.invoke(
-            callback, tool=tool, args=args, tool_context=tool_context, error=exc
-        )
-        if response is not None:
-            return response
-    return None

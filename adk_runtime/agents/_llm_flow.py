@@ -199,18 +199,16 @@ class _Step:
 
     async def _before_model(self, request: LlmRequest) -> LlmResponse | None:
         """The response a before-model callback gives instead of the model, if any."""
-        plugged = await self.ctx.plugin_manager.run_before_model_callback(
-            callback_context=self.callback_context, llm_request=request
+        context = self.callback_context
+        answer: LlmResponse | None = await _callbacks.first_answer(
+            self.ctx.plugin_manager.run_before_model_callback(
+                callback_context=context, llm_request=request
+            ),
+            self.agent.before_model_callback,
+            callback_context=context,
+            llm_request=request,
         )
-        if plugged is not None:  # a plugin answered: the agent's callbacks are skipped
-            return plugged
-        for callback in _callbacks.as_list(self.agent.before_model_callback):
-            response = await _callbacks.invoke(
-                callback, callback_context=self.callback_context, llm_request=request
-            )
-            if response is not None:
-                return response  # type: ignore[no-any-return]
-        return None
+        return answer
 
     async def _on_model_error(self, request: LlmRequest, exc: Exception) -> LlmResponse:
         """The first response an ``on_model_error_callback`` returns for ``exc``.
@@ -218,33 +216,32 @@ class _Step:
         Raises:
             Exception: ``exc`` itself, when no callback returns a response.
         """
-        plugged = await self.ctx.plugin_manager.run_on_model_error_callback(
-            callback_context=self.callback_context, llm_request=request, error=exc
+        context = self.callback_context
+        answer: LlmResponse | None = await _callbacks.first_answer(
+            self.ctx.plugin_manager.run_on_model_error_callback(
+                callback_context=context, llm_request=request, error=exc
+            ),
+            self.agent.on_model_error_callback,
+            callback_context=context,
+            llm_request=request,
+            error=exc,
         )
-        if plugged is not None:
-            return plugged
-        for callback in _callbacks.as_list(self.agent.on_model_error_callback):
-            response = await _callbacks.invoke(
-                callback, callback_context=self.callback_context, llm_request=request, error=exc
-            )
-            if response is not None:
-                return response  # type: ignore[no-any-return]
-        raise exc
+        if answer is None:
+            raise exc
+        return answer
 
     async def _after_model(self, response: LlmResponse) -> LlmResponse:
         """Run the after-model callbacks on a complete response (partial chunks skip them)."""
-        plugged = await self.ctx.plugin_manager.run_after_model_callback(
-            callback_context=self.callback_context, llm_response=response
+        context = self.callback_context
+        replaced: LlmResponse | None = await _callbacks.first_answer(
+            self.ctx.plugin_manager.run_after_model_callback(
+                callback_context=context, llm_response=response
+            ),
+            self.agent.after_model_callback,
+            callback_context=context,
+            llm_response=response,
         )
-        if plugged is not None:
-            return plugged
-        for callback in _callbacks.as_list(self.agent.after_model_callback):
-            replaced = await _callbacks.invoke(
-                callback, callback_context=self.callback_context, llm_response=response
-            )
-            if replaced is not None:
-                return replaced  # type: ignore[no-any-return]
-        return response
+        return response if replaced is None else replaced
 
     async def _after_calls(
         self, call_event: Event, request: LlmRequest

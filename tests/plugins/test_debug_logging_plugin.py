@@ -155,20 +155,6 @@ async def test_a_classifier_marks_results_as_errors(tmp_path: Path) -> None:
     assert error["error_message"] == "stale forecast"
 
 
-def test_a_classifier_is_checked_when_the_plugin_is_made() -> None:
-    async def asynchronous(**kwargs: Any) -> None:
-        return None
-
-    def missing_arguments(tool: Any) -> None:
-        return None
-
-    for bad in (asynchronous, missing_arguments, "not callable"):
-        with pytest.raises(ValueError, match="tool_result_classifier"):
-            DebugLoggingPlugin(tool_result_classifier=bad)  # type: ignore[arg-type]
-    with pytest.raises(ValueError, match="status"):
-        ToolResultClassification(status="MAYBE")  # type: ignore[arg-type]
-
-
 async def test_the_system_instruction_can_be_left_out(tmp_path: Path) -> None:
     path = tmp_path / "debug.yaml"
     plugin = DebugLoggingPlugin(

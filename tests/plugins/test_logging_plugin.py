@@ -11,6 +11,7 @@ from adk_runtime.agents import LlmAgent
 from adk_runtime.apps import App
 from adk_runtime.plugins import (
     BasePlugin,
+    DebugLoggingPlugin,
     LoggingPlugin,
     ReflectAndRetryToolPlugin,
     ToolResultClassification,
@@ -118,7 +119,8 @@ async def test_a_classifier_that_raises_is_skipped_naming_only_the_tool(
     assert "dark" not in warnings[0]
 
 
-def test_a_classifier_is_checked_when_the_plugin_is_made() -> None:
+@pytest.mark.parametrize("plugin", [LoggingPlugin, DebugLoggingPlugin])
+def test_a_classifier_is_checked_when_the_plugin_is_made(plugin: type[BasePlugin]) -> None:
     async def asynchronous(**kwargs: Any) -> None:
         return None
 
@@ -127,4 +129,6 @@ def test_a_classifier_is_checked_when_the_plugin_is_made() -> None:
 
     for bad in (asynchronous, missing_arguments, "not callable"):
         with pytest.raises(ValueError, match="tool_result_classifier"):
-            LoggingPlugin(tool_result_classifier=bad)  # type: ignore[arg-type]
+            plugin(tool_result_classifier=bad)  # type: ignore[call-arg]
+    with pytest.raises(ValueError, match="status"):
+        ToolResultClassification(status="MAYBE")  # type: ignore[arg-type]
