@@ -359,11 +359,11 @@ class BaseAgent(BaseModel):
         manager = ctx.plugin_manager
         hook = manager.run_before_agent_callback if before else manager.run_after_agent_callback
         # The plugins first: content from one of them skips the agent's own callbacks.
-        content: types.Content | None = await hook(agent=self, callback_context=callback_context)
-        for callback in [] if content is not None else _callbacks.as_list(callbacks):
-            content = await _callbacks.invoke(callback, callback_context=callback_context)
-            if content is not None:
-                break
+        content: types.Content | None = await _callbacks.first_answer(
+            hook(agent=self, callback_context=callback_context),
+            callbacks,
+            callback_context=callback_context,
+        )
         if content is None and not (
             callback_context.state.has_delta() or callback_context.actions.artifact_delta
         ):
