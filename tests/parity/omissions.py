@@ -40,13 +40,13 @@ LIVE_REFUSED = (
     "`flows.llm_flows.functions.handle_function_calls_live` raises `UnsupportedFeatureError`."
 )
 CONFIG = (
-    "The tools' own YAML config classes (`AgentToolConfig`, `McpToolsetConfig`, "
+    "The tools' own YAML config classes (`AgentToolConfig`, "
     "`ExampleToolConfig`, `LangchainToolConfig`, "
     "`BaseTool.from_config`): agent YAML files are loaded "
     "(`agents.config_agent_utils.from_config`) and their `tools:` entries "
     "(`tools.tool_configs.ToolConfig`) take built-in names or dotted paths, with `args` for "
-    "tool classes such as `AgentTool`; an `McpToolset` is named by the dotted path of an "
-    "object built in Python."
+    "tool classes such as `AgentTool` (and google-adk's `McpToolsetConfig` args for "
+    "`McpToolset`)."
 )
 WORKFLOW = (
     "google-adk 2 workflow graphs and task mode: not implemented "
@@ -128,8 +128,6 @@ OMITTED: dict[str, str] = {
     "tools.base_tool:SelfTool": CONFIG,
     "tools.agent_tool:AgentToolConfig": CONFIG,
     "tools.example_tool:ExampleToolConfig": CONFIG,
-    "tools.mcp_tool.mcp_toolset:McpToolsetConfig": CONFIG,
-    "tools.mcp_tool.mcp_toolset:ALLOW_CONFIG_STDIO_SERVERS_ENV_VAR": CONFIG,
     # workflows, task mode
     "agents.llm": WORKFLOW,
     # Google Cloud
@@ -325,7 +323,6 @@ MEMBERS_OMITTED: dict[str, str] = {
     "tools.base_tool:BaseTool.from_config": CONFIG,
     "tools.base_toolset:BaseToolset.from_config": CONFIG,
     "tools.example_tool:ExampleTool.from_config": CONFIG,
-    "tools.mcp_tool.mcp_toolset:McpToolset.from_config": CONFIG,
     # google-adk's bookkeeping
     "agents.invocation_context:InvocationContext.canonical_tools_cache": ADK_BOOKKEEPING,
     "agents.invocation_context:InvocationContext.token_compaction_checked": ADK_BOOKKEEPING,

@@ -578,3 +578,73 @@ def test_a_timeout_must_be_positive(field: str) -> None:
         StdioConnectionParams(
             server_params=StdioServerParameters(command=sys.executable), timeout=-1
         )
+
+
+def _yaml_agent(tmp_path: Path, args: str) -> Any:
+    from adk_runtime.agents import config_agent_utils
+
+    path = tmp_path / "agent.yaml"
+    path.write_text(
+        "name: files\nmodel: gemini-2.5-flash\ninstruction: Use the tools.\n"
+        f"tools:\n  - name: McpToolset\n    args:\n{args}",
+        encoding="utf-8",
+    )
+    return config_agent_utils.from_config(str(path))
+
+
+async def test_an_agent_config_names_an_http_mcp_server(http_server: str, tmp_path: Path) -> None:
+    agent = _yaml_agent(
+        tmp_path,
+        f"      streamable_http_connection_params:\n        url: {http_server}\n"
+        "        timeout: 30\n      tool_filter: [add, shout]\n      tool_name_prefix: srv\n",
+    )
+    [toolset] = agent.tools
+    assert isinstance(toolset, McpToolset)
+    try:
+        tools = await toolset.get_tools_with_prefix()
+        assert sorted(tool.name for tool in tools) == ["srv_add", "srv_shout"]
+    finally:
+        await toolset.close()
+
+
+async def test_an_agent_config_starts_a_stdio_server_only_when_allowed(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    from adk_runtime.errors import AgentConfigError
+
+    args = (
+        f"      stdio_server_params:\n        command: {sys.executable}\n"
+        f"        args: [-m, tests.tools.mcp_server, stdio]\n        cwd: {REPO}\n"
+    )
+    monkeypatch.delenv("ADK_ALLOW_CONFIG_STDIO_MCP_SERVERS", raising=False)
+    with pytest.raises(AgentConfigError, match="ADK_ALLOW_CONFIG_STDIO_MCP_SERVERS=1"):
+        _yaml_agent(tmp_path, args)
+
+    monkeypatch.setenv("ADK_ALLOW_CONFIG_STDIO_MCP_SERVERS", "1")
+    [toolset] = _yaml_agent(tmp_path, args + "      tool_filter: [add]\n").tools
+    try:
+        assert [tool.name for tool in await toolset.get_tools()] == ["add"]
+    finally:
+        await toolset.close()
+
+
+@pytest.mark.parametrize(
+    ("args", "refusal"),
+    [
+        ("      tool_filter: [add]\n", "exactly one of"),
+        (
+            "      sse_connection_params: {url: 'http://127.0.0.1:1/sse'}\n"
+            "      streamable_http_connection_params: {url: 'http://127.0.0.1:1/mcp'}\n",
+            "got sse_connection_params, streamable_http_connection_params",
+        ),
+        ("      sse_connection_params: {url: 'ftp://u:s3cret@h/sse'}\n", "http:// or https://"),
+        ("      sse_connection_params: {url: 'http://h/sse'}\n      colour: red\n", "colour"),
+    ],
+    ids=["no-server", "two-servers", "bad-url", "unknown-key"],
+)
+def test_a_bad_mcp_entry_is_a_config_error(tmp_path: Path, args: str, refusal: str) -> None:
+    from adk_runtime.errors import AgentConfigError
+
+    with pytest.raises(AgentConfigError, match=refusal) as refused:
+        _yaml_agent(tmp_path, args)
+    assert "s3cret" not in str(refused.value)

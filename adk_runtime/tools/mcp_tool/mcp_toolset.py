@@ -12,12 +12,18 @@ from mcp import ClientSession
 from mcp.client.session import ElicitationFnT, SamplingFnT
 from mcp.types import PaginatedRequestParams, SamplingCapability, Tool
 
+from adk_runtime.agents._tool_configs import ToolArgsConfig
 from adk_runtime.agents.readonly_context import ReadonlyContext
 from adk_runtime.tools._confirm import RequireConfirmation
 from adk_runtime.tools._header_provider import HeaderProvider, headers_for
 from adk_runtime.tools._toolset_auth import auth_config_for
 from adk_runtime.tools.base_tool import BaseTool
 from adk_runtime.tools.base_toolset import BaseToolset, ToolPredicate
+from adk_runtime.tools.mcp_tool._config import (
+    ALLOW_CONFIG_STDIO_SERVERS_ENV_VAR,
+    McpToolsetConfig,
+    toolset_arguments,
+)
 from adk_runtime.tools.mcp_tool._params import ConnectionParams
 from adk_runtime.tools.mcp_tool.mcp_session_manager import MCPSessionManager
 from adk_runtime.tools.mcp_tool.mcp_tool import McpTool, ProgressCallback
@@ -27,7 +33,7 @@ if TYPE_CHECKING:
     from adk_runtime.auth.auth_schemes import AuthScheme
     from adk_runtime.auth.auth_tool import AuthConfig
 
-__all__ = ["MCPToolset", "McpToolset"]
+__all__ = ["ALLOW_CONFIG_STDIO_SERVERS_ENV_VAR", "MCPToolset", "McpToolset", "McpToolsetConfig"]
 
 logger = logging.getLogger(__name__)
 
@@ -157,6 +163,19 @@ class McpToolset(BaseToolset):
         merged = {k: v for k, v in headers.items() if k.lower() not in names}
         merged.update(carried)
         return merged
+
+    @classmethod
+    def from_config(cls, config: ToolArgsConfig, config_abs_path: str) -> McpToolset:
+        """The toolset an agent YAML file's ``McpToolset`` entry describes.
+
+        ``config`` holds google-adk's ``McpToolsetConfig`` fields (see
+        :class:`McpToolsetConfig`); a stdio server needs ``ADK_ALLOW_CONFIG_STDIO_MCP_SERVERS=1``.
+
+        Raises:
+            AgentConfigError: The args do not fit, or name a stdio server that is not allowed.
+        """
+        del config_abs_path  # nothing in the args is a path relative to the file
+        return cls(**toolset_arguments(config))
 
     @property
     def connection_params(self) -> ConnectionParams:
