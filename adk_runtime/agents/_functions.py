@@ -310,17 +310,37 @@ async def _call_tool(
         return await _after_tool(agent, tool, args, tool_context, response)
 
 
+async def _tool_hook(
+    plugin_hook: Callable[..., Awaitable[Any]],
+    callbacks: Any,
+    tool: BaseTool,
+    args: dict[str, Any],
+    tool_context: ToolContext,
+    **extra: Any,
+) -> Any:
+    """The first answer of the plugins' ``plugin_hook``, then of the agent's ``callbacks``.
+
+    google-adk names the arguments differently for the two: plugins get ``tool_args`` and
+    ``result``, agent callbacks ``args`` and ``tool_response``; ``extra`` goes to both.
+    """
+    agent_extra = {("tool_response" if k == "result" else k): v for k, v in extra.items()}
+    return await _callbacks.first_answer(
+        plugin_hook(tool=tool, tool_args=args, tool_context=tool_context, **extra),
+        callbacks,
+        tool=tool,
+        args=args,
+        tool_context=tool_context,
+        **agent_extra,
+    )
+
+
 async def _before_tool(
     agent: LlmAgent, tool: BaseTool, args: dict[str, Any], tool_context: ToolContext
 ) -> Any:
     """The response a before-tool callback gives instead of the tool, or None."""
     plugins = tool_context.invocation_context.plugin_manager
-    return await _callbacks.first_answer(
-        plugins.run_before_tool_callback(tool=tool, tool_args=args, tool_context=tool_context),
-        agent.before_tool_callback,
-        tool=tool,
-        args=args,
-        tool_context=tool_context,
+    return await _tool_hook(
+        plugins.run_before_tool_callback, agent.before_tool_callback, tool, args, tool_context
     )
 
 
@@ -329,15 +349,13 @@ async def _after_tool(
 ) -> Any:
     """The response as the after callbacks leave it (the first that returns one replaces it)."""
     plugins = tool_context.invocation_context.plugin_manager
-    replaced = await _callbacks.first_answer(
-        plugins.run_after_tool_callback(
-            tool=tool, tool_args=args, tool_context=tool_context, result=response
-        ),
+    replaced = await _tool_hook(
+        plugins.run_after_tool_callback,
         agent.after_tool_callback,
-        tool=tool,
-        args=args,
-        tool_context=tool_context,
-        tool_response=response,
+        tool,
+        args,
+        tool_context,
+        result=response,
     )
     return response if replaced is None else replaced
 
@@ -364,13 +382,12 @@ async def _on_tool_error(
     agent: LlmAgent, tool: BaseTool, args: dict[str, Any], tool_context: ToolContext, exc: Exception
 ) -> Any:
     """The first response an ``on_tool_error_callback`` returns for ``exc``, else None."""
-    return await _callbacks.first_answer(
-        tool_context.invocation_context.plugin_manager.run_on_tool_error_callback(
-            tool=tool, tool_args=args, tool_context=tool_context, error=exc
-        ),
+    plugins = tool_context.invocation_context.plugin_manager
+    return await _tool_hook(
+        plugins.run_on_tool_error_callback,
         agent.on_tool_error_callback,
-        tool=tool,
-        args=args,
-        tool_context=tool_context,
+        tool,
+        args,
+        tool_context,
         error=exc,
     )

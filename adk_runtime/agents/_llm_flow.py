@@ -2,9 +2,9 @@
 
 from __future__ import annotations
 
-from collections.abc import AsyncGenerator
+from collections.abc import AsyncGenerator, Awaitable, Callable
 from contextlib import aclosing
-from typing import TYPE_CHECKING, Protocol
+from typing import TYPE_CHECKING, Any, Protocol
 
 from google.genai import types
 
@@ -197,18 +197,26 @@ class _Step:
                     _pass_grounding_on(self.ctx, request, response)
                     yield await self._after_model(response)
 
-    async def _before_model(self, request: LlmRequest) -> LlmResponse | None:
-        """The response a before-model callback gives instead of the model, if any."""
-        context = self.callback_context
+    async def _model_hook(
+        self, plugin_hook: Callable[..., Awaitable[Any]], callbacks: Any, **kwargs: Any
+    ) -> LlmResponse | None:
+        """The first answer of the plugins' ``plugin_hook``, then of the agent's ``callbacks``.
+
+        Both get the callback context and ``kwargs`` (the model hooks share their names).
+        """
+        kwargs["callback_context"] = self.callback_context
         answer: LlmResponse | None = await _callbacks.first_answer(
-            self.ctx.plugin_manager.run_before_model_callback(
-                callback_context=context, llm_request=request
-            ),
-            self.agent.before_model_callback,
-            callback_context=context,
-            llm_request=request,
+            plugin_hook(**kwargs), callbacks, **kwargs
         )
         return answer
+
+    async def _before_model(self, request: LlmRequest) -> LlmResponse | None:
+        """The response a before-model callback gives instead of the model, if any."""
+        return await self._model_hook(
+            self.ctx.plugin_manager.run_before_model_callback,
+            self.agent.before_model_callback,
+            llm_request=request,
+        )
 
     async def _on_model_error(self, request: LlmRequest, exc: Exception) -> LlmResponse:
         """The first response an ``on_model_error_callback`` returns for ``exc``.
@@ -216,13 +224,9 @@ class _Step:
         Raises:
             Exception: ``exc`` itself, when no callback returns a response.
         """
-        context = self.callback_context
-        answer: LlmResponse | None = await _callbacks.first_answer(
-            self.ctx.plugin_manager.run_on_model_error_callback(
-                callback_context=context, llm_request=request, error=exc
-            ),
+        answer = await self._model_hook(
+            self.ctx.plugin_manager.run_on_model_error_callback,
             self.agent.on_model_error_callback,
-            callback_context=context,
             llm_request=request,
             error=exc,
         )
@@ -232,13 +236,9 @@ class _Step:
 
     async def _after_model(self, response: LlmResponse) -> LlmResponse:
         """Run the after-model callbacks on a complete response (partial chunks skip them)."""
-        context = self.callback_context
-        replaced: LlmResponse | None = await _callbacks.first_answer(
-            self.ctx.plugin_manager.run_after_model_callback(
-                callback_context=context, llm_response=response
-            ),
+        replaced = await self._model_hook(
+            self.ctx.plugin_manager.run_after_model_callback,
             self.agent.after_model_callback,
-            callback_context=context,
             llm_response=response,
         )
         return response if replaced is None else replaced

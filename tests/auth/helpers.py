@@ -11,6 +11,8 @@ from urllib.parse import urlencode
 from cryptography.hazmat.primitives import serialization
 from cryptography.hazmat.primitives.asymmetric import rsa
 from fastapi.openapi.models import (
+    APIKey,
+    APIKeyIn,
     OAuth2,
     OAuthFlowAuthorizationCode,
     OAuthFlowClientCredentials,
@@ -18,6 +20,7 @@ from fastapi.openapi.models import (
 )
 
 from adk_runtime.auth import (
+    AuthConfig,
     AuthCredential,
     AuthCredentialTypes,
     OAuth2Auth,
@@ -146,4 +149,15 @@ def service_account_credential(
     return AuthCredential(
         auth_type=AuthCredentialTypes.SERVICE_ACCOUNT,
         service_account=ServiceAccount.model_validate(account),
+    )
+
+
+def api_key_config(key: str | None = None, *, credential_key: str = "crm") -> AuthConfig:
+    """An API-key ``AuthConfig`` under ``credential_key``; with ``key``, the credential to save."""
+    return AuthConfig(
+        auth_scheme=APIKey(**{"in": APIKeyIn.header, "name": "X-Key"}),
+        exchanged_auth_credential=(
+            AuthCredential(auth_type=AuthCredentialTypes.API_KEY, api_key=key) if key else None
+        ),
+        credential_key=credential_key,
     )

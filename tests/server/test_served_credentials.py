@@ -3,36 +3,25 @@
 from __future__ import annotations
 
 import httpx
-from fastapi.openapi.models import APIKey, APIKeyIn
 
 from adk_runtime.agents import LlmAgent
-from adk_runtime.auth import AuthConfig, AuthCredential, AuthCredentialTypes
 from adk_runtime.auth.credential_service import InMemoryCredentialService
 from adk_runtime.server import create_app
 from adk_runtime.sessions import BaseSessionService
 from adk_runtime.testing import ScriptedModel, function_call
 from adk_runtime.tools.tool_context import ToolContext
-
-
-def _config(key: str | None = None) -> AuthConfig:
-    return AuthConfig(
-        auth_scheme=APIKey(**{"in": APIKeyIn.header, "name": "X-Key"}),
-        exchanged_auth_credential=(
-            AuthCredential(auth_type=AuthCredentialTypes.API_KEY, api_key=key) if key else None
-        ),
-        credential_key="crm",
-    )
+from tests.auth.helpers import api_key_config
 
 
 async def remember(key: str, tool_context: ToolContext) -> str:
     """Keep the user's CRM key."""
-    await tool_context.save_credential(_config(key))
+    await tool_context.save_credential(api_key_config(key))
     return "saved"
 
 
 async def recall(tool_context: ToolContext) -> str:
     """The user's CRM key."""
-    saved = await tool_context.load_credential(_config())
+    saved = await tool_context.load_credential(api_key_config())
     return (saved.api_key or "") if saved is not None else "none"
 
 

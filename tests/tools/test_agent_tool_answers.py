@@ -193,20 +193,9 @@ async def test_the_forwarding_artifact_service_without_a_store_is_a_value_error(
 
 
 async def test_the_agents_tools_use_the_calling_runners_credential_service() -> None:
-    from fastapi.openapi.models import APIKey, APIKeyIn
-
-    from adk_runtime.auth import AuthConfig, AuthCredential, AuthCredentialTypes
     from adk_runtime.auth.credential_service import InMemoryCredentialService
     from adk_runtime.runners import Runner
-
-    def config(key: str | None = None) -> AuthConfig:
-        return AuthConfig(
-            auth_scheme=APIKey(**{"in": APIKeyIn.header, "name": "X-Key"}),
-            exchanged_auth_credential=(
-                AuthCredential(auth_type=AuthCredentialTypes.API_KEY, api_key=key) if key else None
-            ),
-            credential_key="crm",
-        )
+    from tests.auth.helpers import api_key_config as config
 
     async def sign_in(tool_context: ToolContext) -> str:
         """Keep the user's CRM key."""

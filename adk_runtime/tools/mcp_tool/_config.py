@@ -13,7 +13,7 @@ from __future__ import annotations
 from typing import Any
 
 from mcp import StdioServerParameters
-from pydantic import ValidationError, model_validator
+from pydantic import model_validator
 
 from adk_runtime.agents._tool_configs import BaseToolConfig, ToolArgsConfig
 from adk_runtime.errors import AgentConfigError
@@ -90,15 +90,14 @@ def toolset_arguments(config: ToolArgsConfig | dict[str, Any]) -> dict[str, Any]
     """``McpToolset`` keyword arguments from an entry's ``args``.
 
     Raises:
-        AgentConfigError: The args do not fit ``McpToolsetConfig``, name a stdio server while
-            ``ADK_ALLOW_CONFIG_STDIO_MCP_SERVERS`` is off, or carry an auth scheme or
-            credential that does not validate.
+        pydantic.ValidationError: The args do not fit ``McpToolsetConfig``, or carry an auth
+            scheme or credential that does not validate (the config loader reports it as an
+            ``AgentConfigError`` naming the file and the field).
+        AgentConfigError: The args name a stdio server while
+            ``ADK_ALLOW_CONFIG_STDIO_MCP_SERVERS`` is off.
     """
     data = config.model_dump() if isinstance(config, ToolArgsConfig) else dict(config)
-    try:
-        parsed = McpToolsetConfig.model_validate(data)
-    except ValidationError as exc:
-        raise AgentConfigError(f"McpToolset args: {_first_error(exc)}") from None
+    parsed = McpToolsetConfig.model_validate(data)
     connection = parsed.connection()
     stdio = isinstance(connection, StdioServerParameters | StdioConnectionParams)
     if stdio and not is_env_enabled(ALLOW_CONFIG_STDIO_SERVERS_ENV_VAR):
@@ -127,24 +126,14 @@ def _auth(parsed: McpToolsetConfig) -> dict[str, Any]:
     from adk_runtime.auth.auth_credential import AuthCredential
     from adk_runtime.auth.auth_schemes import AuthScheme
 
-    try:
-        scheme = (
-            None
-            if parsed.auth_scheme is None
-            else TypeAdapter(AuthScheme).validate_python(parsed.auth_scheme)
-        )
-        credential = (
-            None
-            if parsed.auth_credential is None
-            else AuthCredential.model_validate(parsed.auth_credential)
-        )
-    except ValidationError as exc:
-        raise AgentConfigError(f"McpToolset auth args: {_first_error(exc)}") from None
+    scheme = (
+        None
+        if parsed.auth_scheme is None
+        else TypeAdapter(AuthScheme).validate_python(parsed.auth_scheme)
+    )
+    credential = (
+        None
+        if parsed.auth_credential is None
+        else AuthCredential.model_validate(parsed.auth_credential)
+    )
     return {"auth_scheme": scheme, "auth_credential": credential}
-
-
-def _first_error(exc: ValidationError) -> str:
-    """The first problem, by field path, without the input (it may hold a secret)."""
-    error = exc.errors(include_input=False, include_url=False)[0]
-    where = ".".join(str(part) for part in error["loc"])
-    return f"{where}: {error['msg']}" if where else str(error["msg"])

@@ -172,7 +172,9 @@ class McpToolset(BaseToolset):
         :class:`McpToolsetConfig`); a stdio server needs ``ADK_ALLOW_CONFIG_STDIO_MCP_SERVERS=1``.
 
         Raises:
-            AgentConfigError: The args do not fit, or name a stdio server that is not allowed.
+            pydantic.ValidationError: The args do not fit (the config loader reports it as an
+                ``AgentConfigError`` naming the file and the field).
+            AgentConfigError: The args name a stdio server that is not allowed.
         """
         del config_abs_path  # nothing in the args is a path relative to the file
         return cls(**toolset_arguments(config))
