@@ -113,6 +113,7 @@ def resolve_app(
     app_name: str | None,
     agent: BaseAgent | None,
     plugins: list[BasePlugin] | None,
+    node: Any = None,
 ) -> App:
     """The App the Runner runs: ``app`` itself, or one made of ``app_name``, ``agent``, ``plugins``.
 
@@ -120,6 +121,13 @@ def resolve_app(
         ValueError: The arguments do not name exactly one of ``app`` and ``agent``, or
             ``agent`` comes without ``app_name``, or ``plugins`` with ``app``.
     """
+    if node is not None:
+        if agent is not None:
+            raise ValueError("Only one of agent or node may be provided: give the Runner one.")
+        from adk_runtime.workflow._root import as_agent
+
+        agent = as_agent(node)
+        app_name = app_name or getattr(node, "name", None)
     if app is not None and agent is not None:
         raise ValueError(
             "Only one of app or agent may be provided: give the Runner either, not both."

@@ -75,6 +75,7 @@ if TYPE_CHECKING:
     from adk_runtime.auth.credential_service.base_credential_service import (
         BaseCredentialService,
     )
+    from adk_runtime.workflow import BaseNode
 
 __all__ = ["InMemoryRunner", "Runner", "SessionBusyError"]
 
@@ -90,6 +91,7 @@ class Runner:
         app: App | None = None,
         app_name: str | None = None,
         agent: BaseAgent | None = None,
+        node: BaseNode | None = None,
         plugins: list[BasePlugin] | None = None,
         session_service: BaseSessionService,
         artifact_service: BaseArtifactService | None = None,
@@ -108,6 +110,8 @@ class Runner:
             app_name: The application's name; it keys every session. Required with
                 ``agent``; with ``app`` it replaces ``app.name``.
             agent: The root agent (instead of ``app``).
+            node: A workflow node to run as the root (instead of ``app`` or ``agent``; see
+                ``adk_runtime.workflow``); ``app_name`` defaults to its name.
             plugins: Plugins for every invocation (deprecated in google-adk in favour of
                 ``App(plugins=...)``; a ``DeprecationWarning`` says so).
             session_service: Where sessions and events are stored.
@@ -125,10 +129,11 @@ class Runner:
                 the turn runs: the longest a crashed process keeps a session busy.
 
         Raises:
-            ValueError: Both or neither of ``app`` and ``agent``; ``agent`` without
+            ValueError: Not exactly one of ``app``, ``agent`` and ``node``; ``agent`` without
                 ``app_name``; ``plugins`` with ``app``; two plugins with the same name.
         """
-        app = resolve_app(app, app_name, agent, plugins)
+        app = resolve_app(app, app_name, agent, plugins, node)
+        app_name = app_name or app.name
         assert app.root_agent is not None  # App requires it; resolve_app sets it
         refuse_google_adk(
             "Runner",
@@ -588,6 +593,7 @@ class InMemoryRunner(Runner):
         app_name: str | None = None,
         plugins: list[BasePlugin] | None = None,
         app: App | None = None,
+        node: BaseNode | None = None,
         plugin_close_timeout: float = 5.0,
     ) -> None:
         """Create a runner with fresh in-memory services (``app_name``: ``InMemoryRunner``)."""
@@ -597,6 +603,7 @@ class InMemoryRunner(Runner):
             app=app,
             app_name=app_name,
             agent=agent,
+            node=node,
             plugins=plugins,
             session_service=InMemorySessionService(),
             artifact_service=InMemoryArtifactService(),

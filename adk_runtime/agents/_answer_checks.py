@@ -18,6 +18,7 @@ from adk_runtime.agents.invocation_context import InvocationContext
 from adk_runtime.agents.llm_agent import LlmAgent
 from adk_runtime.errors import InputValidationError
 from adk_runtime.events import Event
+from adk_runtime.workflow._interrupts import check_workflow_answers
 
 __all__ = ["check_client_answers"]
 
@@ -33,6 +34,7 @@ async def check_client_answers(agent: BaseAgent, ctx: InvocationContext, message
             answers a tool's input request under another name.
     """
     check_input_answers(ctx, message)
+    check_workflow_answers(ctx.session.events, message)
     answered = sorted(
         name
         for name in {response.name for response in message.get_function_responses()}

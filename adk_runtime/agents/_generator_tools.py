@@ -108,7 +108,7 @@ async def drive(
                         f"Tool {tool.name!r} asked for input (RequestInput), which needs the "
                         "LLM flow: run it through an agent."
                     )
-                await emit(_progress_event(_request(item), agent_name, tool, tool_context))
+                await emit(_progress_event(request_event(item), agent_name, tool, tool_context))
                 return PAUSED
             if not isinstance(item, Event):
                 if output is not _NO_OUTPUT:
@@ -146,7 +146,7 @@ def caller_of(event: Event) -> tuple[str, str] | None:
     return event.node_info.path.partition("/")[0], event.node_info.run_id
 
 
-def _request(request: RequestInput) -> Event:
+def request_event(request: RequestInput) -> Event:
     """The event asking the client for input: a long-running ``adk_request_input`` call."""
     # the arguments google-adk's clients read (``response_schema`` keeps its snake case there)
     args = {

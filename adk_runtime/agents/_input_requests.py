@@ -111,10 +111,10 @@ def check_input_answers(ctx: InvocationContext, message: Event) -> None:
                 f"Function response {response.id!r} answers a tool's input request: name it "
                 f"{REQUEST_INPUT_FUNCTION_CALL_NAME!r}, not {response.name!r}."
             )
-        _check_schema(response.id or "", _unwrapped(response.response), request)
+        check_answer_schema(response.id or "", unwrapped_answer(response.response), request)
 
 
-def _check_schema(request_id: str, answer: Any, request: types.FunctionCall) -> None:
+def check_answer_schema(request_id: str, answer: Any, request: types.FunctionCall) -> None:
     """Raise unless ``answer`` matches the request's ``response_schema`` (when it has one)."""
     schema = (request.args or {}).get("response_schema")
     if not isinstance(schema, dict):
@@ -210,11 +210,11 @@ def _inputs_of(events: list[Event], agent_name: str, call: types.FunctionCall) -
             continue
         for response in event.get_function_responses():
             if response.id in asked and response.name == REQUEST_INPUT_FUNCTION_CALL_NAME:
-                inputs[response.id] = _unwrapped(response.response)
+                inputs[response.id] = unwrapped_answer(response.response)
     return inputs
 
 
-def _unwrapped(response: dict[str, Any] | None) -> Any:
+def unwrapped_answer(response: dict[str, Any] | None) -> Any:
     """The answer a response carries: ``{"result": x}`` is ``x`` (JSON text parsed)."""
     if not isinstance(response, dict) or set(response) != {"result"}:
         return response

@@ -3,8 +3,9 @@
 from __future__ import annotations
 
 import re
+from typing import Any
 
-from pydantic import BaseModel, ConfigDict, Field, InstanceOf, model_validator
+from pydantic import BaseModel, ConfigDict, Field, InstanceOf, field_validator, model_validator
 
 from adk_runtime.agents._compaction_config import EventsCompactionConfig
 from adk_runtime.agents._resumability import ResumabilityConfig
@@ -48,7 +49,8 @@ class App(BaseModel):
 
     Attributes:
         name: The application's name (see :func:`validate_app_name`); it keys its sessions.
-        root_agent: The agent every invocation starts from.
+        root_agent: The agent every invocation starts from; a workflow node
+            (``adk_runtime.workflow``) runs as one.
         plugins: Plugins applied to every invocation, in order (names unique).
         events_compaction_config: When to summarise older events of a session for the
             model (see :class:`EventsCompactionConfig`); None: never.
@@ -66,6 +68,14 @@ class App(BaseModel):
     events_compaction_config: EventsCompactionConfig | None = None
     context_cache_config: ContextCacheConfig | None = None
     resumability_config: ResumabilityConfig | None = None
+
+    @field_validator("root_agent", mode="before")
+    @classmethod
+    def _node_as_agent(cls, value: Any) -> Any:
+        """A workflow node (google-adk 2's ``App(root_agent=workflow)``) runs as the root."""
+        from adk_runtime.workflow._root import as_agent
+
+        return as_agent(value)
 
     @model_validator(mode="after")
     def _check(self) -> App:

@@ -28,6 +28,7 @@ AREAS = (
     "sessions",
     "skills",
     "tools",
+    "workflow",
 )
 
 LIVE = (
@@ -49,8 +50,16 @@ CONFIG = (
     "`McpToolset`)."
 )
 WORKFLOW = (
-    "google-adk 2 workflow graphs and task mode: not implemented "
-    "(events keep google-adk 2's `node_info`, `route` and constructor shortcuts when given)."
+    "google-adk 2's dynamic workflow nodes (`ctx.run_node`), parallel workers, task mode and "
+    "isolation scopes: not implemented. Workflow graphs are (`adk_runtime.workflow`: "
+    "`Workflow`, `FunctionNode`, `JoinNode`, `node`, edges and routes, retries, timeouts, "
+    "questions to the user, `Runner(node=...)`); a node's context is `workflow.NodeContext`, "
+    "a `Context` with `node`, `node_path`, `run_id`, `attempt_count` and `event_author`."
+)
+WORKFLOW_INTERNALS = (
+    "google-adk's workflow internals (graph parsing, replay and rehydration helpers): "
+    "adk_runtime's workflows continue from their log with helpers of their own "
+    "(`workflow/_run.py`)."
 )
 GOOGLE_CLOUD = (
     "Google Cloud services (Vertex AI memory and RAG; BigQuery, Bigtable, "
@@ -130,6 +139,7 @@ OMITTED: dict[str, str] = {
     "tools.example_tool:ExampleToolConfig": CONFIG,
     # workflows, task mode
     "agents.llm": WORKFLOW,
+    "workflow.utils": WORKFLOW_INTERNALS,
     # Google Cloud
     "memory.vertex_ai_memory_bank_service": GOOGLE_CLOUD,
     "memory.vertex_ai_rag_memory_service": GOOGLE_CLOUD,
@@ -350,8 +360,6 @@ SIGNATURES_OMITTED: dict[str, str] = {
     "agents.context:Context.__init__(parent_ctx)": WORKFLOW,
     "agents.context:Context.__init__(run_id)": WORKFLOW,
     "agents.context:Context.__init__(use_as_output)": WORKFLOW,
-    "runners:Runner.__init__(node)": WORKFLOW,
-    "runners:InMemoryRunner.__init__(node)": WORKFLOW,
     "auth.auth_credential:HttpCredentials.model_validate(data)": PYDANTIC_NAMES,
     "tools.mcp_tool.mcp_tool:McpTool.__init__(auth_scheme)": MCP_TOOL_AUTH,
     "tools.mcp_tool.mcp_tool:McpTool.__init__(auth_credential)": MCP_TOOL_AUTH,

@@ -1,0 +1,40 @@
+"""Workflow graphs (``google.adk.workflow`` → ``adk_runtime.workflow``).
+
+A ``Workflow`` runs a graph of nodes (functions, agents, tools, other workflows) by following
+its edges, with routes, fan-out and fan-in, loops, retries and timeouts. Run one with
+``Runner(node=workflow, ...)``: every event a node makes is committed before the node goes
+on, a node's question to the user (``yield RequestInput(...)``) pauses the invocation until
+the answer comes, and a paused or interrupted invocation continues from its log, without
+running again what finished.
+"""
+
+from adk_runtime.workflow._base_node import START, BaseNode
+from adk_runtime.workflow._context import NodeContext
+from adk_runtime.workflow._errors import (
+    NodeTimeoutError,
+    WorkflowConfigurationError,
+    WorkflowDataError,
+)
+from adk_runtime.workflow._function_node import FunctionNode
+from adk_runtime.workflow._graph import DEFAULT_ROUTE, Edge
+from adk_runtime.workflow._join_node import JoinNode
+from adk_runtime.workflow._node import Node, node
+from adk_runtime.workflow._retry_config import RetryConfig
+from adk_runtime.workflow._workflow import Workflow
+
+__all__ = [
+    "DEFAULT_ROUTE",
+    "START",
+    "BaseNode",
+    "Edge",
+    "FunctionNode",
+    "JoinNode",
+    "Node",
+    "NodeContext",
+    "NodeTimeoutError",
+    "RetryConfig",
+    "Workflow",
+    "WorkflowConfigurationError",
+    "WorkflowDataError",
+    "node",
+]

@@ -1,0 +1,91 @@
+"""An agent as a workflow node: it runs one turn on the node's input; its answer is the output."""
+
+from __future__ import annotations
+
+from collections.abc import AsyncGenerator
+from contextlib import aclosing
+from typing import TYPE_CHECKING, Any, ClassVar
+
+from google.genai import types
+from pydantic import InstanceOf
+
+from adk_runtime.agents.base_agent import BaseAgent
+from adk_runtime.agents.llm_agent import LlmAgent
+from adk_runtime.events.event import Event
+from adk_runtime.utils.content_utils import to_user_content
+from adk_runtime.workflow._base_node import BaseNode
+
+if TYPE_CHECKING:
+    from adk_runtime.agents.invocation_context import InvocationContext
+    from adk_runtime.workflow._context import NodeContext
+
+__all__ = ["AgentNode"]
+
+
+class AgentNode(BaseNode):
+    """Runs ``agent`` (an ``LlmAgent``, or any ``BaseAgent``) as a node.
+
+    The node's input, unless it is the user's message the invocation started with, is
+    committed first as a user message (stamped with the node's path), so the agent answers
+    it and a resumed run finds it. The agent's events are the node's. Its output is the
+    agent's final answer: the text of its last final response, or the value parsed with an
+    ``LlmAgent``'s ``output_schema``. An agent that pauses on a long-running call leaves the
+    node waiting; the user's answer to the call runs the node (the agent) again, and the
+    agent continues from its events.
+    """
+
+    agent: InstanceOf[BaseAgent]
+    rerun_on_resume: bool = True
+    runs_through_interrupts: ClassVar[bool] = True
+
+    async def _run_impl(self, *, ctx: NodeContext, node_input: Any) -> AsyncGenerator[Any, None]:
+        invocation = ctx.invocation_context
+        mine = [e for e in invocation.session.events if e.node_info.path == ctx.node_path]
+        if node_input is not None and not mine and not _is_invocation_message(ctx, node_input):
+            yield Event(author="user", content=to_user_content(node_input))
+        agent_context = self._agent_context(invocation, resumed=bool(mine))
+        answer: Event | None = None
+        async with aclosing(self.agent.run_async(agent_context)) as events:
+            async for event in events:
+                if _is_answer(event):
+                    answer = event
+                elif event.long_running_tool_ids:
+                    answer = None
+                yield event
+        if answer is not None:
+            yield Event(output=self._output_of(answer))
+
+    def _agent_context(self, invocation: InvocationContext, *, resumed: bool) -> InvocationContext:
+        """The invocation as the agent sees it; a fresh run never resumes an earlier one."""
+        copy = invocation.model_copy()
+        if not resumed:
+            copy._resume = None
+        return copy
+
+    def _output_of(self, answer: Event) -> Any:
+        parts = answer.content.parts or [] if answer.content is not None else []
+        text = "".join(part.text for part in parts if part.text and not part.thought)
+        schema = self.agent.output_schema if isinstance(self.agent, LlmAgent) else None
+        if schema is None or not text.strip():
+            return text
+        from adk_runtime.agents._structured_output import validate_output
+
+        return validate_output(schema, text)
+
+
+def _is_answer(event: Event) -> bool:
+    return (
+        event.author != "user"
+        and not event.partial
+        and not event.long_running_tool_ids
+        and event.is_final_response()
+        and event.content is not None
+        and any(part.text for part in event.content.parts or [])
+    )
+
+
+def _is_invocation_message(ctx: NodeContext, node_input: Any) -> bool:
+    message = ctx.invocation_context.user_content
+    if isinstance(node_input, types.Content) and message is not None:
+        return node_input.parts == message.parts
+    return False

@@ -1,0 +1,151 @@
+"""``BaseNode``: a step of a workflow graph, and ``START``, where every graph begins."""
+
+from __future__ import annotations
+
+import abc
+from collections.abc import AsyncGenerator
+from contextlib import aclosing
+from typing import TYPE_CHECKING, Any
+
+from google.genai import types
+from pydantic import BaseModel, ConfigDict, Field, TypeAdapter, ValidationError, field_validator
+
+from adk_runtime.events.event import Event
+from adk_runtime.events.request_input import RequestInput
+from adk_runtime.workflow._errors import WorkflowConfigurationError, WorkflowDataError
+from adk_runtime.workflow._retry_config import RetryConfig
+
+if TYPE_CHECKING:
+    from adk_runtime.workflow._context import NodeContext
+
+__all__ = ["START", "BaseNode", "to_json_value"]
+
+
+class BaseNode(BaseModel, abc.ABC):
+    """A node of a workflow graph: it takes an input and yields events, one of them its output.
+
+    Subclasses implement :meth:`_run_impl`, an async generator. What it yields becomes events:
+    an ``Event`` as it is, a ``types.Content`` a message, a ``RequestInput`` a question to the
+    user (the run pauses until it is answered), ``None`` nothing, and any other value the
+    node's output (``Event(output=value)``). A run has at most one output; it is passed to the
+    nodes downstream as their input.
+
+    Attributes:
+        name: The node's name, a Python identifier, unique in its workflow.
+        description: What the node does.
+        rerun_on_resume: When the run paused on a ``RequestInput`` and the user answered:
+            True runs the node again (the answers are in ``ctx.resume_inputs``); False (the
+            default) completes it with the answer as its output.
+        wait_for_output: A run that yields no output leaves the node waiting (nothing
+            downstream runs) instead of completing with no output.
+        retry_config: Retry a failed run (see ``RetryConfig``); None: no retry.
+        timeout: Seconds a run may take before it fails with ``NodeTimeoutError``.
+        input_schema: A type the input is validated against (and coerced to).
+        output_schema: A type the output is validated against; a pydantic model output is
+            stored as its JSON object.
+    """
+
+    model_config = ConfigDict(arbitrary_types_allowed=True)
+
+    name: str = Field(...)
+    description: str = ""
+    rerun_on_resume: bool = False
+    wait_for_output: bool = False
+    retry_config: RetryConfig | None = None
+    timeout: float | None = Field(default=None, gt=0)
+    input_schema: Any = None
+    output_schema: Any = None
+
+    @field_validator("name")
+    @classmethod
+    def _identifier(cls, value: str) -> str:
+        if not value.isidentifier():
+            raise WorkflowConfigurationError(
+                f"Node name {value!r} must be a valid Python identifier."
+            )
+        return value
+
+    async def run(self, *, ctx: NodeContext, node_input: Any) -> AsyncGenerator[Event, None]:
+        """Run the node once: validate the input, then yield ``_run_impl``'s items as events.
+
+        Raises:
+            WorkflowDataError: The input or an output does not fit its schema.
+        """
+        node_input = self._validate_input(node_input)
+        async with aclosing(self._run_impl(ctx=ctx, node_input=node_input)) as items:
+            async for item in items:
+                event = self._as_event(item)
+                if event is not None:
+                    yield event
+
+    @abc.abstractmethod
+    def _run_impl(self, *, ctx: NodeContext, node_input: Any) -> AsyncGenerator[Any, None]:
+        """The node's work: an async generator of events, messages, requests or its output."""
+
+    def _validate_input(self, data: Any) -> Any:
+        return _checked(self.input_schema, data, f"The input of node {self.name!r}")
+
+    def _validate_output(self, data: Any) -> Any:
+        return _checked(self.output_schema, data, f"The output of node {self.name!r}")
+
+    def _as_event(self, item: Any) -> Event | None:
+        if item is None:
+            return None
+        if isinstance(item, Event):
+            if item.output is not None:
+                item.output = to_json_value(self._validate_output(item.output), self.name)
+            return item
+        if isinstance(item, RequestInput):
+            from adk_runtime.workflow._interrupts import request_event
+
+            return request_event(item)
+        if isinstance(item, types.Content):
+            event = Event(content=item)
+            event.node_info.message_as_output = True
+            return event
+        return Event(output=to_json_value(self._validate_output(item), self.name))
+
+
+class _Start(BaseNode):
+    """Where a graph starts: the nodes after it get the workflow's input."""
+
+    async def _run_impl(self, *, ctx: NodeContext, node_input: Any) -> AsyncGenerator[Any, None]:
+        yield node_input
+
+
+START = _Start(name="__START__", description="The start of a workflow graph.")
+"""The start of every graph: ``Workflow(edges=[(START, first_node, ...)])``."""
+
+
+def _checked(schema: Any, data: Any, what: str) -> Any:
+    if schema is None or isinstance(schema, dict | types.Schema):
+        return data  # a JSON schema is documentation here, as in google-adk
+    try:
+        return TypeAdapter(schema).validate_python(data)
+    except ValidationError as error:
+        problems = "; ".join(
+            f"{'.'.join(map(str, issue['loc'])) or '(value)'}: {issue['msg']}"
+            for issue in error.errors(include_input=False)
+        )
+        raise WorkflowDataError(f"{what} does not fit its schema: {problems}.") from None
+
+
+_JSON: TypeAdapter[Any] = TypeAdapter(Any)
+
+
+def to_json_value(value: Any, node_name: str) -> Any:
+    """``value`` as the JSON value stored as a node's output (a model as its JSON object).
+
+    Raises:
+        WorkflowDataError: The value has no JSON form (nothing is committed then).
+    """
+    if isinstance(value, BaseModel):
+        return value.model_dump(mode="json", exclude_none=True)
+    try:
+        return _JSON.dump_python(value, mode="json")
+    except Exception as error:  # pydantic raises several kinds for an unserializable value
+        raise WorkflowDataError(
+            f"The output of node {node_name!r} ({type(value).__name__}) cannot be stored as "
+            "JSON: return JSON-like values (str, numbers, bools, lists, dicts) or pydantic "
+            "models."
+        ) from error

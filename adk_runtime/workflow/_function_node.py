@@ -1,0 +1,170 @@
+"""``FunctionNode``: a Python function as a workflow node."""
+
+from __future__ import annotations
+
+import inspect
+import typing
+from collections.abc import AsyncGenerator, Callable
+from typing import TYPE_CHECKING, Any, Literal
+
+from google.genai import types
+from pydantic import PrivateAttr, TypeAdapter, ValidationError
+
+from adk_runtime.agents.readonly_context import ReadonlyContext
+from adk_runtime.workflow._base_node import BaseNode
+from adk_runtime.workflow._errors import WorkflowConfigurationError, WorkflowDataError
+from adk_runtime.workflow._retry_config import RetryConfig
+
+if TYPE_CHECKING:
+    from adk_runtime.workflow._context import NodeContext
+
+__all__ = ["FunctionNode"]
+
+_CONTEXT_NAMES = frozenset({"ctx", "context", "tool_context", "callback_context"})
+_MISSING = inspect.Parameter.empty
+
+
+class FunctionNode(BaseNode):
+    """A function (sync or async, plain or a generator) run as a node.
+
+    Its parameters are filled by name: ``ctx`` (or any parameter annotated with a context
+    type) gets the node's context, ``node_input`` the node's input, and every other one the
+    session state's value under its name (``parameter_binding="state"``, the default) or the
+    input dict's (``"node_input"``), or its default. Values are coerced to the annotations
+    (a dict to a pydantic model, a message to ``str``...).
+
+    A plain function's return value is the node's output (None: no output); a generator's
+    items are handled as ``BaseNode`` handles ``_run_impl``'s (events, messages, questions,
+    one output).
+
+    Attributes:
+        parameter_binding: Where parameters other than ``ctx`` and ``node_input`` come from.
+    """
+
+    parameter_binding: Literal["state", "node_input"] = "state"
+    _func: Callable[..., Any] = PrivateAttr()
+    _signature: inspect.Signature = PrivateAttr()
+    _adapters: dict[str, TypeAdapter[Any]] = PrivateAttr(default_factory=dict)
+    _context_names: set[str] = PrivateAttr(default_factory=set)
+
+    def __init__(
+        self,
+        func: Callable[..., Any] | None = None,
+        *,
+        name: str | None = None,
+        rerun_on_resume: bool = False,
+        retry_config: RetryConfig | None = None,
+        timeout: float | None = None,
+        parameter_binding: Literal["state", "node_input"] = "state",
+        **fields: Any,
+    ) -> None:
+        """Wrap ``func`` (also accepted as ``func=``); its name is the node's unless given.
+
+        Raises:
+            WorkflowConfigurationError: ``func`` is not callable, or has no name and none is
+                given.
+        """
+        func = fields.pop("func", func)
+        if not callable(func):
+            raise WorkflowConfigurationError("A FunctionNode wraps a callable.")
+        inferred = name or getattr(func, "__name__", None)
+        if not inferred or inferred == "<lambda>":
+            raise WorkflowConfigurationError(
+                "This callable has no usable name: give the FunctionNode one (name=...)."
+            )
+        doc = inspect.getdoc(func) or ""
+        fields.setdefault("description", doc)
+        fields["parameter_binding"] = parameter_binding
+        super().__init__(
+            name=inferred,
+            rerun_on_resume=rerun_on_resume,
+            retry_config=retry_config,
+            timeout=timeout,
+            **fields,
+        )
+        self._func = func
+        self._signature = inspect.signature(func)
+        try:
+            hints = typing.get_type_hints(func)
+        except (NameError, TypeError):
+            hints = {}
+        for parameter in self._signature.parameters.values():
+            hint = hints.get(parameter.name, _MISSING)
+            if parameter.name in _CONTEXT_NAMES or _is_context_type(hint):
+                self._context_names.add(parameter.name)
+            elif hint is not _MISSING and hint is not Any:
+                try:
+                    self._adapters[parameter.name] = TypeAdapter(hint)
+                except Exception:
+                    continue
+
+    async def _run_impl(self, *, ctx: NodeContext, node_input: Any) -> AsyncGenerator[Any, None]:
+        arguments = self._arguments(ctx, node_input)
+        func = self._func
+        if inspect.isasyncgenfunction(func):
+            async for item in func(**arguments):
+                yield item
+        elif inspect.isgeneratorfunction(func):
+            for item in func(**arguments):
+                yield item
+        else:
+            result = func(**arguments)
+            if inspect.isawaitable(result):
+                result = await result
+            yield result
+
+    def _arguments(self, ctx: NodeContext, node_input: Any) -> dict[str, Any]:
+        arguments: dict[str, Any] = {}
+        source = node_input if isinstance(node_input, dict) else {}
+        for parameter in self._signature.parameters.values():
+            name = parameter.name
+            if parameter.kind in (parameter.VAR_POSITIONAL, parameter.VAR_KEYWORD):
+                continue
+            if name in self._context_names:
+                arguments[name] = ctx
+                continue
+            if name == "node_input":
+                value = node_input
+            elif self.parameter_binding == "state" and name in ctx.state:
+                value = ctx.state[name]
+            elif self.parameter_binding == "node_input" and name in source:
+                value = source[name]
+            elif parameter.default is not _MISSING:
+                continue
+            else:
+                where = "session state" if self.parameter_binding == "state" else "node input"
+                raise WorkflowDataError(
+                    f"Node {self.name!r}: parameter {name!r} has no value in the {where} "
+                    "and no default."
+                )
+            arguments[name] = self._coerced(name, value)
+        return arguments
+
+    def _coerced(self, name: str, value: Any) -> Any:
+        adapter = self._adapters.get(name)
+        if adapter is None:
+            return value
+        if isinstance(value, types.Content) and _wants_text(adapter):
+            value = "".join(part.text or "" for part in value.parts or [] if not part.thought)
+        try:
+            return adapter.validate_python(value)
+        except ValidationError as error:
+            problems = "; ".join(
+                f"{'.'.join(map(str, issue['loc'])) or '(value)'}: {issue['msg']}"
+                for issue in error.errors(include_input=False)
+            )
+            raise WorkflowDataError(
+                f"Node {self.name!r}: parameter {name!r} does not fit its annotation: {problems}."
+            ) from None
+
+
+def _is_context_type(hint: Any) -> bool:
+    return isinstance(hint, type) and issubclass(hint, ReadonlyContext)
+
+
+def _wants_text(adapter: TypeAdapter[Any]) -> bool:
+    try:
+        adapter.validate_python("")
+    except ValidationError:
+        return False
+    return True

@@ -1,0 +1,117 @@
+"""``node()``: make a node of a function, agent or tool (or change a node's settings)."""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from typing import Any, Literal, TypeVar, overload
+
+from adk_runtime.agents.base_agent import BaseAgent
+from adk_runtime.tools.base_tool import BaseTool
+from adk_runtime.workflow._agent_node import AgentNode
+from adk_runtime.workflow._base_node import START, BaseNode
+from adk_runtime.workflow._errors import WorkflowConfigurationError
+from adk_runtime.workflow._function_node import FunctionNode
+from adk_runtime.workflow._retry_config import RetryConfig
+from adk_runtime.workflow._tool_node import ToolNode
+
+__all__ = ["Node", "build_node", "node"]
+
+_F = TypeVar("_F", bound=Callable[..., Any])
+
+
+class Node(BaseNode):
+    """A node to subclass: implement ``_run_impl`` (see ``BaseNode``)."""
+
+
+@overload
+def node(
+    node_like: None = None,
+    *,
+    name: str | None = None,
+    rerun_on_resume: bool | None = None,
+    retry_config: RetryConfig | None = None,
+    timeout: float | None = None,
+    parameter_binding: Literal["state", "node_input"] = "state",
+) -> Callable[[Any], BaseNode]: ...
+
+
+@overload
+def node(
+    node_like: Any,
+    *,
+    name: str | None = None,
+    rerun_on_resume: bool | None = None,
+    retry_config: RetryConfig | None = None,
+    timeout: float | None = None,
+    parameter_binding: Literal["state", "node_input"] = "state",
+) -> BaseNode: ...
+
+
+def node(
+    node_like: Any = None,
+    *,
+    name: str | None = None,
+    rerun_on_resume: bool | None = None,
+    retry_config: RetryConfig | None = None,
+    timeout: float | None = None,
+    parameter_binding: Literal["state", "node_input"] = "state",
+) -> BaseNode | Callable[[Any], BaseNode]:
+    """Make a node of ``node_like``, with these settings; a decorator without it.
+
+    ``@node`` / ``@node(retry_config=...)`` on a function make it a ``FunctionNode``;
+    ``node(agent)``, ``node(tool)``, ``node(existing_node, name="other")`` wrap or copy.
+
+    Raises:
+        WorkflowConfigurationError: ``node_like`` cannot be a node.
+    """
+    settings: dict[str, Any] = {
+        key: value
+        for key, value in (
+            ("name", name),
+            ("rerun_on_resume", rerun_on_resume),
+            ("retry_config", retry_config),
+            ("timeout", timeout),
+        )
+        if value is not None
+    }
+    if node_like is None:
+        return lambda func: node(
+            func,
+            name=name,
+            rerun_on_resume=rerun_on_resume,
+            retry_config=retry_config,
+            timeout=timeout,
+            parameter_binding=parameter_binding,
+        )
+    if isinstance(node_like, BaseNode):
+        return node_like.model_copy(update=settings) if settings else node_like
+    return build_node(node_like, parameter_binding=parameter_binding, **settings)
+
+
+def build_node(
+    node_like: Any, *, parameter_binding: Literal["state", "node_input"] = "state", **settings: Any
+) -> BaseNode:
+    """The node ``node_like`` stands for in an edge: itself, or a wrapper.
+
+    Raises:
+        WorkflowConfigurationError: ``node_like`` is not a node, agent, tool, callable or
+            ``"START"``.
+    """
+    if isinstance(node_like, BaseNode):
+        return node_like
+    if node_like == "START":
+        return START
+    if isinstance(node_like, BaseAgent):
+        settings.setdefault("name", node_like.name)
+        settings.setdefault("description", node_like.description)
+        return AgentNode(agent=node_like, **settings)
+    if isinstance(node_like, BaseTool):
+        settings.setdefault("name", node_like.name)
+        settings.setdefault("description", node_like.description)
+        return ToolNode(tool=node_like, **settings)
+    if callable(node_like):
+        return FunctionNode(node_like, parameter_binding=parameter_binding, **settings)
+    raise WorkflowConfigurationError(
+        f"A {type(node_like).__name__} cannot be a workflow node: use a node, an agent, a "
+        "tool, a function or 'START'."
+    )

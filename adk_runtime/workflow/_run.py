@@ -1,0 +1,331 @@
+"""A workflow's run in one invocation: its node runs, their events, and its log.
+
+Every event a node makes goes to the Runner through :meth:`WorkflowRun.emit`, which returns
+once the Runner has committed it (and yielded it upstream): a node, like an agent, resumes
+only after its event is durable, and sees the state it committed. Nodes running in parallel
+take turns at the Runner; their events are committed one at a time, in the order they came.
+
+The log is the checkpoint. A node run's output (and route) is committed on its output event,
+stamped with the run's path (``wf@1/review@2``); paths are deterministic, so when a paused
+invocation continues (the user answered a question) or a crashed one is resumed, the
+workflow walks its graph again and every run whose output is in the log completes at once
+with that output, without running (:class:`History`). A run that committed no output (it had
+not finished, or it ended with none) runs again.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import logging
+from collections.abc import AsyncGenerator, Coroutine
+from contextlib import aclosing
+from dataclasses import dataclass, field
+from typing import TYPE_CHECKING, Any
+
+from adk_runtime.events.event import Event
+from adk_runtime.events.event_actions import EventActions
+from adk_runtime.tools._request_input_tool import REQUEST_INPUT_FUNCTION_CALL_NAME
+from adk_runtime.workflow._base_node import BaseNode
+from adk_runtime.workflow._context import NodeContext
+from adk_runtime.workflow._errors import NodeTimeoutError, WorkflowDataError
+from adk_runtime.workflow._interrupts import interrupt_ids
+
+if TYPE_CHECKING:
+    from adk_runtime.agents.invocation_context import InvocationContext
+
+__all__ = ["History", "NodeResult", "Pause", "WorkflowRun"]
+
+logger = logging.getLogger(__name__)
+
+
+@dataclass
+class NodeResult:
+    """How a node run ended: its output (if any), its route, its unanswered questions."""
+
+    output: Any = None
+    has_output: bool = False
+    route: Any = None
+    interrupts: list[str] = field(default_factory=list)
+
+
+@dataclass
+class _Recorded:
+    output: Any = None
+    has_output: bool = False
+    route: Any = None
+    asked: list[str] = field(default_factory=list)
+    asked_at: int = -1
+
+
+@dataclass
+class Pause:
+    """Where a run that asked the user something stands (see :meth:`History.pause`).
+
+    Attributes:
+        asked: The ids of every request the run made.
+        answers: The answers given so far, by request id.
+        waiting: No answer came since the run last asked: it still waits.
+    """
+
+    asked: list[str]
+    answers: dict[str, Any]
+    waiting: bool
+
+
+class History:
+    """What an invocation's committed events say of its node runs, by path."""
+
+    def __init__(self, events: list[Event], invocation_id: str) -> None:
+        """Read the node runs of ``invocation_id`` from ``events``."""
+        self._runs: dict[str, _Recorded] = {}
+        self._answers: dict[str, tuple[int, Any]] = {}
+        for index, event in enumerate(events):
+            if event.invocation_id != invocation_id or event.partial:
+                continue
+            if event.author == "user":
+                for response in event.get_function_responses():
+                    if response.id:
+                        self._answers[response.id] = (index, _answer(response))
+            elif event.node_info.path:
+                self._record(event, event.node_info.path, index)
+
+    def _record(self, event: Event, path: str, index: int) -> None:
+        run = self._runs.setdefault(path, _Recorded())
+        if event.output is not None or event.node_info.message_as_output:
+            value = event.output if event.output is not None else event.content
+            for owner in [path, *(event.node_info.output_for or [])]:
+                owned = self._runs.setdefault(owner, _Recorded())
+                owned.output, owned.has_output = value, True
+        if event.actions.route is not None:
+            run.route = event.actions.route
+        asked = interrupt_ids(event)
+        if asked:
+            run.asked.extend(asked)
+            run.asked_at = index
+
+    def completed(self, path: str) -> NodeResult | None:
+        """The result of the run at ``path`` if the log shows it finished, else None."""
+        run = self._runs.get(path)
+        if run is None or not (run.has_output or run.route is not None):
+            return None
+        return NodeResult(output=run.output, has_output=run.has_output, route=run.route)
+
+    def pause(self, path: str) -> Pause | None:
+        """Where the run at ``path`` stands if it asked the user something, else None."""
+        run = self._runs.get(path)
+        if run is None or not run.asked:
+            return None
+        answers = {rid: self._answers[rid][1] for rid in run.asked if rid in self._answers}
+        fresh = any(self._answers[rid][0] > run.asked_at for rid in answers)
+        return Pause(asked=list(run.asked), answers=answers, waiting=not fresh)
+
+
+def _answer(response: Any) -> Any:
+    from adk_runtime.agents._input_requests import unwrapped_answer
+
+    if response.name == REQUEST_INPUT_FUNCTION_CALL_NAME:
+        return unwrapped_answer(response.response)
+    return response.response
+
+
+@dataclass
+class _Emission:
+    event: Event
+    committed: asyncio.Future[None]
+
+
+class WorkflowRun:
+    """The node runs of one invocation, and the way their events reach the Runner."""
+
+    def __init__(self, invocation_context: InvocationContext) -> None:
+        """Start (or continue, from its log) the workflow run of ``invocation_context``."""
+        self.invocation = invocation_context
+        self.history = History(invocation_context.session.events, invocation_context.invocation_id)
+        self._queue: asyncio.Queue[_Emission] = asyncio.Queue()
+
+    async def emit(self, event: Event) -> None:
+        """Hand ``event`` to the Runner; return once it is committed (partial: yielded)."""
+        committed = asyncio.get_running_loop().create_future()
+        await self._queue.put(_Emission(event, committed))
+        await committed
+
+    async def events(self, main: Coroutine[Any, Any, Any]) -> AsyncGenerator[Event, None]:
+        """Run ``main`` (the root node) and yield the events its nodes emit, one at a time."""
+        task = asyncio.ensure_future(main)
+        try:
+            while True:
+                getter = asyncio.ensure_future(self._queue.get())
+                await asyncio.wait({getter, task}, return_when=asyncio.FIRST_COMPLETED)
+                if not getter.done():
+                    getter.cancel()
+                    task.result()  # a node's error ends the run here
+                    return
+                emission = getter.result()
+                yield emission.event
+                if not emission.committed.done():
+                    emission.committed.set_result(None)
+        finally:
+            if not task.done():
+                task.cancel()
+            await asyncio.gather(task, return_exceptions=True)
+
+    async def advance(
+        self, node: BaseNode, node_input: Any, *, path: str, author: str, output_for: list[str]
+    ) -> NodeResult:
+        """Move the run at ``path`` on: run it, or, if it asked the user, act on the answers.
+
+        Unanswered: it keeps waiting (its questions are the result's interrupts). Answered:
+        a ``rerun_on_resume`` node runs again with the answers in ``ctx.resume_inputs``;
+        another completes with the latest answer as its output (committed like any output).
+        """
+        pause = self.history.pause(path)
+        if pause is None:
+            return await self.run_node(
+                node, node_input, path=path, author=author, output_for=output_for
+            )
+        if pause.waiting:
+            unanswered = [rid for rid in pause.asked if rid not in pause.answers]
+            return NodeResult(interrupts=unanswered or pause.asked[-1:])
+        if node.rerun_on_resume:
+            return await self.run_node(
+                node,
+                node_input,
+                path=path,
+                author=author,
+                output_for=output_for,
+                resume_inputs=pause.answers,
+            )
+        answer = pause.answers[[rid for rid in pause.asked if rid in pause.answers][-1]]
+        stand_in = _Answered(name=node.name, answer=answer, output_schema=node.output_schema)
+        return await self.run_node(
+            stand_in, node_input, path=path, author=author, output_for=output_for
+        )
+
+    async def run_node(
+        self,
+        node: BaseNode,
+        node_input: Any,
+        *,
+        path: str,
+        author: str,
+        output_for: list[str],
+        resume_inputs: dict[str, Any] | None = None,
+    ) -> NodeResult:
+        """Run ``node`` once at ``path`` (retried and timed as it says); its events committed.
+
+        Raises:
+            NodeTimeoutError: The run took longer than ``node.timeout``.
+            Exception: The node's own error, once its retries are spent.
+        """
+        attempt = 1
+        while True:
+            ctx = NodeContext(
+                self.invocation,
+                run=self,
+                node=node,
+                node_path=path,
+                run_id=path.rpartition("@")[2],
+                attempt_count=attempt,
+                event_author=author,
+                resume_inputs=resume_inputs,
+            )
+            ctx._output_for = output_for
+            try:
+                return await self._timed(node, ctx, node_input, output_for)
+            except Exception as error:
+                retry = node.retry_config
+                if retry is None or not retry.should_retry(error, attempt):
+                    raise
+                delay = retry.delay(attempt)
+                logger.warning(
+                    "Node %s failed on attempt %d (%s); retrying in %.2f s.",
+                    path,
+                    attempt,
+                    type(error).__name__,
+                    delay,
+                )
+                ctx.discard_changes()
+                await asyncio.sleep(delay)
+                attempt += 1
+
+    async def _timed(
+        self, node: BaseNode, ctx: NodeContext, node_input: Any, output_for: list[str]
+    ) -> NodeResult:
+        if node.timeout is None:
+            return await self._drive(node, ctx, node_input, output_for)
+        task = asyncio.ensure_future(self._drive(node, ctx, node_input, output_for))
+        try:
+            done, _ = await asyncio.wait({task}, timeout=node.timeout)
+        finally:
+            if not task.done():
+                task.cancel()
+                await asyncio.gather(task, return_exceptions=True)
+        if not done:
+            raise NodeTimeoutError(node_name=node.name, timeout=node.timeout)
+        return task.result()
+
+    async def _drive(
+        self, node: BaseNode, ctx: NodeContext, node_input: Any, output_for: list[str]
+    ) -> NodeResult:
+        result = NodeResult()
+        async with aclosing(node.run(ctx=ctx, node_input=node_input)) as events:
+            async for event in events:
+                self._stamp(event, ctx)
+                if not event.partial:
+                    self._account(event, ctx, result, output_for)
+                await self.emit(event)
+                if result.interrupts and not getattr(node, "runs_through_interrupts", False):
+                    break  # the run pauses at its question; the answer resumes it
+        rest = ctx.take_changes()
+        if rest.state_delta or rest.artifact_delta:
+            await self.emit(self._stamped(Event(actions=rest), ctx))
+        if ctx._output_delegated and not result.has_output:
+            result.output, result.has_output = ctx._delegated_output, True
+        return result
+
+    def _stamp(self, event: Event, ctx: NodeContext) -> None:
+        event.author = event.author or ctx.event_author
+        event.invocation_id = event.invocation_id or ctx.invocation_id
+        if not event.node_info.path:
+            event.node_info.path = ctx.node_path
+
+    def _stamped(self, event: Event, ctx: NodeContext) -> Event:
+        self._stamp(event, ctx)
+        return event
+
+    def _account(
+        self, event: Event, ctx: NodeContext, result: NodeResult, output_for: list[str]
+    ) -> None:
+        """Note the event's output, route and questions; give it the node's state writes."""
+        if event.output is not None or event.node_info.message_as_output:
+            if event.node_info.path != ctx.node_path:
+                pass  # an inner node's output (a nested agent's): not this run's
+            elif result.has_output:
+                raise WorkflowDataError(
+                    f"Node {ctx.node.name!r} produced a second output in one run: a run has "
+                    "at most one output (yield other values as events with content)."
+                )
+            else:
+                result.output = event.output if event.output is not None else event.content
+                result.has_output = True
+                if output_for:
+                    event.node_info.output_for = list(output_for)
+        if event.actions.route is not None and event.node_info.path == ctx.node_path:
+            result.route = event.actions.route
+        result.interrupts.extend(interrupt_ids(event))
+        _merge(event.actions, ctx.take_changes())
+
+
+def _merge(actions: EventActions, taken: EventActions) -> None:
+    """Put the node's writes under the event's own (the event's win)."""
+    actions.state_delta = {**taken.state_delta, **actions.state_delta}
+    actions.artifact_delta = {**taken.artifact_delta, **actions.artifact_delta}
+
+
+class _Answered(BaseNode):
+    """Stands in for a node whose question was answered: the answer is its output."""
+
+    answer: Any = None
+
+    async def _run_impl(self, *, ctx: NodeContext, node_input: Any) -> AsyncGenerator[Any, None]:
+        yield self.answer

@@ -1,0 +1,203 @@
+"""``Workflow``: a graph of nodes, run by following its edges.
+
+The scheduler keeps a queue of triggers (a node to run, with its input). Ready triggers run
+as tasks (at most ``max_concurrency`` at a time); when a run completes its output goes to the
+nodes its edges (and route) lead to. A ``JoinNode`` (any node that waits for all its
+predecessors) runs once each of them has delivered, with their outputs by name. The first
+failure (after its retries) cancels the other runs and fails the workflow. Runs the log shows
+finished complete at once, in the order they were committed, without running again (see
+``_run``).
+"""
+
+from __future__ import annotations
+
+import asyncio
+from collections import deque
+from collections.abc import AsyncGenerator
+from dataclasses import dataclass, field
+from typing import TYPE_CHECKING, Any
+
+from pydantic import Field, PrivateAttr
+
+from adk_runtime.workflow._base_node import START, BaseNode
+from adk_runtime.workflow._errors import WorkflowDataError
+from adk_runtime.workflow._graph import Graph, parse_edges
+from adk_runtime.workflow._run import NodeResult
+
+if TYPE_CHECKING:
+    from adk_runtime.workflow._context import NodeContext
+
+__all__ = ["Workflow"]
+
+
+@dataclass
+class _Trigger:
+    name: str
+    node_input: Any
+    source: str = START.name
+
+
+@dataclass
+class _Loop:
+    """One run of a workflow: what is queued, running, done."""
+
+    triggers: deque[_Trigger] = field(default_factory=deque)
+    runs: dict[str, int] = field(default_factory=dict)
+    running: dict[asyncio.Task[NodeResult], tuple[str, str]] = field(default_factory=dict)
+    outputs: dict[str, Any] = field(default_factory=dict)
+    arrivals: dict[str, dict[str, Any]] = field(default_factory=dict)
+    interrupts: list[str] = field(default_factory=list)
+
+
+class Workflow(BaseNode):
+    """A graph of nodes: ``Workflow(name=..., edges=[(START, a, b), ...])``.
+
+    Edges are ``Edge`` objects or chains: ``(START, a, b)`` runs ``a`` then ``b``;
+    ``(a, (b, c))`` fans out to ``b`` and ``c``; ``((b, c), d)`` fans in;
+    ``(a, {"yes": b, "no": c})`` routes on the route ``a`` emits. Nodes may be ``BaseNode``
+    objects, functions (made ``FunctionNode``), agents and tools; the same object is one node.
+
+    The nodes after START get the workflow's input (the user's message at the root). The
+    workflow's output is the output of its terminal node (the one no edge leaves): two
+    terminal nodes with outputs are an error.
+
+    A workflow is a node: it can run inside another one. At the root of a Runner
+    (``Runner(node=workflow)``) each of its events is committed before the node that made it
+    goes on, and a paused or interrupted invocation continues from its log.
+
+    Attributes:
+        edges: The graph's edges.
+        max_concurrency: At most this many nodes run at once (None or <= 0: no limit).
+    """
+
+    rerun_on_resume: bool = True
+    edges: list[Any] = Field(default_factory=list)
+    max_concurrency: int | None = None
+    _graph: Graph = PrivateAttr()
+
+    def __init__(self, **fields: Any) -> None:
+        """Build the workflow and check its graph.
+
+        Raises:
+            WorkflowConfigurationError: The edges do not make a workable graph.
+        """
+        super().__init__(**fields)
+        from adk_runtime.workflow._node import build_node
+
+        built: dict[int, BaseNode] = {}
+
+        def build(item: Any) -> BaseNode:
+            if id(item) not in built:
+                built[id(item)] = build_node(item)
+            return built[id(item)]
+
+        self._graph = Graph(parse_edges(self.edges, build))
+
+    @property
+    def graph(self) -> Graph:
+        """The checked graph of ``edges``."""
+        return self._graph
+
+    @property
+    def sub_nodes(self) -> list[BaseNode]:
+        """The workflow's nodes (START excluded), in the order the edges name them."""
+        return [node for node in self._graph.nodes.values() if node is not START]
+
+    async def _run_impl(self, *, ctx: NodeContext, node_input: Any) -> AsyncGenerator[Any, None]:
+        loop = _Loop()
+        for name in self._graph.start_names():
+            loop.triggers.append(_Trigger(name, node_input))
+        try:
+            await self._drive(ctx, loop)
+        finally:
+            for task in loop.running:
+                task.cancel()
+            await asyncio.gather(*loop.running, return_exceptions=True)
+        if loop.interrupts:
+            return  # paused: the questions are committed; no output until they are answered
+        outputs = [
+            loop.outputs[name] for name in self._graph.terminal_names if name in loop.outputs
+        ]
+        if len(outputs) > 1:
+            raise WorkflowDataError(
+                f"Workflow {self.name!r}: {len(outputs)} terminal nodes produced an output; a "
+                "workflow has at most one (join them, or give the others no output)."
+            )
+        if outputs:
+            if self.output_schema is None:
+                ctx._output_delegated, ctx._delegated_output = True, outputs[0]
+            else:
+                yield outputs[0]
+
+    async def _drive(self, ctx: NodeContext, loop: _Loop) -> None:
+        while True:
+            self._start_ready(ctx, loop)
+            if not loop.running:
+                return
+            done, _ = await asyncio.wait(loop.running, return_when=asyncio.FIRST_COMPLETED)
+            # in the order they were started: the same order on every replay
+            for task in [task for task in loop.running if task in done]:
+                name, _path = loop.running.pop(task)
+                self._completed(loop, name, task.result())
+
+    def _start_ready(self, ctx: NodeContext, loop: _Loop) -> None:
+        limit = self.max_concurrency if self.max_concurrency and self.max_concurrency > 0 else 0
+        held: deque[_Trigger] = deque()
+        while loop.triggers:
+            trigger = loop.triggers.popleft()
+            if limit and len(loop.running) >= limit:
+                held.append(trigger)
+                continue
+            node = self._graph.nodes[trigger.name]
+            node_input = self._joined(loop, node, trigger)
+            if node_input is _NOT_YET:
+                continue
+            run_id = loop.runs.get(trigger.name, 0) + 1
+            loop.runs[trigger.name] = run_id
+            path = f"{ctx.node_path}/{trigger.name}@{run_id}"
+            done = ctx.workflow_run.history.completed(path)
+            if done is not None:  # the log has it: complete without running
+                self._completed(loop, trigger.name, done)
+                continue
+            task = asyncio.ensure_future(self._run_child(ctx, node, node_input, path))
+            loop.running[task] = (trigger.name, path)
+        loop.triggers.extendleft(reversed(held))
+
+    def _joined(self, loop: _Loop, node: BaseNode, trigger: _Trigger) -> Any:
+        if not getattr(node, "waits_for_all_predecessors", False):
+            return trigger.node_input
+        arrived = loop.arrivals.setdefault(node.name, {})
+        arrived[trigger.source] = trigger.node_input
+        expected = self._graph.predecessors[node.name]
+        if not set(expected) <= set(arrived):
+            return _NOT_YET
+        del loop.arrivals[node.name]
+        return {name: arrived[name] for name in expected}
+
+    async def _run_child(
+        self, ctx: NodeContext, node: BaseNode, node_input: Any, path: str
+    ) -> NodeResult:
+        return await ctx.workflow_run.advance(
+            node, node_input, path=path, author=self.name, output_for=self._output_for(ctx, node)
+        )
+
+    def _output_for(self, ctx: NodeContext, node: BaseNode) -> list[str]:
+        """The workflows a terminal node's output is also the output of (this one, up)."""
+        if node.name not in self._graph.terminal_names or self.output_schema is not None:
+            return []
+        return [ctx.node_path, *ctx._output_for]
+
+    def _completed(self, loop: _Loop, name: str, result: NodeResult) -> None:
+        if result.interrupts:
+            loop.interrupts.extend(result.interrupts)
+            return
+        node = self._graph.nodes[name]
+        if node.wait_for_output and not result.has_output and result.route is None:
+            return  # waiting: nothing downstream until it yields an output
+        if result.has_output:
+            loop.outputs[name] = result.output
+        for successor in self._graph.next_names(name, result.route):
+            loop.triggers.append(_Trigger(successor, result.output, source=name))
+
+
+_NOT_YET = object()

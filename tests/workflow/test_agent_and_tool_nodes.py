@@ -1,0 +1,136 @@
+"""Agents and tools as workflow nodes, run by a Runner on every backend."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from pydantic import BaseModel
+
+from adk_runtime.agents import LlmAgent
+from adk_runtime.models.llm_request import LlmRequest
+from adk_runtime.sessions import BaseSessionService
+from adk_runtime.testing.scripted_model import ScriptedModel, function_call
+from adk_runtime.tools import FunctionTool, LongRunningFunctionTool
+from adk_runtime.tools.tool_context import ToolContext
+from adk_runtime.workflow import START, Workflow
+from tests.workflow.helpers import Run, answer, message, outputs
+
+
+def _texts(request: LlmRequest) -> list[str]:
+    return [
+        f"{content.role}:{part.text}"
+        for content in request.contents
+        for part in content.parts or []
+        if part.text
+    ]
+
+
+class Verdict(BaseModel):
+    label: str
+    score: float
+
+
+async def test_an_agent_answers_the_nodes_input_and_its_answer_flows_on(
+    session_service: BaseSessionService,
+) -> None:
+    writer_model = ScriptedModel(replies=["A short poem about tea."])
+    judge_model = ScriptedModel(replies=['{"label": "good", "score": 0.9}'])
+    writer = LlmAgent(name="writer", model=writer_model, output_key="poem")
+    judge = LlmAgent(name="judge", model=judge_model, output_schema=Verdict)
+
+    def brief(node_input: str) -> str:
+        return f"Write about {node_input}"
+
+    def report(node_input: dict[str, Any]) -> str:
+        return f"{node_input['label']} ({node_input['score']})"
+
+    workflow = Workflow(name="poetry", edges=[(START, brief, writer, judge, report)])
+    run = await Run(session_service, workflow).start()
+    events = await run.send(message("tea"))
+
+    assert outputs(events) == {
+        "poetry@1/brief@1": "Write about tea",
+        "poetry@1/writer@1": "A short poem about tea.",
+        "poetry@1/judge@1": {"label": "good", "score": 0.9},
+        "poetry@1/report@1": "good (0.9)",
+    }
+    # each agent was asked the node's input, committed as a user message on the node's path
+    assert _texts(writer_model.requests[0])[-1] == "user:Write about tea"
+    assert _texts(judge_model.requests[0])[-1] == "user:A short poem about tea."
+    session = await run.session()
+    inputs = [e for e in session.events if e.author == "user" and e.node_info.path]
+    assert [e.node_info.path for e in inputs] == ["poetry@1/writer@1", "poetry@1/judge@1"]
+    assert session.state["poem"] == "A short poem about tea."
+    assert {e.author for e in session.events} == {"user", "poetry", "writer", "judge"}
+
+
+async def test_an_agent_at_start_answers_the_users_message_as_it_is(
+    session_service: BaseSessionService,
+) -> None:
+    model = ScriptedModel(replies=["Hello!"])
+    workflow = Workflow(name="greeter", edges=[(START, LlmAgent(name="greet", model=model))])
+    run = await Run(session_service, workflow).start()
+    events = await run.send(message("hi"))
+    assert outputs(events) == {"greeter@1/greet@1": "Hello!"}
+    assert _texts(model.requests[0]) == ["user:hi"]  # not asked twice
+
+
+async def test_an_agent_waiting_on_a_long_running_tool_pauses_the_workflow(
+    session_service: BaseSessionService,
+) -> None:
+    def request_refund(amount: int) -> dict[str, str]:
+        """Ask a human to approve a refund."""
+        return {"status": "pending"}
+
+    def reply(request: LlmRequest) -> Any:
+        answered = [
+            p.function_response
+            for c in request.contents
+            for p in c.parts or []
+            if p.function_response is not None
+        ]
+        if not answered:
+            return function_call("request_refund", {"amount": 20}, id="refund-1")
+        return f"Refund {(answered[-1].response or {}).get('result')}."
+
+    agent = LlmAgent(
+        name="support",
+        model=ScriptedModel(handler=reply),
+        tools=[LongRunningFunctionTool(request_refund)],
+    )
+    after: list[Any] = []
+
+    def close_ticket(node_input: str) -> str:
+        after.append(node_input)
+        return "closed"
+
+    workflow = Workflow(name="desk", edges=[(START, agent, close_ticket)])
+    run = await Run(session_service, workflow).start()
+    events = await run.send(message("refund please"))
+    assert outputs(events) == {}
+    assert after == []  # nothing downstream ran while the agent waits
+
+    events = await run.send(answer("refund-1", "approved", name="request_refund"))
+    assert outputs(events) == {
+        "desk@1/support@1": "Refund approved.",
+        "desk@1/close_ticket@1": "closed",
+    }
+    assert after == ["Refund approved."]
+
+
+async def test_a_tool_node_is_called_with_its_input_and_writes_state(
+    session_service: BaseSessionService,
+) -> None:
+    def convert(amount: float, currency: str, tool_context: ToolContext) -> dict[str, Any]:
+        """Convert an amount."""
+        tool_context.state["converted"] = currency
+        return {"amount": amount * 2, "currency": currency}
+
+    def order(node_input: Any) -> dict[str, Any]:
+        return {"amount": 10.0, "currency": "EUR"}
+
+    workflow = Workflow(name="money", edges=[(START, order, FunctionTool(convert))])
+    run = await Run(session_service, workflow).start()
+    events = await run.send(message("go"))
+    assert outputs(events)["money@1/convert@1"] == {"amount": 20.0, "currency": "EUR"}
+    assert (await run.session()).state == {"converted": "EUR"}

@@ -1,0 +1,175 @@
+"""A workflow's questions to the user, and invocations continued from their log, on every backend.
+
+An answer comes in a later message (any replica may take it); a crashed turn is resumed with
+``run_async(invocation_id=...)``. Either way the nodes whose outputs are committed do not run
+again, and the others continue.
+"""
+
+from __future__ import annotations
+
+from collections.abc import AsyncGenerator
+from typing import Any
+
+import pytest
+
+from adk_runtime.errors import InputValidationError
+from adk_runtime.events import RequestInput
+from adk_runtime.sessions import BaseSessionService
+from adk_runtime.workflow import START, NodeContext, Workflow, node
+from tests.backends import twin
+from tests.workflow.helpers import Run, answer, message, outputs
+
+
+class Crash(BaseException):
+    """Stands for the process dying: nothing in the runtime catches it."""
+
+
+class Counter:
+    def __init__(self) -> None:
+        self.runs: list[str] = []
+
+
+async def test_a_question_pauses_the_workflow_and_the_answer_is_the_nodes_output(
+    session_service: BaseSessionService,
+) -> None:
+    seen = Counter()
+
+    def draft(node_input: str) -> str:
+        seen.runs.append("draft")
+        return f"draft of {node_input}"
+
+    async def approve(node_input: str) -> AsyncGenerator[Any, None]:
+        seen.runs.append("approve")
+        yield RequestInput(
+            interrupt_id="approval",
+            message=f"Publish {node_input!r}?",
+            response_schema={"type": "boolean"},
+        )
+
+    def publish(node_input: bool) -> str:
+        seen.runs.append("publish")
+        return "published" if node_input else "shelved"
+
+    workflow = Workflow(name="review", edges=[(START, draft, approve, publish)])
+    run = await Run(session_service, workflow).start()
+    events = await run.send(message("the memo"))
+    [question] = [e for e in events if e.get_function_calls()]
+    [call] = question.get_function_calls()
+    assert (call.id, call.name, question.long_running_tool_ids) == (
+        "approval",
+        "adk_request_input",
+        {"approval"},
+    )
+    assert call.args is not None
+    assert call.args["message"] == "Publish 'draft of the memo'?"
+    assert question.node_info.path == "review@1/approve@1"
+    assert seen.runs == ["draft", "approve"]
+
+    # a wrong answer is refused before anything is stored
+    with pytest.raises(InputValidationError, match="does not match its response_schema"):
+        await run.send(answer("approval", "sure"))
+    assert len((await run.session()).events) == 3  # the message, the draft, the question
+
+    async with twin(session_service) as replica:  # another replica takes the answer
+        other = Run(replica, workflow)
+        other.sid = run.sid
+        events = await other.send(answer("approval", True))
+    assert outputs(events) == {"review@1/approve@1": True, "review@1/publish@1": "published"}
+    assert {e.invocation_id for e in events} == {question.invocation_id}
+    assert seen.runs == ["draft", "approve", "publish"]  # draft and approve did not run again
+
+    # a resent answer runs nothing again
+    assert outputs(await run.send(answer("approval", True))) == {}
+    assert seen.runs == ["draft", "approve", "publish"]
+
+
+async def test_a_rerun_node_gets_the_answers_and_may_ask_again(
+    session_service: BaseSessionService,
+) -> None:
+    asked: list[dict[str, Any]] = []
+
+    @node(rerun_on_resume=True)
+    async def interview(ctx: NodeContext) -> AsyncGenerator[Any, None]:
+        asked.append(dict(ctx.resume_inputs))
+        if "name" not in ctx.resume_inputs:
+            yield RequestInput(interrupt_id="name", message="Your name?")
+            return
+        if "age" not in ctx.resume_inputs:
+            yield RequestInput(interrupt_id="age", message="Your age?")
+            return
+        yield f"{ctx.resume_inputs['name']} is {ctx.resume_inputs['age']}"
+
+    run = await Run(session_service, Workflow(name="form", edges=[(START, interview)])).start()
+    await run.send(message("start"))
+    await run.send(answer("name", "Ada"))
+    events = await run.send(answer("age", 36))
+    assert outputs(events) == {"form@1/interview@1": "Ada is 36"}
+    assert asked == [{}, {"name": "Ada"}, {"name": "Ada", "age": 36}]
+
+
+async def test_parallel_questions_wait_for_their_own_answers(
+    session_service: BaseSessionService,
+) -> None:
+    async def ask_a() -> AsyncGenerator[Any, None]:
+        yield RequestInput(interrupt_id="a", message="A?")
+
+    async def ask_b() -> AsyncGenerator[Any, None]:
+        yield RequestInput(interrupt_id="b", message="B?")
+
+    def both(node_input: dict[str, Any]) -> str:
+        return f"{node_input['ask_a']}+{node_input['ask_b']}"
+
+    from adk_runtime.workflow import JoinNode
+
+    workflow = Workflow(name="pair", edges=[(START, (ask_a, ask_b), JoinNode(name="join"), both)])
+    run = await Run(session_service, workflow).start()
+    first = await run.send(message("go"))
+    assert sorted(c.id for e in first for c in e.get_function_calls()) == ["a", "b"]
+    assert outputs(await run.send(answer("b", "bee"))) == {"pair@1/ask_b@1": "bee"}
+    events = await run.send(answer("a", "ay"))
+    assert outputs(events)["pair@1/both@1"] == "ay+bee"
+
+
+async def test_a_crashed_turn_resumes_without_running_finished_nodes_again(
+    session_service: BaseSessionService,
+) -> None:
+    seen = Counter()
+    crash = {"armed": True}
+
+    def fetch(ctx: NodeContext) -> str:
+        seen.runs.append("fetch")
+        ctx.state["fetched"] = True
+        return "data"
+
+    def transform(node_input: str) -> str:
+        seen.runs.append("transform")
+        if crash["armed"]:
+            crash["armed"] = False
+            raise Crash
+        return node_input.upper()
+
+    def save(node_input: str) -> str:
+        seen.runs.append("save")
+        return f"saved {node_input}"
+
+    inner = Workflow(name="inner", edges=[(START, transform)])
+    workflow = Workflow(name="etl", edges=[(START, fetch, inner, save)])
+    run = await Run(session_service, workflow).start()
+    with pytest.raises(Crash):
+        await run.send(message("go"))
+    session = await run.session()
+    invocation = session.events[0].invocation_id
+    [interrupted] = await session_service.list_interrupted_invocations(app_name="etl")
+    assert interrupted.invocation_id == invocation
+
+    async with twin(session_service) as replica:
+        other = Run(replica, workflow)
+        other.sid = run.sid
+        events = await other.send(invocation_id=invocation)
+
+    assert seen.runs == ["fetch", "transform", "transform", "save"]
+    assert outputs(events) == {"etl@1/inner@1/transform@1": "DATA", "etl@1/save@1": "saved DATA"}
+    session = await run.session()
+    assert session.state == {"fetched": True}
+    assert {e.invocation_id for e in session.events} == {invocation}
+    assert await session_service.list_interrupted_invocations(app_name="etl") == []
