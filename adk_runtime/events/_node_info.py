@@ -1,8 +1,8 @@
 """NodeInfo (public as ``adk_runtime.events.event.NodeInfo``): where in a graph an event was made.
 
-google-adk 2 records on every event the workflow node that produced it. adk_runtime runs no
-workflow graphs, so its own agents leave it empty; an event that carries it (made by user code,
-or read from google-adk's stored events) keeps it, stored with the event on every backend.
+google-adk 2 records on every event the workflow node that produced it; so do adk_runtime's
+workflows (``adk_runtime.workflow``). Agents run outside a workflow leave it empty; an event
+that carries it is stored with it on every backend.
 """
 
 from __future__ import annotations
@@ -25,8 +25,9 @@ class NodeInfo(BaseModel):
 
     Attributes:
         path: The node's path; empty when the event does not come from a workflow node.
-        output_for: Paths of the nodes (in the same invocation) this event's ``output`` is
-            the output of, besides its own.
+        output_for: Paths of the node runs (in the same invocation) this event's ``output``
+            is the output of: its own first, then each enclosing workflow whose output it
+            also is (a terminal node's).
         message_as_output: The event's content is the node's output (no separate output
             event follows).
     """

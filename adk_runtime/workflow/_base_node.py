@@ -88,12 +88,16 @@ class BaseNode(BaseModel, abc.ABC):
     def _validate_output(self, data: Any) -> Any:
         return _checked(self.output_schema, data, f"The output of node {self.name!r}")
 
+    def checked_output(self, value: Any) -> Any:
+        """``value`` checked against ``output_schema``, in its stored (JSON) form."""
+        return to_json_value(self._validate_output(value), self.name)
+
     def _as_event(self, item: Any) -> Event | None:
         if item is None:
             return None
         if isinstance(item, Event):
             if item.output is not None:
-                item.output = to_json_value(self._validate_output(item.output), self.name)
+                item.output = self.checked_output(item.output)
             return item
         if isinstance(item, RequestInput):
             from adk_runtime.workflow._interrupts import request_event
@@ -103,7 +107,7 @@ class BaseNode(BaseModel, abc.ABC):
             event = Event(content=item)
             event.node_info.message_as_output = True
             return event
-        return Event(output=to_json_value(self._validate_output(item), self.name))
+        return Event(output=self.checked_output(item))
 
 
 class _Start(BaseNode):

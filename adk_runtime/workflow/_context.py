@@ -29,6 +29,10 @@ class NodeContext(ToolContext):
         attempt_count: 1 on the first attempt, 2 on the first retry (``RetryConfig``).
         event_author: The author of the events the node makes without one: the name of the
             workflow it runs in.
+        output: Set it to give the run its output without yielding one (committed when
+            the run ends).
+        route: Set it to give the run its route (committed with the run's next event, or
+            when it ends).
     """
 
     def __init__(
@@ -54,6 +58,78 @@ class NodeContext(ToolContext):
         self._delegated_output: Any = None
         self._output_delegated = False
         self._output_for: list[str] = []
+        self.output: Any = None
+        self.route: Any = None
+        self._children: dict[int, BaseNode] = {}
+        self._child_runs: dict[str, int] = {}
+
+    async def run_node(
+        self,
+        node: Any,
+        node_input: Any = None,
+        *,
+        use_as_output: bool = False,
+        run_id: str | None = None,
+    ) -> Any:
+        """Run ``node`` (a node, function, agent or tool) as a child of this run; its output.
+
+        The child's path is ``<this path>/<name>@<run id>`` (run ids count 1, 2... per name in
+        this run, or ``run_id``), so when this run is run again (a resumed invocation, an
+        answered question) a child whose output is committed returns it without running.
+        Always ``await`` it directly.
+
+        Args:
+            node: What to run.
+            node_input: Its input.
+            use_as_output: The child's output is this run's output (an output this run then
+                returns or yields is not committed again: it is the child's).
+            run_id: The child's run id instead of the next number (not all digits).
+
+        Raises:
+            WorkflowDataError: ``use_as_output`` a second time in one run, or a ``run_id`` of
+                digits only.
+            DynamicNodeFailError: The child failed (its retries spent); ``.error`` is why.
+        """
+        from adk_runtime.workflow._errors import (
+            DynamicNodeFailError,
+            NodeInterrupted,
+            WorkflowDataError,
+        )
+        from adk_runtime.workflow._node import build_node
+
+        if use_as_output and self._output_delegated:
+            raise WorkflowDataError(
+                f"Node {self.node.name!r} already took a child's output as its own: "
+                "use_as_output=True may be given once per run."
+            )
+        child = self._children.get(id(node))
+        if child is None:
+            child = self._children[id(node)] = build_node(node)
+        if run_id is not None and run_id.isdigit():
+            raise WorkflowDataError(
+                f"run_id {run_id!r} must contain non-numeric characters: numbers are the "
+                "run ids counted for children without one."
+            )
+        if run_id is None:
+            self._child_runs[child.name] = self._child_runs.get(child.name, 0) + 1
+            run_id = str(self._child_runs[child.name])
+        path = f"{self.node_path}/{child.name}@{run_id}"
+        output_for = [self.node_path, *self._output_for] if use_as_output else []
+        try:
+            result = await self._run.advance(
+                child, node_input, path=path, author=self.event_author, output_for=output_for
+            )
+        except Exception as error:
+            raise DynamicNodeFailError(
+                message=f"Child node {child.name!r} ({path}) failed: {type(error).__name__}.",
+                error=error,
+                error_node_path=path,
+            ) from error
+        if result.interrupts:
+            raise NodeInterrupted(result.interrupts)
+        if use_as_output:
+            self._output_delegated, self._delegated_output = True, result.output
+        return result.output
 
     @property
     def workflow_run(self) -> WorkflowRun:

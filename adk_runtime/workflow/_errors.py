@@ -4,7 +4,12 @@ from __future__ import annotations
 
 from adk_runtime.errors import AdkRuntimeError, ConfigurationError
 
-__all__ = ["NodeTimeoutError", "WorkflowConfigurationError", "WorkflowDataError"]
+__all__ = [
+    "DynamicNodeFailError",
+    "NodeTimeoutError",
+    "WorkflowConfigurationError",
+    "WorkflowDataError",
+]
 
 
 class WorkflowConfigurationError(ConfigurationError, ValueError):
@@ -35,3 +40,31 @@ class NodeTimeoutError(AdkRuntimeError, TimeoutError):
         self.node_name = node_name
         self.timeout = timeout
         super().__init__(f"Node '{node_name}' timed out after {timeout} seconds.")
+
+
+class DynamicNodeFailError(AdkRuntimeError):
+    """A child run (``await ctx.run_node(...)``) failed; the parent may catch it and go on.
+
+    Attributes:
+        error: The child's error.
+        error_node_path: The path of the child run that failed.
+    """
+
+    def __init__(self, *, message: str, error: Exception, error_node_path: str) -> None:
+        """Wrap the child's ``error``."""
+        super().__init__(message)
+        self.error = error
+        self.error_node_path = error_node_path
+
+
+class NodeInterrupted(BaseException):
+    """Unwinds a node whose dynamic child (``ctx.run_node``) is waiting for the user.
+
+    A ``BaseException`` so that the node's own ``except Exception`` does not swallow it; the
+    node's run ends there, waiting with its child's questions.
+    """
+
+    def __init__(self, interrupts: list[str]) -> None:
+        """Carry the child's unanswered request ids."""
+        super().__init__(interrupts)
+        self.interrupts = interrupts

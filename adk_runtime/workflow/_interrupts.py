@@ -23,7 +23,7 @@ from adk_runtime.tools._request_input_tool import REQUEST_INPUT_FUNCTION_CALL_NA
 if TYPE_CHECKING:
     from adk_runtime.events.event import Event
 
-__all__ = ["check_workflow_answers", "interrupt_ids", "request_event"]
+__all__ = ["check_node_message", "check_workflow_answers", "interrupt_ids", "request_event"]
 
 
 def request_event(request: RequestInput) -> Event:
@@ -69,3 +69,42 @@ def check_workflow_answers(events: list[Event], message: Event) -> None:
                 f"name it {REQUEST_INPUT_FUNCTION_CALL_NAME!r}, not {response.name!r}."
             )
         check_answer_schema(response.id or "", unwrapped_answer(response.response), request)
+
+
+def check_node_message(events: list[Event], message: Event) -> None:
+    """Refuse (before it is stored) a message to a root node that answers calls wrongly.
+
+    Raises:
+        InputValidationError: The message mixes answers (function responses) and text, an
+            answer matches no call of the session, or the answers belong to calls of
+            different invocations.
+    """
+    responses = message.get_function_responses()
+    if not responses:
+        return
+    parts = message.content.parts or [] if message.content is not None else []
+    if any(part.text for part in parts):
+        raise InputValidationError(
+            "A message cannot contain both function responses and text: send the answers "
+            "alone, then the text."
+        )
+    owners = {
+        call.id: event.invocation_id
+        for event in events
+        if event.author != "user"
+        for call in event.get_function_calls()
+        if call.id
+    }
+    invocations = set()
+    for response in responses:
+        if response.id not in owners:
+            raise InputValidationError(
+                f"Function call not found for function response {response.id!r} "
+                f"({response.name!r}): answer a call of this session."
+            )
+        invocations.add(owners[response.id])
+    if len(invocations) > 1:
+        raise InputValidationError(
+            "The function responses resolve to multiple invocations: answer the calls of one "
+            "invocation per message."
+        )

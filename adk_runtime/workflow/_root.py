@@ -9,6 +9,7 @@ from pydantic import InstanceOf
 
 from adk_runtime.agents.base_agent import BaseAgent
 from adk_runtime.workflow._base_node import BaseNode
+from adk_runtime.workflow._errors import DynamicNodeFailError
 from adk_runtime.workflow._run import WorkflowRun
 
 if TYPE_CHECKING:
@@ -23,10 +24,12 @@ __all__ = ["NodeAgent", "as_agent"]
 class NodeAgent(BaseAgent):
     """The agent the Runner runs for a root node: one run of the node per invocation.
 
-    Its input is the message that started the invocation. The run's path is
-    ``<node name>@1``; its events are committed one by one as the node makes them. The
-    invocation continues from its log when it is run again (an answer to a node's question,
-    or the resume of an interrupted invocation), so it resumes itself.
+    Its input is the message that started the invocation (also ``user_content`` when an
+    answer continues it). The run's path is ``<node name>@1``; its events are committed one
+    by one as the node makes them. The invocation continues from its log when it is run again
+    (an answer to a node's question, or the resume of an interrupted invocation), so it
+    resumes itself; the root node always runs again with the answers (``ctx.resume_inputs``).
+    A child's error that escapes (``DynamicNodeFailError``) is raised as the child's own.
     """
 
     node: InstanceOf[BaseNode]
@@ -37,11 +40,18 @@ class NodeAgent(BaseAgent):
         path = f"{self.node.name}@1"
         if run.history.completed(path) is not None:
             return  # the log has the whole run: nothing is left to do
+        ctx.user_content = _first_message(ctx)
         main = run.advance(
-            self.node, _first_message(ctx), path=path, author=self.node.name, output_for=[]
+            self.node, ctx.user_content, path=path, author=self.node.name, output_for=[], rerun=True
         )
-        async for event in run.events(main):
-            yield event
+        try:
+            async for event in run.events(main):
+                yield event
+        except DynamicNodeFailError as failure:  # the child's own error reaches the caller
+            error: Exception = failure
+            while isinstance(error, DynamicNodeFailError):
+                error = error.error
+            raise error from failure
 
 
 def as_agent(root: Any) -> Any:

@@ -27,7 +27,7 @@ from adk_runtime.events.event_actions import EventActions
 from adk_runtime.tools._request_input_tool import REQUEST_INPUT_FUNCTION_CALL_NAME
 from adk_runtime.workflow._base_node import BaseNode
 from adk_runtime.workflow._context import NodeContext
-from adk_runtime.workflow._errors import NodeTimeoutError, WorkflowDataError
+from adk_runtime.workflow._errors import NodeInterrupted, NodeTimeoutError, WorkflowDataError
 from adk_runtime.workflow._interrupts import interrupt_ids
 
 if TYPE_CHECKING:
@@ -65,11 +65,13 @@ class Pause:
         asked: The ids of every request the run made.
         answers: The answers given so far, by request id.
         waiting: No answer came since the run last asked: it still waits.
+        route: The route the run took before it asked, if any.
     """
 
     asked: list[str]
     answers: dict[str, Any]
     waiting: bool
+    route: Any = None
 
 
 class History:
@@ -106,7 +108,7 @@ class History:
     def completed(self, path: str) -> NodeResult | None:
         """The result of the run at ``path`` if the log shows it finished, else None."""
         run = self._runs.get(path)
-        if run is None or not (run.has_output or run.route is not None):
+        if run is None or not (run.has_output or (run.route is not None and not run.asked)):
             return None
         return NodeResult(output=run.output, has_output=run.has_output, route=run.route)
 
@@ -117,7 +119,7 @@ class History:
             return None
         answers = {rid: self._answers[rid][1] for rid in run.asked if rid in self._answers}
         fresh = any(self._answers[rid][0] > run.asked_at for rid in answers)
-        return Pause(asked=list(run.asked), answers=answers, waiting=not fresh)
+        return Pause(asked=list(run.asked), answers=answers, waiting=not fresh, route=run.route)
 
 
 def _answer(response: Any) -> Any:
@@ -170,14 +172,27 @@ class WorkflowRun:
             await asyncio.gather(task, return_exceptions=True)
 
     async def advance(
-        self, node: BaseNode, node_input: Any, *, path: str, author: str, output_for: list[str]
+        self,
+        node: BaseNode,
+        node_input: Any,
+        *,
+        path: str,
+        author: str,
+        output_for: list[str],
+        rerun: bool = False,
     ) -> NodeResult:
         """Move the run at ``path`` on: run it, or, if it asked the user, act on the answers.
+
+        A run whose output the log holds returns it without running.
 
         Unanswered: it keeps waiting (its questions are the result's interrupts). Answered:
         a ``rerun_on_resume`` node runs again with the answers in ``ctx.resume_inputs``;
         another completes with the latest answer as its output (committed like any output).
+        ``rerun`` runs it again whatever its ``rerun_on_resume`` (the root node).
         """
+        done = self.history.completed(path)
+        if done is not None:
+            return done  # the log has its output: it does not run again
         pause = self.history.pause(path)
         if pause is None:
             return await self.run_node(
@@ -186,7 +201,7 @@ class WorkflowRun:
         if pause.waiting:
             unanswered = [rid for rid in pause.asked if rid not in pause.answers]
             return NodeResult(interrupts=unanswered or pause.asked[-1:])
-        if node.rerun_on_resume:
+        if node.rerun_on_resume or rerun:
             return await self.run_node(
                 node,
                 node_input,
@@ -196,7 +211,9 @@ class WorkflowRun:
                 resume_inputs=pause.answers,
             )
         answer = pause.answers[[rid for rid in pause.asked if rid in pause.answers][-1]]
-        stand_in = _Answered(name=node.name, answer=answer, output_schema=node.output_schema)
+        stand_in = _Answered(
+            name=node.name, answer=answer, route=pause.route, output_schema=node.output_schema
+        )
         return await self.run_node(
             stand_in, node_input, path=path, author=author, output_for=output_for
         )
@@ -268,18 +285,33 @@ class WorkflowRun:
         self, node: BaseNode, ctx: NodeContext, node_input: Any, output_for: list[str]
     ) -> NodeResult:
         result = NodeResult()
-        async with aclosing(node.run(ctx=ctx, node_input=node_input)) as events:
-            async for event in events:
-                self._stamp(event, ctx)
-                if not event.partial:
-                    self._account(event, ctx, result, output_for)
-                await self.emit(event)
-                if result.interrupts and not getattr(node, "runs_through_interrupts", False):
-                    break  # the run pauses at its question; the answer resumes it
+        try:
+            async with aclosing(node.run(ctx=ctx, node_input=node_input)) as events:
+                async for event in events:
+                    self._stamp(event, ctx)
+                    if ctx._output_delegated and _drop_own_output(event, ctx):
+                        continue  # the run's output is its child's, committed already
+                    if not event.partial:
+                        self._account(event, ctx, result, output_for)
+                    await self.emit(event)
+                    if result.interrupts and not getattr(node, "runs_through_interrupts", False):
+                        break  # the run pauses at its question; the answer resumes it
+        except NodeInterrupted as waiting:  # a child (ctx.run_node) waits for the user
+            result.interrupts.extend(waiting.interrupts)
         rest = ctx.take_changes()
-        if rest.state_delta or rest.artifact_delta:
-            await self.emit(self._stamped(Event(actions=rest), ctx))
-        if ctx._output_delegated and not result.has_output:
+        if ctx.output is not None and not result.has_output and not result.interrupts:
+            event = self._stamped(Event(output=node.checked_output(ctx.output)), ctx)
+            self._account(event, ctx, result, output_for)
+            await self.emit(event)
+        elif (
+            rest.state_delta
+            or rest.artifact_delta
+            or (ctx.route is not None and result.route is None)
+        ):
+            event = self._stamped(Event(actions=rest), ctx)
+            self._account(event, ctx, result, output_for)
+            await self.emit(event)
+        if ctx._output_delegated and not result.interrupts:
             result.output, result.has_output = ctx._delegated_output, True
         return result
 
@@ -308,12 +340,22 @@ class WorkflowRun:
             else:
                 result.output = event.output if event.output is not None else event.content
                 result.has_output = True
-                if output_for:
-                    event.node_info.output_for = list(output_for)
-        if event.actions.route is not None and event.node_info.path == ctx.node_path:
-            result.route = event.actions.route
+                event.node_info.output_for = [ctx.node_path, *output_for]
+        if event.node_info.path == ctx.node_path:
+            if event.actions.route is None and ctx.route is not None:
+                event.actions.route = ctx.route  # set on the context: committed with the run
+            if event.actions.route is not None:
+                result.route = event.actions.route
         result.interrupts.extend(interrupt_ids(event))
         _merge(event.actions, ctx.take_changes())
+
+
+def _drop_own_output(event: Event, ctx: NodeContext) -> bool:
+    """Clear the output of the run's own ``event``; True if nothing else is left to commit."""
+    if event.node_info.path != ctx.node_path or event.output is None:
+        return False
+    event.output = None
+    return not (event.content or event.actions.model_dump(exclude_defaults=True))
 
 
 def _merge(actions: EventActions, taken: EventActions) -> None:
@@ -326,6 +368,7 @@ class _Answered(BaseNode):
     """Stands in for a node whose question was answered: the answer is its output."""
 
     answer: Any = None
+    route: Any = None
 
     async def _run_impl(self, *, ctx: NodeContext, node_input: Any) -> AsyncGenerator[Any, None]:
-        yield self.answer
+        yield Event(output=self.answer, actions=EventActions(route=self.route))

@@ -20,7 +20,7 @@ from typing import TYPE_CHECKING, Any
 from pydantic import Field, PrivateAttr
 
 from adk_runtime.workflow._base_node import START, BaseNode
-from adk_runtime.workflow._errors import WorkflowDataError
+from adk_runtime.workflow._errors import NodeInterrupted, WorkflowDataError
 from adk_runtime.workflow._graph import Graph, parse_edges
 from adk_runtime.workflow._run import NodeResult
 
@@ -113,15 +113,16 @@ class Workflow(BaseNode):
             for task in loop.running:
                 task.cancel()
             await asyncio.gather(*loop.running, return_exceptions=True)
-        if loop.interrupts:
-            return  # paused: the questions are committed; no output until they are answered
+        if loop.interrupts:  # paused: the questions are committed; the answers continue it
+            raise NodeInterrupted(loop.interrupts)
         outputs = [
             loop.outputs[name] for name in self._graph.terminal_names if name in loop.outputs
         ]
         if len(outputs) > 1:
             raise WorkflowDataError(
-                f"Workflow {self.name!r}: {len(outputs)} terminal nodes produced an output; a "
-                "workflow has at most one (join them, or give the others no output)."
+                f"Workflow {self.name!r}: multiple terminal nodes produced an output "
+                f"({len(outputs)}); a workflow has at most one (join them, or give the others "
+                "no output)."
             )
         if outputs:
             if self.output_schema is None:

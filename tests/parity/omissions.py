@@ -50,16 +50,12 @@ CONFIG = (
     "`McpToolset`)."
 )
 WORKFLOW = (
-    "google-adk 2's dynamic workflow nodes (`ctx.run_node`), parallel workers, task mode and "
-    "isolation scopes: not implemented. Workflow graphs are (`adk_runtime.workflow`: "
-    "`Workflow`, `FunctionNode`, `JoinNode`, `node`, edges and routes, retries, timeouts, "
-    "questions to the user, `Runner(node=...)`); a node's context is `workflow.NodeContext`, "
-    "a `Context` with `node`, `node_path`, `run_id`, `attempt_count` and `event_author`."
-)
-WORKFLOW_INTERNALS = (
-    "google-adk's workflow internals (graph parsing, replay and rehydration helpers): "
-    "adk_runtime's workflows continue from their log with helpers of their own "
-    "(`workflow/_run.py`)."
+    "google-adk 2's parallel workers, task mode and isolation scopes: not implemented. "
+    "Workflow graphs are (`adk_runtime.workflow`: `Workflow`, `FunctionNode`, `JoinNode`, "
+    "`node`, edges and routes, retries, timeouts, questions to the user, child runs, "
+    "`Runner(node=...)`); a node's context is `workflow.NodeContext`, a `Context` with "
+    "`node`, `node_path`, `run_id`, `attempt_count`, `event_author`, `route`, `output` and "
+    "`run_node`."
 )
 GOOGLE_CLOUD = (
     "Google Cloud services (Vertex AI memory and RAG; BigQuery, Bigtable, "
@@ -139,7 +135,6 @@ OMITTED: dict[str, str] = {
     "tools.example_tool:ExampleToolConfig": CONFIG,
     # workflows, task mode
     "agents.llm": WORKFLOW,
-    "workflow.utils": WORKFLOW_INTERNALS,
     # Google Cloud
     "memory.vertex_ai_memory_bank_service": GOOGLE_CLOUD,
     "memory.vertex_ai_rag_memory_service": GOOGLE_CLOUD,

@@ -78,7 +78,7 @@ async def test_nodes_run_in_order_and_each_output_is_committed_with_its_path(
     assert counted.actions.state_delta == {"words": 2}
     # the terminal node's output is the workflow's too: no second event carries it
     [last] = [e for e in stored if e.node_info.path == "pipeline@1/both@1"]
-    assert last.node_info.output_for == ["pipeline@1"]
+    assert last.node_info.output_for == ["pipeline@1/both@1", "pipeline@1"]
 
 
 async def test_a_node_resumes_only_after_its_event_is_committed(
@@ -156,7 +156,7 @@ async def test_a_nested_workflow_is_a_node_and_passes_its_output_on(
     events = await run.send(message("hi"))
     assert outputs(events) == {"outer@1/inner@1/shout@1": "HI!", "outer@1/wrap@1": "<HI!>"}
     [shouted] = [e for e in events if e.node_info.name == "shout"]
-    assert shouted.node_info.output_for == ["outer@1/inner@1"]
+    assert shouted.node_info.output_for == ["outer@1/inner@1/shout@1", "outer@1/inner@1"]
     assert shouted.author == "inner"
 
 
@@ -302,7 +302,9 @@ async def test_one_run_has_at_most_one_output_and_a_workflow_one_terminal_output
         return "b"
 
     run = await Run(session_service, Workflow(name="two_ends", edges=[(START, (a, b))])).start()
-    with pytest.raises(WorkflowDataError, match="2 terminal nodes produced an output"):
+    with pytest.raises(
+        WorkflowDataError, match=r"multiple terminal nodes produced an output \(2\)"
+    ):
         await run.send(message("go"))
 
 

@@ -1,0 +1,1 @@
+"""Helpers for workflow clients (google-adk's ``workflow.utils`` path)."""

@@ -1,0 +1,243 @@
+"""Child runs (``await ctx.run_node(...)``), a single node at the root, and what a root
+node's message may carry, on every backend."""
+
+from __future__ import annotations
+
+from collections.abc import AsyncGenerator
+from typing import Any
+
+import pytest
+from google.genai import types
+
+from adk_runtime.errors import InputValidationError
+from adk_runtime.events import Event, RequestInput
+from adk_runtime.sessions import BaseSessionService
+from adk_runtime.workflow import (
+    START,
+    BaseNode,
+    NodeContext,
+    Workflow,
+    WorkflowDataError,
+    node,
+)
+from adk_runtime.workflow._errors import DynamicNodeFailError
+from tests.workflow.helpers import Run, answer, message, outputs
+
+
+class Crash(BaseException):
+    """Stands for the process dying: nothing in the runtime catches it."""
+
+
+async def test_child_runs_are_numbered_replayed_and_can_give_the_parent_its_output(
+    session_service: BaseSessionService,
+) -> None:
+    runs: list[str] = []
+    crash = {"armed": True}
+
+    def square(node_input: int) -> int:
+        runs.append(f"square {node_input}")
+        return node_input * node_input
+
+    async def confirm(node_input: int) -> AsyncGenerator[Any, None]:
+        runs.append("confirm")
+        yield RequestInput(interrupt_id="go-on", message=f"Keep {node_input}?")
+
+    def finish(node_input: Any) -> str:
+        runs.append("finish")
+        if crash["armed"]:
+            crash["armed"] = False
+            raise Crash
+        return f"kept {node_input}"
+
+    @node(rerun_on_resume=True)
+    async def plan(ctx: NodeContext) -> Any:
+        first = await ctx.run_node(square, 3)
+        second = await ctx.run_node(square, 4)
+        approved = await ctx.run_node(confirm, first + second)
+        return await ctx.run_node(finish, approved, use_as_output=True)
+
+    run = await Run(session_service, Workflow(name="planner", edges=[(START, plan)])).start()
+    first_turn = await run.send(message("go"))
+    assert outputs(first_turn) == {
+        "planner@1/plan@1/square@1": 9,
+        "planner@1/plan@1/square@2": 16,
+    }
+    with pytest.raises(Crash):  # the answer's turn dies inside finish
+        await run.send(answer("go-on", "yes"))
+    invocation = first_turn[0].invocation_id
+    events = await run.send(invocation_id=invocation)  # resumed: finish runs again, alone
+    assert runs == ["square 3", "square 4", "confirm", "finish", "finish"]
+    assert outputs(events) == {"planner@1/plan@1/finish@1": "kept yes"}
+    [final] = [e for e in events if e.output is not None]
+    assert final.node_info.output_for == [
+        "planner@1/plan@1/finish@1",
+        "planner@1/plan@1",
+        "planner@1",
+    ]
+    stored = outputs((await run.session()).events)
+    assert "planner@1/plan@1" not in stored  # the parent's output is the child's event
+
+
+async def test_a_failed_child_can_be_caught_and_escapes_as_its_own_error(
+    session_service: BaseSessionService,
+) -> None:
+    def risky(node_input: str) -> str:
+        if node_input == "bad":
+            raise LookupError("no such thing")
+        return node_input
+
+    caught: list[DynamicNodeFailError] = []
+
+    async def careful(ctx: NodeContext) -> str:
+        try:
+            await ctx.run_node(risky, "bad")
+        except DynamicNodeFailError as failure:
+            caught.append(failure)
+        return await ctx.run_node(risky, "good")
+
+    run = await Run(session_service, node(careful)).start()  # a single node at the root
+    assert outputs(await run.send(message("go"))) == {"careful@1/risky@2": "good"} | {
+        "careful@1": "good"
+    }
+    [failure] = caught
+    assert isinstance(failure.error, LookupError)
+    assert failure.error_node_path == "careful@1/risky@1"
+
+    async def careless(ctx: NodeContext) -> str:
+        return await ctx.run_node(risky, "bad")
+
+    run = await Run(session_service, node(careless)).start()
+    with pytest.raises(LookupError, match="no such thing"):
+        await run.send(message("go"))
+
+
+async def test_child_run_ids_and_output_delegation_are_checked(
+    session_service: BaseSessionService,
+) -> None:
+    def child() -> str:
+        return "c"
+
+    async def numeric(ctx: NodeContext) -> None:
+        await ctx.run_node(child, run_id="7")
+
+    run = await Run(session_service, node(numeric)).start()
+    with pytest.raises(WorkflowDataError, match="must contain non-numeric characters"):
+        await run.send(message("go"))
+
+    async def twice(ctx: NodeContext) -> None:
+        await ctx.run_node(child, use_as_output=True)
+        await ctx.run_node(child, use_as_output=True, run_id="again")
+
+    run = await Run(session_service, node(twice)).start()
+    with pytest.raises(WorkflowDataError, match="use_as_output=True may be given once"):
+        await run.send(message("go"))
+    assert outputs((await run.session()).events) == {"twice@1/child@1": "c"}
+
+    async def named(ctx: NodeContext) -> str:
+        return await ctx.run_node(child, run_id="order-17")
+
+    run = await Run(session_service, node(named)).start()
+    assert outputs(await run.send(message("go")))["named@1/child@order-17"] == "c"
+
+
+async def test_a_root_node_runs_again_with_the_answers_and_the_first_message(
+    session_service: BaseSessionService,
+) -> None:
+    seen: list[Any] = []
+
+    class Asker(BaseNode):  # rerun_on_resume is False, but a root node always runs again
+        async def _run_impl(
+            self, *, ctx: NodeContext, node_input: Any
+        ) -> AsyncGenerator[Any, None]:
+            seen.append((ctx.user_content.parts[0].text, dict(ctx.resume_inputs)))  # type: ignore[union-attr]
+            if "q" in ctx.resume_inputs:
+                yield f"{node_input.parts[0].text}: {ctx.resume_inputs['q']}"
+                return
+            yield RequestInput(interrupt_id="q", message="?")
+
+    run = await Run(session_service, Asker(name="asker")).start()
+    await run.send(message("original"))
+    events = await run.send(answer("q", 5))
+    assert outputs(events) == {"asker@1": "original: 5"}
+    assert seen == [("original", {}), ("original", {"q": 5})]
+
+
+async def test_context_route_and_output_are_committed_and_survive_a_pause(
+    session_service: BaseSessionService,
+) -> None:
+    class Gate(BaseNode):
+        async def _run_impl(
+            self, *, ctx: NodeContext, node_input: Any
+        ) -> AsyncGenerator[Any, None]:
+            ctx.route = "open"
+            yield RequestInput(interrupt_id="gate", message="open?")
+
+    def opened(node_input: Any) -> str:
+        return f"opened with {node_input}"
+
+    def quiet(ctx: NodeContext) -> None:
+        ctx.output = {"set": "on the context"}
+
+    gate = Gate(name="gate")
+    workflow = Workflow(
+        name="gates", edges=[(START, gate), (gate, {"open": opened}), (opened, quiet)]
+    )
+    run = await Run(session_service, workflow).start()
+    await run.send(message("go"))
+    events = await run.send(answer("gate", "key"))
+    assert outputs(events) == {
+        "gates@1/gate@1": "key",
+        "gates@1/opened@1": "opened with key",
+        "gates@1/quiet@1": {"set": "on the context"},
+    }
+    assert [e.actions.route for e in events if e.node_info.name == "gate"] == ["open"]
+
+
+@pytest.mark.parametrize(
+    ("parts", "error"),
+    [
+        (
+            [types.Part(text="hi"), answer("x", 1).parts[0]],  # type: ignore[index]
+            "cannot contain both function responses and text",
+        ),
+        ([answer("no-such-call", 1).parts[0]], "Function call not found"),  # type: ignore[index]
+    ],
+)
+async def test_a_bad_answer_to_a_root_node_is_refused_and_nothing_is_stored(
+    session_service: BaseSessionService, parts: list[types.Part], error: str
+) -> None:
+    def echo(node_input: Any) -> Any:
+        return "echo"
+
+    run = await Run(session_service, node(echo)).start()
+    with pytest.raises(InputValidationError, match=error):
+        await run.send(types.Content(role="user", parts=parts))
+    assert (await run.session()).events == []
+
+
+async def test_answers_to_two_invocations_in_one_message_are_refused(
+    session_service: BaseSessionService,
+) -> None:
+    count = [0]
+
+    async def ask() -> AsyncGenerator[Any, None]:
+        count[0] += 1
+        yield Event(
+            content=types.Content(
+                role="model",
+                parts=[types.Part(function_call=types.FunctionCall(id=f"fc-{count[0]}", name="t"))],
+            ),
+            long_running_tool_ids={f"fc-{count[0]}"},
+        )
+
+    run = await Run(session_service, Workflow(name="asks", edges=[(START, ask)])).start()
+    await run.send(message("one"))
+    await run.send(message("two"))
+    stored = len((await run.session()).events)
+    both = types.Content(
+        role="user",
+        parts=[answer("fc-1", 1, name="t").parts[0], answer("fc-2", 2, name="t").parts[0]],  # type: ignore[index]
+    )
+    with pytest.raises(InputValidationError, match="resolve to multiple invocations"):
+        await run.send(both)
+    assert len((await run.session()).events) == stored
