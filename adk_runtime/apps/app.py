@@ -73,15 +73,20 @@ class App(BaseModel):
     @classmethod
     def _node_as_agent(cls, value: Any) -> Any:
         """A workflow node (google-adk 2's ``App(root_agent=workflow)``) runs as the root."""
+        from adk_runtime.workflow._base_node import BaseNode
         from adk_runtime.workflow._root import as_agent
 
+        if value is not None and not isinstance(value, BaseAgent | BaseNode):
+            raise TypeError(  # not a ValueError: pydantic lets it through as it is
+                f"root_agent must be a BaseAgent or BaseNode, not {type(value).__name__}."
+            )
         return as_agent(value)
 
     @model_validator(mode="after")
     def _check(self) -> App:
         validate_app_name(self.name)
         if self.root_agent is None:
-            raise ValueError("An App needs a root_agent.")
+            raise ValueError("root_agent must be provided: an App needs a root agent.")
         names = [plugin.name for plugin in self.plugins]
         duplicates = sorted({name for name in names if names.count(name) > 1})
         if duplicates:

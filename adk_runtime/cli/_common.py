@@ -93,7 +93,7 @@ def agent_option() -> Callable[[F], F]:
         "agent_spec",
         required=True,
         metavar="MODULE:ATTR",
-        help="The agent, or an App (its root agent and plugins).",
+        help="The agent, a workflow, or an App (its root agent and plugins).",
     )
 
 
@@ -122,7 +122,9 @@ def user_option(required: bool = False, default: str | None = None) -> Callable[
 
 
 def load_agent(spec: str) -> BaseAgent | App:
-    """Import the agent or App that ``module:attr`` names (the current directory is importable).
+    """Import the agent, workflow or App ``module:attr`` names (the current directory importable).
+
+    A workflow node is returned as the agent that runs it (``Runner(node=...)``'s).
 
     Raises:
         ConfigurationError: The spec is malformed, the module cannot be imported, or the
@@ -153,12 +155,16 @@ def load_agent(spec: str) -> BaseAgent | App:
     from adk_runtime._foreign import refuse_google_adk
     from adk_runtime.agents import BaseAgent
     from adk_runtime.apps import App
+    from adk_runtime.workflow._base_node import BaseNode
+    from adk_runtime.workflow._root import as_agent
 
     refuse_google_adk(f"--agent {spec!r}", agent=agent)
+    if isinstance(agent, BaseNode):  # a workflow: it runs as the root agent
+        agent = as_agent(agent)
     if not isinstance(agent, BaseAgent | App):
         raise ConfigurationError(
-            f"{spec!r} is a {type(agent).__name__}, not an agent (an adk_runtime BaseAgent) "
-            "or an adk_runtime App."
+            f"{spec!r} is a {type(agent).__name__}, not an agent (an adk_runtime BaseAgent), "
+            "a workflow node or an adk_runtime App."
         )
     return agent
 

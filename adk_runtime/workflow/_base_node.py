@@ -141,10 +141,17 @@ def to_json_value(value: Any, node_name: str) -> Any:
     """``value`` as the JSON value stored as a node's output (a model as its JSON object).
 
     Raises:
-        WorkflowDataError: The value has no JSON form (nothing is committed then).
+        WorkflowDataError: The value has no JSON form, or holds bytes (which would read back
+            as text); nothing is committed then.
     """
     if isinstance(value, BaseModel):
         return value.model_dump(mode="json", exclude_none=True)
+    if _holds_bytes(value):
+        raise WorkflowDataError(
+            f"The output of node {node_name!r} holds bytes, which would not read back as "
+            "bytes: yield them as a message (types.Part.from_bytes) or save an artifact "
+            "(ctx.save_artifact) and pass its name on."
+        )
     try:
         return _JSON.dump_python(value, mode="json")
     except Exception as error:  # pydantic raises several kinds for an unserializable value
@@ -153,3 +160,13 @@ def to_json_value(value: Any, node_name: str) -> Any:
             "JSON: return JSON-like values (str, numbers, bools, lists, dicts) or pydantic "
             "models."
         ) from error
+
+
+def _holds_bytes(value: Any) -> bool:
+    if isinstance(value, bytes | bytearray | memoryview):
+        return True
+    if isinstance(value, dict):
+        return any(_holds_bytes(item) for item in value.values())
+    if isinstance(value, list | tuple | set | frozenset):
+        return any(_holds_bytes(item) for item in value)
+    return False

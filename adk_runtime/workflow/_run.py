@@ -191,8 +191,10 @@ class WorkflowRun:
         ``rerun`` runs it again whatever its ``rerun_on_resume`` (the root node).
         """
         done = self.history.completed(path)
-        if done is not None:
-            return done  # the log has its output: it does not run again
+        if done is not None:  # the log has its output: it does not run again
+            if done.has_output and node.output_schema is not None:
+                done.output = node.checked_output(done.output)  # a workflow's, read back
+            return done
         pause = self.history.pause(path)
         if pause is None:
             return await self.run_node(

@@ -124,11 +124,11 @@ class Workflow(BaseNode):
                 f"({len(outputs)}); a workflow has at most one (join them, or give the others "
                 "no output)."
             )
-        if outputs:
-            if self.output_schema is None:
-                ctx._output_delegated, ctx._delegated_output = True, outputs[0]
-            else:
-                yield outputs[0]
+        if outputs:  # the terminal node's event carries it; checked here, and when replayed
+            ctx._output_delegated = True
+            ctx._delegated_output = self.checked_output(outputs[0])
+        for event in _NONE:  # the nodes commit their own events: the workflow yields none
+            yield event
 
     async def _drive(self, ctx: NodeContext, loop: _Loop) -> None:
         while True:
@@ -184,7 +184,7 @@ class Workflow(BaseNode):
 
     def _output_for(self, ctx: NodeContext, node: BaseNode) -> list[str]:
         """The workflows a terminal node's output is also the output of (this one, up)."""
-        if node.name not in self._graph.terminal_names or self.output_schema is not None:
+        if node.name not in self._graph.terminal_names:
             return []
         return [ctx.node_path, *ctx._output_for]
 
@@ -202,3 +202,4 @@ class Workflow(BaseNode):
 
 
 _NOT_YET = object()
+_NONE: tuple[Any, ...] = ()

@@ -164,3 +164,19 @@ def test_a_loaded_agent_keeps_its_app_name_for_the_runner(agents_dir: Path) -> N
     hint = Runner(app_name="other", agent=agent, session_service=service)._app_name_alignment_hint
     assert hint is not None
     assert "'in_agent_py'" in hint
+
+
+def test_a_workflow_root_loads_as_the_agent_that_runs_it(agents_dir: Path) -> None:
+    (agents_dir / "flow").mkdir()
+    (agents_dir / "flow" / "agent.py").write_text(
+        "from adk_runtime.workflow import START, Workflow\n"
+        "def step(node_input):\n    return 'done'\n"
+        "root_agent = Workflow(name='flow', edges=[(START, step)])\n"
+    )
+    from adk_runtime.workflow import Workflow
+    from adk_runtime.workflow._root import NodeAgent
+
+    loaded = AgentLoader(agents_dir).load_agent("flow")
+    assert isinstance(loaded, NodeAgent)
+    assert isinstance(loaded.node, Workflow)
+    assert loaded.name == "flow"

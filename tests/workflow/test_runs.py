@@ -250,6 +250,8 @@ class Report(BaseModel):
     [
         (object(), None, "cannot be stored as JSON"),
         ({"title": 3}, Report, "does not fit its schema: title: Input should be a valid string"),
+        (b"\x89PNG", None, "holds bytes, which would not read back as bytes"),
+        ({"pages": [b"text"]}, None, "holds bytes"),
         ({1, 2}, None, None),  # a set has a JSON form: a list
     ],
 )
@@ -323,4 +325,31 @@ async def test_state_parameters_are_bound_and_coerced(
 
     run = await Run(session_service, Workflow(name="unbound", edges=[(START, needs)])).start()
     with pytest.raises(WorkflowDataError, match="'missing_key' has no value in the session state"):
+        await run.send(message("go"))
+
+
+async def test_a_nested_workflows_output_schema_checks_its_terminal_output(
+    session_service: BaseSessionService,
+) -> None:
+    def report() -> dict[str, Any]:
+        return {"title": "Q1", "pages": None}
+
+    def bad_report() -> dict[str, Any]:
+        return {"pages": 3}
+
+    def read(node_input: dict[str, Any]) -> str:
+        return f"read {node_input}"
+
+    inner = Workflow(name="inner", edges=[(START, report)], output_schema=Report)
+    run = await Run(session_service, Workflow(name="outer", edges=[(START, inner, read)])).start()
+    events = await run.send(message("go"))
+    # one event carries the output (the terminal node's); the parent reads it checked
+    assert outputs(events) == {
+        "outer@1/inner@1/report@1": {"title": "Q1", "pages": None},
+        "outer@1/read@1": "read {'title': 'Q1'}",
+    }
+
+    inner = Workflow(name="inner", edges=[(START, bad_report)], output_schema=Report)
+    run = await Run(session_service, Workflow(name="outer", edges=[(START, inner, read)])).start()
+    with pytest.raises(WorkflowDataError, match="The output of node 'inner' does not fit"):
         await run.send(message("go"))

@@ -34,6 +34,8 @@ from adk_runtime.agents.config_agent_utils import from_config
 from adk_runtime.apps.app import App
 from adk_runtime.cli.utils.base_agent_loader import BaseAgentLoader
 from adk_runtime.errors import ConfigurationError
+from adk_runtime.workflow._base_node import BaseNode
+from adk_runtime.workflow._root import as_agent
 
 __all__ = ["AgentLoadError", "AgentLoader", "is_single_agent_directory"]
 
@@ -190,7 +192,7 @@ def _import(agent_name: str, module_name: str) -> ModuleType | None:
 
 
 def _exposed(module_name: str, module: ModuleType) -> BaseAgent | App | None:
-    """The module's ``app`` (an App) or its ``root_agent``, if it has one."""
+    """The module's ``app`` (an App) or its ``root_agent`` (an agent, or a workflow node)."""
     app = getattr(module, "app", None)
     if isinstance(app, App):
         return app
@@ -198,6 +200,8 @@ def _exposed(module_name: str, module: ModuleType) -> BaseAgent | App | None:
     if root is None:
         return None
     refuse_google_adk(f"{module_name}.root_agent", agent=root)
+    if isinstance(root, BaseNode):  # a workflow (google-adk 2): run as the root agent
+        root = as_agent(root)
     if not isinstance(root, BaseAgent):
         hint = " (an App goes under the name `app`)" if isinstance(root, App) else ""
         raise AgentLoadError(
