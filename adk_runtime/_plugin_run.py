@@ -5,9 +5,10 @@ resumed one): the plugins' ``before_run_callback`` first (content it returns ans
 of the agent), then ``on_event_callback`` on each event the agent yields — the event that
 comes out is what the Runner commits and yields, so a plugin's change to an event is durable
 exactly as the agent's own content is — then ``after_run_callback`` once the invocation
-ended (normally, or because the caller stopped reading). An error is reported to
-``on_run_error_callback`` and goes on. ``plugin_message`` runs ``on_user_message_callback``
-on the user's message before it is stored; ``resolve_app`` turns the Runner's arguments into
+ended (normally, or because the caller stopped reading). An error (the agent's, or a
+failing ``after_run_callback``'s) is reported to ``on_run_error_callback`` once and goes on.
+``plugin_message`` runs ``on_user_message_callback`` on the user's message before it is
+stored (its failure is reported the same way); ``resolve_app`` turns the Runner's arguments into
 its App.
 """
 
@@ -82,7 +83,11 @@ async def _through_plugins(
         raise
     finally:
         if finished:
-            await manager.run_after_run_callback(invocation_context=ctx)
+            try:
+                await manager.run_after_run_callback(invocation_context=ctx)
+            except Exception as exc:  # a failing after_run is the run's error too
+                await manager.run_on_run_error_callback(invocation_context=ctx, error=exc)
+                raise
 
 
 async def apply_on_event(ctx: InvocationContext, event: Event) -> Event:
@@ -170,9 +175,13 @@ async def plugin_message(
     stored = _stored(ctx.session.events, idempotency_key)
     if stored is not None:
         return stored.content or message
-    replaced = await ctx.plugin_manager.run_on_user_message_callback(
-        invocation_context=ctx, user_message=message
-    )
+    try:
+        replaced = await ctx.plugin_manager.run_on_user_message_callback(
+            invocation_context=ctx, user_message=message
+        )
+    except Exception as exc:  # nothing is stored; the plugins hear of it as the run's error
+        await ctx.plugin_manager.run_on_run_error_callback(invocation_context=ctx, error=exc)
+        raise
     if replaced is None:
         return message
     ctx.user_content = replaced

@@ -370,3 +370,25 @@ async def test_a_plugin_failing_in_one_tool_call_cancels_the_calls_running_besid
         await send(runner, "weather?")
     await asyncio.sleep(0.8)
     assert finished == []  # cancelled with the run, not left writing after it
+
+
+@pytest.mark.parametrize("hook", ["after_run_callback", "on_user_message_callback"])
+async def test_a_failing_run_hook_is_reported_once_as_the_runs_error(hook: str) -> None:
+    def explode(**kwargs: Any) -> None:
+        raise KeyError("plugin bug")
+
+    failing = Recorder("failing", **{hook: explode})
+    watcher = Recorder("watcher")
+    runner = await runner_for(
+        LlmAgent(name="a", model=ScriptedModel(replies=["x"])), failing, watcher
+    )
+    with pytest.raises(PluginError, match=rf"'failing'.*{hook}"):
+        await send(runner, "hi")
+    [reported] = watcher.kwargs["on_run_error_callback"]
+    assert isinstance(reported["error"], PluginError)
+    stored_texts = texts((await stored(runner)).events)
+    if hook == "on_user_message_callback":
+        assert stored_texts == []  # the message was never stored
+        assert "after_run_callback" not in watcher.hooks()
+    else:
+        assert stored_texts == ["hi", "x"]
