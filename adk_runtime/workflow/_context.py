@@ -87,7 +87,7 @@ class NodeContext(ToolContext):
 
         Raises:
             WorkflowDataError: ``use_as_output`` a second time in one run, or a ``run_id`` of
-                digits only.
+                digits only, longer than 64 characters, or with ``/``, ``@`` or whitespace.
             DynamicNodeFailError: The child failed (its retries spent); ``.error`` is why.
         """
         from adk_runtime.workflow._errors import (
@@ -105,11 +105,8 @@ class NodeContext(ToolContext):
         child = self._children.get(id(node))
         if child is None:
             child = self._children[id(node)] = build_node(node)
-        if run_id is not None and run_id.isdigit():
-            raise WorkflowDataError(
-                f"run_id {run_id!r} must contain non-numeric characters: numbers are the "
-                "run ids counted for children without one."
-            )
+        if run_id is not None:
+            _check_run_id(run_id)
         if run_id is None:
             self._child_runs[child.name] = self._child_runs.get(child.name, 0) + 1
             run_id = str(self._child_runs[child.name])
@@ -135,3 +132,21 @@ class NodeContext(ToolContext):
     def workflow_run(self) -> WorkflowRun:
         """The invocation's workflow run (how events reach the Runner)."""
         return self._run
+
+
+_RUN_ID_MAX = 64
+
+
+def _check_run_id(run_id: str) -> None:
+    from adk_runtime.workflow._errors import WorkflowDataError
+
+    if run_id.isdigit():
+        raise WorkflowDataError(
+            f"run_id {run_id!r} must contain non-numeric characters: numbers are the run ids "
+            "counted for children without one."
+        )
+    if not run_id or len(run_id) > _RUN_ID_MAX or any(c in "/@" or c.isspace() for c in run_id):
+        raise WorkflowDataError(
+            f"A run_id has 1 to {_RUN_ID_MAX} characters and no '/', '@' or whitespace: it "
+            "is a segment of the node's path."
+        )

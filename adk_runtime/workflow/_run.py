@@ -22,6 +22,7 @@ from contextlib import aclosing
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
+from adk_runtime import telemetry
 from adk_runtime.events.event import Event
 from adk_runtime.events.event_actions import EventActions
 from adk_runtime.tools._request_input_tool import REQUEST_INPUT_FUNCTION_CALL_NAME
@@ -232,10 +233,34 @@ class WorkflowRun:
     ) -> NodeResult:
         """Run ``node`` once at ``path`` (retried and timed as it says); its events committed.
 
+        The run is an ``invoke_node <name>`` span (with its path), the parent of its
+        children's and its agents' spans.
+
         Raises:
             NodeTimeoutError: The run took longer than ``node.timeout``.
             Exception: The node's own error, once its retries are spent.
         """
+        attributes = {
+            "gen_ai.operation.name": "invoke_node",
+            "gen_ai.conversation.id": self.invocation.session.id,
+            "adk.invocation.id": self.invocation.invocation_id,
+            "adk.node.path": path,
+        }
+        with telemetry.span(f"invoke_node {node.name}", lambda: attributes) as span:
+            result = await self._attempts(node, node_input, path, author, output_for, resume_inputs)
+            if span is not None and result.interrupts:
+                span.set_attribute("adk.node.waiting", True)
+            return result
+
+    async def _attempts(
+        self,
+        node: BaseNode,
+        node_input: Any,
+        path: str,
+        author: str,
+        output_for: list[str],
+        resume_inputs: dict[str, Any] | None,
+    ) -> NodeResult:
         attempt = 1
         while True:
             ctx = NodeContext(

@@ -117,12 +117,22 @@ async def test_child_run_ids_and_output_delegation_are_checked(
     def child() -> str:
         return "c"
 
-    async def numeric(ctx: NodeContext) -> None:
-        await ctx.run_node(child, run_id="7")
+    for bad, error in [
+        ("7", "must contain non-numeric characters"),
+        ("a/b", "no '/', '@' or whitespace"),
+        ("x@2", "no '/', '@' or whitespace"),
+        ("two words", "no '/', '@' or whitespace"),
+        ("", "1 to 64 characters"),
+        ("x" * 65, "1 to 64 characters"),
+    ]:
 
-    run = await Run(session_service, node(numeric)).start()
-    with pytest.raises(WorkflowDataError, match="must contain non-numeric characters"):
-        await run.send(message("go"))
+        async def numeric(ctx: NodeContext, bad: str = bad) -> None:
+            await ctx.run_node(child, run_id=bad)
+
+        run = await Run(session_service, node(numeric)).start()
+        with pytest.raises(WorkflowDataError, match=error):
+            await run.send(message("go"))
+        assert outputs((await run.session()).events) == {}
 
     async def twice(ctx: NodeContext) -> None:
         await ctx.run_node(child, use_as_output=True)
