@@ -25,9 +25,12 @@ __all__ = ["AgentNode"]
 class AgentNode(BaseNode):
     """Runs ``agent`` (an ``LlmAgent``, or any ``BaseAgent``) as a node.
 
-    The node's input, unless it is the user's message the invocation started with, is
-    committed first as a user message (stamped with the node's path), so the agent answers
-    it and a resumed run finds it. The agent's events are the node's. Its output is the
+    The agent runs on its own branch (the node names of its path, ``wf.review``): it sees
+    the user's messages and its own earlier runs, not the agents of other nodes, which may
+    run at the same time. The node's input, unless it is the user's message the invocation
+    started with, is committed first as a user message on that branch (stamped with the
+    node's path), so the agent answers it and a resumed run finds it. The agent's events are
+    the node's. Its output is the
     agent's final answer: the text of its last final response, or the value parsed with an
     ``LlmAgent``'s ``output_schema``. An agent that pauses on a long-running call leaves the
     node waiting; the user's answer to the call runs the node (the agent) again, and the
@@ -41,9 +44,10 @@ class AgentNode(BaseNode):
     async def _run_impl(self, *, ctx: NodeContext, node_input: Any) -> AsyncGenerator[Any, None]:
         invocation = ctx.invocation_context
         mine = [e for e in invocation.session.events if e.node_info.path == ctx.node_path]
+        branch = _branch(ctx.node_path)
         if node_input is not None and not mine and not _is_invocation_message(ctx, node_input):
-            yield Event(author="user", content=to_user_content(node_input))
-        agent_context = self._agent_context(invocation, resumed=bool(mine))
+            yield Event(author="user", content=to_user_content(node_input), branch=branch)
+        agent_context = self._agent_context(invocation, resumed=bool(mine), branch=branch)
         answer: Event | None = None
         async with aclosing(self.agent.run_async(agent_context)) as events:
             async for event in events:
@@ -55,9 +59,14 @@ class AgentNode(BaseNode):
         if answer is not None:
             yield Event(output=self._output_of(answer))
 
-    def _agent_context(self, invocation: InvocationContext, *, resumed: bool) -> InvocationContext:
-        """The invocation as the agent sees it; a fresh run never resumes an earlier one."""
-        copy = invocation.model_copy()
+    def _agent_context(
+        self, invocation: InvocationContext, *, resumed: bool, branch: str
+    ) -> InvocationContext:
+        """The invocation as the agent sees it, on the node's branch.
+
+        A run that had not begun (nothing on its path) never resumes an earlier one.
+        """
+        copy = invocation.model_copy(update={"branch": branch})
         if not resumed:
             copy._resume = None
         return copy
@@ -71,6 +80,15 @@ class AgentNode(BaseNode):
         from adk_runtime.agents._structured_output import validate_output
 
         return validate_output(schema, text)
+
+
+def _branch(path: str) -> str:
+    """The agent's branch: the node names of its path (``wf@1/review@2`` → ``wf.review``).
+
+    Its events are seen by its later runs, not by agents on other nodes (which get what
+    they need as their input); events on no branch (the user's messages) are seen by all.
+    """
+    return ".".join(segment.rpartition("@")[0] or segment for segment in path.split("/"))
 
 
 def _is_answer(event: Event) -> bool:

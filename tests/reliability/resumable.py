@@ -29,6 +29,8 @@ from adk_runtime.runners import Runner
 from adk_runtime.sessions import BaseSessionService
 from adk_runtime.testing.scripted_model import ScriptedModel, function_call
 from adk_runtime.tools.tool_context import ToolContext
+from adk_runtime.workflow import START, JoinNode, NodeContext, Workflow
+from adk_runtime.workflow._root import as_agent
 from tests.stores import Store
 
 APP = "resume-crash"
@@ -125,7 +127,7 @@ def _llm(name: str, tools: _Tools, simulate: bool) -> LlmAgent:
     )
 
 
-SHAPES = ("llm", "sequential", "loop", "parallel")
+SHAPES = ("llm", "sequential", "loop", "parallel", "workflow")
 
 
 def build(shape: str, log: str | None, *, simulate: bool = True) -> BaseAgent:
@@ -140,7 +142,44 @@ def build(shape: str, log: str | None, *, simulate: bool = True) -> BaseAgent:
         return LoopAgent(name="rounds", sub_agents=[pair[0]], max_iterations=2)
     if shape == "parallel":
         return ParallelAgent(name="both", sub_agents=pair)
+    if shape == "workflow":
+        return as_agent(_workflow(tools, pair, log))
     raise ValueError(shape)
+
+
+def _workflow(tools: _Tools, pair: list[LlmAgent], log: str | None) -> Workflow:
+    """first (an agent) → tally → (second, an agent; double) → join → finish; the function
+    nodes log ``node:<path> <attempt>`` as the tools do."""
+
+    async def record(ctx: NodeContext) -> None:
+        if log is not None:
+            line = f"node:{ctx.node_path} {ctx.attempt_count}\n".encode()
+            fd = os.open(log, os.O_WRONLY | os.O_APPEND | os.O_CREAT, 0o600)
+            try:
+                os.write(fd, line)
+            finally:
+                os.close(fd)
+            await asyncio.sleep(random.uniform(0.0, 0.03))
+
+    async def tally(ctx: NodeContext, node_input: str) -> str:
+        await record(ctx)
+        ctx.state["tally"] = node_input
+        return f"continue after: {node_input}"
+
+    async def double(ctx: NodeContext, node_input: str) -> int:
+        await record(ctx)
+        return len(node_input) * 2
+
+    async def finish(ctx: NodeContext, node_input: dict[str, Any]) -> str:
+        await record(ctx)
+        ctx.state["finished"] = f"{node_input['second']} | {node_input['double']}"
+        return "finished"
+
+    first, second = pair
+    return Workflow(
+        name="flow",
+        edges=[(START, first, tally, (second, double), JoinNode(name="join"), finish)],
+    )
 
 
 def runner(service: BaseSessionService, agent: BaseAgent, **kwargs: Any) -> Runner:

@@ -13,7 +13,9 @@ parent reads what the log holds at the kill; a second, fresh process resumes the
 - every other call ran exactly once; no event is stored twice; nothing is left open.
 
 The agents: one LlmAgent; a SequentialAgent of two; a LoopAgent of two rounds; a
-ParallelAgent of two branches (each sub-agent a three-step tool user). ``make test`` runs
+ParallelAgent of two branches (each sub-agent a three-step tool user); a workflow graph of
+two such agents and three function nodes (a fan-out and a join). A function node whose
+output was committed before the kill ran exactly once, any other at most twice. ``make test`` runs
 a kill or two per durable backend and shape; ``--run-reliability`` runs 50.
 """
 
@@ -38,10 +40,10 @@ from tests.reliability import resumable
 from tests.stores import Store, durable_params, fresh_store
 
 ROOT = Path(__file__).resolve().parents[2]
-SHORT_KILLS = {"llm": 2, "sequential": 1, "loop": 1, "parallel": 1}
+SHORT_KILLS = {"llm": 2, "sequential": 1, "loop": 1, "parallel": 1, "workflow": 2}
 LONG_KILLS = 50
 SHAPES = list(resumable.SHAPES)
-KILL_WINDOW = {"llm": 0.25, "sequential": 0.35, "loop": 0.3, "parallel": 0.3}
+KILL_WINDOW = {"llm": 0.25, "sequential": 0.35, "loop": 0.3, "parallel": 0.3, "workflow": 0.4}
 """Seconds after start-up within which the kill lands (about one uninterrupted run)."""
 
 
@@ -143,8 +145,12 @@ def _check(
     assert session.state == state
     runs: collections.Counter[str] = collections.Counter()
     retries: set[str] = set()
+    node_runs: collections.Counter[str] = collections.Counter()
     for line in log.read_text().splitlines() if log.exists() else []:
         call_id, attempt = line.split()
+        if call_id.startswith("node:"):
+            node_runs[call_id.removeprefix("node:")] += 1
+            continue
         runs[call_id] += 1
         if attempt != "1":
             retries.add(call_id)
@@ -160,6 +166,14 @@ def _check(
             assert runs[call_id] == 1, f"{call_id}: run {runs[call_id]} times"
             assert call_id not in retries
     assert set(runs) <= every_call
+    finished = {e.node_info.path for e in at_kill if e.output is not None}
+    for path, count in node_runs.items():
+        if path in finished:
+            assert count == 1, f"{path}: its output was committed, yet it ran {count} times"
+        else:
+            assert 1 <= count <= 2, f"{path}: ran {count} times"
+    stored = {e.node_info.path for e in session.events if e.output is not None}
+    assert set(node_runs) <= stored, "a node ran but its output is not stored"
 
 
 async def _worker(

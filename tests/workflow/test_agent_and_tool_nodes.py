@@ -134,3 +134,32 @@ async def test_a_tool_node_is_called_with_its_input_and_writes_state(
     events = await run.send(message("go"))
     assert outputs(events)["money@1/convert@1"] == {"amount": 20.0, "currency": "EUR"}
     assert (await run.session()).state == {"converted": "EUR"}
+
+
+async def test_parallel_agent_nodes_do_not_see_each_other(
+    session_service: BaseSessionService,
+) -> None:
+    pro_model = ScriptedModel(replies=["Pro: cheap."])
+    con_model = ScriptedModel(replies=["Con: slow."])
+
+    def topic(node_input: Any) -> str:
+        return "trains"
+
+    def weigh(node_input: dict[str, Any]) -> str:
+        return f"{node_input['pro']} / {node_input['con']}"
+
+    from adk_runtime.workflow import JoinNode
+
+    pro = LlmAgent(name="pro", model=pro_model)
+    con = LlmAgent(name="con", model=con_model)
+    workflow = Workflow(
+        name="debate", edges=[(START, topic, (pro, con), JoinNode(name="both"), weigh)]
+    )
+    run = await Run(session_service, workflow).start()
+    events = await run.send(message("debate trains"))
+    assert outputs(events)["debate@1/weigh@1"] == "Pro: cheap. / Con: slow."
+    # each saw the user's message and its own input, never the other's events
+    assert _texts(pro_model.requests[0]) == ["user:debate trains", "user:trains"]
+    assert _texts(con_model.requests[0]) == ["user:debate trains", "user:trains"]
+    branches = {e.author: e.branch for e in events if e.author in ("pro", "con")}
+    assert branches == {"pro": "debate.pro", "con": "debate.con"}

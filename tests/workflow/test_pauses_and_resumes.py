@@ -7,6 +7,7 @@ again, and the others continue.
 
 from __future__ import annotations
 
+import asyncio
 from collections.abc import AsyncGenerator
 from typing import Any
 
@@ -173,3 +174,40 @@ async def test_a_crashed_turn_resumes_without_running_finished_nodes_again(
     assert session.state == {"fetched": True}
     assert {e.invocation_id for e in session.events} == {invocation}
     assert await session_service.list_interrupted_invocations(app_name="etl") == []
+
+
+async def test_an_abort_stops_running_nodes_and_seals_the_invocation(
+    session_service: BaseSessionService,
+) -> None:
+    started = asyncio.Event()
+    ended: list[str] = []
+
+    async def quick() -> str:
+        return "quick"
+
+    async def slow() -> str:
+        started.set()
+        try:
+            await asyncio.sleep(30)
+        except asyncio.CancelledError:
+            ended.append("cancelled")
+            raise
+        return "slow"
+
+    workflow = Workflow(name="stoppable", edges=[(START, quick, slow)])
+    run = await Run(session_service, workflow).start()
+    signal = asyncio.Event()
+
+    async def press_stop() -> None:
+        await started.wait()
+        signal.set()
+
+    stopper = asyncio.create_task(press_stop())
+    events = await run.send(message("go"), abort_signal=signal)
+    await stopper
+    assert ended == ["cancelled"]
+    assert outputs(events) == {"stoppable@1/quick@1": "quick"}
+    assert events[-1].error_code == "INVOCATION_ABORTED"
+    session = await run.session()
+    assert session.events[-1].error_code == "INVOCATION_ABORTED"
+    assert await session_service.list_interrupted_invocations(app_name="stoppable") == []
