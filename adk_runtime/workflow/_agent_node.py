@@ -43,7 +43,11 @@ class AgentNode(BaseNode):
 
     async def _run_impl(self, *, ctx: NodeContext, node_input: Any) -> AsyncGenerator[Any, None]:
         invocation = ctx.invocation_context
-        mine = [e for e in invocation.session.events if e.node_info.path == ctx.node_path]
+        mine = [
+            e
+            for e in invocation.session.events
+            if e.invocation_id == ctx.invocation_id and e.node_info.path == ctx.node_path
+        ]
         branch = _branch(ctx.node_path)
         if node_input is not None and not mine and not _is_invocation_message(ctx, node_input):
             yield Event(author="user", content=to_user_content(node_input), branch=branch)

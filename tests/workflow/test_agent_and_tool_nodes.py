@@ -163,3 +163,23 @@ async def test_parallel_agent_nodes_do_not_see_each_other(
     assert _texts(con_model.requests[0]) == ["user:debate trains", "user:trains"]
     branches = {e.author: e.branch for e in events if e.author in ("pro", "con")}
     assert branches == {"pro": "debate.pro", "con": "debate.con"}
+
+
+async def test_each_turn_asks_the_agent_node_afresh(session_service: BaseSessionService) -> None:
+    model = ScriptedModel(replies=["first answer", "second answer"])
+
+    def ask(node_input: Any) -> str:
+        return f"say something about {node_input.parts[0].text}"
+
+    workflow = Workflow(name="turns", edges=[(START, ask, LlmAgent(name="talker", model=model))])
+    run = await Run(session_service, workflow).start()
+    assert outputs(await run.send(message("cats")))["turns@1/talker@1"] == "first answer"
+    assert outputs(await run.send(message("dogs")))["turns@1/talker@1"] == "second answer"
+    # the second turn's input was committed and asked, after the first turn's exchange
+    assert _texts(model.requests[1]) == [
+        "user:cats",
+        "user:say something about cats",
+        "model:first answer",
+        "user:dogs",
+        "user:say something about dogs",
+    ]
