@@ -52,13 +52,12 @@ class AgentNode(BaseNode):
         if node_input is not None and not mine and not _is_invocation_message(ctx, node_input):
             yield Event(author="user", content=to_user_content(node_input), branch=branch)
         agent_context = self._agent_context(invocation, resumed=bool(mine), branch=branch)
-        answer: Event | None = None
+        # A resumed run starts from what the agent committed (its answer may be in the log
+        # while the node's output event is not: the process died between the two).
+        answer = _latest_answer(mine, None)
         async with aclosing(self.agent.run_async(agent_context)) as events:
             async for event in events:
-                if _is_answer(event):
-                    answer = event
-                elif event.long_running_tool_ids:
-                    answer = None
+                answer = _latest_answer([event], answer)
                 yield event
         if answer is not None:
             yield Event(output=self._output_of(answer))
@@ -93,6 +92,16 @@ def _branch(path: str) -> str:
     they need as their input); events on no branch (the user's messages) are seen by all.
     """
     return ".".join(segment.rpartition("@")[0] or segment for segment in path.split("/"))
+
+
+def _latest_answer(events: list[Event], answer: Event | None) -> Event | None:
+    """The agent's answer after ``events``: a new one replaces it, a pause clears it."""
+    for event in events:
+        if _is_answer(event):
+            answer = event
+        elif event.long_running_tool_ids:
+            answer = None
+    return answer
 
 
 def _is_answer(event: Event) -> bool:

@@ -211,3 +211,44 @@ async def test_an_abort_stops_running_nodes_and_seals_the_invocation(
     session = await run.session()
     assert session.events[-1].error_code == "INVOCATION_ABORTED"
     assert await session_service.list_interrupted_invocations(app_name="stoppable") == []
+
+
+async def test_an_agent_answer_committed_just_before_a_crash_is_the_nodes_output(
+    session_service: BaseSessionService,
+) -> None:
+    from adk_runtime.agents import LlmAgent
+    from adk_runtime.apps import App
+    from adk_runtime.plugins import BasePlugin
+    from adk_runtime.runners import Runner
+    from adk_runtime.testing import ScriptedModel
+
+    class DieBeforeTheOutput(BasePlugin):
+        """The process dies after the agent's answer is stored, before the node's output."""
+
+        def __init__(self) -> None:
+            super().__init__("die")
+            self.armed = True
+
+        async def on_event_callback(self, *, invocation_context: Any, event: Any) -> None:
+            if self.armed and event.output is not None and event.node_info.name == "writer":
+                self.armed = False
+                raise Crash
+
+    model = ScriptedModel(replies=["the answer"])  # a second model call would exhaust it
+    seen: list[str] = []
+
+    def after(node_input: str) -> str:
+        seen.append(node_input)
+        return "after"
+
+    workflow = Workflow(name="gap", edges=[(START, LlmAgent(name="writer", model=model), after)])
+    app = App(name="gap", root_agent=workflow, plugins=[DieBeforeTheOutput()])
+    run = await Run(session_service, workflow).start()
+    run.runner = Runner(app=app, session_service=session_service)
+    with pytest.raises(Crash):
+        await run.send(message("go"))
+    invocation = (await run.session()).events[0].invocation_id
+    events = await run.send(invocation_id=invocation)
+    assert outputs(events) == {"gap@1/writer@1": "the answer", "gap@1/after@1": "after"}
+    assert seen == ["the answer"]
+    assert len(model.requests) == 1
