@@ -14,7 +14,6 @@ from __future__ import annotations
 import importlib.util
 import logging
 import tempfile
-import time
 from collections.abc import AsyncGenerator, Awaitable, Callable
 from pathlib import Path
 from typing import Any
@@ -26,13 +25,12 @@ from adk_runtime.runners import Runner
 from adk_runtime.sessions import BaseSessionService, InMemorySessionService
 from adk_runtime.testing import ScriptedModel
 from adk_runtime.tools import ToolContext
-from bench.common import Report, google_adk_available
+from bench.common import Report, best_turn_rate, google_adk_available
 
 SESSIONS = 5
 TURNS = 20
 ROUNDS = 3
 APP = "bench"
-STEPS = SESSIONS * TURNS * 2
 
 
 def add(a: int, b: int, tool_context: ToolContext) -> int:
@@ -54,28 +52,18 @@ def _message(i: int) -> types.Content:
 
 
 async def _rate(
-    open_service: Callable[[], Awaitable[Any]],
-    make_runner: Callable[[Any], Any],
-    close: Callable[[Any], Awaitable[None]],
+    open_service: Callable[[], Awaitable[Any]], make_runner: Callable[[Any], Any]
 ) -> float:
-    best = 0.0
-    for _ in range(ROUNDS):
-        service = await open_service()
-        runner = make_runner(service)
-        ids = []
-        for s in range(SESSIONS):
-            session = await service.create_session(app_name=APP, user_id="u", session_id=f"s{s}")
-            ids.append(session.id)
-        start = time.perf_counter()
-        for turn in range(TURNS):
-            for session_id in ids:
-                async for _ in runner.run_async(
-                    user_id="u", session_id=session_id, new_message=_message(turn)
-                ):
-                    pass
-        best = max(best, STEPS / (time.perf_counter() - start))
-        await close(service)
-    return best
+    return await best_turn_rate(
+        open_service,
+        make_runner,
+        _message,
+        sessions=SESSIONS,
+        turns=TURNS,
+        rounds=ROUNDS,
+        units_per_turn=2,
+        app=APP,
+    )
 
 
 def _ours_runner(service: BaseSessionService) -> Runner:
@@ -104,12 +92,6 @@ def _adk_runner(service: Any) -> Any:
         instruction="Add for {user:name?}.",
     )
     return AdkRunner(app_name=APP, agent=agent, session_service=service)
-
-
-async def _close(service: Any) -> None:
-    close = getattr(service, "close", None)
-    if close is not None:
-        await close()
 
 
 async def _ours_memory() -> Any:
@@ -150,12 +132,12 @@ async def run(report: Report) -> None:
     else:
         print("  the SQL session backend is not on this branch yet: memory only")
     for name, ours, adk in backends:
-        rate = await _rate(ours, _ours_runner, _close)
+        rate = await _rate(ours, _ours_runner)
         report.add("llm", name, "tool-agent LLM steps/s", rate, "steps/s")
         if not google_adk_available():
             print("  google-adk is not installed (make bench installs the bench extra); skipped")
             continue
-        rate = await _rate(adk, _adk_runner, _close)
+        rate = await _rate(adk, _adk_runner)
         report.add("llm", name, "tool-agent LLM steps/s", rate, "steps/s", impl="google-adk")
         report.ratio(
             "llm",

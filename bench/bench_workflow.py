@@ -13,7 +13,6 @@ from __future__ import annotations
 import importlib.util
 import logging
 import tempfile
-import time
 from collections.abc import Awaitable, Callable
 from pathlib import Path
 from typing import Any
@@ -22,14 +21,13 @@ from google.genai import types
 
 from adk_runtime.runners import Runner
 from adk_runtime.sessions import InMemorySessionService
-from bench.common import Report, google_adk_available
+from bench.common import Report, best_turn_rate, google_adk_available
 
 SESSIONS = 5
 TURNS = 20
 ROUNDS = 3
 APP = "bench"
 NODES = 5
-RUNS = SESSIONS * TURNS * NODES
 
 
 def parse(node_input: Any) -> dict[str, Any]:
@@ -61,26 +59,16 @@ def _message(i: int) -> types.Content:
 async def _rate(
     open_service: Callable[[], Awaitable[Any]], make_runner: Callable[[Any], Any]
 ) -> float:
-    best = 0.0
-    for _ in range(ROUNDS):
-        service = await open_service()
-        runner = make_runner(service)
-        ids = []
-        for s in range(SESSIONS):
-            session = await service.create_session(app_name=APP, user_id="u", session_id=f"s{s}")
-            ids.append(session.id)
-        start = time.perf_counter()
-        for turn in range(TURNS):
-            for session_id in ids:
-                async for _ in runner.run_async(
-                    user_id="u", session_id=session_id, new_message=_message(turn)
-                ):
-                    pass
-        best = max(best, RUNS / (time.perf_counter() - start))
-        close = getattr(service, "close", None)
-        if close is not None:
-            await close()
-    return best
+    return await best_turn_rate(
+        open_service,
+        make_runner,
+        _message,
+        sessions=SESSIONS,
+        turns=TURNS,
+        rounds=ROUNDS,
+        units_per_turn=NODES,
+        app=APP,
+    )
 
 
 def _ours_runner(service: Any) -> Runner:

@@ -18,7 +18,7 @@ from adk_runtime.agents.invocation_context import InvocationContext
 from adk_runtime.agents.llm_agent import LlmAgent
 from adk_runtime.errors import InputValidationError
 from adk_runtime.events import Event
-from adk_runtime.workflow._interrupts import check_node_message, check_workflow_answers
+from adk_runtime.workflow._interrupts import check_node_message
 
 __all__ = ["check_client_answers"]
 
@@ -31,11 +31,10 @@ async def check_client_answers(agent: BaseAgent, ctx: InvocationContext, message
     Raises:
         InputValidationError: An answer is malformed, names no request of ``agent``, or does
             not match the stored request (see the confirmation and credential flows), or
-            answers a tool's input request under another name; to a workflow node, answers
+            answers an input request under another name; to a workflow node, answers
             mixed with text, answering no call, or calls of several invocations.
     """
     check_input_answers(ctx, message)
-    check_workflow_answers(ctx.session.events, message)
     if getattr(agent, "node", None) is not None:  # a workflow node at the root
         check_node_message(ctx.session.events, message)
     answered = sorted(

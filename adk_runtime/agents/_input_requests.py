@@ -85,12 +85,15 @@ async def resume_answered_inputs(
 
 
 def check_input_answers(ctx: InvocationContext, message: Event) -> None:
-    """Refuse (before it is stored) an answer a tool's input request cannot take.
+    """Refuse (before it is stored) an answer an input request cannot take.
+
+    The requests are those of generator tools (their progress events) and of workflow nodes
+    (``adk_runtime.workflow``): ``adk_request_input`` calls of events made on a node path.
 
     Raises:
-        InputValidationError: A function response has the id of a generator tool's input
-            request but is not named ``adk_request_input``, or its answer does not match
-            the request's ``response_schema``.
+        InputValidationError: A function response has the id of an input request but is
+            not named ``adk_request_input``, or its answer does not match the request's
+            ``response_schema``.
     """
     ids = {r.id for r in message.get_function_responses() if r.id}
     if not ids:
@@ -98,9 +101,9 @@ def check_input_answers(ctx: InvocationContext, message: Event) -> None:
     requested = {
         call.id: call
         for event in ctx.session.events
-        if caller_of(event) is not None
+        if event.node_info.path and event.author != "user"
         for call in event.get_function_calls()
-        if call.id in ids
+        if call.id in ids and call.name == REQUEST_INPUT_FUNCTION_CALL_NAME
     }
     for response in message.get_function_responses():
         request = requested.get(response.id or "")
@@ -108,7 +111,7 @@ def check_input_answers(ctx: InvocationContext, message: Event) -> None:
             continue
         if response.name != REQUEST_INPUT_FUNCTION_CALL_NAME:
             raise InputValidationError(
-                f"Function response {response.id!r} answers a tool's input request: name it "
+                f"Function response {response.id!r} answers an input request: name it "
                 f"{REQUEST_INPUT_FUNCTION_CALL_NAME!r}, not {response.name!r}."
             )
         check_answer_schema(response.id or "", unwrapped_answer(response.response), request)

@@ -15,15 +15,13 @@ from __future__ import annotations
 from typing import TYPE_CHECKING
 
 from adk_runtime.agents._generator_tools import request_event as _call_event
-from adk_runtime.agents._input_requests import check_answer_schema
 from adk_runtime.errors import InputValidationError
 from adk_runtime.events.request_input import RequestInput
-from adk_runtime.tools._request_input_tool import REQUEST_INPUT_FUNCTION_CALL_NAME
 
 if TYPE_CHECKING:
     from adk_runtime.events.event import Event
 
-__all__ = ["check_node_message", "check_workflow_answers", "interrupt_ids", "request_event"]
+__all__ = ["check_node_message", "interrupt_ids", "request_event"]
 
 
 def request_event(request: RequestInput) -> Event:
@@ -38,37 +36,6 @@ def interrupt_ids(event: Event) -> list[str]:
     """
     long_running = event.long_running_tool_ids or set()
     return [call.id for call in event.get_function_calls() if call.id and call.id in long_running]
-
-
-def check_workflow_answers(events: list[Event], message: Event) -> None:
-    """Refuse (before it is stored) an answer a workflow node's request cannot take.
-
-    Raises:
-        InputValidationError: A function response has the id of a node's input request but
-            another name, or its answer does not match the request's ``response_schema``.
-    """
-    from adk_runtime.agents._input_requests import unwrapped_answer
-
-    ids = {response.id for response in message.get_function_responses() if response.id}
-    if not ids:
-        return
-    requested = {
-        call.id: call
-        for event in events
-        if event.node_info.path and event.author != "user"
-        for call in event.get_function_calls()
-        if call.id in ids and call.name == REQUEST_INPUT_FUNCTION_CALL_NAME
-    }
-    for response in message.get_function_responses():
-        request = requested.get(response.id or "")
-        if request is None:
-            continue
-        if response.name != REQUEST_INPUT_FUNCTION_CALL_NAME:
-            raise InputValidationError(
-                f"Function response {response.id!r} answers a workflow node's input request: "
-                f"name it {REQUEST_INPUT_FUNCTION_CALL_NAME!r}, not {response.name!r}."
-            )
-        check_answer_schema(response.id or "", unwrapped_answer(response.response), request)
 
 
 def check_node_message(events: list[Event], message: Event) -> None:

@@ -50,11 +50,9 @@ class NodeResult:
 
 
 @dataclass
-class _Recorded:
-    output: Any = None
-    has_output: bool = False
-    route: Any = None
-    asked: list[str] = field(default_factory=list)
+class _Recorded(NodeResult):
+    """A run as the log shows it; ``interrupts`` are every request it made."""
+
     asked_at: int = -1
 
 
@@ -103,24 +101,26 @@ class History:
             run.route = event.actions.route
         asked = interrupt_ids(event)
         if asked:
-            run.asked.extend(asked)
+            run.interrupts.extend(asked)
             run.asked_at = index
 
     def completed(self, path: str) -> NodeResult | None:
         """The result of the run at ``path`` if the log shows it finished, else None."""
         run = self._runs.get(path)
-        if run is None or not (run.has_output or (run.route is not None and not run.asked)):
+        if run is None or not (run.has_output or (run.route is not None and not run.interrupts)):
             return None
         return NodeResult(output=run.output, has_output=run.has_output, route=run.route)
 
     def pause(self, path: str) -> Pause | None:
         """Where the run at ``path`` stands if it asked the user something, else None."""
         run = self._runs.get(path)
-        if run is None or not run.asked:
+        if run is None or not run.interrupts:
             return None
-        answers = {rid: self._answers[rid][1] for rid in run.asked if rid in self._answers}
+        answers = {rid: self._answers[rid][1] for rid in run.interrupts if rid in self._answers}
         fresh = any(self._answers[rid][0] > run.asked_at for rid in answers)
-        return Pause(asked=list(run.asked), answers=answers, waiting=not fresh, route=run.route)
+        return Pause(
+            asked=list(run.interrupts), answers=answers, waiting=not fresh, route=run.route
+        )
 
 
 def _answer(response: Any) -> Any:
