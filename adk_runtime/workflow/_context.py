@@ -62,6 +62,7 @@ class NodeContext(ToolContext):
         self.route: Any = None
         self._children: dict[int, BaseNode] = {}
         self._child_runs: dict[str, int] = {}
+        self._reserved: set[tuple[str, str]] = set()
 
     async def run_node(
         self,
@@ -83,7 +84,8 @@ class NodeContext(ToolContext):
             node_input: Its input.
             use_as_output: The child's output is this run's output (an output this run then
                 returns or yields is not committed again: it is the child's).
-            run_id: The child's run id instead of the next number (not all digits).
+            run_id: The child's run id instead of the next number (not all digits, unless
+                taken with :meth:`next_run_ids`).
 
         Raises:
             WorkflowDataError: ``use_as_output`` a second time in one run, or a ``run_id`` of
@@ -95,21 +97,19 @@ class NodeContext(ToolContext):
             NodeInterrupted,
             WorkflowDataError,
         )
-        from adk_runtime.workflow._node import build_node
 
         if use_as_output and self._output_delegated:
             raise WorkflowDataError(
                 f"Node {self.node.name!r} already took a child's output as its own: "
                 "use_as_output=True may be given once per run."
             )
-        child = self._children.get(id(node))
-        if child is None:
-            child = self._children[id(node)] = build_node(node)
-        if run_id is not None:
-            _check_run_id(run_id)
+        child = self._child(node)
         if run_id is None:
-            self._child_runs[child.name] = self._child_runs.get(child.name, 0) + 1
-            run_id = str(self._child_runs[child.name])
+            [run_id] = self.next_run_ids(child, 1)
+        elif (child.name, run_id) in self._reserved:
+            self._reserved.discard((child.name, run_id))
+        else:
+            _check_run_id(run_id)
         path = f"{self.node_path}/{child.name}@{run_id}"
         output_for = [self.node_path, *self._output_for] if use_as_output else []
         try:
@@ -127,6 +127,27 @@ class NodeContext(ToolContext):
         if use_as_output:
             self._output_delegated, self._delegated_output = True, result.output
         return result.output
+
+    def next_run_ids(self, node: Any, count: int) -> list[str]:
+        """Take the next ``count`` run ids of ``node``'s children, for ``run_node(run_id=...)``.
+
+        For starting several children at once in a known order (``parallel_worker``): the
+        ids are numbered in the order taken, whatever order the children start in.
+        """
+        child = self._child(node)
+        first = self._child_runs.get(child.name, 0) + 1
+        self._child_runs[child.name] = first + count - 1
+        ids = [str(number) for number in range(first, first + count)]
+        self._reserved.update((child.name, run_id) for run_id in ids)
+        return ids
+
+    def _child(self, node: Any) -> BaseNode:
+        from adk_runtime.workflow._node import build_node
+
+        child = self._children.get(id(node))
+        if child is None:
+            child = self._children[id(node)] = build_node(node)
+        return child
 
     @property
     def workflow_run(self) -> WorkflowRun:

@@ -11,6 +11,7 @@ from adk_runtime.workflow._agent_node import AgentNode
 from adk_runtime.workflow._base_node import START, BaseNode
 from adk_runtime.workflow._errors import WorkflowConfigurationError
 from adk_runtime.workflow._function_node import FunctionNode
+from adk_runtime.workflow._parallel_worker import ParallelWorker
 from adk_runtime.workflow._retry_config import RetryConfig
 from adk_runtime.workflow._tool_node import ToolNode
 
@@ -32,6 +33,8 @@ def node(
     retry_config: RetryConfig | None = None,
     timeout: float | None = None,
     parameter_binding: Literal["state", "node_input"] = "state",
+    parallel_worker: bool = False,
+    max_parallel_workers: int | None = None,
 ) -> Callable[[Any], BaseNode]: ...
 
 
@@ -44,6 +47,8 @@ def node(
     retry_config: RetryConfig | None = None,
     timeout: float | None = None,
     parameter_binding: Literal["state", "node_input"] = "state",
+    parallel_worker: bool = False,
+    max_parallel_workers: int | None = None,
 ) -> BaseNode: ...
 
 
@@ -55,15 +60,27 @@ def node(
     retry_config: RetryConfig | None = None,
     timeout: float | None = None,
     parameter_binding: Literal["state", "node_input"] = "state",
+    parallel_worker: bool = False,
+    max_parallel_workers: int | None = None,
 ) -> BaseNode | Callable[[Any], BaseNode]:
     """Make a node of ``node_like``, with these settings; a decorator without it.
 
     ``@node`` / ``@node(retry_config=...)`` on a function make it a ``FunctionNode``;
     ``node(agent)``, ``node(tool)``, ``node(existing_node, name="other")`` wrap or copy.
+    ``parallel_worker=True`` runs the node once per item of its input list, at most
+    ``max_parallel_workers`` at once; its output is the list of outputs (see
+    ``ParallelWorker``).
 
     Raises:
-        WorkflowConfigurationError: ``node_like`` cannot be a node.
+        WorkflowConfigurationError: ``node_like`` cannot be a node, or
+            ``max_parallel_workers`` is given without ``parallel_worker`` or is below 1.
     """
+    if max_parallel_workers is not None and not parallel_worker:
+        raise WorkflowConfigurationError(
+            "max_parallel_workers can only be given with parallel_worker=True."
+        )
+    if max_parallel_workers is not None and max_parallel_workers < 1:
+        raise WorkflowConfigurationError("max_parallel_workers must be 1 or more.")
     settings: dict[str, Any] = {
         key: value
         for key, value in (
@@ -82,10 +99,16 @@ def node(
             retry_config=retry_config,
             timeout=timeout,
             parameter_binding=parameter_binding,
+            parallel_worker=parallel_worker,
+            max_parallel_workers=max_parallel_workers,
         )
     if isinstance(node_like, BaseNode):
-        return node_like.model_copy(update=settings) if settings else node_like
-    return build_node(node_like, parameter_binding=parameter_binding, **settings)
+        built = node_like.model_copy(update=settings) if settings else node_like
+    else:
+        built = build_node(node_like, parameter_binding=parameter_binding, **settings)
+    if parallel_worker:
+        return ParallelWorker(node=built, max_parallel_workers=max_parallel_workers)
+    return built
 
 
 def build_node(

@@ -50,12 +50,12 @@ CONFIG = (
     "`McpToolset`)."
 )
 WORKFLOW = (
-    "google-adk 2's parallel workers, task mode and isolation scopes: not implemented. "
-    "Workflow graphs are (`adk_runtime.workflow`: `Workflow`, `FunctionNode`, `JoinNode`, "
-    "`node`, edges and routes, retries, timeouts, questions to the user, child runs, "
-    "`Runner(node=...)`); a node's context is `workflow.NodeContext`, a `Context` with "
-    "`node`, `node_path`, `run_id`, `attempt_count`, `event_author`, `route`, `output` and "
-    "`run_node`."
+    "google-adk 2's task mode and isolation scopes, and `LlmAgent.parallel_worker`: not "
+    "implemented. Workflow graphs are (`adk_runtime.workflow`: `Workflow`, `FunctionNode`, "
+    "`JoinNode`, `node` with `parallel_worker`, edges and routes, retries, timeouts, "
+    "questions to the user, child runs, `Runner(node=...)`); a node's context is "
+    "`workflow.NodeContext`, a `Context` with `node`, `node_path`, `run_id`, "
+    "`attempt_count`, `event_author`, `route`, `output` and `run_node`."
 )
 GOOGLE_CLOUD = (
     "Google Cloud services (Vertex AI memory and RAG; BigQuery, Bigtable, "

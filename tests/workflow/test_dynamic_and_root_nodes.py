@@ -3,6 +3,7 @@ node's message may carry, on every backend."""
 
 from __future__ import annotations
 
+import asyncio
 from collections.abc import AsyncGenerator
 from typing import Any
 
@@ -251,3 +252,71 @@ async def test_answers_to_two_invocations_in_one_message_are_refused(
     with pytest.raises(InputValidationError, match="resolve to multiple invocations"):
         await run.send(both)
     assert len((await run.session()).events) == stored
+
+
+async def test_a_parallel_worker_runs_each_item_and_resumes_only_the_unfinished(
+    session_service: BaseSessionService,
+) -> None:
+    running = [0]
+    peak = [0]
+    runs: list[int] = []
+    crash = {"on": 4}
+
+    @node(parallel_worker=True, max_parallel_workers=2)
+    async def square(node_input: int) -> int:
+        running[0] += 1
+        peak[0] = max(peak[0], running[0])
+        try:
+            await asyncio.sleep(0.01 * (5 - node_input))  # later items finish first
+            runs.append(node_input)
+            if node_input == crash["on"]:
+                crash["on"] = -1
+                raise Crash
+            return node_input * node_input
+        finally:
+            running[0] -= 1
+
+    def numbers(node_input: Any) -> list[int]:
+        return [1, 2, 3, 4]
+
+    def total(node_input: list[int]) -> int:
+        return sum(node_input)
+
+    workflow = Workflow(name="squares", edges=[(START, numbers, square, total)])
+    run = await Run(session_service, workflow).start()
+    with pytest.raises(Crash):
+        await run.send(message("go"))
+    stored = outputs((await run.session()).events)
+    invocation = (await run.session()).events[0].invocation_id
+    events = await run.send(invocation_id=invocation)
+    assert outputs(events)["squares@1/square@1"] == [1, 4, 9, 16]  # in the items' order
+    assert outputs(events)["squares@1/total@1"] == 30
+    assert peak[0] == 2
+    # item n is run n; item 4 starts only once another item's output is committed
+    finished_before = {
+        int(path.rpartition("@")[2]) for path in stored if path.startswith("squares@1/square@1/")
+    }
+    assert finished_before
+    assert 4 not in finished_before
+    assert runs.count(4) == 2  # it crashed, and ran again on resume
+    for n in (1, 2, 3):  # committed before the crash: once; otherwise at most twice
+        assert 1 <= runs.count(n) <= (1 if n in finished_before else 2)
+
+
+async def test_parallel_worker_settings_are_checked_and_an_empty_list_is_an_empty_output(
+    session_service: BaseSessionService,
+) -> None:
+    with pytest.raises(ValueError, match="only be given with parallel_worker=True"):
+        node(max_parallel_workers=2)
+    with pytest.raises(ValueError, match="must be 1 or more"):
+        node(parallel_worker=True, max_parallel_workers=0)
+
+    @node(parallel_worker=True)
+    def echo(node_input: Any) -> Any:
+        return node_input
+
+    def nothing(node_input: Any) -> list[Any]:
+        return []
+
+    run = await Run(session_service, Workflow(name="empty", edges=[(START, nothing, echo)])).start()
+    assert outputs(await run.send(message("go")))["empty@1/echo@1"] == []
