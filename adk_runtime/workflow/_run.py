@@ -9,8 +9,11 @@ The log is the checkpoint. A node run's output (and route) is committed on its o
 stamped with the run's path (``wf@1/review@2``); paths are deterministic, so when a paused
 invocation continues (the user answered a question) or a crashed one is resumed, the
 workflow walks its graph again and every run whose output is in the log completes at once
-with that output, without running (:class:`History`). A run that committed no output (it had
-not finished, or it ended with none) runs again.
+with that output, without running (:class:`History`). A run whose output is a child's (a
+workflow's terminal node, ``run_node(use_as_output=True)``) commits an ``end_of_agent`` marker
+when it ends, since the child's output does not say the parent finished. A run that
+committed neither (it had not finished, or it ended with no output) runs again; a workflow
+that runs again replays its finished children from the log.
 """
 
 from __future__ import annotations
@@ -41,19 +44,32 @@ logger = logging.getLogger(__name__)
 
 @dataclass
 class NodeResult:
-    """How a node run ended: its output (if any), its route, its unanswered questions."""
+    """How a node run ended: its output (if any), its route, its unanswered questions.
+
+    ``order`` is where its last event sits in the session's log (-1: it committed none), so
+    runs that finished together are handled in the order they were committed, live and when
+    replayed alike.
+    """
 
     output: Any = None
     has_output: bool = False
     route: Any = None
     interrupts: list[str] = field(default_factory=list)
+    order: int = -1
 
 
 @dataclass
 class _Recorded(NodeResult):
-    """A run as the log shows it; ``interrupts`` are every request it made."""
+    """A run as the log shows it; ``interrupts`` are every request it made.
+
+    ``has_output`` also counts an output it took from a child (``output_for``); it finished
+    when it committed its own output, or its end (``finished``: a run whose output is a
+    child's commits an ``end_of_agent`` marker when it ends).
+    """
 
     asked_at: int = -1
+    own_output: bool = False
+    finished: bool = False
 
 
 @dataclass
@@ -96,9 +112,12 @@ class History:
             value = event.output if event.output is not None else event.content
             for owner in [path, *(event.node_info.output_for or [])]:
                 owned = self._runs.setdefault(owner, _Recorded())
-                owned.output, owned.has_output = value, True
+                owned.output, owned.has_output, owned.order = value, True, index
+            run.own_output = True
+        if event.actions.end_of_agent:
+            run.finished, run.order = True, index
         if event.actions.route is not None:
-            run.route = event.actions.route
+            run.route, run.order = event.actions.route, index
         asked = interrupt_ids(event)
         if asked:
             run.interrupts.extend(asked)
@@ -107,9 +126,13 @@ class History:
     def completed(self, path: str) -> NodeResult | None:
         """The result of the run at ``path`` if the log shows it finished, else None."""
         run = self._runs.get(path)
-        if run is None or not (run.has_output or (run.route is not None and not run.interrupts)):
+        if run is None or not (
+            run.own_output or run.finished or (run.route is not None and not run.interrupts)
+        ):
             return None
-        return NodeResult(output=run.output, has_output=run.has_output, route=run.route)
+        return NodeResult(
+            output=run.output, has_output=run.has_output, route=run.route, order=run.order
+        )
 
     def pause(self, path: str) -> Pause | None:
         """Where the run at ``path`` stands if it asked the user something, else None."""
@@ -134,7 +157,7 @@ def _answer(response: Any) -> Any:
 @dataclass
 class _Emission:
     event: Event
-    committed: asyncio.Future[None]
+    committed: asyncio.Future[int]
 
 
 class WorkflowRun:
@@ -146,11 +169,15 @@ class WorkflowRun:
         self.history = History(invocation_context.session.events, invocation_context.invocation_id)
         self._queue: asyncio.Queue[_Emission] = asyncio.Queue()
 
-    async def emit(self, event: Event) -> None:
-        """Hand ``event`` to the Runner; return once it is committed (partial: yielded)."""
-        committed = asyncio.get_running_loop().create_future()
+    async def emit(self, event: Event) -> int:
+        """Hand ``event`` to the Runner; return once it is committed (partial: yielded).
+
+        Returns:
+            Where the event sits in the session's log once committed.
+        """
+        committed: asyncio.Future[int] = asyncio.get_running_loop().create_future()
         await self._queue.put(_Emission(event, committed))
-        await committed
+        return await committed
 
     async def events(self, main: Coroutine[Any, Any, Any]) -> AsyncGenerator[Event, None]:
         """Run ``main`` (the root node) and yield the events its nodes emit, one at a time."""
@@ -166,7 +193,7 @@ class WorkflowRun:
                 emission = getter.result()
                 yield emission.event
                 if not emission.committed.done():
-                    emission.committed.set_result(None)
+                    emission.committed.set_result(len(self.invocation.session.events) - 1)
         finally:
             if not task.done():
                 task.cancel()
@@ -320,7 +347,9 @@ class WorkflowRun:
                         continue  # the run's output is its child's, committed already
                     if not event.partial:
                         self._account(event, ctx, result, output_for)
-                    await self.emit(event)
+                    position = await self.emit(event)
+                    if not event.partial:
+                        result.order = position
                     if result.interrupts and not getattr(node, "runs_through_interrupts", False):
                         break  # the run pauses at its question; the answer resumes it
         except NodeInterrupted as waiting:  # a child (ctx.run_node) waits for the user
@@ -329,7 +358,7 @@ class WorkflowRun:
         if ctx.output is not None and not result.has_output and not result.interrupts:
             event = self._stamped(Event(output=node.checked_output(ctx.output)), ctx)
             self._account(event, ctx, result, output_for)
-            await self.emit(event)
+            result.order = await self.emit(event)
         elif (
             rest.state_delta
             or rest.artifact_delta
@@ -337,9 +366,12 @@ class WorkflowRun:
         ):
             event = self._stamped(Event(actions=rest), ctx)
             self._account(event, ctx, result, output_for)
-            await self.emit(event)
+            result.order = await self.emit(event)
         if ctx._output_delegated and not result.interrupts:
             result.output, result.has_output = ctx._delegated_output, True
+            # its output is a child's event, committed before the run ended: mark the end
+            end = self._stamped(Event(actions=EventActions(end_of_agent=True)), ctx)
+            result.order = await self.emit(end)
         return result
 
     def _stamp(self, event: Event, ctx: NodeContext) -> None:

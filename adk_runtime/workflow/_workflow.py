@@ -136,12 +136,26 @@ class Workflow(BaseNode):
             if not loop.running:
                 return
             done, _ = await asyncio.wait(loop.running, return_when=asyncio.FIRST_COMPLETED)
-            # in the order they were started: the same order on every replay
-            for task in [task for task in loop.running if task in done]:
+            # a failure first; then in the order committed, as a replay handles them
+            for task in sorted(done, key=_commit_order):
                 name, _path = loop.running.pop(task)
                 self._completed(loop, name, task.result())
 
     def _start_ready(self, ctx: NodeContext, loop: _Loop) -> None:
+        """Start the runs the queued triggers make ready; complete those the log holds.
+
+        Runs completed from the log are handled in the order they were committed, so the
+        triggers they make (and the run ids those get) are the ones the first run made.
+        """
+        while True:
+            replayed = self._start_pass(ctx, loop)
+            if not replayed:
+                return
+            for name, result in sorted(replayed, key=lambda pair: pair[1].order):
+                self._completed(loop, name, result)
+
+    def _start_pass(self, ctx: NodeContext, loop: _Loop) -> list[tuple[str, NodeResult]]:
+        replayed: list[tuple[str, NodeResult]] = []
         limit = self.max_concurrency if self.max_concurrency and self.max_concurrency > 0 else 0
         held: deque[_Trigger] = deque()
         while loop.triggers:
@@ -158,11 +172,12 @@ class Workflow(BaseNode):
             path = f"{ctx.node_path}/{trigger.name}@{run_id}"
             done = ctx.workflow_run.history.completed(path)
             if done is not None:  # the log has it: complete without running
-                self._completed(loop, trigger.name, done)
+                replayed.append((trigger.name, done))
                 continue
             task = asyncio.ensure_future(self._run_child(ctx, node, node_input, path))
             loop.running[task] = (trigger.name, path)
         loop.triggers.extendleft(reversed(held))
+        return replayed
 
     def _joined(self, loop: _Loop, node: BaseNode, trigger: _Trigger) -> Any:
         if not getattr(node, "waits_for_all_predecessors", False):
@@ -202,4 +217,10 @@ class Workflow(BaseNode):
 
 
 _NOT_YET = object()
+
+
+def _commit_order(task: asyncio.Task[NodeResult]) -> int:
+    return -1 if task.exception() is not None else task.result().order
+
+
 _NONE: tuple[Any, ...] = ()

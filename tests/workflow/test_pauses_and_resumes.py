@@ -252,3 +252,37 @@ async def test_an_agent_answer_committed_just_before_a_crash_is_the_nodes_output
     assert outputs(events) == {"gap@1/writer@1": "the answer", "gap@1/after@1": "after"}
     assert seen == ["the answer"]
     assert len(model.requests) == 1
+
+
+async def test_a_resumed_run_replays_completions_in_the_order_they_were_committed(
+    session_service: BaseSessionService,
+) -> None:
+    seen: list[str] = []
+    crash = {"armed": True}
+
+    async def slow() -> str:
+        await asyncio.sleep(0.05)
+        return "slow"
+
+    async def fast() -> str:
+        return "fast"
+
+    def each(node_input: str) -> str:
+        seen.append(node_input)
+        if node_input == "slow" and crash["armed"]:
+            crash["armed"] = False
+            raise Crash
+        return f"handled {node_input}"
+
+    # `each` is not a JoinNode: it runs once per arrival, fast's first (each@1), slow's second
+    workflow = Workflow(name="arrivals", edges=[(START, (slow, fast)), (slow, each), (fast, each)])
+    run = await Run(session_service, workflow).start()
+    with pytest.raises(Crash):
+        await run.send(message("go"))
+    invocation = (await run.session()).events[0].invocation_id
+    events = await run.send(invocation_id=invocation)
+    # on resume each@1 (fast's) is in the log; each@2 runs again with slow's output, as before
+    assert seen == ["fast", "slow", "slow"]
+    assert outputs(events) == {"arrivals@1/each@2": "handled slow"}
+    stored = outputs((await run.session()).events)
+    assert stored["arrivals@1/each@1"] == "handled fast"
