@@ -43,8 +43,13 @@ class ToolContext(CallbackContext):
         event_actions: EventActions | None = None,
         tool_confirmation: ToolConfirmation | None = None,
         resume_inputs: dict[str, Any] | None = None,
+        state_schema: type[BaseModel] | None = None,
     ) -> None:
-        """Create the context of the call ``function_call_id``."""
+        """Create the context of the call ``function_call_id``.
+
+        ``state_schema`` checks the state writes instead of the agent's ``state_schema``
+        (a workflow node's own).
+        """
         super().__init__(invocation_context, event_actions=event_actions)
         self.function_call_id = function_call_id
         self.tool_confirmation = tool_confirmation
@@ -52,7 +57,7 @@ class ToolContext(CallbackContext):
         self._state = _UndoableState(
             invocation_context.session.state,
             self.actions.state_delta,
-            schema=self._state.schema,
+            schema=state_schema or self._state.schema,
         )
 
     def discard_changes(self) -> None:

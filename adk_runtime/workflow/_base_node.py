@@ -43,6 +43,9 @@ class BaseNode(BaseModel, abc.ABC):
         input_schema: A type the input is validated against (and coerced to).
         output_schema: A type the output is validated against; a pydantic model output is
             stored as its JSON object.
+        state_schema: A pydantic model the node's ``ctx.state`` writes must fit (an
+            undeclared key or a wrong value raises ``StateSchemaError``; scoped keys such as
+            ``temp:x`` are not checked); nodes inside inherit it unless they declare their own.
     """
 
     model_config = ConfigDict(arbitrary_types_allowed=True)
@@ -55,6 +58,7 @@ class BaseNode(BaseModel, abc.ABC):
     timeout: float | None = Field(default=None, gt=0)
     input_schema: Any = None
     output_schema: Any = None
+    state_schema: type[BaseModel] | None = None
 
     @field_validator("name")
     @classmethod

@@ -4,6 +4,8 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING, Any
 
+from pydantic import BaseModel
+
 from adk_runtime.tools.tool_context import ToolContext
 
 if TYPE_CHECKING:
@@ -29,6 +31,8 @@ class NodeContext(ToolContext):
         attempt_count: 1 on the first attempt, 2 on the first retry (``RetryConfig``).
         event_author: The author of the events the node makes without one: the name of the
             workflow it runs in.
+        state_schema: The schema its ``ctx.state`` writes must fit: the node's own, or the
+            nearest enclosing node's (None: unchecked).
         output: Set it to give the run its output without yielding one (committed when
             the run ends).
         route: Set it to give the run its route (committed with the run's next event, or
@@ -46,9 +50,11 @@ class NodeContext(ToolContext):
         attempt_count: int = 1,
         event_author: str,
         resume_inputs: dict[str, Any] | None = None,
+        state_schema: type[BaseModel] | None = None,
     ) -> None:
-        """The context of ``node``'s run at ``node_path``."""
-        super().__init__(invocation_context, resume_inputs=resume_inputs)
+        """The context of ``node``'s run at ``node_path``; ``state_schema`` checks its writes."""
+        super().__init__(invocation_context, resume_inputs=resume_inputs, state_schema=state_schema)
+        self.state_schema = state_schema
         self.node = node
         self.node_path = node_path
         self.run_id = run_id
@@ -114,7 +120,12 @@ class NodeContext(ToolContext):
         output_for = [self.node_path, *self._output_for] if use_as_output else []
         try:
             result = await self._run.advance(
-                child, node_input, path=path, author=self.event_author, output_for=output_for
+                child,
+                node_input,
+                path=path,
+                author=self.event_author,
+                output_for=output_for,
+                state_schema=self.state_schema,
             )
         except Exception as error:
             raise DynamicNodeFailError(

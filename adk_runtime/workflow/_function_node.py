@@ -98,6 +98,19 @@ class FunctionNode(BaseNode):
                 except Exception:
                     continue
 
+    @property
+    def state_parameters(self) -> list[str]:
+        """The parameters filled from session state (none with ``"node_input"`` binding)."""
+        if self.parameter_binding != "state":
+            return []
+        return [
+            parameter.name
+            for parameter in self._signature.parameters.values()
+            if parameter.name not in self._context_names
+            and parameter.name != "node_input"
+            and parameter.kind not in (parameter.VAR_POSITIONAL, parameter.VAR_KEYWORD)
+        ]
+
     async def _run_impl(self, *, ctx: NodeContext, node_input: Any) -> AsyncGenerator[Any, None]:
         arguments = self._arguments(ctx, node_input)
         func = self._func

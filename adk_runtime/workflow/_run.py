@@ -25,6 +25,8 @@ from contextlib import aclosing
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
+from pydantic import BaseModel
+
 from adk_runtime import telemetry
 from adk_runtime.events.event import Event
 from adk_runtime.events.event_actions import EventActions
@@ -208,6 +210,7 @@ class WorkflowRun:
         author: str,
         output_for: list[str],
         rerun: bool = False,
+        state_schema: type[BaseModel] | None = None,
     ) -> NodeResult:
         """Move the run at ``path`` on: run it, or, if it asked the user, act on the answers.
 
@@ -217,16 +220,23 @@ class WorkflowRun:
         a ``rerun_on_resume`` node runs again with the answers in ``ctx.resume_inputs``;
         another completes with the latest answer as its output (committed like any output).
         ``rerun`` runs it again whatever its ``rerun_on_resume`` (the root node).
+        ``state_schema`` is the enclosing run's, used when the node declares none.
         """
         done = self.history.completed(path)
         if done is not None:  # the log has its output: it does not run again
             if done.has_output and node.output_schema is not None:
                 done.output = node.checked_output(done.output)  # a workflow's, read back
             return done
+        schema = node.state_schema or state_schema
         pause = self.history.pause(path)
         if pause is None:
             return await self.run_node(
-                node, node_input, path=path, author=author, output_for=output_for
+                node,
+                node_input,
+                path=path,
+                author=author,
+                output_for=output_for,
+                state_schema=schema,
             )
         if pause.waiting:
             unanswered = [rid for rid in pause.asked if rid not in pause.answers]
@@ -239,6 +249,7 @@ class WorkflowRun:
                 author=author,
                 output_for=output_for,
                 resume_inputs=pause.answers,
+                state_schema=schema,
             )
         answer = pause.answers[[rid for rid in pause.asked if rid in pause.answers][-1]]
         stand_in = _Answered(
@@ -257,6 +268,7 @@ class WorkflowRun:
         author: str,
         output_for: list[str],
         resume_inputs: dict[str, Any] | None = None,
+        state_schema: type[BaseModel] | None = None,
     ) -> NodeResult:
         """Run ``node`` once at ``path`` (retried and timed as it says); its events committed.
 
@@ -274,7 +286,9 @@ class WorkflowRun:
             "adk.node.path": path,
         }
         with telemetry.span(f"invoke_node {node.name}", lambda: attributes) as span:
-            result = await self._attempts(node, node_input, path, author, output_for, resume_inputs)
+            result = await self._attempts(
+                node, node_input, path, author, output_for, resume_inputs, state_schema
+            )
             if span is not None and result.interrupts:
                 span.set_attribute("adk.node.waiting", True)
             return result
@@ -287,6 +301,7 @@ class WorkflowRun:
         author: str,
         output_for: list[str],
         resume_inputs: dict[str, Any] | None,
+        state_schema: type[BaseModel] | None,
     ) -> NodeResult:
         attempt = 1
         while True:
@@ -299,6 +314,7 @@ class WorkflowRun:
                 attempt_count=attempt,
                 event_author=author,
                 resume_inputs=resume_inputs,
+                state_schema=state_schema,
             )
             ctx._output_for = output_for
             try:

@@ -80,6 +80,8 @@ class Workflow(BaseNode):
 
         Raises:
             WorkflowConfigurationError: The edges do not make a workable graph.
+            StateSchemaError: With a ``state_schema``, a function node reads an undeclared
+                state key.
         """
         super().__init__(**fields)
         from adk_runtime.workflow._node import build_node
@@ -92,6 +94,30 @@ class Workflow(BaseNode):
             return built[id(item)]
 
         self._graph = Graph(parse_edges(self.edges, build))
+        self._check_state_parameters()
+
+    def _check_state_parameters(self) -> None:
+        """Refuse a function node reading a state key its ``state_schema`` does not declare.
+
+        Raises:
+            StateSchemaError: Such a parameter (checked when the workflow has a schema).
+        """
+        if self.state_schema is None:
+            return
+        from adk_runtime.sessions.state import StateSchemaError
+        from adk_runtime.workflow._function_node import FunctionNode
+
+        for node in self.sub_nodes:
+            if not isinstance(node, FunctionNode):
+                continue
+            schema = node.state_schema or self.state_schema
+            for name in node.state_parameters:
+                if name not in schema.model_fields:
+                    raise StateSchemaError(
+                        f"FunctionNode {node.name!r} parameter {name!r} is not declared in "
+                        f"state_schema {schema.__name__!r} (declared: "
+                        f"{sorted(schema.model_fields)})."
+                    )
 
     @property
     def graph(self) -> Graph:
@@ -194,7 +220,12 @@ class Workflow(BaseNode):
         self, ctx: NodeContext, node: BaseNode, node_input: Any, path: str
     ) -> NodeResult:
         return await ctx.workflow_run.advance(
-            node, node_input, path=path, author=self.name, output_for=self._output_for(ctx, node)
+            node,
+            node_input,
+            path=path,
+            author=self.name,
+            output_for=self._output_for(ctx, node),
+            state_schema=ctx.state_schema,
         )
 
     def _output_for(self, ctx: NodeContext, node: BaseNode) -> list[str]:

@@ -353,3 +353,53 @@ async def test_a_nested_workflows_output_schema_checks_its_terminal_output(
     run = await Run(session_service, Workflow(name="outer", edges=[(START, inner, read)])).start()
     with pytest.raises(WorkflowDataError, match="The output of node 'inner' does not fit"):
         await run.send(message("go"))
+
+
+class Ledger(BaseModel):
+    total: int = 0
+    note: str | None = None
+
+
+async def test_state_schema_checks_node_writes_and_nodes_inherit_it(
+    session_service: BaseSessionService,
+) -> None:
+    from adk_runtime.sessions.state import StateSchemaError
+
+    def add(ctx: NodeContext, total: int = 0) -> int:
+        ctx.state["total"] = total + 5
+        ctx.state["temp:scratch"] = "scoped keys are not checked"
+        return ctx.state["total"]
+
+    def scribble(ctx: NodeContext) -> None:
+        ctx.state["total"] = "many"
+
+    workflow = Workflow(name="ledger", edges=[(START, add)], state_schema=Ledger)
+    run = await Run(session_service, workflow).start()
+    assert outputs(await run.send(message("go")))["ledger@1/add@1"] == 5
+
+    inner = Workflow(name="inner", edges=[(START, scribble)])  # inherits the outer schema
+    outer = Workflow(name="outer", edges=[(START, inner)], state_schema=Ledger)
+    run = await Run(session_service, outer).start()
+    with pytest.raises(StateSchemaError, match=r"'total' does not fit Ledger\.total"):
+        await run.send(message("go"))
+    assert "total" not in (await run.session()).state  # nothing of the write was stored
+
+    def stray(ctx: NodeContext) -> None:
+        ctx.state["undeclared"] = 1
+
+    run = await Run(
+        session_service, Workflow(name="stray", edges=[(START, stray)], state_schema=Ledger)
+    ).start()
+    with pytest.raises(StateSchemaError, match="'undeclared' is not declared in Ledger"):
+        await run.send(message("go"))
+
+
+def test_a_state_parameter_the_schema_lacks_is_refused_when_built() -> None:
+    from adk_runtime.sessions.state import StateSchemaError
+
+    def reads(budget: int) -> int:
+        return budget
+
+    with pytest.raises(StateSchemaError, match="parameter 'budget' is not declared"):
+        Workflow(name="wf", edges=[(START, reads)], state_schema=Ledger)
+    Workflow(name="wf", edges=[(START, reads)])  # no schema: nothing to check
