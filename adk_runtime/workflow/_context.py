@@ -103,6 +103,7 @@ class NodeContext(ToolContext):
             NodeInterrupted,
             WorkflowDataError,
         )
+        from adk_runtime.workflow._run import Place
 
         if use_as_output and self._output_delegated:
             raise WorkflowDataError(
@@ -117,16 +118,10 @@ class NodeContext(ToolContext):
         else:
             _check_run_id(run_id)
         path = f"{self.node_path}/{child.name}@{run_id}"
-        output_for = [self.node_path, *self._output_for] if use_as_output else []
+        output_for = (self.node_path, *self._output_for) if use_as_output else ()
+        place = Place(path, self.event_author, output_for, self.state_schema)
         try:
-            result = await self._run.advance(
-                child,
-                node_input,
-                path=path,
-                author=self.event_author,
-                output_for=output_for,
-                state_schema=self.state_schema,
-            )
+            result = await self._run.advance(child, node_input, place)
         except Exception as error:
             raise DynamicNodeFailError(
                 message=f"Child node {child.name!r} ({path}) failed: {type(error).__name__}.",

@@ -10,7 +10,7 @@ from pydantic import InstanceOf
 from adk_runtime.agents.base_agent import BaseAgent
 from adk_runtime.workflow._base_node import BaseNode
 from adk_runtime.workflow._errors import DynamicNodeFailError
-from adk_runtime.workflow._run import WorkflowRun
+from adk_runtime.workflow._run import Place, WorkflowRun
 
 if TYPE_CHECKING:
     from google.genai import types
@@ -41,9 +41,8 @@ class NodeAgent(BaseAgent):
         if run.history.completed(path) is not None:
             return  # the log has the whole run: nothing is left to do
         ctx.user_content = _first_message(ctx)
-        main = run.advance(
-            self.node, ctx.user_content, path=path, author=self.node.name, output_for=[], rerun=True
-        )
+        place = Place(path, self.node.name)
+        main = run.advance(self.node, ctx.user_content, place, rerun=True)
         try:
             async for event in run.events(main):
                 yield event

@@ -19,6 +19,7 @@ that runs again replays its finished children from the log.
 from __future__ import annotations
 
 import asyncio
+import dataclasses
 import logging
 from collections.abc import AsyncGenerator, Coroutine
 from contextlib import aclosing
@@ -39,7 +40,7 @@ from adk_runtime.workflow._interrupts import interrupt_ids
 if TYPE_CHECKING:
     from adk_runtime.agents.invocation_context import InvocationContext
 
-__all__ = ["History", "NodeResult", "Pause", "WorkflowRun"]
+__all__ = ["History", "NodeResult", "Pause", "Place", "WorkflowRun"]
 
 logger = logging.getLogger(__name__)
 
@@ -58,6 +59,20 @@ class NodeResult:
     route: Any = None
     interrupts: list[str] = field(default_factory=list)
     order: int = -1
+
+
+@dataclass(frozen=True)
+class Place:
+    """Where a node run happens.
+
+    Its path, the author of its events, whose outputs its output also is (the enclosing
+    runs', for a terminal node or ``use_as_output``), and the state schema its writes fit.
+    """
+
+    path: str
+    author: str
+    output_for: tuple[str, ...] = ()
+    state_schema: type[BaseModel] | None = None
 
 
 @dataclass
@@ -202,75 +217,47 @@ class WorkflowRun:
             await asyncio.gather(task, return_exceptions=True)
 
     async def advance(
-        self,
-        node: BaseNode,
-        node_input: Any,
-        *,
-        path: str,
-        author: str,
-        output_for: list[str],
-        rerun: bool = False,
-        state_schema: type[BaseModel] | None = None,
+        self, node: BaseNode, node_input: Any, place: Place, *, rerun: bool = False
     ) -> NodeResult:
-        """Move the run at ``path`` on: run it, or, if it asked the user, act on the answers.
+        """Move the run at ``place.path`` on: run it, or act on the answers it waits for.
 
         A run whose output the log holds returns it without running.
 
         Unanswered: it keeps waiting (its questions are the result's interrupts). Answered:
         a ``rerun_on_resume`` node runs again with the answers in ``ctx.resume_inputs``;
         another completes with the latest answer as its output (committed like any output).
-        ``rerun`` runs it again whatever its ``rerun_on_resume`` (the root node).
-        ``state_schema`` is the enclosing run's, used when the node declares none.
+        ``rerun`` runs it again whatever its ``rerun_on_resume`` (the root node). The node's
+        own ``state_schema``, if any, replaces the enclosing run's.
         """
-        done = self.history.completed(path)
+        done = self.history.completed(place.path)
         if done is not None:  # the log has its output: it does not run again
             if done.has_output and node.output_schema is not None:
                 done.output = node.checked_output(done.output)  # a workflow's, read back
             return done
-        schema = node.state_schema or state_schema
-        pause = self.history.pause(path)
+        if node.state_schema is not None:
+            place = dataclasses.replace(place, state_schema=node.state_schema)
+        pause = self.history.pause(place.path)
         if pause is None:
-            return await self.run_node(
-                node,
-                node_input,
-                path=path,
-                author=author,
-                output_for=output_for,
-                state_schema=schema,
-            )
+            return await self.run_node(node, node_input, place)
         if pause.waiting:
             unanswered = [rid for rid in pause.asked if rid not in pause.answers]
             return NodeResult(interrupts=unanswered or pause.asked[-1:])
         if node.rerun_on_resume or rerun:
-            return await self.run_node(
-                node,
-                node_input,
-                path=path,
-                author=author,
-                output_for=output_for,
-                resume_inputs=pause.answers,
-                state_schema=schema,
-            )
+            return await self.run_node(node, node_input, place, resume_inputs=pause.answers)
         answer = pause.answers[[rid for rid in pause.asked if rid in pause.answers][-1]]
         stand_in = _Answered(
             name=node.name, answer=answer, route=pause.route, output_schema=node.output_schema
         )
-        return await self.run_node(
-            stand_in, node_input, path=path, author=author, output_for=output_for
-        )
+        return await self.run_node(stand_in, node_input, place)
 
     async def run_node(
         self,
         node: BaseNode,
         node_input: Any,
-        *,
-        path: str,
-        author: str,
-        output_for: list[str],
+        place: Place,
         resume_inputs: dict[str, Any] | None = None,
-        state_schema: type[BaseModel] | None = None,
     ) -> NodeResult:
-        """Run ``node`` once at ``path`` (retried and timed as it says); its events committed.
+        """Run ``node`` once at ``place`` (retried and timed as it says); its events committed.
 
         The run is an ``invoke_node <name>`` span (with its path), the parent of its
         children's and its agents' spans.
@@ -283,12 +270,10 @@ class WorkflowRun:
             "gen_ai.operation.name": "invoke_node",
             "gen_ai.conversation.id": self.invocation.session.id,
             "adk.invocation.id": self.invocation.invocation_id,
-            "adk.node.path": path,
+            "adk.node.path": place.path,
         }
         with telemetry.span(f"invoke_node {node.name}", lambda: attributes) as span:
-            result = await self._attempts(
-                node, node_input, path, author, output_for, resume_inputs, state_schema
-            )
+            result = await self._attempts(node, node_input, place, resume_inputs)
             if span is not None and result.interrupts:
                 span.set_attribute("adk.node.waiting", True)
             return result
@@ -297,11 +282,8 @@ class WorkflowRun:
         self,
         node: BaseNode,
         node_input: Any,
-        path: str,
-        author: str,
-        output_for: list[str],
+        place: Place,
         resume_inputs: dict[str, Any] | None,
-        state_schema: type[BaseModel] | None,
     ) -> NodeResult:
         attempt = 1
         while True:
@@ -309,16 +291,16 @@ class WorkflowRun:
                 self.invocation,
                 run=self,
                 node=node,
-                node_path=path,
-                run_id=path.rpartition("@")[2],
+                node_path=place.path,
+                run_id=place.path.rpartition("@")[2],
                 attempt_count=attempt,
-                event_author=author,
+                event_author=place.author,
                 resume_inputs=resume_inputs,
-                state_schema=state_schema,
+                state_schema=place.state_schema,
             )
-            ctx._output_for = output_for
+            ctx._output_for = list(place.output_for)
             try:
-                return await self._timed(node, ctx, node_input, output_for)
+                return await self._timed(node, ctx, node_input)
             except Exception as error:
                 retry = node.retry_config
                 if retry is None or not retry.should_retry(error, attempt):
@@ -326,7 +308,7 @@ class WorkflowRun:
                 delay = retry.delay(attempt)
                 logger.warning(
                     "Node %s failed on attempt %d (%s); retrying in %.2f s.",
-                    path,
+                    place.path,
                     attempt,
                     type(error).__name__,
                     delay,
@@ -335,12 +317,10 @@ class WorkflowRun:
                 await asyncio.sleep(delay)
                 attempt += 1
 
-    async def _timed(
-        self, node: BaseNode, ctx: NodeContext, node_input: Any, output_for: list[str]
-    ) -> NodeResult:
+    async def _timed(self, node: BaseNode, ctx: NodeContext, node_input: Any) -> NodeResult:
         if node.timeout is None:
-            return await self._drive(node, ctx, node_input, output_for)
-        task = asyncio.ensure_future(self._drive(node, ctx, node_input, output_for))
+            return await self._drive(node, ctx, node_input)
+        task = asyncio.ensure_future(self._drive(node, ctx, node_input))
         try:
             done, _ = await asyncio.wait({task}, timeout=node.timeout)
         finally:
@@ -351,9 +331,7 @@ class WorkflowRun:
             raise NodeTimeoutError(node_name=node.name, timeout=node.timeout)
         return task.result()
 
-    async def _drive(
-        self, node: BaseNode, ctx: NodeContext, node_input: Any, output_for: list[str]
-    ) -> NodeResult:
+    async def _drive(self, node: BaseNode, ctx: NodeContext, node_input: Any) -> NodeResult:
         result = NodeResult()
         try:
             async with aclosing(node.run(ctx=ctx, node_input=node_input)) as events:
@@ -362,7 +340,7 @@ class WorkflowRun:
                     if ctx._output_delegated and _drop_own_output(event, ctx):
                         continue  # the run's output is its child's, committed already
                     if not event.partial:
-                        self._account(event, ctx, result, output_for)
+                        self._account(event, ctx, result)
                     position = await self.emit(event)
                     if not event.partial:
                         result.order = position
@@ -373,7 +351,7 @@ class WorkflowRun:
         rest = ctx.take_changes()
         if ctx.output is not None and not result.has_output and not result.interrupts:
             event = self._stamped(Event(output=node.checked_output(ctx.output)), ctx)
-            self._account(event, ctx, result, output_for)
+            self._account(event, ctx, result)
             result.order = await self.emit(event)
         elif (
             rest.state_delta
@@ -381,7 +359,7 @@ class WorkflowRun:
             or (ctx.route is not None and result.route is None)
         ):
             event = self._stamped(Event(actions=rest), ctx)
-            self._account(event, ctx, result, output_for)
+            self._account(event, ctx, result)
             result.order = await self.emit(event)
         if ctx._output_delegated and not result.interrupts:
             result.output, result.has_output = ctx._delegated_output, True
@@ -400,9 +378,7 @@ class WorkflowRun:
         self._stamp(event, ctx)
         return event
 
-    def _account(
-        self, event: Event, ctx: NodeContext, result: NodeResult, output_for: list[str]
-    ) -> None:
+    def _account(self, event: Event, ctx: NodeContext, result: NodeResult) -> None:
         """Note the event's output, route and questions; give it the node's state writes."""
         if event.output is not None or event.node_info.message_as_output:
             if event.node_info.path != ctx.node_path:
@@ -415,7 +391,7 @@ class WorkflowRun:
             else:
                 result.output = event.output if event.output is not None else event.content
                 result.has_output = True
-                event.node_info.output_for = [ctx.node_path, *output_for]
+                event.node_info.output_for = [ctx.node_path, *ctx._output_for]
         if event.node_info.path == ctx.node_path:
             if event.actions.route is None and ctx.route is not None:
                 event.actions.route = ctx.route  # set on the context: committed with the run

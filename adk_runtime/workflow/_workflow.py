@@ -22,7 +22,7 @@ from pydantic import Field, PrivateAttr
 from adk_runtime.workflow._base_node import START, BaseNode
 from adk_runtime.workflow._errors import NodeInterrupted, WorkflowDataError
 from adk_runtime.workflow._graph import Graph, parse_edges
-from adk_runtime.workflow._run import NodeResult
+from adk_runtime.workflow._run import NodeResult, Place
 
 if TYPE_CHECKING:
     from adk_runtime.workflow._context import NodeContext
@@ -219,20 +219,14 @@ class Workflow(BaseNode):
     async def _run_child(
         self, ctx: NodeContext, node: BaseNode, node_input: Any, path: str
     ) -> NodeResult:
-        return await ctx.workflow_run.advance(
-            node,
-            node_input,
-            path=path,
-            author=self.name,
-            output_for=self._output_for(ctx, node),
-            state_schema=ctx.state_schema,
-        )
+        place = Place(path, self.name, self._output_for(ctx, node), ctx.state_schema)
+        return await ctx.workflow_run.advance(node, node_input, place)
 
-    def _output_for(self, ctx: NodeContext, node: BaseNode) -> list[str]:
+    def _output_for(self, ctx: NodeContext, node: BaseNode) -> tuple[str, ...]:
         """The workflows a terminal node's output is also the output of (this one, up)."""
         if node.name not in self._graph.terminal_names:
-            return []
-        return [ctx.node_path, *ctx._output_for]
+            return ()
+        return (ctx.node_path, *ctx._output_for)
 
     def _completed(self, loop: _Loop, name: str, result: NodeResult) -> None:
         if result.interrupts:
