@@ -229,10 +229,8 @@ class WorkflowRun:
         ``rerun`` runs it again whatever its ``rerun_on_resume`` (the root node). The node's
         own ``state_schema``, if any, replaces the enclosing run's.
         """
-        done = self.history.completed(place.path)
+        done = self.logged(node, place.path)
         if done is not None:  # the log has its output: it does not run again
-            if done.has_output and node.output_schema is not None:
-                done.output = node.checked_output(done.output)  # a workflow's, read back
             return done
         if node.state_schema is not None:
             place = dataclasses.replace(place, state_schema=node.state_schema)
@@ -249,6 +247,17 @@ class WorkflowRun:
             name=node.name, answer=answer, route=pause.route, output_schema=node.output_schema
         )
         return await self.run_node(stand_in, node_input, place)
+
+    def logged(self, node: BaseNode, path: str) -> NodeResult | None:
+        """The result of ``node``'s run at ``path`` if the log shows it finished, else None.
+
+        An output taken from a child (a workflow's) is checked against ``node``'s
+        ``output_schema`` as when it was made, so a replay passes on the same value.
+        """
+        done = self.history.completed(path)
+        if done is not None and done.has_output and node.output_schema is not None:
+            done.output = node.checked_output(done.output)
+        return done
 
     async def run_node(
         self,

@@ -196,7 +196,7 @@ class Workflow(BaseNode):
             run_id = loop.runs.get(trigger.name, 0) + 1
             loop.runs[trigger.name] = run_id
             path = f"{ctx.node_path}/{trigger.name}@{run_id}"
-            done = ctx.workflow_run.history.completed(path)
+            done = ctx.workflow_run.logged(node, path)
             if done is not None:  # the log has it: complete without running
                 replayed.append((trigger.name, done))
                 continue

@@ -403,3 +403,32 @@ def test_a_state_parameter_the_schema_lacks_is_refused_when_built() -> None:
     with pytest.raises(StateSchemaError, match="parameter 'budget' is not declared"):
         Workflow(name="wf", edges=[(START, reads)], state_schema=Ledger)
     Workflow(name="wf", edges=[(START, reads)])  # no schema: nothing to check
+
+
+async def test_a_replayed_nested_workflow_passes_on_its_checked_output(
+    session_service: BaseSessionService,
+) -> None:
+    crash = {"armed": True}
+    seen: list[Any] = []
+
+    def report() -> dict[str, Any]:
+        return {"title": "Q1", "pages": None}
+
+    def read(node_input: dict[str, Any]) -> str:
+        seen.append(node_input)
+        if crash["armed"]:
+            crash["armed"] = False
+            raise KeyboardInterruptLike
+        return "read"
+
+    inner = Workflow(name="inner", edges=[(START, report)], output_schema=Report)
+    run = await Run(session_service, Workflow(name="outer", edges=[(START, inner, read)])).start()
+    with pytest.raises(KeyboardInterruptLike):
+        await run.send(message("go"))
+    invocation = (await run.session()).events[0].invocation_id
+    await run.send(invocation_id=invocation)
+    assert seen == [{"title": "Q1"}, {"title": "Q1"}]  # the same value, fresh and replayed
+
+
+class KeyboardInterruptLike(BaseException):
+    """Stands for the process dying: nothing in the runtime catches it."""
