@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import hashlib
 import inspect
 import typing
 from collections.abc import AsyncGenerator, Callable
@@ -11,7 +12,9 @@ from google.genai import types
 from pydantic import PrivateAttr, TypeAdapter, ValidationError
 
 from adk_runtime.agents.readonly_context import ReadonlyContext
-from adk_runtime.workflow._base_node import BaseNode
+from adk_runtime.events.request_input import RequestInput
+from adk_runtime.events.tool_confirmation import ToolConfirmation
+from adk_runtime.workflow._base_node import BaseNode, to_json_value
 from adk_runtime.workflow._errors import WorkflowConfigurationError, WorkflowDataError
 from adk_runtime.workflow._retry_config import RetryConfig
 
@@ -37,11 +40,21 @@ class FunctionNode(BaseNode):
     items are handled as ``BaseNode`` handles ``_run_impl``'s (events, messages, questions,
     one output).
 
+    With ``require_confirmation`` (True, or a predicate given the bound arguments by name,
+    and ``ctx`` if it takes one) the node first asks the user to approve the call: a
+    ``RequestInput`` whose answer is a ``ToolConfirmation`` (``{"confirmed": true}``). The node
+    runs again with the answer (it needs ``rerun_on_resume=True``, which ``@node`` sets): an
+    approval runs the function, a rejection makes ``{"error": "This tool call is
+    rejected."}`` the output.
+
     Attributes:
         parameter_binding: Where parameters other than ``ctx`` and ``node_input`` come from.
+        require_confirmation: Ask the user before each run (True), or when the predicate
+            says so.
     """
 
     parameter_binding: Literal["state", "node_input"] = "state"
+    require_confirmation: bool | Callable[..., bool] = False
     _func: Callable[..., Any] = PrivateAttr()
     _signature: inspect.Signature = PrivateAttr()
     _adapters: dict[str, TypeAdapter[Any]] = PrivateAttr(default_factory=dict)
@@ -56,15 +69,22 @@ class FunctionNode(BaseNode):
         retry_config: RetryConfig | None = None,
         timeout: float | None = None,
         parameter_binding: Literal["state", "node_input"] = "state",
+        require_confirmation: bool | Callable[..., bool] = False,
         **fields: Any,
     ) -> None:
         """Wrap ``func`` (also accepted as ``func=``); its name is the node's unless given.
 
         Raises:
             WorkflowConfigurationError: ``func`` is not callable, or has no name and none is
-                given.
+                given, or ``require_confirmation`` comes without ``rerun_on_resume=True``.
         """
         func = fields.pop("func", func)
+        if require_confirmation and not rerun_on_resume:
+            raise WorkflowConfigurationError(
+                "A FunctionNode with require_confirmation needs rerun_on_resume=True: it runs "
+                "again once the user answered."
+            )
+        fields["require_confirmation"] = require_confirmation
         if not callable(func):
             raise WorkflowConfigurationError("A FunctionNode wraps a callable.")
         inferred = name or getattr(func, "__name__", None)
@@ -113,6 +133,11 @@ class FunctionNode(BaseNode):
 
     async def _run_impl(self, *, ctx: NodeContext, node_input: Any) -> AsyncGenerator[Any, None]:
         arguments = self._arguments(ctx, node_input)
+        if self.require_confirmation:
+            gate = await self._confirmation(ctx, arguments)
+            if gate is not None:
+                yield gate
+                return
         func = self._func
         if inspect.isasyncgenfunction(func):
             async for item in func(**arguments):
@@ -125,6 +150,41 @@ class FunctionNode(BaseNode):
             if inspect.isawaitable(result):
                 result = await result
             yield result
+
+    async def _confirmation(self, ctx: NodeContext, arguments: dict[str, Any]) -> Any:
+        """The question to ask, the rejection to output, or None to run the function."""
+        request_id = confirmation_id(ctx.node_path)
+        if request_id in ctx.resume_inputs:
+            answer = ctx.resume_inputs[request_id]
+            try:
+                confirmation = ToolConfirmation.from_response_dict(
+                    answer if isinstance(answer, dict) else {"confirmed": answer}
+                )
+            except (ValueError, TypeError):
+                raise WorkflowDataError(
+                    f"Node {self.name!r}: the answer to its confirmation request is not a "
+                    'ToolConfirmation ({"confirmed": true or false}).'
+                ) from None
+            return None if confirmation.confirmed else {"error": "This tool call is rejected."}
+        shown = {k: v for k, v in arguments.items() if k not in self._context_names}
+        if callable(self.require_confirmation):
+            wanted: Any = self.require_confirmation(
+                **{
+                    name: (ctx if name in ("ctx", "context") else shown.get(name))
+                    for name in inspect.signature(self.require_confirmation).parameters
+                    if name in shown or name in ("ctx", "context")
+                }
+            )
+            if inspect.isawaitable(wanted):
+                wanted = await wanted
+            if not wanted:
+                return None
+        return RequestInput(
+            interrupt_id=request_id,
+            message=f"Please approve or reject the call {self.name}().",
+            payload={"tool_name": self.name, "args": to_json_value(shown, self.name)},
+            response_schema=ToolConfirmation,
+        )
 
     def _arguments(self, ctx: NodeContext, node_input: Any) -> dict[str, Any]:
         arguments: dict[str, Any] = {}
@@ -169,6 +229,17 @@ class FunctionNode(BaseNode):
             raise WorkflowDataError(
                 f"Node {self.name!r}: parameter {name!r} does not fit its annotation: {problems}."
             ) from None
+
+
+def confirmation_id(node_path: str) -> str:
+    """The interrupt id of the confirmation request of the node run at ``node_path``.
+
+    ``wf_tool_confirmation:<path>`` as google-adk names it; a path too long for an id (over
+    100 characters) is replaced by its SHA-256 (the id stays the same for that run).
+    """
+    if len(node_path) <= 100:
+        return f"wf_tool_confirmation:{node_path}"
+    return "wf_tool_confirmation:" + hashlib.sha256(node_path.encode()).hexdigest()
 
 
 def _is_context_type(hint: Any) -> bool:

@@ -35,6 +35,7 @@ def node(
     parameter_binding: Literal["state", "node_input"] = "state",
     parallel_worker: bool = False,
     max_parallel_workers: int | None = None,
+    require_confirmation: bool | Callable[..., bool] | None = None,
 ) -> Callable[[Any], BaseNode]: ...
 
 
@@ -49,6 +50,7 @@ def node(
     parameter_binding: Literal["state", "node_input"] = "state",
     parallel_worker: bool = False,
     max_parallel_workers: int | None = None,
+    require_confirmation: bool | Callable[..., bool] | None = None,
 ) -> BaseNode: ...
 
 
@@ -62,6 +64,7 @@ def node(
     parameter_binding: Literal["state", "node_input"] = "state",
     parallel_worker: bool = False,
     max_parallel_workers: int | None = None,
+    require_confirmation: bool | Callable[..., bool] | None = None,
 ) -> BaseNode | Callable[[Any], BaseNode]:
     """Make a node of ``node_like``, with these settings; a decorator without it.
 
@@ -69,11 +72,13 @@ def node(
     ``node(agent)``, ``node(tool)``, ``node(existing_node, name="other")`` wrap or copy.
     ``parallel_worker=True`` runs the node once per item of its input list, at most
     ``max_parallel_workers`` at once; its output is the list of outputs (see
-    ``ParallelWorker``).
+    ``ParallelWorker``). ``require_confirmation`` asks the user before a function node runs
+    (see ``FunctionNode``; ``rerun_on_resume`` defaults to True then).
 
     Raises:
         WorkflowConfigurationError: ``node_like`` cannot be a node, or
-            ``max_parallel_workers`` is given without ``parallel_worker`` or is below 1.
+            ``max_parallel_workers`` is given without ``parallel_worker`` or is below 1, or
+            ``require_confirmation`` is given for something other than a function.
     """
     if max_parallel_workers is not None and not parallel_worker:
         raise WorkflowConfigurationError(
@@ -101,7 +106,17 @@ def node(
             parameter_binding=parameter_binding,
             parallel_worker=parallel_worker,
             max_parallel_workers=max_parallel_workers,
+            require_confirmation=require_confirmation,
         )
+    if require_confirmation:  # it runs again once the user answered
+        plain = callable(node_like) and not isinstance(node_like, BaseNode | BaseAgent | BaseTool)
+        if not (plain or isinstance(node_like, FunctionNode)):
+            raise WorkflowConfigurationError(
+                "require_confirmation applies to function nodes (a tool asks with "
+                "tool_context.request_confirmation)."
+            )
+        settings["require_confirmation"] = require_confirmation
+        settings.setdefault("rerun_on_resume", True)
     if isinstance(node_like, BaseNode):
         built = node_like.model_copy(update=settings) if settings else node_like
     else:

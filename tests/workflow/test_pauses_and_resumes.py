@@ -286,3 +286,61 @@ async def test_a_resumed_run_replays_completions_in_the_order_they_were_committe
     assert outputs(events) == {"arrivals@1/each@2": "handled slow"}
     stored = outputs((await run.session()).events)
     assert stored["arrivals@1/each@1"] == "handled fast"
+
+
+async def test_a_node_that_requires_confirmation_asks_and_obeys_the_answer(
+    session_service: BaseSessionService,
+) -> None:
+    deleted: list[str] = []
+
+    @node(require_confirmation=lambda path: path.startswith("/prod"))
+    def delete(path: str) -> str:
+        deleted.append(path)
+        return f"deleted {path}"
+
+    workflow = Workflow(name="cleanup", edges=[(START, delete)])
+
+    # the predicate says no: it runs without asking
+    run = await Run(session_service, workflow).start()
+    events = await run.send(message("go"), state_delta={"path": "/tmp/x"})
+    assert outputs(events) == {"cleanup@1/delete@1": "deleted /tmp/x"}
+
+    # it says yes: the question names the call; a rejection is the output, nothing deleted
+    run = await Run(session_service, workflow).start()
+    first = await run.send(message("go"), state_delta={"path": "/prod/db"})
+    [call] = [c for e in first for c in e.get_function_calls()]
+    assert call.id == "wf_tool_confirmation:cleanup@1/delete@1"
+    assert call.args is not None
+    assert call.args["payload"] == {"tool_name": "delete", "args": {"path": "/prod/db"}}
+    with pytest.raises(InputValidationError, match="does not match its response_schema"):
+        await run.send(answer(call.id, "yes please"))
+    events = await run.send(answer(call.id, {"confirmed": False}))
+    assert outputs(events) == {"cleanup@1/delete@1": {"error": "This tool call is rejected."}}
+    assert deleted == ["/tmp/x"]
+
+    # approved, on another replica
+    run = await Run(session_service, workflow).start()
+    first = await run.send(message("go"), state_delta={"path": "/prod/logs"})
+    [call] = [c for e in first for c in e.get_function_calls()]
+    async with twin(session_service) as replica:
+        other = Run(replica, workflow)
+        other.sid = run.sid
+        events = await other.send(answer(call.id, {"confirmed": True}))
+    assert outputs(events) == {"cleanup@1/delete@1": "deleted /prod/logs"}
+    assert deleted == ["/tmp/x", "/prod/logs"]
+
+
+def test_require_confirmation_is_for_function_nodes_that_run_again() -> None:
+    from adk_runtime.agents import LlmAgent
+    from adk_runtime.testing import ScriptedModel
+    from adk_runtime.workflow import FunctionNode, WorkflowConfigurationError
+
+    def act() -> str:
+        return "done"
+
+    with pytest.raises(WorkflowConfigurationError, match="needs rerun_on_resume=True"):
+        FunctionNode(act, require_confirmation=True)
+    assert node(act, require_confirmation=True).rerun_on_resume is True
+    agent = LlmAgent(name="helper", model=ScriptedModel(replies=["x"]))
+    with pytest.raises(WorkflowConfigurationError, match="applies to function nodes"):
+        node(agent, require_confirmation=True)
