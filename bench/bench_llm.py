@@ -11,6 +11,7 @@ commits. Benchmarks on a shared 2-core machine are noisy; compare ratios within 
 
 from __future__ import annotations
 
+import functools
 import importlib.util
 import logging
 import tempfile
@@ -51,19 +52,15 @@ def _message(i: int) -> types.Content:
     return types.Content(role="user", parts=[types.Part(text=f"add two and three, #{i}")])
 
 
-async def _rate(
-    open_service: Callable[[], Awaitable[Any]], make_runner: Callable[[Any], Any]
-) -> float:
-    return await best_turn_rate(
-        open_service,
-        make_runner,
-        _message,
-        sessions=SESSIONS,
-        turns=TURNS,
-        rounds=ROUNDS,
-        units_per_turn=2,
-        app=APP,
-    )
+_rate = functools.partial(
+    best_turn_rate,
+    message=_message,
+    sessions=SESSIONS,
+    turns=TURNS,
+    rounds=ROUNDS,
+    units_per_turn=2,
+    app=APP,
+)
 
 
 def _ours_runner(service: BaseSessionService) -> Runner:

@@ -10,10 +10,10 @@ ratios within one run.
 
 from __future__ import annotations
 
+import functools
 import importlib.util
 import logging
 import tempfile
-from collections.abc import Awaitable, Callable
 from pathlib import Path
 from typing import Any
 
@@ -56,19 +56,15 @@ def _message(i: int) -> types.Content:
     return types.Content(role="user", parts=[types.Part(text=f"message {i}")])
 
 
-async def _rate(
-    open_service: Callable[[], Awaitable[Any]], make_runner: Callable[[Any], Any]
-) -> float:
-    return await best_turn_rate(
-        open_service,
-        make_runner,
-        _message,
-        sessions=SESSIONS,
-        turns=TURNS,
-        rounds=ROUNDS,
-        units_per_turn=NODES,
-        app=APP,
-    )
+_rate = functools.partial(
+    best_turn_rate,
+    message=_message,
+    sessions=SESSIONS,
+    turns=TURNS,
+    rounds=ROUNDS,
+    units_per_turn=NODES,
+    app=APP,
+)
 
 
 def _ours_runner(service: Any) -> Runner:

@@ -19,6 +19,7 @@ from adk_runtime.agents.llm_agent import LlmAgent
 from adk_runtime.errors import InputValidationError
 from adk_runtime.events import Event
 from adk_runtime.workflow._interrupts import check_node_message
+from adk_runtime.workflow._root import NodeAgent
 
 __all__ = ["check_client_answers"]
 
@@ -35,7 +36,7 @@ async def check_client_answers(agent: BaseAgent, ctx: InvocationContext, message
             mixed with text, answering no call, or calls of several invocations.
     """
     check_input_answers(ctx, message)
-    if getattr(agent, "node", None) is not None:  # a workflow node at the root
+    if isinstance(agent, NodeAgent):  # a workflow node at the root
         check_node_message(ctx.session.events, message)
     answered = sorted(
         name

@@ -12,7 +12,7 @@ from pydantic import InstanceOf
 from adk_runtime.agents.base_agent import BaseAgent
 from adk_runtime.agents.llm_agent import LlmAgent
 from adk_runtime.events.event import Event
-from adk_runtime.utils.content_utils import to_user_content
+from adk_runtime.utils.content_utils import extract_text_from_content, to_user_content
 from adk_runtime.workflow._base_node import BaseNode
 
 if TYPE_CHECKING:
@@ -75,8 +75,7 @@ class AgentNode(BaseNode):
         return copy
 
     def _output_of(self, answer: Event) -> Any:
-        parts = answer.content.parts or [] if answer.content is not None else []
-        text = "".join(part.text for part in parts if part.text and not part.thought)
+        text = extract_text_from_content(answer.content)
         schema = self.agent.output_schema if isinstance(self.agent, LlmAgent) else None
         if schema is None or not text.strip():
             return text

@@ -18,7 +18,7 @@ from adk_runtime.workflow._retry_config import RetryConfig
 if TYPE_CHECKING:
     from adk_runtime.workflow._context import NodeContext
 
-__all__ = ["START", "BaseNode", "to_json_value"]
+__all__ = ["START", "BaseNode", "problems", "to_json_value"]
 
 
 class BaseNode(BaseModel, abc.ABC):
@@ -131,11 +131,15 @@ def _checked(schema: Any, data: Any, what: str) -> Any:
     try:
         return TypeAdapter(schema).validate_python(data)
     except ValidationError as error:
-        problems = "; ".join(
-            f"{'.'.join(map(str, issue['loc'])) or '(value)'}: {issue['msg']}"
-            for issue in error.errors(include_input=False)
-        )
-        raise WorkflowDataError(f"{what} does not fit its schema: {problems}.") from None
+        raise WorkflowDataError(f"{what} does not fit its schema: {problems(error)}.") from None
+
+
+def problems(error: ValidationError) -> str:
+    """Where and what is wrong in ``error``, never the value (``title: Input should...``)."""
+    return "; ".join(
+        f"{'.'.join(map(str, issue['loc'])) or '(value)'}: {issue['msg']}"
+        for issue in error.errors(include_input=False)
+    )
 
 
 _JSON: TypeAdapter[Any] = TypeAdapter(Any)

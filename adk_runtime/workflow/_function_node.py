@@ -14,7 +14,8 @@ from pydantic import PrivateAttr, TypeAdapter, ValidationError
 from adk_runtime.agents.readonly_context import ReadonlyContext
 from adk_runtime.events.request_input import RequestInput
 from adk_runtime.events.tool_confirmation import ToolConfirmation
-from adk_runtime.workflow._base_node import BaseNode, to_json_value
+from adk_runtime.utils.content_utils import extract_text_from_content
+from adk_runtime.workflow._base_node import BaseNode, problems, to_json_value
 from adk_runtime.workflow._errors import WorkflowConfigurationError, WorkflowDataError
 from adk_runtime.workflow._retry_config import RetryConfig
 
@@ -218,16 +219,13 @@ class FunctionNode(BaseNode):
         if adapter is None:
             return value
         if isinstance(value, types.Content) and _wants_text(adapter):
-            value = "".join(part.text or "" for part in value.parts or [] if not part.thought)
+            value = extract_text_from_content(value)
         try:
             return adapter.validate_python(value)
         except ValidationError as error:
-            problems = "; ".join(
-                f"{'.'.join(map(str, issue['loc'])) or '(value)'}: {issue['msg']}"
-                for issue in error.errors(include_input=False)
-            )
             raise WorkflowDataError(
-                f"Node {self.name!r}: parameter {name!r} does not fit its annotation: {problems}."
+                f"Node {self.name!r}: parameter {name!r} does not fit its annotation: "
+                f"{problems(error)}."
             ) from None
 
 

@@ -10,6 +10,7 @@ from typing import TYPE_CHECKING, Any
 from google.genai import types
 from pydantic import Field, PrivateAttr
 
+from adk_runtime.utils.content_utils import extract_text_from_content
 from adk_runtime.workflow._base_node import BaseNode
 from adk_runtime.workflow._errors import NodeInterrupted, WorkflowConfigurationError
 
@@ -92,7 +93,7 @@ async def _settle(tasks: list[asyncio.Task[Any]]) -> None:
 
 def _items(node_input: Any) -> list[Any]:
     if isinstance(node_input, types.Content):
-        text = "".join(part.text or "" for part in node_input.parts or [] if not part.thought)
+        text = extract_text_from_content(node_input)
         try:
             node_input = json.loads(text)
         except ValueError:
