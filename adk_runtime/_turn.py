@@ -15,7 +15,7 @@ from typing import Any
 
 from google.genai import types
 
-from adk_runtime.agents import _resume
+from adk_runtime.agents import _resume, _tasks
 from adk_runtime.agents._generator_tools import caller_of
 from adk_runtime.agents.base_agent import BaseAgent
 from adk_runtime.agents.invocation_context import InvocationContext
@@ -68,8 +68,8 @@ def agent_to_run(
         if caller is not None:
             return caller
     for event in live_events_newest_first(session.events):
-        if event.author == "user":
-            continue
+        if event.author == "user" or event.isolation_scope is not None:
+            continue  # a delegated task's events: the agent that delegated it goes on
         if event.author == root.name:
             return root
         agent = root.find_sub_agent(event.author)
@@ -93,10 +93,19 @@ def continue_with(ctx: InvocationContext, caller: BaseAgent, call_event: Event |
 
     An answer inside a workflow resumes the workflow from the invocation's committed events,
     as a crashed turn's resume does: each agent continues from its own events, so a parallel
-    branch that had answered is not run again.
+    branch that had answered is not run again. An answer to a call made inside a delegated
+    task resumes the agent that delegated it, likewise.
     """
+    asked = caller
+    if call_event is not None and call_event.isolation_scope is not None:
+        # a call made inside a delegated task: the agent that delegated it hands the task
+        # back to its sub-agent, which continues from its events with the answer
+        delegating = _tasks.delegating_event(ctx.session.events, call_event.isolation_scope)
+        delegator = caller.root_agent.find_agent(delegating.author) if delegating else None
+        if delegator is not None:
+            caller, call_event = delegator, delegating
     ctx.agent = agent_resumed(caller, call_event)
-    if ctx.agent is not caller:
+    if ctx.agent is not asked:
         _resume.start(ctx, _resume.invocation_events(ctx.session.events, ctx.invocation_id))
 
 

@@ -46,6 +46,7 @@ from adk_runtime._app_origin import agent_origin, alignment_hint
 from adk_runtime._foreign import refuse_google_adk
 from adk_runtime._plugin_run import plugin_message, resolve_app
 from adk_runtime._runner_support import ThreadedRun
+from adk_runtime.agents import _tasks
 from adk_runtime.agents._answer_checks import check_client_answers
 from adk_runtime.agents.base_agent import BaseAgent
 from adk_runtime.agents.invocation_context import InvocationContext, new_invocation_context_id
@@ -274,6 +275,8 @@ class Runner:
                     ctx.invocation_id, new_message, state_delta, idempotency_key
                 )
                 event.custom_metadata = run_config.custom_metadata or None
+                # a reply to a task agent's question goes to it
+                event.isolation_scope = _tasks.active_scope(session.events, self.agent, call_event)
                 await check_client_answers(agent, ctx, event)  # a refused answer is not stored
                 result = await self.session_service.commit_event(session, event)
                 gone = functools.partial(self._missing, user_id, session_id)

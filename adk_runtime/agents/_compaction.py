@@ -143,9 +143,11 @@ def due_range(
 
     The token-threshold trigger is tried first (unless ``sliding_window_only``), then
     (unless ``token_threshold_only``) the sliding window. ``agent_name``: only prompt token
-    counts that agent's model reported are read (see :func:`prompt_tokens`).
+    counts that agent's model reported are read (see :func:`prompt_tokens`). A delegated
+    task's events (``isolation_scope``) are never summarised: the summary is read outside
+    the task, where that work must not show, and the task agent reads its events as they are.
     """
-    live = live_events(events)
+    live = [event for event in live_events(events) if event.isolation_scope is None]
     if (
         not sliding_window_only
         and config.token_threshold is not None

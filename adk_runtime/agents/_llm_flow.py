@@ -18,6 +18,7 @@ from adk_runtime.agents import (
     _input_requests,
     _step_hooks,
     _structured_output,
+    _tasks,
     _toolsets,
 )
 from adk_runtime.agents._code_execution import CodeRun
@@ -70,6 +71,12 @@ async def run_flow(agent: LlmAgent, ctx: InvocationContext) -> AsyncGenerator[Ev
         async with aclosing(resume(agent, ctx)) as resumed:
             async for event in resumed:
                 yield event
+    delegations = _tasks.resume_delegations(agent, ctx)  # tasks still open, e.g. a reply came
+    async with aclosing(delegations.events()) as delegated:
+        async for event in delegated:
+            yield event
+    if delegations.waiting:
+        return
     while not ctx.end_invocation:
         step = _Step(agent, ctx)
         async with aclosing(step.run()) as events:
@@ -297,6 +304,60 @@ async def after_function_calls(
     event that ends the step and whether the step must stop.
     """
     outcome = outcome if outcome is not None else _Outcome()
+    delegated = _tasks.delegated_calls(call_event, tools_dict)
+    if delegated:  # the plain calls first, then each task in turn
+        async with aclosing(_delegating(agent, ctx, call_event, tools_dict, outcome)) as events:
+            async for event in events:
+                yield event
+        return
+    async with aclosing(_after_tool_calls(agent, ctx, call_event, tools_dict, outcome)) as events:
+        async for event in events:
+            yield event
+
+
+async def _delegating(
+    agent: LlmAgent,
+    ctx: InvocationContext,
+    call_event: Event,
+    tools_dict: dict[str, BaseTool],
+    outcome: StepOutcome,
+) -> AsyncGenerator[Event, None]:
+    """A model response that delegates tasks: its other calls run as usual, then the tasks.
+
+    When the other calls end the step (a pause, an answer, a transfer), the tasks are handed
+    over at the agent's next run (``_tasks.resume_delegations``).
+    """
+    delegated = _tasks.delegated_calls(call_event, tools_dict)
+    ids = {call.id for call in delegated}
+    others = [call for call in call_event.get_function_calls() if call.id not in ids]
+    if others:
+        plain = call_event.model_copy(
+            update={
+                "content": types.Content(
+                    role="model", parts=[types.Part(function_call=call) for call in others]
+                )
+            }
+        )
+        async with aclosing(_after_tool_calls(agent, ctx, plain, tools_dict, outcome)) as events:
+            async for event in events:
+                yield event
+        if outcome.stop:
+            return
+    delegations = _tasks.Delegations(agent, ctx, delegated, tools_dict)
+    async with aclosing(delegations.events()) as events:
+        async for event in events:
+            yield event
+    outcome.last_event = delegations.last_event or outcome.last_event
+    outcome.stop = delegations.waiting
+
+
+async def _after_tool_calls(
+    agent: LlmAgent,
+    ctx: InvocationContext,
+    call_event: Event,
+    tools_dict: dict[str, BaseTool],
+    outcome: StepOutcome,
+) -> AsyncGenerator[Event, None]:
     if call_event.long_running_tool_ids:
         outcome.stop = True
     stream = _functions.stream_calls(agent, ctx, call_event, tools_dict)
@@ -388,8 +449,8 @@ async def summary_due(agent: LlmAgent, ctx: InvocationContext) -> Event | None:
     committed by the Runner like any event, then the request.
     """
     config = ctx.events_compaction_config
-    if config is None or config.token_threshold is None:
-        return None
+    if config is None or config.token_threshold is None or ctx.isolation_scope is not None:
+        return None  # (a delegated task's work is never summarised)
     return await _compaction.summarize_due(
         config, agent, ctx.session.events, token_threshold_only=True
     )
@@ -423,13 +484,16 @@ def conversation(agent: LlmAgent, ctx: InvocationContext) -> list[types.Content]
     """The contents the agent's model is sent for the session's history.
 
     The history as :func:`adk_runtime.agents._contents.build_contents` tells it (without
-    confirmation requests and answers), with ``RunConfig.model_input_context`` placed right
-    before the invocation's user message.
+    confirmation requests and answers), of the agent's own scope only (a delegated task's
+    work, after the task's arguments as its first message; or everything outside tasks),
+    with ``RunConfig.model_input_context`` placed right before the invocation's user message.
     """
     run_config = ctx.run_config
     current_turn_only = agent.include_contents == "none"
+    scope = ctx.isolation_scope
+    events = [e for e in ctx.session.events if e.isolation_scope == scope]
     contents = build_contents(
-        _confirmation.without_confirmation_events(ctx.session.events),
+        _confirmation.without_confirmation_events(events),
         agent.name,
         ctx.branch,
         current_turn_only=current_turn_only,
@@ -438,6 +502,10 @@ def conversation(agent: LlmAgent, ctx: InvocationContext) -> list[types.Content]
         and not current_turn_only,
         keep_client_ids=keeps_call_ids(agent.canonical_model),
     )
+    if scope is not None:  # a delegated task: the delegating call's arguments come first
+        task = _tasks.task_input(ctx.session.events, scope, agent.mode == "single_turn")
+        if task is not None:
+            contents.insert(0, task)
     if run_config.model_input_context:
         at = next(
             (i for i in range(len(contents) - 1, -1, -1) if contents[i] == ctx.user_content),

@@ -48,7 +48,7 @@ from typing import TYPE_CHECKING, Any
 
 from google.genai import types
 
-from adk_runtime.agents import _functions, _input_requests, _toolsets
+from adk_runtime.agents import _functions, _input_requests, _tasks, _toolsets
 from adk_runtime.agents._generator_tools import is_progress_event
 from adk_runtime.agents._llm_flow import run_flow
 from adk_runtime.agents.invocation_context import InvocationContext
@@ -90,7 +90,7 @@ class ResumeState:
     """
 
     events: list[Event]
-    consumed: set[tuple[str, str | None]] = dataclasses.field(default_factory=set)
+    consumed: set[tuple[str, str | None, str | None]] = dataclasses.field(default_factory=set)
     retried_calls: set[str] = dataclasses.field(default_factory=set)
 
 
@@ -114,14 +114,16 @@ def _own_events(agent: BaseAgent, ctx: InvocationContext) -> list[tuple[int, Eve
     state = ctx._resume
     if not isinstance(state, ResumeState):
         return []
-    key = (agent.name, ctx.branch)
+    key = (agent.name, ctx.branch, ctx.isolation_scope)
     if key in state.consumed:
         return []
     state.consumed.add(key)
     return [
         (position, event)
         for position, event in enumerate(state.events)
-        if event.author == agent.name and event.branch == ctx.branch
+        if event.author == agent.name
+        and event.branch == ctx.branch
+        and event.isolation_scope == ctx.isolation_scope
     ]
 
 
@@ -422,6 +424,9 @@ async def _rerun_pending(
     waiting = set(call_event.long_running_tool_ids or set())
     # a call that asked for input is run again by the answer (_input_requests), not here
     waiting |= _input_requests.calls_that_asked(ctx.session.events, agent.name)
+    # a delegated task is handed back to its agent by the flow (_tasks.resume_delegations)
+    tasks = {tool.name: tool for tool in agent._task_tools(set())}
+    waiting |= {call.id for call in _tasks.delegated_calls(call_event, tasks) if call.id}
     pending = [
         call
         for call in call_event.get_function_calls()

@@ -55,6 +55,8 @@ def schema_with_tools(agent: LlmAgent) -> bool:
 
 def set_response_schema(agent: LlmAgent, request: LlmRequest) -> None:
     """Ask the model for JSON in the agent's ``output_schema`` (see :func:`prepare_request`)."""
+    if agent.mode == "task":  # the result comes through finish_task, in that schema
+        return
     if agent.output_schema is not None and (not agent.tools or schema_with_tools(agent)):
         request.set_output_schema(agent.output_schema)
 
@@ -65,7 +67,9 @@ def offer_answer_tool(agent: LlmAgent, request: LlmRequest) -> None:
     Done once per request: a request that already offers the tool is left as it is.
     """
     schema = agent.output_schema
-    if schema is None or not agent.tools or SetModelResponseTool.NAME in request.tools_dict:
+    if agent.mode == "task" or schema is None or not agent.tools:
+        return
+    if SetModelResponseTool.NAME in request.tools_dict:
         return
     if schema_with_tools(agent):  # the schema went on the request itself
         return
@@ -105,6 +109,8 @@ def save_output(agent: LlmAgent, event: Event) -> None:
     """
     key = agent.output_key
     if not key or event.author != agent.name or not event.is_final_response():
+        return
+    if agent.mode == "task":  # its text is talk with the user; finish_task gives the result
         return
     parts = (event.content.parts or []) if event.content is not None else []
     if not any(part.text is not None for part in parts):

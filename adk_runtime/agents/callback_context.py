@@ -85,6 +85,11 @@ class CallbackContext(ReadonlyContext):
         """The invocation's branch (``parent.child`` path of parallel sub-agents), if any."""
         return self._invocation_context.branch
 
+    @property
+    def isolation_scope(self) -> str | None:
+        """The delegated task being run (see ``LlmAgent.mode``), or None outside tasks."""
+        return self._invocation_context.isolation_scope
+
     def get_invocation_context(self) -> InvocationContext:
         """The running invocation (its session is the one this context reads and writes)."""
         return self._invocation_context

@@ -45,6 +45,8 @@ class InvocationContext(BaseModel):
         memory_service: Where memories are searched, if configured.
         user_content: The user message that started the invocation.
         branch: ``parent.child`` path isolating parallel sub-agents' histories.
+        isolation_scope: The delegated task being run (the id of the call that delegated
+            it; see ``LlmAgent.mode``), or None: the agent sees only the events of its scope.
         end_invocation: Set to stop the invocation after the current step.
         run_config: The settings of this invocation.
         plugin_manager: The Runner's plugins (none when the context is built by hand).
@@ -77,6 +79,7 @@ class InvocationContext(BaseModel):
     memory_service: BaseMemoryService | None = None
     user_content: types.Content | None = None
     branch: str | None = None
+    isolation_scope: str | None = None
     end_invocation: bool = False
     run_config: RunConfig = Field(default_factory=RunConfig)
     plugin_manager: PluginManager = Field(default_factory=PluginManager)

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import functools
 import warnings
 from collections.abc import AsyncGenerator, Awaitable, Callable, Sequence
 from contextlib import aclosing
@@ -48,6 +49,7 @@ from adk_runtime.tools.function_tool import FunctionTool
 from adk_runtime.tools.google_search_tool import GoogleSearchTool
 from adk_runtime.tools.transfer_to_agent_tool import NAME as TRANSFER_TOOL_NAME
 from adk_runtime.tools.transfer_to_agent_tool import TransferToAgentTool
+from adk_runtime.utils._agent_mode import DELEGATED_TASK_MODES, LlmAgentMode
 
 __all__ = [
     "AfterModelCallback",
@@ -121,6 +123,19 @@ class LlmAgent(BaseAgent):
         disallow_transfer_to_parent: The model may not hand back to the parent agent, and the
             next turn does not continue with this agent.
         disallow_transfer_to_peers: The model may not hand over to sibling agents.
+        mode: How the agent's parent reaches it. ``"chat"`` (or None): by
+            ``transfer_to_agent``. ``"task"``: the parent's model calls it as a tool named
+            after it (arguments: its ``input_schema``, else ``request``); it works on that
+            task in its own scope of the session, may ask the user over several turns (their
+            replies go to it), and ends by calling ``finish_task`` with a result following
+            its ``output_schema`` (else ``{"result": "<summary>"}``), which answers the
+            parent's call. ``"single_turn"``: called the same way, it answers from the
+            arguments alone, in one run; its final answer (parsed by ``output_schema``) is
+            the result. Agents in these two modes are not transfer targets and transfer to
+            no one. See the README's "Delegated tasks".
+        parallel_worker: As a workflow node, run the agent once per item of a list input,
+            concurrently (each item its own run and branch); the output is the list of
+            their answers, in the items' order (``node(..., parallel_worker=True)``).
         before_model_callback: ``(callback_context, llm_request)``; a returned
             ``LlmResponse`` replaces the model call.
         after_model_callback: ``(callback_context, llm_response)``; a returned
@@ -152,6 +167,8 @@ class LlmAgent(BaseAgent):
     code_executor: BaseCodeExecutor | None = None
     disallow_transfer_to_parent: bool = False
     disallow_transfer_to_peers: bool = False
+    mode: LlmAgentMode | None = None
+    parallel_worker: bool | None = None
     before_model_callback: BeforeModelCallback | None = None
     after_model_callback: AfterModelCallback | None = None
     before_tool_callback: BeforeToolCallback | None = None
@@ -328,7 +345,34 @@ class LlmAgent(BaseAgent):
             names = [agent.name for agent in targets]
             about = {agent.name: agent.description for agent in targets}
             tools.append(TransferToAgentTool(names, descriptions=about))
-        return tools
+        return tools + self._task_tools({tool.name for tool in tools})
+
+    def _task_tools(self, taken: set[str]) -> list[BaseTool]:
+        """``finish_task`` (task mode) and a tool per delegated sub-agent (``mode``).
+
+        One instance each per agent, so that the tools compare equal from step to step.
+        """
+        from adk_runtime.agents.llm.task._finish_task_tool import FinishTaskTool
+        from adk_runtime.tools.agent_tool import _SingleTurnAgentTool, _TaskAgentTool
+
+        wanted: list[tuple[Any, Callable[[], BaseTool]]] = []
+        if self.mode == "task":
+            wanted.append((self, lambda: FinishTaskTool(self)))
+        for sub in self.sub_agents:
+            mode = getattr(sub, "mode", None)
+            if mode == "task":
+                wanted.append((sub, functools.partial(_TaskAgentTool, sub)))
+            elif mode == "single_turn":
+                wanted.append((sub, functools.partial(_SingleTurnAgentTool, sub)))
+        made: list[BaseTool] = []
+        for owner, make in wanted:
+            cached = self._wrapped.get(-id(owner))
+            if cached is None or cached[0] is not owner:
+                cached = (owner, make())
+                self._wrapped[-id(owner)] = cached
+            if cached[1].name not in taken:
+                made.append(cached[1])
+        return made
 
     def _as_tool(self, tool: BaseTool | Callable[..., Any], *, shared: bool = False) -> BaseTool:
         if isinstance(tool, GoogleSearchTool) and tool.bypass_multi_tools_limit and shared:
@@ -350,6 +394,9 @@ class LlmAgent(BaseAgent):
         return cached[1]
 
     def _transfer_targets(self) -> list[BaseAgent]:
+        """The agents the model may hand over to: none from a delegated agent (``mode``)."""
+        if self.mode in DELEGATED_TASK_MODES:
+            return []
         targets = list(self.sub_agents)
         parent = self.parent_agent
         if isinstance(parent, LlmAgent):
@@ -357,7 +404,7 @@ class LlmAgent(BaseAgent):
                 targets.append(parent)
             if not self.disallow_transfer_to_peers:
                 targets.extend(peer for peer in parent.sub_agents if peer is not self)
-        return targets
+        return [a for a in targets if getattr(a, "mode", None) not in DELEGATED_TASK_MODES]
 
     def can_transfer_to_parent(self) -> bool:
         """True unless ``disallow_transfer_to_parent``: the next turn may continue here."""

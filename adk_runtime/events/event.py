@@ -52,6 +52,9 @@ class Event(BaseModel):
         branch: ``agent_1.agent_2`` path of the agent that produced it, for isolation.
         long_running_tool_ids: Function-call ids of long-running tools still pending
             (stored sorted, so the same event always serializes alike).
+        isolation_scope: The delegated task the event belongs to (the id of the call that
+            delegated it), or None: an agent sees only the events of its own scope, so a
+            task agent's work stays out of its parent's view and the other way round.
         node_info: The workflow node the event comes from (google-adk 2); empty for
             adk_runtime's own agents, kept when given.
         logprobs_result: On a model-response event: the log probabilities of the chosen and
@@ -89,6 +92,7 @@ class Event(BaseModel):
     node_info: NodeInfo = Field(default_factory=NodeInfo)
     long_running_tool_ids: set[str] | None = None
     branch: str | None = None
+    isolation_scope: str | None = None
     id: str = Field(default_factory=lambda: Event.new_id())
     timestamp: float = Field(default_factory=platform_time.get_time)
 

@@ -17,7 +17,7 @@ from adk_runtime.utils.variant_utils import GoogleLLMVariant, get_google_llm_var
 if TYPE_CHECKING:
     from adk_runtime.agents.base_agent import BaseAgent
 
-__all__ = ["GROUNDING_STATE_KEY", "AgentTool"]
+__all__ = ["GROUNDING_STATE_KEY", "AgentTool", "DelegationTool"]
 
 GROUNDING_STATE_KEY: Final = "temp:_adk_grounding_metadata"
 """Where an agent tool that passes grounding on keeps it for the rest of the invocation."""
@@ -167,6 +167,38 @@ class AgentTool(BaseTool):
         from adk_runtime.agents._structured_output import validate_output
 
         return validate_output(output_schema, text)
+
+
+class DelegationTool(AgentTool):
+    """A sub-agent in ``task`` or ``single_turn`` mode, offered to its parent as a function.
+
+    The parent's model calls it with the task's arguments (the sub-agent's ``input_schema``,
+    else ``request``); the parent's run hands the call to the sub-agent, in the same session
+    (``adk_runtime.agents._tasks``), and answers it with the sub-agent's result.
+    ``run_async`` is never reached that way.
+    """
+
+    def _get_declaration(self) -> types.FunctionDeclaration | None:
+        declaration = super()._get_declaration()
+        if declaration is not None:
+            note = (
+                "This hands the task over to a specialised agent: do not call it together "
+                "with other tools."
+            )
+            declaration.description = f"{self.description}\n{note}".strip()
+        return declaration
+
+    async def run_async(self, *, args: dict[str, Any], tool_context: ToolContext) -> Any:
+        """Only the delegating agent's run may run the task (see the class)."""
+        return {"error": f"{self.name!r} is a delegated agent: its parent's run hands it the task."}
+
+
+class _TaskAgentTool(DelegationTool):
+    """A ``task``-mode sub-agent as its parent's tool (google-adk 2's name)."""
+
+
+class _SingleTurnAgentTool(DelegationTool):
+    """A ``single_turn``-mode sub-agent as its parent's tool (google-adk 2's name)."""
 
 
 def _text(part: types.Part) -> str:

@@ -34,10 +34,13 @@ class AgentNode(BaseNode):
     agent's final answer: the text of its last final response, or the value parsed with an
     ``LlmAgent``'s ``output_schema``. An agent that pauses on a long-running call leaves the
     node waiting; the user's answer to the call runs the node (the agent) again, and the
-    agent continues from its events.
+    agent continues from its events. A ``mode="task"`` agent's output is the result it
+    handed over with ``finish_task``.
     """
 
     agent: InstanceOf[BaseAgent]
+    branch_per_run: bool = False
+    """Each run on a branch of its own (the items of a parallel worker, which run at once)."""
     rerun_on_resume: bool = True
     runs_through_interrupts: ClassVar[bool] = True
 
@@ -49,17 +52,25 @@ class AgentNode(BaseNode):
             if e.invocation_id == ctx.invocation_id and e.node_info.path == ctx.node_path
         ]
         branch = _branch(ctx.node_path)
+        if self.branch_per_run:
+            branch += "@" + ctx.node_path.rpartition("@")[2]
         if node_input is not None and not mine and not _is_invocation_message(ctx, node_input):
             yield Event(author="user", content=to_user_content(node_input), branch=branch)
         agent_context = self._agent_context(invocation, resumed=bool(mine), branch=branch)
         # A resumed run starts from what the agent committed (its answer may be in the log
         # while the node's output event is not: the process died between the two).
         answer = _latest_answer(mine, None)
+        seen = list(mine)
         async with aclosing(self.agent.run_async(agent_context)) as events:
             async for event in events:
                 answer = _latest_answer([event], answer)
+                seen.append(event)
                 yield event
-        if answer is not None:
+        if isinstance(self.agent, LlmAgent) and self.agent.mode == "task":
+            finished, result = _task_result(self.agent, seen)
+            if finished:
+                yield Event(output=result)
+        elif answer is not None:
             yield Event(output=self._output_of(answer))
 
     def _agent_context(
@@ -82,6 +93,26 @@ class AgentNode(BaseNode):
         from adk_runtime.agents._structured_output import validate_output
 
         return validate_output(schema, text)
+
+
+def _task_result(agent: LlmAgent, events: list[Event]) -> tuple[bool, Any]:
+    """Whether a task agent's ``events`` end its task, and the result it handed over."""
+    from adk_runtime.agents.llm.task._finish_task_tool import (
+        FINISH_TASK_TOOL_NAME,
+        FinishTaskTool,
+        is_finish_task_terminal_fr,
+    )
+
+    args: dict[str, Any] | None = None
+    for event in events:
+        if event.partial or event.author != agent.name:
+            continue
+        for call in event.get_function_calls():
+            if call.name == FINISH_TASK_TOOL_NAME:
+                args = dict(call.args or {})
+        if args is not None and is_finish_task_terminal_fr(event):
+            return True, FinishTaskTool(agent).result_of(args)
+    return False, None
 
 
 def _branch(path: str) -> str:

@@ -142,7 +142,10 @@ def build_node(
     if isinstance(node_like, BaseAgent):
         settings.setdefault("name", node_like.name)
         settings.setdefault("description", node_like.description)
-        return AgentNode(agent=node_like, **settings)
+        agent_node = AgentNode(agent=node_like, **settings)
+        if getattr(node_like, "parallel_worker", None):  # LlmAgent(parallel_worker=True)
+            return ParallelWorker(node=agent_node)
+        return agent_node
     if isinstance(node_like, BaseTool):
         settings.setdefault("name", node_like.name)
         settings.setdefault("description", node_like.description)

@@ -28,7 +28,8 @@ class ParallelWorker(BaseNode):
     child run (``<worker path>/<node>@<n>``, numbered in the items' order), so a resumed
     worker runs only the items whose output is not committed. A failing item cancels the
     others and fails the worker (with ``DynamicNodeFailError``); an item that asks the user
-    something lets the others finish, then the worker waits for the answers.
+    something lets the others finish, then the worker waits for the answers. An agent's
+    items each run on a branch of their own, so none sees another's conversation.
     """
 
     max_parallel_workers: int | None = Field(default=None, ge=1)
@@ -46,6 +47,10 @@ class ParallelWorker(BaseNode):
         fields.setdefault("name", node.name)
         fields.setdefault("description", node.description)
         super().__init__(**fields)
+        from adk_runtime.workflow._agent_node import AgentNode
+
+        if isinstance(node, AgentNode):  # items run at once: none may see another's events
+            node = node.model_copy(update={"branch_per_run": True})
         self._node = node
 
     @property

@@ -50,12 +50,13 @@ CONFIG = (
     "`McpToolset`)."
 )
 WORKFLOW = (
-    "google-adk 2's task mode and isolation scopes, and `LlmAgent.parallel_worker`: not "
-    "implemented. Workflow graphs are (`adk_runtime.workflow`: `Workflow`, `FunctionNode`, "
-    "`JoinNode`, `node` with `parallel_worker`, edges and routes, retries, timeouts, "
-    "questions to the user, child runs, `Runner(node=...)`); a node's context is "
+    "google-adk 2 gives every `Context` a workflow node's members; here a node's context is "
     "`workflow.NodeContext`, a `Context` with `node`, `node_path`, `run_id`, "
-    "`attempt_count`, `event_author`, `route`, `output` and `run_node`."
+    "`attempt_count`, `event_author`, `route`, `output` and `run_node` (workflow graphs: "
+    "`adk_runtime.workflow`, with `Workflow`, `FunctionNode`, `JoinNode`, `node` with "
+    "`parallel_worker`, edges and routes, retries, timeouts, questions to the user, child "
+    "runs, `Runner(node=...)`). Delegated tasks are here too (`LlmAgent.mode`, "
+    "`isolation_scope`)."
 )
 GOOGLE_CLOUD = (
     "Google Cloud services (Vertex AI memory and RAG; BigQuery, Bigtable, "
@@ -134,7 +135,6 @@ OMITTED: dict[str, str] = {
     "tools.agent_tool:AgentToolConfig": CONFIG,
     "tools.example_tool:ExampleToolConfig": CONFIG,
     # workflows, task mode
-    "agents.llm": WORKFLOW,
     # Google Cloud
     "memory.vertex_ai_memory_bank_service": GOOGLE_CLOUD,
     "memory.vertex_ai_rag_memory_service": GOOGLE_CLOUD,
@@ -309,7 +309,6 @@ MEMBERS_OMITTED: dict[str, str] = {
     "agents.context:Context.error_node_path": WORKFLOW,
     "agents.context:Context.event_author": WORKFLOW,
     "agents.context:Context.interrupt_ids": WORKFLOW,
-    "agents.context:Context.isolation_scope": WORKFLOW,
     "agents.context:Context.node": WORKFLOW,
     "agents.context:Context.node_path": WORKFLOW,
     "agents.context:Context.output": WORKFLOW,
@@ -318,11 +317,7 @@ MEMBERS_OMITTED: dict[str, str] = {
     "agents.context:Context.run_id": WORKFLOW,
     "agents.context:Context.run_node": WORKFLOW,
     "agents.context:Context.telemetry_context": WORKFLOW,
-    "agents.invocation_context:InvocationContext.isolation_scope": WORKFLOW,
     "agents.invocation_context:InvocationContext.node_path": WORKFLOW,
-    "agents.llm_agent:LlmAgent.mode": WORKFLOW,
-    "agents.llm_agent:LlmAgent.parallel_worker": WORKFLOW,
-    "events.event:Event.isolation_scope": WORKFLOW,
     # the tools' YAML config classes
     "tools.agent_tool:AgentTool.from_config": CONFIG,
     "tools.base_tool:BaseTool.from_config": CONFIG,

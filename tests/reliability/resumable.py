@@ -71,7 +71,7 @@ class _Tools:
         return {"value": i * 7}
 
 
-def _handler(name: str, simulate: bool) -> Any:
+def _handler(name: str, simulate: bool, *, finish: bool = False) -> Any:
     """Step 1: add(1); step 2: mul(2) and add(3) together; step 3: add(4); then the total.
 
     A round starts after the last text the request holds (the user's message, another
@@ -105,7 +105,30 @@ def _handler(name: str, simulate: bool) -> Any:
         if done == 3:
             return function_call("add", {"i": 4}, id=f"{name}-{rounds}-c4")
         total = sum(int((r.response or {})["value"]) for r in mine)
+        if finish:  # a task agent hands its result over
+            return function_call("finish_task", {"result": f"{name} total={total}"}, id=f"{name}-f")
         return f"{name} total={total}"
+
+    return reply
+
+
+def _host(simulate: bool) -> Any:
+    """Delegates to ``first`` (a task), then ``second`` (single-turn), then sums up."""
+
+    async def reply(request: LlmRequest) -> Any:
+        if simulate:
+            await asyncio.sleep(random.uniform(0.0, 0.02))
+        got = [
+            part.function_response.response
+            for content in request.contents
+            for part in content.parts or []
+            if part.function_response is not None
+        ]
+        if not got:
+            return function_call("first", {"request": "count"}, id="host-d1")
+        if len(got) == 1:
+            return function_call("second", {"request": "count"}, id="host-d2")
+        return f"host heard {got[0]} and {got[1]}"
 
     return reply
 
@@ -118,16 +141,18 @@ def _last_text(request: LlmRequest) -> int:
     return 0
 
 
-def _llm(name: str, tools: _Tools, simulate: bool) -> LlmAgent:
+def _llm(name: str, tools: _Tools, simulate: bool, mode: Any = None) -> LlmAgent:
     return LlmAgent(
         name=name,
-        model=ScriptedModel(handler=_handler(name, simulate)),
+        model=ScriptedModel(handler=_handler(name, simulate, finish=mode == "task")),
         tools=[tools.add, tools.mul],
         output_key=f"{name}:answer",
+        mode=mode,
     )
 
 
-SHAPES = ("llm", "sequential", "loop", "parallel", "workflow")
+SHAPES = ("llm", "sequential", "loop", "parallel", "workflow", "task")
+TOOL_NAMES = frozenset({"add", "mul"})
 
 
 def build(shape: str, log: str | None, *, simulate: bool = True) -> BaseAgent:
@@ -144,6 +169,12 @@ def build(shape: str, log: str | None, *, simulate: bool = True) -> BaseAgent:
         return ParallelAgent(name="both", sub_agents=pair)
     if shape == "workflow":
         return as_agent(_workflow(tools, pair, log))
+    if shape == "task":  # delegated tasks: a task agent, then a single-turn one
+        subs = [
+            _llm("first", tools, simulate, "task"),
+            _llm("second", tools, simulate, "single_turn"),
+        ]
+        return LlmAgent(name="host", model=ScriptedModel(handler=_host(simulate)), sub_agents=subs)
     raise ValueError(shape)
 
 

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import asyncio
 from typing import Any
 
 from pydantic import BaseModel
@@ -183,3 +184,35 @@ async def test_each_turn_asks_the_agent_node_afresh(session_service: BaseSession
         "user:dogs",
         "user:say something about dogs",
     ]
+
+
+async def test_an_llm_agent_marked_parallel_worker_runs_once_per_item(
+    session_service: BaseSessionService,
+) -> None:
+    seen: list[list[str]] = []
+
+    async def reply(request: Any) -> str:
+        await asyncio.sleep(0.01)  # the items' runs overlap
+        seen.append([p.text for c in request.contents for p in c.parts or [] if p.text])
+        return f"{seen[-1][-1]} in French"
+
+    translator = LlmAgent(
+        name="translate", model=ScriptedModel(handler=reply), parallel_worker=True
+    )
+
+    def words(node_input: Any) -> list[str]:
+        return ["cat", "dog", "bird"]
+
+    workflow = Workflow(name="words", edges=[(START, words, translator)])
+    run = await Run(session_service, workflow).start()
+    events = await run.send(message("go"))
+
+    assert outputs(events)["words@1/translate@1"] == [
+        "cat in French",
+        "dog in French",
+        "bird in French",
+    ]
+    # each item was its own agent run, on its own branch
+    branches = {e.branch for e in events if e.author == "translate" and e.content is not None}
+    assert len(branches) == 3
+    assert sorted(seen) == [["go", "bird"], ["go", "cat"], ["go", "dog"]]  # none saw another
