@@ -7,8 +7,9 @@ cancelled in the turn's own task), otherwise at the next event boundary, so an e
 committed is always committed whole. It then *seals* the invocation in the log:
 
 - each function call of the invocation that has no response gets an error response,
-  grouped by the author and branch of the event that made the call, so the model later sees
-  that the call was stopped instead of the call vanishing;
+  grouped by the author, branch and delegated task (``isolation_scope``) of the event that
+  made the call, so the model later sees that the call was stopped instead of the call
+  vanishing (a task delegated in the invocation is closed that way too);
 - with no such call, one content-less event of the root agent records the stop.
 
 Every sealing event carries ``error_code="INVOCATION_ABORTED"`` (google-adk's code, so each
@@ -141,11 +142,14 @@ def sealing_events(
     """The events that close an aborted invocation, given the session's committed events."""
     own = [event for event in events if event.invocation_id == invocation_id]
     answered = {r.id for event in own for r in event.get_function_responses() if r.id}
-    dangling: dict[tuple[str, str | None], list[types.FunctionCall]] = collections.defaultdict(list)
+    dangling: dict[tuple[str, str | None, str | None], list[types.FunctionCall]] = (
+        collections.defaultdict(list)
+    )
     for event in own:
         for call in event.get_function_calls():
             if call.id and call.id not in answered:
-                dangling[(event.author, event.branch or branch)].append(call)
+                key = (event.author, event.branch or branch, event.isolation_scope)
+                dangling[key].append(call)
     if not dangling:
         return [
             Event(
@@ -161,6 +165,7 @@ def sealing_events(
             invocation_id=invocation_id,
             author=author,
             branch=call_branch,
+            isolation_scope=scope,  # seen where the call was (a delegated task's scope)
             content=types.Content(
                 role="user",
                 parts=[
@@ -175,5 +180,5 @@ def sealing_events(
             error_code=ABORTED_CODE,
             error_message=ABORTED_MESSAGE,
         )
-        for (author, call_branch), calls in dangling.items()
+        for (author, call_branch, scope), calls in dangling.items()
     ]

@@ -123,25 +123,24 @@ def resolve_app(
     """The App the Runner runs: ``app`` itself, or one made of ``app_name``, ``agent``, ``plugins``.
 
     Raises:
-        ValueError: The arguments do not name exactly one of ``app`` and ``agent``, or
-            ``agent`` comes without ``app_name``, or ``plugins`` with ``app``.
+        ValueError: The arguments do not name exactly one of ``app``, ``agent`` and ``node``,
+            or ``agent`` comes without ``app_name``, or ``plugins`` with ``app``.
     """
+    if sum(given is not None for given in (app, agent, node)) > 1:
+        raise ValueError(
+            "Only one of app, agent, or node may be provided: give the Runner an app, an "
+            "agent (with app_name) or a workflow node."
+        )
+    if app is None and agent is None and node is None:
+        raise ValueError(
+            "One of app, agent, or node must be provided (app_name is required when agent is "
+            "provided): give the Runner an app, an agent and an app_name, or a node."
+        )
     if node is not None:
-        if agent is not None:
-            raise ValueError("Only one of agent or node may be provided: give the Runner one.")
         from adk_runtime.workflow._root import as_agent
 
         agent = as_agent(node)
         app_name = app_name or getattr(node, "name", None)
-    if app is not None and agent is not None:
-        raise ValueError(
-            "Only one of app or agent may be provided: give the Runner either, not both."
-        )
-    if app is None and agent is None:
-        raise ValueError(
-            "One of app or agent must be provided (app_name is required when agent is "
-            "provided): give the Runner an app, or an agent and an app_name."
-        )
     if plugins is not None:
         if app is not None:
             raise ValueError("With app, give the plugins in App(plugins=...), not to the Runner.")

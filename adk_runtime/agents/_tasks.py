@@ -27,7 +27,7 @@ import pydantic
 from google.genai import types
 
 from adk_runtime.events import Event
-from adk_runtime.events.rewind import live_events, live_events_newest_first
+from adk_runtime.events.rewind import live_events
 from adk_runtime.tools.agent_tool import DelegationTool
 
 if TYPE_CHECKING:
@@ -233,9 +233,9 @@ def active_scope(
         return call_event.isolation_scope
     if not _has_task_agents(root):
         return None
-    answered: set[str] = set()
-    for event in live_events_newest_first(events):
-        answered |= {r.id for r in event.get_function_responses() if r.id}
+    live = live_events(events)
+    answered = {r.id for event in live for r in event.get_function_responses() if r.id}
+    for event in reversed(live):
         scope = event.isolation_scope
         if scope is None or scope in answered:
             continue

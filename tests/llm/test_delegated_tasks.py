@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import asyncio
 import json
 from typing import Any
 
@@ -16,7 +17,7 @@ from adk_runtime.runners import Runner
 from adk_runtime.sessions import BaseSessionService
 from adk_runtime.testing import ScriptedModel, function_call
 from adk_runtime.tools import FunctionTool, LongRunningFunctionTool
-from tests.llm.helpers import APP, request_of, send, start, stored, texts
+from tests.llm.helpers import APP, request_of, send, start, stored, texts, user
 
 
 def _declared(model: ScriptedModel, index: int = 0) -> dict[str, Any]:
@@ -464,3 +465,47 @@ async def test_a_result_that_is_not_an_object_is_passed_under_result(
     declaration = _declared(child_model)["finish_task"]
     assert declaration.parameters_json_schema["required"] == ["result"]
     assert declaration.parameters_json_schema["properties"]["result"]["type"] == "array"
+
+
+async def test_stopping_an_invocation_inside_a_task_closes_the_task(
+    session_service: BaseSessionService,
+) -> None:
+    started = asyncio.Event()
+
+    async def slow(n: int) -> str:
+        """Take a long time."""
+        started.set()
+        await asyncio.Event().wait()
+        return "never"
+
+    child_model = ScriptedModel(replies=[function_call("slow", {"n": 1}, id="slow-1")])
+    child = LlmAgent(name="worker", model=child_model, mode="task", tools=[slow])
+    root_model = ScriptedModel(
+        replies=[function_call("worker", {"request": "work"}, id="task-1"), "Stopped it."]
+    )
+    runner = await start(_coordinator(root_model, child), session_service)
+    signal = asyncio.Event()
+
+    async def press_stop() -> None:
+        await started.wait()
+        signal.set()
+
+    stopper = asyncio.create_task(press_stop())
+    events = [
+        e
+        async for e in runner.run_async(
+            user_id="u1", session_id="s1", new_message=user("work"), abort_signal=signal
+        )
+    ]
+    await stopper
+
+    sealed = [e for e in events if e.error_code == "INVOCATION_ABORTED"]
+    by_call = {
+        r.id: (e.author, e.isolation_scope) for e in sealed for r in e.get_function_responses()
+    }
+    assert by_call == {"slow-1": ("worker", "task-1"), "task-1": ("root", None)}
+    # the task is closed: the next message is the coordinator's, which sees the stopped call
+    assert texts(await send(runner, "ok")) == ["Stopped it."]
+    last_user = [e for e in (await stored(runner)).events if e.author == "user"][-1]
+    assert last_user.isolation_scope is None
+    assert len(child_model.requests) == 1

@@ -55,9 +55,19 @@ def test_a_runner_needs_one_app_or_one_named_agent() -> None:
     agent = LlmAgent(name="a", model=ScriptedModel())
     app = App(name="app", root_agent=agent)
     sessions = InMemorySessionService()
-    with pytest.raises(ValueError, match="One of app or agent must be provided"):
+    with pytest.raises(ValueError, match="One of app, agent, or node must be provided"):
         Runner(app_name="app", session_service=sessions)
     with pytest.raises(ValueError, match="app_name is required when agent is provided"):
         Runner(agent=agent, session_service=sessions)
-    with pytest.raises(ValueError, match="Only one of app or agent may be provided"):
+    with pytest.raises(ValueError, match="Only one of app, agent, or node may be provided"):
         Runner(app=app, agent=agent, session_service=sessions)
+    from adk_runtime.workflow import START, Workflow
+
+    def step(node_input: str) -> str:
+        return node_input
+
+    workflow = Workflow(name="wf", edges=[(START, step)])
+    for extra in ({"app": app}, {"agent": agent, "app_name": "app"}):
+        with pytest.raises(ValueError, match="Only one of app, agent, or node may be provided"):
+            Runner(node=workflow, session_service=sessions, **extra)  # type: ignore[arg-type]
+    assert Runner(node=workflow, session_service=sessions).app_name == "wf"
