@@ -123,30 +123,50 @@ class _TaskRun:
         return self.paused or (self.is_task and not self.finished)
 
     async def events(self) -> AsyncGenerator[Event, None]:
+        """The agent's events; none when its committed events already hold the result.
+
+        A run cut short after the agent's result was committed (and before the response to
+        the delegating call was) takes the result from the log instead of running again.
+        """
+        for event in self.ctx.session.events:
+            if event.isolation_scope == self.scope:
+                self._note(event, live=False)
+        if self.finished:
+            return
+        async for event in self.agent.run_async(self.ctx):
+            if event.isolation_scope is None:
+                event.isolation_scope = self.scope
+            if not event.partial:
+                self.paused = self.paused or self.ctx.should_pause_invocation(event)
+                self._note(event, live=True)
+            yield event
+
+    def _note(self, event: Event, *, live: bool) -> None:
+        """Follow the agent's ``finish_task`` calls and answers in a complete event.
+
+        The accepted result goes into ``output_key`` with a ``live`` event (one committed
+        before carried it already).
+        """
         from adk_runtime.agents.llm.task._finish_task_tool import (
             FINISH_TASK_TOOL_NAME,
             FinishTaskTool,
             is_finish_task_terminal_fr,
         )
 
-        async for event in self.agent.run_async(self.ctx):
-            if event.isolation_scope is None:
-                event.isolation_scope = self.scope
-            if not event.partial and event.author == self.agent.name:
-                self.paused = self.paused or self.ctx.should_pause_invocation(event)
-                for call in event.get_function_calls():
-                    if call.name == FINISH_TASK_TOOL_NAME:
-                        self.finish_args = dict(call.args or {})
-                if self.is_task and self.finish_args is not None:
-                    if is_finish_task_terminal_fr(event):
-                        self.result = FinishTaskTool(_llm(self.agent)).result_of(self.finish_args)
-                        self.finished = True
-                        key = getattr(self.agent, "output_key", None)
-                        if key:
-                            event.actions.state_delta[key] = self.result
-                elif event.is_final_response() and event.content is not None:
-                    self.answer = event
-            yield event
+        if event.author != self.agent.name:
+            return
+        for call in event.get_function_calls():
+            if call.name == FINISH_TASK_TOOL_NAME:
+                self.finish_args = dict(call.args or {})
+        if self.is_task:
+            if self.finish_args is not None and is_finish_task_terminal_fr(event):
+                self.result = FinishTaskTool(_llm(self.agent)).result_of(self.finish_args)
+                self.finished = True
+                key = getattr(self.agent, "output_key", None)
+                if key and live:
+                    event.actions.state_delta[key] = self.result
+        elif event.is_final_response() and event.content is not None:
+            self.answer = event
 
     def response(self) -> dict[str, Any]:
         """The response to the delegating call."""

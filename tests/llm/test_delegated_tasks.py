@@ -12,7 +12,9 @@ from pydantic import BaseModel
 
 from adk_runtime.agents import LlmAgent
 from adk_runtime.apps.app import App, EventsCompactionConfig
+from adk_runtime.errors import PluginError
 from adk_runtime.events import Event
+from adk_runtime.plugins import BasePlugin
 from adk_runtime.runners import Runner
 from adk_runtime.sessions import BaseSessionService
 from adk_runtime.testing import ScriptedModel, function_call
@@ -509,3 +511,43 @@ async def test_stopping_an_invocation_inside_a_task_closes_the_task(
     last_user = [e for e in (await stored(runner)).events if e.author == "user"][-1]
     assert last_user.isolation_scope is None
     assert len(child_model.requests) == 1
+
+
+class _DieBefore(BasePlugin):
+    """Kills the turn right before the event answering ``name`` would be committed."""
+
+    def __init__(self, name: str) -> None:
+        super().__init__(name="die_before")
+        self.target = name
+        self.armed = True
+
+    async def on_event_callback(self, *, invocation_context: Any, event: Event) -> None:
+        if self.armed and any(r.name == self.target for r in event.get_function_responses()):
+            self.armed = False
+            raise _Crash
+
+
+@pytest.mark.parametrize("mode", ["task", "single_turn"])
+async def test_a_result_committed_before_the_crash_is_not_worked_out_again(
+    session_service: BaseSessionService, mode: str
+) -> None:
+    finish = function_call("finish_task", {"result": "done"})
+    child_model = ScriptedModel(replies=[finish if mode == "task" else "done"])
+    child = LlmAgent(name="worker", model=child_model, mode=mode)  # type: ignore[arg-type]
+    root_model = ScriptedModel(replies=[function_call("worker", {"request": "go"}), "All done."])
+    plugin = _DieBefore("worker")
+    app = App(name=APP, root_agent=_coordinator(root_model, child), plugins=[plugin])
+    runner = Runner(app=app, session_service=session_service)
+    await session_service.create_session(app_name=APP, user_id="u1", session_id="s1")
+    with pytest.raises(PluginError):
+        await send(runner, "go")
+    invocation_id = (await stored(runner)).events[0].invocation_id
+
+    resumed = [
+        e
+        async for e in runner.run_async(user_id="u1", session_id="s1", invocation_id=invocation_id)
+    ]
+
+    assert len(child_model.requests) == 1  # its result was in the log
+    assert _responses(resumed, "worker") == [{"result": "done"}]
+    assert texts(resumed)[-1] == "All done."
