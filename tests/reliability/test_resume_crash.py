@@ -38,7 +38,7 @@ import pytest
 from adk_runtime.events import Event
 from adk_runtime.sessions import BaseSessionService, InMemorySessionService
 from tests.reliability import resumable
-from tests.stores import Store, durable_params, fresh_store
+from tests.stores import Store, durable_params, fresh_store, postgres_admin_dsn
 
 ROOT = Path(__file__).resolve().parents[2]
 SHORT_KILLS = {"llm": 2, "sequential": 1, "loop": 1, "parallel": 1, "workflow": 2, "task": 2}
@@ -114,6 +114,7 @@ async def _crash_rounds(
             await _worker(
                 store, shape, sid, log, "start", kill_after=rng.uniform(0.0, KILL_WINDOW[shape])
             )
+            await _settled(store)
             async with store.open() as service:
                 at_kill = await _read(service, sid)
             moments[_moment(at_kill.events)] += 1
@@ -187,6 +188,29 @@ def _check(
             assert 1 <= count <= 2, f"{path}: ran {count} times"
     stored = {e.node_info.path for e in session.events if e.output is not None}
     assert set(node_runs) <= stored, "a node ran but its output is not stored"
+
+
+async def _settled(store: Store) -> None:
+    """Wait until PostgreSQL has finished what the killed worker had sent.
+
+    A statement (an append's commit) that reached the server before the SIGKILL still runs
+    there; reading the log before its backend has ended could miss an event it commits.
+    """
+    if store.backend != "postgres":
+        return
+    import asyncpg
+
+    connection = await asyncpg.connect(postgres_admin_dsn(store.url))
+    try:
+        deadline = time.monotonic() + 30
+        while await connection.fetchval(
+            "SELECT count(*) FROM pg_stat_activity WHERE datname = current_database() "
+            "AND pid <> pg_backend_pid()"
+        ):
+            assert time.monotonic() < deadline, "the killed worker's backends did not end"
+            await asyncio.sleep(0.01)
+    finally:
+        await connection.close()
 
 
 async def _worker(
