@@ -304,13 +304,9 @@ async def after_function_calls(
     event that ends the step and whether the step must stop.
     """
     outcome = outcome if outcome is not None else _Outcome()
-    delegated = _tasks.delegated_calls(call_event, tools_dict)
-    if delegated:  # the plain calls first, then each task in turn
-        async with aclosing(_delegating(agent, ctx, call_event, tools_dict, outcome)) as events:
-            async for event in events:
-                yield event
-        return
-    async with aclosing(_after_tool_calls(agent, ctx, call_event, tools_dict, outcome)) as events:
+    # a response that delegates tasks: the plain calls first, then each task in turn
+    run = _delegating if _tasks.delegated_calls(call_event, tools_dict) else _after_tool_calls
+    async with aclosing(run(agent, ctx, call_event, tools_dict, outcome)) as events:
         async for event in events:
             yield event
 
