@@ -12,21 +12,18 @@ commits. Benchmarks on a shared 2-core machine are noisy; compare ratios within 
 from __future__ import annotations
 
 import functools
-import importlib.util
 import logging
-import tempfile
-from collections.abc import AsyncGenerator, Awaitable, Callable
-from pathlib import Path
+from collections.abc import AsyncGenerator
 from typing import Any
 
 from google.genai import types
 
 from adk_runtime.agents import LlmAgent
 from adk_runtime.runners import Runner
-from adk_runtime.sessions import BaseSessionService, InMemorySessionService
+from adk_runtime.sessions import BaseSessionService
 from adk_runtime.testing import ScriptedModel
 from adk_runtime.tools import ToolContext
-from bench.common import Report, best_turn_rate, google_adk_available
+from bench.common import Report, best_turn_rate, compare_rates
 
 SESSIONS = 5
 TURNS = 20
@@ -91,56 +88,16 @@ def _adk_runner(service: Any) -> Any:
     return AdkRunner(app_name=APP, agent=agent, session_service=service)
 
 
-async def _ours_memory() -> Any:
-    return InMemorySessionService()
-
-
-async def _adk_memory() -> Any:
-    from google.adk.sessions import InMemorySessionService as AdkInMemory
-
-    return AdkInMemory()
-
-
-def _sqlite_available() -> bool:
-    return importlib.util.find_spec("adk_runtime.sessions.sql") is not None
-
-
 async def run(report: Report) -> None:
     # google-adk logs a line per model call about the scripted model's missing token counts.
     logging.getLogger("google_adk").setLevel(logging.ERROR)
-    tmp = Path(tempfile.mkdtemp(prefix="bench-llm-"))
-    backends: list[tuple[str, Callable[[], Awaitable[Any]], Callable[[], Awaitable[Any]]]] = [
-        ("memory", _ours_memory, _adk_memory)
-    ]
-    if _sqlite_available():
-        from adk_runtime.sessions import session_service_from_url
-
-        counter = iter(range(1_000))
-
-        async def ours_sqlite() -> Any:
-            return session_service_from_url(f"sqlite+aiosqlite:///{tmp}/ours{next(counter)}.db")
-
-        async def adk_sqlite() -> Any:
-            from google.adk.sessions import DatabaseSessionService
-
-            return DatabaseSessionService(f"sqlite+aiosqlite:///{tmp}/adk{next(counter)}.db")
-
-        backends.append(("sqlite", ours_sqlite, adk_sqlite))
-    else:
-        print("  the SQL session backend is not on this branch yet: memory only")
-    for name, ours, adk in backends:
-        rate = await _rate(ours, _ours_runner)
-        report.add("llm", name, "tool-agent LLM steps/s", rate, "steps/s")
-        if not google_adk_available():
-            print("  google-adk is not installed (make bench installs the bench extra); skipped")
-            continue
-        rate = await _rate(adk, _adk_runner)
-        report.add("llm", name, "tool-agent LLM steps/s", rate, "steps/s", impl="google-adk")
-        report.ratio(
-            "llm",
-            name,
-            "tool-agent LLM steps/s",
-            "adk_runtime",
-            "google-adk",
-            higher_is_better=True,
-        )
+    await compare_rates(
+        report,
+        "llm",
+        "tool-agent LLM steps/s",
+        "steps/s",
+        "llm",
+        _rate,
+        _ours_runner,
+        _adk_runner,
+    )

@@ -11,17 +11,13 @@ ratios within one run.
 from __future__ import annotations
 
 import functools
-import importlib.util
 import logging
-import tempfile
-from pathlib import Path
 from typing import Any
 
 from google.genai import types
 
 from adk_runtime.runners import Runner
-from adk_runtime.sessions import InMemorySessionService
-from bench.common import Report, best_turn_rate, google_adk_available
+from bench.common import Report, best_turn_rate, compare_rates
 
 SESSIONS = 5
 TURNS = 20
@@ -84,38 +80,6 @@ def _adk_runner(service: Any) -> Any:
 
 async def run(report: Report) -> None:
     logging.getLogger("google_adk").setLevel(logging.ERROR)
-    tmp = Path(tempfile.mkdtemp(prefix="bench-workflow-"))
-    counter = iter(range(1_000))
-
-    async def ours_memory() -> Any:
-        return InMemorySessionService()
-
-    async def adk_memory() -> Any:
-        from google.adk.sessions import InMemorySessionService as AdkInMemory
-
-        return AdkInMemory()
-
-    async def ours_sqlite() -> Any:
-        from adk_runtime.sessions import session_service_from_url
-
-        return session_service_from_url(f"sqlite+aiosqlite:///{tmp}/ours{next(counter)}.db")
-
-    async def adk_sqlite() -> Any:
-        from google.adk.sessions import DatabaseSessionService
-
-        return DatabaseSessionService(f"sqlite+aiosqlite:///{tmp}/adk{next(counter)}.db")
-
-    backends = [("memory", ours_memory, adk_memory)]
-    if importlib.util.find_spec("aiosqlite") is not None:
-        backends.append(("sqlite", ours_sqlite, adk_sqlite))
-    for name, ours, adk in backends:
-        rate = await _rate(ours, _ours_runner)
-        report.add("workflow", name, "node runs/s", rate, "runs/s")
-        if not google_adk_available():
-            print("  google-adk is not installed (make bench installs the bench extra); skipped")
-            continue
-        rate = await _rate(adk, _adk_runner)
-        report.add("workflow", name, "node runs/s", rate, "runs/s", impl="google-adk")
-        report.ratio(
-            "workflow", name, "node runs/s", "adk_runtime", "google-adk", higher_is_better=True
-        )
+    await compare_rates(
+        report, "workflow", "node runs/s", "runs/s", "workflow", _rate, _ours_runner, _adk_runner
+    )

@@ -278,6 +278,65 @@ async def best_turn_rate(
     return best
 
 
+StoreFactory = Callable[[], Awaitable[Any]]
+
+
+def local_store_pairs(prefix: str) -> list[tuple[str, StoreFactory, StoreFactory]]:
+    """``(name, ours, google-adk's)`` session-service factories: in memory, and on SQLite
+    files (a fresh one per call) when aiosqlite is installed."""
+    import importlib.util
+    import tempfile
+
+    async def ours_memory() -> Any:
+        from adk_runtime.sessions import InMemorySessionService
+
+        return InMemorySessionService()
+
+    async def adk_memory() -> Any:
+        from google.adk.sessions import InMemorySessionService as AdkInMemory
+
+        return AdkInMemory()
+
+    pairs: list[tuple[str, StoreFactory, StoreFactory]] = [("memory", ours_memory, adk_memory)]
+    if importlib.util.find_spec("aiosqlite") is None:
+        return pairs
+    tmp = Path(tempfile.mkdtemp(prefix=f"bench-{prefix}-"))
+    counter = iter(range(1_000_000))
+
+    async def ours_sqlite() -> Any:
+        from adk_runtime.sessions import session_service_from_url
+
+        return session_service_from_url(f"sqlite+aiosqlite:///{tmp}/ours{next(counter)}.db")
+
+    async def adk_sqlite() -> Any:
+        from google.adk.sessions import DatabaseSessionService
+
+        return DatabaseSessionService(f"sqlite+aiosqlite:///{tmp}/adk{next(counter)}.db")
+
+    pairs.append(("sqlite", ours_sqlite, adk_sqlite))
+    return pairs
+
+
+async def compare_rates(
+    report: Report,
+    topic: str,
+    metric: str,
+    unit: str,
+    prefix: str,
+    rate: Callable[[StoreFactory, Callable[[Any], Any]], Awaitable[float]],
+    ours_runner: Callable[[Any], Any],
+    adk_runner: Callable[[Any], Any],
+) -> None:
+    """Report ``rate`` of our runner and of google-adk's on each local store, and the ratio."""
+    for name, ours, adk in local_store_pairs(prefix):
+        report.add(topic, name, metric, await rate(ours, ours_runner), unit)
+        if not google_adk_available():
+            print("  google-adk is not installed (make bench installs the bench extra); skipped")
+            continue
+        report.add(topic, name, metric, await rate(adk, adk_runner), unit, impl="google-adk")
+        report.ratio(topic, name, metric, "adk_runtime", "google-adk", higher_is_better=True)
+
+
 def google_adk_available() -> bool:
     try:
         metadata.version("google-adk")
