@@ -29,6 +29,7 @@ from google.genai import types
 from adk_runtime.events import Event
 from adk_runtime.events.rewind import live_events
 from adk_runtime.tools.agent_tool import DelegationTool
+from adk_runtime.utils._problems import problems
 
 if TYPE_CHECKING:
     from adk_runtime.agents.base_agent import BaseAgent
@@ -88,6 +89,11 @@ class Delegations:
         for call in self.calls:
             tool = self.tools[call.name or ""]
             assert isinstance(tool, DelegationTool)
+            refused = _refused_input(tool.agent, call)
+            if refused is not None:  # the sub-agent does not run; the model may call again
+                self.last_event = _response_event(self.agent, self.ctx, call, refused)
+                yield self.last_event
+                continue
             run = _TaskRun(self.ctx, call, tool.agent)
             async for event in run.events():
                 yield event
@@ -175,6 +181,19 @@ class _TaskRun:
             return result if isinstance(result, dict) else {"output": result}
         answer = _answer(self.agent, self.answer)
         return answer if isinstance(answer, dict) else {"result": answer}
+
+
+def _refused_input(agent: BaseAgent, call: types.FunctionCall) -> dict[str, Any] | None:
+    """The error answering a call whose arguments do not follow the agent's ``input_schema``."""
+    schema = getattr(agent, "input_schema", None)
+    if schema is None:
+        return None
+    try:
+        schema.model_validate(call.args or {})
+    except pydantic.ValidationError as exc:
+        wrong = problems(exc)
+        return {"error": f"{agent.name!r} was not given its task: {wrong}. Call it again."}
+    return None
 
 
 def _llm(agent: BaseAgent) -> LlmAgent:

@@ -12,13 +12,14 @@ from pydantic import BaseModel, ConfigDict, Field, TypeAdapter, ValidationError,
 
 from adk_runtime.events.event import Event
 from adk_runtime.events.request_input import RequestInput
+from adk_runtime.utils._problems import problems
 from adk_runtime.workflow._errors import WorkflowConfigurationError, WorkflowDataError
 from adk_runtime.workflow._retry_config import RetryConfig
 
 if TYPE_CHECKING:
     from adk_runtime.workflow._context import NodeContext
 
-__all__ = ["START", "BaseNode", "problems", "to_json_value"]
+__all__ = ["START", "BaseNode", "to_json_value"]
 
 
 class BaseNode(BaseModel, abc.ABC):
@@ -132,14 +133,6 @@ def _checked(schema: Any, data: Any, what: str) -> Any:
         return TypeAdapter(schema).validate_python(data)
     except ValidationError as error:
         raise WorkflowDataError(f"{what} does not fit its schema: {problems(error)}.") from None
-
-
-def problems(error: ValidationError) -> str:
-    """Where and what is wrong in ``error``, never the value (``title: Input should...``)."""
-    return "; ".join(
-        f"{'.'.join(map(str, issue['loc'])) or '(value)'}: {issue['msg']}"
-        for issue in error.errors(include_input=False)
-    )
 
 
 _JSON: TypeAdapter[Any] = TypeAdapter(Any)

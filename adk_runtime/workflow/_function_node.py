@@ -14,8 +14,9 @@ from pydantic import PrivateAttr, TypeAdapter, ValidationError
 from adk_runtime.agents.readonly_context import ReadonlyContext
 from adk_runtime.events.request_input import RequestInput
 from adk_runtime.events.tool_confirmation import ToolConfirmation
+from adk_runtime.utils._problems import problems
 from adk_runtime.utils.content_utils import extract_text_from_content
-from adk_runtime.workflow._base_node import BaseNode, problems, to_json_value
+from adk_runtime.workflow._base_node import BaseNode, to_json_value
 from adk_runtime.workflow._errors import WorkflowConfigurationError, WorkflowDataError
 from adk_runtime.workflow._retry_config import RetryConfig
 

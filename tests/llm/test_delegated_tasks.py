@@ -551,3 +551,34 @@ async def test_a_result_committed_before_the_crash_is_not_worked_out_again(
     assert len(child_model.requests) == 1  # its result was in the log
     assert _responses(resumed, "worker") == [{"result": "done"}]
     assert texts(resumed)[-1] == "All done."
+
+
+class _Order(BaseModel):
+    item: str
+    quantity: int
+
+
+async def test_a_delegation_whose_arguments_break_the_input_schema_is_refused(
+    session_service: BaseSessionService,
+) -> None:
+    child_model = ScriptedModel(replies=[function_call("finish_task", {"result": "ordered"})])
+    child = LlmAgent(name="orders", model=child_model, mode="task", input_schema=_Order)
+    root_model = ScriptedModel(
+        replies=[
+            function_call("orders", {"item": "tea", "quantity": "lots"}),
+            function_call("orders", {"item": "tea", "quantity": 2}),
+            "Ordered.",
+        ]
+    )
+    runner = await start(_coordinator(root_model, child), session_service)
+
+    events = await send(runner, "two teas")
+
+    first, second = _responses(events, "orders")
+    assert "quantity" in first["error"]
+    assert "lots" not in first["error"]  # the message names the field, not the value
+    assert second == {"result": "ordered"}
+    assert len(child_model.requests) == 1  # the sub-agent ran once, on valid arguments
+    assert _sent(child_model, 0) == ['user: {"item": "tea", "quantity": 2}']
+    declaration = _declared(root_model)["orders"]
+    assert set(declaration.parameters_json_schema["required"]) == {"item", "quantity"}

@@ -12,6 +12,7 @@ from adk_runtime.tools._declaration import function_declaration
 from adk_runtime.tools.base_tool import BaseTool
 from adk_runtime.tools.set_model_response_tool import conform
 from adk_runtime.tools.tool_context import ToolContext
+from adk_runtime.utils._problems import problems
 
 if TYPE_CHECKING:
     from adk_runtime.agents.llm_agent import LlmAgent
@@ -126,14 +127,10 @@ class FinishTaskTool(BaseTool):
         try:
             self.result_of(args)
         except pydantic.ValidationError as exc:
-            problems = "; ".join(
-                f"{'.'.join(str(p) for p in error['loc']) or '(arguments)'}: {error['msg']}"
-                for error in exc.errors()
-            )
             return {
                 "error": (
-                    f"`{self.name}` was not accepted: {problems}. Call it again with every "
-                    "required parameter, each of the right type."
+                    f"`{self.name}` was not accepted: {problems(exc)}. Call it again with "
+                    "every required parameter, each of the right type."
                 )
             }
         tool_context.actions.skip_summarization = True  # the task is over: no further step
