@@ -94,9 +94,9 @@ async def test_runner_from_an_app_runs_its_agent_with_its_plugins() -> None:
 def test_runner_arguments_follow_google_adks_rules() -> None:
     service = InMemorySessionService()
     app = App(name="shop", root_agent=_agent())
-    with pytest.raises(ValueError, match="not both"):
+    with pytest.raises(ValueError, match="Only one of app, agent, or node may be provided"):
         Runner(app=app, agent=_agent(), session_service=service)
-    with pytest.raises(ValueError, match="an app, or an agent"):
+    with pytest.raises(ValueError, match="One of app, agent, or node must be provided"):
         Runner(app_name="x", session_service=service)
     with pytest.raises(ValueError, match="app_name"):
         Runner(agent=_agent(), session_service=service)
