@@ -13,7 +13,6 @@ from __future__ import annotations
 
 import functools
 import logging
-from collections.abc import AsyncGenerator
 from typing import Any
 
 from google.genai import types
@@ -23,7 +22,7 @@ from adk_runtime.runners import Runner
 from adk_runtime.sessions import BaseSessionService
 from adk_runtime.testing import ScriptedModel
 from adk_runtime.tools import ToolContext
-from bench.common import Report, best_turn_rate, compare_rates
+from bench.common import Report, adk_scripted_model, best_turn_rate, compare_rates
 
 SESSIONS = 5
 TURNS = 20
@@ -68,20 +67,11 @@ def _ours_runner(service: BaseSessionService) -> Runner:
 
 def _adk_runner(service: Any) -> Any:
     from google.adk.agents import LlmAgent as AdkLlmAgent
-    from google.adk.models import BaseLlm as AdkBaseLlm
-    from google.adk.models import LlmResponse as AdkLlmResponse
     from google.adk.runners import Runner as AdkRunner
-
-    class AdkScripted(AdkBaseLlm):  # type: ignore[misc]
-        async def generate_content_async(
-            self, llm_request: Any, stream: bool = False
-        ) -> AsyncGenerator[Any, None]:
-            part = _reply(llm_request.contents)
-            yield AdkLlmResponse(content=types.Content(role="model", parts=[part]))
 
     agent = AdkLlmAgent(
         name="calc",
-        model=AdkScripted(model="scripted"),
+        model=adk_scripted_model(_reply),
         tools=[add],
         instruction="Add for {user:name?}.",
     )

@@ -13,7 +13,6 @@ from __future__ import annotations
 
 import functools
 import logging
-from collections.abc import AsyncGenerator
 from typing import Any
 
 from google.genai import types
@@ -21,7 +20,7 @@ from google.genai import types
 from adk_runtime.agents import LlmAgent
 from adk_runtime.runners import Runner
 from adk_runtime.testing import ScriptedModel
-from bench.common import Report, best_turn_rate, compare_rates
+from bench.common import Report, adk_scripted_model, best_turn_rate, compare_rates
 
 SESSIONS = 5
 TURNS = 20
@@ -76,24 +75,15 @@ def _ours_runner(service: Any) -> Runner:
 
 def _adk_runner(service: Any) -> Any:
     from google.adk.agents import LlmAgent as AdkLlmAgent
-    from google.adk.models import BaseLlm as AdkBaseLlm
-    from google.adk.models import LlmResponse as AdkLlmResponse
     from google.adk.runners import Runner as AdkRunner
 
-    def scripted(reply: Any) -> Any:
-        class AdkScripted(AdkBaseLlm):  # type: ignore[misc]
-            async def generate_content_async(
-                self, llm_request: Any, stream: bool = False
-            ) -> AsyncGenerator[Any, None]:
-                part = reply(llm_request.contents)
-                yield AdkLlmResponse(content=types.Content(role="model", parts=[part]))
-
-        return AdkScripted(model="scripted")
-
     worker = AdkLlmAgent(
-        name="worker", description="Handles a request.", mode="task", model=scripted(_worker)
+        name="worker",
+        description="Handles a request.",
+        mode="task",
+        model=adk_scripted_model(_worker),
     )
-    root = AdkLlmAgent(name="root", sub_agents=[worker], model=scripted(_coordinator))
+    root = AdkLlmAgent(name="root", sub_agents=[worker], model=adk_scripted_model(_coordinator))
     return AdkRunner(app_name=APP, agent=root, session_service=service)
 
 

@@ -337,6 +337,23 @@ async def compare_rates(
         report.ratio(topic, name, metric, "adk_runtime", "google-adk", higher_is_better=True)
 
 
+def adk_scripted_model(reply: Callable[[list[Any]], Any]) -> Any:
+    """A google-adk ``BaseLlm`` answering each request with the part ``reply(contents)`` gives
+    (google-adk's counterpart of our ``ScriptedModel(handler=...)``, for the bench extra)."""
+    from google.adk.models import BaseLlm as AdkBaseLlm
+    from google.adk.models.llm_response import LlmResponse as AdkLlmResponse
+    from google.genai import types
+
+    class AdkScripted(AdkBaseLlm):  # type: ignore[misc]
+        async def generate_content_async(
+            self, llm_request: Any, stream: bool = False
+        ) -> AsyncIterator[Any]:
+            part = reply(llm_request.contents)
+            yield AdkLlmResponse(content=types.Content(role="model", parts=[part]))
+
+    return AdkScripted(model="scripted")
+
+
 def google_adk_available() -> bool:
     try:
         metadata.version("google-adk")
