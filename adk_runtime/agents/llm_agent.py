@@ -185,6 +185,7 @@ class LlmAgent(BaseAgent):
     _default_live_model: ClassVar[str | BaseLlm] = DEFAULT_LIVE_MODEL
     _llm: BaseLlm | None = PrivateAttr(default=None)
     _wrapped: dict[int, tuple[Any, BaseTool]] = PrivateAttr(default_factory=dict)
+    _task_tool_cache: dict[int, tuple[Any, BaseTool]] = PrivateAttr(default_factory=dict)
 
     @model_validator(mode="before")
     @classmethod
@@ -366,10 +367,10 @@ class LlmAgent(BaseAgent):
                 wanted.append((sub, functools.partial(_SingleTurnAgentTool, sub)))
         made: list[BaseTool] = []
         for owner, make in wanted:
-            cached = self._wrapped.get(-id(owner))
+            cached = self._task_tool_cache.get(id(owner))
             if cached is None or cached[0] is not owner:
                 cached = (owner, make())
-                self._wrapped[-id(owner)] = cached
+                self._task_tool_cache[id(owner)] = cached
             if cached[1].name not in taken:
                 made.append(cached[1])
         return made
