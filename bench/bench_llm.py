@@ -2,7 +2,7 @@
 
 A tool-calling agent answers each user message with two model calls (model → tool → model):
 the model asks for ``add(a, b)``, the tool writes the result to state, the model answers with
-text. We count model steps per second over SESSIONS sessions of TURNS turns each, on our
+text. We count model steps per second over 5 sessions of 20 turns each (best of 3 rounds), on our
 Runner + LlmAgent and on google-adk 2.13's Runner + LlmAgent (bench extra) in the same run,
 each on its in-memory store and on SQLite when that backend is available. The scripted models
 do no work, so the figures are the runtimes' own cost: request building, events, tool calls,
@@ -24,9 +24,6 @@ from adk_runtime.testing import ScriptedModel
 from adk_runtime.tools import ToolContext
 from bench.common import Report, adk_scripted_model, best_turn_rate, compare_rates
 
-SESSIONS = 5
-TURNS = 20
-ROUNDS = 3
 APP = "bench"
 
 
@@ -48,15 +45,7 @@ def _message(i: int) -> types.Content:
     return types.Content(role="user", parts=[types.Part(text=f"add two and three, #{i}")])
 
 
-_rate = functools.partial(
-    best_turn_rate,
-    message=_message,
-    sessions=SESSIONS,
-    turns=TURNS,
-    rounds=ROUNDS,
-    units_per_turn=2,
-    app=APP,
-)
+_rate = functools.partial(best_turn_rate, message=_message, units_per_turn=2)
 
 
 def _ours_runner(service: BaseSessionService) -> Runner:

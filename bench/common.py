@@ -244,10 +244,10 @@ async def best_turn_rate(
     make_runner: Callable[[Any], Any],
     message: Callable[[int], Any],
     *,
-    sessions: int,
-    turns: int,
-    rounds: int,
     units_per_turn: int,
+    sessions: int = 5,
+    turns: int = 20,
+    rounds: int = 3,
     app: str = "bench",
 ) -> float:
     """The best of ``rounds`` rates of units per second over ``sessions`` times ``turns`` turns.

@@ -30,6 +30,7 @@ from adk_runtime.events import Event
 from adk_runtime.events.rewind import live_events
 from adk_runtime.tools.agent_tool import DelegationTool
 from adk_runtime.utils._problems import problems
+from adk_runtime.utils.content_utils import extract_text_from_content
 
 if TYPE_CHECKING:
     from adk_runtime.agents.base_agent import BaseAgent
@@ -209,7 +210,7 @@ def _answer(agent: BaseAgent, event: Event | None) -> Any:
 
     if event is None or event.content is None:
         return ""
-    text = "".join(p.text for p in event.content.parts or [] if p.text and not p.thought)
+    text = extract_text_from_content(event.content)
     schema = getattr(agent, "output_schema", None)
     if schema is None or not text.strip():
         return text or (event.error_message or "")
