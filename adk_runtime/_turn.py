@@ -32,13 +32,17 @@ from adk_runtime.sessions._validation import validate_id, validate_session_key
 from adk_runtime.sessions.base import BaseSessionService
 from adk_runtime.sessions.session import Session
 from adk_runtime.sessions.state import State
+from adk_runtime.workflow._interrupts import is_task_question, waiting_task_question
+from adk_runtime.workflow._root import NodeAgent
 
 __all__ = [
     "agent_resumed",
     "agent_to_run",
+    "answered_event",
     "compact",
     "continue_with",
     "function_call_event",
+    "place_reply",
     "transfers_back",
     "user_event",
     "validate_message",
@@ -162,6 +166,39 @@ def function_call_event(session: Session, message: types.Content | None) -> Even
         if any(call.id in ids for call in event.get_function_calls()):
             return event
     return None
+
+
+def answered_event(
+    root: BaseAgent, session: Session, message: types.Content | None
+) -> Event | None:
+    """The stored event holding the call ``message`` answers, if any.
+
+    A function response answers its call (:func:`function_call_event`); a plain message to a
+    workflow whose ``mode="task"`` agent node asked the user a question replies to that
+    question (``workflow._interrupts.waiting_task_question``).
+
+    Raises:
+        InputValidationError: Task nodes of two runs wait for a reply at once.
+    """
+    event = function_call_event(session, message)
+    plain = message is not None and not any(p.function_response for p in message.parts or [])
+    if event is None and plain and isinstance(root, NodeAgent):
+        event = waiting_task_question(session.events)
+    return event
+
+
+def place_reply(event: Event, call_event: Event | None) -> None:
+    """Put a plain reply to a task node's question (``call_event``) on the node's path.
+
+    The workflow's log then reads it as the answer, and the node's agent, on its branch and
+    in its scope, sees it; other nodes' agents do not.
+    """
+    if call_event is None or event.get_function_responses():
+        return
+    if any(is_task_question(call) for call in call_event.get_function_calls()):
+        event.node_info.path = call_event.node_info.path
+        event.branch = call_event.branch
+        event.isolation_scope = call_event.isolation_scope
 
 
 def user_event(

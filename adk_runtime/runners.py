@@ -261,7 +261,7 @@ class Runner:
                 session = await _durable.finish_interrupted(
                     self, claim, session, run_config, idempotency_key, own_id
                 )
-            call_event = _turn.function_call_event(session, new_message)
+            call_event = _turn.answered_event(self.agent, session, new_message)
             if invocation_id is None and call_event is not None:
                 invocation_id = call_event.invocation_id  # resume the paused invocation
             ctx = self._context(
@@ -277,6 +277,7 @@ class Runner:
                 event.custom_metadata = run_config.custom_metadata or None
                 # a reply to a task agent's question goes to it
                 event.isolation_scope = _tasks.active_scope(session.events, self.agent, call_event)
+                _turn.place_reply(event, call_event)  # a reply to a task node's question
                 await check_client_answers(agent, ctx, event)  # a refused answer is not stored
                 result = await self.session_service.commit_event(session, event)
                 gone = functools.partial(self._missing, user_id, session_id)

@@ -9,7 +9,7 @@ from typing import TYPE_CHECKING
 from google.genai import types
 
 from adk_runtime.agents import _call_history
-from adk_runtime.agents._generator_tools import is_progress_event
+from adk_runtime.agents._generator_tools import is_progress_event, is_task_question
 from adk_runtime.events import Event, compaction_view
 from adk_runtime.events.rewind import live_events
 from adk_runtime.models._call_ids import without_client_ids
@@ -65,25 +65,22 @@ def build_contents(
     left out unless ``other_agents_thoughts``. A compaction event's summary stands in for the
     events it covers (:func:`adk_runtime.events.compaction_view.view`); a call it covers
     whose answer came after it is put back before the answer. A generator tool's progress
-    events and input requests, and the user's answers to those, are left out.
+    events and input requests, a task agent node's questions (its text is the question),
+    and the user's answers to those, are left out.
     """
     source = live_events(events)
     history = _call_history.restore_hidden_calls(compaction_view.view(source, agent_name), source)
     # generator tools' progress and input requests, and the user's answers to those, are
     # between the tool and the client
     asked = {
-        call.id
-        for e in history
-        if is_progress_event(e)
-        for call in e.get_function_calls()
-        if call.id
+        call.id for e in history if _is_request(e) for call in e.get_function_calls() if call.id
     }
     visible = [
         e
         for e in _call_history.drop_answers(history, asked)
         if _has_content(e, other_agents_thoughts and _is_other_agent(agent_name, e))
         and _in_branch(branch, e)
-        and not is_progress_event(e)
+        and not _is_request(e)
     ]
     if current_turn_only:
         visible = _current_turn(visible, agent_name)
@@ -139,6 +136,11 @@ def _is_invisible(part: types.Part, thoughts: bool) -> bool:
         or part.executable_code
         or part.code_execution_result
     )
+
+
+def _is_request(event: Event) -> bool:
+    """Between the runtime and the client: a generator tool's, or a task node's question."""
+    return is_progress_event(event) or any(is_task_question(c) for c in event.get_function_calls())
 
 
 def _in_branch(branch: str | None, event: Event) -> bool:

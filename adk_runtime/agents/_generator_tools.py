@@ -139,6 +139,21 @@ def is_progress_event(event: Event) -> bool:
     )
 
 
+TASK_QUESTION_PREFIX = "wf_task_input:"
+"""The id prefix of the question a ``mode="task"`` workflow agent node asks when it answers
+in text (``adk_runtime.workflow._interrupts.task_question``)."""
+
+
+def is_task_question(call: types.FunctionCall) -> bool:
+    """Whether ``call`` is a task agent node's question to the user.
+
+    The model never sees it: the agent's own text is the question, the user's reply its answer.
+    """
+    return call.name == REQUEST_INPUT_FUNCTION_CALL_NAME and (call.id or "").startswith(
+        TASK_QUESTION_PREFIX
+    )
+
+
 def caller_of(event: Event) -> tuple[str, str] | None:
     """The agent whose call a generator tool's event belongs to, and that call's id."""
     if not is_progress_event(event):

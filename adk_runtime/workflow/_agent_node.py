@@ -14,6 +14,7 @@ from adk_runtime.agents.llm_agent import LlmAgent
 from adk_runtime.events.event import Event
 from adk_runtime.utils.content_utils import extract_text_from_content, to_user_content
 from adk_runtime.workflow._base_node import BaseNode
+from adk_runtime.workflow._interrupts import is_task_question, task_question
 
 if TYPE_CHECKING:
     from adk_runtime.agents.invocation_context import InvocationContext
@@ -34,8 +35,14 @@ class AgentNode(BaseNode):
     agent's final answer: the text of its last final response, or the value parsed with an
     ``LlmAgent``'s ``output_schema``. An agent that pauses on a long-running call leaves the
     node waiting; the user's answer to the call runs the node (the agent) again, and the
-    agent continues from its events. A ``mode="task"`` agent's output is the result it
-    handed over with ``finish_task``.
+    agent continues from its events.
+
+    A ``mode="task"`` agent works in the scope of the node's path (its model sees its input,
+    its own work and the user's replies); its output is the result it handed over with
+    ``finish_task``. When it answers in text instead, it asked the user: the node commits a
+    question (``_interrupts.task_question``) and waits. The reply (a plain message the
+    Runner commits on the node's path, or a function response to the question) runs the
+    node again, and the agent goes on with the reply in view.
     """
 
     agent: InstanceOf[BaseAgent]
@@ -54,33 +61,55 @@ class AgentNode(BaseNode):
         branch = _branch(ctx.node_path)
         if self.branch_per_run:
             branch += "@" + ctx.node_path.rpartition("@")[2]
-        if node_input is not None and not mine and not _is_invocation_message(ctx, node_input):
-            yield Event(author="user", content=to_user_content(node_input), branch=branch)
-        agent_context = self._agent_context(invocation, resumed=bool(mine), branch=branch)
+        task = isinstance(self.agent, LlmAgent) and self.agent.mode == "task"
+        # a task sees its input and its own work only (google-adk: its scope is its path)
+        scope = ctx.node_path if task else None
+        seen = list(mine)
+        firsts = _first_messages(ctx, node_input, mine, task=task)
+        for content in firsts:
+            seen.append(Event(author="user", content=content, branch=branch, isolation_scope=scope))
+            yield seen[-1]
+        # the agent resumes its own run if it had begun one since the user last spoke
+        began = bool(mine) and mine[-1].author != "user" and not firsts
+        agent_context = self._agent_context(invocation, resumed=began, branch=branch, scope=scope)
         # A resumed run starts from what the agent committed (its answer may be in the log
         # while the node's output event is not: the process died between the two).
         answer = _latest_answer(mine, None)
-        seen = list(mine)
         async with aclosing(self.agent.run_async(agent_context)) as events:
             async for event in events:
+                if event.isolation_scope is None:
+                    event.isolation_scope = scope
                 answer = _latest_answer([event], answer)
                 seen.append(event)
                 yield event
-        if isinstance(self.agent, LlmAgent) and self.agent.mode == "task":
-            finished, result = _task_result(self.agent, seen)
-            if finished:
-                yield Event(output=result)
-        elif answer is not None:
-            yield Event(output=self._output_of(answer))
+        for event in self._ending(seen, answer, branch=branch, scope=scope):
+            yield event
+
+    def _ending(
+        self, seen: list[Event], answer: Event | None, *, branch: str, scope: str | None
+    ) -> list[Event]:
+        """The run's last event: its output; or a task agent's question, the node waiting."""
+        if not isinstance(self.agent, LlmAgent) or self.agent.mode != "task":
+            return [] if answer is None else [Event(output=self._output_of(answer))]
+        finished, result = _task_result(self.agent, seen)
+        if finished:
+            return [Event(output=result)]
+        question = _open_question(seen)
+        if question is None:
+            return []
+        event = task_question(question)  # the agent asked the user: the node waits
+        event.branch, event.isolation_scope = branch, scope
+        return [event]
 
     def _agent_context(
-        self, invocation: InvocationContext, *, resumed: bool, branch: str
+        self, invocation: InvocationContext, *, resumed: bool, branch: str, scope: str | None
     ) -> InvocationContext:
-        """The invocation as the agent sees it, on the node's branch.
+        """The invocation as the agent sees it, on the node's branch (and in its scope).
 
-        A run that had not begun (nothing on its path) never resumes an earlier one.
+        A run that had not begun (nothing of the agent's on its path since the user's last
+        message, or its reply) never resumes an earlier one.
         """
-        copy = invocation.model_copy(update={"branch": branch})
+        copy = invocation.model_copy(update={"branch": branch, "isolation_scope": scope})
         if not resumed:
             copy._resume = None
         return copy
@@ -113,6 +142,53 @@ def _task_result(agent: LlmAgent, events: list[Event]) -> tuple[bool, Any]:
         if args is not None and is_finish_task_terminal_fr(event):
             return True, FinishTaskTool(agent).result_of(args)
     return False, None
+
+
+def _open_question(events: list[Event]) -> str | None:
+    """The text of a task agent's answer that nothing followed: its question to the user."""
+    question = None
+    for event in events:
+        if event.partial:
+            continue
+        if _is_answer(event):
+            question = extract_text_from_content(event.content)
+        elif event.author == "user" or event.get_function_calls() or event.get_function_responses():
+            question = None  # a reply, a tool call, or the node's question already asked
+    return question
+
+
+def _first_messages(
+    ctx: NodeContext, node_input: Any, mine: list[Event], *, task: bool
+) -> list[types.Content]:
+    """What the node commits as the user's before its agent runs.
+
+    Its input, once (not when it is the message the invocation started with, which the
+    agent sees anyway, unless the agent is a task, which sees its scope only); and an answer
+    to the task's question given as a function response.
+    """
+    contents = []
+    own_input = task or not _is_invocation_message(ctx, node_input)
+    if node_input is not None and not mine and own_input:
+        contents.append(to_user_content(node_input))
+    reply = _unreplied_answer(mine, ctx.resume_inputs) if task else None
+    if reply is not None:
+        contents.append(to_user_content(reply))
+    return contents
+
+
+def _unreplied_answer(events: list[Event], answers: dict[str, Any] | None) -> Any:
+    """The answer to the node's last question if the log holds no reply to it yet.
+
+    A plain message replying to the question is on the run's path already; an answer given
+    as a function response is not, and is committed as the user's message for the agent.
+    """
+    for event in reversed(events):
+        if event.author == "user":
+            return None
+        for call in event.get_function_calls():
+            if is_task_question(call):
+                return (answers or {}).get(call.id or "")
+    return None
 
 
 def _branch(path: str) -> str:

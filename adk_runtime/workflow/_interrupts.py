@@ -14,14 +14,24 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING
 
+from adk_runtime.agents._generator_tools import TASK_QUESTION_PREFIX, is_task_question
 from adk_runtime.agents._generator_tools import request_event as _call_event
 from adk_runtime.errors import InputValidationError
 from adk_runtime.events.request_input import RequestInput
+from adk_runtime.platform import uuid as platform_uuid
 
 if TYPE_CHECKING:
     from adk_runtime.events.event import Event
 
-__all__ = ["check_node_message", "interrupt_ids", "request_event"]
+__all__ = [
+    "TASK_QUESTION_PREFIX",
+    "check_node_message",
+    "interrupt_ids",
+    "is_task_question",
+    "request_event",
+    "task_question",
+    "waiting_task_question",
+]
 
 
 def request_event(request: RequestInput) -> Event:
@@ -75,3 +85,48 @@ def check_node_message(events: list[Event], message: Event) -> None:
             "The function responses resolve to multiple invocations: answer the calls of one "
             "invocation per message."
         )
+
+
+def task_question(text: str) -> Event:
+    """The question of a task agent node that answered in text: the node waits for the reply.
+
+    A long-running ``adk_request_input`` call (id ``wf_task_input:<uuid>``, its message the
+    agent's text). The user replies with a plain message (the Runner commits it on the node's
+    path and branch: see :func:`waiting_task_question`) or answers the call like any node's
+    question.
+    """
+    request = RequestInput(
+        interrupt_id=TASK_QUESTION_PREFIX + platform_uuid.new_uuid(), message=text
+    )
+    return request_event(request)
+
+
+def waiting_task_question(events: list[Event]) -> Event | None:
+    """The event of the task agent node's question a plain message replies to, if one waits.
+
+    A question waits until a function response answers it or a user message is committed on
+    its node's path (a reply).
+
+    Raises:
+        InputValidationError: Task nodes of two runs wait at once: the message cannot say
+            which it replies to.
+    """
+    waiting: dict[str, Event] = {}  # by node path
+    for event in events:
+        if event.author == "user":
+            for response in event.get_function_responses():
+                waiting = {p: e for p, e in waiting.items() if not _asks(e, response.id)}
+            if event.node_info.path and not event.get_function_responses():
+                waiting.pop(event.node_info.path, None)
+        elif any(is_task_question(call) for call in event.get_function_calls()):
+            waiting[event.node_info.path] = event
+    if len(waiting) > 1:
+        raise InputValidationError(
+            f"{len(waiting)} task agent nodes wait for the user's reply: answer the one "
+            "meant with a FunctionResponse to its adk_request_input call."
+        )
+    return next(iter(waiting.values()), None)
+
+
+def _asks(event: Event, call_id: str | None) -> bool:
+    return any(call.id == call_id for call in event.get_function_calls())

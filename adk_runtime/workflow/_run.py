@@ -32,10 +32,11 @@ from adk_runtime import telemetry
 from adk_runtime.events.event import Event
 from adk_runtime.events.event_actions import EventActions
 from adk_runtime.tools._request_input_tool import REQUEST_INPUT_FUNCTION_CALL_NAME
+from adk_runtime.utils.content_utils import extract_text_from_content
 from adk_runtime.workflow._base_node import BaseNode
 from adk_runtime.workflow._context import NodeContext
 from adk_runtime.workflow._errors import NodeInterrupted, NodeTimeoutError, WorkflowDataError
-from adk_runtime.workflow._interrupts import interrupt_ids
+from adk_runtime.workflow._interrupts import TASK_QUESTION_PREFIX, interrupt_ids
 
 if TYPE_CHECKING:
     from adk_runtime.agents.invocation_context import InvocationContext
@@ -120,6 +121,7 @@ class History:
                 for response in event.get_function_responses():
                     if response.id:
                         self._answers[response.id] = (index, _answer(response))
+                self._reply(event, index)
             elif event.node_info.path:
                 self._record(event, event.node_info.path, index)
 
@@ -139,6 +141,16 @@ class History:
         if asked:
             run.interrupts.extend(asked)
             run.asked_at = index
+
+    def _reply(self, event: Event, index: int) -> None:
+        """A user message on a run's path replies to its latest question (a task node's)."""
+        run = self._runs.get(event.node_info.path) if event.node_info.path else None
+        if run is None or not run.interrupts or event.get_function_responses():
+            return
+        if not run.interrupts[-1].startswith(TASK_QUESTION_PREFIX):
+            return
+        text = extract_text_from_content(event.content)
+        self._answers[run.interrupts[-1]] = (index, text)
 
     def completed(self, path: str) -> NodeResult | None:
         """The result of the run at ``path`` if the log shows it finished, else None."""

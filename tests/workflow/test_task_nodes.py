@@ -1,0 +1,257 @@
+"""``mode="task"`` agents as workflow nodes: the result, and questions to the user, on every
+backend."""
+
+from __future__ import annotations
+
+from typing import Any
+
+import pytest
+
+from adk_runtime.agents import LlmAgent
+from adk_runtime.errors import InputValidationError
+from adk_runtime.events import Event
+from adk_runtime.models.llm_request import LlmRequest
+from adk_runtime.sessions import BaseSessionService
+from adk_runtime.testing.scripted_model import ScriptedModel, function_call
+from adk_runtime.workflow import START, JoinNode, Workflow
+from tests.workflow.helpers import Run, answer, message, outputs
+
+
+def _sent(request: LlmRequest) -> list[str]:
+    """Each part of a model request: its text, or the call or response it holds."""
+    shown = []
+    for content in request.contents:
+        for part in content.parts or []:
+            if part.text:
+                shown.append(f"{content.role}:{part.text}")
+            elif part.function_call:
+                shown.append(f"{content.role}:call {part.function_call.name}")
+            elif part.function_response:
+                shown.append(f"{content.role}:response {part.function_response.name}")
+    return shown
+
+
+def _questions(events: list[Event]) -> list[Any]:
+    return [
+        call
+        for event in events
+        for call in event.get_function_calls()
+        if call.name == "adk_request_input"
+    ]
+
+
+class _Notes:
+    model: ScriptedModel | None = None
+
+
+def _booking(
+    booker_replies: list[Any], *, after: list[str] | None = None, notes: _Notes | None = None
+) -> tuple[Workflow, ScriptedModel, list[str]]:
+    """brief → booker (a task agent) → confirm (→ notes, an agent given ``after``'s replies);
+    ``confirm`` records the inputs it got."""
+    confirmed: list[str] = []
+
+    def brief(node_input: str) -> str:
+        return f"Book: {node_input}"
+
+    def confirm(node_input: dict[str, str]) -> str:
+        confirmed.append(node_input["result"])  # the default result schema: {"result": text}
+        return f"confirmed {node_input['result']}"
+
+    model = ScriptedModel(replies=booker_replies)
+    booker = LlmAgent(name="booker", model=model, mode="task")
+    nodes: list[Any] = [brief, booker, confirm]
+    if after:
+        notes_model = ScriptedModel(replies=after)
+        if notes is not None:
+            notes.model = notes_model
+        nodes.append(LlmAgent(name="notes", model=notes_model))
+    return Workflow(name="booking", edges=[(START, *nodes)]), model, confirmed
+
+
+async def test_a_task_node_hands_its_result_downstream(
+    session_service: BaseSessionService,
+) -> None:
+    workflow, model, confirmed = _booking([function_call("finish_task", {"result": "table 7"})])
+    run = await Run(session_service, workflow).start()
+    events = await run.send(message("dinner"))
+
+    assert outputs(events)["booking@1/booker@1"] == {"result": "table 7"}
+    assert confirmed == ["table 7"]
+    assert _questions(events) == []
+    assert _sent(model.requests[0]) == ["user:Book: dinner"]
+
+
+async def test_a_task_node_that_asks_waits_for_the_users_plain_reply_on_any_replica(
+    session_service: BaseSessionService,
+) -> None:
+    replies = [
+        "For how many people?",
+        function_call("finish_task", {"result": "table for 4"}),
+    ]
+    workflow, _model, confirmed = _booking(list(replies), after=["Noted."])
+    run = await Run(session_service, workflow).start()
+    first = await run.send(message("dinner"))
+
+    # the agent's text is its question; the node waits, nothing downstream ran
+    assert [e.content.parts[0].text for e in first if e.author == "booker" and e.content][:1] == [
+        "For how many people?"
+    ]
+    (question,) = _questions(first)
+    assert question.args["message"] == "For how many people?"
+    assert question.id.startswith("wf_task_input:")
+    assert confirmed == []
+    assert "booking@1/booker@1" not in outputs(first)
+
+    # another replica (a fresh workflow and Runner on the same store) gets the reply
+    notes = _Notes()
+    _workflow2, model2, confirmed2 = _booking(replies[1:], after=["Noted."], notes=notes)
+    replica = Run(session_service, _workflow2)
+    replica.sid = run.sid
+    second = await replica.send(message("four"))
+
+    assert outputs(second)["booking@1/booker@1"] == {"result": "table for 4"}
+    assert confirmed2 == ["table for 4"]
+    # the task agent saw its task, its question and the reply, not the question's call
+    assert _sent(model2.requests[0]) == [
+        "user:Book: dinner",
+        "model:For how many people?",
+        "user:four",
+    ]
+    session = await run.session()
+    reply = next(
+        e for e in session.events if e.author == "user" and e.content and _text(e) == "four"
+    )
+    assert reply.node_info.path == "booking@1/booker@1"
+    assert reply.branch == "booking.booker"
+    # one invocation: the reply continued the paused run, it did not start another
+    assert {e.invocation_id for e in session.events} == {first[0].invocation_id}
+    # the agent node after it never sees the task's conversation
+    assert notes.model is not None
+    notes_request = notes.model.requests[0]
+    assert "user:four" not in _sent(notes_request)
+    assert "model:For how many people?" not in _sent(notes_request)
+
+
+async def test_a_task_nodes_question_answered_with_a_function_response(
+    session_service: BaseSessionService,
+) -> None:
+    workflow, model, confirmed = _booking(
+        ["Which day?", function_call("finish_task", {"result": "Friday"})]
+    )
+    run = await Run(session_service, workflow).start()
+    (question,) = _questions(await run.send(message("lunch")))
+
+    events = await run.send(answer(question.id, "friday"))
+
+    assert outputs(events)["booking@1/booker@1"] == {"result": "Friday"}
+    assert confirmed == ["Friday"]
+    # the answer reached the agent as the user's words
+    assert _sent(model.requests[1]) == ["user:Book: lunch", "model:Which day?", "user:friday"]
+
+
+async def test_a_task_node_may_ask_again(session_service: BaseSessionService) -> None:
+    workflow, model, confirmed = _booking(
+        [
+            "Which day?",
+            "And for how many?",
+            function_call("finish_task", {"result": "Friday, 2"}),
+        ]
+    )
+    run = await Run(session_service, workflow).start()
+    first = await run.send(message("lunch"))
+    second = await run.send(message("friday"))
+    assert confirmed == []
+    assert [q.args["message"] for q in _questions(second)] == ["And for how many?"]
+    assert _questions(first)[0].id != _questions(second)[0].id
+
+    third = await run.send(message("two"))
+
+    assert confirmed == ["Friday, 2"]
+    assert outputs(third)["booking@1/booker@1"] == {"result": "Friday, 2"}
+    assert _sent(model.requests[2])[-3:] == ["user:friday", "model:And for how many?", "user:two"]
+
+
+async def test_a_reply_cut_short_by_a_crash_is_resumed(
+    session_service: BaseSessionService,
+) -> None:
+    """The reply is committed, then the process dies before the agent's model answers: the
+    invocation's resume hands the reply to the agent, once."""
+
+    class _Crash(Exception):
+        pass
+
+    def crash(request: Any) -> Any:
+        raise _Crash
+
+    workflow, model, confirmed = _booking(
+        ["Which day?", crash, function_call("finish_task", {"result": "Monday"})]
+    )
+    run = await Run(session_service, workflow).start()
+    first = await run.send(message("lunch"))
+    with pytest.raises(_Crash):
+        await run.send(message("monday"))
+
+    resumed = [
+        e
+        async for e in run.runner.run_async(
+            user_id="u", session_id=run.sid, invocation_id=first[0].invocation_id
+        )
+    ]
+
+    assert outputs(resumed)["booking@1/booker@1"] == {"result": "Monday"}
+    assert confirmed == ["Monday"]
+    assert _sent(model.requests[-1]) == ["user:Book: lunch", "model:Which day?", "user:monday"]
+    session = await run.session()
+    user_said = [_text(e) for e in session.events if e.author == "user"]
+    assert user_said == ["lunch", "Book: lunch", "monday"]  # nothing committed twice
+
+
+async def test_a_plain_reply_is_refused_when_two_task_nodes_wait(
+    session_service: BaseSessionService,
+) -> None:
+    def split(node_input: str) -> str:
+        return node_input
+
+    flights = LlmAgent(
+        name="flights",
+        model=ScriptedModel(
+            replies=["Which airport?", function_call("finish_task", {"result": "LHR"})]
+        ),
+        mode="task",
+    )
+    hotels = LlmAgent(
+        name="hotels",
+        model=ScriptedModel(
+            replies=["Which area?", function_call("finish_task", {"result": "Soho"})]
+        ),
+        mode="task",
+    )
+    both = JoinNode(name="both")
+    workflow = Workflow(
+        name="trip", edges=[(START, split), (split, flights, both), (split, hotels, both)]
+    )
+    run = await Run(session_service, workflow).start()
+    first = await run.send(message("London"))
+    questions = {q.args["message"]: q for q in _questions(first)}
+    assert set(questions) == {"Which airport?", "Which area?"}
+    stored = len((await run.session()).events)
+
+    with pytest.raises(InputValidationError, match="2 task agent nodes wait"):
+        await run.send(message("Heathrow"))
+    assert len((await run.session()).events) == stored  # nothing written
+
+    events = await run.send(answer(questions["Which airport?"].id, "Heathrow"))
+    assert outputs(events)["trip@1/flights@1"] == {"result": "LHR"}
+    # the other still waits, and now a plain reply is its
+    events = await run.send(message("Soho please"))
+    assert outputs(events)["trip@1/hotels@1"] == {"result": "Soho"}
+    assert outputs(events)["trip@1/both@1"] == {
+        "flights": {"result": "LHR"},
+        "hotels": {"result": "Soho"},
+    }
+
+
+def _text(event: Event) -> str:
+    parts = event.content.parts if event.content is not None else None
+    return "".join(p.text or "" for p in parts or [])
