@@ -40,7 +40,7 @@ def test_no_generated_request_gets_a_server_error(base_url: str, tmp_path: Path)
             sys.executable, "-m", "schemathesis.cli", "run", f"{base_url}/openapi.json",
             "--header", f"Authorization: Bearer {TOKEN}",
             "--checks", "not_a_server_error",
-            "--max-examples", "15",
+            "--max-examples", "10",
             "--seed", "1",
             "--no-color",
             "--request-timeout", "20",
