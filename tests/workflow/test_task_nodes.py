@@ -13,7 +13,7 @@ from adk_runtime.events import Event
 from adk_runtime.models.llm_request import LlmRequest
 from adk_runtime.sessions import BaseSessionService
 from adk_runtime.testing.scripted_model import ScriptedModel, function_call
-from adk_runtime.workflow import START, JoinNode, Workflow
+from adk_runtime.workflow import START, JoinNode, NodeContext, Workflow, node
 from tests.workflow.helpers import Run, answer, message, outputs
 
 
@@ -255,3 +255,32 @@ async def test_a_plain_reply_is_refused_when_two_task_nodes_wait(
 def _text(event: Event) -> str:
     parts = event.content.parts if event.content is not None else None
     return "".join(p.text or "" for p in parts or [])
+
+
+async def test_a_task_agent_run_as_a_child_asks_through_its_parent(
+    session_service: BaseSessionService,
+) -> None:
+    model = ScriptedModel(
+        replies=["Which city?", function_call("finish_task", {"result": "Lisbon"})]
+    )
+    scout = LlmAgent(name="scout", model=model, mode="task")
+
+    @node(rerun_on_resume=True)
+    async def plan(ctx: NodeContext, node_input: str) -> Any:
+        found = await ctx.run_node(scout, f"Find a city for {node_input}")
+        return f"trip to {found['result']}"
+
+    run = await Run(session_service, Workflow(name="trips", edges=[(START, plan)])).start()
+    first = await run.send(message("a weekend"))
+    (question,) = _questions(first)
+    assert question.args["message"] == "Which city?"
+    assert "trips@1/plan@1" not in outputs(first)
+
+    events = await run.send(message("somewhere sunny"))
+
+    assert outputs(events)["trips@1/plan@1"] == "trip to Lisbon"
+    assert _sent(model.requests[1]) == [
+        "user:Find a city for a weekend",
+        "model:Which city?",
+        "user:somewhere sunny",
+    ]
