@@ -26,6 +26,7 @@ from adk_runtime.apps.app import App
 from adk_runtime.apps.compaction import compact_after_invocation
 from adk_runtime.errors import InputValidationError
 from adk_runtime.events import Event, EventActions
+from adk_runtime.events._calls import calling_event
 from adk_runtime.events.rewind import live_events_newest_first
 from adk_runtime.sessions._prepare import AppendResult
 from adk_runtime.sessions._validation import validate_id, validate_session_key
@@ -160,12 +161,7 @@ def function_call_event(session: Session, message: types.Content | None) -> Even
         for part in message.parts
         if part.function_response is not None and part.function_response.id
     }
-    if not ids:
-        return None
-    for event in reversed(session.events):
-        if any(call.id in ids for call in event.get_function_calls()):
-            return event
-    return None
+    return calling_event(session.events, ids)
 
 
 def answered_event(

@@ -27,6 +27,7 @@ import pydantic
 from google.genai import types
 
 from adk_runtime.events import Event
+from adk_runtime.events._calls import calling_event
 from adk_runtime.events.rewind import live_events
 from adk_runtime.tools.agent_tool import DelegationTool
 from adk_runtime.utils._problems import problems
@@ -287,10 +288,7 @@ def active_scope(
 
 def delegating_event(events: list[Event], scope: str) -> Event | None:
     """The event holding the call that delegated the task ``scope``."""
-    for event in reversed(events):
-        if any(call.id == scope for call in event.get_function_calls()):
-            return event
-    return None
+    return calling_event(events, scope)
 
 
 def _has_task_agents(agent: BaseAgent) -> bool:

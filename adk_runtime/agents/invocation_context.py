@@ -14,6 +14,7 @@ from adk_runtime.agents._resumability import ResumabilityConfig
 from adk_runtime.agents.run_config import RunConfig
 from adk_runtime.artifacts.base import BaseArtifactService
 from adk_runtime.errors import LlmCallsLimitExceededError, UnsupportedFeatureError
+from adk_runtime.events._calls import calling_event
 from adk_runtime.memory.base import BaseMemoryService
 from adk_runtime.models._context_cache_config import ContextCacheConfig
 from adk_runtime.platform import uuid as platform_uuid
@@ -259,11 +260,7 @@ class InvocationContext(BaseModel):
         responses = function_response_event.get_function_responses()
         if not responses:
             return None
-        call_id = responses[0].id
-        for event in reversed(self.session.events):
-            if any(call.id == call_id for call in event.get_function_calls()):
-                return event
-        return None
+        return calling_event(self.session.events, responses[0].id or "")
 
     @property
     def app_name(self) -> str:

@@ -35,6 +35,7 @@ from adk_runtime.agents._confirmation import (
 from adk_runtime.agents._functions import assign_call_ids, missing_tool_message, run_call_list
 from adk_runtime.errors import UnsupportedFeatureError
 from adk_runtime.events import Event, EventActions
+from adk_runtime.events._calls import calling_event
 from adk_runtime.models._call_ids import CLIENT_CALL_ID_PREFIX
 from adk_runtime.platform import uuid as platform_uuid
 from adk_runtime.tools._request_input_tool import REQUEST_INPUT_FUNCTION_CALL_NAME
@@ -172,10 +173,7 @@ async def handle_function_calls_live(
 
 def find_event_by_function_call_id(events: Sequence[Event], function_call_id: str) -> Event | None:
     """The latest event of ``events`` holding a function call with that id, or None."""
-    for event in reversed(events):
-        if any(call.id == function_call_id for call in event.get_function_calls()):
-            return event
-    return None
+    return calling_event(events, function_call_id)
 
 
 def find_matching_function_call(
