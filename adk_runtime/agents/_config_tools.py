@@ -5,10 +5,11 @@ An entry's ``name`` without a dot is a built-in of ``adk_runtime.tools`` (``goog
 module: trusted files only). What it names decides the rest:
 
 - a tool or toolset object: used as it is (``args`` are refused: they would do nothing);
-- a ``BaseTool`` / ``BaseToolset`` class: built from ``args`` (its own ``from_config(args,
-  path)`` when it has one, else its constructor: an argument typed as an agent takes a YAML
-  path or an agent reference, one typed as a pydantic model takes a mapping, one typed as a
-  callable takes a dotted path);
+- a ``BaseTool`` / ``BaseToolset`` class: built from ``args`` by its ``from_config(args,
+  path)`` (by default its constructor, :func:`build_from_args`: an argument typed as an
+  agent takes a YAML path or an agent reference, one typed as a pydantic model takes a
+  mapping, one typed as a callable takes a dotted path; ``AgentTool``, ``ExampleTool`` and
+  ``LangchainTool`` read their own config models);
 - a function: with ``args``, called with them (a ``ToolArgsConfig``) to build the tool;
   without, offered to the model itself (a ``FunctionTool``).
 """
@@ -29,7 +30,7 @@ from adk_runtime.agents.base_agent import BaseAgent
 from adk_runtime.agents.common_configs import AgentRefConfig, CodeConfig
 from adk_runtime.errors import AgentConfigError
 
-__all__ = ["resolve_tools"]
+__all__ = ["build_from_args", "resolve_tools"]
 
 
 def resolve_tools(entries: list[Any], path: str) -> list[Any]:
@@ -100,9 +101,21 @@ def _built_in(name: str) -> Any:
 
 
 def _construct(cls: type[Any], args: ToolArgsConfig, path: str) -> Any:
-    own = getattr(cls, "from_config", None)
-    if own is not None:  # the class reads its arguments itself (google-adk's hook)
-        return own(args, path)
+    """``cls.from_config(args, path)`` (a config model's refusal names the fields)."""
+    return cls.from_config(args, path)
+
+
+def build_from_args(cls: type[Any], args: ToolArgsConfig, path: str) -> Any:
+    """Build ``cls`` with each key of ``args`` as a constructor argument (``from_config``).
+
+    An argument typed as an agent takes a YAML path or an agent reference, one typed as a
+    pydantic model a mapping, one typed as a callable a dotted path; the rest are passed as
+    they are.
+
+    Raises:
+        AgentConfigError: A key the constructor does not take, or the constructor refused
+            the arguments.
+    """
     parameters = dict(inspect.signature(cls.__init__).parameters)
     parameters.pop("self", None)
     takes_any = any(p.kind is inspect.Parameter.VAR_KEYWORD for p in parameters.values())

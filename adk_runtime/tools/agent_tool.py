@@ -6,7 +6,10 @@ import json
 from typing import TYPE_CHECKING, Any, Final
 
 from google.genai import types
+from pydantic import field_validator
 
+from adk_runtime.agents._tool_configs import BaseToolConfig
+from adk_runtime.agents.common_configs import AgentRefConfig
 from adk_runtime.platform import uuid as platform_uuid
 from adk_runtime.tools._declaration import function_declaration
 from adk_runtime.tools._forwarding_artifact_service import ForwardingArtifactService
@@ -15,9 +18,10 @@ from adk_runtime.tools.tool_context import ToolContext
 from adk_runtime.utils.variant_utils import GoogleLLMVariant, get_google_llm_variant
 
 if TYPE_CHECKING:
+    from adk_runtime.agents._tool_configs import ToolArgsConfig
     from adk_runtime.agents.base_agent import BaseAgent
 
-__all__ = ["GROUNDING_STATE_KEY", "AgentTool", "DelegationTool"]
+__all__ = ["GROUNDING_STATE_KEY", "AgentTool", "AgentToolConfig", "DelegationTool"]
 
 GROUNDING_STATE_KEY: Final = "temp:_adk_grounding_metadata"
 """Where an agent tool that passes grounding on keeps it for the rest of the invocation."""
@@ -67,6 +71,28 @@ class AgentTool(BaseTool):
         self.skip_summarization = skip_summarization
         self.include_plugins = include_plugins
         self.propagate_grounding_metadata = propagate_grounding_metadata
+
+    @classmethod
+    def from_config(cls, config: ToolArgsConfig, config_abs_path: str) -> AgentTool:
+        """Build the tool from an agent YAML file's ``args`` (an :class:`AgentToolConfig`).
+
+        Raises:
+            pydantic.ValidationError: A key ``AgentToolConfig`` does not have, or a wrong
+                value.
+            AgentConfigError: The agent reference does not resolve.
+        """
+        from adk_runtime.agents import config_agent_utils
+        from adk_runtime.agents._config_mapper import located
+
+        settings = AgentToolConfig.model_validate(config.model_dump())
+        with located("agent"):
+            agent = config_agent_utils.resolve_agent_reference(settings.agent, config_abs_path)
+        return cls(
+            agent,
+            skip_summarization=settings.skip_summarization,
+            include_plugins=settings.include_plugins,
+            propagate_grounding_metadata=settings.propagate_grounding_metadata,
+        )
 
     def _get_declaration(self) -> types.FunctionDeclaration | None:
         schema = _input_schema(self.agent)
@@ -167,6 +193,27 @@ class AgentTool(BaseTool):
         from adk_runtime.agents._structured_output import validate_output
 
         return validate_output(output_schema, text)
+
+
+class AgentToolConfig(BaseToolConfig):
+    """The ``args`` of an ``AgentTool`` entry in an agent YAML file (google-adk's model).
+
+    ``agent`` is a reference (``config_path: sub.yaml`` or ``code: pkg.agent``; here also
+    the path or the dotted name alone); the rest are ``AgentTool``'s settings.
+    """
+
+    agent: AgentRefConfig
+    skip_summarization: bool = False
+    include_plugins: bool = True
+    propagate_grounding_metadata: bool = False
+
+    @field_validator("agent", mode="before")
+    @classmethod
+    def _reference(cls, value: Any) -> Any:
+        if isinstance(value, str):
+            is_file = value.endswith((".yaml", ".yml"))
+            return {"config_path": value} if is_file else {"code": value}
+        return value
 
 
 class DelegationTool(AgentTool):

@@ -2,15 +2,19 @@
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING, Any, ClassVar
+from typing import TYPE_CHECKING, Any, ClassVar, TypeVar
 
 from google.genai import types
 
 if TYPE_CHECKING:
+    from adk_runtime.agents._tool_configs import ToolArgsConfig
     from adk_runtime.models.llm_request import LlmRequest
     from adk_runtime.tools.tool_context import ToolContext
 
-__all__ = ["BaseTool"]
+__all__ = ["BaseTool", "SelfTool"]
+
+SelfTool = TypeVar("SelfTool", bound="BaseTool")
+"""The tool class a ``from_config`` builds (google-adk's name)."""
 
 
 class BaseTool:
@@ -58,6 +62,27 @@ class BaseTool:
         self.custom_metadata = custom_metadata
         self.behavior = behavior
         self.response_scheduling = response_scheduling
+
+    @classmethod
+    def from_config(cls: type[SelfTool], config: ToolArgsConfig, config_abs_path: str) -> SelfTool:
+        """Build the tool from the ``args`` of a ``tools:`` entry of an agent YAML file.
+
+        By default each key is a constructor argument (an agent argument takes a YAML path
+        or an agent reference, a pydantic-model argument a mapping, a callable argument a
+        dotted path); a subclass reads a config model of its own by overriding it.
+
+        Args:
+            config: The entry's ``args``.
+            config_abs_path: The absolute path of the YAML file (references are relative to
+                it).
+
+        Raises:
+            AgentConfigError: A key the constructor does not take, or a value it refused.
+        """
+        from adk_runtime.agents._config_tools import build_from_args
+
+        tool: SelfTool = build_from_args(cls, config, config_abs_path)
+        return tool
 
     def _get_declaration(self) -> types.FunctionDeclaration | None:
         """The declaration offered to the model; None offers nothing."""

@@ -12,6 +12,7 @@ from adk_runtime.agents.readonly_context import ReadonlyContext
 from adk_runtime.tools.base_tool import BaseTool
 
 if TYPE_CHECKING:
+    from adk_runtime.agents._tool_configs import ToolArgsConfig
     from adk_runtime.auth.auth_tool import AuthConfig
     from adk_runtime.models.llm_request import LlmRequest
     from adk_runtime.tools.tool_context import ToolContext
@@ -58,6 +59,23 @@ class BaseToolset(ABC):
         self.tool_name_prefix = tool_name_prefix
         self._cached_invocation_id: str | None = None
         self._cached_prefixed_tools: list[BaseTool] | None = None
+
+    @classmethod
+    def from_config(
+        cls: type[SelfToolset], config: ToolArgsConfig, config_abs_path: str
+    ) -> SelfToolset:
+        """Build the toolset from the ``args`` of a ``tools:`` entry of an agent YAML file.
+
+        Each key is a constructor argument, as for ``BaseTool.from_config`` (google-adk's
+        default raises instead; ``McpToolset`` reads google-adk's ``McpToolsetConfig``).
+
+        Raises:
+            AgentConfigError: A key the constructor does not take, or a value it refused.
+        """
+        from adk_runtime.agents._config_tools import build_from_args
+
+        toolset: SelfToolset = build_from_args(cls, config, config_abs_path)
+        return toolset
 
     @abstractmethod
     async def get_tools(self, readonly_context: ReadonlyContext | None = None) -> list[BaseTool]:

@@ -10,6 +10,8 @@ from typing import TYPE_CHECKING
 
 from pydantic import TypeAdapter
 
+from adk_runtime.agents._tool_configs import BaseToolConfig
+from adk_runtime.errors import AgentConfigError
 from adk_runtime.examples import example_util
 from adk_runtime.examples.base_example_provider import BaseExampleProvider
 from adk_runtime.examples.example import Example
@@ -17,10 +19,11 @@ from adk_runtime.tools.base_tool import BaseTool
 from adk_runtime.utils.content_utils import extract_text_from_content
 
 if TYPE_CHECKING:
+    from adk_runtime.agents._tool_configs import ToolArgsConfig
     from adk_runtime.models.llm_request import LlmRequest
     from adk_runtime.tools.tool_context import ToolContext
 
-__all__ = ["ExampleTool"]
+__all__ = ["ExampleTool", "ExampleToolConfig"]
 
 _EXAMPLES = TypeAdapter(list[Example])
 
@@ -45,6 +48,31 @@ class ExampleTool(BaseTool):
             else _EXAMPLES.validate_python(examples)
         )
 
+    @classmethod
+    def from_config(cls, config: ToolArgsConfig, config_abs_path: str) -> ExampleTool:
+        """Build the tool from an agent YAML file's ``args`` (an :class:`ExampleToolConfig`).
+
+        Raises:
+            pydantic.ValidationError: A key ``ExampleToolConfig`` does not have, or an entry
+                that is not an example.
+            AgentConfigError: ``examples`` names something that is not a
+                ``BaseExampleProvider``.
+        """
+        from adk_runtime.agents import config_agent_utils
+        from adk_runtime.agents._config_mapper import located
+
+        settings = ExampleToolConfig.model_validate(config.model_dump())
+        if isinstance(settings.examples, list):
+            return cls(settings.examples)
+        with located("examples"):
+            provider = config_agent_utils.resolve_fully_qualified_name(settings.examples)
+            if not isinstance(provider, BaseExampleProvider):
+                raise AgentConfigError(
+                    f"{settings.examples!r} is a {type(provider).__name__}, not a "
+                    "BaseExampleProvider instance."
+                )
+        return cls(provider)
+
     async def process_llm_request(
         self, *, tool_context: ToolContext, llm_request: LlmRequest
     ) -> None:
@@ -62,3 +90,12 @@ class ExampleTool(BaseTool):
         if chosen:
             text = example_util.convert_examples_to_text(chosen, llm_request.model)
             llm_request.append_instructions([text])
+
+
+class ExampleToolConfig(BaseToolConfig):
+    """The ``args`` of an ``ExampleTool`` entry in an agent YAML file (google-adk's model).
+
+    ``examples``: the examples, or the dotted path of a ``BaseExampleProvider`` instance.
+    """
+
+    examples: list[Example] | str

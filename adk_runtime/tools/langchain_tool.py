@@ -7,7 +7,7 @@ from __future__ import annotations
 
 import warnings
 
-from adk_runtime.integrations.langchain import LangchainTool
+from adk_runtime.integrations.langchain import LangchainTool, LangchainToolConfig
 
 warnings.warn(
     "adk_runtime.tools.langchain_tool has moved to adk_runtime.integrations.langchain "
@@ -16,4 +16,4 @@ warnings.warn(
     stacklevel=2,
 )
 
-__all__ = ["LangchainTool"]
+__all__ = ["LangchainTool", "LangchainToolConfig"]

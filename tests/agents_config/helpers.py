@@ -10,11 +10,13 @@ from pathlib import Path
 from textwrap import dedent
 from typing import Any
 
+from google.genai import types
 from pydantic import BaseModel
 
 from adk_runtime.agents import BaseAgent, CallbackContext, LlmAgent
 from adk_runtime.agents._tool_configs import ToolArgsConfig
 from adk_runtime.agents.base_agent_config import BaseAgentConfig
+from adk_runtime.examples import BaseExampleProvider, Example
 from adk_runtime.testing import ScriptedModel
 from adk_runtime.tools import BaseTool, FunctionTool, ToolContext
 
@@ -144,3 +146,18 @@ def write(directory: Path, name: str, text: str) -> Path:
     path.parent.mkdir(parents=True, exist_ok=True)
     path.write_text(dedent(text).lstrip(), encoding="utf-8")
     return path
+
+
+class FixedExamples(BaseExampleProvider):
+    """An example provider a YAML ``ExampleTool`` entry names by dotted path."""
+
+    def get_examples(self, query: str) -> list[Example]:
+        return [
+            Example(
+                input=types.Content(role="user", parts=[types.Part(text=query)]),
+                output=[types.Content(role="model", parts=[types.Part(text="Provided.")])],
+            )
+        ]
+
+
+EXAMPLES = FixedExamples()

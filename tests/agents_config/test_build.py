@@ -8,6 +8,7 @@ from pathlib import Path
 import pytest
 import yaml
 from google.genai import types
+from pydantic import ValidationError
 
 from adk_runtime.agents import (
     LlmAgent,
@@ -16,12 +17,16 @@ from adk_runtime.agents import (
     SequentialAgent,
     config_agent_utils,
 )
+from adk_runtime.agents._tool_configs import ToolArgsConfig
 from adk_runtime.agents.agent_config import AgentConfig
 from adk_runtime.agents.base_agent_config import BaseAgentConfig
 from adk_runtime.agents.llm_agent_config import LlmAgentConfig
 from adk_runtime.agents.loop_agent_config import LoopAgentConfig
+from adk_runtime.integrations.langchain import LangchainTool
 from adk_runtime.testing import ScriptedModel
 from adk_runtime.tools import AgentTool, exit_loop, google_search, load_memory, url_context
+from adk_runtime.tools.agent_tool import AgentToolConfig
+from adk_runtime.tools.example_tool import ExampleTool
 from tests.agents_config import helpers
 from tests.agents_config.helpers import HERE, write
 
@@ -386,3 +391,77 @@ def test_agent_config_is_discriminated_by_agent_class() -> None:
     )
     assert type(custom.root) is BaseAgentConfig
     assert custom.root.model_extra == {"extra_key": 1}
+
+
+def test_example_tool_from_a_list_or_a_provider(tmp_path: Path) -> None:
+    path = write(
+        tmp_path,
+        "root.yaml",
+        f"""
+        name: root
+        instruction: x
+        tools:
+          - name: google.adk.tools.example_tool.ExampleTool
+            args:
+              examples:
+                - input: {{role: user, parts: [{{text: "2 + 2?"}}]}}
+                  output: [{{role: model, parts: [{{text: "4"}}]}}]
+          - name: adk_runtime.tools.example_tool.ExampleTool
+            args:
+              examples: {HERE}.EXAMPLES
+        """,
+    )
+    agent = config_agent_utils.from_config(str(path))
+    assert isinstance(agent, LlmAgent)
+    listed, provided = agent.tools
+    assert isinstance(listed, ExampleTool)
+    assert isinstance(provided, ExampleTool)
+    assert isinstance(listed.examples, list)
+    assert listed.examples[0].output[0].parts[0].text == "4"  # type: ignore[index]
+    assert provided.examples is helpers.EXAMPLES
+
+
+def test_tool_classes_build_from_their_config_models(tmp_path: Path) -> None:
+    """google-adk's hook, called directly: ``Tool.from_config(ToolArgsConfig, path)``."""
+    write(tmp_path, "expert.yaml", "name: expert\ninstruction: Knows things.\n")
+    config_path = str(tmp_path / "root.yaml")
+
+    tool = AgentTool.from_config(
+        ToolArgsConfig(agent={"config_path": "expert.yaml"}, include_plugins=False), config_path
+    )
+    assert isinstance(tool.agent, LlmAgent)
+    assert tool.agent.name == "expert"
+    assert tool.include_plugins is False
+    assert AgentToolConfig(agent="expert.yaml").agent.config_path == "expert.yaml"  # type: ignore[arg-type]
+
+    greeting = helpers.GreetingTool.from_config(ToolArgsConfig(greeting="hey"), config_path)
+    assert (greeting.greeting, greeting.times) == ("hey", 1)
+
+    words = LangchainTool.from_config(
+        ToolArgsConfig(tool="tests.agents_config.langchain_helpers.word_count", name="count"),
+        config_path,
+    )
+    assert words.name == "count"
+    with pytest.raises(ValidationError, match="colour"):
+        AgentTool.from_config(ToolArgsConfig(agent="x.yaml", colour="red"), config_path)
+
+
+def test_langchain_tool_entry(tmp_path: Path) -> None:
+    path = write(
+        tmp_path,
+        "root.yaml",
+        """
+        name: root
+        instruction: x
+        tools:
+          - name: google.adk.integrations.langchain.LangchainTool
+            args:
+              tool: tests.agents_config.langchain_helpers.word_count
+              description: Counts words.
+        """,
+    )
+    agent = config_agent_utils.from_config(str(path))
+    assert isinstance(agent, LlmAgent)
+    (tool,) = agent.tools
+    assert isinstance(tool, LangchainTool)
+    assert (tool.name, tool.description) == ("word_count", "Counts words.")

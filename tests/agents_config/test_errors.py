@@ -200,6 +200,22 @@ def test_an_error_in_a_sub_agent_file_names_that_file(tmp_path: Path) -> None:
             "integer",
         ),
         ("{name: AgentTool, args: {agent: ../x.yaml}}", "tools[0].args.agent", "Path traversal"),
+        (
+            "{name: AgentTool, args: {agent: x.yaml, colour: red}}",
+            "tools[0].args.colour",
+            "unknown",
+        ),
+        (
+            f"{{name: ExampleTool, args: {{examples: {HERE}.AGENT}}}}",
+            "tools[0].args.examples",
+            "not a BaseExampleProvider",
+        ),
+        (
+            "{name: adk_runtime.integrations.langchain.LangchainTool, "
+            f"args: {{tool: {HERE}.AGENT}}}}",
+            "tools[0].args.tool",
+            "not a LangChain tool",
+        ),
         ("{name: google_search, extra: 1}", "tools[0].extra", "unknown key"),
     ],
 )

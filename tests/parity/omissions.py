@@ -40,15 +40,6 @@ LIVE_REFUSED = (
     "does): creating a `LiveRequest` / `LiveRequestQueue` or calling `Runner.run_live` or "
     "`flows.llm_flows.functions.handle_function_calls_live` raises `UnsupportedFeatureError`."
 )
-CONFIG = (
-    "The tools' own YAML config classes (`AgentToolConfig`, "
-    "`ExampleToolConfig`, `LangchainToolConfig`, "
-    "`BaseTool.from_config`): agent YAML files are loaded "
-    "(`agents.config_agent_utils.from_config`) and their `tools:` entries "
-    "(`tools.tool_configs.ToolConfig`) take built-in names or dotted paths, with `args` for "
-    "tool classes such as `AgentTool` (and google-adk's `McpToolsetConfig` args for "
-    "`McpToolset`)."
-)
 WORKFLOW = (
     "google-adk 2 gives every `Context` a workflow node's members; here a node's context is "
     "`workflow.NodeContext`, a `Context` with `node`, `node_path`, `run_id`, "
@@ -130,10 +121,6 @@ OMITTED: dict[str, str] = {
     "flows.llm_flows.audio_cache_manager": LIVE,
     "flows.llm_flows.audio_transcriber": LIVE,
     "flows.llm_flows.transcription_manager": LIVE,
-    # YAML configuration of tools (agent YAML files are loaded: agents.config_agent_utils)
-    "tools.base_tool:SelfTool": CONFIG,
-    "tools.agent_tool:AgentToolConfig": CONFIG,
-    "tools.example_tool:ExampleToolConfig": CONFIG,
     # workflows, task mode
     # Google Cloud
     "memory.vertex_ai_memory_bank_service": GOOGLE_CLOUD,
@@ -193,7 +180,6 @@ OMITTED: dict[str, str] = {
     "tools.agent_simulator": INTEGRATIONS,
     "tools.crewai_tool": INTEGRATIONS,
     "tools.environment_simulation": INTEGRATIONS,
-    "tools.langchain_tool:LangchainToolConfig": CONFIG,
     "tools.model_consult": INTEGRATIONS,
     "tools:ModelConsultContextConfig": INTEGRATIONS,
     "tools:ModelConsultTool": INTEGRATIONS,
@@ -319,10 +305,6 @@ MEMBERS_OMITTED: dict[str, str] = {
     "agents.context:Context.telemetry_context": WORKFLOW,
     "agents.invocation_context:InvocationContext.node_path": WORKFLOW,
     # the tools' YAML config classes
-    "tools.agent_tool:AgentTool.from_config": CONFIG,
-    "tools.base_tool:BaseTool.from_config": CONFIG,
-    "tools.base_toolset:BaseToolset.from_config": CONFIG,
-    "tools.example_tool:ExampleTool.from_config": CONFIG,
     # google-adk's bookkeeping
     "agents.invocation_context:InvocationContext.canonical_tools_cache": ADK_BOOKKEEPING,
     "agents.invocation_context:InvocationContext.token_compaction_checked": ADK_BOOKKEEPING,

@@ -14,6 +14,6 @@ except ImportError as exc:  # pragma: no cover - exercised in a subprocess witho
         "pip install 'adk-runtime[langchain]'."
     ) from exc
 
-from adk_runtime.integrations.langchain.langchain_tool import LangchainTool
+from adk_runtime.integrations.langchain.langchain_tool import LangchainTool, LangchainToolConfig
 
-__all__ = ["LangchainTool"]
+__all__ = ["LangchainTool", "LangchainToolConfig"]

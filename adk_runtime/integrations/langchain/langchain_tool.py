@@ -16,13 +16,16 @@ from google.genai import types
 from langchain_core.tools import BaseTool as LangchainBaseTool
 from pydantic import BaseModel
 
+from adk_runtime.agents._tool_configs import BaseToolConfig
+from adk_runtime.errors import AgentConfigError
 from adk_runtime.tools._declaration import function_declaration
 from adk_runtime.tools.base_tool import BaseTool
 
 if TYPE_CHECKING:
+    from adk_runtime.agents._tool_configs import ToolArgsConfig
     from adk_runtime.tools.tool_context import ToolContext
 
-__all__ = ["LangchainTool"]
+__all__ = ["LangchainTool", "LangchainToolConfig"]
 
 
 def _arguments_schema(tool: object) -> dict[str, Any] | None:
@@ -62,6 +65,27 @@ class LangchainTool(BaseTool):
         )
         self.tool = tool
 
+    @classmethod
+    def from_config(cls, config: ToolArgsConfig, config_abs_path: str) -> LangchainTool:
+        """Build the tool from an agent YAML file's ``args`` (a :class:`LangchainToolConfig`).
+
+        Raises:
+            pydantic.ValidationError: A key ``LangchainToolConfig`` does not have.
+            AgentConfigError: ``tool`` names nothing importable, or no LangChain tool.
+        """
+        from adk_runtime.agents import config_agent_utils
+        from adk_runtime.agents._config_mapper import located
+
+        settings = LangchainToolConfig.model_validate(config.model_dump())
+        with located("tool"):
+            tool = config_agent_utils.resolve_fully_qualified_name(settings.tool)
+            try:
+                return cls(
+                    tool, name=settings.name or None, description=settings.description or None
+                )
+            except ValueError as error:
+                raise AgentConfigError(str(error)) from None
+
     def _get_declaration(self) -> types.FunctionDeclaration | None:
         return function_declaration(self.name, self.description, _arguments_schema(self.tool))
 
@@ -75,3 +99,15 @@ class LangchainTool(BaseTool):
         if getattr(self.tool, "return_direct", False):
             tool_context.actions.skip_summarization = True
         return result
+
+
+class LangchainToolConfig(BaseToolConfig):
+    """The ``args`` of a ``LangchainTool`` entry in an agent YAML file (google-adk's model).
+
+    ``tool``: the dotted path of the LangChain tool instance; ``name`` and ``description``
+    replace its own when not empty.
+    """
+
+    tool: str
+    name: str = ""
+    description: str = ""
