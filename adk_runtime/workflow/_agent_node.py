@@ -39,8 +39,9 @@ class AgentNode(BaseNode):
 
     A ``mode="task"`` agent works in the scope of the node's path (its model sees its input,
     its own work and the user's replies); its output is the result it handed over with
-    ``finish_task``. When it answers in text instead, it asked the user: the node commits a
-    question (``_interrupts.task_question``) and waits. The reply (a plain message the
+    ``finish_task``. When its run ends otherwise (it answered in text: it asked the user),
+    the node commits a question (``_interrupts.task_question``, the agent's text) and waits;
+    nothing downstream runs before the task is finished. The reply (a plain message the
     Runner commits on the node's path, or a function response to the question) runs the
     node again, and the agent goes on with the reply in view.
     """
@@ -94,10 +95,11 @@ class AgentNode(BaseNode):
         finished, result = _task_result(self.agent, seen)
         if finished:
             return [Event(output=result)]
-        question = _open_question(seen)
-        if question is None:
-            return []
-        event = task_question(question)  # the agent asked the user: the node waits
+        if _waits_on_a_call(seen):
+            return []  # a long-running call's answer resumes it (the node waits on the call)
+        # not finished: the task waits for the user (google-adk: it waits for its output);
+        # its text, if it said something, is the question
+        event = task_question(_open_question(seen))
         event.branch, event.isolation_scope = branch, scope
         return [event]
 
@@ -174,6 +176,14 @@ def _first_messages(
     if reply is not None:
         contents.append(to_user_content(reply))
     return contents
+
+
+def _waits_on_a_call(events: list[Event]) -> bool:
+    """Whether the agent's last event is a long-running call (not the node's question)."""
+    last = next((e for e in reversed(events) if not e.partial and e.author != "user"), None)
+    if last is None or not last.long_running_tool_ids:
+        return False
+    return not any(is_task_question(call) for call in last.get_function_calls())
 
 
 def _unreplied_answer(events: list[Event], answers: dict[str, Any] | None) -> Any:

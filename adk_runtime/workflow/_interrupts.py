@@ -87,13 +87,13 @@ def check_node_message(events: list[Event], message: Event) -> None:
         )
 
 
-def task_question(text: str) -> Event:
-    """The question of a task agent node that answered in text: the node waits for the reply.
+def task_question(text: str | None) -> Event:
+    """The question of a task agent node that ended without finishing: it waits for the user.
 
     A long-running ``adk_request_input`` call (id ``wf_task_input:<uuid>``, its message the
-    agent's text). The user replies with a plain message (the Runner commits it on the node's
-    path and branch: see :func:`waiting_task_question`) or answers the call like any node's
-    question.
+    agent's text; None when it said nothing). The user replies with a plain message (the
+    Runner commits it on the node's path and branch: see :func:`waiting_task_question`) or
+    answers the call like any node's question.
     """
     request = RequestInput(
         interrupt_id=TASK_QUESTION_PREFIX + platform_uuid.new_uuid(), message=text

@@ -6,11 +6,13 @@ from __future__ import annotations
 from typing import Any
 
 import pytest
+from google.genai import types
 
 from adk_runtime.agents import LlmAgent
 from adk_runtime.errors import InputValidationError
 from adk_runtime.events import Event
 from adk_runtime.models.llm_request import LlmRequest
+from adk_runtime.models.llm_response import LlmResponse
 from adk_runtime.sessions import BaseSessionService
 from adk_runtime.testing.scripted_model import ScriptedModel, function_call
 from adk_runtime.workflow import START, JoinNode, NodeContext, Workflow, node
@@ -284,3 +286,24 @@ async def test_a_task_agent_run_as_a_child_asks_through_its_parent(
         "model:Which city?",
         "user:somewhere sunny",
     ]
+
+
+async def test_a_task_node_that_ends_without_finishing_waits_for_the_user(
+    session_service: BaseSessionService,
+) -> None:
+    """No ``finish_task`` and nothing said: the node still waits (google-adk: it waits for
+    its output); downstream nodes never get a missing result."""
+    silent = LlmResponse(content=types.Content(role="model", parts=[]))
+    workflow, model, confirmed = _booking(
+        [silent, function_call("finish_task", {"result": "done"})]
+    )
+    run = await Run(session_service, workflow).start()
+    first = await run.send(message("lunch"))
+    (question,) = _questions(first)
+    assert question.args["message"] is None
+    assert confirmed == []
+
+    events = await run.send(message("carry on"))
+    assert outputs(events)["booking@1/booker@1"] == {"result": "done"}
+    assert confirmed == ["done"]
+    assert _sent(model.requests[1])[-1] == "user:carry on"
