@@ -104,8 +104,9 @@ def task_question(text: str | None) -> Event:
 def waiting_task_question(events: list[Event]) -> Event | None:
     """The event of the task agent node's question a plain message replies to, if one waits.
 
-    A question waits until a function response answers it or a user message is committed on
-    its node's path (a reply).
+    A question waits until a function response answers it (the user's, or the one an
+    aborted invocation seals it with) or a user message is committed on its node's path (a
+    reply).
 
     Raises:
         InputValidationError: Task nodes of two runs wait at once: the message cannot say
@@ -113,11 +114,10 @@ def waiting_task_question(events: list[Event]) -> Event | None:
     """
     waiting: dict[str, Event] = {}  # by node path
     for event in events:
-        if event.author == "user":
-            for response in event.get_function_responses():
-                waiting = {p: e for p, e in waiting.items() if not _asks(e, response.id)}
-            if event.node_info.path and not event.get_function_responses():
-                waiting.pop(event.node_info.path, None)
+        for response in event.get_function_responses():
+            waiting = {p: e for p, e in waiting.items() if not _asks(e, response.id)}
+        if event.author == "user" and event.node_info.path and not event.get_function_responses():
+            waiting.pop(event.node_info.path, None)
         elif any(is_task_question(call) for call in event.get_function_calls()):
             waiting[event.node_info.path] = event
     if len(waiting) > 1:

@@ -3,6 +3,7 @@ backend."""
 
 from __future__ import annotations
 
+import asyncio
 from typing import Any
 
 import pytest
@@ -307,3 +308,52 @@ async def test_a_task_node_that_ends_without_finishing_waits_for_the_user(
     assert outputs(events)["booking@1/booker@1"] == {"result": "done"}
     assert confirmed == ["done"]
     assert _sent(model.requests[1])[-1] == "user:carry on"
+
+
+async def test_after_a_stop_a_plain_message_starts_a_new_run(
+    session_service: BaseSessionService,
+) -> None:
+    """The stop seals the waiting question: the next message is not a reply to it."""
+    asked = asyncio.Event()
+
+    runs: list[str] = []
+
+    async def slow(node_input: str) -> str:
+        runs.append(node_input)
+        if len(runs) == 1:  # the first run is stopped while this waits
+            await asyncio.Event().wait()
+        return "done"
+
+    def ask_first(request: LlmRequest) -> str:
+        asked.set()
+        return "Which day?"
+
+    booker = LlmAgent(
+        name="booker", model=ScriptedModel(replies=[ask_first, "Which day, again?"]), mode="task"
+    )
+
+    def split(node_input: str) -> str:
+        return node_input
+
+    both = JoinNode(name="both")
+    workflow = Workflow(
+        name="desk", edges=[(START, split), (split, booker, both), (split, slow, both)]
+    )
+    run = await Run(session_service, workflow).start()
+    signal = asyncio.Event()
+
+    async def press_stop() -> None:
+        await asked.wait()
+        await asyncio.sleep(0.05)  # the question is committed
+        signal.set()
+
+    stopper = asyncio.create_task(press_stop())
+    first = await run.send(message("lunch"), abort_signal=signal)
+    await stopper
+    assert _questions(first)
+
+    second = await run.send(message("friday"))
+
+    assert second[0].invocation_id != first[0].invocation_id  # a new run, not a reply
+    assert [q.args["message"] for q in _questions(second)] == ["Which day, again?"]
+    assert runs == ["lunch", "friday"]
