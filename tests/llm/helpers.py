@@ -99,6 +99,21 @@ def flat(contents: list[types.Content]) -> list[str]:
     return labels
 
 
+def sent(contents: list[types.Content]) -> list[str]:
+    """Each part of a model request as ``role: text`` (``role: call NAME``, ``role: response
+    NAME`` for calls and answers)."""
+    shown = []
+    for content in contents:
+        for part in content.parts or []:
+            if part.text:
+                shown.append(f"{content.role}: {part.text}")
+            elif part.function_call:
+                shown.append(f"{content.role}: call {part.function_call.name}")
+            elif part.function_response:
+                shown.append(f"{content.role}: response {part.function_response.name}")
+    return shown
+
+
 def request_of(events: list[Event]) -> Event:
     """The event holding the adk_request_confirmation call."""
     (found,) = [

@@ -19,7 +19,7 @@ from adk_runtime.runners import Runner
 from adk_runtime.sessions import BaseSessionService
 from adk_runtime.testing import ScriptedModel, function_call
 from adk_runtime.tools import FunctionTool, LongRunningFunctionTool
-from tests.llm.helpers import APP, request_of, send, start, stored, texts, user
+from tests.llm.helpers import APP, request_of, send, sent, start, stored, texts, user
 
 
 def _declared(model: ScriptedModel, index: int = 0) -> dict[str, Any]:
@@ -32,17 +32,8 @@ def _declared(model: ScriptedModel, index: int = 0) -> dict[str, Any]:
 
 
 def _sent(model: ScriptedModel, index: int) -> list[str]:
-    """The text of each content of the model's ``index``-th request, calls and answers named."""
-    shown = []
-    for content in model.requests[index].contents:
-        for part in content.parts or []:
-            if part.text:
-                shown.append(f"{content.role}: {part.text}")
-            elif part.function_call:
-                shown.append(f"{content.role}: call {part.function_call.name}")
-            elif part.function_response:
-                shown.append(f"{content.role}: response {part.function_response.name}")
-    return shown
+    """The model's ``index``-th request, part by part (calls and answers named)."""
+    return sent(model.requests[index].contents)
 
 
 def _responses(events: list[Event], name: str) -> list[dict[str, Any]]:

@@ -17,21 +17,12 @@ from adk_runtime.models.llm_response import LlmResponse
 from adk_runtime.sessions import BaseSessionService
 from adk_runtime.testing.scripted_model import ScriptedModel, function_call
 from adk_runtime.workflow import START, JoinNode, NodeContext, Workflow, node
+from tests.llm.helpers import sent
 from tests.workflow.helpers import Run, answer, message, outputs
 
 
 def _sent(request: LlmRequest) -> list[str]:
-    """Each part of a model request: its text, or the call or response it holds."""
-    shown = []
-    for content in request.contents:
-        for part in content.parts or []:
-            if part.text:
-                shown.append(f"{content.role}:{part.text}")
-            elif part.function_call:
-                shown.append(f"{content.role}:call {part.function_call.name}")
-            elif part.function_response:
-                shown.append(f"{content.role}:response {part.function_response.name}")
-    return shown
+    return sent(request.contents)
 
 
 def _questions(events: list[Event]) -> list[Any]:
@@ -82,7 +73,7 @@ async def test_a_task_node_hands_its_result_downstream(
     assert outputs(events)["booking@1/booker@1"] == {"result": "table 7"}
     assert confirmed == ["table 7"]
     assert _questions(events) == []
-    assert _sent(model.requests[0]) == ["user:Book: dinner"]
+    assert _sent(model.requests[0]) == ["user: Book: dinner"]
 
 
 async def test_a_task_node_that_asks_waits_for_the_users_plain_reply_on_any_replica(
@@ -117,9 +108,9 @@ async def test_a_task_node_that_asks_waits_for_the_users_plain_reply_on_any_repl
     assert confirmed2 == ["table for 4"]
     # the task agent saw its task, its question and the reply, not the question's call
     assert _sent(model2.requests[0]) == [
-        "user:Book: dinner",
-        "model:For how many people?",
-        "user:four",
+        "user: Book: dinner",
+        "model: For how many people?",
+        "user: four",
     ]
     session = await run.session()
     reply = next(
@@ -132,8 +123,8 @@ async def test_a_task_node_that_asks_waits_for_the_users_plain_reply_on_any_repl
     # the agent node after it never sees the task's conversation
     assert notes.model is not None
     notes_request = notes.model.requests[0]
-    assert "user:four" not in _sent(notes_request)
-    assert "model:For how many people?" not in _sent(notes_request)
+    assert "user: four" not in _sent(notes_request)
+    assert "model: For how many people?" not in _sent(notes_request)
 
 
 async def test_a_task_nodes_question_answered_with_a_function_response(
@@ -150,7 +141,7 @@ async def test_a_task_nodes_question_answered_with_a_function_response(
     assert outputs(events)["booking@1/booker@1"] == {"result": "Friday"}
     assert confirmed == ["Friday"]
     # the answer reached the agent as the user's words
-    assert _sent(model.requests[1]) == ["user:Book: lunch", "model:Which day?", "user:friday"]
+    assert _sent(model.requests[1]) == ["user: Book: lunch", "model: Which day?", "user: friday"]
 
 
 async def test_a_task_node_may_ask_again(session_service: BaseSessionService) -> None:
@@ -172,7 +163,11 @@ async def test_a_task_node_may_ask_again(session_service: BaseSessionService) ->
 
     assert confirmed == ["Friday, 2"]
     assert outputs(third)["booking@1/booker@1"] == {"result": "Friday, 2"}
-    assert _sent(model.requests[2])[-3:] == ["user:friday", "model:And for how many?", "user:two"]
+    assert _sent(model.requests[2])[-3:] == [
+        "user: friday",
+        "model: And for how many?",
+        "user: two",
+    ]
 
 
 async def test_a_reply_cut_short_by_a_crash_is_resumed(
@@ -204,7 +199,7 @@ async def test_a_reply_cut_short_by_a_crash_is_resumed(
 
     assert outputs(resumed)["booking@1/booker@1"] == {"result": "Monday"}
     assert confirmed == ["Monday"]
-    assert _sent(model.requests[-1]) == ["user:Book: lunch", "model:Which day?", "user:monday"]
+    assert _sent(model.requests[-1]) == ["user: Book: lunch", "model: Which day?", "user: monday"]
     session = await run.session()
     user_said = [_text(e) for e in session.events if e.author == "user"]
     assert user_said == ["lunch", "Book: lunch", "monday"]  # nothing committed twice
@@ -283,9 +278,9 @@ async def test_a_task_agent_run_as_a_child_asks_through_its_parent(
 
     assert outputs(events)["trips@1/plan@1"] == "trip to Lisbon"
     assert _sent(model.requests[1]) == [
-        "user:Find a city for a weekend",
-        "model:Which city?",
-        "user:somewhere sunny",
+        "user: Find a city for a weekend",
+        "model: Which city?",
+        "user: somewhere sunny",
     ]
 
 
@@ -307,7 +302,7 @@ async def test_a_task_node_that_ends_without_finishing_waits_for_the_user(
     events = await run.send(message("carry on"))
     assert outputs(events)["booking@1/booker@1"] == {"result": "done"}
     assert confirmed == ["done"]
-    assert _sent(model.requests[1])[-1] == "user:carry on"
+    assert _sent(model.requests[1])[-1] == "user: carry on"
 
 
 async def test_after_a_stop_a_plain_message_starts_a_new_run(
