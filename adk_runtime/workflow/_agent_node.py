@@ -12,6 +12,7 @@ from pydantic import InstanceOf
 from adk_runtime.agents.base_agent import BaseAgent
 from adk_runtime.agents.llm_agent import LlmAgent
 from adk_runtime.events.event import Event
+from adk_runtime.events.event_actions import EventActions
 from adk_runtime.utils.content_utils import extract_text_from_content, to_user_content
 from adk_runtime.workflow._base_node import BaseNode
 from adk_runtime.workflow._interrupts import is_task_question, task_question
@@ -39,11 +40,12 @@ class AgentNode(BaseNode):
 
     A ``mode="task"`` agent works in the scope of the node's path (its model sees its input,
     its own work and the user's replies); its output is the result it handed over with
-    ``finish_task``. When its run ends otherwise (it answered in text: it asked the user),
-    the node commits a question (``_interrupts.task_question``, the agent's text) and waits;
-    nothing downstream runs before the task is finished. The reply (a plain message the
-    Runner commits on the node's path, or a function response to the question) runs the
-    node again, and the agent goes on with the reply in view.
+    ``finish_task``, which also goes into its ``output_key``. When its run ends otherwise
+    (it answered in text: it asked the user), the node commits a question
+    (``_interrupts.task_question``, the agent's text) and waits; nothing downstream runs
+    before the task is finished. The reply (a plain message the Runner commits on the node's
+    path, or a function response to the question) runs the node again, and the agent goes
+    on with the reply in view.
     """
 
     agent: InstanceOf[BaseAgent]
@@ -93,8 +95,10 @@ class AgentNode(BaseNode):
         if not isinstance(self.agent, LlmAgent) or self.agent.mode != "task":
             return [] if answer is None else [Event(output=self._output_of(answer))]
         finished, result = _task_result(self.agent, seen)
-        if finished:
-            return [Event(output=result)]
+        if finished:  # the result is the output, and goes into output_key (as delegated)
+            key = self.agent.output_key
+            actions = EventActions(state_delta={key: result} if key else {})
+            return [Event(output=result, actions=actions)]
         if _waits_on_a_call(seen):
             return []  # a long-running call's answer resumes it (the node waits on the call)
         # not finished: the task waits for the user (google-adk: it waits for its output);

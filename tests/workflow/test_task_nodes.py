@@ -53,7 +53,7 @@ def _booking(
         return f"confirmed {node_input['result']}"
 
     model = ScriptedModel(replies=booker_replies)
-    booker = LlmAgent(name="booker", model=model, mode="task")
+    booker = LlmAgent(name="booker", model=model, mode="task", output_key="booking")
     nodes: list[Any] = [brief, booker, confirm]
     if after:
         notes_model = ScriptedModel(replies=after)
@@ -72,6 +72,7 @@ async def test_a_task_node_hands_its_result_downstream(
 
     assert outputs(events)["booking@1/booker@1"] == {"result": "table 7"}
     assert confirmed == ["table 7"]
+    assert (await run.session()).state["booking"] == {"result": "table 7"}  # its output_key
     assert _questions(events) == []
     assert _sent(model.requests[0]) == ["user: Book: dinner"]
 
