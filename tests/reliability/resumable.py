@@ -2,8 +2,10 @@
 
 Run as ``python -m tests.reliability.resumable STORE_JSON SHAPE SESSION TOOL_LOG MODE``
 (MODE ``start``: send the message under invocation ``INVOCATION``, with a short lease;
-MODE ``resume``: resume that invocation, or send the message if it never got stored). It
-prints ``ready`` once the service is open and ``done`` at the end.
+MODE ``resume``: resume that invocation, or send the message if it never got stored). When
+a task agent node asks the user (the ``tasknode`` shape), either mode sends the reply if it
+is not stored yet: a second turn of the same invocation. It prints ``ready`` once the
+service is open and ``done`` at the end.
 
 Each agent is a multi-step tool user on a :class:`ScriptedModel` whose replies depend only on
 what the request holds, so a resumed run asks for the same calls (same ids) an uninterrupted
@@ -30,6 +32,7 @@ from adk_runtime.sessions import BaseSessionService
 from adk_runtime.testing.scripted_model import ScriptedModel, function_call
 from adk_runtime.tools.tool_context import ToolContext
 from adk_runtime.workflow import START, JoinNode, NodeContext, Workflow
+from adk_runtime.workflow._interrupts import waiting_task_question
 from adk_runtime.workflow._root import as_agent
 from tests.stores import Store
 
@@ -37,6 +40,8 @@ APP = "resume-crash"
 USER = "u"
 INVOCATION = "e-crash-suite"
 MESSAGE = types.Content(role="user", parts=[types.Part(text="go")])
+REPLY = types.Content(role="user", parts=[types.Part(text="4")])
+"""The user's reply to the ``tasknode`` shape's question (a second turn, same invocation)."""
 
 
 def _say(line: str) -> None:
@@ -112,6 +117,24 @@ def _handler(name: str, simulate: bool, *, finish: bool = False) -> Any:
     return reply
 
 
+def _asker(name: str, simulate: bool) -> Any:
+    """A task agent that first asks the user, then works as :func:`_handler` and finishes."""
+    work = _handler(name, simulate, finish=True)
+
+    async def reply(request: LlmRequest) -> Any:
+        asked = any(
+            content.role == "model" and any(part.text for part in content.parts or [])
+            for content in request.contents
+        )
+        if not asked:
+            if simulate:
+                await asyncio.sleep(random.uniform(0.0, 0.02))
+            return "Which number?"
+        return await work(request)
+
+    return reply
+
+
 def _host(simulate: bool) -> Any:
     """Delegates to ``first`` (a task), then ``second`` (single-turn), then sums up."""
 
@@ -151,7 +174,7 @@ def _llm(name: str, tools: _Tools, simulate: bool, mode: Any = None) -> LlmAgent
     )
 
 
-SHAPES = ("llm", "sequential", "loop", "parallel", "workflow", "task")
+SHAPES = ("llm", "sequential", "loop", "parallel", "workflow", "task", "tasknode")
 TOOL_NAMES = frozenset({"add", "mul"})
 
 
@@ -169,6 +192,8 @@ def build(shape: str, log: str | None, *, simulate: bool = True) -> BaseAgent:
         return ParallelAgent(name="both", sub_agents=pair)
     if shape == "workflow":
         return as_agent(_workflow(tools, pair, log))
+    if shape == "tasknode":  # a task agent node that asks the user, then a function node
+        return as_agent(_task_node_workflow(tools, simulate, log))
     if shape == "task":  # delegated tasks: a task agent, then a single-turn one
         subs = [
             _llm("first", tools, simulate, "task"),
@@ -183,14 +208,7 @@ def _workflow(tools: _Tools, pair: list[LlmAgent], log: str | None) -> Workflow:
     nodes log ``node:<path> <attempt>`` as the tools do."""
 
     async def record(ctx: NodeContext) -> None:
-        if log is not None:
-            line = f"node:{ctx.node_path} {ctx.attempt_count}\n".encode()
-            fd = os.open(log, os.O_WRONLY | os.O_APPEND | os.O_CREAT, 0o600)
-            try:
-                os.write(fd, line)
-            finally:
-                os.close(fd)
-            await asyncio.sleep(random.uniform(0.0, 0.03))
+        await _record_node(ctx, log)
 
     async def tally(ctx: NodeContext, node_input: str) -> str:
         await record(ctx)
@@ -213,17 +231,58 @@ def _workflow(tools: _Tools, pair: list[LlmAgent], log: str | None) -> Workflow:
     )
 
 
+def _task_node_workflow(tools: _Tools, simulate: bool, log: str | None) -> Workflow:
+    """asker (a task agent that asks the user a question, then works) → tally."""
+    asker = LlmAgent(
+        name="asker",
+        model=ScriptedModel(handler=_asker("asker", simulate)),
+        tools=[tools.add, tools.mul],
+        output_key="asker:answer",
+        mode="task",
+    )
+
+    async def tally(ctx: NodeContext, node_input: dict[str, Any]) -> str:
+        await _record_node(ctx, log)
+        ctx.state["tally"] = node_input["result"]
+        return "tallied"
+
+    return Workflow(name="desk", edges=[(START, asker, tally)])
+
+
+async def _record_node(ctx: NodeContext, log: str | None) -> None:
+    if log is not None:
+        line = f"node:{ctx.node_path} {ctx.attempt_count}\n".encode()
+        fd = os.open(log, os.O_WRONLY | os.O_APPEND | os.O_CREAT, 0o600)
+        try:
+            os.write(fd, line)
+        finally:
+            os.close(fd)
+        await asyncio.sleep(random.uniform(0.0, 0.03))
+
+
 def runner(service: BaseSessionService, agent: BaseAgent, **kwargs: Any) -> Runner:
     """A Runner of the suite's app."""
     return Runner(app_name=APP, agent=agent, session_service=service, **kwargs)
 
 
 async def run_to_end(service: BaseSessionService, agent: BaseAgent, session_id: str) -> None:
-    """Send the message under :data:`INVOCATION` and let the turn run to its end."""
-    async for _ in runner(service, agent).run_async(
+    """Send the message under :data:`INVOCATION` and let the turn run to its end (and the
+    reply's, when a task node asked)."""
+    turn = runner(service, agent)
+    async for _ in turn.run_async(
         user_id=USER, session_id=session_id, new_message=MESSAGE, invocation_id=INVOCATION
     ):
         pass
+    await reply_if_asked(service, turn, session_id)
+
+
+async def reply_if_asked(service: BaseSessionService, turn: Runner, session_id: str) -> None:
+    """Send :data:`REPLY` if a task node's question waits for it (a plain message)."""
+    session = await service.get_session(app_name=APP, user_id=USER, session_id=session_id)
+    assert session is not None
+    if waiting_task_question(session.events) is not None:
+        async for _ in turn.run_async(user_id=USER, session_id=session_id, new_message=REPLY):
+            pass
 
 
 async def main(store: Store, shape: str, session_id: str, log: str, mode: str) -> None:
@@ -237,6 +296,7 @@ async def main(store: Store, shape: str, session_id: str, log: str, mode: str) -
             user_id=USER, session_id=session_id, new_message=MESSAGE, invocation_id=INVOCATION
         ):
             pass
+        await reply_if_asked(service, turn, session_id)
     else:
         resumer = runner(service, agent, session_wait_seconds=30)
         try:
@@ -250,6 +310,8 @@ async def main(store: Store, shape: str, session_id: str, log: str, mode: str) -
         assert session is not None
         if not any(event.invocation_id == INVOCATION for event in session.events):
             await run_to_end(service, agent, session_id)  # the message was never stored
+        else:
+            await reply_if_asked(service, resumer, session_id)  # killed before the reply
     await service.close()
     _say("done")
 
