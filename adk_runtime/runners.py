@@ -279,6 +279,10 @@ class Runner:
                 event.isolation_scope = _tasks.active_scope(session.events, self.agent, call_event)
                 _turn.place_reply(event, call_event)  # a reply to a task node's question
                 await check_client_answers(agent, ctx, event)  # a refused answer is not stored
+                # an answer continues a paused invocation: it is the open one before the
+                # answer is stored, so a crash right after the commit leaves it resumable
+                # (no round trip for a new message: its id was claimed with the session)
+                await claim.mark(ctx.invocation_id)
                 result = await self.session_service.commit_event(session, event)
                 gone = functools.partial(self._missing, user_id, session_id)
                 answer = await _turn.stored_answer(self.session_service, session, result, gone)

@@ -353,3 +353,37 @@ async def test_after_a_stop_a_plain_message_starts_a_new_run(
     assert second[0].invocation_id != first[0].invocation_id  # a new run, not a reply
     assert [q.args["message"] for q in _questions(second)] == ["Which day, again?"]
     assert runs == ["lunch", "friday"]
+
+
+async def test_a_reply_stored_just_before_the_process_dies_is_resumed(
+    session_service: BaseSessionService, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Found by the SIGKILL suite: the reply was committed, then the process died before the
+    session's claim named the paused invocation as the open one, so it could not be
+    resumed and the reply was orphaned."""
+
+    class _Died(Exception):
+        pass
+
+    workflow, _model, confirmed = _booking(
+        ["Which day?", function_call("finish_task", {"result": "Sunday"})]
+    )
+    run = await Run(session_service, workflow).start()
+    first = await run.send(message("brunch"))
+    commit = session_service.commit_event
+
+    async def commit_then_die(session: Any, event: Event) -> Any:
+        result = await commit(session, event)
+        if event.author == "user":
+            raise _Died
+        return result
+
+    monkeypatch.setattr(session_service, "commit_event", commit_then_die)
+    with pytest.raises(_Died):
+        await run.send(message("sunday"))
+    monkeypatch.undo()
+
+    events = await run.send(invocation_id=first[0].invocation_id)
+
+    assert outputs(events)["booking@1/booker@1"] == {"result": "Sunday"}
+    assert confirmed == ["Sunday"]
