@@ -112,21 +112,20 @@ def waiting_task_question(events: list[Event]) -> Event | None:
         InputValidationError: Task nodes of two runs wait at once: the message cannot say
             which it replies to.
     """
-    waiting: dict[str, Event] = {}  # by node path
+    waiting: dict[str, tuple[str, Event]] = {}  # node path → (question's call id, event)
     for event in events:
-        for response in event.get_function_responses():
-            waiting = {p: e for p, e in waiting.items() if not _asks(e, response.id)}
-        if event.author == "user" and event.node_info.path and not event.get_function_responses():
+        responses = event.get_function_responses()
+        if responses:
+            answered = {response.id for response in responses}
+            waiting = {path: asked for path, asked in waiting.items() if asked[0] not in answered}
+        if event.author == "user" and event.node_info.path and not responses:
             waiting.pop(event.node_info.path, None)
-        elif any(is_task_question(call) for call in event.get_function_calls()):
-            waiting[event.node_info.path] = event
+        for call in event.get_function_calls():
+            if is_task_question(call):
+                waiting[event.node_info.path] = (call.id or "", event)
     if len(waiting) > 1:
         raise InputValidationError(
             f"{len(waiting)} task agent nodes wait for the user's reply: answer the one "
             "meant with a FunctionResponse to its adk_request_input call."
         )
-    return next(iter(waiting.values()), None)
-
-
-def _asks(event: Event, call_id: str | None) -> bool:
-    return any(call.id == call_id for call in event.get_function_calls())
+    return next((event for _, event in waiting.values()), None)
