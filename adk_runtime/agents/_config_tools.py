@@ -149,9 +149,6 @@ def _argument(annotation: Any, value: Any, path: str) -> Any:
     from adk_runtime.agents import config_agent_utils
 
     if _names(annotation, BaseAgent) and isinstance(value, (str, dict)):
-        if isinstance(value, str):
-            is_file = value.endswith((".yaml", ".yml"))
-            value = AgentRefConfig(config_path=value) if is_file else AgentRefConfig(code=value)
         reference = AgentRefConfig.model_validate(value)
         return config_agent_utils.resolve_agent_reference(reference, path)
     if inspect.isclass(annotation) and issubclass(annotation, BaseModel):

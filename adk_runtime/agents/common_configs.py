@@ -5,6 +5,8 @@
 
 from __future__ import annotations
 
+from typing import Any
+
 from pydantic import BaseModel, ConfigDict, model_validator
 
 __all__ = ["AgentRefConfig", "CodeConfig"]
@@ -35,13 +37,23 @@ class AgentRefConfig(BaseModel):
             (absolute paths and paths leading out of that directory are refused).
         code: The dotted path of an agent instance (``my_package.agents.helper``).
 
-    Exactly one of the two is set.
+    Exactly one of the two is set. Where a reference is read, a bare string stands for
+    one: ``sub.yaml`` (ending in ``.yaml`` or ``.yml``) a file, ``pkg.agent`` code.
     """
 
     model_config = ConfigDict(extra="forbid")
 
     config_path: str | None = None
     code: str | None = None
+
+    @model_validator(mode="before")
+    @classmethod
+    def _shorthand(cls, value: Any) -> Any:
+        """A bare string: a YAML file when it ends in ``.yaml``/``.yml``, else code."""
+        if isinstance(value, str):
+            is_file = value.endswith((".yaml", ".yml"))
+            return {"config_path": value} if is_file else {"code": value}
+        return value
 
     @model_validator(mode="after")
     def _one_source(self) -> AgentRefConfig:

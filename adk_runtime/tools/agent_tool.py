@@ -6,7 +6,6 @@ import json
 from typing import TYPE_CHECKING, Any, Final
 
 from google.genai import types
-from pydantic import field_validator
 
 from adk_runtime.agents._tool_configs import BaseToolConfig
 from adk_runtime.agents.common_configs import AgentRefConfig
@@ -206,14 +205,6 @@ class AgentToolConfig(BaseToolConfig):
     skip_summarization: bool = False
     include_plugins: bool = True
     propagate_grounding_metadata: bool = False
-
-    @field_validator("agent", mode="before")
-    @classmethod
-    def _reference(cls, value: Any) -> Any:
-        if isinstance(value, str):
-            is_file = value.endswith((".yaml", ".yml"))
-            return {"config_path": value} if is_file else {"code": value}
-        return value
 
 
 class DelegationTool(AgentTool):
