@@ -7,6 +7,8 @@ refused answer raises :class:`InputValidationError` with nothing written.
 
 from __future__ import annotations
 
+from google.genai import types
+
 from adk_runtime.agents._auth import REQUEST_EUC_FUNCTION_CALL_NAME, check_credential_answers
 from adk_runtime.agents._confirmation import (
     REQUEST_CONFIRMATION_FUNCTION_CALL_NAME,
@@ -18,6 +20,7 @@ from adk_runtime.agents.invocation_context import InvocationContext
 from adk_runtime.agents.llm_agent import LlmAgent
 from adk_runtime.errors import InputValidationError
 from adk_runtime.events import Event
+from adk_runtime.events._calls import calling_event
 from adk_runtime.workflow._interrupts import check_node_message
 from adk_runtime.workflow._root import NodeAgent
 
@@ -36,13 +39,16 @@ async def check_client_answers(agent: BaseAgent, ctx: InvocationContext, message
             mixed with text, answering no call, or calls of several invocations.
     """
     check_input_answers(ctx, message)
-    if isinstance(agent, NodeAgent):  # a workflow node at the root
-        check_node_message(ctx.session.events, message)
     answered = sorted(
         name
         for name in {response.name for response in message.get_function_responses()}
         if name in _CLIENT_CALLS
     )
+    if isinstance(agent, NodeAgent):  # a workflow node at the root
+        check_node_message(ctx.session.events, message)
+        if answered:
+            await _check_workflow_answers(agent, ctx, message)
+        return
     if not answered:
         return
     if not isinstance(agent, LlmAgent):
@@ -51,4 +57,41 @@ async def check_client_answers(agent: BaseAgent, ctx: InvocationContext, message
             "which would receive it, asked for none."
         )
     await check_confirmation_answers(agent, ctx, message)
-    check_credential_answers(agent, ctx, message)
+    check_credential_answers(agent.name, ctx, message)
+
+
+async def _check_workflow_answers(root: NodeAgent, ctx: InvocationContext, message: Event) -> None:
+    """Check each confirmation and credential answer against the one that asked.
+
+    Either an agent of a node (found in the graph; one a function node runs only by name)
+    or a function node's own credential request (``auth_config``, authored by the root).
+    """
+    by_author: dict[str, list[types.Part]] = {}
+    parts = message.content.parts or [] if message.content is not None else []
+    for part in parts:
+        response = part.function_response
+        if response is None or response.name not in _CLIENT_CALLS:
+            continue
+        asked = calling_event(ctx.session.events, response.id or "")
+        if asked is None:  # check_node_message refused it already; kept as a guard
+            raise InputValidationError(f"The answer {response.id!r} answers no stored call.")
+        by_author.setdefault(asked.author, []).append(part)
+    for author, answers in by_author.items():
+        only = message.model_copy(update={"content": types.Content(role="user", parts=answers)})
+        if author == root.name:  # function nodes' requests: credentials only
+            if any(
+                part.function_response.name != REQUEST_EUC_FUNCTION_CALL_NAME
+                for part in answers
+                if part.function_response
+            ):
+                raise InputValidationError(
+                    f"The message answers a confirmation request of workflow {root.name!r}, "
+                    "which makes none (a function node asks with require_confirmation, "
+                    "answered through adk_request_input)."
+                )
+            check_credential_answers(author, ctx, only)
+            continue
+        agent = root.node_agent(author)
+        target: LlmAgent | str = agent if isinstance(agent, LlmAgent) else author
+        await check_confirmation_answers(target, ctx, only)
+        check_credential_answers(author, ctx, only)

@@ -54,9 +54,11 @@ __all__ = [
     "TOOLSET_AUTH_CREDENTIAL_ID_PREFIX",
     "build_auth_request_event",
     "check_credential_answers",
+    "credential_request",
     "generate_auth_event",
     "resolve_toolset_auth",
     "resume_authorized_calls",
+    "store_answer",
 ]
 
 REQUEST_EUC_FUNCTION_CALL_NAME = "adk_request_credential"
@@ -103,6 +105,47 @@ def build_auth_request_event(
             part.function_call.id for part in parts if part.function_call and part.function_call.id
         },
     )
+
+
+def credential_request(auth_config: AuthConfig, request_id: str, message: str) -> Event:
+    """A workflow node's request for ``auth_config``'s credential (call id ``request_id``).
+
+    One long-running ``adk_request_credential`` call whose ``AuthToolArguments`` name the
+    request itself, plus ``message``, the text a client shows; the auth config is the
+    request ``AuthHandler.generate_auth_request`` makes (no agent secret; for OAuth2 the
+    sign-in URI and its ``state``).
+    """
+    from adk_runtime.auth.auth_handler import AuthHandler
+    from adk_runtime.auth.auth_tool import AuthToolArguments
+
+    request = AuthHandler(auth_config).generate_auth_request()
+    arguments = AuthToolArguments(function_call_id=request_id, auth_config=request)
+    args = arguments.model_dump(mode="json", by_alias=True, exclude_none=True)
+    args["message"] = message
+    call = types.FunctionCall(id=request_id, name=REQUEST_EUC_FUNCTION_CALL_NAME, args=args)
+    return Event(
+        content=types.Content(role="model", parts=[types.Part(function_call=call)]),
+        long_running_tool_ids={request_id},
+    )
+
+
+async def store_answer(
+    ctx: InvocationContext, request: Event, request_id: str, answer: Any
+) -> None:
+    """Keep the credential ``answer`` brings for the stored request ``request_id``.
+
+    ``request`` is the stored event holding the call. The answer is pinned to it as an
+    agent's is (only the credential is taken from the client; an OAuth2 code is exchanged)
+    and kept for the rest of the invocation under ``"temp:" + credential_key``.
+
+    Raises:
+        InputValidationError: The stored request is malformed, the answer carries no
+            credential, or an OAuth2 answer's ``state`` differs from the request's.
+    """
+    arguments = _stored_requests([request], request.author, {request_id: answer})
+    if request_id not in arguments:
+        raise InputValidationError(f"No stored credential request {request_id!r} to answer.")
+    await _store(ctx, arguments[request_id], answer)
 
 
 def generate_auth_event(
@@ -223,26 +266,28 @@ async def resume_authorized_calls(
     yield response_event
 
 
-def check_credential_answers(agent: LlmAgent, ctx: InvocationContext, message: Event) -> None:
+def check_credential_answers(agent_name: str, ctx: InvocationContext, message: Event) -> None:
     """Check the credential answers in ``message`` (not stored yet) as the resume will.
 
     The Runner calls this before it commits the user's message, so a refused answer is
-    never stored.
+    never stored. ``agent_name`` is the author of the requests (a workflow's name for its
+    function nodes' requests).
 
     Raises:
-        InputValidationError: An answer names no credential request of ``agent``, carries
-            no credential, or an OAuth2 answer's ``state`` differs from the request's.
+        InputValidationError: An answer names no credential request of that author,
+            carries no credential, or an OAuth2 answer's ``state`` differs from the
+            request's.
     """
     events = [*ctx.session.events, message]
     index, answers, _ = latest_answers(events, REQUEST_EUC_FUNCTION_CALL_NAME)
     if index != len(events) - 1 or not answers:
         return
-    requests = _stored_requests(events[:index], agent.name, answers)
+    requests = _stored_requests(events[:index], agent_name, answers)
     unknown = sorted(set(answers) - set(requests))
     if unknown:
         raise InputValidationError(
             f"{REQUEST_EUC_FUNCTION_CALL_NAME} answer(s) {unknown} name no credential request "
-            f"of agent {agent.name!r} in this session."
+            f"of agent {agent_name!r} in this session."
         )
     for request_id, arguments in requests.items():
         if _rerun(events, request_id, arguments) is None:
@@ -253,6 +298,11 @@ def check_credential_answers(agent: LlmAgent, ctx: InvocationContext, message: E
 def _stored_requests(
     events: list[Event], agent_name: str, answers: Mapping[str, Any]
 ) -> dict[str, AuthToolArguments]:
+    """The stored requests of ``agent_name`` that ``answers`` answer, by call id.
+
+    Raises:
+        InputValidationError: A stored request's arguments are malformed.
+    """
     from adk_runtime.auth.auth_tool import AuthToolArguments
 
     requests: dict[str, AuthToolArguments] = {}
@@ -312,7 +362,10 @@ def _stored_calls(events: list[Event], agent_name: str, ids: set[str]) -> list[t
 
 
 async def _store(ctx: InvocationContext, arguments: AuthToolArguments, answer: Any) -> None:
-    """Pin ``answer`` to the stored request and keep the credential for this invocation."""
+    """Pin ``answer`` to the stored request and keep the credential for this invocation.
+
+    A code the token endpoint refuses leaves no credential (logged): the caller asks again.
+    """
     from adk_runtime.auth.auth_handler import AuthHandler
 
     requested = arguments.auth_config

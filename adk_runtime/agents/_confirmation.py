@@ -167,12 +167,14 @@ async def resume_confirmed_calls(
 
 
 async def check_confirmation_answers(
-    agent: LlmAgent, ctx: InvocationContext, message: Event
+    agent: LlmAgent | str, ctx: InvocationContext, message: Event
 ) -> None:
     """Check the confirmation answers in ``message`` (not stored yet) as the resume will.
 
     The Runner calls this before it commits the user's message, so a refused answer is
-    never stored.
+    never stored. ``agent`` is the agent that asked, or only its name when the agent
+    cannot be found before it runs (one a workflow's function node runs with
+    ``ctx.run_node``): then whether its tool needs a confirmation is left to the resume.
 
     Raises:
         InputValidationError: An answer names no confirmation request of ``agent``, or
@@ -183,10 +185,11 @@ async def check_confirmation_answers(
     if answer_index != len(events) - 1 or not raw:
         return
     answers = {request_id: _parse_answer(response) for request_id, response in raw.items()}
+    name = agent if isinstance(agent, str) else agent.name
     asked = {
         call.id
         for event in events[:answer_index]
-        if event.author == agent.name
+        if event.author == name
         for call in event.get_function_calls()
         if call.name == REQUEST_CONFIRMATION_FUNCTION_CALL_NAME
     }
@@ -194,7 +197,7 @@ async def check_confirmation_answers(
     if unknown:
         raise InputValidationError(
             f"{REQUEST_CONFIRMATION_FUNCTION_CALL_NAME} answer(s) {unknown} name no "
-            f"confirmation request of agent {agent.name!r} in this session."
+            f"confirmation request of agent {name!r} in this session."
         )
     await _match(agent, ctx, events, answer_index, answers)
 
@@ -210,21 +213,22 @@ def _parse_answer(response: dict[str, Any] | None) -> ToolConfirmation:
 
 
 async def _match(
-    agent: LlmAgent,
+    agent: LlmAgent | str,
     ctx: InvocationContext,
     events: list[Event],
     answer_index: int,
     answers: dict[str, ToolConfirmation],
 ) -> _Resumption:
     """Check each answer against the stored request and the original call it names."""
+    name = agent if isinstance(agent, str) else agent.name
     requests = {
         call.id: call
         for event in events[:answer_index]
-        if event.author == agent.name
+        if event.author == name
         for call in event.get_function_calls()
         if call.name == REQUEST_CONFIRMATION_FUNCTION_CALL_NAME and call.id in answers
     }
-    history = _History(events, agent.name)
+    history = _History(events, name)
     result = _Resumption()
     for request_id, request in requests.items():
         original = _original_call(request)
@@ -284,9 +288,12 @@ class _History:
         return None
 
     async def check(
-        self, agent: LlmAgent, ctx: InvocationContext, original: types.FunctionCall
+        self, agent: LlmAgent | str, ctx: InvocationContext, original: types.FunctionCall
     ) -> None:
-        """Raise unless ``original`` is a stored call of this agent that needs confirming."""
+        """Raise unless ``original`` is a stored call of this agent that needs confirming.
+
+        Given only the agent's name, the tool itself is not checked (the resume does).
+        """
         stored = self.calls.get(original.id or "")
         if stored is None:
             raise InputValidationError(
@@ -300,7 +307,7 @@ class _History:
             raise InputValidationError(
                 f"Confirmed function call {original.id!r}: arguments mismatch with the stored call."
             )
-        if original.id in self.requested:
+        if original.id in self.requested or isinstance(agent, str):
             return  # the tool asked for it (request_confirmation) when it ran
         tools = {tool.name: tool for tool in await agent.canonical_tools(ReadonlyContext(ctx))}
         tool = tools.get(original.name or "")

@@ -18,9 +18,11 @@ from adk_runtime.utils._problems import problems
 from adk_runtime.utils.content_utils import extract_text_from_content
 from adk_runtime.workflow._base_node import BaseNode, to_json_value
 from adk_runtime.workflow._errors import WorkflowConfigurationError, WorkflowDataError
+from adk_runtime.workflow._node_auth import credential_gate
 from adk_runtime.workflow._retry_config import RetryConfig
 
 if TYPE_CHECKING:
+    from adk_runtime.auth.auth_tool import AuthConfig
     from adk_runtime.workflow._context import NodeContext
 
 __all__ = ["FunctionNode"]
@@ -49,14 +51,27 @@ class FunctionNode(BaseNode):
     approval runs the function, a rejection makes ``{"error": "This tool call is
     rejected."}`` the output.
 
+    With ``auth_config`` (an ``adk_runtime.auth.AuthConfig``; the ``auth`` extra) the node
+    needs the end user's credential before it runs. When this invocation has none for the
+    config's ``credential_key`` (another node may have got it), the node asks for it: a
+    long-running ``adk_request_credential`` call with id ``wf_auth:<path>``, its arguments
+    an ``AuthToolArguments`` and a ``message``, as a tool's request. The answer (the auth
+    config with ``exchangedAuthCredential`` filled in, the credential, or a bare API key) is
+    checked before it is stored and pinned to the stored request as a tool's is; the node
+    runs again and reads the credential with ``ctx.get_auth_response(auth_config)``. The
+    credential is kept for the rest of the invocation only (a ``temp:`` key). An OAuth2
+    code the token endpoint refuses makes the node ask again (``wf_auth:<path>:2``...).
+
     Attributes:
         parameter_binding: Where parameters other than ``ctx`` and ``node_input`` come from.
         require_confirmation: Ask the user before each run (True), or when the predicate
             says so.
+        auth_config: The credential the node needs before it runs.
     """
 
     parameter_binding: Literal["state", "node_input"] = "state"
     require_confirmation: bool | Callable[..., bool] = False
+    auth_config: Any = None
     _func: Callable[..., Any] = PrivateAttr()
     _signature: inspect.Signature = PrivateAttr()
     _adapters: dict[str, TypeAdapter[Any]] = PrivateAttr(default_factory=dict)
@@ -72,21 +87,28 @@ class FunctionNode(BaseNode):
         timeout: float | None = None,
         parameter_binding: Literal["state", "node_input"] = "state",
         require_confirmation: bool | Callable[..., bool] = False,
+        auth_config: AuthConfig | None = None,
         **fields: Any,
     ) -> None:
         """Wrap ``func`` (also accepted as ``func=``); its name is the node's unless given.
 
         Raises:
             WorkflowConfigurationError: ``func`` is not callable, or has no name and none is
-                given, or ``require_confirmation`` comes without ``rerun_on_resume=True``.
+                given, or ``require_confirmation`` or ``auth_config`` comes without
+                ``rerun_on_resume=True``, or ``auth_config`` is not an ``AuthConfig``.
         """
         func = fields.pop("func", func)
-        if require_confirmation and not rerun_on_resume:
-            raise WorkflowConfigurationError(
-                "A FunctionNode with require_confirmation needs rerun_on_resume=True: it runs "
-                "again once the user answered."
-            )
+        for setting, value in (
+            ("require_confirmation", require_confirmation),
+            ("auth_config", auth_config),
+        ):
+            if value and not rerun_on_resume:
+                raise WorkflowConfigurationError(
+                    f"A FunctionNode with {setting} needs rerun_on_resume=True: it runs again "
+                    "once the user answered."
+                )
         fields["require_confirmation"] = require_confirmation
+        fields["auth_config"] = as_auth_config(auth_config)
         if not callable(func):
             raise WorkflowConfigurationError("A FunctionNode wraps a callable.")
         inferred = name or getattr(func, "__name__", None)
@@ -134,6 +156,11 @@ class FunctionNode(BaseNode):
         ]
 
     async def _run_impl(self, *, ctx: NodeContext, node_input: Any) -> AsyncGenerator[Any, None]:
+        if self.auth_config is not None:
+            request = await credential_gate(self.auth_config, ctx)
+            if request is not None:
+                yield request
+                return
         arguments = self._arguments(ctx, node_input)
         if self.require_confirmation:
             gate = await self._confirmation(ctx, arguments)
@@ -239,6 +266,26 @@ def confirmation_id(node_path: str) -> str:
     if len(node_path) <= 100:
         return f"wf_tool_confirmation:{node_path}"
     return "wf_tool_confirmation:" + hashlib.sha256(node_path.encode()).hexdigest()
+
+
+def as_auth_config(value: Any) -> Any:
+    """``value`` as an ``AuthConfig`` (a dict is validated), or None.
+
+    Raises:
+        WorkflowConfigurationError: ``value`` is not an auth config.
+    """
+    if value is None:
+        return None
+    from adk_runtime.auth.auth_tool import AuthConfig
+
+    if isinstance(value, AuthConfig):
+        return value
+    try:
+        return AuthConfig.model_validate(value)
+    except ValidationError as error:
+        raise WorkflowConfigurationError(
+            f"auth_config is not an AuthConfig: {problems(error)}."
+        ) from None
 
 
 def _is_context_type(hint: Any) -> bool:

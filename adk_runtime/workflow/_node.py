@@ -3,17 +3,20 @@
 from __future__ import annotations
 
 from collections.abc import Callable
-from typing import Any, Literal, TypeVar, overload
+from typing import TYPE_CHECKING, Any, Literal, TypeVar, overload
 
 from adk_runtime.agents.base_agent import BaseAgent
 from adk_runtime.tools.base_tool import BaseTool
 from adk_runtime.workflow._agent_node import AgentNode
 from adk_runtime.workflow._base_node import START, BaseNode
 from adk_runtime.workflow._errors import WorkflowConfigurationError
-from adk_runtime.workflow._function_node import FunctionNode
+from adk_runtime.workflow._function_node import FunctionNode, as_auth_config
 from adk_runtime.workflow._parallel_worker import ParallelWorker
 from adk_runtime.workflow._retry_config import RetryConfig
 from adk_runtime.workflow._tool_node import ToolNode
+
+if TYPE_CHECKING:
+    from adk_runtime.auth.auth_tool import AuthConfig
 
 __all__ = ["Node", "build_node", "node"]
 
@@ -36,6 +39,7 @@ def node(
     parallel_worker: bool = False,
     max_parallel_workers: int | None = None,
     require_confirmation: bool | Callable[..., bool] | None = None,
+    auth_config: AuthConfig | None = None,
 ) -> Callable[[Any], BaseNode]: ...
 
 
@@ -51,6 +55,7 @@ def node(
     parallel_worker: bool = False,
     max_parallel_workers: int | None = None,
     require_confirmation: bool | Callable[..., bool] | None = None,
+    auth_config: AuthConfig | None = None,
 ) -> BaseNode: ...
 
 
@@ -65,6 +70,7 @@ def node(
     parallel_worker: bool = False,
     max_parallel_workers: int | None = None,
     require_confirmation: bool | Callable[..., bool] | None = None,
+    auth_config: AuthConfig | None = None,
 ) -> BaseNode | Callable[[Any], BaseNode]:
     """Make a node of ``node_like``, with these settings; a decorator without it.
 
@@ -72,13 +78,15 @@ def node(
     ``node(agent)``, ``node(tool)``, ``node(existing_node, name="other")`` wrap or copy.
     ``parallel_worker=True`` runs the node once per item of its input list, at most
     ``max_parallel_workers`` at once; its output is the list of outputs (see
-    ``ParallelWorker``). ``require_confirmation`` asks the user before a function node runs
-    (see ``FunctionNode``; ``rerun_on_resume`` defaults to True then).
+    ``ParallelWorker``). ``require_confirmation`` asks the user before a function node runs,
+    and ``auth_config`` asks for the user's credential (see ``FunctionNode``;
+    ``rerun_on_resume`` defaults to True with either).
 
     Raises:
         WorkflowConfigurationError: ``node_like`` cannot be a node, or
             ``max_parallel_workers`` is given without ``parallel_worker`` or is below 1, or
-            ``require_confirmation`` is given for something other than a function.
+            ``require_confirmation`` or ``auth_config`` is given for something other than a
+            function.
     """
     if max_parallel_workers is not None and not parallel_worker:
         raise WorkflowConfigurationError(
@@ -107,15 +115,22 @@ def node(
             parallel_worker=parallel_worker,
             max_parallel_workers=max_parallel_workers,
             require_confirmation=require_confirmation,
+            auth_config=auth_config,
         )
-    if require_confirmation:  # it runs again once the user answered
+    for setting, value in (
+        ("require_confirmation", require_confirmation),
+        ("auth_config", auth_config),
+    ):
+        if not value:
+            continue
         plain = callable(node_like) and not isinstance(node_like, BaseNode | BaseAgent | BaseTool)
         if not (plain or isinstance(node_like, FunctionNode)):
             raise WorkflowConfigurationError(
-                "require_confirmation applies to function nodes (a tool asks with "
-                "tool_context.request_confirmation)."
+                f"{setting} applies to function nodes (a tool asks with tool_context."
+                "request_confirmation or request_credential)."
             )
-        settings["require_confirmation"] = require_confirmation
+        settings[setting] = as_auth_config(value) if setting == "auth_config" else value
+        # it runs again once the user answered
         settings.setdefault("rerun_on_resume", True)
     if isinstance(node_like, BaseNode):
         built = node_like.model_copy(update=settings) if settings else node_like

@@ -8,9 +8,12 @@ from typing import TYPE_CHECKING, Any, ClassVar
 from pydantic import InstanceOf
 
 from adk_runtime.agents.base_agent import BaseAgent
+from adk_runtime.workflow._agent_node import AgentNode
 from adk_runtime.workflow._base_node import BaseNode
 from adk_runtime.workflow._errors import DynamicNodeFailError
+from adk_runtime.workflow._parallel_worker import ParallelWorker
 from adk_runtime.workflow._run import Place, WorkflowRun
+from adk_runtime.workflow._workflow import Workflow
 
 if TYPE_CHECKING:
     from google.genai import types
@@ -51,6 +54,27 @@ class NodeAgent(BaseAgent):
             while isinstance(error, DynamicNodeFailError):
                 error = error.error
             raise error from failure
+
+    def node_agent(self, name: str) -> BaseAgent | None:
+        """The agent called ``name`` that a node of the graph runs (or one of its sub-agents).
+
+        Agents of agent nodes, of nested workflows and parallel workers; not an agent a
+        function node runs with ``ctx.run_node``, which exists only in its code.
+        """
+        return _agent_in(self.node, name)
+
+
+def _agent_in(node: BaseNode, name: str) -> BaseAgent | None:
+    if isinstance(node, AgentNode):
+        return node.agent.find_agent(name)
+    if isinstance(node, ParallelWorker):
+        return _agent_in(node.node, name)
+    if isinstance(node, Workflow):
+        for sub_node in node.sub_nodes:
+            found = _agent_in(sub_node, name)
+            if found is not None:
+                return found
+    return None
 
 
 def as_agent(root: Any) -> Any:
