@@ -63,8 +63,10 @@ async def check_client_answers(agent: BaseAgent, ctx: InvocationContext, message
 async def _check_workflow_answers(root: NodeAgent, ctx: InvocationContext, message: Event) -> None:
     """Check each confirmation and credential answer against the one that asked.
 
-    Either an agent of a node (found in the graph; one a function node runs only by name)
-    or a function node's own credential request (``auth_config``, authored by the root).
+    Each answer goes to the author of the call it answers: an agent of a node (found in the
+    graph; one only a function node's code runs is checked by its name: its stored requests,
+    not its tools), or the workflow itself for its function nodes' credential requests
+    (``auth_config``), which makes no confirmation requests.
     """
     by_author: dict[str, list[types.Part]] = {}
     parts = message.content.parts or [] if message.content is not None else []
@@ -78,20 +80,7 @@ async def _check_workflow_answers(root: NodeAgent, ctx: InvocationContext, messa
         by_author.setdefault(asked.author, []).append(part)
     for author, answers in by_author.items():
         only = message.model_copy(update={"content": types.Content(role="user", parts=answers)})
-        if author == root.name:  # function nodes' requests: credentials only
-            if any(
-                part.function_response.name != REQUEST_EUC_FUNCTION_CALL_NAME
-                for part in answers
-                if part.function_response
-            ):
-                raise InputValidationError(
-                    f"The message answers a confirmation request of workflow {root.name!r}, "
-                    "which makes none (a function node asks with require_confirmation, "
-                    "answered through adk_request_input)."
-                )
-            check_credential_answers(author, ctx, only)
-            continue
-        agent = root.node_agent(author)
+        agent = root.node_agent(author)  # None for the nodes' own requests (author: the root)
         target: LlmAgent | str = agent if isinstance(agent, LlmAgent) else author
         await check_confirmation_answers(target, ctx, only)
         check_credential_answers(author, ctx, only)

@@ -53,7 +53,7 @@ KILL_WINDOW = {
     "parallel": 0.3,
     "workflow": 0.4,
     "task": 0.35,
-    "tasknode": 0.45,
+    "tasknode": 0.3,
 }
 """Seconds after start-up within which the kill lands (about one uninterrupted run)."""
 

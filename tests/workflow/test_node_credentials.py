@@ -144,6 +144,39 @@ async def test_an_answer_without_a_credential_is_refused_and_nothing_is_stored(
     assert seen == [("forecast", "k2"), ("alerts", "k2")]
 
 
+async def test_a_node_of_a_nested_workflow_asks_and_a_confirmation_cannot_answer_it(
+    session_service: BaseSessionService,
+) -> None:
+    config = _key_config()
+
+    @node(auth_config=config)
+    def fetch(ctx: NodeContext) -> str | None:
+        credential = ctx.get_auth_response(config)
+        return credential.api_key if credential else None
+
+    inner = Workflow(name="inner", edges=[(START, fetch)])
+    run = await Run(session_service, Workflow(name="outer", edges=[(START, inner)])).start()
+    first = await run.send(message("go"))
+    [request] = _calls(first, "adk_request_credential")
+    assert request.id == "wf_auth:outer@1/inner@1/fetch@1"
+    stored = len((await run.session()).events)
+    wrong = types.FunctionResponse(
+        id=request.id, name="adk_request_confirmation", response={"confirmed": True}
+    )
+
+    with pytest.raises(InputValidationError, match="no confirmation request"):
+        await run.send(
+            types.Content(role="user", parts=[types.Part(function_response=wrong)]),
+            invocation_id=first[0].invocation_id,
+        )
+    assert len((await run.session()).events) == stored
+
+    events = await run.send(
+        _response(request, {"result": "k4"}), invocation_id=first[0].invocation_id
+    )
+    assert outputs(events)["outer@1/inner@1/fetch@1"] == "k4"
+
+
 async def test_a_restart_after_the_answer_keeps_the_credential_from_the_log(
     session_service: BaseSessionService,
 ) -> None:
