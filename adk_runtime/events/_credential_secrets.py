@@ -43,6 +43,8 @@ CREDENTIAL_SECRET_KEYS = frozenset(_SECRET_NAMES) | {_camel(name) for name in _S
 
 _REQUEST = "adk_request_credential"
 _CARRIERS = ("requestedAuthConfigs", "requested_auth_configs")
+_WRAPPERS = ("result", "response")
+"""Keys an answer may wrap a bare credential in (``{"result": "<api key>"}``)."""
 
 
 def _stripped(value: Any) -> Any:
@@ -53,12 +55,30 @@ def _stripped(value: Any) -> Any:
     return value
 
 
+def _stripped_answer(item: dict[str, Any]) -> dict[str, Any]:
+    """An ``adk_request_credential`` response without its secrets.
+
+    Besides the credential fields, a bare value the answer wraps (``{"result": "<key>"}``,
+    or the JSON text of a credential) is the secret itself: it is dropped.
+    """
+    stripped = _stripped(item)
+    response = stripped.get("response")
+    if isinstance(response, dict):
+        stripped["response"] = {
+            key: value
+            for key, value in response.items()
+            if key not in _WRAPPERS or isinstance(value, dict | list)
+        }
+    return stripped
+
+
 def redact_credentials(event: dict[str, Any]) -> dict[str, Any]:
     """A copy of an event's JSON without credential secrets (the rest unchanged).
 
-    Stripped: inside ``adk_request_credential`` calls and responses, and inside
-    ``actions.requestedAuthConfigs``. Other content is left as it is: a secret the
-    application put in an ordinary message or state is the application's to manage.
+    Stripped: inside ``adk_request_credential`` calls and responses (a bare key an answer
+    carries included), and inside ``actions.requestedAuthConfigs``. Other content is left
+    as it is: a secret the application put in an ordinary message or state is the
+    application's to manage.
     """
     result = dict(event)
     content = event.get("content")
@@ -67,10 +87,12 @@ def redact_credentials(event: dict[str, Any]) -> dict[str, Any]:
         for part in content["parts"]:
             if isinstance(part, dict):
                 part = dict(part)
-                for kind in ("functionCall", "functionResponse"):
-                    item = part.get(kind)
-                    if isinstance(item, dict) and item.get("name") == _REQUEST:
-                        part[kind] = _stripped(item)
+                call = part.get("functionCall")
+                if isinstance(call, dict) and call.get("name") == _REQUEST:
+                    part["functionCall"] = _stripped(call)
+                answer = part.get("functionResponse")
+                if isinstance(answer, dict) and answer.get("name") == _REQUEST:
+                    part["functionResponse"] = _stripped_answer(answer)
             parts.append(part)
         result["content"] = {**content, "parts": parts}
     actions = event.get("actions")

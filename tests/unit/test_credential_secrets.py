@@ -72,3 +72,23 @@ def test_secrets_are_removed_from_requests_answers_and_actions_only() -> None:
     assert redacted["content"]["parts"][2]["functionResponse"]["response"] == {"token": "kept"}
     assert redacted["actions"]["stateDelta"] == {"x": 1}
     assert "accessToken" in repr(event)  # the stored event itself is untouched
+
+
+def test_a_bare_key_an_answer_wraps_is_removed_too() -> None:
+    """Found by the served workflow test: ``{"result": "<api key>"}`` (or the JSON text of
+    a credential) is an accepted answer, and it was served back whole."""
+
+    def answer(response: dict[str, Any]) -> dict[str, Any]:
+        part = {
+            "functionResponse": {"id": "a", "name": "adk_request_credential", "response": response}
+        }
+        return {"author": "user", "content": {"role": "user", "parts": [part]}}
+
+    def served(response: dict[str, Any]) -> Any:
+        return redact_credentials(answer(response))["content"]["parts"][0]["functionResponse"]
+
+    assert served({"result": "KEY-1"})["response"] == {}
+    assert served({"response": '{"apiKey": "KEY-2"}'})["response"] == {}
+    nested = served({"result": {"authType": "apiKey", "apiKey": "KEY-3"}})
+    assert nested["response"] == {"result": {"authType": "apiKey"}}
+    assert served({"credentialKey": "ledger"})["response"] == {"credentialKey": "ledger"}

@@ -56,3 +56,42 @@ def test_a_served_workflow_pauses_and_continues_across_a_restart(tmp_path: Path)
         stored = httpx.get(f"{base}/apps/desk/users/u/sessions/s").json()
         assert stored["state"] == {"topic": "  Invoices "}
         assert {e["invocationId"] for e in stored["events"]} == {first[0]["invocationId"]}
+
+
+def test_a_served_workflow_asks_for_a_key_and_never_serves_it_back(tmp_path: Path) -> None:
+    url = f"sqlite+aiosqlite:///{tmp_path / 'vault.db'}"
+    agent = "tests.workflow.served_workflow:keyed_workflow"
+    with running_server("--agent", agent, "--session-url", url, "--log-level", "warning") as base:
+        httpx.post(f"{base}/apps/vault/users/u/sessions/s").raise_for_status()
+        first = _run(base, {"role": "user", "parts": [{"text": "open"}]})
+        [call] = [
+            part["functionCall"]
+            for event in first
+            for part in (event.get("content") or {}).get("parts", [])
+            if "functionCall" in part
+        ]
+        assert (call["id"], call["name"]) == ("wf_auth:vault@1/ledger@1", "adk_request_credential")
+        assert "server-side-placeholder" not in str(first)
+
+        def send(response: dict[str, Any]) -> httpx.Response:
+            answer = {"id": call["id"], "name": call["name"], "response": response}
+            message = {"role": "user", "parts": [{"functionResponse": answer}]}
+            body = {
+                "userId": "u",
+                "sessionId": "s",
+                "newMessage": message,
+                "invocationId": first[0]["invocationId"],
+            }
+            return httpx.post(f"{base}/run", json=body, timeout=30)
+
+        assert send({"no": "credential"}).status_code == 422  # refused, nothing stored
+        secret = "user-key-0123456789"
+        done = send({"result": secret})
+        assert done.status_code == 200, done.text
+        assert _outputs(done.json()) == {
+            "vault@1/ledger@1": f"ledger opened with a key of {len(secret)} characters"
+        }
+        stored = httpx.get(f"{base}/apps/vault/users/u/sessions/s").json()
+        assert secret not in done.text
+        assert secret not in str(stored)
+        assert len(stored["events"]) == len(first) + len(done.json()) + 2  # + the two messages
