@@ -61,7 +61,7 @@ def _stripped_answer(item: dict[str, Any]) -> dict[str, Any]:
     Besides the credential fields, a bare value the answer wraps (``{"result": "<key>"}``,
     or the JSON text of a credential) is the secret itself: it is dropped.
     """
-    stripped = _stripped(item)
+    stripped: dict[str, Any] = _stripped(item)
     response = stripped.get("response")
     if isinstance(response, dict):
         stripped["response"] = {

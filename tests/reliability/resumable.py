@@ -3,8 +3,9 @@
 Run as ``python -m tests.reliability.resumable STORE_JSON SHAPE SESSION TOOL_LOG MODE``
 (MODE ``start``: send the message under invocation ``INVOCATION``, with a short lease;
 MODE ``resume``: resume that invocation, or send the message if it never got stored). When
-a task agent node asks the user (the ``tasknode`` shape), either mode sends the reply if it
-is not stored yet: a second turn of the same invocation. It prints ``ready`` once the
+a task agent node asks the user (the ``tasknode`` shape), or a function node asks for a
+credential (the ``authnode`` shape), either mode sends the reply or the key if it is not
+stored yet: a second turn of the same invocation. It prints ``ready`` once the
 service is open and ``done`` at the end.
 
 Each agent is a multi-step tool user on a :class:`ScriptedModel` whose replies depend only on
@@ -31,7 +32,7 @@ from adk_runtime.runners import Runner
 from adk_runtime.sessions import BaseSessionService
 from adk_runtime.testing.scripted_model import ScriptedModel, function_call
 from adk_runtime.tools.tool_context import ToolContext
-from adk_runtime.workflow import START, JoinNode, NodeContext, Workflow
+from adk_runtime.workflow import START, JoinNode, NodeContext, Workflow, node
 from adk_runtime.workflow._interrupts import waiting_task_question
 from adk_runtime.workflow._root import as_agent
 from tests.stores import Store
@@ -42,6 +43,8 @@ INVOCATION = "e-crash-suite"
 MESSAGE = types.Content(role="user", parts=[types.Part(text="go")])
 REPLY = types.Content(role="user", parts=[types.Part(text="4")])
 """The user's reply to the ``tasknode`` shape's question (a second turn, same invocation)."""
+API_KEY = "key-4711"
+"""The user's answer to the ``authnode`` shape's credential request (kept in memory only)."""
 
 
 def _say(line: str) -> None:
@@ -174,7 +177,7 @@ def _llm(name: str, tools: _Tools, simulate: bool, mode: Any = None) -> LlmAgent
     )
 
 
-SHAPES = ("llm", "sequential", "loop", "parallel", "workflow", "task", "tasknode")
+SHAPES = ("llm", "sequential", "loop", "parallel", "workflow", "task", "tasknode", "authnode")
 TOOL_NAMES = frozenset({"add", "mul"})
 
 
@@ -194,6 +197,8 @@ def build(shape: str, log: str | None, *, simulate: bool = True) -> BaseAgent:
         return as_agent(_workflow(tools, pair, log))
     if shape == "tasknode":  # a task agent node that asks the user, then a function node
         return as_agent(_task_node_workflow(tools, simulate, log))
+    if shape == "authnode":  # a function node that needs a credential, an agent, a tally
+        return as_agent(_auth_node_workflow(pair[0], log))
     if shape == "task":  # delegated tasks: a task agent, then a single-turn one
         subs = [
             _llm("first", tools, simulate, "task"),
@@ -249,6 +254,37 @@ def _task_node_workflow(tools: _Tools, simulate: bool, log: str | None) -> Workf
     return Workflow(name="desk", edges=[(START, asker, tally)])
 
 
+def _key_config() -> Any:
+    from fastapi.openapi.models import APIKey, APIKeyIn
+
+    from adk_runtime.auth import AuthConfig, AuthCredential, AuthCredentialTypes
+
+    return AuthConfig(
+        auth_scheme=APIKey(**{"in": APIKeyIn.header, "name": "X-Key"}),  # pyright: ignore[reportArgumentType]
+        raw_auth_credential=AuthCredential(auth_type=AuthCredentialTypes.API_KEY),
+        credential_key="suite_key",
+    )
+
+
+def _auth_node_workflow(agent: LlmAgent, log: str | None) -> Workflow:
+    """login (asks for an API key, then reads it) → first (an agent) → tally."""
+    config = _key_config()
+
+    @node(auth_config=config)
+    async def login(ctx: NodeContext) -> str:
+        await _record_node(ctx, log)
+        credential = ctx.get_auth_response(config)
+        ctx.state["signed_in"] = credential.api_key if credential else None
+        return "signed in"
+
+    async def tally(ctx: NodeContext, node_input: str) -> str:
+        await _record_node(ctx, log)
+        ctx.state["tally"] = node_input
+        return "tallied"
+
+    return Workflow(name="gate", edges=[(START, login, agent, tally)])
+
+
 async def _record_node(ctx: NodeContext, log: str | None) -> None:
     if log is not None:
         line = f"node:{ctx.node_path} {ctx.attempt_count}\n".encode()
@@ -277,12 +313,25 @@ async def run_to_end(service: BaseSessionService, agent: BaseAgent, session_id: 
 
 
 async def reply_if_asked(service: BaseSessionService, turn: Runner, session_id: str) -> None:
-    """Send :data:`REPLY` if a task node's question waits for it (a plain message)."""
+    """Send :data:`REPLY` if a task node's question waits for it (a plain message), or
+    :data:`API_KEY` if a credential request does (a function response)."""
     session = await service.get_session(app_name=APP, user_id=USER, session_id=session_id)
     assert session is not None
     if waiting_task_question(session.events) is not None:
         async for _ in turn.run_async(user_id=USER, session_id=session_id, new_message=REPLY):
             pass
+    answered = {r.id for event in session.events for r in event.get_function_responses()}
+    for event in session.events:
+        for call in event.get_function_calls():
+            if call.name == "adk_request_credential" and call.id not in answered:
+                response = types.FunctionResponse(
+                    id=call.id, name=call.name, response={"result": API_KEY}
+                )
+                key = types.Content(role="user", parts=[types.Part(function_response=response)])
+                async for _ in turn.run_async(
+                    user_id=USER, session_id=session_id, new_message=key, invocation_id=INVOCATION
+                ):
+                    pass
 
 
 async def main(store: Store, shape: str, session_id: str, log: str, mode: str) -> None:

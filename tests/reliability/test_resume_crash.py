@@ -54,6 +54,7 @@ KILL_WINDOW = {
     "workflow": 0.4,
     "task": 0.35,
     "tasknode": 0.3,
+    "authnode": 0.3,
 }
 """Seconds after start-up within which the kill lands (about one uninterrupted run)."""
 
@@ -105,6 +106,8 @@ async def _crash_rounds(
 ) -> None:
     rng = random.Random(seed)
     state, answers = await _reference(shape)
+    if shape == "authnode":  # the node read the key the user gave (kept in memory only)
+        assert state["signed_in"] == resumable.API_KEY
     moments: collections.Counter[str] = collections.Counter()
     async with fresh_store(backend, tmp_path) as store:
         for run in range(kills):
