@@ -21,6 +21,10 @@ from adk_runtime.platform import uuid as platform_uuid
 
 __all__ = ["BaseEventsSummarizer", "LlmEventSummarizer", "as_text"]
 
+_CREDENTIAL_CALLS = frozenset({"adk_request_credential"})
+"""Credential requests and the user's answers (keys, codes, tokens): between the runtime and
+the client, never written into a summarizer's prompt (nor, then, into a stored summary)."""
+
 
 class BaseEventsSummarizer(abc.ABC):
     """Writes the summary that stands for a run of events (see ``EventsCompactionConfig``)."""
@@ -76,7 +80,7 @@ class LlmEventSummarizer(BaseEventsSummarizer):
         self._prompt_template = template
 
     def _format_events_for_prompt(self, events: list[Event]) -> str:
-        """The events as the lines the model reads."""
+        """The events as the lines the model reads (credential requests and answers left out)."""
         lines: list[str] = []
         for event in events:
             if event.content is None or not event.content.parts:
@@ -89,12 +93,13 @@ class LlmEventSummarizer(BaseEventsSummarizer):
                             lines.append(f"{event.author} (thinking): {part.text}")
                     else:
                         lines.append(f"{event.author}: {part.text}")
-                if part.function_call is not None:
-                    args = self._cut(as_text(part.function_call.args))
-                    lines.append(f"{event.author} called {part.function_call.name}({args})")
-                if part.function_response is not None:
-                    answer = self._cut(as_text(part.function_response.response))
-                    lines.append(f"{part.function_response.name} answered: {answer}")
+                call, response = part.function_call, part.function_response
+                if call is not None and call.name not in _CREDENTIAL_CALLS:
+                    args = self._cut(as_text(call.args))
+                    lines.append(f"{event.author} called {call.name}({args})")
+                if response is not None and response.name not in _CREDENTIAL_CALLS:
+                    answer = self._cut(as_text(response.response))
+                    lines.append(f"{response.name} answered: {answer}")
         return "\n".join(lines)
 
     def _cut(self, text: str) -> str:

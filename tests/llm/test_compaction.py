@@ -355,6 +355,40 @@ async def test_llm_event_summarizer_writes_tools_and_cuts_long_answers() -> None
         LlmEventSummarizer(llm=model, prompt_template="no placeholder")
 
 
+async def test_credentials_the_user_gave_never_reach_the_summarizer() -> None:
+    """Found while checking where a credential answer goes: the summarizer's prompt held
+    every function call and response, the user's API key or OAuth2 code included, so it
+    went to the summarizing model and could end up in the stored summary."""
+    model = ScriptedModel(replies=["summary"])
+    summarizer = LlmEventSummarizer(llm=model)
+    request = function_call(
+        "adk_request_credential",
+        {"functionCallId": "c1", "authConfig": {"authScheme": {"type": "apiKey"}}},
+        id="adk-r1",
+    )
+    answer = types.FunctionResponse(
+        id="adk-r1", name="adk_request_credential", response={"result": "USER-KEY-123"}
+    )
+    events = [
+        Event(author="user", content=_content("user", "balance?"), timestamp=1.0),
+        Event(author="a", content=types.Content(role="model", parts=[request]), timestamp=2.0),
+        Event(
+            author="user",
+            content=types.Content(role="user", parts=[types.Part(function_response=answer)]),
+            timestamp=3.0,
+        ),
+        Event(author="a", content=_content("model", "You have 42."), timestamp=4.0),
+    ]
+
+    assert await summarizer.maybe_summarize_events(events=events) is not None
+
+    prompt = _request_texts(model)[0]
+    assert "USER-KEY-123" not in prompt
+    assert "adk_request_credential" not in prompt
+    assert "user: balance?" in prompt
+    assert "a: You have 42." in prompt
+
+
 def test_the_config_needs_whole_trigger_pairs_and_a_summarizer_it_can_find() -> None:
     with pytest.raises(pydantic.ValidationError, match="overlap_size together"):
         EventsCompactionConfig(compaction_interval=2)
