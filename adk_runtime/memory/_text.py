@@ -7,6 +7,8 @@ from collections.abc import Mapping, Sequence
 from datetime import datetime, timezone
 from typing import Any
 
+from google.genai import types
+
 from adk_runtime import codec
 from adk_runtime.errors import InputValidationError
 from adk_runtime.events import Event
@@ -22,6 +24,7 @@ __all__ = [
     "iso_time",
     "memory_entry",
     "query_words",
+    "remembered_content",
     "texts_of",
     "words",
 ]
@@ -30,6 +33,8 @@ MAX_QUERY_WORDS = 32
 """A query's first 32 distinct words are searched; the rest are ignored."""
 
 MAX_QUERY_LENGTH = 10_000
+
+_CREDENTIAL_CALL = "adk_request_credential"
 
 _STOP_WORDS_TEXT = """
     a about above after again against all am an and any are as at be because been before being
@@ -107,7 +112,7 @@ def texts_of(events: object) -> list[tuple[Event, str, str]]:
                 f"event {event.id[:40]!r} has a NUL character or a lone surrogate in its text."
             )
         try:
-            content = event.content.model_dump_json(by_alias=True, exclude_none=True)
+            content = remembered_content(event).model_dump_json(by_alias=True, exclude_none=True)
         except ValueError:
             raise InputValidationError(
                 f"the content of event {event.id[:40]!r} cannot be stored as JSON."
@@ -131,11 +136,30 @@ def decode_metadata(stored: str) -> dict[str, Any]:
     return decoded
 
 
+def remembered_content(event: Event) -> types.Content:
+    """What memory keeps of ``event``'s content: all of it but credential requests and answers.
+
+    A message may carry the user's credential (an ``adk_request_credential`` answer) beside
+    its text; memory search results reach models (``load_memory``), so those parts are
+    never remembered.
+    """
+    assert event.content is not None
+    parts = event.content.parts or []
+    kept = [part for part in parts if not _is_credential(part)]
+    if len(kept) == len(parts):
+        return event.content
+    return event.content.model_copy(update={"parts": kept})
+
+
+def _is_credential(part: types.Part) -> bool:
+    item = part.function_call or part.function_response
+    return item is not None and item.name == _CREDENTIAL_CALL
+
+
 def memory_entry(event: Event, metadata: str = "{}") -> MemoryEntry:
     """Return the memory entry that remembers ``event`` (``metadata``: stored JSON)."""
-    assert event.content is not None
     return MemoryEntry(
-        content=event.content,
+        content=remembered_content(event),
         author=event.author,
         timestamp=iso_time(event.timestamp),
         id=event.id,

@@ -228,3 +228,36 @@ async def test_random_queries_never_raise(memory_service: BaseMemoryService) -> 
         assert all(entry.content.parts for entry in response.memories)
     long_query = " ".join(f"w{i}" for i in range(500)) + " paris"
     assert await search(memory_service, long_query) == []  # only the first 32 words count
+
+
+async def test_a_credential_given_beside_text_is_never_remembered(
+    memory_service: BaseMemoryService,
+) -> None:
+    """Memory search results reach models (``load_memory``): the user's credential answer,
+    sent in the same message as text, stays out of the remembered content."""
+    answer = types.FunctionResponse(
+        id="adk-r1", name="adk_request_credential", response={"result": "USER-KEY-77"}
+    )
+    tool = types.FunctionResponse(id="t1", name="lookup", response={"rooms": 3})
+    parts = [
+        types.Part(text="here is my hotel key"),
+        types.Part(function_response=answer),
+        types.Part(function_response=tool),
+    ]
+    message = Event(author="user", content=types.Content(role="user", parts=parts))
+    await memory_service.add_session_to_memory(
+        Session(id="s1", app_name=APP, user_id=USER, events=[message])
+    )
+
+    response = await memory_service.search_memory(app_name=APP, user_id=USER, query="hotel key")
+
+    [entry] = response.memories
+    assert "USER-KEY-77" not in entry.content.model_dump_json()
+    assert [part.text for part in entry.content.parts or [] if part.text] == [
+        "here is my hotel key"
+    ]
+    assert [p.function_response.name for p in entry.content.parts or [] if p.function_response] == [
+        "lookup"
+    ]
+    assert message.content is not None
+    assert len(message.content.parts or []) == 3  # the session's event itself is untouched
