@@ -64,17 +64,20 @@ def reference_distribution() -> importlib.metadata.Distribution:
 
 
 def reference_modules(areas: tuple[str, ...]) -> Iterator[RefModule]:
-    """Yield the public modules of ``google.adk.<area>`` for each area, sorted by path."""
+    """Yield ``google.adk`` itself (path ``""``) and the public modules of
+    ``google.adk.<area>`` for each area, sorted by path."""
     dist = reference_distribution()
     files = sorted(str(f) for f in dist.files or [] if str(f).startswith("google/adk/"))
     sources = {f: Path(str(dist.locate_file(f))) for f in files if f.endswith(".py")}
     module_paths = {_dotted(f) for f in sources}
     for file, source in sources.items():
-        path = _dotted(file)
+        path = _dotted(file)  # "" for the package itself (``from google.adk import Agent``)
         parts = path.split(".")
-        if parts[0] not in areas or any(p.startswith("_") for p in parts):
+        if path and (parts[0] not in areas or any(p.startswith("_") for p in parts)):
             continue
-        names = {n for n in _public_names(source) if f"{path}.{n}" not in module_paths}
+        names = {
+            n for n in _public_names(source) if (f"{path}.{n}" if path else n) not in module_paths
+        }
         yield RefModule(path, frozenset(names), file.endswith("__init__.py"))
 
 

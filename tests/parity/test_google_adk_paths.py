@@ -146,3 +146,28 @@ async def test_sqlite_memory_service_is_the_database_service_on_a_file(tmp_path:
     assert [m.content.parts[0].text for m in found.memories if m.content.parts] == [
         "my cat is called Miso"
     ]
+
+
+def test_the_package_offers_google_adks_top_level_names_imported_on_first_use() -> None:
+    """``from google.adk import Agent, Event`` ports as ``from adk_runtime import ...``;
+    ``import adk_runtime`` alone still imports none of them."""
+    import subprocess
+    import sys
+
+    script = (
+        "import sys, adk_runtime\n"
+        "assert 'adk_runtime.runners' not in sys.modules\n"
+        "from adk_runtime import Agent, Context, Event, Runner, Workflow\n"
+        "from adk_runtime.agents.llm_agent import LlmAgent\n"
+        "from adk_runtime.events.event import Event as E\n"
+        "assert Agent is LlmAgent and Event is E\n"
+        "assert {'Agent', 'Workflow'} <= set(dir(adk_runtime))\n"
+        "try:\n"
+        "    adk_runtime.Nothing\n"
+        "except AttributeError as error:\n"
+        "    assert 'Nothing' in str(error)\n"
+        "else:\n"
+        "    raise SystemExit('no AttributeError')\n"
+    )
+    done = subprocess.run([sys.executable, "-c", script], capture_output=True, text=True)
+    assert done.returncode == 0, done.stderr
