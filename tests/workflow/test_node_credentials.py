@@ -11,7 +11,7 @@ from fastapi.openapi.models import APIKey, APIKeyIn
 from google.genai import types
 
 from adk_runtime.agents import LlmAgent
-from adk_runtime.auth import AuthConfig, AuthCredential, AuthCredentialTypes
+from adk_runtime.auth import AuthConfig, AuthCredential, AuthCredentialTypes, auth_handler
 from adk_runtime.errors import InputValidationError
 from adk_runtime.events import Event
 from adk_runtime.sessions import BaseSessionService
@@ -270,7 +270,9 @@ async def test_an_oauth2_node_signs_in_and_a_refused_code_makes_it_ask_again(
     assert second.id == "wf_auth:account@1/profile@1:2"
     assert tokens == []
 
-    # the real code, answered on another replica (whose node holds the client secret too)
+    # the real code, answered on another replica (whose node holds the client secret too):
+    # this process forgets every secret it remembered from issuing the requests
+    auth_handler._SECRETS.clear()  # pyright: ignore[reportPrivateUsage]
     second_uri = second.args["authConfig"]["exchangedAuthCredential"]["oauth2"]["authUri"]  # type: ignore[index]
     replica = Run(session_service, workflow())
     replica.sid = run.sid
