@@ -107,18 +107,16 @@ def build_auth_request_event(
     )
 
 
-def credential_request(auth_config: AuthConfig, request_id: str, message: str) -> Event:
-    """A workflow node's request for ``auth_config``'s credential (call id ``request_id``).
+def credential_request(request: AuthConfig, request_id: str, message: str) -> Event:
+    """A workflow node's request for a credential (call id ``request_id``).
 
     One long-running ``adk_request_credential`` call whose ``AuthToolArguments`` name the
-    request itself, plus ``message``, the text a client shows; the auth config is the
-    request ``AuthHandler.generate_auth_request`` makes (no agent secret; for OAuth2 the
-    sign-in URI and its ``state``).
+    request itself, plus ``message``, the text a client shows. ``request`` is what the
+    client receives: ``AuthHandler.generate_auth_request``'s (no agent secret; for OAuth2
+    the sign-in URI and its ``state``).
     """
-    from adk_runtime.auth.auth_handler import AuthHandler
     from adk_runtime.auth.auth_tool import AuthToolArguments
 
-    request = AuthHandler(auth_config).generate_auth_request()
     arguments = AuthToolArguments(function_call_id=request_id, auth_config=request)
     args = arguments.model_dump(mode="json", by_alias=True, exclude_none=True)
     args["message"] = message

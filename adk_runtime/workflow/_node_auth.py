@@ -22,7 +22,13 @@ if TYPE_CHECKING:
     from adk_runtime.events.event import Event
     from adk_runtime.workflow._context import NodeContext
 
-__all__ = ["AUTH_REQUEST_PREFIX", "auth_request_id", "credential_gate"]
+__all__ = [
+    "AUTH_REQUEST_PREFIX",
+    "auth_request_id",
+    "credential_gate",
+    "credential_request_event",
+    "take_credential_answer",
+]
 
 AUTH_REQUEST_PREFIX = "wf_auth:"
 
@@ -38,7 +44,7 @@ def auth_request_id(node_path: str, attempt: int = 1) -> str:
 
 
 async def credential_gate(auth_config: AuthConfig, ctx: NodeContext) -> Event | None:
-    """The credential request the node yields, or None when it may run.
+    """The credential request a function node yields, or None when it may run.
 
     The latest answer in ``ctx.resume_inputs`` is kept for the invocation first (an OAuth2
     code is exchanged with the node's own client, on whichever replica runs it); then the
@@ -49,10 +55,25 @@ async def credential_gate(auth_config: AuthConfig, ctx: NodeContext) -> Event | 
         InputValidationError: The answer carries no credential, or an OAuth2 answer's
             ``state`` differs from the request's (checked before it was stored, too).
     """
-    from adk_runtime.agents import _auth
-    from adk_runtime.auth.auth_handler import remember_client_secret
+    from adk_runtime.auth.auth_handler import AuthHandler, remember_client_secret
 
     remember_client_secret(auth_config)  # the node's own config: a code is exchanged anywhere
+    attempt = await take_credential_answer(ctx)
+    if ctx.get_auth_response(auth_config) is not None:
+        return None
+    request = AuthHandler(auth_config).generate_auth_request()
+    return credential_request_event(request, ctx, attempt)
+
+
+async def take_credential_answer(ctx: NodeContext) -> int:
+    """Keep the latest answer to the run's credential requests; the next request's attempt.
+
+    Raises:
+        InputValidationError: The answer carries no credential, or an OAuth2 answer's
+            ``state`` differs from the request's.
+    """
+    from adk_runtime.agents import _auth
+
     attempt = 1
     while auth_request_id(ctx.node_path, attempt) in ctx.resume_inputs:
         attempt += 1
@@ -62,10 +83,18 @@ async def credential_gate(auth_config: AuthConfig, ctx: NodeContext) -> Event | 
         request = calling_event(invocation.session.events, answered)
         if request is not None:
             await _auth.store_answer(invocation, request, answered, ctx.resume_inputs[answered])
-    if ctx.get_auth_response(auth_config) is not None:
-        return None
+    return attempt
+
+
+def credential_request_event(request: AuthConfig, ctx: NodeContext, attempt: int) -> Event:
+    """The node's ``adk_request_credential`` call for ``request``, its run's ``attempt``-th.
+
+    ``request`` is already without secrets (``AuthHandler.generate_auth_request``'s).
+    """
+    from adk_runtime.agents import _auth
+
     request_id = auth_request_id(ctx.node_path, attempt)
-    return _auth.credential_request(auth_config, request_id, _message(auth_config))
+    return _auth.credential_request(request, request_id, _message(request))
 
 
 def _message(auth_config: AuthConfig) -> str:
