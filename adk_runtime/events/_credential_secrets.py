@@ -14,7 +14,7 @@ from __future__ import annotations
 
 from typing import Any
 
-__all__ = ["CREDENTIAL_SECRET_KEYS", "redact_credentials"]
+__all__ = ["CREDENTIAL_SECRET_KEYS", "answer_without_secrets", "redact_credentials"]
 
 _SECRET_NAMES = (
     "password",
@@ -55,20 +55,27 @@ def _stripped(value: Any) -> Any:
     return value
 
 
-def _stripped_answer(item: dict[str, Any]) -> dict[str, Any]:
-    """An ``adk_request_credential`` response without its secrets.
+def answer_without_secrets(response: Any) -> Any:
+    """The ``response`` of an ``adk_request_credential`` answer without its secrets.
 
     Besides the credential fields, a bare value the answer wraps (``{"result": "<key>"}``,
     or the JSON text of a credential) is the secret itself: it is dropped.
     """
+    stripped = _stripped(response)
+    if not isinstance(stripped, dict):
+        return stripped
+    return {
+        key: value
+        for key, value in stripped.items()
+        if key not in _WRAPPERS or isinstance(value, dict | list)
+    }
+
+
+def _stripped_answer(item: dict[str, Any]) -> dict[str, Any]:
+    """An ``adk_request_credential`` function response (JSON) without its secrets."""
     stripped: dict[str, Any] = _stripped(item)
-    response = stripped.get("response")
-    if isinstance(response, dict):
-        stripped["response"] = {
-            key: value
-            for key, value in response.items()
-            if key not in _WRAPPERS or isinstance(value, dict | list)
-        }
+    if "response" in stripped:
+        stripped["response"] = answer_without_secrets(stripped["response"])
     return stripped
 
 

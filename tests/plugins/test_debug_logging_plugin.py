@@ -209,3 +209,24 @@ def _same(a: Any, b: Any) -> bool:
     if isinstance(a, list) and isinstance(b, list):
         return len(a) == len(b) and all(_same(x, y) for x, y in zip(a, b, strict=True))
     return type(a) is type(b) and a == b
+
+
+def test_a_credential_answer_is_recorded_without_its_key(tmp_path: Path) -> None:
+    """A bare key the answer wraps (``{"result": "<key>"}``) is under no secret-named key:
+    it is dropped as the HTTP API drops it."""
+    plugin = DebugLoggingPlugin(output_path=str(tmp_path / "debug.yaml"))
+    answer = types.FunctionResponse(
+        id="adk-1", name="adk_request_credential", response={"result": SECRET}
+    )
+    other = types.FunctionResponse(id="t1", name="lookup", response={"result": "kept"})
+    content = types.Content(
+        role="user",
+        parts=[types.Part(function_response=answer), types.Part(function_response=other)],
+    )
+
+    serialized = plugin._serialize_content(content)  # pyright: ignore[reportPrivateUsage]
+
+    assert SECRET not in repr(serialized)
+    assert serialized is not None
+    assert serialized["parts"][0]["function_response"]["response"] == {}
+    assert serialized["parts"][1]["function_response"]["response"] == {"result": "kept"}
