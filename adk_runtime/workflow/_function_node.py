@@ -184,16 +184,7 @@ class FunctionNode(BaseNode):
         """The question to ask, the rejection to output, or None to run the function."""
         request_id = confirmation_id(ctx.node_path)
         if request_id in ctx.resume_inputs:
-            answer = ctx.resume_inputs[request_id]
-            try:
-                confirmation = ToolConfirmation.from_response_dict(
-                    answer if isinstance(answer, dict) else {"confirmed": answer}
-                )
-            except (ValueError, TypeError):
-                raise WorkflowDataError(
-                    f"Node {self.name!r}: the answer to its confirmation request is not a "
-                    'ToolConfirmation ({"confirmed": true or false}).'
-                ) from None
+            confirmation = parse_confirmation(self.name, ctx.resume_inputs[request_id])
             return None if confirmation.confirmed else {"error": "This tool call is rejected."}
         shown = {k: v for k, v in arguments.items() if k not in self._context_names}
         if callable(self.require_confirmation):
@@ -255,6 +246,23 @@ class FunctionNode(BaseNode):
                 f"Node {self.name!r}: parameter {name!r} does not fit its annotation: "
                 f"{problems(error)}."
             ) from None
+
+
+def parse_confirmation(node_name: str, answer: Any) -> ToolConfirmation:
+    """The user's answer to a node's confirmation request (a bare bool is ``confirmed``).
+
+    Raises:
+        WorkflowDataError: The answer is not a ``ToolConfirmation``.
+    """
+    try:
+        return ToolConfirmation.from_response_dict(
+            answer if isinstance(answer, dict) else {"confirmed": answer}
+        )
+    except (ValueError, TypeError):
+        raise WorkflowDataError(
+            f"Node {node_name!r}: the answer to its confirmation request is not a "
+            'ToolConfirmation ({"confirmed": true or false}).'
+        ) from None
 
 
 def confirmation_id(node_path: str) -> str:

@@ -17,7 +17,7 @@ from adk_runtime.tools.base_tool import BaseTool
 from adk_runtime.utils.content_utils import extract_text_from_content
 from adk_runtime.workflow._base_node import BaseNode, to_json_value
 from adk_runtime.workflow._errors import WorkflowDataError
-from adk_runtime.workflow._function_node import confirmation_id
+from adk_runtime.workflow._function_node import confirmation_id, parse_confirmation
 from adk_runtime.workflow._node_auth import credential_request_event, take_credential_answer
 
 if TYPE_CHECKING:
@@ -62,7 +62,7 @@ class ToolNode(BaseNode):
         question = confirmation_id(ctx.node_path)
         confirmed = question in ctx.resume_inputs
         if confirmed:
-            ctx.tool_confirmation = self._confirmation(ctx.resume_inputs[question])
+            ctx.tool_confirmation = parse_confirmation(self.name, ctx.resume_inputs[question])
         attempt = await take_credential_answer(ctx)
         response = await self._call(ctx, args)
         requested = ctx.actions.requested_tool_confirmations.pop(call_id, None)
@@ -136,17 +136,6 @@ class ToolNode(BaseNode):
             if name not in args and name in ctx.state:
                 args[name] = ctx.state[name]
         return args
-
-    def _confirmation(self, answer: Any) -> ToolConfirmation:
-        try:
-            return ToolConfirmation.from_response_dict(
-                answer if isinstance(answer, dict) else {"confirmed": answer}
-            )
-        except (ValueError, TypeError):
-            raise WorkflowDataError(
-                f"Tool node {self.name!r}: the answer to its confirmation request is not a "
-                'ToolConfirmation ({"confirmed": true or false}).'
-            ) from None
 
     def _question(
         self, question: str, requested: ToolConfirmation, args: dict[str, Any]

@@ -35,6 +35,12 @@ class Run:
         self.app = root.name
         self.sid = uuid.uuid4().hex
 
+    def replica(self, root: BaseNode) -> Run:
+        """Another Runner (another process, as far as the store can tell) on this session."""
+        other = Run(self.service, root)
+        other.sid = self.sid
+        return other
+
     async def start(self) -> Run:
         await self.service.create_session(app_name=self.app, user_id=USER, session_id=self.sid)
         return self

@@ -78,15 +78,28 @@ def _two_keyed_nodes(config: AuthConfig, seen: list[tuple[str, str | None]]) -> 
     return Workflow(name="weather", edges=[(START, forecast, alerts)])
 
 
+class _Asked:
+    """The two keyed nodes' workflow, run until its first node asked for the key."""
+
+    def __init__(self, session_service: BaseSessionService) -> None:
+        self.config = _key_config()
+        self.seen: list[tuple[str, str | None]] = []
+        self.run = Run(session_service, _two_keyed_nodes(self.config, self.seen))
+
+    async def start(self) -> tuple[list[Event], types.FunctionCall]:
+        await self.run.start()
+        first = await self.run.send(message("weather?"))
+        [request] = _calls(first, "adk_request_credential")
+        return first, request
+
+
 async def test_a_node_asks_for_its_credential_and_runs_once_answered_on_another_replica(
     session_service: BaseSessionService,
 ) -> None:
-    config = _key_config()
-    seen: list[tuple[str, str | None]] = []
-    run = await Run(session_service, _two_keyed_nodes(config, seen)).start()
-    first = await run.send(message("weather?"))
+    asked = _Asked(session_service)
+    config, seen, run = asked.config, asked.seen, asked.run
+    first, request = await asked.start()
 
-    [request] = _calls(first, "adk_request_credential")
     assert request.id == "wf_auth:weather@1/forecast@1"
     args = request.args or {}
     assert args["functionCallId"] == request.id
@@ -96,8 +109,7 @@ async def test_a_node_asks_for_its_credential_and_runs_once_answered_on_another_
     assert seen == []
     assert first[-1].long_running_tool_ids == {request.id}
 
-    replica = Run(session_service, _two_keyed_nodes(config, seen))
-    replica.sid = run.sid
+    replica = run.replica(_two_keyed_nodes(config, seen))
     events = await replica.send(
         _response(request, _key_answer(config, "real-key-1")), invocation_id=first[0].invocation_id
     )
@@ -113,11 +125,9 @@ async def test_a_node_asks_for_its_credential_and_runs_once_answered_on_another_
 async def test_a_bare_key_answers_and_a_credential_already_got_is_not_asked_for_again(
     session_service: BaseSessionService,
 ) -> None:
-    config = _key_config()
-    seen: list[tuple[str, str | None]] = []
-    run = await Run(session_service, _two_keyed_nodes(config, seen)).start()
-    first = await run.send(message("weather?"))
-    [request] = _calls(first, "adk_request_credential")
+    asked = _Asked(session_service)
+    seen, run = asked.seen, asked.run
+    first, request = await asked.start()
 
     await run.send(_response(request, {"result": "bare-key"}), invocation_id=first[0].invocation_id)
 
@@ -127,11 +137,9 @@ async def test_a_bare_key_answers_and_a_credential_already_got_is_not_asked_for_
 async def test_an_answer_without_a_credential_is_refused_and_nothing_is_stored(
     session_service: BaseSessionService,
 ) -> None:
-    config = _key_config()
-    seen: list[tuple[str, str | None]] = []
-    run = await Run(session_service, _two_keyed_nodes(config, seen)).start()
-    first = await run.send(message("weather?"))
-    [request] = _calls(first, "adk_request_credential")
+    asked = _Asked(session_service)
+    seen, run = asked.seen, asked.run
+    first, request = await asked.start()
     stored = len((await run.session()).events)
 
     with pytest.raises(InputValidationError, match="carries no credential"):
@@ -206,8 +214,7 @@ async def test_a_restart_after_the_answer_keeps_the_credential_from_the_log(
     with pytest.raises(_Died):
         await run.send(_response(request, {"result": "k3"}), invocation_id=first[0].invocation_id)
 
-    replica = Run(session_service, Workflow(name="weather", edges=[(START, forecast)]))
-    replica.sid = run.sid
+    replica = run.replica(Workflow(name="weather", edges=[(START, forecast)]))
     resumed = await replica.send(invocation_id=first[0].invocation_id)
 
     assert seen == [("forecast", "k3")]
@@ -274,8 +281,7 @@ async def test_an_oauth2_node_signs_in_and_a_refused_code_makes_it_ask_again(
     # this process forgets every secret it remembered from issuing the requests
     auth_handler._SECRETS.clear()  # pyright: ignore[reportPrivateUsage]
     second_uri = second.args["authConfig"]["exchangedAuthCredential"]["oauth2"]["authUri"]  # type: ignore[index]
-    replica = Run(session_service, workflow())
-    replica.sid = run.sid
+    replica = run.replica(workflow())
     done = await replica.send(
         _response(second, _oauth_answer(second, oauth_server.sign_in(second_uri))),
         invocation_id=invocation_id,
@@ -330,8 +336,7 @@ async def test_an_agent_nodes_tool_confirmation_is_answered_on_another_replica(
     [request] = _calls(first, "adk_request_confirmation")
 
     replica_workflow, model = _confirming_workflow("Deployed.")  # the replica's model
-    replica = Run(session_service, replica_workflow)
-    replica.sid = run.sid
+    replica = run.replica(replica_workflow)
     events = await replica.send(
         _response(request, {"confirmed": confirmed}), invocation_id=first[0].invocation_id
     )
@@ -390,8 +395,7 @@ async def test_an_agent_nodes_tool_gets_its_credential(
     first = await run.send(message("balance?"))
     [request] = _calls(first, "adk_request_credential")
 
-    replica = Run(session_service, workflow("You have 42."))
-    replica.sid = run.sid
+    replica = run.replica(workflow("You have 42."))
     events = await replica.send(
         _response(request, _key_answer(config, "ledger-secret")),
         invocation_id=first[0].invocation_id,

@@ -101,8 +101,7 @@ async def test_a_task_node_that_asks_waits_for_the_users_plain_reply_on_any_repl
     # another replica (a fresh workflow and Runner on the same store) gets the reply
     notes = _Notes()
     _workflow2, model2, confirmed2 = _booking(replies[1:], after=["Noted."], notes=notes)
-    replica = Run(session_service, _workflow2)
-    replica.sid = run.sid
+    replica = run.replica(_workflow2)
     second = await replica.send(message("four"))
 
     assert outputs(second)["booking@1/booker@1"] == {"result": "table for 4"}

@@ -115,8 +115,7 @@ async def test_a_tool_node_that_needs_confirmation_asks_and_runs_on_another_repl
         )
     assert len((await run.session()).events) == stored
 
-    replica = Run(session_service, workflow())
-    replica.sid = run.sid
+    replica = run.replica(workflow())
     events = await replica.send(
         answer(question.id, {"confirmed": confirmed}), invocation_id=first[0].invocation_id
     )
@@ -181,8 +180,7 @@ async def test_a_tool_node_gets_its_credential_on_another_replica(
         await run.send(_response(request, {"no": "key"}), invocation_id=first[0].invocation_id)
     assert len((await run.session()).events) == stored
 
-    replica = Run(session_service, workflow())
-    replica.sid = run.sid
+    replica = run.replica(workflow())
     events = await replica.send(
         _response(request, _key_answer(config, "ledger-key")), invocation_id=first[0].invocation_id
     )
