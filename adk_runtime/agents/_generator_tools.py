@@ -51,6 +51,7 @@ __all__ = [
     "CallStream",
     "Emit",
     "caller_of",
+    "closing_items",
     "drive",
     "is_generator",
     "is_progress_event",
@@ -100,7 +101,7 @@ async def drive(
             fails as a tool that raises does).
     """
     output: Any = _NO_OUTPUT
-    async with _closing(produced) as items:
+    async with closing_items(produced) as items:
         async for item in items:
             if isinstance(item, RequestInput):
                 if emit is None:
@@ -239,7 +240,7 @@ def _progress_event(event: Event, agent_name: str, tool: BaseTool, context: Tool
     return progress
 
 
-class _closing:
+class closing_items:
     """Iterate a sync or async generator; close it however the iteration ends."""
 
     def __init__(self, produced: Generator[Any, None, Any] | AsyncGenerator[Any, None]) -> None:

@@ -11,6 +11,8 @@ from google.genai import types
 from pydantic import BaseModel, InstanceOf
 
 from adk_runtime import telemetry
+from adk_runtime.agents._generator_tools import closing_items, is_generator
+from adk_runtime.events.event import Event
 from adk_runtime.events.request_input import RequestInput
 from adk_runtime.events.tool_confirmation import ToolConfirmation
 from adk_runtime.tools.base_tool import BaseTool
@@ -43,7 +45,9 @@ class ToolNode(BaseNode):
     ``wf_tool_confirmation:<path>`` whose answer is a ``ToolConfirmation``, set on
     ``tool_context.tool_confirmation``; a credential (``tool_context.request_credential``)
     is an ``adk_request_credential`` call with id ``wf_auth:<path>``, as a function node's
-    ``auth_config`` asks, and ``tool_context.get_auth_response`` returns it.
+    ``auth_config`` asks, and ``tool_context.get_auth_response`` returns it. A generator
+    tool's events, questions (``RequestInput``, answered in ``tool_context.resume_inputs``)
+    and one output are the node's.
     """
 
     tool: InstanceOf[BaseTool]
@@ -65,6 +69,10 @@ class ToolNode(BaseNode):
             ctx.tool_confirmation = parse_confirmation(self.name, ctx.resume_inputs[question])
         attempt = await take_credential_answer(ctx)
         response = await self._call(ctx, args)
+        if is_generator(response):  # its events, questions and output are the node's
+            async for item in self._driven(ctx, args, response):
+                yield item
+            return
         requested = ctx.actions.requested_tool_confirmations.pop(call_id, None)
         if requested is not None:
             if confirmed:
@@ -106,12 +114,55 @@ class ToolNode(BaseNode):
                     if response is None:
                         raise
                     call.answered_by("on_tool_error_callback")
-            if ctx.actions.requested_tool_confirmations or ctx.actions.requested_auth_configs:
-                return response  # it waits for the user: no result for the after callbacks
+            waits = ctx.actions.requested_tool_confirmations or ctx.actions.requested_auth_configs
+            if waits or is_generator(response):
+                return response  # no result for the after callbacks yet
             replaced = await plugins.run_after_tool_callback(
                 tool=tool, tool_args=args, tool_context=ctx, result=response
             )
         return response if replaced is None else replaced
+
+    async def _driven(
+        self, ctx: NodeContext, args: dict[str, Any], produced: Any
+    ) -> AsyncGenerator[Any, None]:
+        """A generator tool's items as the node's: events, a question, its one output.
+
+        After a question the node waits, and the tool runs again from the start with the
+        answer in ``tool_context.resume_inputs``. The after callbacks see the output.
+
+        Raises:
+            WorkflowDataError: The tool yielded a second output.
+        """
+        plugins = ctx.invocation_context.plugin_manager
+        output: Any = None
+        outputs = 0
+        try:
+            async with closing_items(produced) as items:
+                async for item in items:
+                    if isinstance(item, Event | RequestInput):
+                        yield item
+                        if isinstance(item, RequestInput):
+                            return
+                        continue
+                    outputs += 1
+                    if outputs > 1:
+                        raise WorkflowDataError(
+                            f"Tool node {self.name!r}: its generator tool yielded a second "
+                            "output (one output, and any number of Events)."
+                        )
+                    output = item
+        except WorkflowDataError:
+            raise
+        except Exception as error:
+            output = await plugins.run_on_tool_error_callback(
+                tool=self.tool, tool_args=args, tool_context=ctx, error=error
+            )
+            if output is None:
+                raise
+        replaced = await plugins.run_after_tool_callback(
+            tool=self.tool, tool_args=args, tool_context=ctx, result=output
+        )
+        yield output if replaced is None else replaced
 
     def _arguments(self, ctx: NodeContext, node_input: Any) -> dict[str, Any]:
         """The tool's arguments from the node's input (and the state, for missing ones).

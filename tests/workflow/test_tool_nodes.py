@@ -13,7 +13,7 @@ from pydantic import BaseModel
 from adk_runtime.agents.context import Context
 from adk_runtime.apps import App
 from adk_runtime.errors import InputValidationError
-from adk_runtime.events import Event
+from adk_runtime.events import Event, RequestInput
 from adk_runtime.plugins import BasePlugin
 from adk_runtime.runners import Runner
 from adk_runtime.sessions import BaseSessionService
@@ -253,3 +253,53 @@ async def test_plugins_see_a_tool_nodes_call(session_service: BaseSessionService
     assert [kind for kind, _, _ in audit.calls] == [
         "before", "after", "before", "after", "before", "error", "after"
     ]  # fmt: skip
+
+
+async def test_a_generator_tool_node_reports_progress_asks_and_outputs(
+    session_service: BaseSessionService,
+) -> None:
+    """Its Events are the node's, a RequestInput its question (the tool runs again from the
+    start with the answer), and its one other value the node's output."""
+    runs: list[int] = []
+
+    async def book(city: str, tool_context: ToolContext) -> Any:
+        runs.append(1)
+        yield Event(message=f"Looking up hotels in {city}...")
+        nights = tool_context.resume_inputs.get("nights")
+        if nights is None:
+            yield RequestInput(interrupt_id="nights", message="How many nights?")
+            return
+        yield {"city": city, "nights": nights}
+
+    def workflow() -> Workflow:
+        return Workflow(name="trip", edges=[(START, FunctionTool(book))])
+
+    run = await Run(session_service, workflow()).start()
+    first = await run.send(message("Rome"))
+    [question] = _questions(first)
+    assert question.id == "nights"
+    assert outputs(first) == {}
+    progress = [e for e in first if e.content and e.content.parts and e.content.parts[0].text]
+    assert [e.content.parts[0].text for e in progress if e.content and e.content.parts] == [
+        "Looking up hotels in Rome..."
+    ]
+
+    replica = run.replica(workflow())
+    events = await replica.send(answer("nights", 3), invocation_id=first[0].invocation_id)
+
+    assert outputs(events)["trip@1/book@1"] == {"city": "Rome", "nights": 3}
+    assert len(runs) == 2
+
+
+async def test_a_generator_tool_node_with_two_outputs_fails(
+    session_service: BaseSessionService,
+) -> None:
+    def twice(city: str) -> Any:
+        yield {"a": city}
+        yield {"b": city}
+
+    run = await Run(
+        session_service, Workflow(name="w", edges=[(START, FunctionTool(twice))])
+    ).start()
+    with pytest.raises(WorkflowDataError, match="second output"):
+        await run.send(message("Oslo"))
