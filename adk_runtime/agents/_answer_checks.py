@@ -21,23 +21,28 @@ from adk_runtime.agents.llm_agent import LlmAgent
 from adk_runtime.errors import InputValidationError
 from adk_runtime.events import Event
 from adk_runtime.events._calls import calling_event
+from adk_runtime.tools._request_input_tool import REQUEST_INPUT_FUNCTION_CALL_NAME
 from adk_runtime.workflow._interrupts import check_node_message
 from adk_runtime.workflow._root import NodeAgent
 
 __all__ = ["check_client_answers"]
 
 _CLIENT_CALLS = frozenset({REQUEST_CONFIRMATION_FUNCTION_CALL_NAME, REQUEST_EUC_FUNCTION_CALL_NAME})
+_RUNTIME_CALLS = _CLIENT_CALLS | {REQUEST_INPUT_FUNCTION_CALL_NAME}
+"""The calls the runtime makes to the client: each answer must carry its call's name."""
 
 
 async def check_client_answers(agent: BaseAgent, ctx: InvocationContext, message: Event) -> None:
     """Raise unless every answer in ``message`` would be accepted by ``agent``, the one to run.
 
     Raises:
-        InputValidationError: An answer is malformed, names no request of ``agent``, or does
+        InputValidationError: An answer to one of the runtime's calls has another name;
+            an answer is malformed, names no request of ``agent``, or does
             not match the stored request (see the confirmation and credential flows), or
             answers an input request under another name; to a workflow node, answers
             mixed with text, answering no call, or calls of several invocations.
     """
+    _check_names(ctx, message)
     check_input_answers(ctx, message)
     answered = sorted(
         name
@@ -58,6 +63,25 @@ async def check_client_answers(agent: BaseAgent, ctx: InvocationContext, message
         )
     await check_confirmation_answers(agent, ctx, message)
     check_credential_answers(agent.name, ctx, message)
+
+
+def _check_names(ctx: InvocationContext, message: Event) -> None:
+    """Refuse an answer to one of the runtime's own calls made under another name.
+
+    Stored under the wrong name, an answer would escape the checks made for its kind (a
+    credential's before it is stored) and the redaction of its secrets when served.
+    """
+    responses = {r.id: r.name for r in message.get_function_responses() if r.id}
+    if not responses:
+        return
+    for event in ctx.session.events:
+        for call in event.get_function_calls():
+            name = responses.get(call.id or "")
+            if name is not None and call.name in _RUNTIME_CALLS and name != call.name:
+                raise InputValidationError(
+                    f"Function response {call.id!r} answers the call {call.name!r}: give it "
+                    f"that name, not {name!r}."
+                )
 
 
 async def _check_workflow_answers(root: NodeAgent, ctx: InvocationContext, message: Event) -> None:

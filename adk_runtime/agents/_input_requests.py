@@ -90,10 +90,10 @@ def check_input_answers(ctx: InvocationContext, message: Event) -> None:
     The requests are those of generator tools (their progress events) and of workflow nodes
     (``adk_runtime.workflow``): ``adk_request_input`` calls of events made on a node path.
 
+    An answer under another name is refused before this (``_answer_checks``).
+
     Raises:
-        InputValidationError: A function response has the id of an input request but is
-            not named ``adk_request_input``, or its answer does not match the request's
-            ``response_schema``.
+        InputValidationError: An answer does not match its request's ``response_schema``.
     """
     ids = {r.id for r in message.get_function_responses() if r.id}
     if not ids:
@@ -109,11 +109,6 @@ def check_input_answers(ctx: InvocationContext, message: Event) -> None:
         request = requested.get(response.id or "")
         if request is None:
             continue
-        if response.name != REQUEST_INPUT_FUNCTION_CALL_NAME:
-            raise InputValidationError(
-                f"Function response {response.id!r} answers an input request: name it "
-                f"{REQUEST_INPUT_FUNCTION_CALL_NAME!r}, not {response.name!r}."
-            )
         check_answer_schema(response.id or "", unwrapped_answer(response.response), request)
 
 

@@ -172,7 +172,7 @@ async def test_a_node_of_a_nested_workflow_asks_and_a_confirmation_cannot_answer
         id=request.id, name="adk_request_confirmation", response={"confirmed": True}
     )
 
-    with pytest.raises(InputValidationError, match="no confirmation request"):
+    with pytest.raises(InputValidationError, match="give it that name"):
         await run.send(
             types.Content(role="user", parts=[types.Part(function_response=wrong)]),
             invocation_id=first[0].invocation_id,
@@ -439,3 +439,78 @@ async def test_an_agent_a_function_node_runs_gets_its_confirmation_checked_by_na
     events = await run.send(_response(request, {"confirmed": True}), invocation_id=invocation_id)
 
     assert outputs(events)["release@1/plan@1"] == "Done."
+
+
+@pytest.mark.parametrize("name", ["adk_request_input", "adk_request_confirmation", "fetch"])
+async def test_an_answer_under_another_name_is_refused_and_nothing_is_stored(
+    session_service: BaseSessionService, name: str
+) -> None:
+    """Found while checking the new requests: a key sent as an ``adk_request_input`` answer
+    escaped the credential checks made before storing, and the redaction of its secret."""
+    asked = _Asked(session_service)
+    first, request = await asked.start()
+    stored = len((await asked.run.session()).events)
+    wrong = types.FunctionResponse(id=request.id, name=name, response={"result": "KEY-9"})
+
+    with pytest.raises(InputValidationError, match="give it that name"):
+        await asked.run.send(
+            types.Content(role="user", parts=[types.Part(function_response=wrong)]),
+            invocation_id=first[0].invocation_id,
+        )
+
+    assert len((await asked.run.session()).events) == stored
+    assert asked.seen == []
+
+
+async def test_a_node_question_answered_under_another_name_is_refused(
+    session_service: BaseSessionService,
+) -> None:
+    from adk_runtime.events import RequestInput
+
+    async def ask(node_input: Any) -> Any:
+        yield RequestInput(interrupt_id="size", message="Which size?")
+
+    run = await Run(session_service, Workflow(name="shop", edges=[(START, ask)])).start()
+    first = await run.send(message("a shirt"))
+    wrong = types.FunctionResponse(id="size", name="ask", response={"result": "M"})
+
+    with pytest.raises(InputValidationError, match="'adk_request_input'"):
+        await run.send(
+            types.Content(role="user", parts=[types.Part(function_response=wrong)]),
+            invocation_id=first[0].invocation_id,
+        )
+
+
+async def test_an_agents_credential_request_answered_under_another_name_is_refused(
+    session_service: BaseSessionService,
+) -> None:
+    """The same rule for an agent at the root (not a workflow)."""
+    from adk_runtime.runners import Runner
+
+    config = _key_config("root_key")
+
+    def balance(tool_context: ToolContext) -> dict[str, Any]:
+        if tool_context.get_auth_response(config) is None:
+            tool_context.request_credential(config)
+            return {"pending": True}
+        return {"balance": 1}
+
+    model = ScriptedModel(replies=[function_call("balance", {}), "ok"])
+    runner = Runner(
+        app_name="bank",
+        agent=LlmAgent(name="teller", model=model, tools=[balance]),
+        session_service=session_service,
+    )
+    await session_service.create_session(app_name="bank", user_id="u", session_id="s1")
+
+    async def send(content: types.Content) -> list[Event]:
+        return [
+            e async for e in runner.run_async(user_id="u", session_id="s1", new_message=content)
+        ]
+
+    first = await send(message("balance?"))
+    [request] = _calls(first, "adk_request_credential")
+    wrong = types.FunctionResponse(id=request.id, name="balance", response={"result": "K"})
+
+    with pytest.raises(InputValidationError, match="give it that name"):
+        await send(types.Content(role="user", parts=[types.Part(function_response=wrong)]))
