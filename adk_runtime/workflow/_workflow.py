@@ -47,6 +47,12 @@ class _Loop:
     outputs: dict[str, Any] = field(default_factory=dict)
     arrivals: dict[str, dict[str, Any]] = field(default_factory=dict)
     interrupts: list[str] = field(default_factory=list)
+    waiting: set[str] = field(default_factory=set)
+    """Nodes whose run waits for the user: their next triggers wait until it is answered."""
+
+    def busy(self, name: str) -> bool:
+        """Whether a run of node ``name`` is under way or waits for the user."""
+        return name in self.waiting or any(n == name for n, _ in self.running.values())
 
 
 class Workflow(BaseNode):
@@ -186,7 +192,8 @@ class Workflow(BaseNode):
         held: deque[_Trigger] = deque()
         while loop.triggers:
             trigger = loop.triggers.popleft()
-            if limit and len(loop.running) >= limit:
+            # a node runs its triggers one at a time, in the order they came (google-adk)
+            if (limit and len(loop.running) >= limit) or loop.busy(trigger.name):
                 held.append(trigger)
                 continue
             node = self._graph.nodes[trigger.name]
@@ -231,6 +238,7 @@ class Workflow(BaseNode):
     def _completed(self, loop: _Loop, name: str, result: NodeResult) -> None:
         if result.interrupts:
             loop.interrupts.extend(result.interrupts)
+            loop.waiting.add(name)
             return
         node = self._graph.nodes[name]
         if node.wait_for_output and not result.has_output and result.route is None:

@@ -344,3 +344,49 @@ def test_require_confirmation_is_for_function_nodes_that_run_again() -> None:
     agent = LlmAgent(name="helper", model=ScriptedModel(replies=["x"]))
     with pytest.raises(WorkflowConfigurationError, match="applies to function nodes"):
         node(agent, require_confirmation=True)
+
+
+def _same_node_twice(active: list[int], peak: list[int]) -> Workflow:
+    """a and b, in parallel, both trigger ask (no join): one trigger at a time."""
+
+    def a() -> str:
+        return "from_a"
+
+    def b() -> str:
+        return "from_b"
+
+    @node(rerun_on_resume=True)
+    async def ask(ctx: NodeContext, node_input: str) -> AsyncGenerator[Any, None]:
+        active.append(1)
+        peak.append(len(active))
+        await asyncio.sleep(0.01)
+        active.pop()
+        question = f"q_{node_input}"
+        if question not in ctx.resume_inputs:
+            yield RequestInput(interrupt_id=question, message=f"About {node_input}?")
+            return
+        yield f"{node_input}: {ctx.resume_inputs[question]}"
+
+    return Workflow(name="intake", edges=[(START, (a, b), ask)])
+
+
+async def test_a_node_triggered_twice_runs_its_triggers_one_at_a_time_across_pauses(
+    session_service: BaseSessionService,
+) -> None:
+    """As in google-adk: the second trigger waits while the first run waits for the user,
+    and runs once that is answered (on any replica), in the order the triggers came."""
+    active: list[int] = []
+    peak: list[int] = []
+    run = await Run(session_service, _same_node_twice(active, peak)).start()
+    first = await run.send(message("go"))
+    asked = [c.id for e in first for c in e.get_function_calls()]
+    assert asked == ["q_from_a"]  # not both at once
+
+    replica = run.replica(_same_node_twice(active, peak))
+    second = await replica.send(answer("q_from_a", "yes"), invocation_id=first[0].invocation_id)
+    assert outputs(second)["intake@1/ask@1"] == "from_a: yes"
+    assert [c.id for e in second for c in e.get_function_calls()] == ["q_from_b"]
+
+    third = await run.send(answer("q_from_b", "no"), invocation_id=first[0].invocation_id)
+    assert outputs(third)["intake@1/ask@2"] == "from_b: no"
+    assert max(peak) == 1  # never two runs of the node at once
