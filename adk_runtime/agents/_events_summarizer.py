@@ -14,16 +14,13 @@ from typing import Any
 from google.genai import types
 
 from adk_runtime.events import Event, EventActions
+from adk_runtime.events._credential_secrets import is_credential_part
 from adk_runtime.events.event_actions import EventCompaction
 from adk_runtime.models.base_llm import BaseLlm
 from adk_runtime.models.llm_request import LlmRequest
 from adk_runtime.platform import uuid as platform_uuid
 
 __all__ = ["BaseEventsSummarizer", "LlmEventSummarizer", "as_text"]
-
-_CREDENTIAL_CALLS = frozenset({"adk_request_credential"})
-"""Credential requests and the user's answers (keys, codes, tokens): between the runtime and
-the client, never written into a summarizer's prompt (nor, then, into a stored summary)."""
 
 
 class BaseEventsSummarizer(abc.ABC):
@@ -87,19 +84,20 @@ class LlmEventSummarizer(BaseEventsSummarizer):
                 continue
             summary = event.actions.compaction is not None
             for part in event.content.parts:
+                if is_credential_part(part):  # the user's keys and tokens: never to a model
+                    continue
                 if part.text:
                     if part.thought:
                         if not summary:
                             lines.append(f"{event.author} (thinking): {part.text}")
                     else:
                         lines.append(f"{event.author}: {part.text}")
-                call, response = part.function_call, part.function_response
-                if call is not None and call.name not in _CREDENTIAL_CALLS:
-                    args = self._cut(as_text(call.args))
-                    lines.append(f"{event.author} called {call.name}({args})")
-                if response is not None and response.name not in _CREDENTIAL_CALLS:
-                    answer = self._cut(as_text(response.response))
-                    lines.append(f"{response.name} answered: {answer}")
+                if part.function_call is not None:
+                    args = self._cut(as_text(part.function_call.args))
+                    lines.append(f"{event.author} called {part.function_call.name}({args})")
+                if part.function_response is not None:
+                    answer = self._cut(as_text(part.function_response.response))
+                    lines.append(f"{part.function_response.name} answered: {answer}")
         return "\n".join(lines)
 
     def _cut(self, text: str) -> str:

@@ -14,7 +14,15 @@ from __future__ import annotations
 
 from typing import Any
 
-__all__ = ["CREDENTIAL_SECRET_KEYS", "answer_without_secrets", "redact_credentials"]
+from google.genai import types
+
+__all__ = [
+    "CREDENTIAL_REQUEST",
+    "CREDENTIAL_SECRET_KEYS",
+    "answer_without_secrets",
+    "is_credential_part",
+    "redact_credentials",
+]
 
 _SECRET_NAMES = (
     "password",
@@ -41,7 +49,9 @@ def _camel(name: str) -> str:
 CREDENTIAL_SECRET_KEYS = frozenset(_SECRET_NAMES) | {_camel(name) for name in _SECRET_NAMES}
 """The secret fields of the credential models, by name and by JSON (camelCase) alias."""
 
-_REQUEST = "adk_request_credential"
+CREDENTIAL_REQUEST = "adk_request_credential"
+"""The runtime's credential request; its calls and their answers carry the user's secrets."""
+_REQUEST = CREDENTIAL_REQUEST
 _CARRIERS = ("requestedAuthConfigs", "requested_auth_configs")
 _WRAPPERS = ("result", "response")
 """Keys an answer may wrap a bare credential in (``{"result": "<api key>"}``)."""
@@ -53,6 +63,16 @@ def _stripped(value: Any) -> Any:
     if isinstance(value, list):
         return [_stripped(item) for item in value]
     return value
+
+
+def is_credential_part(part: types.Part) -> bool:
+    """Whether ``part`` is a credential request or the user's answer to one.
+
+    Such parts go to the client and back only: never to a model (a summarizer's prompt),
+    into memory, or unredacted into a log.
+    """
+    item = part.function_call or part.function_response
+    return item is not None and item.name == CREDENTIAL_REQUEST
 
 
 def answer_without_secrets(response: Any) -> Any:

@@ -12,6 +12,7 @@ from google.genai import types
 from adk_runtime import codec
 from adk_runtime.errors import InputValidationError
 from adk_runtime.events import Event
+from adk_runtime.events._credential_secrets import is_credential_part
 from adk_runtime.memory.base import MemoryEntry
 from adk_runtime.sessions._validation import validate_id
 
@@ -34,7 +35,6 @@ MAX_QUERY_WORDS = 32
 
 MAX_QUERY_LENGTH = 10_000
 
-_CREDENTIAL_CALL = "adk_request_credential"
 
 _STOP_WORDS_TEXT = """
     a about above after again against all am an and any are as at be because been before being
@@ -145,15 +145,10 @@ def remembered_content(event: Event) -> types.Content:
     """
     assert event.content is not None
     parts = event.content.parts or []
-    kept = [part for part in parts if not _is_credential(part)]
+    kept = [part for part in parts if not is_credential_part(part)]
     if len(kept) == len(parts):
         return event.content
     return event.content.model_copy(update={"parts": kept})
-
-
-def _is_credential(part: types.Part) -> bool:
-    item = part.function_call or part.function_response
-    return item is not None and item.name == _CREDENTIAL_CALL
 
 
 def memory_entry(event: Event, metadata: str = "{}") -> MemoryEntry:

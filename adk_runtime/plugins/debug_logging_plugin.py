@@ -17,7 +17,7 @@ from typing import TYPE_CHECKING, Any
 
 from google.genai import types
 
-from adk_runtime.events._credential_secrets import answer_without_secrets
+from adk_runtime.events._credential_secrets import answer_without_secrets, is_credential_part
 from adk_runtime.plugins._debug_data import plain, to_yaml
 from adk_runtime.plugins._tool_results import (
     ToolResultClassification,
@@ -434,7 +434,7 @@ def _part(part: types.Part) -> dict[str, Any]:
         data["function_call"] = {"id": call.id, "name": call.name, "args": call.args}
     if response := part.function_response:
         answer: Any = response.response
-        if response.name == "adk_request_credential":  # a bare key it wraps is the secret
+        if is_credential_part(part):  # a bare key it wraps is the secret
             answer = answer_without_secrets(answer)
         data["function_response"] = {"id": response.id, "name": response.name, "response": answer}
     if blob := part.inline_data:

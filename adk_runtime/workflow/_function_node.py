@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import hashlib
 import inspect
 import typing
 from collections.abc import AsyncGenerator, Callable
@@ -18,6 +17,7 @@ from adk_runtime.utils._problems import problems
 from adk_runtime.utils.content_utils import extract_text_from_content
 from adk_runtime.workflow._base_node import BaseNode, to_json_value
 from adk_runtime.workflow._errors import WorkflowConfigurationError, WorkflowDataError
+from adk_runtime.workflow._interrupts import node_request_id
 from adk_runtime.workflow._node_auth import credential_gate
 from adk_runtime.workflow._retry_config import RetryConfig
 
@@ -271,9 +271,7 @@ def confirmation_id(node_path: str) -> str:
     ``wf_tool_confirmation:<path>`` as google-adk names it; a path too long for an id (over
     100 characters) is replaced by its SHA-256 (the id stays the same for that run).
     """
-    if len(node_path) <= 100:
-        return f"wf_tool_confirmation:{node_path}"
-    return "wf_tool_confirmation:" + hashlib.sha256(node_path.encode()).hexdigest()
+    return node_request_id("wf_tool_confirmation:", node_path)
 
 
 def as_auth_config(value: Any) -> Any:

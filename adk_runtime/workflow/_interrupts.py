@@ -12,6 +12,7 @@ invocation again, and the workflow continues from its log (see ``_run.History``)
 
 from __future__ import annotations
 
+import hashlib
 from typing import TYPE_CHECKING
 
 from adk_runtime.agents._generator_tools import TASK_QUESTION_PREFIX, is_task_question
@@ -28,10 +29,21 @@ __all__ = [
     "check_node_message",
     "interrupt_ids",
     "is_task_question",
+    "node_request_id",
     "request_event",
     "task_question",
     "waiting_task_question",
 ]
+
+
+def node_request_id(prefix: str, node_path: str) -> str:
+    """The id of a request the node run at ``node_path`` makes: ``<prefix><path>``.
+
+    A path over 100 characters is replaced by its SHA-256, so the id stays short and the
+    same for that run.
+    """
+    where = node_path if len(node_path) <= 100 else hashlib.sha256(node_path.encode()).hexdigest()
+    return prefix + where
 
 
 def request_event(request: RequestInput) -> Event:

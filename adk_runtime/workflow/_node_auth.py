@@ -12,10 +12,10 @@ Nothing here imports ``adk_runtime.auth`` (the ``auth`` extra) unless a node has
 
 from __future__ import annotations
 
-import hashlib
 from typing import TYPE_CHECKING, Any
 
 from adk_runtime.events._calls import calling_event
+from adk_runtime.workflow._interrupts import node_request_id
 
 if TYPE_CHECKING:
     from adk_runtime.auth.auth_tool import AuthConfig
@@ -39,8 +39,7 @@ def auth_request_id(node_path: str, attempt: int = 1) -> str:
     ``wf_auth:<path>``; a path over 100 characters is replaced by its SHA-256. A request
     made again (the first answer's OAuth2 code was refused) ends in ``:<attempt>``.
     """
-    where = node_path if len(node_path) <= 100 else hashlib.sha256(node_path.encode()).hexdigest()
-    return AUTH_REQUEST_PREFIX + where + (f":{attempt}" if attempt > 1 else "")
+    return node_request_id(AUTH_REQUEST_PREFIX, node_path) + (f":{attempt}" if attempt > 1 else "")
 
 
 async def credential_gate(auth_config: AuthConfig, ctx: NodeContext) -> Event | None:

@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import hashlib
 import json
 from collections.abc import AsyncGenerator
 from typing import TYPE_CHECKING, Any
@@ -20,6 +19,7 @@ from adk_runtime.utils.content_utils import extract_text_from_content
 from adk_runtime.workflow._base_node import BaseNode, to_json_value
 from adk_runtime.workflow._errors import WorkflowDataError
 from adk_runtime.workflow._function_node import confirmation_id, parse_confirmation
+from adk_runtime.workflow._interrupts import node_request_id
 from adk_runtime.workflow._node_auth import credential_request_event, take_credential_answer
 
 if TYPE_CHECKING:
@@ -237,8 +237,7 @@ def _is_message(value: Any) -> bool:
 
 def _call_id(node_path: str) -> str:
     """The ``function_call_id`` of the tool's call in the run at ``node_path`` (stable)."""
-    where = node_path if len(node_path) <= 100 else hashlib.sha256(node_path.encode()).hexdigest()
-    return f"wf_tool:{where}"
+    return node_request_id("wf_tool:", node_path)
 
 
 def _parameters(tool: BaseTool) -> tuple[list[str], list[str]]:
