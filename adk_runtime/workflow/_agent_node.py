@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from collections.abc import AsyncGenerator
 from contextlib import aclosing
-from typing import TYPE_CHECKING, Any, ClassVar
+from typing import TYPE_CHECKING, Any
 
 from google.genai import types
 from pydantic import InstanceOf
@@ -52,7 +52,6 @@ class AgentNode(BaseNode):
     branch_per_run: bool = False
     """Each run on a branch of its own (the items of a parallel worker, which run at once)."""
     rerun_on_resume: bool = True
-    runs_through_interrupts: ClassVar[bool] = True
 
     async def _run_impl(self, *, ctx: NodeContext, node_input: Any) -> AsyncGenerator[Any, None]:
         invocation = ctx.invocation_context

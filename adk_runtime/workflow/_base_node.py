@@ -27,16 +27,20 @@ class BaseNode(BaseModel, abc.ABC):
 
     Subclasses implement :meth:`_run_impl`, an async generator. What it yields becomes events:
     an ``Event`` as it is, a ``types.Content`` a message, a ``RequestInput`` a question to the
-    user (the run pauses until it is answered), ``None`` nothing, and any other value the
-    node's output (``Event(output=value)``). A run has at most one output; it is passed to the
-    nodes downstream as their input.
+    user, ``None`` nothing, and any other value the node's output (``Event(output=value)``).
+    A run goes on after its questions (it may ask several); once it ends, it waits for the
+    answers, and nothing downstream runs until then. A run has at most one output; it is
+    passed to the nodes downstream as their input.
 
     Attributes:
         name: The node's name, a Python identifier, unique in its workflow.
         description: What the node does.
-        rerun_on_resume: When the run paused on a ``RequestInput`` and the user answered:
-            True runs the node again (the answers are in ``ctx.resume_inputs``); False (the
-            default) completes it with the answer as its output.
+        rerun_on_resume: When the run asked something (``RequestInput``) and the user
+            answered: True runs the node again at each answer (the answers so far are in
+            ``ctx.resume_inputs``); False (the default) waits for every answer, then
+            completes the run with the answer as its output (several: a dict of the answers
+            by request id). A run that made an output before it asked completes with that
+            output once answered.
         wait_for_output: A run that yields no output leaves the node waiting (nothing
             downstream runs) instead of completing with no output.
         retry_config: Retry a failed run (see ``RetryConfig``); None: no retry.

@@ -80,12 +80,14 @@ class Place:
 class _Recorded(NodeResult):
     """A run as the log shows it; ``interrupts`` are every request it made.
 
+    ``asked_at`` is where each request was (last) asked in the log.
+
     ``has_output`` also counts an output it took from a child (``output_for``); it finished
     when it committed its own output, or its end (``finished``: a run whose output is a
     child's commits an ``end_of_agent`` marker when it ends).
     """
 
-    asked_at: int = -1
+    asked_at: dict[str, int] = field(default_factory=dict)
     own_output: bool = False
     finished: bool = False
 
@@ -97,12 +99,14 @@ class Pause:
     Attributes:
         asked: The ids of every request the run made.
         answers: The answers given so far, by request id.
+        unanswered: The requests no answer came for since they were (last) asked.
         waiting: No answer came since the run last asked: it still waits.
         route: The route the run took before it asked, if any.
     """
 
     asked: list[str]
     answers: dict[str, Any]
+    unanswered: list[str]
     waiting: bool
     route: Any = None
 
@@ -137,10 +141,9 @@ class History:
             run.finished, run.order = True, index
         if event.actions.route is not None:
             run.route, run.order = event.actions.route, index
-        asked = interrupt_ids(event)
-        if asked:
-            run.interrupts.extend(asked)
-            run.asked_at = index
+        for request_id in interrupt_ids(event):
+            run.interrupts.append(request_id)
+            run.asked_at[request_id] = index
 
     def _reply(self, event: Event, index: int) -> None:
         """A user message on a run's path replies to its latest question (a task node's)."""
@@ -153,11 +156,17 @@ class History:
         self._answers[run.interrupts[-1]] = (index, text)
 
     def completed(self, path: str) -> NodeResult | None:
-        """The result of the run at ``path`` if the log shows it finished, else None."""
+        """The result of the run at ``path`` if the log shows it finished, else None.
+
+        A run that made its output and asked the user something finishes (with that output)
+        once every question is answered.
+        """
         run = self._runs.get(path)
         if run is None or not (
             run.own_output or run.finished or (run.route is not None and not run.interrupts)
         ):
+            return None
+        if self._unanswered(run):
             return None
         return NodeResult(
             output=run.output, has_output=run.has_output, route=run.route, order=run.order
@@ -169,10 +178,23 @@ class History:
         if run is None or not run.interrupts:
             return None
         answers = {rid: self._answers[rid][1] for rid in run.interrupts if rid in self._answers}
-        fresh = any(self._answers[rid][0] > run.asked_at for rid in answers)
+        last_asked = max(run.asked_at.values())
+        fresh = any(self._answers[rid][0] > last_asked for rid in answers)
         return Pause(
-            asked=list(run.interrupts), answers=answers, waiting=not fresh, route=run.route
+            asked=list(run.interrupts),
+            answers=answers,
+            unanswered=self._unanswered(run),
+            waiting=not fresh,
+            route=run.route,
         )
+
+    def _unanswered(self, run: _Recorded) -> list[str]:
+        """The run's requests with no answer after they were (last) asked, in asking order."""
+        return [
+            rid
+            for rid, asked in run.asked_at.items()
+            if rid not in self._answers or self._answers[rid][0] < asked
+        ]
 
 
 def _answer(response: Any) -> Any:
@@ -236,10 +258,12 @@ class WorkflowRun:
         A run whose output the log holds returns it without running.
 
         Unanswered: it keeps waiting (its questions are the result's interrupts). Answered:
-        a ``rerun_on_resume`` node runs again with the answers in ``ctx.resume_inputs``;
-        another completes with the latest answer as its output (committed like any output).
-        ``rerun`` runs it again whatever its ``rerun_on_resume`` (the root node). The node's
-        own ``state_schema``, if any, replaces the enclosing run's.
+        a ``rerun_on_resume`` node runs again with the answers so far in
+        ``ctx.resume_inputs`` (at each answer, so it can ask its next question); another waits
+        until every question is answered, then completes with the answer as its output (with
+        several questions, the answers by request id), committed like any output. ``rerun``
+        runs it again whatever its ``rerun_on_resume`` (the root node). The node's own
+        ``state_schema``, if any, replaces the enclosing run's.
         """
         done = self.logged(node, place.path)
         if done is not None:  # the log has its output: it does not run again
@@ -249,12 +273,12 @@ class WorkflowRun:
         pause = self.history.pause(place.path)
         if pause is None:
             return await self.run_node(node, node_input, place)
-        if pause.waiting:
-            unanswered = [rid for rid in pause.asked if rid not in pause.answers]
-            return NodeResult(interrupts=unanswered or pause.asked[-1:])
-        if node.rerun_on_resume or rerun:
+        reruns = node.rerun_on_resume or rerun
+        if pause.waiting or (pause.unanswered and not reruns):
+            return NodeResult(interrupts=pause.unanswered or pause.asked[-1:])
+        if reruns:
             return await self.run_node(node, node_input, place, resume_inputs=pause.answers)
-        answer = pause.answers[[rid for rid in pause.asked if rid in pause.answers][-1]]
+        answer = next(iter(pause.answers.values())) if len(pause.answers) == 1 else pause.answers
         stand_in = _Answered(
             name=node.name, answer=answer, route=pause.route, output_schema=node.output_schema
         )
@@ -365,8 +389,6 @@ class WorkflowRun:
                     position = await self.emit(event)
                     if not event.partial:
                         result.order = position
-                    if result.interrupts and not getattr(node, "runs_through_interrupts", False):
-                        break  # the run pauses at its question; the answer resumes it
         except NodeInterrupted as waiting:  # a child (ctx.run_node) waits for the user
             result.interrupts.extend(waiting.interrupts)
         rest = ctx.take_changes()

@@ -108,6 +108,91 @@ async def test_a_rerun_node_gets_the_answers_and_may_ask_again(
     assert asked == [{}, {"name": "Ada"}, {"name": "Ada", "age": 36}]
 
 
+async def test_a_run_goes_on_after_its_question_and_waits_for_every_answer(
+    session_service: BaseSessionService,
+) -> None:
+    seen: list[str] = []
+
+    async def form() -> AsyncGenerator[Any, None]:
+        yield RequestInput(interrupt_id="name", message="Your name?")
+        seen.append("after the first question")
+        yield RequestInput(interrupt_id="age", message="Your age?")
+        seen.append("after the second question")
+
+    def card(node_input: dict[str, Any]) -> str:
+        return f"{node_input['name']} ({node_input['age']})"
+
+    workflow = Workflow(name="signup", edges=[(START, form, card)])
+    run = await Run(session_service, workflow).start()
+    first = await run.send(message("go"))
+    assert [c.id for e in first for c in e.get_function_calls()] == ["name", "age"]
+    assert seen == ["after the first question", "after the second question"]
+
+    # one answer of two: the run still waits (on any replica), nothing downstream runs
+    half = await run.replica(workflow).send(answer("age", 36))
+    assert outputs(half) == {}
+    assert [c.id for e in half for c in e.get_function_calls()] == []
+    events = await run.replica(workflow).send(answer("name", "Ada"))
+    assert outputs(events) == {
+        "signup@1/form@1": {"name": "Ada", "age": 36},
+        "signup@1/card@1": "Ada (36)",
+    }
+    assert {e.invocation_id for e in events} == {first[0].invocation_id}
+    assert seen == ["after the first question", "after the second question"]  # no rerun
+
+
+async def test_a_run_with_an_output_and_a_question_goes_on_once_answered(
+    session_service: BaseSessionService,
+) -> None:
+    async def draft() -> AsyncGenerator[Any, None]:
+        yield "the draft"
+        yield RequestInput(interrupt_id="seen", message="Have you read the draft?")
+
+    async def budget() -> AsyncGenerator[Any, None]:
+        yield RequestInput(interrupt_id="budget", message="Budget?")
+
+    def publish(node_input: str) -> str:
+        return f"published {node_input}"
+
+    def file_budget(node_input: int) -> None:
+        del node_input  # no output: publish's is the workflow's
+
+    workflow = Workflow(
+        name="memo", edges=[(START, (draft, budget)), (draft, publish), (budget, file_budget)]
+    )
+    run = await Run(session_service, workflow).start()
+    first = await run.send(message("go"))
+    assert outputs(first) == {"memo@1/draft@1": "the draft"}  # nothing downstream yet
+    # another question's answer continues the invocation: the draft's run still waits
+    assert outputs(await run.send(answer("budget", 100))) == {"memo@1/budget@1": 100}
+    events = await run.send(answer("seen", True))
+    assert outputs(events) == {"memo@1/publish@1": "published the draft"}
+
+
+async def test_a_rerun_node_that_asks_two_questions_runs_again_at_each_answer(
+    session_service: BaseSessionService,
+) -> None:
+    given: list[dict[str, Any]] = []
+
+    @node(rerun_on_resume=True)
+    async def form(ctx: NodeContext) -> AsyncGenerator[Any, None]:
+        given.append(dict(ctx.resume_inputs))
+        missing = [rid for rid in ("name", "age") if rid not in ctx.resume_inputs]
+        for request_id in missing:
+            yield RequestInput(interrupt_id=request_id, message=f"Your {request_id}?")
+        if not missing:
+            yield f"{ctx.resume_inputs['name']} is {ctx.resume_inputs['age']}"
+
+    run = await Run(session_service, Workflow(name="form", edges=[(START, form)])).start()
+    first = await run.send(message("go"))
+    assert [c.id for e in first for c in e.get_function_calls()] == ["name", "age"]
+    again = await run.send(answer("name", "Ada"))
+    assert [c.id for e in again for c in e.get_function_calls()] == ["age"]  # asked again
+    events = await run.send(answer("age", 36))
+    assert outputs(events)["form@1/form@1"] == "Ada is 36"
+    assert given == [{}, {"name": "Ada"}, {"name": "Ada", "age": 36}]
+
+
 async def test_parallel_questions_wait_for_their_own_answers(
     session_service: BaseSessionService,
 ) -> None:
