@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-import abc
+import json
 from collections.abc import AsyncGenerator
 from contextlib import aclosing
 from typing import TYPE_CHECKING, Any
@@ -13,16 +13,17 @@ from pydantic import BaseModel, ConfigDict, Field, TypeAdapter, ValidationError,
 from adk_runtime.events.event import Event
 from adk_runtime.events.request_input import RequestInput
 from adk_runtime.utils._problems import problems
+from adk_runtime.utils.content_utils import extract_text_from_content
 from adk_runtime.workflow._errors import WorkflowConfigurationError, WorkflowDataError
 from adk_runtime.workflow._retry_config import RetryConfig
 
 if TYPE_CHECKING:
     from adk_runtime.workflow._context import NodeContext
 
-__all__ = ["START", "BaseNode", "to_json_value"]
+__all__ = ["START", "BaseNode", "message_value", "to_json_value"]
 
 
-class BaseNode(BaseModel, abc.ABC):
+class BaseNode(BaseModel):
     """A node of a workflow graph: it takes an input and yields events, one of them its output.
 
     Subclasses implement :meth:`_run_impl`, an async generator. What it yields becomes events:
@@ -87,9 +88,18 @@ class BaseNode(BaseModel, abc.ABC):
                 if event is not None:
                     yield event
 
-    @abc.abstractmethod
-    def _run_impl(self, *, ctx: NodeContext, node_input: Any) -> AsyncGenerator[Any, None]:
-        """The node's work: an async generator of events, messages, requests or its output."""
+    async def _run_impl(self, *, ctx: NodeContext, node_input: Any) -> AsyncGenerator[Any, None]:
+        """The node's work: an async generator of events, messages, requests or its output.
+
+        Raises:
+            NotImplementedError: The subclass implements neither this nor ``run`` (raised
+                when the node runs, as in google-adk, so a bare ``BaseNode`` can be built).
+        """
+        for _ in ():  # an async generator, which fails when it runs
+            yield
+        raise NotImplementedError(
+            f"Node {self.name!r} ({type(self).__name__}) has no work: implement _run_impl."
+        )
 
     def _validate_input(self, data: Any) -> Any:
         return _checked(self.input_schema, data, f"The input of node {self.name!r}")
@@ -113,10 +123,20 @@ class BaseNode(BaseModel, abc.ABC):
 
             return request_event(item)
         if isinstance(item, types.Content):
+            adapter = _adapter(self.output_schema)
+            if adapter is not None and not _fits(adapter, item):
+                return Event(output=self.checked_output(item))  # the value the message holds
             event = Event(content=item)
             event.node_info.message_as_output = True
             return event
         return Event(output=self.checked_output(item))
+
+    def as_event(self, item: Any) -> Event | None:
+        """``item`` as ``run`` yields it: None skipped, an output checked, a request an event.
+
+        For a subclass that overrides ``run`` itself: its items are checked by the workflow.
+        """
+        return self._as_event(item)
 
 
 class _Start(BaseNode):
@@ -130,13 +150,48 @@ START = _Start(name="__START__", description="The start of a workflow graph.")
 """The start of every graph: ``Workflow(edges=[(START, first_node, ...)])``."""
 
 
-def _checked(schema: Any, data: Any, what: str) -> Any:
+def _adapter(schema: Any) -> TypeAdapter[Any] | None:
     if schema is None or isinstance(schema, dict | types.Schema):
-        return data  # a JSON schema is documentation here, as in google-adk
+        return None  # a JSON schema is documentation here, as in google-adk
+    return TypeAdapter(schema)
+
+
+def _checked(schema: Any, data: Any, what: str) -> Any:
+    adapter = _adapter(schema)
+    if adapter is None:
+        return data
+    if isinstance(data, types.Content):
+        data = message_value(data, adapter)
     try:
-        return TypeAdapter(schema).validate_python(data)
+        return adapter.validate_python(data)
     except ValidationError as error:
         raise WorkflowDataError(f"{what} does not fit its schema: {problems(error)}.") from None
+
+
+def message_value(content: types.Content, adapter: TypeAdapter[Any]) -> Any:
+    """The value a message stands for to the type of ``adapter``, as google-adk reads it.
+
+    A type that takes a message (``Any``, ``types.Content``) gets the message; one that takes
+    text (``str``) its text; any other the JSON value of its text (``42``, a list, an object
+    for a pydantic model), or the text itself when it is not JSON, for the type to check.
+    """
+    if _fits(adapter, content):
+        return content
+    text = extract_text_from_content(content)
+    if _fits(adapter, ""):
+        return text
+    try:
+        return json.loads(text)
+    except ValueError:
+        return text
+
+
+def _fits(adapter: TypeAdapter[Any], value: Any) -> bool:
+    try:
+        adapter.validate_python(value)
+    except ValidationError:
+        return False
+    return True
 
 
 _JSON: TypeAdapter[Any] = TypeAdapter(Any)

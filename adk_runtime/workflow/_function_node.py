@@ -4,18 +4,19 @@ from __future__ import annotations
 
 import inspect
 import typing
+from collections import abc
 from collections.abc import AsyncGenerator, Callable
 from typing import TYPE_CHECKING, Any, Literal
 
 from google.genai import types
-from pydantic import PrivateAttr, TypeAdapter, ValidationError
+from pydantic import BaseModel, PrivateAttr, TypeAdapter, ValidationError
 
 from adk_runtime.agents.readonly_context import ReadonlyContext
+from adk_runtime.events.event import Event
 from adk_runtime.events.request_input import RequestInput
 from adk_runtime.events.tool_confirmation import ToolConfirmation
 from adk_runtime.utils._problems import problems
-from adk_runtime.utils.content_utils import extract_text_from_content
-from adk_runtime.workflow._base_node import BaseNode, to_json_value
+from adk_runtime.workflow._base_node import BaseNode, message_value, to_json_value
 from adk_runtime.workflow._errors import WorkflowConfigurationError, WorkflowDataError
 from adk_runtime.workflow._interrupts import node_request_id
 from adk_runtime.workflow._node_auth import credential_gate
@@ -127,11 +128,17 @@ class FunctionNode(BaseNode):
             **fields,
         )
         self._func = func
+        self._read_signature(func)
+
+    def _read_signature(self, func: Callable[..., Any]) -> None:
+        """Note the context parameters, the others' types, and the output model."""
         self._signature = inspect.signature(func)
         try:
             hints = typing.get_type_hints(func)
         except (NameError, TypeError):
             hints = {}
+        if self.output_schema is None:
+            self.output_schema = _output_model(hints.get("return"))
         for parameter in self._signature.parameters.values():
             hint = hints.get(parameter.name, _MISSING)
             if parameter.name in _CONTEXT_NAMES or _is_context_type(hint):
@@ -237,8 +244,8 @@ class FunctionNode(BaseNode):
         adapter = self._adapters.get(name)
         if adapter is None:
             return value
-        if isinstance(value, types.Content) and _wants_text(adapter):
-            value = extract_text_from_content(value)
+        if isinstance(value, types.Content):
+            value = message_value(value, adapter)
         try:
             return adapter.validate_python(value)
         except ValidationError as error:
@@ -294,13 +301,25 @@ def as_auth_config(value: Any) -> Any:
         ) from None
 
 
+def _output_model(hint: Any) -> type[BaseModel] | None:
+    """The pydantic model a function's return hint names (a generator's: what it yields).
+
+    Its outputs are checked against it, as google-adk does (a dict gets the model's
+    defaults); a message, event or request type is not an output model.
+    """
+    if typing.get_origin(hint) in (
+        abc.Generator,
+        abc.AsyncGenerator,
+        abc.Iterator,
+        abc.AsyncIterator,
+    ):
+        hint = (typing.get_args(hint) or (None,))[0]
+    if not isinstance(hint, type) or not issubclass(hint, BaseModel):
+        return None
+    if issubclass(hint, types.Content | Event | RequestInput):
+        return None
+    return hint
+
+
 def _is_context_type(hint: Any) -> bool:
     return isinstance(hint, type) and issubclass(hint, ReadonlyContext)
-
-
-def _wants_text(adapter: TypeAdapter[Any]) -> bool:
-    try:
-        adapter.validate_python("")
-    except ValidationError:
-        return False
-    return True

@@ -57,27 +57,32 @@ class Graph:
                 nothing starts at START, or a node cannot be reached from START.
         """
         self.edges = edges
-        self.nodes: dict[str, BaseNode] = {}
+        self.by_name: dict[str, BaseNode] = {}
         for edge in edges:
             for node in (edge.from_node, edge.to_node):
-                known = self.nodes.setdefault(node.name, node)
+                known = self.by_name.setdefault(node.name, node)
                 if known is not node:
                     raise WorkflowConfigurationError(
                         f"Two different nodes are named {node.name!r}: node names must be "
                         "unique in a workflow (give one of them another name)."
                     )
-        self._outgoing: dict[str, list[Edge]] = {name: [] for name in self.nodes}
-        self.predecessors: dict[str, list[str]] = {name: [] for name in self.nodes}
+        self._outgoing: dict[str, list[Edge]] = {name: [] for name in self.by_name}
+        self.predecessors: dict[str, list[str]] = {name: [] for name in self.by_name}
         for edge in edges:
             self._outgoing[edge.from_node.name].append(edge)
             if edge.from_node.name not in self.predecessors[edge.to_node.name]:
                 self.predecessors[edge.to_node.name].append(edge.from_node.name)
         self._check()
 
+    @property
+    def nodes(self) -> list[BaseNode]:
+        """Every node of the graph (START too), in the order the edges name them."""
+        return list(self.by_name.values())
+
     def _check(self) -> None:
         if not self.edges:
             return
-        if START.name not in self.nodes or not self._outgoing[START.name]:
+        if START.name not in self.by_name or not self._outgoing[START.name]:
             raise WorkflowConfigurationError(
                 "A workflow graph must start at START: add an edge (START, first_node)."
             )
@@ -93,7 +98,7 @@ class Graph:
                 if edge.to_node.name not in reached:
                     reached.add(edge.to_node.name)
                     frontier.append(edge.to_node.name)
-        unreachable = sorted(set(self.nodes) - reached)
+        unreachable = sorted(set(self.by_name) - reached)
         if unreachable:
             raise WorkflowConfigurationError(
                 f"Nodes {unreachable} cannot be reached from START: connect them or remove "

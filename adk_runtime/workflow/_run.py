@@ -379,7 +379,7 @@ class WorkflowRun:
     async def _drive(self, node: BaseNode, ctx: NodeContext, node_input: Any) -> NodeResult:
         result = NodeResult()
         try:
-            async with aclosing(node.run(ctx=ctx, node_input=node_input)) as events:
+            async with aclosing(_events_of(node, ctx, node_input)) as events:
                 async for event in events:
                     self._stamp(event, ctx)
                     if ctx._output_delegated and _drop_own_output(event, ctx):
@@ -442,6 +442,29 @@ class WorkflowRun:
                 result.route = event.actions.route
         result.interrupts.extend(interrupt_ids(event))
         _merge(event.actions, ctx.take_changes())
+
+
+def _events_of(node: BaseNode, ctx: NodeContext, node_input: Any) -> AsyncGenerator[Event, None]:
+    """The events of ``node``'s run: ``run``'s own, checked when a subclass overrides it.
+
+    ``BaseNode.run`` checks its outputs and makes events of its items; an override of ``run``
+    (google-adk allows one) gets the same checks here, so its outputs are stored only if they
+    read back.
+    """
+    events = node.run(ctx=ctx, node_input=node_input)
+    if type(node).run is BaseNode.run:
+        return events
+    return _checked_items(node, events)
+
+
+async def _checked_items(
+    node: BaseNode, items: AsyncGenerator[Any, None]
+) -> AsyncGenerator[Event, None]:
+    async with aclosing(items) as inner:
+        async for item in inner:
+            event = node.as_event(item)
+            if event is not None:
+                yield event
 
 
 def _drop_own_output(event: Event, ctx: NodeContext) -> bool:

@@ -20,7 +20,11 @@ from typing import TYPE_CHECKING, Any
 from pydantic import Field, PrivateAttr
 
 from adk_runtime.workflow._base_node import START, BaseNode
-from adk_runtime.workflow._errors import NodeInterrupted, WorkflowDataError
+from adk_runtime.workflow._errors import (
+    NodeInterrupted,
+    WorkflowConfigurationError,
+    WorkflowDataError,
+)
 from adk_runtime.workflow._graph import Graph, parse_edges
 from adk_runtime.workflow._run import NodeResult, Place
 
@@ -72,7 +76,7 @@ class Workflow(BaseNode):
     goes on, and a paused or interrupted invocation continues from its log.
 
     Attributes:
-        edges: The graph's edges.
+        edges: The graph's edges (or ``graph=Graph(edges=[...])``, google-adk's form).
         max_concurrency: At most this many nodes run at once (None or <= 0: no limit).
     """
 
@@ -84,11 +88,25 @@ class Workflow(BaseNode):
     def __init__(self, **fields: Any) -> None:
         """Build the workflow and check its graph.
 
+        ``graph=Graph(edges=[...])`` (google-adk's field) stands for its edges.
+
         Raises:
-            WorkflowConfigurationError: The edges do not make a workable graph.
+            WorkflowConfigurationError: The edges do not make a workable graph, or both
+                ``edges`` and ``graph`` are given.
             StateSchemaError: With a ``state_schema``, a function node reads an undeclared
                 state key.
         """
+        graph = fields.pop("graph", None)
+        if graph is not None:
+            if not isinstance(graph, Graph):
+                raise WorkflowConfigurationError(
+                    f"Workflow graph must be a Graph, not {type(graph).__name__}."
+                )
+            if fields.get("edges"):
+                raise WorkflowConfigurationError(
+                    "Give a Workflow its edges or its graph, not both."
+                )
+            fields["edges"] = list(graph.edges)
         super().__init__(**fields)
         from adk_runtime.workflow._node import build_node
 
@@ -133,7 +151,7 @@ class Workflow(BaseNode):
     @property
     def sub_nodes(self) -> list[BaseNode]:
         """The workflow's nodes (START excluded), in the order the edges name them."""
-        return [node for node in self._graph.nodes.values() if node is not START]
+        return [node for node in self._graph.nodes if node is not START]
 
     async def _run_impl(self, *, ctx: NodeContext, node_input: Any) -> AsyncGenerator[Any, None]:
         loop = _Loop()
@@ -196,7 +214,7 @@ class Workflow(BaseNode):
             if (limit and len(loop.running) >= limit) or loop.busy(trigger.name):
                 held.append(trigger)
                 continue
-            node = self._graph.nodes[trigger.name]
+            node = self._graph.by_name[trigger.name]
             node_input = self._joined(loop, node, trigger)
             if node_input is _NOT_YET:
                 continue
@@ -240,7 +258,7 @@ class Workflow(BaseNode):
             loop.interrupts.extend(result.interrupts)
             loop.waiting.add(name)
             return
-        node = self._graph.nodes[name]
+        node = self._graph.by_name[name]
         if node.wait_for_output and not result.has_output and result.route is None:
             return  # waiting: nothing downstream until it yields an output
         if result.has_output:

@@ -72,7 +72,7 @@ def test_tuples_fan_out_and_in_and_dicts_route() -> None:
 def test_the_same_function_is_one_node_and_start_may_be_a_string() -> None:
     workflow = Workflow(name="wf", edges=[("START", first), (first, second), (first, third)])
     assert [n.name for n in workflow.sub_nodes] == ["first", "second", "third"]
-    assert isinstance(workflow.graph.nodes["first"], FunctionNode)
+    assert isinstance(workflow.graph.by_name["first"], FunctionNode)
 
 
 def test_routes_pick_edges_and_default_catches_the_rest() -> None:
@@ -102,9 +102,9 @@ def test_agents_tools_and_functions_become_nodes() -> None:
 
     tool = FunctionTool(lookup)
     workflow = Workflow(name="wf", edges=[(START, agent, tool)])
-    assert isinstance(workflow.graph.nodes["writer"], AgentNode)
-    assert isinstance(workflow.graph.nodes["lookup"], ToolNode)
-    assert workflow.graph.nodes["lookup"].description == "Look a city up."
+    assert isinstance(workflow.graph.by_name["writer"], AgentNode)
+    assert isinstance(workflow.graph.by_name["lookup"], ToolNode)
+    assert workflow.graph.by_name["lookup"].description == "Look a city up."
 
 
 def test_the_node_decorator_sets_what_it_is_given() -> None:
