@@ -31,6 +31,7 @@ from pydantic import BaseModel
 from adk_runtime import telemetry
 from adk_runtime.events.event import Event
 from adk_runtime.events.event_actions import EventActions
+from adk_runtime.sessions.state import check_state_write
 from adk_runtime.tools._request_input_tool import REQUEST_INPUT_FUNCTION_CALL_NAME
 from adk_runtime.utils.content_utils import extract_text_from_content
 from adk_runtime.workflow._base_node import BaseNode
@@ -422,7 +423,13 @@ class WorkflowRun:
         return event
 
     def _account(self, event: Event, ctx: NodeContext, result: NodeResult) -> None:
-        """Note the event's output, route and questions; give it the node's state writes."""
+        """Note the event's output, route and questions; give it the node's state writes.
+
+        Raises:
+            StateSchemaError: The event's own state delta breaks the run's ``state_schema``
+                (nothing of it is committed).
+            WorkflowDataError: A second output in one run.
+        """
         if event.output is not None or event.node_info.message_as_output:
             if event.node_info.path != ctx.node_path:
                 pass  # an inner node's output (a nested agent's): not this run's
@@ -441,6 +448,9 @@ class WorkflowRun:
             if event.actions.route is not None:
                 result.route = event.actions.route
         result.interrupts.extend(interrupt_ids(event))
+        if ctx.state_schema is not None:  # an Event(state=...) fits it as ctx.state writes do
+            for key, value in event.actions.state_delta.items():
+                check_state_write(ctx.state_schema, key, value)
         _merge(event.actions, ctx.take_changes())
 
 

@@ -394,6 +394,38 @@ async def test_state_schema_checks_node_writes_and_nodes_inherit_it(
         await run.send(message("go"))
 
 
+@pytest.mark.parametrize(
+    ("delta", "error"),
+    [
+        ({"undeclared": 1}, "'undeclared' is not declared in Ledger"),
+        ({"total": "many"}, r"'total' does not fit Ledger\.total"),
+    ],
+)
+async def test_an_events_own_state_delta_fits_the_state_schema_too(
+    session_service: BaseSessionService, delta: dict[str, Any], error: str
+) -> None:
+    from adk_runtime.sessions.state import StateSchemaError
+
+    def settle() -> Event:
+        return Event(state={**delta, "temp:seen": True}, output="settled")
+
+    def fine() -> Event:
+        return Event(state={"total": 3, "app:scoped": "not checked"}, output="fine")
+
+    good = Workflow(name="ok", edges=[(START, fine)], state_schema=Ledger)
+    run = await Run(session_service, good).start()
+    assert outputs(await run.send(message("go")))["ok@1/fine@1"] == "fine"
+    assert (await run.session()).state["total"] == 3
+
+    workflow = Workflow(name="ledger", edges=[(START, settle)], state_schema=Ledger)
+    run = await Run(session_service, workflow).start()
+    with pytest.raises(StateSchemaError, match=error):
+        await run.send(message("go"))
+    session = await run.session()
+    assert [e.author for e in session.events] == ["user"]  # the event was not committed
+    assert set(delta).isdisjoint(session.state)
+
+
 def test_a_state_parameter_the_schema_lacks_is_refused_when_built() -> None:
     from adk_runtime.sessions.state import StateSchemaError
 
