@@ -448,10 +448,10 @@ class WorkflowRun:
             if event.actions.route is not None:
                 result.route = event.actions.route
         result.interrupts.extend(interrupt_ids(event))
-        if ctx.state_schema is not None:  # an Event(state=...) fits it as ctx.state writes do
+        _merge(event.actions, ctx.take_changes())
+        if ctx.state_schema is not None:  # Event(state=...), ctx.actions: as ctx.state writes
             for key, value in event.actions.state_delta.items():
                 check_state_write(ctx.state_schema, key, value)
-        _merge(event.actions, ctx.take_changes())
 
 
 def _events_of(node: BaseNode, ctx: NodeContext, node_input: Any) -> AsyncGenerator[Event, None]:

@@ -409,6 +409,10 @@ async def test_an_events_own_state_delta_fits_the_state_schema_too(
     def settle() -> Event:
         return Event(state={**delta, "temp:seen": True}, output="settled")
 
+    def behind(ctx: NodeContext) -> str:
+        ctx.actions.state_delta.update(delta)  # past ctx.state
+        return "settled"
+
     def fine() -> Event:
         return Event(state={"total": 3, "app:scoped": "not checked"}, output="fine")
 
@@ -417,13 +421,14 @@ async def test_an_events_own_state_delta_fits_the_state_schema_too(
     assert outputs(await run.send(message("go")))["ok@1/fine@1"] == "fine"
     assert (await run.session()).state["total"] == 3
 
-    workflow = Workflow(name="ledger", edges=[(START, settle)], state_schema=Ledger)
-    run = await Run(session_service, workflow).start()
-    with pytest.raises(StateSchemaError, match=error):
-        await run.send(message("go"))
-    session = await run.session()
-    assert [e.author for e in session.events] == ["user"]  # the event was not committed
-    assert set(delta).isdisjoint(session.state)
+    for writer in (settle, behind):
+        workflow = Workflow(name="ledger", edges=[(START, writer)], state_schema=Ledger)
+        run = await Run(session_service, workflow).start()
+        with pytest.raises(StateSchemaError, match=error):
+            await run.send(message("go"))
+        session = await run.session()
+        assert [e.author for e in session.events] == ["user"]  # the event was not committed
+        assert set(delta).isdisjoint(session.state)
 
 
 def test_a_state_parameter_the_schema_lacks_is_refused_when_built() -> None:
