@@ -54,7 +54,7 @@ class BaseNode(BaseModel):
             ``temp:x`` are not checked); nodes inside inherit it unless they declare their own.
     """
 
-    model_config = ConfigDict(arbitrary_types_allowed=True)
+    model_config = ConfigDict(arbitrary_types_allowed=True, extra="forbid")
 
     name: str = Field(...)
     description: str = ""

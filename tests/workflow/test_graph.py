@@ -168,6 +168,11 @@ def test_bad_names_and_settings_are_refused() -> None:
         RetryConfig(exceptions=[42])
     with pytest.raises(ValueError, match="greater than 0"):
         FunctionNode(first, timeout=0)
+    # a misspelt setting is refused, not dropped (an `edge=` would build an empty workflow)
+    with pytest.raises(ValueError, match=r"edge\n  Extra inputs are not permitted"):
+        Workflow(name="typo", edge=[(START, first)])
+    with pytest.raises(ValueError, match="rerun_on_resme"):
+        FunctionNode(first, rerun_on_resme=True)
 
 
 def test_retry_policy_matches_classes_and_their_subclasses() -> None:
