@@ -16,6 +16,7 @@ from adk_runtime.events.event_actions import EventActions
 from adk_runtime.utils.content_utils import extract_text_from_content, to_user_content
 from adk_runtime.workflow._base_node import BaseNode
 from adk_runtime.workflow._interrupts import is_task_question, task_question
+from adk_runtime.workflow._run import is_failure_report
 
 if TYPE_CHECKING:
     from adk_runtime.agents.invocation_context import InvocationContext
@@ -58,7 +59,9 @@ class AgentNode(BaseNode):
         mine = [
             e
             for e in invocation.session.events
-            if e.invocation_id == ctx.invocation_id and e.node_info.path == ctx.node_path
+            if e.invocation_id == ctx.invocation_id
+            and e.node_info.path == ctx.node_path
+            and not is_failure_report(e, ctx)  # a failed attempt's: not the agent's
         ]
         branch = _branch(ctx.node_path)
         if self.branch_per_run:

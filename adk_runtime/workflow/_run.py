@@ -36,7 +36,12 @@ from adk_runtime.tools._request_input_tool import REQUEST_INPUT_FUNCTION_CALL_NA
 from adk_runtime.utils.content_utils import extract_text_from_content
 from adk_runtime.workflow._base_node import BaseNode
 from adk_runtime.workflow._context import NodeContext
-from adk_runtime.workflow._errors import NodeInterrupted, NodeTimeoutError, WorkflowDataError
+from adk_runtime.workflow._errors import (
+    DynamicNodeFailError,
+    NodeInterrupted,
+    NodeTimeoutError,
+    WorkflowDataError,
+)
 from adk_runtime.workflow._interrupts import TASK_QUESTION_PREFIX, interrupt_ids
 
 if TYPE_CHECKING:
@@ -220,6 +225,7 @@ class WorkflowRun:
         self.invocation = invocation_context
         self.history = History(invocation_context.session.events, invocation_context.invocation_id)
         self._queue: asyncio.Queue[_Emission] = asyncio.Queue()
+        self._reported: dict[int, Exception] = {}  # the errors committed as error events
 
     async def emit(self, event: Event) -> int:
         """Hand ``event`` to the Runner; return once it is committed (partial: yielded).
@@ -348,6 +354,7 @@ class WorkflowRun:
             try:
                 return await self._timed(node, ctx, node_input)
             except Exception as error:
+                await self._report(error, ctx)
                 retry = node.retry_config
                 if retry is None or not retry.should_retry(error, attempt):
                     raise
@@ -362,6 +369,23 @@ class WorkflowRun:
                 ctx.discard_changes()
                 await asyncio.sleep(delay)
                 attempt += 1
+
+    async def _report(self, error: Exception, ctx: NodeContext) -> None:
+        """Commit a failed attempt as an error event on the run's path, as google-adk does.
+
+        ``error_code`` is the exception's class name (or its ``status``, if a string),
+        ``error_message`` the first line of its message (at most 300 characters: a long
+        message, or one that quotes a payload, stays in the logs' reach only). An error is
+        reported once, where it happened: not again by the workflow it fails, nor by a parent
+        whose ``ctx.run_node`` child it was (``DynamicNodeFailError``).
+        """
+        if isinstance(error, DynamicNodeFailError) or self._reported.get(id(error)) is error:
+            return
+        self._reported[id(error)] = error  # held, so its id is not another error's
+        status = getattr(error, "status", None)
+        code = status if isinstance(status, str) else type(error).__name__
+        event = Event(error_code=code, error_message=_first_line(error))
+        await self.emit(self._stamped(event, ctx))
 
     async def _timed(self, node: BaseNode, ctx: NodeContext, node_input: Any) -> NodeResult:
         if node.timeout is None:
@@ -452,6 +476,23 @@ class WorkflowRun:
         if ctx.state_schema is not None:  # Event(state=...), ctx.actions: as ctx.state writes
             for key, value in event.actions.state_delta.items():
                 check_state_write(ctx.state_schema, key, value)
+
+
+def is_failure_report(event: Event, ctx: NodeContext) -> bool:
+    """Whether ``event`` reports a failed attempt of a run (see ``WorkflowRun._report``).
+
+    Such an event is the workflow's, on the run's path: an agent node's agent never made it.
+    """
+    return bool(event.error_code) and event.content is None and event.author == ctx.event_author
+
+
+def _first_line(error: Exception) -> str | None:
+    """The first line of ``error``'s message, at most 300 characters (None: it has none)."""
+    try:
+        text = str(error)
+    except Exception:  # a broken __str__ must not hide the error itself
+        return None
+    return (text.strip().splitlines() or [""])[0][:300] or None
 
 
 def _events_of(node: BaseNode, ctx: NodeContext, node_input: Any) -> AsyncGenerator[Event, None]:

@@ -74,7 +74,11 @@ async def test_a_message_that_does_not_fit_the_input_is_refused_and_nothing_is_s
     with pytest.raises(WorkflowDataError, match="The input of node 'echo' does not fit"):
         await run.send(message("forty-two"))
     events = (await run.session()).events
-    assert [e.author for e in events] == ["user"]  # the message; no output of echo
+    # the message, and the failure recorded; no output of echo
+    assert [(e.author, e.error_code) for e in events] == [
+        ("user", None),
+        ("typed", "WorkflowDataError"),
+    ]
 
 
 async def test_a_function_parameter_reads_a_message_as_its_type(
@@ -140,7 +144,7 @@ async def test_a_return_hint_naming_a_model_checks_the_functions_output(
     run = await Run(session_service, Workflow(name="rv", edges=[(START, broken)])).start()
     with pytest.raises(WorkflowDataError, match="The output of node 'broken' does not fit"):
         await run.send(message("memo"))
-    assert [e.author for e in (await run.session()).events] == ["user"]
+    assert [e.error_code for e in (await run.session()).events] == [None, "WorkflowDataError"]
 
 
 async def test_a_node_that_overrides_run_has_its_outputs_checked(
@@ -163,7 +167,7 @@ async def test_a_node_that_overrides_run_has_its_outputs_checked(
     run = await Run(session_service, bad).start()
     with pytest.raises(WorkflowDataError, match="holds bytes"):
         await run.send(message("go"))
-    assert [e.author for e in (await run.session()).events] == ["user"]
+    assert [e.error_code for e in (await run.session()).events] == [None, "WorkflowDataError"]
 
 
 async def test_a_bare_base_node_is_built_and_fails_only_when_it_runs(

@@ -215,6 +215,47 @@ async def test_a_failure_stops_the_other_branches_and_keeps_what_was_committed(
     assert outputs(session.events) == {"failing@1/fast@1": "fast"}
 
 
+def failures(events: list[Event]) -> list[tuple[str, str | None, str | None]]:
+    return [(e.node_info.path, e.error_code, e.error_message) for e in events if e.error_code]
+
+
+async def test_each_failed_attempt_is_committed_as_an_error_event_where_it_happened(
+    session_service: BaseSessionService,
+) -> None:
+    @node(retry_config=RetryConfig(max_attempts=2, initial_delay=0, jitter=0))
+    def flaky(ctx: NodeContext) -> str:
+        if ctx.attempt_count < 2:
+            raise ConnectionError("the line dropped\nretry with payload {'secret': 1}")
+        return "ok"
+
+    run = await Run(session_service, Workflow(name="retrying", edges=[(START, flaky)])).start()
+    events = await run.send(message("go"))
+    expected = [("retrying@1/flaky@1", "ConnectionError", "the line dropped")]
+    assert failures(events) == expected  # the first line only
+    assert failures((await run.session()).events) == expected
+    assert outputs(events) == {"retrying@1/flaky@1": "ok"}
+
+    class Quota(Exception):
+        status = "RESOURCE_EXHAUSTED"
+
+    def broken(node_input: str) -> str:
+        raise Quota("over quota")
+
+    inner = Workflow(name="inner", edges=[(START, broken)])
+
+    async def parent(ctx: NodeContext) -> str:
+        return await ctx.run_node(inner, "x")
+
+    # reported once, on the failing node's path: not by the workflows or the parent above it
+    outer = Workflow(name="outer", edges=[(START, parent)])
+    run = await Run(session_service, outer).start()
+    with pytest.raises(Quota):
+        await run.send(message("go"))
+    assert failures((await run.session()).events) == [
+        ("outer@1/parent@1/inner@1/broken@1", "RESOURCE_EXHAUSTED", "over quota")
+    ]
+
+
 async def test_max_concurrency_bounds_the_nodes_running_at_once(
     session_service: BaseSessionService,
 ) -> None:
@@ -271,7 +312,8 @@ async def test_an_output_that_cannot_be_stored_or_validated_is_never_committed(
     run = await Run(session_service, Workflow(name="bad", edges=[(START, bad)])).start()
     with pytest.raises(WorkflowDataError, match=error):
         await run.send(message("go"))
-    assert [e.author for e in (await run.session()).events] == ["user"]
+    # the message and the failure: no output
+    assert [e.error_code for e in (await run.session()).events] == [None, "WorkflowDataError"]
 
 
 async def test_a_model_output_is_stored_as_its_json_object(
@@ -427,7 +469,8 @@ async def test_an_events_own_state_delta_fits_the_state_schema_too(
         with pytest.raises(StateSchemaError, match=error):
             await run.send(message("go"))
         session = await run.session()
-        assert [e.author for e in session.events] == ["user"]  # the event was not committed
+        # the message and the failure: the event was not committed
+        assert [e.error_code for e in session.events] == [None, "StateSchemaError"]
         assert set(delta).isdisjoint(session.state)
 
 
