@@ -31,14 +31,14 @@ class Cluster:
     processes: dict[int, subprocess.Popen[bytes]]
     commands: dict[int, list[str]] = dataclasses.field(default_factory=dict)
 
-    def cli(self, port: int, *args: str) -> str:
+    def cli(self, port: int, *args: str, timeout: float = 30) -> str:
         """Run ``redis-cli -p PORT ARGS`` and return its output."""
         return subprocess.run(
             [_binary("redis-cli"), "-p", str(port), *args],
             capture_output=True,
             text=True,
             check=True,
-            timeout=30,
+            timeout=timeout,
         ).stdout
 
     def primary_of(self, key: str) -> int:
@@ -67,11 +67,17 @@ class Cluster:
         )
 
 
+FIRST_PORT, LAST_PORT = 10000, 22000
+"""Where node ports are picked: with their bus ports (+10000) all below the kernel's
+ephemeral range (32768 up), so no client socket or ``bind(0)`` pick of a concurrent test
+takes one between the check and the node's start."""
+
+
 def _cluster_ports(count: int) -> list[int]:
     """Free ports whose cluster bus port (port + 10000) is free and valid too."""
     ports: list[int] = []
     while len(ports) < count:
-        port = random.randrange(20000, 50000)
+        port = random.randrange(FIRST_PORT, LAST_PORT)
         if port not in ports and _free(port) and _free(port + 10000):
             ports.append(port)
     return ports
@@ -95,44 +101,67 @@ def _binary(name: str) -> str:
 
 @contextlib.contextmanager
 def running_cluster() -> Iterator[Cluster]:
-    """Start a 6-node cluster (3 primaries, 3 replicas); stop it afterwards."""
-    root = Path(tempfile.mkdtemp(prefix="adk-redis-cluster-"))
+    """Start a 6-node cluster (3 primaries, 3 replicas); stop it afterwards.
+
+    A node that exits at once (another process of the test run took its port first) makes
+    the start begin again on other ports, up to three times.
+    """
+    for attempt in range(3):
+        root = Path(tempfile.mkdtemp(prefix="adk-redis-cluster-"))
+        cluster = Cluster("", {}, {})
+        try:
+            try:
+                _start(cluster, root)
+            except _PortTaken:
+                if attempt == 2:
+                    raise AssertionError("the Redis Cluster's nodes found no free ports") from None
+                continue
+            yield cluster
+            return
+        finally:
+            for process in cluster.processes.values():
+                process.kill()
+                process.wait()
+            shutil.rmtree(root, ignore_errors=True)
+
+
+class _PortTaken(Exception):
+    """A node exited as it started: its port was taken after it was checked."""
+
+
+def _start(cluster: Cluster, root: Path) -> None:
     ports = _cluster_ports(6)
-    processes: dict[int, subprocess.Popen[bytes]] = {}
-    commands: dict[int, list[str]] = {}
-    cluster = Cluster("", processes, commands)
-    try:
-        for port in ports:
-            folder = root / str(port)
-            folder.mkdir()
-            commands[port] = [
-                    _binary("redis-server"), "--port", str(port), "--bind", "127.0.0.1",
-                    "--cluster-enabled", "yes", "--cluster-config-file", "nodes.conf",
-                    "--cluster-node-timeout", str(NODE_TIMEOUT_MS), "--dir", str(folder),
-                    "--save", "", "--appendonly", "no", "--protected-mode", "no",
-                    "--logfile", str(folder / "redis.log"),
-            ]  # fmt: skip
-            cluster.restart(port)
-        cluster.url = f"redis+cluster://127.0.0.1:{ports[0]}/0"
-        for port in ports:
-            _wait(lambda port=port: cluster.cli(port, "PING").strip() == "PONG", "start")
-        subprocess.run(
-            [_binary("redis-cli"), "--cluster", "create",
-             *(f"127.0.0.1:{port}" for port in ports),
-             "--cluster-replicas", "1", "--cluster-yes"],
-            capture_output=True, check=True, timeout=60,
-        )  # fmt: skip
-        for port in ports:
-            _wait(
-                lambda port=port: "cluster_state:ok" in cluster.cli(port, "CLUSTER", "INFO"), "join"
-            )
-        _wait(lambda: _replicas_in_sync(cluster), "sync replicas")
-        yield cluster
-    finally:
-        for process in processes.values():
-            process.kill()
-            process.wait()
-        shutil.rmtree(root, ignore_errors=True)
+    for port in ports:
+        folder = root / str(port)
+        folder.mkdir()
+        cluster.commands[port] = [
+                _binary("redis-server"), "--port", str(port), "--bind", "127.0.0.1",
+                "--cluster-enabled", "yes", "--cluster-config-file", "nodes.conf",
+                "--cluster-node-timeout", str(NODE_TIMEOUT_MS), "--dir", str(folder),
+                "--save", "", "--appendonly", "no", "--protected-mode", "no",
+                "--logfile", str(folder / "redis.log"),
+        ]  # fmt: skip
+        cluster.restart(port)
+    cluster.url = f"redis+cluster://127.0.0.1:{ports[0]}/0"
+    for port in ports:
+        _wait(lambda port=port: _pong(cluster, port), "start")
+    subprocess.run(
+        [_binary("redis-cli"), "--cluster", "create",
+         *(f"127.0.0.1:{port}" for port in ports),
+         "--cluster-replicas", "1", "--cluster-yes"],
+        capture_output=True, check=True, timeout=60,
+    )  # fmt: skip
+    for port in ports:
+        _wait(lambda port=port: "cluster_state:ok" in cluster.cli(port, "CLUSTER", "INFO"), "join")
+    _wait(lambda: _replicas_in_sync(cluster), "sync replicas")
+
+
+def _pong(cluster: Cluster, port: int) -> bool:
+    """Whether the node on ``port`` answers; raises _PortTaken if it exited instead."""
+    if cluster.processes[port].poll() is not None:
+        raise _PortTaken(port)
+    # briefly: what listens on a taken port may be something else that never answers
+    return cluster.cli(port, "PING", timeout=2).strip() == "PONG"
 
 
 def _replicas_in_sync(cluster: Cluster) -> bool:
