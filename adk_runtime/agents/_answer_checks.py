@@ -9,9 +9,9 @@ from __future__ import annotations
 
 from google.genai import types
 
-from adk_runtime.agents._auth import REQUEST_EUC_FUNCTION_CALL_NAME, check_credential_answers
+from adk_runtime.agents._auth import check_credential_answers
 from adk_runtime.agents._confirmation import (
-    REQUEST_CONFIRMATION_FUNCTION_CALL_NAME,
+    CLIENT_CALLS,
     check_confirmation_answers,
 )
 from adk_runtime.agents._input_requests import check_input_answers
@@ -27,8 +27,7 @@ from adk_runtime.workflow._root import NodeAgent
 
 __all__ = ["check_client_answers"]
 
-_CLIENT_CALLS = frozenset({REQUEST_CONFIRMATION_FUNCTION_CALL_NAME, REQUEST_EUC_FUNCTION_CALL_NAME})
-_RUNTIME_CALLS = _CLIENT_CALLS | {REQUEST_INPUT_FUNCTION_CALL_NAME}
+_RUNTIME_CALLS = CLIENT_CALLS | {REQUEST_INPUT_FUNCTION_CALL_NAME}
 """The calls the runtime makes to the client: each answer must carry its call's name."""
 
 
@@ -47,7 +46,7 @@ async def check_client_answers(agent: BaseAgent, ctx: InvocationContext, message
     answered = sorted(
         name
         for name in {response.name for response in message.get_function_responses()}
-        if name in _CLIENT_CALLS
+        if name in CLIENT_CALLS
     )
     if isinstance(agent, NodeAgent):  # a workflow node at the root
         check_node_message(ctx.session.events, message)
@@ -96,7 +95,7 @@ async def _check_workflow_answers(root: NodeAgent, ctx: InvocationContext, messa
     parts = message.content.parts or [] if message.content is not None else []
     for part in parts:
         response = part.function_response
-        if response is None or response.name not in _CLIENT_CALLS:
+        if response is None or response.name not in CLIENT_CALLS:
             continue
         asked = calling_event(ctx.session.events, response.id or "")
         if asked is None:  # check_node_message refused it already; kept as a guard

@@ -33,6 +33,7 @@ from adk_runtime.agents.invocation_context import InvocationContext
 from adk_runtime.agents.readonly_context import ReadonlyContext
 from adk_runtime.errors import InputValidationError
 from adk_runtime.events import Event
+from adk_runtime.events._credential_secrets import CREDENTIAL_REQUEST
 from adk_runtime.events.tool_confirmation import ToolConfirmation
 from adk_runtime.models._call_ids import CLIENT_CALL_ID_PREFIX
 from adk_runtime.platform import uuid as platform_uuid
@@ -42,6 +43,7 @@ if TYPE_CHECKING:
     from adk_runtime.agents.llm_agent import LlmAgent
 
 __all__ = [
+    "CLIENT_CALLS",
     "REQUEST_CONFIRMATION_FUNCTION_CALL_NAME",
     "check_confirmation_answers",
     "generate_request_confirmation_event",
@@ -94,8 +96,8 @@ def generate_request_confirmation_event(
     )
 
 
-# The calls the runtime makes to the client (never to or from the model).
-_CLIENT_CALLS = frozenset({REQUEST_CONFIRMATION_FUNCTION_CALL_NAME, "adk_request_credential"})
+CLIENT_CALLS = frozenset({REQUEST_CONFIRMATION_FUNCTION_CALL_NAME, CREDENTIAL_REQUEST})
+"""The calls the runtime makes to the client (never to or from the model)."""
 
 
 def without_confirmation_events(events: list[Event]) -> list[Event]:
@@ -109,7 +111,7 @@ def without_confirmation_events(events: list[Event]) -> list[Event]:
 def _is_client_call_event(event: Event) -> bool:
     for part in (event.content.parts if event.content else None) or []:
         item: Any = part.function_call or part.function_response
-        if item is not None and item.name in _CLIENT_CALLS:
+        if item is not None and item.name in CLIENT_CALLS:
             return True
     return False
 

@@ -51,7 +51,6 @@ CREDENTIAL_SECRET_KEYS = frozenset(_SECRET_NAMES) | {_camel(name) for name in _S
 
 CREDENTIAL_REQUEST = "adk_request_credential"
 """The runtime's credential request; its calls and their answers carry the user's secrets."""
-_REQUEST = CREDENTIAL_REQUEST
 _CARRIERS = ("requestedAuthConfigs", "requested_auth_configs")
 _WRAPPERS = ("result", "response")
 """Keys an answer may wrap a bare credential in (``{"result": "<api key>"}``)."""
@@ -115,10 +114,10 @@ def redact_credentials(event: dict[str, Any]) -> dict[str, Any]:
             if isinstance(part, dict):
                 part = dict(part)
                 call = part.get("functionCall")
-                if isinstance(call, dict) and call.get("name") == _REQUEST:
+                if isinstance(call, dict) and call.get("name") == CREDENTIAL_REQUEST:
                     part["functionCall"] = _stripped(call)
                 answer = part.get("functionResponse")
-                if isinstance(answer, dict) and answer.get("name") == _REQUEST:
+                if isinstance(answer, dict) and answer.get("name") == CREDENTIAL_REQUEST:
                     part["functionResponse"] = _stripped_answer(answer)
             parts.append(part)
         result["content"] = {**content, "parts": parts}

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import functools
 import json
 from collections.abc import AsyncGenerator
 from contextlib import aclosing
@@ -84,7 +85,7 @@ class BaseNode(BaseModel):
         node_input = self._validate_input(node_input)
         async with aclosing(self._run_impl(ctx=ctx, node_input=node_input)) as items:
             async for item in items:
-                event = self._as_event(item)
+                event = self.as_event(item)
                 if event is not None:
                     yield event
 
@@ -111,7 +112,11 @@ class BaseNode(BaseModel):
         """``value`` checked against ``output_schema``, in its stored (JSON) form."""
         return to_json_value(self._validate_output(value), self.name)
 
-    def _as_event(self, item: Any) -> Event | None:
+    def as_event(self, item: Any) -> Event | None:
+        """``item`` as ``run`` yields it: None skipped, an output checked, a request an event.
+
+        The workflow also uses it on the items of a subclass that overrides ``run``.
+        """
         if item is None:
             return None
         if isinstance(item, Event):
@@ -131,13 +136,6 @@ class BaseNode(BaseModel):
             return event
         return Event(output=self.checked_output(item))
 
-    def as_event(self, item: Any) -> Event | None:
-        """``item`` as ``run`` yields it: None skipped, an output checked, a request an event.
-
-        For a subclass that overrides ``run`` itself: its items are checked by the workflow.
-        """
-        return self._as_event(item)
-
 
 class _Start(BaseNode):
     """Where a graph starts: the nodes after it get the workflow's input."""
@@ -153,6 +151,15 @@ START = _Start(name="__START__", description="The start of a workflow graph.")
 def _adapter(schema: Any) -> TypeAdapter[Any] | None:
     if schema is None or isinstance(schema, dict | types.Schema):
         return None  # a JSON schema is documentation here, as in google-adk
+    try:
+        return _cached_adapter(schema)
+    except TypeError:  # an unhashable schema (an Annotated with unhashable metadata)
+        return TypeAdapter(schema)
+
+
+@functools.lru_cache(maxsize=256)
+def _cached_adapter(schema: Any) -> TypeAdapter[Any]:
+    """One adapter per schema: building one costs more than a validation."""
     return TypeAdapter(schema)
 
 
