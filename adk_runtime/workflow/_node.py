@@ -2,8 +2,12 @@
 
 from __future__ import annotations
 
-from collections.abc import Callable
+from collections.abc import AsyncGenerator, Callable, Mapping
+from contextlib import aclosing
 from typing import TYPE_CHECKING, Any, Literal, TypeVar, overload
+
+from pydantic import Field, PrivateAttr
+from typing_extensions import Self
 
 from adk_runtime.agents.base_agent import BaseAgent
 from adk_runtime.tools.base_tool import BaseTool
@@ -17,6 +21,7 @@ from adk_runtime.workflow._tool_node import ToolNode
 
 if TYPE_CHECKING:
     from adk_runtime.auth.auth_tool import AuthConfig
+    from adk_runtime.workflow._context import NodeContext
 
 __all__ = ["Node", "build_node", "node"]
 
@@ -24,7 +29,83 @@ _F = TypeVar("_F", bound=Callable[..., Any])
 
 
 class Node(BaseNode):
-    """A node to subclass: implement ``_run_impl`` (see ``BaseNode``)."""
+    """A node to subclass: implement ``run_node_impl`` (or ``_run_impl``, see ``BaseNode``).
+
+    Attributes:
+        parallel_worker: Run the node once per item of a list input, at once, as
+            ``node(..., parallel_worker=True)`` does (its output is the list of the items'
+            outputs; ``input_schema`` and ``output_schema`` apply to each item). The node
+            runs again on resume, as a parallel worker does.
+        max_parallel_workers: At most this many items at once (with ``parallel_worker``);
+            None: no limit.
+    """
+
+    parallel_worker: bool = Field(default=False, frozen=True)
+    max_parallel_workers: int | None = Field(default=None, frozen=True)
+    _inner_node: ParallelWorker | None = PrivateAttr(default=None)
+
+    def model_post_init(self, context: Any, /) -> None:
+        super().model_post_init(context)
+        _check_parallel(self.parallel_worker, self.max_parallel_workers)
+        self._wrap()
+
+    def model_copy(self, *, update: Mapping[str, Any] | None = None, deep: bool = False) -> Self:
+        copied = super().model_copy(update=update, deep=deep)
+        copied._wrap()
+        return copied
+
+    def _wrap(self) -> None:
+        """The parallel worker running a copy of this node (not a parallel one) per item."""
+        self._inner_node = None
+        if self.parallel_worker:
+            item_node = self.model_copy(
+                update={"parallel_worker": False, "max_parallel_workers": None}
+            )
+            self._inner_node = ParallelWorker(
+                node=item_node, max_parallel_workers=self.max_parallel_workers
+            )
+            self.rerun_on_resume = True
+
+    async def run_node_impl(
+        self, *, ctx: NodeContext, node_input: Any
+    ) -> AsyncGenerator[Any, None]:
+        """The node's work for one input, as ``_run_impl`` is (see ``BaseNode``).
+
+        Raises:
+            NotImplementedError: The subclass implements neither this nor ``_run_impl``.
+        """
+        for _ in ():  # an async generator, which fails when it runs
+            yield
+        raise NotImplementedError(
+            f"Node {self.name!r} ({type(self).__name__}) has no work: implement run_node_impl."
+        )
+
+    async def _run_impl(self, *, ctx: NodeContext, node_input: Any) -> AsyncGenerator[Any, None]:
+        if self._inner_node is not None:
+            items = self._inner_node._run_impl(ctx=ctx, node_input=node_input)
+        else:
+            items = self.run_node_impl(ctx=ctx, node_input=node_input)
+        async with aclosing(items) as running:
+            async for item in running:
+                yield item
+
+    def _validate_input(self, data: Any) -> Any:
+        # a parallel node's schemas are its items': each item's run checks them
+        return data if self.parallel_worker else super()._validate_input(data)
+
+    def _validate_output(self, data: Any) -> Any:
+        return data if self.parallel_worker else super()._validate_output(data)
+
+
+def _check_parallel(parallel_worker: bool, max_parallel_workers: int | None) -> None:
+    if max_parallel_workers is None:
+        return
+    if not parallel_worker:
+        raise WorkflowConfigurationError(
+            "max_parallel_workers can only be given with parallel_worker=True."
+        )
+    if max_parallel_workers < 1:
+        raise WorkflowConfigurationError("max_parallel_workers must be 1 or more.")
 
 
 @overload
@@ -88,12 +169,7 @@ def node(
             ``require_confirmation`` or ``auth_config`` is given for something other than a
             function.
     """
-    if max_parallel_workers is not None and not parallel_worker:
-        raise WorkflowConfigurationError(
-            "max_parallel_workers can only be given with parallel_worker=True."
-        )
-    if max_parallel_workers is not None and max_parallel_workers < 1:
-        raise WorkflowConfigurationError("max_parallel_workers must be 1 or more.")
+    _check_parallel(parallel_worker, max_parallel_workers)
     settings: dict[str, Any] = {
         key: value
         for key, value in (

@@ -20,6 +20,7 @@ import re
 from collections.abc import Iterator
 from dataclasses import dataclass
 from pathlib import Path
+from typing import TypeGuard
 
 REPO = Path(__file__).resolve().parents[2]
 PYPROJECT = REPO / "pyproject.toml"
@@ -95,18 +96,57 @@ _VALIDATORS = frozenset(
 )
 
 
-def _public_trees(areas: tuple[str, ...]) -> Iterator[tuple[str, ast.Module]]:
-    """The parsed source of each public module of the areas, with its path."""
+def _public_trees(areas: tuple[str, ...]) -> Iterator[tuple[str, list[ast.stmt]]]:
+    """Each public module of the areas with the top-level statements that define its names.
+
+    Those are its own body plus the definitions of the names it re-exports from a private
+    module (``from ._node import Node``, or a lazy ``{"Node": "._node"}`` table, as
+    ``google.adk.workflow`` does): such a class is public under the public module's path.
+    """
     dist = reference_distribution()
-    for file in sorted(str(f) for f in dist.files or [] if str(f).startswith("google/adk/")):
-        path = _dotted(file)
+    files = sorted(str(f) for f in dist.files or [] if str(f).startswith("google/adk/"))
+    sources = {_dotted(f): Path(str(dist.locate_file(f))) for f in files if f.endswith(".py")}
+    packages = {_dotted(f) for f in files if f.endswith("/__init__.py")}
+    for path, source in sources.items():
         parts = path.split(".")
-        if not file.endswith(".py") or parts[0] not in areas:
+        if not path or parts[0] not in areas or any(p.startswith("_") for p in parts):
             continue
-        if any(p.startswith("_") for p in parts):
-            continue
-        source = Path(str(dist.locate_file(file)))
-        yield path, ast.parse(source.read_text(encoding="utf-8"), str(source))
+        tree = ast.parse(source.read_text(encoding="utf-8"), str(source))
+        package = path if path in packages else path.rpartition(".")[0]
+        body = list(tree.body)
+        defined = {s.name for s in body if isinstance(s, _DEFINITIONS)}
+        for name, origin in sorted(_private_origins(tree, package).items()):
+            if name in defined or origin not in sources or name.startswith("_"):
+                continue
+            origin_tree = ast.parse(sources[origin].read_text(encoding="utf-8"))
+            body += [s for s in origin_tree.body if isinstance(s, _DEFINITIONS) and s.name == name]
+        yield path, body
+
+
+_DEFINITIONS = (ast.ClassDef, ast.FunctionDef, ast.AsyncFunctionDef)
+
+
+def _private_origins(tree: ast.Module, package: str) -> dict[str, str]:
+    """Names a module imports from a private module of its own package, and that module."""
+    origins: dict[str, str] = {}
+    for stmt in ast.walk(tree):
+        if isinstance(stmt, ast.ImportFrom) and stmt.level == 1 and stmt.module:
+            for alias in stmt.names:
+                origins[alias.asname or alias.name] = f"{package}.{stmt.module}"
+    for stmt in tree.body:  # lazy tables: {"Node": "._node", ...}
+        if isinstance(stmt, ast.Assign | ast.AnnAssign) and isinstance(stmt.value, ast.Dict):
+            for key, value in zip(stmt.value.keys, stmt.value.values, strict=True):
+                if _is_str(key) and _is_str(value) and str(value.value).startswith("."):
+                    origins[str(key.value)] = f"{package}.{str(value.value)[1:]}"
+    return {
+        name: module
+        for name, module in origins.items()
+        if any(part.startswith("_") for part in module.split("."))
+    }
+
+
+def _is_str(node: ast.expr | None) -> TypeGuard[ast.Constant]:
+    return isinstance(node, ast.Constant) and isinstance(node.value, str)
 
 
 def reference_classes(areas: tuple[str, ...]) -> Iterator[RefClass]:
@@ -116,8 +156,8 @@ def reference_classes(areas: tuple[str, ...]) -> Iterator[RefClass]:
     class attributes, less private names, ``model_config`` and pydantic validators (which
     are not called by users). Inherited members belong to the base class's entry.
     """
-    for path, tree in _public_trees(areas):
-        for node in tree.body:
+    for path, body in _public_trees(areas):
+        for node in body:
             if isinstance(node, ast.ClassDef) and not node.name.startswith("_"):
                 yield RefClass(path, node.name, frozenset(_members(node)))
 
@@ -134,8 +174,8 @@ class RefFunction:
 def reference_functions(areas: tuple[str, ...]) -> Iterator[RefFunction]:
     """Yield the public functions of public modules and the public methods (and
     ``__init__``) of their public classes, less validators and ``model_post_init``."""
-    for path, tree in _public_trees(areas):
-        for node in tree.body:
+    for path, body in _public_trees(areas):
+        for node in body:
             if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef)):
                 if not node.name.startswith("_"):
                     yield RefFunction(path, node.name, _parameters(node))

@@ -243,6 +243,10 @@ ADK_BOOKKEEPING = (
     "tool fills, the synchronous LiteLLM call behind its streaming): adk_runtime keeps the "
     "like inside its loop, stores and adapters, with nothing there for users to read."
 )
+CREDENTIAL_KMS = (
+    "Cloud KMS encryption of the Google credential a tool caches in the session state "
+    "(`kms_key_name`): not implemented; the cached credential here holds no client secret."
+)
 PER_RUN_TELEMETRY = (
     "Per-invocation telemetry switches (`RunConfig.telemetry`, experimental in google-adk): "
     "telemetry here is set up per process, by the OpenTelemetry SDK the application "
@@ -250,6 +254,7 @@ PER_RUN_TELEMETRY = (
 )
 
 MEMBERS_OMITTED: dict[str, str] = {
+    "tools.google_tool:BaseGoogleCredentialsConfig.kms_key_name": CREDENTIAL_KMS,
     # Live API
     "agents.invocation_context:InvocationContext.active_non_blocking_tool_tasks": LIVE,
     "agents.invocation_context:InvocationContext.active_streaming_tools": LIVE,
@@ -274,6 +279,7 @@ MEMBERS_OMITTED: dict[str, str] = {
     "agents.run_config:RunConfig.translation_config": LIVE,
     "models.base_llm:BaseLlm.connect": LIVE,
     "models.google_llm:Gemini.connect": LIVE,
+    "models:FallbackModel.connect": LIVE,
     "models.google_llm:Gemini.speech_config": LIVE,
     "models.llm_request:LlmRequest.live_connect_config": LIVE,
     "models.llm_response:LlmResponse.go_away": LIVE,

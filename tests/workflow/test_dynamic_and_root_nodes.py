@@ -16,6 +16,7 @@ from adk_runtime.sessions import BaseSessionService
 from adk_runtime.workflow import (
     START,
     BaseNode,
+    Node,
     NodeContext,
     Workflow,
     WorkflowDataError,
@@ -320,3 +321,66 @@ async def test_parallel_worker_settings_are_checked_and_an_empty_list_is_an_empt
 
     run = await Run(session_service, Workflow(name="empty", edges=[(START, nothing, echo)])).start()
     assert outputs(await run.send(message("go")))["empty@1/echo@1"] == []
+
+
+class _Tagger(Node):
+    tag: str = "t"
+
+    async def run_node_impl(
+        self, *, ctx: NodeContext, node_input: Any
+    ) -> AsyncGenerator[Any, None]:
+        await asyncio.sleep(0.01 * (3 - len(str(node_input))))  # later items finish first
+        yield f"{self.tag}:{node_input}"
+
+
+async def test_a_node_subclass_runs_its_items_at_once_with_parallel_worker(
+    session_service: BaseSessionService,
+) -> None:
+    tagger = _Tagger(name="tagger", tag="x", parallel_worker=True, max_parallel_workers=2)
+    assert tagger.rerun_on_resume  # a parallel worker runs again on resume
+    copied = tagger.model_copy(update={"tag": "y", "name": "retagger"})
+    assert isinstance(copied, _Tagger)
+    assert copied.parallel_worker
+    assert copied.tag == "y"
+
+    def items(node_input: Any) -> list[str]:
+        return ["a", "bb", "c"]
+
+    run = await Run(
+        session_service, Workflow(name="tags", edges=[(START, items, tagger, copied)])
+    ).start()
+    found = outputs(await run.send(message("go")))
+    assert found["tags@1/tagger@1"] == ["x:a", "x:bb", "x:c"]  # in the items' order
+    assert sorted(k for k in found if k.startswith("tags@1/tagger@1/")) == [
+        "tags@1/tagger@1/tagger@1",
+        "tags@1/tagger@1/tagger@2",
+        "tags@1/tagger@1/tagger@3",
+    ]  # each item a child run of its own
+    # the copy is a parallel worker of its own class with its own field
+    assert found["tags@1/retagger@1"] == ["y:x:a", "y:x:bb", "y:x:c"]
+
+
+async def test_a_node_subclass_schemas_apply_to_each_item_and_settings_are_checked(
+    session_service: BaseSessionService,
+) -> None:
+    with pytest.raises(ValueError, match="only be given with parallel_worker=True"):
+        _Tagger(name="tagger", max_parallel_workers=2)
+    with pytest.raises(ValueError, match="must be 1 or more"):
+        _Tagger(name="tagger", parallel_worker=True, max_parallel_workers=0)
+    plain = _Tagger(name="plain", input_schema=int)
+    assert not plain.rerun_on_resume
+
+    def items(node_input: Any) -> list[Any]:
+        return [1, "two"]
+
+    checked = _Tagger(name="checked", input_schema=int, parallel_worker=True)
+    run = await Run(session_service, Workflow(name="w", edges=[(START, items, checked)])).start()
+    with pytest.raises(WorkflowDataError, match="checked"):
+        await run.send(message("go"))
+
+    class Bare(Node):
+        pass
+
+    run = await Run(session_service, Workflow(name="bare", edges=[(START, Bare(name="b"))])).start()
+    with pytest.raises(NotImplementedError, match="run_node_impl"):
+        await run.send(message("go"))
