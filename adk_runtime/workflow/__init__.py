@@ -12,6 +12,7 @@ from adk_runtime.workflow._base_node import START, BaseNode
 from adk_runtime.workflow._context import NodeContext
 from adk_runtime.workflow._errors import (
     NodeTimeoutError,
+    SchemaMismatchError,
     WorkflowConfigurationError,
     WorkflowDataError,
 )
@@ -33,6 +34,7 @@ __all__ = [
     "NodeContext",
     "NodeTimeoutError",
     "RetryConfig",
+    "SchemaMismatchError",
     "Workflow",
     "WorkflowConfigurationError",
     "WorkflowDataError",

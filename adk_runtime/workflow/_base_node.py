@@ -15,7 +15,11 @@ from adk_runtime.events.event import Event
 from adk_runtime.events.request_input import RequestInput
 from adk_runtime.utils._problems import problems
 from adk_runtime.utils.content_utils import extract_text_from_content
-from adk_runtime.workflow._errors import WorkflowConfigurationError, WorkflowDataError
+from adk_runtime.workflow._errors import (
+    SchemaMismatchError,
+    WorkflowConfigurationError,
+    WorkflowDataError,
+)
 from adk_runtime.workflow._retry_config import RetryConfig
 
 if TYPE_CHECKING:
@@ -172,7 +176,8 @@ def _checked(schema: Any, data: Any, what: str) -> Any:
     try:
         return adapter.validate_python(data)
     except ValidationError as error:
-        raise WorkflowDataError(f"{what} does not fit its schema: {problems(error)}.") from None
+        message = f"{what} does not fit its schema: {problems(error)}."
+        raise SchemaMismatchError.of(message, error) from None
 
 
 def message_value(content: types.Content, adapter: TypeAdapter[Any]) -> Any:

@@ -2,11 +2,17 @@
 
 from __future__ import annotations
 
+from typing import Any
+
+from pydantic import ValidationError
+from pydantic_core import InitErrorDetails, PydanticCustomError
+
 from adk_runtime.errors import AdkRuntimeError, ConfigurationError
 
 __all__ = [
     "DynamicNodeFailError",
     "NodeTimeoutError",
+    "SchemaMismatchError",
     "WorkflowConfigurationError",
     "WorkflowDataError",
 ]
@@ -25,6 +31,46 @@ class WorkflowDataError(AdkRuntimeError, ValueError):
     A node's input or output that fails its schema, a route of the wrong type, or a second
     output from one node run. The graph is fine; this run's data is not.
     """
+
+
+class SchemaMismatchError(WorkflowDataError, ValidationError):
+    """A node's input or output, or a function node's argument, does not fit its type.
+
+    Also a pydantic ``ValidationError``, as google-adk raises there: ``errors()`` gives
+    pydantic's details. The message names the node and what is wrong, never the values.
+    """
+
+    message: str
+
+    @classmethod
+    def of(cls, message: str, error: ValidationError) -> SchemaMismatchError:
+        """The error ``message`` says, carrying the details of pydantic's ``error``."""
+        details = error.errors(include_url=False)
+        try:
+            made = cls.from_exception_data(error.title, _init_details(details, False), "python")
+        except (KeyError, TypeError, ValueError):  # a custom error type pydantic cannot remake
+            made = cls.from_exception_data(error.title, _init_details(details, True), "python")
+        made.message = message
+        return made
+
+    def __str__(self) -> str:
+        return self.message
+
+    def __repr__(self) -> str:
+        return f"{type(self).__name__}({self.message!r})"
+
+
+def _init_details(details: list[Any], as_custom: bool) -> list[InitErrorDetails]:
+    made: list[InitErrorDetails] = []
+    for detail in details:
+        kind: Any = detail["type"]
+        if as_custom:
+            kind = PydanticCustomError(kind, detail["msg"].replace("{", "{{").replace("}", "}}"))
+        entry: InitErrorDetails = {"type": kind, "loc": detail["loc"], "input": detail["input"]}
+        if "ctx" in detail and not as_custom:
+            entry["ctx"] = detail["ctx"]
+        made.append(entry)
+    return made
 
 
 class NodeTimeoutError(AdkRuntimeError, TimeoutError):

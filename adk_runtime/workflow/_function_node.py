@@ -17,7 +17,11 @@ from adk_runtime.events.request_input import RequestInput
 from adk_runtime.events.tool_confirmation import ToolConfirmation
 from adk_runtime.utils._problems import problems
 from adk_runtime.workflow._base_node import BaseNode, message_value, to_json_value
-from adk_runtime.workflow._errors import WorkflowConfigurationError, WorkflowDataError
+from adk_runtime.workflow._errors import (
+    SchemaMismatchError,
+    WorkflowConfigurationError,
+    WorkflowDataError,
+)
 from adk_runtime.workflow._interrupts import node_request_id
 from adk_runtime.workflow._node_auth import credential_gate
 from adk_runtime.workflow._retry_config import RetryConfig
@@ -249,10 +253,11 @@ class FunctionNode(BaseNode):
         try:
             return adapter.validate_python(value)
         except ValidationError as error:
-            raise WorkflowDataError(
+            message = (
                 f"Node {self.name!r}: parameter {name!r} does not fit its annotation: "
                 f"{problems(error)}."
-            ) from None
+            )
+            raise SchemaMismatchError.of(message, error) from None
 
 
 def parse_confirmation(node_name: str, answer: Any) -> ToolConfirmation:

@@ -77,7 +77,7 @@ async def test_a_message_that_does_not_fit_the_input_is_refused_and_nothing_is_s
     # the message, and the failure recorded; no output of echo
     assert [(e.author, e.error_code) for e in events] == [
         ("user", None),
-        ("typed", "WorkflowDataError"),
+        ("typed", "SchemaMismatchError"),
     ]
 
 
@@ -144,7 +144,7 @@ async def test_a_return_hint_naming_a_model_checks_the_functions_output(
     run = await Run(session_service, Workflow(name="rv", edges=[(START, broken)])).start()
     with pytest.raises(WorkflowDataError, match="The output of node 'broken' does not fit"):
         await run.send(message("memo"))
-    assert [e.error_code for e in (await run.session()).events] == [None, "WorkflowDataError"]
+    assert [e.error_code for e in (await run.session()).events] == [None, "SchemaMismatchError"]
 
 
 async def test_a_node_that_overrides_run_has_its_outputs_checked(

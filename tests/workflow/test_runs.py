@@ -7,7 +7,8 @@ from collections.abc import AsyncGenerator
 from typing import Any
 
 import pytest
-from pydantic import BaseModel
+from pydantic import BaseModel, ValidationError, field_validator
+from pydantic_core import PydanticCustomError
 
 from adk_runtime.events import Event
 from adk_runtime.sessions import BaseSessionService
@@ -20,6 +21,7 @@ from adk_runtime.workflow import (
     NodeContext,
     NodeTimeoutError,
     RetryConfig,
+    SchemaMismatchError,
     Workflow,
     WorkflowDataError,
     node,
@@ -313,7 +315,60 @@ async def test_an_output_that_cannot_be_stored_or_validated_is_never_committed(
     with pytest.raises(WorkflowDataError, match=error):
         await run.send(message("go"))
     # the message and the failure: no output
-    assert [e.error_code for e in (await run.session()).events] == [None, "WorkflowDataError"]
+    code = "SchemaMismatchError" if schema else "WorkflowDataError"
+    assert [e.error_code for e in (await run.session()).events] == [None, code]
+
+
+class Strict(BaseModel):
+    title: str
+    pages: int
+
+    @field_validator("title")
+    @classmethod
+    def _custom(cls, value: str) -> str:
+        if value == "secret-draft":
+            raise PydanticCustomError("draft_title", "drafts {kind} are not reports", {"kind": "x"})
+        return value
+
+
+@pytest.mark.parametrize(
+    ("returned", "kinds"),
+    [
+        ({"title": "secret-title", "pages": "many"}, ["int_parsing"]),
+        ({"title": "secret-draft", "pages": 1}, ["draft_title"]),  # a custom error type
+    ],
+)
+async def test_a_schema_mismatch_is_a_pydantic_validation_error_naming_no_values(
+    session_service: BaseSessionService, returned: Any, kinds: list[str]
+) -> None:
+    def make() -> Any:
+        return returned
+
+    bad = node(make, name="make")
+    bad.output_schema = Strict
+    run = await Run(session_service, Workflow(name="w", edges=[(START, bad)])).start()
+    with pytest.raises(ValidationError) as caught:  # as google-adk raises
+        await run.send(message("go"))
+    error = caught.value
+    assert isinstance(error, SchemaMismatchError)
+    assert isinstance(error, WorkflowDataError)
+    assert [e["type"] for e in error.errors()] == kinds
+    assert str(error).startswith("The output of node 'make' does not fit its schema: ")
+    assert "secret" not in str(error)
+    assert "secret" not in repr(error)
+
+
+async def test_a_function_argument_that_does_not_fit_its_annotation_is_a_validation_error(
+    session_service: BaseSessionService,
+) -> None:
+    def count(node_input: int) -> int:
+        return node_input + 1
+
+    run = await Run(session_service, Workflow(name="w", edges=[(START, count)])).start()
+    with pytest.raises(ValidationError, match="parameter 'node_input' does not fit") as caught:
+        await run.send(message("not a number"))
+    assert isinstance(caught.value, SchemaMismatchError)
+    assert caught.value.errors()[0]["type"] == "int_parsing"
 
 
 async def test_a_model_output_is_stored_as_its_json_object(
