@@ -358,6 +358,9 @@ class WorkflowRun:
                 retry = node.retry_config
                 if retry is None or not retry.should_retry(error, attempt):
                     raise
+                # retried here, so it goes no further up: the next attempt may raise this very
+                # exception object again, and that failure is reported too
+                self._reported.pop(id(error), None)
                 delay = retry.delay(attempt)
                 logger.warning(
                     "Node %s failed on attempt %d (%s); retrying in %.2f s.",

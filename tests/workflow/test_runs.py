@@ -248,6 +248,22 @@ async def test_each_failed_attempt_is_committed_as_an_error_event_where_it_happe
     async def parent(ctx: NodeContext) -> str:
         return await ctx.run_node(inner, "x")
 
+    # one exception object raised at every attempt (a module-level error, say): each failed
+    # attempt is still committed, and the last one once, not again by the workflow it fails
+    same = ConnectionError("down again")
+
+    @node(retry_config=RetryConfig(max_attempts=3, initial_delay=0, jitter=0))
+    def always(node_input: Any) -> str:
+        raise same
+
+    run = await Run(session_service, Workflow(name="same", edges=[(START, always)])).start()
+    with pytest.raises(ConnectionError):
+        await run.send(message("go"))
+    assert (
+        failures((await run.session()).events)
+        == [("same@1/always@1", "ConnectionError", "down again")] * 3
+    )
+
     # reported once, on the failing node's path: not by the workflows or the parent above it
     outer = Workflow(name="outer", edges=[(START, parent)])
     run = await Run(session_service, outer).start()
