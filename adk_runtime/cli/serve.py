@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import ipaddress
 from pathlib import Path
 from typing import Any
 
@@ -112,6 +113,15 @@ DEFAULT_MAX_BODY_BYTES = 32 * 1024 * 1024
     "by default.",
 )
 @click.option(
+    "--allowed-host",
+    "allowed_hosts",
+    multiple=True,
+    metavar="HOST",
+    help="A host name the requests' Host header may name (repeatable; '*.example.com' for "
+    "subdomains; '*' for any); others get 400. Default: on a loopback --host, the loopback "
+    "names only (no DNS rebinding from web pages); otherwise any.",
+)
+@click.option(
     "--resume-interrupted",
     is_flag=True,
     default=False,
@@ -145,6 +155,7 @@ def serve(
     abort_on_disconnect: bool,
     dev_ui: bool,
     allow_origins: tuple[str, ...],
+    allowed_hosts: tuple[str, ...],
     log_level: str,
 ) -> None:
     """Serve an agent over HTTP (binds 127.0.0.1 unless --host says otherwise)."""
@@ -181,6 +192,7 @@ def serve(
         abort_on_disconnect=abort_on_disconnect,
         dev_ui=bundle,
         allow_origins=allow_origins,
+        allowed_hosts=_allowed_hosts(host, allowed_hosts),
         **services,
     )
     click.echo(
@@ -192,6 +204,27 @@ def serve(
         err=True,
     )
     uvicorn.run(app, host=host, port=port, log_level=log_level)
+
+
+def _allowed_hosts(host: str, given: tuple[str, ...]) -> tuple[str, ...]:
+    """The Host header names to accept: those given, or the loopback names on a loopback bind.
+
+    A server on this machine's loopback is still reachable from a web page through DNS
+    rebinding (a name of the page's that resolves to 127.0.0.1): its requests name that
+    host, so accepting the loopback names only refuses them.
+    """
+    if given:
+        return given
+    bare = host.strip("[]")
+    try:
+        loopback = host == "localhost" or ipaddress.ip_address(bare).is_loopback
+    except ValueError:
+        loopback = False
+    if not loopback:
+        return ()
+    names = ["localhost", "127.0.0.1", "[::1]"]
+    named = f"[{bare}]" if ":" in bare else bare  # a Host header brackets an IPv6 address
+    return (*names, named) if named not in names else tuple(names)
 
 
 def _web_bundle() -> Path:

@@ -21,6 +21,7 @@ from typing import TYPE_CHECKING, Any
 from fastapi import FastAPI, Request
 from fastapi.middleware.cors import CORSMiddleware
 from fastapi.responses import JSONResponse
+from starlette.middleware.trustedhost import TrustedHostMiddleware
 
 from adk_runtime import __version__, telemetry
 from adk_runtime.agents import BaseAgent
@@ -86,6 +87,7 @@ def create_app(
     record_traces: bool = False,
     dev_ui: Path | None = None,
     allow_origins: Sequence[str] = (),
+    allowed_hosts: Sequence[str] = (),
     resume_interrupted: bool = False,
     abort_on_disconnect: bool = False,
 ) -> FastAPI:
@@ -115,6 +117,10 @@ def create_app(
             (see :func:`adk_runtime.server.dev_ui.find_web_bundle`).
         allow_origins: Origins allowed to call the API from a browser (CORS; none by
             default). ``*`` allows any.
+        allowed_hosts: The host names a request's ``Host`` header may name (``*.example.com``
+            for subdomains); any other gets 400 before anything else runs. This stops a web
+            page from reaching a server on this machine by DNS rebinding (its requests name
+            the page's own host). Empty (the default): any host.
         resume_interrupted: At start-up, resume every interrupted invocation of the app in
             the background (each outcome logged on ``adk_runtime.server``).
         abort_on_disconnect: Stop an invocation when the client that started it with
@@ -176,6 +182,11 @@ def create_app(
             allow_credentials="*" not in allow_origins,
             allow_methods=["*"],
             allow_headers=["*"],
+        )
+
+    if allowed_hosts:  # outermost of all: nothing else runs for a foreign Host header
+        app.add_middleware(
+            TrustedHostMiddleware, allowed_hosts=list(allowed_hosts), www_redirect=False
         )
 
     @app.get("/health")

@@ -82,3 +82,55 @@ async def test_a_body_within_the_limit_goes_through() -> None:
     headers = [(b"authorization", b"Bearer secret"), (b"content-length", b"8000")]
     await gate(_scope(headers), recorder.receive, recorder.send)
     assert recorder.status == 200
+
+
+@pytest.mark.parametrize(
+    ("host", "status"),
+    [
+        ("rebound.attacker.example", 400),  # DNS rebinding: the page's own name, resolving here
+        ("rebound.attacker.example:8000", 400),
+        ("localhost", 200),
+        ("127.0.0.1:1234", 200),
+        ("[::1]:8000", 200),
+    ],
+)
+async def test_a_loopback_server_answers_only_requests_naming_a_loopback_host(
+    base_url: str,  # noqa: F811
+    host: str,
+    status: int,
+) -> None:
+    async with httpx.AsyncClient(base_url=base_url, timeout=30) as client:
+        health = await client.get("/health", headers={"Host": host})
+        listed = await client.get("/list-apps", headers={**AUTH, "Host": host})
+    assert health.status_code == status
+    assert listed.status_code == status  # refused before the token or the route
+
+
+def test_allowed_hosts_replace_the_loopback_default_and_any_host_elsewhere() -> None:
+    from adk_runtime.cli.serve import _allowed_hosts
+
+    assert _allowed_hosts("127.0.0.1", ()) == ("localhost", "127.0.0.1", "[::1]")
+    assert _allowed_hosts("::1", ()) == ("localhost", "127.0.0.1", "[::1]")
+    assert _allowed_hosts("127.0.0.2", ()) == ("localhost", "127.0.0.1", "[::1]", "127.0.0.2")
+    assert _allowed_hosts("0.0.0.0", ()) == ()  # any: a container's or a proxy's names vary
+    assert _allowed_hosts("127.0.0.1", ("api.example.com",)) == ("api.example.com",)
+
+
+def test_create_app_refuses_a_host_not_listed() -> None:
+    from fastapi.testclient import TestClient
+
+    from adk_runtime.server import create_app
+    from adk_runtime.sessions import InMemorySessionService
+    from tests.server.agent import root_agent
+
+    app = create_app(
+        agent=root_agent,
+        session_service=InMemorySessionService(),
+        allowed_hosts=["api.example.com", "*.internal.example"],
+    )
+    with TestClient(app) as client:
+        assert client.get("/health", headers={"Host": "api.example.com"}).status_code == 200
+        assert client.get("/health", headers={"Host": "a.internal.example"}).status_code == 200
+        refused = client.get("/list-apps", headers={"Host": "evil.example"})
+        assert refused.status_code == 400
+        assert refused.text == "Invalid host header"
