@@ -8,6 +8,7 @@ from collections.abc import AsyncGenerator
 from pathlib import Path
 from typing import Any
 
+import httpx
 import pytest
 from google.genai import types
 from mcp import types as mcp_types
@@ -268,5 +269,13 @@ async def test_adk_runtime_mcp_over_streamable_http(tmp_path: Path) -> None:
             first = await client.call_tool(tool.name, {"request": "hi"})
             again = {"request": "again", "session_id": conversation_of(first)}
             second = await client.call_tool(tool.name, again)
+        # on loopback, a request naming another host (a web page's, by DNS rebinding) is refused
+        async with httpx.AsyncClient(timeout=30) as http:
+            rebound = await http.post(
+                f"{base}/mcp",
+                headers={"Host": "rebound.attacker.example", "Accept": "application/json"},
+                json={"jsonrpc": "2.0", "id": 1, "method": "tools/list"},
+            )
+    assert rebound.status_code == 421
     assert tool.name == "count"
     assert text_of(second) == "message 2: again"
