@@ -27,6 +27,7 @@ __all__ = [
     "InvocationNotOpenError",
     "LlmCallsLimitExceededError",
     "MissingStateKeyError",
+    "ModelNotFoundError",
     "PluginError",
     "ScriptExhaustedError",
     "SerializationError",
@@ -226,6 +227,13 @@ class ServiceNotConfiguredError(ConfigurationError, ValueError):
     """A context call needs a service (memory, artifacts, credentials) the Runner lacks.
 
     A ``ValueError`` too, as google-adk raises for a missing service.
+    """
+
+
+class ModelNotFoundError(ConfigurationError, ValueError):
+    """No registered model class serves a model name (``LLMRegistry.resolve``).
+
+    A ``ValueError`` too, as google-adk raises for an unknown model.
     """
 
 

@@ -6,7 +6,7 @@ import importlib
 import re
 from functools import lru_cache
 
-from adk_runtime.errors import ConfigurationError
+from adk_runtime.errors import ConfigurationError, ModelNotFoundError
 from adk_runtime.models.base_llm import BaseLlm
 
 __all__ = ["LLMRegistry"]
@@ -52,8 +52,9 @@ class LLMRegistry:
         prefix naming no registered class is part of the model name.
 
         Raises:
-            ConfigurationError: No registered class serves that name, or the class's optional
-                dependencies are not installed.
+            ModelNotFoundError: No registered class serves that name (a ``ConfigurationError``
+                and, as in google-adk, a ``ValueError``).
+            ConfigurationError: The class's optional dependencies are not installed.
         """
         return _resolve_cached(model)
 
@@ -97,7 +98,13 @@ def _resolve_cached(model: str) -> type[BaseLlm]:
     for pattern, entry in LLMRegistry._registry.items():
         if re.fullmatch(pattern, model):
             return _load(entry) if isinstance(entry, tuple) else entry
-    raise ConfigurationError(
+    hint = (
+        " A provider/model name is LiteLLM's: write it 'lite:<provider>/<model>' or pass "
+        "LiteLlm(model=...) (pip install 'adk-runtime[litellm]')."
+        if "/" in model
+        else ""
+    )
+    raise ModelNotFoundError(
         f"No model class serves {model!r}. Pass a BaseLlm instance as the agent's model, or "
-        "register a class with LLMRegistry.register."
+        f"register a class with LLMRegistry.register.{hint}"
     )

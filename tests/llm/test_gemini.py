@@ -10,7 +10,7 @@ import pytest
 from google.genai import types
 
 from adk_runtime.agents import LlmAgent, RunConfig, StreamingMode
-from adk_runtime.errors import ConfigurationError
+from adk_runtime.errors import ConfigurationError, ModelNotFoundError
 from adk_runtime.models import Gemini, LLMRegistry, LlmRequest, LlmResponse
 from adk_runtime.sessions import BaseSessionService
 from tests.llm.fake_gemini import FakeGemini, error_body, parts_body, serving, text_body
@@ -95,6 +95,13 @@ def test_registry_resolves_model_names() -> None:
     assert isinstance(LLMRegistry.new_llm("gemini-2.0-pro"), Gemini)
     with pytest.raises(ConfigurationError, match="No model class"):
         LLMRegistry.resolve("gpt-4o")
+    # a ValueError too, as google-adk raises; a provider/model name is pointed to LiteLLM
+    with pytest.raises(ValueError, match="No model class") as unknown:
+        LLMRegistry.resolve("gpt-4o")
+    assert isinstance(unknown.value, ModelNotFoundError)
+    assert "LiteLLM" not in str(unknown.value)
+    with pytest.raises(ModelNotFoundError, match=r"'lite:<provider>/<model>'.*\[litellm\]"):
+        LLMRegistry.resolve("unknown-provider/gpt-4o")
 
 
 def get_weather(city: str) -> dict[str, Any]:
