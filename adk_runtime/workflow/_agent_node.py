@@ -52,6 +52,11 @@ class AgentNode(BaseNode):
     agent: InstanceOf[BaseAgent]
     branch_per_run: bool = False
     """Each run on a branch of its own (the items of a parallel worker, which run at once)."""
+    branch: str | None = None
+    """The branch its conversation is kept on instead of its path's (``ctx.run_node(...,
+    override_branch=...)``); with ``branch_per_run``, each run on a sub-branch of it."""
+    isolation_scope: str | None = None
+    """The scope its events are in instead of the default (``override_isolation_scope``)."""
     rerun_on_resume: bool = True
 
     async def _run_impl(self, *, ctx: NodeContext, node_input: Any) -> AsyncGenerator[Any, None]:
@@ -63,12 +68,10 @@ class AgentNode(BaseNode):
             and e.node_info.path == ctx.node_path
             and not is_failure_report(e, ctx)  # a failed attempt's: not the agent's
         ]
-        branch = _branch(ctx.node_path)
-        if self.branch_per_run:
-            branch += "@" + ctx.node_path.rpartition("@")[2]
+        branch = self._branch_of(ctx.node_path)
         task = isinstance(self.agent, LlmAgent) and self.agent.mode == "task"
         # a task sees its input and its own work only (google-adk: its scope is its path)
-        scope = ctx.node_path if task else None
+        scope = self.isolation_scope or (ctx.node_path if task else None)
         seen = list(mine)
         firsts = _first_messages(ctx, node_input, mine, task=task)
         for content in firsts:
@@ -89,6 +92,16 @@ class AgentNode(BaseNode):
                 yield event
         for event in self._ending(seen, answer, branch=branch, scope=scope):
             yield event
+
+    def _branch_of(self, path: str) -> str:
+        """The run's branch: its path's node names (or ``branch``), per run if asked."""
+        if self.branch is None:
+            branch = _branch(path)
+        else:
+            branch = self.branch + (f".{self.name}" if self.branch_per_run else "")
+        if self.branch_per_run:
+            branch += "@" + path.rpartition("@")[2]
+        return branch
 
     def _ending(
         self, seen: list[Event], answer: Event | None, *, branch: str, scope: str | None

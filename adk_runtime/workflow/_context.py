@@ -6,6 +6,7 @@ from typing import TYPE_CHECKING, Any
 
 from pydantic import BaseModel
 
+from adk_runtime.sessions._validation import validate_id
 from adk_runtime.tools.tool_context import ToolContext
 
 if TYPE_CHECKING:
@@ -77,6 +78,9 @@ class NodeContext(ToolContext):
         *,
         use_as_output: bool = False,
         run_id: str | None = None,
+        use_sub_branch: bool = False,
+        override_branch: str | None = None,
+        override_isolation_scope: str | None = None,
     ) -> Any:
         """Run ``node`` (a node, function, agent or tool) as a child of this run; its output.
 
@@ -92,10 +96,18 @@ class NodeContext(ToolContext):
                 returns or yields is not committed again: it is the child's).
             run_id: The child's run id instead of the next number (not all digits, unless
                 taken with :meth:`next_run_ids`).
+            use_sub_branch: An agent child runs on a branch of this run's own (its path's
+                node names and run id), so it does not see its other runs' conversations.
+            override_branch: An agent child keeps its conversation on this branch instead
+                of its path's (with ``use_sub_branch``: on a sub-branch of it).
+            override_isolation_scope: An agent child's events are in this isolation scope
+                (a task agent's default: its path).
 
         Raises:
             WorkflowDataError: ``use_as_output`` a second time in one run, or a ``run_id`` of
                 digits only, longer than 64 characters, or with ``/``, ``@`` or whitespace.
+            WorkflowConfigurationError: A branch or scope setting for a child that is not an
+                agent (only an agent's conversation is kept on a branch here).
             DynamicNodeFailError: The child failed (its retries spent); ``.error`` is why.
         """
         from adk_runtime.workflow._errors import (
@@ -111,6 +123,8 @@ class NodeContext(ToolContext):
                 "use_as_output=True may be given once per run."
             )
         child = self._child(node)
+        if use_sub_branch or override_branch is not None or override_isolation_scope is not None:
+            child = _on_branch(child, use_sub_branch, override_branch, override_isolation_scope)
         if run_id is None:
             [run_id] = self.next_run_ids(child, 1)
         elif (child.name, run_id) in self._reserved:
@@ -159,6 +173,30 @@ class NodeContext(ToolContext):
     def workflow_run(self) -> WorkflowRun:
         """The invocation's workflow run (how events reach the Runner)."""
         return self._run
+
+
+def _on_branch(
+    child: BaseNode, sub_branch: bool, branch: str | None, scope: str | None
+) -> BaseNode:
+    """``child``, an agent node, set to run on the branch and in the scope given."""
+    from adk_runtime.workflow._agent_node import AgentNode
+    from adk_runtime.workflow._errors import WorkflowConfigurationError
+
+    if not isinstance(child, AgentNode):
+        raise WorkflowConfigurationError(
+            f"use_sub_branch, override_branch and override_isolation_scope apply to an agent "
+            f"child; {child.name!r} is a {type(child).__name__} (only an agent's "
+            "conversation is kept on a branch)."
+        )
+    for what, value in (("override_branch", branch), ("override_isolation_scope", scope)):
+        if value is not None:
+            validate_id(value, what)
+    update: dict[str, Any] = {"branch_per_run": child.branch_per_run or sub_branch}
+    if branch is not None:
+        update["branch"] = branch
+    if scope is not None:
+        update["isolation_scope"] = scope
+    return child.model_copy(update=update)
 
 
 _RUN_ID_MAX = 64

@@ -5,6 +5,7 @@ from __future__ import annotations
 import asyncio
 from typing import Any
 
+import pytest
 from pydantic import BaseModel
 
 from adk_runtime.agents import LlmAgent
@@ -13,7 +14,7 @@ from adk_runtime.sessions import BaseSessionService
 from adk_runtime.testing.scripted_model import ScriptedModel, function_call
 from adk_runtime.tools import FunctionTool, LongRunningFunctionTool
 from adk_runtime.tools.tool_context import ToolContext
-from adk_runtime.workflow import START, Workflow
+from adk_runtime.workflow import START, NodeContext, Workflow, WorkflowConfigurationError
 from tests.workflow.helpers import Run, answer, message, outputs
 
 
@@ -216,3 +217,61 @@ async def test_an_llm_agent_marked_parallel_worker_runs_once_per_item(
     branches = {e.branch for e in events if e.author == "translate" and e.content is not None}
     assert len(branches) == 3
     assert sorted(seen) == [["go", "bird"], ["go", "cat"], ["go", "dog"]]  # none saw another
+
+
+async def test_run_node_puts_an_agent_child_on_the_branch_and_in_the_scope_asked(
+    session_service: BaseSessionService,
+) -> None:
+    model = ScriptedModel(handler=lambda request: f"answer {len(request.contents)}")
+    agent = LlmAgent(name="helper", model=model)
+    other = LlmAgent(name="other", model=model)
+
+    async def ask_twice(ctx: NodeContext) -> list[Any]:
+        return [
+            await ctx.run_node(agent, "one"),
+            await ctx.run_node(agent, "two"),  # same branch: sees the first run
+            await ctx.run_node(agent, "three", use_sub_branch=True),  # a branch of its own
+            await ctx.run_node(agent, "four", override_branch="shared"),
+            await ctx.run_node(other, "five", override_branch="shared"),  # sees "four"
+            await ctx.run_node(agent, "six", override_isolation_scope="private"),
+        ]
+
+    workflow = Workflow(name="wf", edges=[(START, ask_twice)])
+    run = await Run(session_service, workflow).start()
+    events = await run.send(message("go"))
+    asked = [_texts(r) for r in model.requests]
+    assert asked[0] == ["user:go", "user:one"]
+    assert asked[1] == ["user:go", "user:one", "model:answer 2", "user:two"]
+    assert asked[2] == ["user:go", "user:three"]
+    assert asked[3] == ["user:go", "user:four"]
+    assert asked[4][:2] == ["user:go", "user:four"]  # then helper's answer, as context
+    assert "answer 2" in asked[4][3]
+    assert asked[4][-1] == "user:five"
+    by_input = {
+        e.content.parts[0].text: (e.branch, e.isolation_scope)
+        for e in events
+        if e.author == "user" and e.content is not None and e.node_info.path
+    }
+    assert by_input == {
+        "one": ("wf.ask_twice.helper", None),
+        "two": ("wf.ask_twice.helper", None),
+        "three": ("wf.ask_twice.helper@3", None),
+        "four": ("shared", None),
+        "five": ("shared", None),
+        "six": ("wf.ask_twice.helper", "private"),
+    }
+    assert outputs(events)["wf@1/ask_twice@1"][5] == "answer 1"  # its scope held only its input
+
+
+async def test_branch_settings_of_run_node_are_for_agent_children(
+    session_service: BaseSessionService,
+) -> None:
+    def plain(node_input: Any) -> Any:
+        return node_input
+
+    async def parent(ctx: NodeContext) -> Any:
+        return await ctx.run_node(plain, "x", use_sub_branch=True)
+
+    run = await Run(session_service, Workflow(name="wf", edges=[(START, parent)])).start()
+    with pytest.raises(WorkflowConfigurationError, match="apply to an agent child"):
+        await run.send(message("go"))
