@@ -65,22 +65,45 @@ async def check_client_answers(agent: BaseAgent, ctx: InvocationContext, message
 
 
 def _check_names(ctx: InvocationContext, message: Event) -> None:
-    """Refuse an answer to one of the runtime's own calls made under another name.
+    """Refuse an answer to a confirmation or credential call made under another name.
 
-    Stored under the wrong name, an answer would escape the checks made for its kind (a
-    credential's before it is stored) and the redaction of its secrets when served.
+    Stored under the wrong name, such an answer would escape the checks made for its kind (a
+    credential's before it is stored) and the redaction of its secrets when served. An
+    answer to an input request (``adk_request_input``) is matched by its id, as google-adk
+    matches it, and stored under its call's name, so a model shown the pair sees one name.
     """
     responses = {r.id: r.name for r in message.get_function_responses() if r.id}
     if not responses:
         return
+    renamed: dict[str, str] = {}
     for event in ctx.session.events:
         for call in event.get_function_calls():
             name = responses.get(call.id or "")
-            if name is not None and call.name in _RUNTIME_CALLS and name != call.name:
+            if name is None or call.name not in _RUNTIME_CALLS or name == call.name:
+                continue
+            if call.name != REQUEST_INPUT_FUNCTION_CALL_NAME:
                 raise InputValidationError(
                     f"Function response {call.id!r} answers the call {call.name!r}: give it "
                     f"that name, not {name!r}."
                 )
+            renamed[call.id or ""] = call.name
+    if renamed and message.content is not None:
+        message.content = _renamed(message.content, renamed)
+
+
+def _renamed(content: types.Content, names: dict[str, str]) -> types.Content:
+    """``content`` with the responses to ``names``' ids under those names, as a copy.
+
+    The caller's message is not changed.
+    """
+    parts: list[types.Part] = []
+    for part in content.parts or []:
+        response = part.function_response
+        if response is not None and (response.id or "") in names:
+            fixed = response.model_copy(update={"name": names[response.id or ""]})
+            part = part.model_copy(update={"function_response": fixed})
+        parts.append(part)
+    return content.model_copy(update={"parts": parts})
 
 
 async def _check_workflow_answers(root: NodeAgent, ctx: InvocationContext, message: Event) -> None:

@@ -243,20 +243,24 @@ async def test_parallel_questions_wait_for_every_answer(
     assert responses == [{"date": "Friday"}, {"time": "noon"}]
 
 
-async def test_an_answer_under_another_name_is_refused_and_not_stored(
+async def test_an_answer_under_another_name_is_matched_by_id_and_stored_under_its_calls(
     session_service: BaseSessionService,
 ) -> None:
+    """As google-adk matches it: by the request's id (here sent under the tool's name)."""
     desk = Desk()
     runner = await start(
-        _agent(desk, function_call("refund", {"order": "B2"}, id="call-2")), session_service
+        _agent(desk, function_call("refund", {"order": "B2"}, id="call-2"), "Refunded B2."),
+        session_service,
     )
     await send(runner, "refund B2")
-    before = await stored(runner)
-    with pytest.raises(InputValidationError, match="adk_request_input"):
-        await send(runner, _answer_named("approve-B2", "refund", {"approved": True}))
-    after = await stored(runner)
-    assert [e.id for e in after.events] == [e.id for e in before.events]
-    assert len(desk.runs) == 1
+    events = await send(runner, _answer_named("approve-B2", "refund", {"approved": True}))
+    assert texts(events[-1:]) == ["Refunded B2."]
+    assert desk.runs == [{}, {"approve-B2": {"approved": True}}]
+    answers = [
+        r for e in (await stored(runner)).events for r in e.get_function_responses()
+        if r.id == "approve-B2"
+    ]  # fmt: skip
+    assert [r.name for r in answers] == ["adk_request_input"]
 
 
 async def test_an_answer_that_does_not_match_the_schema_is_refused_and_not_stored(

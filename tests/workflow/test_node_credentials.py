@@ -462,9 +462,12 @@ async def test_an_answer_under_another_name_is_refused_and_nothing_is_stored(
     assert asked.seen == []
 
 
-async def test_a_node_question_answered_under_another_name_is_refused(
+async def test_a_node_question_answered_under_another_name_is_stored_under_its_calls(
     session_service: BaseSessionService,
 ) -> None:
+    """A question (``adk_request_input``) is answered by id, as in google-adk; the answer is
+    stored under the call's name (a model shown the pair sees one name), the caller's
+    message left as it was. A credential or confirmation answer stays refused (above)."""
     from adk_runtime.events import RequestInput
 
     async def ask(node_input: Any) -> Any:
@@ -472,13 +475,20 @@ async def test_a_node_question_answered_under_another_name_is_refused(
 
     run = await Run(session_service, Workflow(name="shop", edges=[(START, ask)])).start()
     first = await run.send(message("a shirt"))
-    wrong = types.FunctionResponse(id="size", name="ask", response={"result": "M"})
+    other = types.FunctionResponse(id="size", name="ask", response={"result": "M"})
+    sent = types.Content(role="user", parts=[types.Part(function_response=other)])
 
-    with pytest.raises(InputValidationError, match="'adk_request_input'"):
-        await run.send(
-            types.Content(role="user", parts=[types.Part(function_response=wrong)]),
-            invocation_id=first[0].invocation_id,
-        )
+    events = await run.send(sent, invocation_id=first[0].invocation_id)
+
+    assert outputs(events)["shop@1/ask@1"] == "M"
+    assert other.name == "ask"  # the caller's message is not changed
+    [stored] = [
+        r
+        for e in (await run.session()).events
+        for r in e.get_function_responses()
+        if r.id == "size"
+    ]
+    assert stored.name == "adk_request_input"
 
 
 async def test_an_agents_credential_request_answered_under_another_name_is_refused(
