@@ -115,8 +115,9 @@ def _public_trees(areas: tuple[str, ...]) -> Iterator[tuple[str, list[ast.stmt]]
         package = path if path in packages else path.rpartition(".")[0]
         body = list(tree.body)
         defined = {s.name for s in body if isinstance(s, _DEFINITIONS)}
+        public = _public_names(source)
         for name, origin in sorted(_private_origins(tree, package).items()):
-            if name in defined or origin not in sources or name.startswith("_"):
+            if name in defined or name not in public or origin not in sources:
                 continue
             origin_tree = ast.parse(sources[origin].read_text(encoding="utf-8"))
             body += [s for s in origin_tree.body if isinstance(s, _DEFINITIONS) and s.name == name]

@@ -243,10 +243,6 @@ ADK_BOOKKEEPING = (
     "tool fills, the synchronous LiteLLM call behind its streaming): adk_runtime keeps the "
     "like inside its loop, stores and adapters, with nothing there for users to read."
 )
-CREDENTIAL_KMS = (
-    "Cloud KMS encryption of the Google credential a tool caches in the session state "
-    "(`kms_key_name`): not implemented; the cached credential here holds no client secret."
-)
 PER_RUN_TELEMETRY = (
     "Per-invocation telemetry switches (`RunConfig.telemetry`, experimental in google-adk): "
     "telemetry here is set up per process, by the OpenTelemetry SDK the application "
@@ -254,7 +250,6 @@ PER_RUN_TELEMETRY = (
 )
 
 MEMBERS_OMITTED: dict[str, str] = {
-    "tools.google_tool:BaseGoogleCredentialsConfig.kms_key_name": CREDENTIAL_KMS,
     # Live API
     "agents.invocation_context:InvocationContext.active_non_blocking_tool_tasks": LIVE,
     "agents.invocation_context:InvocationContext.active_streaming_tools": LIVE,
