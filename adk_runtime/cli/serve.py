@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import ipaddress
 from pathlib import Path
 from typing import Any
 
@@ -22,6 +21,7 @@ from adk_runtime.cli._services import artifact_service_for, memory_service_for
 from adk_runtime.errors import ConfigurationError
 from adk_runtime.sessions import BaseSessionService, session_service_from_url
 from adk_runtime.sessions._cache import DEFAULT_SERVER_CACHE_BYTES
+from adk_runtime.utils._hosts import is_loopback
 
 # adk_runtime.server._gate.DEFAULT_MAX_BODY_BYTES (not imported: the server extra is optional)
 DEFAULT_MAX_BODY_BYTES = 32 * 1024 * 1024
@@ -215,13 +215,9 @@ def _allowed_hosts(host: str, given: tuple[str, ...]) -> tuple[str, ...]:
     """
     if given:
         return given
-    bare = host.strip("[]")
-    try:
-        loopback = host == "localhost" or ipaddress.ip_address(bare).is_loopback
-    except ValueError:
-        loopback = False
-    if not loopback:
+    if not is_loopback(host):
         return ()
+    bare = host.strip("[]")
     names = ["localhost", "127.0.0.1", "[::1]"]
     named = f"[{bare}]" if ":" in bare else bare  # a Host header brackets an IPv6 address
     return (*names, named) if named not in names else tuple(names)

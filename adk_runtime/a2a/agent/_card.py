@@ -5,22 +5,12 @@ Only https, or http on a loopback host, and only on the origin the card came fro
 
 from __future__ import annotations
 
-import ipaddress
 from urllib.parse import urlparse
 
 from adk_runtime.a2a.agent._errors import AgentCardResolutionError
+from adk_runtime.utils._hosts import is_loopback
 
 _DEFAULT_PORTS = {"http": 80, "https": 443}
-
-
-def is_loopback(host: str | None) -> bool:
-    host = (host or "").strip("[]").lower()
-    if host == "localhost" or host.endswith(".localhost"):
-        return True
-    try:
-        return ipaddress.ip_address(host).is_loopback
-    except ValueError:
-        return False
 
 
 def origin(url: str) -> tuple[str, str, int | None]:
