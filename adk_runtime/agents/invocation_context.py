@@ -6,7 +6,7 @@ import asyncio
 from typing import TYPE_CHECKING, Any
 
 from google.genai import types
-from pydantic import BaseModel, ConfigDict, Field, PrivateAttr
+from pydantic import BaseModel, ConfigDict, Field, PrivateAttr, field_validator
 
 from adk_runtime._abort import AbortState
 from adk_runtime.agents._compaction_config import EventsCompactionConfig
@@ -40,7 +40,8 @@ class InvocationContext(BaseModel):
     Attributes:
         invocation_id: ``"e-"`` + uuid4 unless the caller chose one.
         session: The session being run; its ``state`` includes dirty writes and ``temp:`` keys.
-        agent: The agent currently running.
+        agent: The agent currently running. A workflow node given here (google-adk 2 takes
+            one) runs as the agent a Runner makes of a root node (a ``NodeAgent``).
         session_service: Where events are committed.
         artifact_service: Where artifacts are saved, if configured.
         memory_service: Where memories are searched, if configured.
@@ -92,6 +93,15 @@ class InvocationContext(BaseModel):
     # A BaseCredentialService: typed loosely, as the auth extra may not be installed.
     credential_service: Any = None
     credential_by_key: dict[str, Any] = Field(default_factory=dict)
+
+    @field_validator("agent", mode="before")
+    @classmethod
+    def _node_as_agent(cls, value: Any) -> Any:
+        """A workflow node runs as the root agent a Runner makes of it, as in an App."""
+        from adk_runtime.workflow._base_node import BaseNode
+        from adk_runtime.workflow._root import as_agent
+
+        return as_agent(value) if isinstance(value, BaseNode) else value
 
     # Shared by the copies made for sub-agents and branches, so the limit is per invocation.
     _llm_calls: list[int] = PrivateAttr(default_factory=lambda: [0])

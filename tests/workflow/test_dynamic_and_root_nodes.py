@@ -9,6 +9,7 @@ from typing import Any
 
 import pytest
 from google.genai import types
+from pydantic import ValidationError
 
 from adk_runtime.errors import InputValidationError
 from adk_runtime.events import Event, RequestInput
@@ -384,3 +385,41 @@ async def test_a_node_subclass_schemas_apply_to_each_item_and_settings_are_check
     run = await Run(session_service, Workflow(name="bare", edges=[(START, Bare(name="b"))])).start()
     with pytest.raises(NotImplementedError, match="run_node_impl"):
         await run.send(message("go"))
+
+
+async def test_an_invocation_context_built_by_hand_runs_a_workflow_given_as_its_agent(
+    session_service: BaseSessionService,
+) -> None:
+    """google-adk 2's ``InvocationContext(agent=workflow)``: the node runs as the root agent."""
+    from adk_runtime.agents.invocation_context import InvocationContext
+    from adk_runtime.workflow._root import NodeAgent
+
+    def double(node_input: types.Content) -> int:
+        return int(node_input.parts[0].text or "") * 2  # type: ignore[index]
+
+    flow = Workflow(name="by_hand", edges=[("START", double)])
+    session = await session_service.create_session(app_name="by_hand", user_id="u")
+    ctx = InvocationContext(
+        invocation_id="e-by-hand",
+        session=session,
+        agent=flow,
+        session_service=session_service,
+        user_content=message("21"),
+    )
+    assert isinstance(ctx.agent, NodeAgent)
+    assert ctx.agent.node is flow
+    events = []
+    async for event in ctx.agent.run_async(ctx):
+        await session_service.append_event(session, event)
+        events.append(event)
+    assert outputs(events) == {"by_hand@1/double@1": 42}
+    stored = await session_service.get_session(
+        app_name="by_hand", user_id="u", session_id=session.id
+    )
+    assert stored is not None
+    assert outputs(stored.events) == outputs(events)
+
+    with pytest.raises(ValidationError):
+        InvocationContext(
+            invocation_id="e-x", session=session, agent="by_hand", session_service=session_service
+        )
