@@ -36,12 +36,16 @@ class ParallelWorker(BaseNode):
     rerun_on_resume: bool = True
     _node: BaseNode = PrivateAttr()
 
-    def __init__(self, *, node: BaseNode, **fields: Any) -> None:
-        """Wrap ``node``; the worker takes its name.
+    def __init__(self, *, node: Any, **fields: Any) -> None:
+        """Wrap ``node`` (a node, or a function, agent or tool made one); it takes its name.
 
         Raises:
-            WorkflowConfigurationError: ``node`` is START.
+            WorkflowConfigurationError: ``node`` is START, or cannot be a node.
         """
+        if not isinstance(node, BaseNode):
+            from adk_runtime.workflow._node import build_node
+
+            node = build_node(node)
         if node.name == "__START__":
             raise WorkflowConfigurationError("A parallel worker cannot wrap START.")
         fields.setdefault("name", node.name)

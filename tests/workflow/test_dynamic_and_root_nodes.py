@@ -20,6 +20,7 @@ from adk_runtime.workflow import (
     Node,
     NodeContext,
     Workflow,
+    WorkflowConfigurationError,
     WorkflowDataError,
     node,
 )
@@ -322,6 +323,27 @@ async def test_parallel_worker_settings_are_checked_and_an_empty_list_is_an_empt
 
     run = await Run(session_service, Workflow(name="empty", edges=[(START, nothing, echo)])).start()
     assert outputs(await run.send(message("go")))["empty@1/echo@1"] == []
+
+
+async def test_a_parallel_worker_wraps_a_plain_function_as_google_adks_does(
+    session_service: BaseSessionService,
+) -> None:
+    from adk_runtime.workflow._parallel_worker import ParallelWorker
+
+    def square(node_input: int) -> int:
+        return node_input * node_input
+
+    def items(node_input: Any) -> list[int]:
+        return [1, 2, 3]
+
+    worker = ParallelWorker(node=square, max_parallel_workers=2)
+    assert (worker.name, type(worker.node).__name__) == ("square", "FunctionNode")
+    run = await Run(session_service, Workflow(name="sq", edges=[(START, items, worker)])).start()
+    assert outputs(await run.send(message("go")))["sq@1/square@1"] == [1, 4, 9]
+    with pytest.raises(WorkflowConfigurationError, match="cannot wrap START"):
+        ParallelWorker(node="START")
+    with pytest.raises(WorkflowConfigurationError, match="cannot be a workflow node"):
+        ParallelWorker(node=42)
 
 
 class _Tagger(Node):
