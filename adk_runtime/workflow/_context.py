@@ -81,6 +81,7 @@ class NodeContext(ToolContext):
         use_sub_branch: bool = False,
         override_branch: str | None = None,
         override_isolation_scope: str | None = None,
+        raise_on_wait: bool = False,
     ) -> Any:
         """Run ``node`` (a node, function, agent or tool) as a child of this run; its output.
 
@@ -102,6 +103,11 @@ class NodeContext(ToolContext):
                 of its path's (with ``use_sub_branch``: on a sub-branch of it).
             override_isolation_scope: An agent child's events are in this isolation scope
                 (a task agent's default: its path).
+            raise_on_wait: A child that can wait for its output (a workflow, or a node
+                with ``wait_for_output``) and ended without one stops this run there, as a
+                child that asks the user something always does, instead of returning None:
+                this run ends with no output (a successor gets None; a ``wait_for_output``
+                run keeps waiting), and runs again when the invocation does.
 
         Raises:
             WorkflowDataError: ``use_as_output`` a second time in one run, or a ``run_id`` of
@@ -144,6 +150,8 @@ class NodeContext(ToolContext):
             ) from error
         if result.interrupts:
             raise NodeInterrupted(result.interrupts)
+        if raise_on_wait and not result.has_output and _may_wait(child):
+            raise NodeInterrupted([])  # ends this run where it is, with nothing to answer
         if use_as_output:
             self._output_delegated, self._delegated_output = True, result.output
         return result.output
@@ -173,6 +181,13 @@ class NodeContext(ToolContext):
     def workflow_run(self) -> WorkflowRun:
         """The invocation's workflow run (how events reach the Runner)."""
         return self._run
+
+
+def _may_wait(child: BaseNode) -> bool:
+    """Whether ``child`` can end a run waiting for its output (google-adk's test)."""
+    from adk_runtime.workflow._workflow import Workflow
+
+    return isinstance(child, Workflow) or child.wait_for_output
 
 
 def _on_branch(

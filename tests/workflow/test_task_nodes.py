@@ -4,6 +4,7 @@ backend."""
 from __future__ import annotations
 
 import asyncio
+from collections.abc import AsyncGenerator
 from typing import Any
 
 import pytest
@@ -16,7 +17,7 @@ from adk_runtime.models.llm_request import LlmRequest
 from adk_runtime.models.llm_response import LlmResponse
 from adk_runtime.sessions import BaseSessionService
 from adk_runtime.testing.scripted_model import ScriptedModel, function_call
-from adk_runtime.workflow import START, JoinNode, NodeContext, Workflow, node
+from adk_runtime.workflow import START, BaseNode, JoinNode, NodeContext, Workflow, node
 from tests.llm.helpers import sent
 from tests.workflow.helpers import Run, answer, message, outputs
 
@@ -386,3 +387,82 @@ async def test_a_reply_stored_just_before_the_process_dies_is_resumed(
 
     assert outputs(events)["booking@1/booker@1"] == {"result": "Sunday"}
     assert confirmed == ["Sunday"]
+
+
+class _Waits(BaseNode):
+    """Yields nothing: with ``wait_for_output`` its run ends waiting for an output."""
+
+    wait_for_output: bool = True
+
+    async def _run_impl(self, *, ctx: NodeContext, node_input: Any) -> AsyncGenerator[Any, None]:
+        return
+        yield
+
+
+@pytest.mark.parametrize("child_kind", ["workflow", "wait_for_output"])
+async def test_raise_on_wait_stops_the_parent_at_a_child_that_ended_without_output(
+    session_service: BaseSessionService, child_kind: str
+) -> None:
+    def nothing(node_input: Any) -> None:
+        return None
+
+    child: BaseNode = (
+        Workflow(name="inner", edges=[(START, nothing)])
+        if child_kind == "workflow"
+        else _Waits(name="inner")
+    )
+    reached: list[Any] = []
+    received: list[Any] = []
+
+    @node(rerun_on_resume=True)
+    async def parent(ctx: NodeContext, node_input: Any) -> AsyncGenerator[Any, None]:
+        plain = await ctx.run_node(child, "x")  # returns None, the parent goes on
+        reached.append(("plain", plain))
+        value = await ctx.run_node(child, "x", raise_on_wait=True)
+        reached.append(("raised", value))  # never: the run ends at the call above
+        yield "parent output"
+
+    def after(node_input: Any) -> str:
+        received.append(node_input)
+        return "after ran"
+
+    run = await Run(session_service, Workflow(name="outer", edges=[(START, parent, after)])).start()
+    events = await run.send(message("go"))
+
+    assert reached == [("plain", None)]
+    done = outputs(events)
+    assert "outer@1/parent@1" not in done  # no output: the parent stopped at the child
+    assert done["outer@1/after@1"] == "after ran"
+    assert received == [None]  # as google-adk: the stopped parent completes with none
+    stored = outputs((await run.session()).events)
+    assert "outer@1/parent@1" not in stored
+
+
+async def test_raise_on_wait_returns_an_output_and_waits_with_a_task_agent_that_asks(
+    session_service: BaseSessionService,
+) -> None:
+    """google-adk's pattern: a task agent in a nested workflow, driven with raise_on_wait."""
+    replies = ["Please provide the secret code:", function_call("finish_task", {"result": "ok"})]
+    model = ScriptedModel(replies=list(replies))
+    inner = Workflow(
+        name="inner",
+        edges=[(START, LlmAgent(name="asker", model=model, mode="task"))],
+    )
+    runs: list[str] = []
+
+    @node(rerun_on_resume=True)
+    async def driver(ctx: NodeContext, node_input: Any) -> AsyncGenerator[Any, None]:
+        runs.append("driver")
+        result = await ctx.run_node(inner, "start", raise_on_wait=True)
+        yield f"outer: {result['result']}"
+
+    run = await Run(session_service, Workflow(name="outer", edges=[(START, driver)])).start()
+    first = await run.send(message("hello"))
+    (question,) = _questions(first)
+    assert question.args["message"] == "Please provide the secret code:"
+    assert "outer@1/driver@1" not in outputs(first)
+
+    second = await run.send(message("secret_code_123"))
+    assert outputs(second)["outer@1/driver@1"] == "outer: ok"
+    assert runs == ["driver", "driver"]
+    assert _sent(model.requests[1])[-1] == "user: secret_code_123"
