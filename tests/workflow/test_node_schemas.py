@@ -19,6 +19,7 @@ from adk_runtime.sessions import BaseSessionService
 from adk_runtime.workflow import (
     START,
     BaseNode,
+    JoinNode,
     NodeContext,
     Workflow,
     WorkflowConfigurationError,
@@ -198,3 +199,36 @@ async def test_a_workflow_takes_a_graph_as_google_adk_does(
         Workflow(name="both", graph=graph, edges=[graph.edges[0]])
     with pytest.raises(WorkflowConfigurationError, match="must be a Graph"):
         Workflow(name="wrong", graph=[(START, first)])
+
+
+async def test_a_join_nodes_input_schema_checks_each_predecessors_output(
+    session_service: BaseSessionService,
+) -> None:
+    """google-adk checks each arrival, not the joined dict; None (no output) passes."""
+
+    def ada() -> dict[str, Any]:
+        return {"name": "Ada", "age": "36"}
+
+    def nobody() -> None:
+        return None
+
+    def broken() -> dict[str, Any]:
+        return {"name": "Bob"}
+
+    def joined(node_input: dict[str, Any]) -> dict[str, Any]:
+        return node_input
+
+    def flow(name: str, second: Any) -> Workflow:
+        both = JoinNode(name="both", input_schema=Person)
+        return Workflow(name=name, edges=[(START, (ada, second), both, joined)])
+
+    run = await Run(session_service, flow("people", nobody)).start()
+    done = outputs(await run.send(message("go")))
+    # each arrival was made a Person (the age a number), the missing one left None
+    assert done["people@1/joined@1"] == {"ada": {"name": "Ada", "age": 36}, "nobody": None}
+
+    run = await Run(session_service, flow("bad", broken)).start()
+    with pytest.raises(WorkflowDataError, match="The input of node 'both' does not fit"):
+        await run.send(message("go"))
+    stored = outputs((await run.session()).events)
+    assert not any(path.startswith(("bad@1/both", "bad@1/joined")) for path in stored)
