@@ -136,11 +136,13 @@ def resolve_app(
             "One of app, agent, or node must be provided (app_name is required when agent is "
             "provided): give the Runner an app, an agent and an app_name, or a node."
         )
-    if node is not None:
-        from adk_runtime.workflow._root import as_agent
+    from adk_runtime.workflow._root import as_agent
 
+    if node is not None:
         agent = as_agent(node)
         app_name = app_name or getattr(node, "name", None)
+    else:  # a workflow node given as the agent (google-adk 2 takes one) runs as a root node
+        agent = as_agent(agent)
     if plugins is not None:
         if app is not None:
             raise ValueError("With app, give the plugins in App(plugins=...), not to the Runner.")

@@ -110,7 +110,8 @@ class Runner:
                 ``plugins``.
             app_name: The application's name; it keys every session. Required with
                 ``agent``; with ``app`` it replaces ``app.name``.
-            agent: The root agent (instead of ``app``).
+            agent: The root agent (instead of ``app``); a workflow node given here runs as
+                with ``node``.
             node: A workflow node to run as the root (instead of ``app`` or ``agent``; see
                 ``adk_runtime.workflow``); ``app_name`` defaults to its name.
             plugins: Plugins for every invocation (deprecated in google-adk in favour of

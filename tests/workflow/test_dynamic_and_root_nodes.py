@@ -445,3 +445,29 @@ async def test_an_invocation_context_built_by_hand_runs_a_workflow_given_as_its_
         InvocationContext(
             invocation_id="e-x", session=session, agent="by_hand", session_service=session_service
         )
+
+
+async def test_a_runner_given_a_workflow_as_its_agent_runs_it_as_a_root_node(
+    session_service: BaseSessionService,
+) -> None:
+    """google-adk 2's ``Runner(app_name=..., agent=workflow)``, as ``Runner(node=...)``."""
+    from adk_runtime.runners import Runner
+
+    def shout(node_input: types.Content) -> str:
+        return (node_input.parts[0].text or "").upper()  # type: ignore[index]
+
+    flow = Workflow(name="loud", edges=[(START, shout)])
+    runner = Runner(app_name="loud_app", agent=flow, session_service=session_service)
+    session = await session_service.create_session(app_name="loud_app", user_id="u")
+    events = [
+        event
+        async for event in runner.run_async(
+            user_id="u", session_id=session.id, new_message=message("hey")
+        )
+    ]
+    assert outputs(events) == {"loud@1/shout@1": "HEY"}
+    stored = await session_service.get_session(
+        app_name="loud_app", user_id="u", session_id=session.id
+    )
+    assert stored is not None
+    assert outputs(stored.events) == {"loud@1/shout@1": "HEY"}
