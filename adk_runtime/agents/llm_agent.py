@@ -102,8 +102,9 @@ class LlmAgent(BaseAgent):
             them) sent verbatim as the system instruction, never templated: the part of the
             prompt that stays the same from step to step (parts other than text go as
             content before the latest user turn).
-        tools: Tools, plain functions (wrapped as ``FunctionTool``) and toolsets (resolved
-            for each invocation, e.g. ``McpToolset``).
+        tools: Tools, plain functions (wrapped as ``FunctionTool``), workflow nodes (a
+            ``Workflow``, a function node...: wrapped as a ``NodeTool``) and toolsets
+            (resolved for each invocation, e.g. ``McpToolset``).
         generate_content_config: Generation settings (the instruction and tool declarations
             are added to a copy). Tools, a system instruction or a response schema set there
             are rejected: they have their own fields.
@@ -192,6 +193,20 @@ class LlmAgent(BaseAgent):
     def _no_config_fields(cls, data: Any) -> Any:
         misplaced_config_fields(data, set(cls.model_fields))
         return data
+
+    @field_validator("tools", mode="before")
+    @classmethod
+    def _nodes_as_tools(cls, value: Any) -> Any:
+        """A workflow node among the tools is offered as a ``NodeTool`` (google-adk 2)."""
+        if not isinstance(value, list | tuple):
+            return value
+        from adk_runtime.workflow._base_node import BaseNode
+
+        if not any(isinstance(tool, BaseNode) for tool in value):
+            return value
+        from adk_runtime.tools._node_tool import NodeTool
+
+        return [NodeTool(tool) if isinstance(tool, BaseNode) else tool for tool in value]
 
     @field_validator("static_instruction")
     @classmethod

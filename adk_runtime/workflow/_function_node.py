@@ -42,7 +42,8 @@ class FunctionNode(BaseNode):
     Its parameters are filled by name: ``ctx`` (or any parameter annotated with a context
     type) gets the node's context, ``node_input`` the node's input, and every other one the
     session state's value under its name (``parameter_binding="state"``, the default) or the
-    input dict's (``"node_input"``), or its default. Values are coerced to the annotations
+    input dict's (``"node_input"``; or the fields of the model its ``input_schema`` made of
+    the input), or its default. Values are coerced to the annotations
     (a dict to a pydantic model, a message to ``str``...).
 
     A plain function's return value is the node's output (None: no output); a generator's
@@ -219,7 +220,8 @@ class FunctionNode(BaseNode):
 
     def _arguments(self, ctx: NodeContext, node_input: Any) -> dict[str, Any]:
         arguments: dict[str, Any] = {}
-        source = node_input if isinstance(node_input, dict) else {}
+        # a dict's keys, or a model's fields (an input its input_schema made a model)
+        source = dict(node_input) if isinstance(node_input, dict | BaseModel) else {}
         for parameter in self._signature.parameters.values():
             name = parameter.name
             if parameter.kind in (parameter.VAR_POSITIONAL, parameter.VAR_KEYWORD):
