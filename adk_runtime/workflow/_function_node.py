@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import functools
 import inspect
 import typing
 from collections import abc
@@ -15,6 +16,7 @@ from adk_runtime.agents.readonly_context import ReadonlyContext
 from adk_runtime.events.event import Event
 from adk_runtime.events.request_input import RequestInput
 from adk_runtime.events.tool_confirmation import ToolConfirmation
+from adk_runtime.tools._declaration import callable_doc, resolved_hints
 from adk_runtime.utils._problems import problems
 from adk_runtime.workflow._base_node import BaseNode, message_value, to_json_value
 from adk_runtime.workflow._errors import (
@@ -117,13 +119,12 @@ class FunctionNode(BaseNode):
         fields["auth_config"] = as_auth_config(auth_config)
         if not callable(func):
             raise WorkflowConfigurationError("A FunctionNode wraps a callable.")
-        inferred = name or getattr(func, "__name__", None)
+        inferred = name or getattr(_unwrapped(func), "__name__", None)
         if not inferred or inferred == "<lambda>":
             raise WorkflowConfigurationError(
                 "This callable has no usable name: give the FunctionNode one (name=...)."
             )
-        doc = inspect.getdoc(func) or ""
-        fields.setdefault("description", doc)
+        fields.setdefault("description", callable_doc(func))
         fields["parameter_binding"] = parameter_binding
         super().__init__(
             name=inferred,
@@ -138,12 +139,11 @@ class FunctionNode(BaseNode):
     def _read_signature(self, func: Callable[..., Any]) -> None:
         """Note the context parameters, the others' types, and the output model."""
         self._signature = inspect.signature(func)
-        try:
-            hints = typing.get_type_hints(func)
-        except (NameError, TypeError):
-            hints = {}
+        hints = resolved_hints(func)  # also a partial's, a callable object's
         if self.output_schema is None:
             self.output_schema = _output_model(hints.get("return"))
+        if self.input_schema is None and "node_input" in self._signature.parameters:
+            self.input_schema = _input_model(hints.get("node_input"))
         for parameter in self._signature.parameters.values():
             hint = hints.get(parameter.name, _MISSING)
             if parameter.name in _CONTEXT_NAMES or _is_context_type(hint):
@@ -306,6 +306,22 @@ def as_auth_config(value: Any) -> Any:
         raise WorkflowConfigurationError(
             f"auth_config is not an AuthConfig: {problems(error)}."
         ) from None
+
+
+def _unwrapped(func: Callable[..., Any]) -> Any:
+    """The function a ``functools.partial`` wraps (it has no name of its own)."""
+    while isinstance(func, functools.partial):
+        func = func.func
+    return func
+
+
+def _input_model(hint: Any) -> type[BaseModel] | None:
+    """The pydantic model a ``node_input`` annotation names, as google-adk infers it."""
+    if not isinstance(hint, type) or not issubclass(hint, BaseModel):
+        return None
+    if issubclass(hint, types.Content | Event | RequestInput):
+        return None
+    return hint
 
 
 def _output_model(hint: Any) -> type[BaseModel] | None:

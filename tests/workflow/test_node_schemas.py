@@ -7,6 +7,7 @@ names a pydantic model checks its outputs. On every backend.
 
 from __future__ import annotations
 
+import functools
 from collections.abc import AsyncGenerator
 from typing import Any
 
@@ -19,6 +20,7 @@ from adk_runtime.sessions import BaseSessionService
 from adk_runtime.workflow import (
     START,
     BaseNode,
+    FunctionNode,
     JoinNode,
     NodeContext,
     Workflow,
@@ -232,3 +234,33 @@ async def test_a_join_nodes_input_schema_checks_each_predecessors_output(
         await run.send(message("go"))
     stored = outputs((await run.session()).events)
     assert not any(path.startswith(("bad@1/both", "bad@1/joined")) for path in stored)
+
+
+async def test_a_partial_is_a_node_named_and_described_by_its_function(
+    session_service: BaseSessionService,
+) -> None:
+    def scale(node_input: int, factor: int) -> int:
+        """Multiplies the input."""
+        return node_input * factor
+
+    triple = FunctionNode(functools.partial(scale, factor=3))
+    assert (triple.name, triple.description) == ("scale", "Multiplies the input.")
+    run = await Run(session_service, Workflow(name="calc", edges=[(START, triple)])).start()
+    assert outputs(await run.send(message("14")))["calc@1/scale@1"] == 42
+
+
+async def test_a_model_annotated_node_input_is_the_nodes_input_schema(
+    session_service: BaseSessionService,
+) -> None:
+    def greet(node_input: Person) -> str:
+        return f"{node_input.name} is {node_input.age}"
+
+    greeter = FunctionNode(greet)
+    assert greeter.input_schema is Person  # as google-adk infers it
+    run = await Run(session_service, Workflow(name="hi", edges=[(START, greeter)])).start()
+    assert outputs(await run.send(message('{"name": "Ada", "age": "36"}')))["hi@1/greet@1"] == (
+        "Ada is 36"
+    )
+    run = await Run(session_service, Workflow(name="hi2", edges=[(START, greeter)])).start()
+    with pytest.raises(WorkflowDataError, match="The input of node 'greet' does not fit"):
+        await run.send(message('{"name": "Ada"}'))
