@@ -30,6 +30,7 @@ if TYPE_CHECKING:
 __all__ = ["NodeTool"]
 
 _REQUEST = "request"
+_CALL = "node_tool_call"  # the root node of a call's own run
 
 
 class NodeTool(BaseTool):
@@ -111,7 +112,7 @@ class NodeTool(BaseTool):
 
         ctx = tool_context.invocation_context
         service = InMemorySessionService()
-        call = _Call(name=self.name, node=self.node, value=node_input)
+        call = _Call(name=_CALL, node=self.node, value=node_input)  # any tool name will do
         runner = Runner(
             app_name=ctx.app_name,
             node=call,
@@ -132,7 +133,7 @@ class NodeTool(BaseTool):
         message = types.Content(role="user", parts=[types.Part(text=f"Call {self.name}")])
         output: Any = None
         pending: set[str] = set()
-        path = f"{self.name}@1"
+        path = f"{_CALL}@1"
         async for event in runner.run_async(
             user_id=ctx.user_id, session_id=session.id, new_message=message
         ):

@@ -107,20 +107,22 @@ async def test_function_nodes_take_their_parameters_and_a_plain_input_is_a_reque
     greeter.input_schema = Order  # its parameters are read from the model's fields
     model = ScriptedModel(
         replies=[
-            function_call("add", {"a": 2}, id="a1"),
+            function_call("add-numbers", {"a": 2}, id="a1"),
             function_call("doubler", {"request": 21}, id="d1"),
-            function_call("add", {"b": 2}, id="a2"),
+            function_call("add-numbers", {"b": 2}, id="a2"),
             function_call("greet", {"item": "tea", "qty": "2"}, id="g1"),
             "done",
         ]
     )
-    agent = LlmAgent(name="calc", model=model, tools=[node(add), doubler, greeter])
+    agent = LlmAgent(
+        name="calc", model=model, tools=[NodeTool(node(add), name="add-numbers"), doubler, greeter]
+    )
     runner = await start(agent, session_service)
     events = await send(runner, "go")
 
     declarations = {d.name: d for d in model.requests[0].config.tools[0].function_declarations}  # type: ignore[index,union-attr]
-    assert declarations["add"].description == "Adds two numbers."
-    assert declarations["add"].parameters_json_schema["required"] == ["a"]
+    assert declarations["add-numbers"].description == "Adds two numbers."
+    assert declarations["add-numbers"].parameters_json_schema["required"] == ["a"]
     assert declarations["doubler"].parameters_json_schema["properties"] == {
         "request": {"type": "integer"}
     }
