@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import functools
 import json
+import logging
 from collections.abc import AsyncGenerator
 from contextlib import aclosing
 from typing import TYPE_CHECKING, Any
@@ -21,6 +22,8 @@ from adk_runtime.workflow._errors import (
     WorkflowDataError,
 )
 from adk_runtime.workflow._retry_config import RetryConfig
+
+logger = logging.getLogger(__name__)
 
 if TYPE_CHECKING:
     from adk_runtime.workflow._context import NodeContext
@@ -172,7 +175,7 @@ def _checked(schema: Any, data: Any, what: str) -> Any:
     if adapter is None:
         return data
     if isinstance(data, types.Content):
-        data = message_value(data, adapter)
+        data = message_value(data, adapter, what)
     try:
         return adapter.validate_python(data)
     except ValidationError as error:
@@ -180,15 +183,26 @@ def _checked(schema: Any, data: Any, what: str) -> Any:
         raise SchemaMismatchError.of(message, error) from None
 
 
-def message_value(content: types.Content, adapter: TypeAdapter[Any]) -> Any:
+def message_value(
+    content: types.Content, adapter: TypeAdapter[Any], what: str = "A typed input"
+) -> Any:
     """The value a message stands for to the type of ``adapter``, as google-adk reads it.
 
     A type that takes a message (``Any``, ``types.Content``) gets the message; one that takes
     text (``str``) its text; any other the JSON value of its text (``42``, a list, an object
     for a pydantic model), or the text itself when it is not JSON, for the type to check.
+    Parts that are not text (an image, a file) are left out then: a warning says how many,
+    for ``what`` (never their data).
     """
     if _fits(adapter, content):
         return content
+    dropped = [part for part in content.parts or [] if part.text is None]
+    if dropped:
+        logger.warning(
+            "%s reads a message as its text: %d part(s) that are not text were left out.",
+            what,
+            len(dropped),
+        )
     text = extract_text_from_content(content)
     if _fits(adapter, ""):
         return text

@@ -251,7 +251,7 @@ class FunctionNode(BaseNode):
         if adapter is None:
             return value
         if isinstance(value, types.Content):
-            value = message_value(value, adapter)
+            value = message_value(value, adapter, f"Node {self.name!r}, parameter {name!r},")
         try:
             return adapter.validate_python(value)
         except ValidationError as error:

@@ -8,6 +8,7 @@ names a pydantic model checks its outputs. On every backend.
 from __future__ import annotations
 
 import functools
+import logging
 from collections.abc import AsyncGenerator
 from typing import Any
 
@@ -264,3 +265,20 @@ async def test_a_model_annotated_node_input_is_the_nodes_input_schema(
     run = await Run(session_service, Workflow(name="hi2", edges=[(START, greeter)])).start()
     with pytest.raises(WorkflowDataError, match="The input of node 'greet' does not fit"):
         await run.send(message('{"name": "Ada"}'))
+
+
+async def test_parts_that_are_not_text_left_out_of_a_text_input_are_logged(
+    session_service: BaseSessionService, caplog: pytest.LogCaptureFixture
+) -> None:
+    def record(node_input: str) -> str:
+        return node_input
+
+    image = types.Part(inline_data=types.Blob(data=b"secret-pixels", mime_type="image/png"))
+    run = await Run(session_service, Workflow(name="rec", edges=[(START, record)])).start()
+    with caplog.at_level(logging.WARNING, logger="adk_runtime.workflow"):
+        events = await run.send(types.Content(role="user", parts=[types.Part(text="Hi"), image]))
+    assert outputs(events)["rec@1/record@1"] == "Hi"
+    (warning,) = [r.getMessage() for r in caplog.records if "not text" in r.getMessage()]
+    assert "'record'" in warning
+    assert "1 part(s)" in warning
+    assert "secret-pixels" not in caplog.text
