@@ -98,10 +98,9 @@ class InvocationContext(BaseModel):
     @classmethod
     def _node_as_agent(cls, value: Any) -> Any:
         """A workflow node runs as the root agent a Runner makes of it, as in an App."""
-        from adk_runtime.workflow._base_node import BaseNode
         from adk_runtime.workflow._root import as_agent
 
-        return as_agent(value) if isinstance(value, BaseNode) else value
+        return as_agent(value)  # an agent (or anything else) is passed on as it is
 
     # Shared by the copies made for sub-agents and branches, so the limit is per invocation.
     _llm_calls: list[int] = PrivateAttr(default_factory=lambda: [0])

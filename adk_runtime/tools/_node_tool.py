@@ -3,16 +3,16 @@
 from __future__ import annotations
 
 import contextlib
+import functools
 import inspect
-import typing
-from collections.abc import AsyncGenerator
+from collections.abc import AsyncGenerator, Callable
 from typing import TYPE_CHECKING, Any
 
 import pydantic
 from google.genai import types
 
 from adk_runtime.platform import uuid as platform_uuid
-from adk_runtime.tools._declaration import Signature, function_declaration
+from adk_runtime.tools._declaration import Signature, function_declaration, resolved_hints
 from adk_runtime.tools._forwarding_artifact_service import ForwardingArtifactService
 from adk_runtime.tools.base_tool import BaseTool
 from adk_runtime.utils._problems import problems
@@ -180,12 +180,9 @@ def _input_type(node: BaseNode) -> tuple[bool, Any]:
 
 def _function_input(node: FunctionNode) -> tuple[bool, Any]:
     """A function node takes its ``node_input`` parameter's type, or its other parameters."""
-    if "node_input" not in inspect.signature(node._func).parameters:
+    if "node_input" not in node._signature.parameters:
         return True, None
-    try:
-        hint = typing.get_type_hints(node._func).get("node_input")
-    except (NameError, TypeError):
-        hint = None
+    hint = resolved_hints(node._func).get("node_input")  # as the node reads it
     if hint in (None, Any, object):
         return False, None
     return True, hint
@@ -226,9 +223,18 @@ def _parameters(node: BaseNode, schema: Any) -> tuple[dict[str, Any] | None, boo
 
 def _signature(node: FunctionNode) -> Signature:
     """The function's parameters as a tool's (its context parameters left out)."""
-    names = inspect.signature(node._func).parameters
-    ignore = [name for name in names if name in _CONTEXT_NAMES]
-    return Signature(node._func, node.name, node.description, ignore)
+    try:
+        hash(node._func)
+    except TypeError:  # a callable object that cannot be a cache key: read it each time
+        return _signature_of.__wrapped__(node._func, node.name, node.description)
+    return _signature_of(node._func, node.name, node.description)
+
+
+@functools.lru_cache(maxsize=256)
+def _signature_of(func: Callable[..., Any], name: str, description: str) -> Signature:
+    """Read once per function, not at every call (it builds a pydantic model)."""
+    ignore = [param for param in inspect.signature(func).parameters if param in _CONTEXT_NAMES]
+    return Signature(func, name, description, ignore)
 
 
 def _json_schema(schema: Any) -> dict[str, Any]:
@@ -249,9 +255,10 @@ def _checked(node: BaseNode, value: Any) -> Any:
     if node.input_schema is not None and not isinstance(node.input_schema, dict | types.Schema):
         return node._validate_input(value)
     if isinstance(node, FunctionNode):
-        resolved, hint = _input_type(node)
-        if resolved and hint is not None:
-            pydantic.TypeAdapter(hint).validate_python(value)
+        if "node_input" in node._signature.parameters:
+            adapter = node._adapters.get("node_input")  # the node's own, from its annotation
+            if adapter is not None:
+                adapter.validate_python(value)
         elif isinstance(value, dict):
             signature = _signature(node)
             missing = signature.missing(value)

@@ -316,7 +316,10 @@ def _unwrapped(func: Callable[..., Any]) -> Any:
 
 
 def _input_model(hint: Any) -> type[BaseModel] | None:
-    """The pydantic model a ``node_input`` annotation names, as google-adk infers it."""
+    """The pydantic model ``hint`` names, if any (a message, event or request type: none).
+
+    A ``node_input`` annotation's is the node's ``input_schema``, as google-adk infers it.
+    """
     if not isinstance(hint, type) or not issubclass(hint, BaseModel):
         return None
     if issubclass(hint, types.Content | Event | RequestInput):
@@ -337,11 +340,7 @@ def _output_model(hint: Any) -> type[BaseModel] | None:
         abc.AsyncIterator,
     ):
         hint = (typing.get_args(hint) or (None,))[0]
-    if not isinstance(hint, type) or not issubclass(hint, BaseModel):
-        return None
-    if issubclass(hint, types.Content | Event | RequestInput):
-        return None
-    return hint
+    return _input_model(hint)
 
 
 def _is_context_type(hint: Any) -> bool:
