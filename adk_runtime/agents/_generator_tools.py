@@ -17,6 +17,10 @@ What it yields is taken in order:
   value as ``{"result": ...}``); one output only, a second fails the call. The generator runs to
   its end; one that yields no output answers ``{"result": None}``.
 
+A tool that makes a run of its own (a node tool's workflow) yields that run's events as
+:class:`RunEvent` items, committed as they come under the call's path and in its scope, and,
+when the run waits for the user's answer to a question it committed, :data:`PAUSED`.
+
 An exception in the generator fails the call as a tool that raises does (``{"error": ...}``),
 and what the call wrote since its last progress event is discarded; progress already committed
 stays. A sync generator steps in a worker thread, never on the event loop.
@@ -30,6 +34,7 @@ from __future__ import annotations
 import asyncio
 import inspect
 from collections.abc import AsyncGenerator, AsyncIterator, Awaitable, Callable, Generator
+from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any, TypeAlias
 
 from google.genai import types
@@ -50,6 +55,8 @@ __all__ = [
     "PAUSED",
     "CallStream",
     "Emit",
+    "RunEvent",
+    "call_path",
     "caller_of",
     "closing_items",
     "drive",
@@ -61,6 +68,9 @@ Emit: TypeAlias = Callable[[Event], Awaitable[None]]
 """Hand a progress event to the flow; returns once it is committed."""
 
 _NO_OUTPUT = object()
+_NO_ONE_ANSWERS = (
+    "Tool {!r} asked for input (RequestInput), which needs the LLM flow: run it through an agent."
+)
 
 
 class _Paused:
@@ -71,7 +81,30 @@ class _Paused:
 
 
 PAUSED: Any = _Paused()
-"""The result of a call paused on a :class:`RequestInput` (it has no function response)."""
+"""The result of a call paused on a :class:`RequestInput` (it has no function response).
+
+A tool that asks through a run of its own (a node tool's workflow) yields it once the run's
+question is committed (as a :class:`RunEvent`): its call then pauses the same way.
+"""
+
+
+@dataclass(frozen=True)
+class RunEvent:
+    """An event of a run the tool made (a node tool's workflow), to commit as it is.
+
+    The tool has made it the call's: the caller's invocation and branch, the call's scope
+    (``isolation_scope`` = the call's id, so the calling agent never sees it) and a path under
+    the call's (:func:`call_path`), where the call's next run reads it back. It carries no
+    state: what the run writes goes through the tool context, committed with the event (or
+    with the response when nothing commits progress, and then the event is dropped).
+    """
+
+    event: Event
+
+
+def call_path(agent_name: str, tool_name: str, call_id: str) -> str:
+    """The path of a call's progress events (and the root of its run's events)."""
+    return f"{agent_name}/{tool_name}@{call_id}"
 
 
 def is_generator(value: Any) -> bool:
@@ -90,7 +123,8 @@ async def drive(
     """Run a generator tool to its end: emit its progress events, return its output.
 
     ``emit`` None (google-adk's ``handle_function_calls_async``, which returns one event)
-    drops the progress events; the state written before them still rides on the response.
+    drops the progress events (and a run's events); the state written before them still
+    rides on the response.
 
     Returns :data:`PAUSED` when the tool asked for input (the request is emitted, the
     generator closed).
@@ -103,14 +137,10 @@ async def drive(
     output: Any = _NO_OUTPUT
     async with closing_items(produced) as items:
         async for item in items:
-            if isinstance(item, RequestInput):
-                if emit is None:
-                    raise ValueError(
-                        f"Tool {tool.name!r} asked for input (RequestInput), which needs the "
-                        "LLM flow: run it through an agent."
-                    )
-                await emit(_progress_event(request_event(item), agent_name, tool, tool_context))
-                return PAUSED
+            if isinstance(item, RunEvent | RequestInput) or item is PAUSED:
+                if await _hand_on(item, agent_name, tool, tool_context, emit):
+                    return PAUSED
+                continue
             if not isinstance(item, Event):
                 if output is not _NO_OUTPUT:
                     raise ValueError(
@@ -123,6 +153,21 @@ async def drive(
             if emit is not None:
                 await emit(_progress_event(item, agent_name, tool, tool_context))
     return None if output is _NO_OUTPUT else output
+
+
+async def _hand_on(
+    item: Any, agent_name: str, tool: BaseTool, tool_context: ToolContext, emit: Emit | None
+) -> bool:
+    """Emit a run's event, or ask the user; True when the call pauses there (it asked)."""
+    if isinstance(item, RunEvent):
+        if emit is not None:
+            await emit(_run_event(item.event, tool, tool_context))
+        return False
+    if emit is None:
+        raise ValueError(_NO_ONE_ANSWERS.format(tool.name))
+    if isinstance(item, RequestInput):
+        await emit(_progress_event(request_event(item), agent_name, tool, tool_context))
+    return True
 
 
 def is_progress_event(event: Event) -> bool:
@@ -156,10 +201,27 @@ def is_task_question(call: types.FunctionCall) -> bool:
 
 
 def caller_of(event: Event) -> tuple[str, str] | None:
-    """The agent whose call a generator tool's event belongs to, and that call's id."""
-    if not is_progress_event(event):
+    """The agent whose call a tool's event belongs to, and that call's id.
+
+    A generator tool's progress event or input request, or an event of a run the call made
+    (:class:`RunEvent`: its scope is the call's id, its path under the call's).
+    """
+    if is_progress_event(event):
+        return event.node_info.path.partition("/")[0], event.node_info.run_id
+    return run_caller(event)
+
+
+def run_caller(event: Event) -> tuple[str, str] | None:
+    """The agent and call id of an event of a run a call made (:class:`RunEvent`), if it is."""
+    scope = event.isolation_scope
+    if scope is None:
         return None
-    return event.node_info.path.partition("/")[0], event.node_info.run_id
+    agent, _, rest = event.node_info.path.partition("/")
+    step, below, _ = rest.partition("/")
+    call_id = scope.partition("/")[0]  # the run's own scope, if any, follows the call's id
+    if not (agent and below and call_id) or "@" in agent or not step.endswith("@" + call_id):
+        return None
+    return agent, call_id
 
 
 def request_event(request: RequestInput) -> Event:
@@ -227,7 +289,7 @@ def _progress_event(event: Event, agent_name: str, tool: BaseTool, context: Tool
             "actions": actions,
             "partial": None,
             "node_info": event.node_info.model_copy(
-                update={"path": f"{agent_name}/{tool.name}@{context.function_call_id or ''}"}
+                update={"path": call_path(agent_name, tool.name, context.function_call_id or "")}
             ),
         }
     )
@@ -238,6 +300,16 @@ def _progress_event(event: Event, agent_name: str, tool: BaseTool, context: Tool
             f"Tool {tool.name!r} yielded an event that cannot be stored ({exc.path}: {exc.reason})."
         ) from None
     return progress
+
+
+def _run_event(event: Event, tool: BaseTool, context: ToolContext) -> Event:
+    """A run's event as the flow commits it: with the state the call wrote so far."""
+    actions = event.actions.model_copy(deep=True)
+    actions.merge(context.take_changes())
+    problem = unstorable(None, actions.state_delta)
+    if problem is not None:
+        raise ValueError(f"Tool {tool.name!r}: an event of its run: {problem}")
+    return event.model_copy(update={"actions": actions})
 
 
 class closing_items:

@@ -14,6 +14,11 @@ as its value, as google-adk's web UI sends text), and goes on. Everything needed
 committed events, so this works after a restart, on any replica. An answer already acted on
 (a resent message) runs nothing again. Answers to the model's own ``adk_request_input`` tool
 (``tools.request_input``, a plain long-running tool) are not these: the model reads them.
+
+A call that made a run of its own (a node tool's workflow) waits the same way on what its
+run waits on: its nodes' questions and its agents' long-running tools, committed in the
+call's scope under its path (``_generator_tools.RunEvent``). The user's answer to one of
+those runs the call again, and the run reads the answer from the log.
 """
 
 from __future__ import annotations
@@ -61,11 +66,13 @@ async def resume_answered_inputs(
     ends the invocation when the message holds nothing else.
     """
     events = ctx.session.events
-    index, answers, others = latest_answers(events, REQUEST_INPUT_FUNCTION_CALL_NAME)
-    asked = _requests(events[:index], agent.name) if answers else {}
-    requests = {rid: call_id for rid, call_id in asked.items() if rid in answers}
+    index, _, _ = latest_answers(events, REQUEST_INPUT_FUNCTION_CALL_NAME)
+    answered = {r.id for r in events[index].get_function_responses()} if index >= 0 else set()
+    asked = _requests(events[:index], agent.name) if answered else {}
+    requests = {rid: call_id for rid, call_id in asked.items() if rid in answered}
     if not requests:
         return
+    others = bool(answered - set(requests))
     calls = _calls(events[:index], agent.name, set(requests.values()))
     pending = [call for call in calls if not _ran_after_first_answer(events, call, requests)]
     if not pending:
@@ -153,14 +160,18 @@ def _still_waiting(events: list[Event], agent_name: str, calls: list[types.Funct
 
 
 def _requests(events: list[Event], agent_name: str) -> dict[str, str]:
-    """The input requests of ``agent_name``'s tools: request id → the asking call's id."""
+    """The input requests of ``agent_name``'s tools: request id → the asking call's id.
+
+    A generator tool's ``adk_request_input`` calls, and the calls a call's run waits on (its
+    nodes' questions, its agents' long-running tools).
+    """
     found: dict[str, str] = {}
     for event in events:
         owner = caller_of(event)
         if owner is None or owner[0] != agent_name:
             continue
         for call in event.get_function_calls():
-            if call.id and call.name == REQUEST_INPUT_FUNCTION_CALL_NAME:
+            if call.id and call.id in (event.long_running_tool_ids or set()):
                 found[call.id] = owner[1]
     return found
 
@@ -192,11 +203,17 @@ def _ran_after_first_answer(
         if not answered:
             continue
         owner = caller_of(event)
-        if owner is not None and owner[1] == call.id and event.get_function_calls():
+        if owner is not None and owner[1] == call.id and _asks(event):
             return True  # it asked again
         if any(r.id == call.id for r in event.get_function_responses()):
             return True
     return False
+
+
+def _asks(event: Event) -> bool:
+    """Whether ``event`` waits for the user (a call's run also commits its other work)."""
+    waiting = event.long_running_tool_ids or set()
+    return any(call.id in waiting for call in event.get_function_calls())
 
 
 def _inputs_of(events: list[Event], agent_name: str, call: types.FunctionCall) -> dict[str, Any]:
@@ -207,7 +224,7 @@ def _inputs_of(events: list[Event], agent_name: str, call: types.FunctionCall) -
         if event.author != "user":
             continue
         for response in event.get_function_responses():
-            if response.id in asked and response.name == REQUEST_INPUT_FUNCTION_CALL_NAME:
+            if response.id in asked:
                 inputs[response.id] = unwrapped_answer(response.response)
     return inputs
 

@@ -49,7 +49,7 @@ from typing import TYPE_CHECKING, Any
 from google.genai import types
 
 from adk_runtime.agents import _functions, _input_requests, _tasks, _toolsets
-from adk_runtime.agents._generator_tools import is_progress_event
+from adk_runtime.agents._generator_tools import caller_of
 from adk_runtime.agents._llm_flow import run_flow
 from adk_runtime.agents.invocation_context import InvocationContext
 from adk_runtime.agents.readonly_context import ReadonlyContext
@@ -398,9 +398,10 @@ def _answered_ids(ctx: InvocationContext, *, by_client: bool = False) -> set[str
 def _stops(event: Event) -> bool:
     """True when the flow would not call the model after this event.
 
-    A generator tool's progress event never stops it: the call's response follows.
+    A tool's progress event, or an event of a run a call made, never stops it: the call's
+    response follows.
     """
-    if is_progress_event(event):
+    if caller_of(event) is not None:
         return False
     return bool(event.actions.transfer_to_agent) or event.is_final_response()
 

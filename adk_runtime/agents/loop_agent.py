@@ -7,6 +7,7 @@ from contextlib import aclosing
 from typing import ClassVar
 
 from adk_runtime.agents import _resume
+from adk_runtime.agents._generator_tools import run_caller
 from adk_runtime.agents.base_agent import BaseAgent, BaseAgentState
 from adk_runtime.agents.base_agent_config import BaseAgentConfig
 from adk_runtime.agents.invocation_context import InvocationContext
@@ -33,7 +34,8 @@ class LoopAgent(BaseAgent):
 
     The loop stops after ``max_iterations`` rounds, or when a sub-agent's event sets
     ``actions.escalate`` (that sub-agent finishes its run first), or when a sub-agent pauses
-    the invocation (a long-running call).
+    the invocation (a long-running call). An escalation inside a run a tool call made (a
+    node tool's workflow) is that run's own and does not stop this loop.
 
     When the context records checkpoints (see :mod:`adk_runtime.agents._resume`), its
     progress is in the log as in google-adk: before each sub-agent a content-less event whose
@@ -70,7 +72,7 @@ class LoopAgent(BaseAgent):
                 async with aclosing(sub_agent.run_async(sub_ctx)) as events:
                     async for event in events:
                         yield event
-                        escalated = escalated or bool(event.actions.escalate)
+                        escalated = escalated or _escalates(event)
                         paused = paused or ctx.should_pause_invocation(event)
                 if paused or ctx.end_invocation or sub_ctx.end_invocation:
                     return
@@ -87,3 +89,8 @@ class LoopAgent(BaseAgent):
             return 0, 0
         rounds = int(resumed.state.get("times_looped", resumed.state.get("iteration", 0)))
         return rounds, _resume.sub_agent_index(self, resumed.state)
+
+
+def _escalates(event: Event) -> bool:
+    """Whether ``event`` asks the loop to stop (not one of a tool call's own run)."""
+    return bool(event.actions.escalate) and run_caller(event) is None

@@ -11,6 +11,10 @@ from typing import TYPE_CHECKING, Any
 import pydantic
 from google.genai import types
 
+from adk_runtime.agents._confirmation import CLIENT_CALLS
+from adk_runtime.agents._generator_tools import PAUSED, RunEvent, call_path, run_caller
+from adk_runtime.events import Event
+from adk_runtime.events.rewind import live_events
 from adk_runtime.platform import uuid as platform_uuid
 from adk_runtime.tools._declaration import Signature, function_declaration, resolved_hints
 from adk_runtime.tools._forwarding_artifact_service import ForwardingArtifactService
@@ -24,6 +28,7 @@ from adk_runtime.workflow._parallel_worker import ParallelWorker
 from adk_runtime.workflow._workflow import Workflow
 
 if TYPE_CHECKING:
+    from adk_runtime.agents.invocation_context import InvocationContext
     from adk_runtime.tools.tool_context import ToolContext
     from adk_runtime.workflow._context import NodeContext
 
@@ -42,13 +47,21 @@ class NodeTool(BaseTool):
     declared as one ``request`` argument. Arguments that do not fit are answered with an
     ``{"error": ...}`` the model can act on, and the node does not run.
 
-    The node runs as an ``AgentTool``'s agent does: in a fresh in-memory session seeded with a
-    copy of the caller's state, its state changes coming back through the tool context (they
-    are committed with the function response, atomically with the answer) and its artifacts
-    saved to the caller's session. The answer is the node's output (``{"result": None}``
-    without one). A node that asks the user something is answered with an error: its session
-    is discarded, so nobody could answer (put the workflow in the graph instead). A node's
-    error is raised as the tool's own, for ``on_tool_error_callback``.
+    The node runs in a session of its own, seeded with a copy of the caller's state; each
+    event of its run is committed in the caller's session as it comes (in the caller's
+    invocation, in the call's scope, so the calling agent's model never sees it, and on a path
+    under the call's, ``<agent>/<tool>@<call id>/...``), with the state the run wrote before
+    it; its artifacts are saved to the caller's session. The answer is the node's output
+    (``{"result": None}`` without one). A node's error is raised as the tool's own, for
+    ``on_tool_error_callback``.
+
+    A node that asks the user something (``RequestInput``) pauses the call as a generator
+    tool's question does: the question is committed, the call has no response yet and the
+    invocation pauses. The user's answer runs the call again: the run is read back from the
+    caller's session and goes on from where it stopped, with the answer (nodes that finished
+    do not run again), on any replica, after a restart. A run whose process died goes on the
+    same way when the invocation is resumed. A run that waits on anything else (an agent
+    node's long-running tool) is answered with an error.
     """
 
     def __init__(
@@ -104,18 +117,21 @@ class NodeTool(BaseTool):
                 "error": f"Invalid arguments for {self.name}: {detail}. Call it again with "
                 "arguments that fit."
             }
-        return await self._run(node_input, tool_context)
+        return self._run(node_input, tool_context)  # a generator: the flow commits its events
 
-    async def _run(self, node_input: Any, tool_context: ToolContext) -> Any:
+    async def _run(self, node_input: Any, tool_context: ToolContext) -> AsyncGenerator[Any, None]:
         from adk_runtime.runners import Runner
         from adk_runtime.sessions.memory import InMemorySessionService
 
         ctx = tool_context.invocation_context
+        call_id = tool_context.function_call_id or ""
+        run = _CallRun(ctx, call_path(ctx.agent.name, self.name, call_id), call_id)
+        logged, answers = run.log(ctx.session.events) if call_id else ([], [])
         service = InMemorySessionService()
-        call = _Call(name=_CALL, node=self.node, value=node_input)  # any tool name will do
+        root = _Call(name=_CALL, node=self.node, value=node_input)  # any tool name will do
         runner = Runner(
             app_name=ctx.app_name,
-            node=call,
+            node=root,
             session_service=service,
             artifact_service=(
                 ForwardingArtifactService(tool_context) if ctx.artifact_service else None
@@ -130,24 +146,184 @@ class NodeTool(BaseTool):
             session_id=platform_uuid.new_uuid(),
             state=tool_context.state.to_dict(),
         )
-        message = types.Content(role="user", parts=[types.Part(text=f"Call {self.name}")])
-        output: Any = None
-        pending: set[str] = set()
-        path = f"{_CALL}@1"
+        message: types.Content | None = types.Content(
+            role="user", parts=[types.Part(text=f"Call {self.name}")]
+        )
+        invocation_id = None
+        if logged:  # the call ran before (it asked the user, or its process died): go on
+            first = Event(invocation_id=ctx.invocation_id, author="user", content=message)
+            for event in [first, *logged]:
+                await service.append_event(session, event)
+            message = types.Content(role="user", parts=answers) if answers else None
+            if not answers:  # its process died mid-run: resume the invocation it left open
+                invocation_id = ctx.invocation_id
+                async with service.claim_session(
+                    app_name=ctx.app_name,
+                    user_id=ctx.user_id,
+                    session_id=session.id,
+                    invocation_id=invocation_id,
+                ):
+                    pass  # released unfinished: the invocation stays open, as a crash leaves it
         async for event in runner.run_async(
-            user_id=ctx.user_id, session_id=session.id, new_message=message
+            user_id=ctx.user_id,
+            session_id=session.id,
+            new_message=message,
+            invocation_id=invocation_id,
         ):
             tool_context.state.update(event.actions.state_delta)
-            pending |= event.long_running_tool_ids or set()
-            pending -= {r.id for r in event.get_function_responses() if r.id}
-            if event.node_info.path == path and event.output is not None:
-                output = event.output
-        if pending:
-            return {
-                "error": f"Node {self.node.name!r} stopped to ask the user something, which a "
-                "tool call cannot wait for; put it in the workflow's graph instead."
+            if call_id and event.author != "user":
+                yield RunEvent(run.stored(event))
+        done = await service.get_session(
+            app_name=ctx.app_name, user_id=ctx.user_id, session_id=session.id
+        )
+        events = done.events if done is not None else []
+        questions, others = _waiting(events)
+        if others or (questions and not call_id):
+            yield {
+                "error": f"Node {self.node.name!r} stopped to wait for the user to "
+                + ("confirm a call or give a credential" if others else "answer")
+                + ", which this tool call cannot wait for; put it in the workflow's graph "
+                "instead."
             }
-        return {"result": None} if output is None else output
+            return
+        if questions:
+            yield PAUSED  # its question is committed: the user's answer runs the call again
+            return
+        output = next(
+            (
+                event.output
+                for event in reversed(events)
+                if event.node_info.path == f"{_CALL}@1" and event.output is not None
+            ),
+            None,
+        )
+        yield {"result": None} if output is None else output
+
+
+def _waiting(events: list[Event]) -> tuple[set[str], set[str]]:
+    """The run's calls still waiting for the client: those this call can wait on, the others.
+
+    A node's question or an agent's long-running tool can be answered through the caller's
+    session; a confirmation or a credential request is checked by the agent that made it,
+    which the caller cannot do.
+    """
+    answered = {r.id for event in events for r in event.get_function_responses() if r.id}
+    questions: set[str] = set()
+    others: set[str] = set()
+    for event in events:
+        waiting = (event.long_running_tool_ids or set()) - answered
+        for call in event.get_function_calls():
+            if call.id in waiting:
+                (others if call.name in CLIENT_CALLS else questions).add(call.id)
+    return questions, others
+
+
+class _CallRun:
+    """A call's run as the calling session keeps it: its events under the call's path.
+
+    Each event of the run is committed in the caller's invocation, in the call's scope (its
+    own scope, if it has one, after the call's id) and with its path (and the paths it is the
+    output of) under ``where``; so the calling agent never sees it, and the call, run again,
+    reads its run back and goes on from there.
+    """
+
+    def __init__(self, ctx: InvocationContext, where: str, call_id: str) -> None:
+        self.ctx = ctx
+        self.where = where
+        self.call_id = call_id
+        self.agent_name = where.partition("/")[0]
+
+    def stored(self, event: Event) -> Event:
+        """``event`` (of the run's own session) as the calling session keeps it."""
+        asks = {
+            call.id
+            for call in event.get_function_calls()
+            if call.id in (event.long_running_tool_ids or set()) and call.name not in CLIENT_CALLS
+        }
+        scope = event.isolation_scope
+        info = event.node_info
+        return event.model_copy(
+            update={
+                "invocation_id": self.ctx.invocation_id,
+                "isolation_scope": self.call_id if scope is None else f"{self.call_id}/{scope}",
+                # what the user's answer can come back to this call for
+                "long_running_tool_ids": asks or None,
+                # its writes came through the tool context: committed with it
+                "actions": event.actions.model_copy(
+                    update={"state_delta": {}, "artifact_delta": {}}
+                ),
+                "node_info": info.model_copy(
+                    update={
+                        "path": f"{self.where}/{info.path}",
+                        "output_for": None
+                        if info.output_for is None
+                        else [f"{self.where}/{path}" for path in info.output_for],
+                    }
+                ),
+            }
+        )
+
+    def log(self, events: list[Event]) -> tuple[list[Event], list[types.Part]]:
+        """The run's events as its own session held them, and the answers it has not seen.
+
+        The user's answers to the run's questions are put back where they came; those after
+        the run's last event are the ones it has not seen yet.
+        """
+        logged: list[Event] = []
+        asked: set[str] = set()
+        answers: list[types.Part] = []
+        events = live_events(events)  # what a rewind cancelled is not the run's
+        for event in events[self._called_at(events) + 1 :]:
+            if event.author == "user":
+                answers += [
+                    part
+                    for part in (event.content.parts if event.content else None) or []
+                    if part.function_response is not None and part.function_response.id in asked
+                ]
+                continue
+            if run_caller(event) != (self.agent_name, self.call_id):
+                continue
+            if not event.node_info.path.startswith(self.where + "/"):
+                continue  # another tool's call with the same id
+            if answers:
+                content = types.Content(role="user", parts=answers)
+                answer = Event(invocation_id=event.invocation_id, author="user", content=content)
+                logged.append(answer)
+                answers = []
+            logged.append(self.restored(event))
+            asked |= event.long_running_tool_ids or set()
+        return logged, answers
+
+    def _called_at(self, events: list[Event]) -> int:
+        """Where the model made this call: its run is after (a call id may come again)."""
+        scope = self.ctx.isolation_scope
+        for index in range(len(events) - 1, -1, -1):
+            event = events[index]
+            if (
+                event.author == self.agent_name
+                and event.isolation_scope == scope
+                and any(call.id == self.call_id for call in event.get_function_calls())
+            ):
+                return index
+        return len(events)  # not stored (a call made by hand): nothing of it ran yet
+
+    def restored(self, event: Event) -> Event:
+        """A stored event of the run as the run's own session held it (its writes aside)."""
+        prefix = self.where + "/"
+        info = event.node_info
+        return event.model_copy(
+            update={
+                "isolation_scope": (event.isolation_scope or "").partition("/")[2] or None,
+                "node_info": info.model_copy(
+                    update={
+                        "path": info.path.removeprefix(prefix),
+                        "output_for": None
+                        if info.output_for is None
+                        else [path.removeprefix(prefix) for path in info.output_for],
+                    }
+                ),
+            }
+        )
 
 
 class _Call(BaseNode):

@@ -10,7 +10,7 @@ from google.genai import types
 from pydantic import BaseModel, InstanceOf
 
 from adk_runtime import telemetry
-from adk_runtime.agents._generator_tools import closing_items, is_generator
+from adk_runtime.agents._generator_tools import PAUSED, RunEvent, closing_items, is_generator
 from adk_runtime.events.event import Event
 from adk_runtime.events.request_input import RequestInput
 from adk_runtime.events.tool_confirmation import ToolConfirmation
@@ -139,6 +139,13 @@ class ToolNode(BaseNode):
         try:
             async with closing_items(produced) as items:
                 async for item in items:
+                    if isinstance(item, RunEvent):
+                        continue  # a node tool's run: its writes came through the context
+                    if item is PAUSED:  # a node tool's run asked the user: no one can answer
+                        item = {
+                            "error": f"Tool {self.tool.name!r} waits for the user, which a tool "
+                            "node cannot wait for: put its node in the graph instead."
+                        }
                     if isinstance(item, Event | RequestInput):
                         yield item
                         if isinstance(item, RequestInput):

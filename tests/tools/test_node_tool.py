@@ -11,7 +11,7 @@ import pytest
 from google.genai import types
 
 from adk_runtime.agents import LlmAgent
-from adk_runtime.events import Event, RequestInput
+from adk_runtime.events import Event
 from adk_runtime.sessions import BaseSessionService
 from adk_runtime.testing import ScriptedModel, function_call
 from adk_runtime.tools._node_tool import NodeTool
@@ -49,7 +49,7 @@ def _responses(events: list[Event]) -> list[types.FunctionResponse]:
     return [r for event in events for r in event.get_function_responses()]
 
 
-async def test_a_workflow_tool_is_declared_from_its_first_node_and_its_state_is_committed(
+async def test_a_workflow_tool_is_declared_from_its_first_node_and_its_run_is_committed(
     session_service: BaseSessionService,
 ) -> None:
     ran: list[Any] = []
@@ -67,12 +67,23 @@ async def test_a_workflow_tool_is_declared_from_its_first_node_and_its_state_is_
     (response,) = _responses(events)
     assert (response.id, response.response) == ("c1", {"result": "total 9"})
     assert ran == [Order(item="tea", qty=3)]
-    answer = next(e for e in events if e.get_function_responses())
-    assert answer.actions.state_delta == {"last_item": "tea"}  # committed with the answer
+    # the run's events, committed as they came, each with the state written before it
+    run = [e for e in events if e.node_info.path.startswith("clerk/quote@c1/")]
+    assert [e.node_info.name for e in run if e.output is not None] == [
+        "price",
+        "words",
+        "node_tool_call",
+    ]
+    assert {e.isolation_scope for e in run} == {"c1"}  # the call's: the agent never sees them
+    assert next(e for e in run if e.node_info.name == "price").actions.state_delta == {
+        "last_item": "tea"
+    }
     session = await session_service.get_session(app_name=APP, user_id=USER, session_id="s1")
     assert session is not None
     assert session.state["last_item"] == "tea"
+    assert [e.id for e in session.events if e.isolation_scope == "c1"] == [e.id for e in run]
     assert [e.content.parts[0].text for e in session.events[-1:]] == ["It is 9."]  # type: ignore[index,union-attr]
+    assert [c.role for c in model.requests[1].contents] == ["user", "model", "user"]
 
 
 async def test_arguments_that_do_not_fit_are_answered_and_the_node_does_not_run(
@@ -133,13 +144,6 @@ async def test_function_nodes_take_their_parameters_and_a_plain_input_is_a_reque
     assert answers["g1"] == {"result": "2 x tea"}
 
 
-class _Asks(BaseNode):
-    input_schema: Any = Order
-
-    async def _run_impl(self, *, ctx: NodeContext, node_input: Any) -> AsyncGenerator[Any, None]:
-        yield RequestInput(interrupt_id="approve", message="Approve?")
-
-
 class _Fails(BaseNode):
     input_schema: Any = Order
 
@@ -148,9 +152,7 @@ class _Fails(BaseNode):
         yield
 
 
-async def test_a_node_that_asks_is_an_error_and_a_failing_node_is_the_tools_error(
-    session_service: BaseSessionService,
-) -> None:
+async def test_a_failing_node_is_the_tools_error(session_service: BaseSessionService) -> None:
     seen: list[BaseException] = []
 
     def on_error(
@@ -160,21 +162,13 @@ async def test_a_node_that_asks_is_an_error_and_a_failing_node_is_the_tools_erro
         return {"error": "handled"}
 
     model = ScriptedModel(
-        replies=[
-            function_call("asks", {"item": "tea", "qty": 1}, id="q1"),
-            function_call("fails", {"item": "tea", "qty": 1}, id="f1"),
-            "ok",
-        ]
+        replies=[function_call("fails", {"item": "tea", "qty": 1}, id="f1"), "ok"]
     )
     agent = LlmAgent(
-        name="clerk",
-        model=model,
-        tools=[_Asks(name="asks"), _Fails(name="fails")],
-        on_tool_error_callback=on_error,
+        name="clerk", model=model, tools=[_Fails(name="fails")], on_tool_error_callback=on_error
     )
     runner = await start(agent, session_service)
     answers = {r.id: r.response for r in _responses(await send(runner, "go"))}
-    assert "stopped to ask the user" in answers["q1"]["error"]  # type: ignore[index]
     assert answers["f1"] == {"error": "handled"}
     assert [type(e).__name__ for e in seen] == ["LookupError"]  # the node's own error
 
@@ -189,3 +183,24 @@ def test_what_cannot_be_a_node_tool_is_refused_when_the_agent_is_built() -> None
     vague = Workflow(name="vague", edges=[(START, anything)])
     with pytest.raises(pydantic.ValidationError, match="Give it an input_schema"):
         LlmAgent(name="clerk", model="gemini-2.5-flash", tools=[vague])
+
+
+async def test_a_call_id_the_model_gives_again_runs_the_node_again(
+    session_service: BaseSessionService,
+) -> None:
+    """Each call's run is its own, also when the model repeats an id (some models do)."""
+    ran: list[Any] = []
+    model = ScriptedModel(
+        replies=[
+            function_call("quote", {"item": "tea", "qty": 3}, id="c1"),
+            function_call("quote", {"item": "milk", "qty": 2}, id="c1"),
+            "Done.",
+        ]
+    )
+    runner = await start(LlmAgent(name="clerk", model=model, tools=[_quote(ran)]), session_service)
+    events = await send(runner, "two quotes")
+    assert [r.response for r in _responses(events)] == [
+        {"result": "total 9"},
+        {"result": "total 6"},
+    ]
+    assert ran == [Order(item="tea", qty=3), Order(item="milk", qty=2)]
