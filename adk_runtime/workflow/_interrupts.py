@@ -15,7 +15,7 @@ from __future__ import annotations
 import hashlib
 from typing import TYPE_CHECKING
 
-from adk_runtime.agents._generator_tools import TASK_QUESTION_PREFIX, is_task_question
+from adk_runtime.agents._generator_tools import TASK_QUESTION_PREFIX, is_task_question, run_caller
 from adk_runtime.agents._generator_tools import request_event as _call_event
 from adk_runtime.errors import InputValidationError
 from adk_runtime.events.request_input import RequestInput
@@ -118,7 +118,8 @@ def waiting_task_question(events: list[Event]) -> Event | None:
 
     A question waits until a function response answers it (the user's, or the one an
     aborted invocation seals it with) or a user message is committed on its node's path (a
-    reply).
+    reply). The questions of a tool call's own run (a node tool's workflow) are not these:
+    a function response answers them.
 
     Raises:
         InputValidationError: Task nodes of two runs wait at once: the message cannot say
@@ -126,6 +127,8 @@ def waiting_task_question(events: list[Event]) -> Event | None:
     """
     waiting: dict[str, tuple[str, Event]] = {}  # node path → (question's call id, event)
     for event in events:
+        if run_caller(event) is not None:
+            continue  # a tool call's own run: its questions are answered by function response
         responses = event.get_function_responses()
         if responses:
             answered = {response.id for response in responses}

@@ -292,3 +292,39 @@ async def test_a_confirmation_asked_inside_the_run_is_answered_with_an_error(
     assert "confirm a call or give a credential" in error
     assert texts(events)[-1] == "Sorry."  # the invocation did not pause on it
     assert not [e for e in events if e.long_running_tool_ids and e.isolation_scope == "c1"]
+
+
+async def test_a_task_node_in_the_run_is_answered_by_function_response_not_by_plain_text(
+    session_service: BaseSessionService,
+) -> None:
+    """In a workflow app a plain message replies to a task node's question; one asked inside
+    a tool call's run is answered by a function response, and a plain message goes on to the
+    conversation (it is neither swallowed by the run nor stored on its path)."""
+    sizer = LlmAgent(
+        name="sizer",
+        mode="task",
+        model=ScriptedModel(
+            replies=["What size?", function_call("finish_task", {"result": "large"}, id="f1")]
+        ),
+    )
+    order = Workflow(name="order", edges=[(START, sizer)], input_schema=Topic)
+    model = ScriptedModel(
+        replies=[function_call("order", {"topic": "tea"}, id="c1"), "Which size, then?", "Done."]
+    )
+    shop = Workflow(
+        name="shop", edges=[(START, LlmAgent(name="clerk", model=model, tools=[order]))]
+    )
+    runner = Runner(app_name=APP, node=shop, session_service=session_service)
+    await session_service.create_session(app_name=APP, user_id=USER, session_id="s1")
+
+    (question,) = _questions(await send(runner, "tea please"))
+    assert question.args["message"] == "What size?"  # type: ignore[index]
+    chat = await send(runner, "hm, let me think")
+    assert texts(chat)[-1] == "Which size, then?"
+    said = [e for e in (await stored(runner)).events if e.author == "user"][-1]
+    assert (said.node_info.path, said.isolation_scope) == ("", None)
+    assert model.requests[-1].contents[-1].parts[0].text == "hm, let me think"  # type: ignore[index]
+
+    answered = await send(runner, _answer((question.id or "", {"result": "large"})))
+    assert _responses(answered)["c1"] == {"result": "large"}
+    assert texts(answered)[-1] == "Done."
