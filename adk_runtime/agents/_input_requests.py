@@ -67,7 +67,8 @@ async def resume_answered_inputs(
     """
     events = ctx.session.events
     index, _, _ = latest_answers(events, REQUEST_INPUT_FUNCTION_CALL_NAME)
-    answered = {r.id for r in events[index].get_function_responses()} if index >= 0 else set()
+    responses = events[index].get_function_responses() if index >= 0 else []
+    answered = {response.id for response in responses if response.id}
     asked = _requests(events[:index], agent.name) if answered else {}
     requests = {rid: call_id for rid, call_id in asked.items() if rid in answered}
     if not requests:

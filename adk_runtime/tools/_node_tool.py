@@ -29,6 +29,7 @@ from adk_runtime.workflow._workflow import Workflow
 
 if TYPE_CHECKING:
     from adk_runtime.agents.invocation_context import InvocationContext
+    from adk_runtime.sessions.memory import InMemorySessionService
     from adk_runtime.tools.tool_context import ToolContext
     from adk_runtime.workflow._context import NodeContext
 
@@ -55,13 +56,14 @@ class NodeTool(BaseTool):
     (``{"result": None}`` without one). A node's error is raised as the tool's own, for
     ``on_tool_error_callback``.
 
-    A node that asks the user something (``RequestInput``) pauses the call as a generator
-    tool's question does: the question is committed, the call has no response yet and the
-    invocation pauses. The user's answer runs the call again: the run is read back from the
-    caller's session and goes on from where it stopped, with the answer (nodes that finished
-    do not run again), on any replica, after a restart. A run whose process died goes on the
-    same way when the invocation is resumed. A run that waits on anything else (an agent
-    node's long-running tool) is answered with an error.
+    A node that asks the user something (``RequestInput``), or an agent of the run whose
+    long-running tool waits, pauses the call as a generator tool's question does: the
+    question is committed, the call has no response yet and the invocation pauses. The user's
+    answer runs the call again: the run is read back from the caller's session and goes on
+    from where it stopped, with the answer (nodes that finished do not run again), on any
+    replica, after a restart. A run whose process died goes on the same way when the
+    invocation is resumed. A run that waits for a confirmation or a credential (which only the
+    agent that asked can check) is answered with an error.
     """
 
     def __init__(
@@ -126,12 +128,10 @@ class NodeTool(BaseTool):
         ctx = tool_context.invocation_context
         call_id = tool_context.function_call_id or ""
         run = _CallRun(ctx, call_path(ctx.agent.name, self.name, call_id), call_id)
-        logged, answers = run.log(ctx.session.events) if call_id else ([], [])
         service = InMemorySessionService()
-        root = _Call(name=_CALL, node=self.node, value=node_input)  # any tool name will do
         runner = Runner(
             app_name=ctx.app_name,
-            node=root,
+            node=_Call(name=_CALL, node=self.node, value=node_input),  # any tool name will do
             session_service=service,
             artifact_service=(
                 ForwardingArtifactService(tool_context) if ctx.artifact_service else None
@@ -140,33 +140,12 @@ class NodeTool(BaseTool):
             credential_service=ctx.credential_service,
         )
         runner.plugin_manager = ctx.plugin_manager  # shared: the calling Runner closes them
-        session = await service.create_session(
-            app_name=ctx.app_name,
-            user_id=ctx.user_id,
-            session_id=platform_uuid.new_uuid(),
-            state=tool_context.state.to_dict(),
+        session_id, message, invocation_id = await run.session(
+            service, tool_context.state.to_dict(), f"Call {self.name}"
         )
-        message: types.Content | None = types.Content(
-            role="user", parts=[types.Part(text=f"Call {self.name}")]
-        )
-        invocation_id = None
-        if logged:  # the call ran before (it asked the user, or its process died): go on
-            first = Event(invocation_id=ctx.invocation_id, author="user", content=message)
-            for event in [first, *logged]:
-                await service.append_event(session, event)
-            message = types.Content(role="user", parts=answers) if answers else None
-            if not answers:  # its process died mid-run: resume the invocation it left open
-                invocation_id = ctx.invocation_id
-                async with service.claim_session(
-                    app_name=ctx.app_name,
-                    user_id=ctx.user_id,
-                    session_id=session.id,
-                    invocation_id=invocation_id,
-                ):
-                    pass  # released unfinished: the invocation stays open, as a crash leaves it
         async for event in runner.run_async(
             user_id=ctx.user_id,
-            session_id=session.id,
+            session_id=session_id,
             new_message=message,
             invocation_id=invocation_id,
         ):
@@ -174,7 +153,7 @@ class NodeTool(BaseTool):
             if call_id and event.author != "user":
                 yield RunEvent(run.stored(event))
         done = await service.get_session(
-            app_name=ctx.app_name, user_id=ctx.user_id, session_id=session.id
+            app_name=ctx.app_name, user_id=ctx.user_id, session_id=session_id
         )
         events = done.events if done is not None else []
         questions, others = _waiting(events)
@@ -232,6 +211,40 @@ class _CallRun:
         self.where = where
         self.call_id = call_id
         self.agent_name = where.partition("/")[0]
+
+    async def session(
+        self, service: InMemorySessionService, state: dict[str, Any], text: str
+    ) -> tuple[str, types.Content | None, str | None]:
+        """The run's own session, and what to run it with: the message, the invocation.
+
+        A first run starts with ``text``. A call that ran before (it waited for the user, or
+        its process died) gets its run back, and goes on with the answers it has not seen;
+        without any, in the invocation its process left open.
+        """
+        ctx = self.ctx
+        session = await service.create_session(
+            app_name=ctx.app_name,
+            user_id=ctx.user_id,
+            session_id=platform_uuid.new_uuid(),
+            state=state,
+        )
+        message = types.Content(role="user", parts=[types.Part(text=text)])
+        logged, answers = self.log(ctx.session.events) if self.call_id else ([], [])
+        if not logged:
+            return session.id, message, None
+        first = Event(invocation_id=ctx.invocation_id, author="user", content=message)
+        for event in [first, *logged]:
+            await service.append_event(session, event)
+        if answers:
+            return session.id, types.Content(role="user", parts=answers), None
+        async with service.claim_session(
+            app_name=ctx.app_name,
+            user_id=ctx.user_id,
+            session_id=session.id,
+            invocation_id=ctx.invocation_id,
+        ):
+            pass  # released unfinished: the invocation stays open, as a crash leaves it
+        return session.id, None, ctx.invocation_id
 
     def stored(self, event: Event) -> Event:
         """``event`` (of the run's own session) as the calling session keeps it."""
