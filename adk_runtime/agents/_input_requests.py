@@ -75,18 +75,24 @@ async def resume_answered_inputs(
         return
     others = bool(answered - set(requests))
     calls = _calls(events[:index], agent.name, set(requests.values()))
-    pending = [call for call in calls if not _ran_after_first_answer(events, call, requests)]
+    # each call's own answers: those given since it was made
+    pending = {
+        call.id or "": (call, _inputs_of(events[at : index + 1], agent.name, call))
+        for at, call in calls
+        if not _ran_after_first_answer(events[at:], call, requests)
+    }
     if not pending:
         if not others:
             ctx.end_invocation = True  # a resent answer: nothing to do
         return
-    inputs = {call.id or "": _inputs_of(events[: index + 1], agent.name, call) for call in pending}
-    _, stream = await _functions.rerun_calls(agent, ctx, pending, inputs=inputs)
+    inputs = {call_id: given for call_id, (_, given) in pending.items()}
+    reruns = [call for call, _ in pending.values()]
+    _, stream = await _functions.rerun_calls(agent, ctx, reruns, inputs=inputs)
     async with aclosing(stream.events()) as progress:
         async for event in progress:
             yield event
     stream.end_invocation_if_paused(ctx)  # a tool asks again: pause again after the response
-    if _still_waiting(ctx.session.events, agent.name, calls):
+    if _still_waiting(ctx.session.events, agent.name, [call for _, call in calls]):
         ctx.end_invocation = True  # another call's question is not answered yet
     if stream.response is not None:
         yield stream.response
@@ -177,15 +183,21 @@ def _requests(events: list[Event], agent_name: str) -> dict[str, str]:
     return found
 
 
-def _calls(events: list[Event], agent_name: str, call_ids: set[str]) -> list[types.FunctionCall]:
-    """The agent's stored calls with these ids, in the order it made them."""
-    return [
-        call
-        for event in events
-        if event.author == agent_name
-        for call in event.get_function_calls()
-        if call.id in call_ids
-    ]
+def _calls(
+    events: list[Event], agent_name: str, call_ids: set[str]
+) -> list[tuple[int, types.FunctionCall]]:
+    """The agent's latest stored call with each of these ids, and where it is, in order.
+
+    A model may give an id again in a later turn: the answer is for the latest such call.
+    """
+    found: dict[str, tuple[int, types.FunctionCall]] = {}
+    for index, event in enumerate(events):
+        if event.author == agent_name:
+            for call in event.get_function_calls():
+                if call.id in call_ids:
+                    found.pop(call.id, None)  # its place is the latest one's
+                    found[call.id] = (index, call)
+    return list(found.values())
 
 
 def _ran_after_first_answer(
@@ -193,7 +205,9 @@ def _ran_after_first_answer(
 ) -> bool:
     """Whether ``call`` ran again to its end (answered, or asked again) after an answer.
 
-    A rerun cut short (only its progress committed) did not.
+    ``events`` start at the call: an answer to an earlier call that asked with the same
+    request id (a tool's fixed ``interrupt_id``) is not this call's. A rerun cut short (only
+    its progress committed) did not.
     """
     asked = {rid for rid, call_id in requests.items() if call_id == call.id}
     answered = False

@@ -171,6 +171,45 @@ async def test_a_tool_that_asks_twice_gets_both_answers(
     assert asked == [{}, {"city": "Lisbon"}, {"city": "Lisbon", "nights": 3}]
 
 
+async def test_a_second_call_asking_with_the_same_ids_gets_only_its_own_answers(
+    session_service: BaseSessionService,
+) -> None:
+    """A tool's fixed ``interrupt_id`` comes again in its next call: that call is answered
+    (an answer to the first call is not taken as its), and it never sees the first call's."""
+    asked: list[dict[str, Any]] = []
+
+    async def book(tool_context: ToolContext) -> AsyncIterator[Any]:
+        """Book a trip."""
+        answers = tool_context.resume_inputs
+        asked.append(dict(answers))
+        for request_id in ("city", "nights"):
+            if request_id not in answers:
+                yield RequestInput(interrupt_id=request_id, message=f"{request_id}?")
+                return
+        yield {"city": answers["city"], "nights": answers["nights"]}
+
+    model = ScriptedModel(
+        replies=[
+            function_call("book", {}, id="b1"),
+            "Booked.",
+            function_call("book", {}, id="b2"),
+            "Booked again.",
+        ]
+    )
+    runner = await start(LlmAgent(name="agent", model=model, tools=[book]), session_service)
+    await send(runner, "book a trip")
+    await send(runner, _answer("city", {"result": "Lisbon"}))
+    await send(runner, _answer("nights", {"result": 3}))
+
+    events = await send(runner, "and another")
+    assert events[-1].get_function_calls()[0].id == "city"
+    events = await send(runner, _answer("city", {"result": "Porto"}))
+    assert events[-1].get_function_calls()[0].id == "nights"  # not the first call's 3
+    events = await send(runner, _answer("nights", {"result": 2}))
+    assert events[0].get_function_responses()[0].response == {"city": "Porto", "nights": 2}
+    assert asked[3:] == [{}, {"city": "Porto"}, {"city": "Porto", "nights": 2}]
+
+
 async def test_a_request_with_a_schema_no_one_can_describe_fails_the_call(
     session_service: BaseSessionService,
 ) -> None:

@@ -328,3 +328,28 @@ async def test_a_task_node_in_the_run_is_answered_by_function_response_not_by_pl
     answered = await send(runner, _answer((question.id or "", {"result": "large"})))
     assert _responses(answered)["c1"] == {"result": "large"}
     assert texts(answered)[-1] == "Done."
+
+
+async def test_the_next_call_asking_with_the_same_question_id_is_answered(
+    session_service: BaseSessionService,
+) -> None:
+    desk = Desk()  # its question has a fixed id, "who"
+    model = ScriptedModel(
+        replies=[
+            function_call("collect", {"topic": "tea"}, id="c1"),
+            "One.",
+            function_call("collect", {"topic": "milk"}, id="c2"),
+            "Two.",
+        ]
+    )
+    runner = await start(
+        LlmAgent(name="clerk", model=model, tools=[desk.workflow()]), session_service
+    )
+    await send(runner, "tea")
+    await send(runner, _answer(("who", {"name": "Ann"})))
+    (question,) = _questions(await send(runner, "milk"))
+    assert question.id == "who"
+    events = await send(runner, _answer(("who", {"name": "Bob"})))
+    assert _responses(events) == {"c2": {"result": "hello Bob (milk)"}}
+    assert texts(events)[-1] == "Two."
+    assert desk.runs[-1] == ("greet", {"name": "Bob"})
