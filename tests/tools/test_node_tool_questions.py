@@ -353,3 +353,43 @@ async def test_the_next_call_asking_with_the_same_question_id_is_answered(
     assert _responses(events) == {"c2": {"result": "hello Bob (milk)"}}
     assert texts(events)[-1] == "Two."
     assert desk.runs[-1] == ("greet", {"name": "Bob"})
+
+
+async def test_a_run_that_died_before_any_question_goes_on_and_the_model_answers(
+    session_service: BaseSessionService,
+) -> None:
+    runs: list[str] = []
+
+    def note(node_input: Topic) -> str:
+        runs.append("note")
+        return node_input.topic
+
+    def brew(node_input: str) -> str:
+        runs.append("brew")
+        if runs.count("brew") == 1:
+            raise Crash  # the process dies after note's output was committed
+        return f"{node_input} brewed"
+
+    def agent(*replies: Any) -> LlmAgent:
+        brewing = Workflow(name="brewing", edges=[(START, note, brew)], input_schema=Topic)
+        return LlmAgent(name="cook", model=ScriptedModel(replies=list(replies)), tools=[brewing])
+
+    runner = await start(
+        agent(function_call("brewing", {"topic": "tea"}, id="c1")), session_service
+    )
+    with pytest.raises(Crash):
+        await send(runner, "make tea")
+    [crashed] = await session_service.list_interrupted_invocations(app_name=APP)
+
+    async with twin(session_service) as replica:
+        finisher = agent("Tea is ready.")
+        resumed = Runner(app_name=APP, agent=finisher, session_service=replica)
+        events = [
+            event
+            async for event in resumed.run_async(
+                user_id=USER, session_id="s1", invocation_id=crashed.invocation_id
+            )
+        ]
+    assert _responses(events) == {"c1": {"result": "tea brewed"}}
+    assert texts(events)[-1] == "Tea is ready."  # the run's events did not end the agent's turn
+    assert runs == ["note", "brew", "brew"]  # note did not run again
