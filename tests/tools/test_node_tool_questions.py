@@ -91,6 +91,19 @@ def _questions(events: list[Event]) -> list[types.FunctionCall]:
     ]
 
 
+async def _resumed_on_a_replica(service: BaseSessionService, agent: LlmAgent) -> list[Event]:
+    """The events of the session's crashed invocation, resumed by ``agent`` on a replica."""
+    [crashed] = await service.list_interrupted_invocations(app_name=APP)
+    async with twin(service) as replica:
+        resumed = Runner(app_name=APP, agent=agent, session_service=replica)
+        return [
+            event
+            async for event in resumed.run_async(
+                user_id=USER, session_id="s1", invocation_id=crashed.invocation_id
+            )
+        ]
+
+
 def _responses(events: list[Event]) -> dict[str, Any]:
     return {r.id or "": r.response for event in events for r in event.get_function_responses()}
 
@@ -159,16 +172,7 @@ async def test_a_run_whose_process_died_goes_on_from_its_log_when_resumed(
     await send(runner, "greet me")
     with pytest.raises(Crash):
         await send(runner, _answer(("who", {"name": "Ann"})))
-    [crashed] = await session_service.list_interrupted_invocations(app_name=APP)
-
-    async with twin(session_service) as replica:
-        resumed = Runner(app_name=APP, agent=_agent(desk, "Greeted."), session_service=replica)
-        events = [
-            event
-            async for event in resumed.run_async(
-                user_id=USER, session_id="s1", invocation_id=crashed.invocation_id
-            )
-        ]
+    events = await _resumed_on_a_replica(session_service, _agent(desk, "Greeted."))
     assert _responses(events) == {"c1": {"result": "hello Ann (tea)"}}
     assert texts(events[-1:]) == ["Greeted."]
     greeted = ("greet", {"name": "Ann"})
@@ -379,17 +383,7 @@ async def test_a_run_that_died_before_any_question_goes_on_and_the_model_answers
     )
     with pytest.raises(Crash):
         await send(runner, "make tea")
-    [crashed] = await session_service.list_interrupted_invocations(app_name=APP)
-
-    async with twin(session_service) as replica:
-        finisher = agent("Tea is ready.")
-        resumed = Runner(app_name=APP, agent=finisher, session_service=replica)
-        events = [
-            event
-            async for event in resumed.run_async(
-                user_id=USER, session_id="s1", invocation_id=crashed.invocation_id
-            )
-        ]
+    events = await _resumed_on_a_replica(session_service, agent("Tea is ready."))
     assert _responses(events) == {"c1": {"result": "tea brewed"}}
     assert texts(events)[-1] == "Tea is ready."  # the run's events did not end the agent's turn
     assert runs == ["note", "brew", "brew"]  # note did not run again
