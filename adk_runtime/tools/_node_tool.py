@@ -15,9 +15,8 @@ from adk_runtime.agents._confirmation import CLIENT_CALLS
 from adk_runtime.agents._generator_tools import PAUSED, RunEvent, call_path, run_caller
 from adk_runtime.events import Event
 from adk_runtime.events.rewind import live_events
-from adk_runtime.platform import uuid as platform_uuid
 from adk_runtime.tools._declaration import Signature, function_declaration, resolved_hints
-from adk_runtime.tools._forwarding_artifact_service import ForwardingArtifactService
+from adk_runtime.tools._tool_run import tool_run
 from adk_runtime.tools.base_tool import BaseTool
 from adk_runtime.utils._problems import problems
 from adk_runtime.workflow._base_node import BaseNode
@@ -29,7 +28,8 @@ from adk_runtime.workflow._workflow import Workflow
 
 if TYPE_CHECKING:
     from adk_runtime.agents.invocation_context import InvocationContext
-    from adk_runtime.sessions.memory import InMemorySessionService
+    from adk_runtime.sessions.base import BaseSessionService
+    from adk_runtime.sessions.session import Session
     from adk_runtime.tools.tool_context import ToolContext
     from adk_runtime.workflow._context import NodeContext
 
@@ -122,38 +122,23 @@ class NodeTool(BaseTool):
         return self._run(node_input, tool_context)  # a generator: the flow commits its events
 
     async def _run(self, node_input: Any, tool_context: ToolContext) -> AsyncGenerator[Any, None]:
-        from adk_runtime.runners import Runner
-        from adk_runtime.sessions.memory import InMemorySessionService
-
         ctx = tool_context.invocation_context
         call_id = tool_context.function_call_id or ""
-        run = _CallRun(ctx, call_path(ctx.agent.name, self.name, call_id), call_id)
-        service = InMemorySessionService()
-        runner = Runner(
-            app_name=ctx.app_name,
-            node=_Call(name=_CALL, node=self.node, value=node_input),  # any tool name will do
-            session_service=service,
-            artifact_service=(
-                ForwardingArtifactService(tool_context) if ctx.artifact_service else None
-            ),
-            memory_service=ctx.memory_service,
-            credential_service=ctx.credential_service,
-        )
-        runner.plugin_manager = ctx.plugin_manager  # shared: the calling Runner closes them
-        session_id, message, invocation_id = await run.session(
-            service, tool_context.state.to_dict(), f"Call {self.name}"
-        )
+        run = _CallRun(ctx, ctx.agent.name, self.name, call_id)
+        root = _Call(name=_CALL, node=self.node, value=node_input)  # any tool name will do
+        runner, session = await tool_run(tool_context, node=root)
+        message, invocation_id = await run.resume(runner.session_service, session, self.name)
         async for event in runner.run_async(
             user_id=ctx.user_id,
-            session_id=session_id,
+            session_id=session.id,
             new_message=message,
             invocation_id=invocation_id,
         ):
             tool_context.state.update(event.actions.state_delta)
             if call_id and event.author != "user":
                 yield RunEvent(run.stored(event))
-        done = await service.get_session(
-            app_name=ctx.app_name, user_id=ctx.user_id, session_id=session_id
+        done = await runner.session_service.get_session(
+            app_name=ctx.app_name, user_id=ctx.user_id, session_id=session.id
         )
         events = done.events if done is not None else []
         questions, others = _waiting(events)
@@ -206,37 +191,34 @@ class _CallRun:
     reads its run back and goes on from there.
     """
 
-    def __init__(self, ctx: InvocationContext, where: str, call_id: str) -> None:
+    def __init__(
+        self, ctx: InvocationContext, agent_name: str, tool_name: str, call_id: str
+    ) -> None:
         self.ctx = ctx
-        self.where = where
+        self.agent_name = agent_name
         self.call_id = call_id
-        self.agent_name = where.partition("/")[0]
+        self.where = call_path(agent_name, tool_name, call_id)
 
-    async def session(
-        self, service: InMemorySessionService, state: dict[str, Any], text: str
-    ) -> tuple[str, types.Content | None, str | None]:
-        """The run's own session, and what to run it with: the message, the invocation.
+    async def resume(
+        self, service: BaseSessionService, session: Session, tool_name: str
+    ) -> tuple[types.Content | None, str | None]:
+        """What to run the run's own ``session`` with: the message, the invocation.
 
-        A first run starts with ``text``. A call that ran before (it waited for the user, or
-        its process died) gets its run back, and goes on with the answers it has not seen;
-        without any, in the invocation its process left open.
+        A first run starts with a message naming the tool. A call that ran before (it waited
+        for the user, or its process died) gets its run back into ``session``, and goes on
+        with the answers it has not seen; without any, in the invocation its process left
+        open.
         """
         ctx = self.ctx
-        session = await service.create_session(
-            app_name=ctx.app_name,
-            user_id=ctx.user_id,
-            session_id=platform_uuid.new_uuid(),
-            state=state,
-        )
-        message = types.Content(role="user", parts=[types.Part(text=text)])
+        message = types.Content(role="user", parts=[types.Part(text=f"Call {tool_name}")])
         logged, answers = self.log(ctx.session.events) if self.call_id else ([], [])
         if not logged:
-            return session.id, message, None
+            return message, None
         first = Event(invocation_id=ctx.invocation_id, author="user", content=message)
         for event in [first, *logged]:
             await service.append_event(session, event)
         if answers:
-            return session.id, types.Content(role="user", parts=answers), None
+            return types.Content(role="user", parts=answers), None
         async with service.claim_session(
             app_name=ctx.app_name,
             user_id=ctx.user_id,
@@ -244,7 +226,7 @@ class _CallRun:
             invocation_id=ctx.invocation_id,
         ):
             pass  # released unfinished: the invocation stays open, as a crash leaves it
-        return session.id, None, ctx.invocation_id
+        return None, ctx.invocation_id
 
     def stored(self, event: Event) -> Event:
         """``event`` (of the run's own session) as the calling session keeps it."""

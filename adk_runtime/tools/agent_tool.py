@@ -9,9 +9,8 @@ from google.genai import types
 
 from adk_runtime.agents._tool_configs import BaseToolConfig
 from adk_runtime.agents.common_configs import AgentRefConfig
-from adk_runtime.platform import uuid as platform_uuid
 from adk_runtime.tools._declaration import function_declaration
-from adk_runtime.tools._forwarding_artifact_service import ForwardingArtifactService
+from adk_runtime.tools._tool_run import tool_run
 from adk_runtime.tools.base_tool import BaseTool
 from adk_runtime.tools.tool_context import ToolContext
 from adk_runtime.utils.variant_utils import GoogleLLMVariant, get_google_llm_variant
@@ -130,31 +129,11 @@ class AgentTool(BaseTool):
 
     async def run_async(self, *, args: dict[str, Any], tool_context: ToolContext) -> Any:
         """Run the agent on ``args["request"]`` and return its final text."""
-        from adk_runtime.runners import Runner
-        from adk_runtime.sessions.memory import InMemorySessionService
-
         if self.skip_summarization:
             tool_context.actions.skip_summarization = True
         ctx = tool_context.invocation_context
-        service = InMemorySessionService()
-        runner = Runner(
-            app_name=ctx.app_name,
-            agent=self.agent,
-            session_service=service,
-            artifact_service=(
-                ForwardingArtifactService(tool_context) if ctx.artifact_service else None
-            ),
-            memory_service=ctx.memory_service,
-            credential_service=ctx.credential_service,  # its tools' saved sign-ins
-            plugins=None,
-        )
-        if self.include_plugins:  # shared, not copied: the calling Runner owns and closes them
-            runner.plugin_manager = ctx.plugin_manager
-        session = await service.create_session(
-            app_name=ctx.app_name,
-            user_id=ctx.user_id,
-            session_id=platform_uuid.new_uuid(),
-            state=tool_context.state.to_dict(),
+        runner, session = await tool_run(
+            tool_context, agent=self.agent, share_plugins=self.include_plugins
         )
         message = types.Content(role="user", parts=[types.Part(text=self._message(args))])
         last: types.Content | None = None

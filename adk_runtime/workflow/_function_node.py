@@ -143,7 +143,7 @@ class FunctionNode(BaseNode):
         if self.output_schema is None:
             self.output_schema = _output_model(hints.get("return"))
         if self.input_schema is None and "node_input" in self._signature.parameters:
-            self.input_schema = _input_model(hints.get("node_input"))
+            self.input_schema = _model_named(hints.get("node_input"))
         for parameter in self._signature.parameters.values():
             hint = hints.get(parameter.name, _MISSING)
             if parameter.name in _CONTEXT_NAMES or _is_context_type(hint):
@@ -315,10 +315,11 @@ def _unwrapped(func: Callable[..., Any]) -> Any:
     return func
 
 
-def _input_model(hint: Any) -> type[BaseModel] | None:
+def _model_named(hint: Any) -> type[BaseModel] | None:
     """The pydantic model ``hint`` names, if any (a message, event or request type: none).
 
-    A ``node_input`` annotation's is the node's ``input_schema``, as google-adk infers it.
+    A ``node_input`` annotation's is the node's ``input_schema``, a return hint's its
+    ``output_schema``, as google-adk infers them.
     """
     if not isinstance(hint, type) or not issubclass(hint, BaseModel):
         return None
@@ -340,7 +341,7 @@ def _output_model(hint: Any) -> type[BaseModel] | None:
         abc.AsyncIterator,
     ):
         hint = (typing.get_args(hint) or (None,))[0]
-    return _input_model(hint)
+    return _model_named(hint)
 
 
 def _is_context_type(hint: Any) -> bool:
