@@ -149,8 +149,9 @@ async def test_an_expired_claim_not_taken_over_still_writes(
 
 async def test_the_lease_is_renewed_while_held(session_service: BaseSessionService) -> None:
     sid = (await _new(session_service)).id
-    async with _claim(session_service, sid, lease_seconds=0.9) as claim:
-        await asyncio.sleep(2.0)  # several leases long: only renewal keeps it
+    # a lease wide enough that a loaded 2-core machine renews it in time (every third of it)
+    async with _claim(session_service, sid, lease_seconds=1.8) as claim:
+        await asyncio.sleep(4.0)  # several leases long: only renewal keeps it
         async with twin(session_service) as other:
             with pytest.raises(SessionBusyError):
                 async with _claim(other, sid, wait_seconds=0):
