@@ -63,7 +63,7 @@ __all__ = [
     "ToolUnion",
 ]
 
-DEFAULT_MODEL = "gemini-2.5-flash"
+DEFAULT_MODEL = "gemini-3.5-flash"
 DEFAULT_LIVE_MODEL = "gemini-live-2.5-flash-native-audio"
 
 ToolUnion: TypeAlias = BaseTool | BaseToolset | Callable[..., Any]

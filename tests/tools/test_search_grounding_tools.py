@@ -214,7 +214,7 @@ def test_model_names() -> None:
 
 
 def test_default_and_live_default_models() -> None:
-    assert LlmAgent.DEFAULT_MODEL == "gemini-2.5-flash"
+    assert LlmAgent.DEFAULT_MODEL == "gemini-3.5-flash"  # google-adk 2.13's
     original_live = LlmAgent._default_live_model
     LlmAgent.set_default_live_model("gemini-live-2.5-flash")
     try:
