@@ -14,7 +14,8 @@ nothing else is changed). pytest then runs the test files of the chosen areas wi
 
 Run it once with google-adk's own environment and ``--target google.adk`` (the baseline),
 once with this project's and ``--target adk_runtime --compare baseline.json``: the comparison
-lists, per file, how many tests pass on each and which tests pass on google-adk only.
+lists, per file, how many tests pass on each and which tests pass on google-adk only;
+``--explain GAPS.json`` adds why each of those fails here (``bench/adk_gaps.py``).
 """
 
 from __future__ import annotations
@@ -28,7 +29,8 @@ import subprocess
 import sys
 import tempfile
 import xml.etree.ElementTree as ET
-from collections import defaultdict
+from collections import Counter, defaultdict
+from dataclasses import dataclass, field
 from pathlib import Path
 
 DEFAULT_AREAS = (
@@ -112,22 +114,44 @@ def _run_pytest(python: str, root: Path, files: list[str], junit: Path, keyword:
     subprocess.run(command, cwd=top, env=env, check=False)
 
 
-def _results(junit: Path, files: list[str]) -> dict[str, dict[str, str]]:
-    """``{file: {test id: "passed" | "failed" | "error" | "skipped"}}`` from the JUnit report."""
-    found: dict[str, dict[str, str]] = {file: {} for file in files}
+@dataclass
+class _Report:
+    results: dict[str, dict[str, str]]
+    """``{file: {test id: "passed" | "failed" | "error" | "skipped"}}``"""
+    messages: dict[str, str] = field(default_factory=dict)
+    """``{test id: the failure's message}`` for the tests that failed or errored"""
+    collection_errors: dict[str, str] = field(default_factory=dict)
+    """``{file: the error that kept it from loading}``"""
+
+
+def _results(junit: Path, files: list[str]) -> _Report:
+    """Each test's outcome, and each failure's message, from the JUnit report."""
+    report = _Report({file: {} for file in files})
     for case in ET.parse(junit).getroot().iter("testcase"):
         file = _file_of(case.get("classname", ""), case.get("name", ""), files)
         outcome = "passed"
         for child in case:
             if child.tag in ("failure", "error", "skipped"):
                 outcome = "failed" if child.tag == "failure" else child.tag
-        # A parametrized id can carry a rewritten import path: name it as on google-adk,
-        # so the same test compares across targets.
-        test_id = f"{case.get('classname', '')}::{case.get('name', '')}".replace(
-            "adk_runtime", "google.adk"
-        )
-        found.setdefault(file, {})[test_id] = outcome
-    return found
+            if child.tag in ("failure", "error"):
+                message = child.get("message") or ""
+                if message.startswith("collection failure"):
+                    # The import error is in the report's text, on its ``E`` lines.
+                    lines = (child.text or "").splitlines()
+                    report.collection_errors[file] = "\n".join(
+                        line[1:].strip() for line in lines if line.startswith("E ")
+                    )
+                report.messages[_test_id(case)] = message
+        report.results.setdefault(file, {})[_test_id(case)] = outcome
+    return report
+
+
+def _test_id(case: ET.Element) -> str:
+    """The test's id as on google-adk: a parametrized id can carry a rewritten import path,
+    and the same test must compare across targets."""
+    return f"{case.get('classname', '')}::{case.get('name', '')}".replace(
+        "adk_runtime", "google.adk"
+    )
 
 
 def _file_of(classname: str, name: str, files: list[str]) -> str:
@@ -164,6 +188,44 @@ def _print_comparison(ours: dict[str, dict[str, str]], base: dict[str, dict[str,
     )
 
 
+def _explain(report: _Report, base: dict[str, dict[str, str]]) -> dict[str, dict[str, str]]:
+    """``{test id: {"file", "category", "detail"}}`` for each test passing on google-adk only."""
+    from bench.adk_gaps import explain  # reads tests/parity/omissions.py: run from the repo
+
+    gaps: dict[str, dict[str, str]] = {}
+    for file, tests in sorted(base.items()):
+        ours = report.results.get(file, {})
+        for test, outcome in sorted(tests.items()):
+            if outcome != "passed" or ours.get(test) == "passed":
+                continue
+            if test in report.messages:
+                message = report.messages[test]
+            elif file in report.collection_errors:
+                message = report.collection_errors[file]
+            elif test in ours:
+                message = f"{ours[test]} here"
+            else:
+                message = "not collected here"
+            gap = explain(file, test, message)
+            gaps[test] = {"file": file, "category": gap.category, "detail": gap.detail}
+    return gaps
+
+
+def _print_gaps(gaps: dict[str, dict[str, str]], files: list[str]) -> None:
+    from bench.adk_gaps import CATEGORIES, stale
+
+    counts = Counter(gap["category"] for gap in gaps.values())
+    print(f"\n{'why a test passing on google-adk does not pass here':<60} {'tests':>6}")
+    for category, meaning in CATEGORIES.items():
+        print(f"{category:<18} {meaning[:41]:<41} {counts.get(category, 0):>6}")
+    print(f"{'total':<60} {len(gaps):>6}")
+    unexplained = [(t, g) for t, g in gaps.items() if g["category"] == "unexplained"]
+    for test, gap in unexplained:
+        print(f"  unexplained: {test}: {gap['detail']}")
+    for key in stale(gaps, set(files)):
+        print(f"  stale (passes here now, or is gone): bench/adk_gaps.py REVIEWED[{key!r}]")
+
+
 def main(argv: list[str]) -> int:
     parser = argparse.ArgumentParser(prog="python -m bench.adk_unit_tests")
     parser.add_argument("tests_dir", type=Path, help="google-adk's tests/unittests directory")
@@ -175,6 +237,12 @@ def main(argv: list[str]) -> int:
     parser.add_argument("--move", action="append", default=list(DEFAULT_MOVES))
     parser.add_argument("--keep", type=Path, help="write the rewritten tree here (kept)")
     parser.add_argument("-k", dest="keyword", default="", help="pytest -k expression")
+    parser.add_argument(
+        "--explain",
+        type=Path,
+        help="with --compare: sort each test passing on google-adk only by why it fails here"
+        " (bench/adk_gaps.py), print the counts and write the per-test reasons here",
+    )
     args = parser.parse_args(argv)
     source = _unittests_dir(args.tests_dir.resolve())
     with tempfile.TemporaryDirectory(prefix="adk-unit-") as scratch:
@@ -185,12 +253,18 @@ def main(argv: list[str]) -> int:
         files = _test_files(root, args.areas)
         junit = Path(tmp) / "junit.xml"
         _run_pytest(args.python, root, files, junit, args.keyword)
-        results = _results(junit, files)
+        report = _results(junit, files)
+    results = report.results
     print(json.dumps(_summary(results), indent=1))
     if args.json:
         args.json.write_text(json.dumps(results, indent=1, sort_keys=True), encoding="utf-8")
     if args.compare:
-        _print_comparison(results, json.loads(args.compare.read_text(encoding="utf-8")))
+        base = json.loads(args.compare.read_text(encoding="utf-8"))
+        _print_comparison(results, base)
+        if args.explain:
+            gaps = _explain(report, base)
+            _print_gaps(gaps, files)
+            args.explain.write_text(json.dumps(gaps, indent=1, sort_keys=True), encoding="utf-8")
     return 0
 
 

@@ -98,3 +98,91 @@ def test_the_tree_is_rewritten_run_and_counted(
 def test_a_directory_that_is_not_google_adks_tests_is_refused(tmp_path: Path) -> None:
     with pytest.raises(SystemExit, match="not google-adk's tests/unittests"):
         main([str(tmp_path)])
+
+
+GAPS_TEST = """
+import pytest
+from google.adk.agents.live_request_queue import LiveRequestQueue
+from google.adk.sessions import InMemorySessionService
+
+
+def test_live():
+    LiveRequestQueue()
+
+
+async def test_wording():
+    with pytest.raises(ValueError, match="words only google-adk uses"):
+        await InMemorySessionService().create_session(app_name="a", user_id="bad\\x00id")
+
+
+def test_unexplained():
+    assert 1 == 2
+"""
+PRIVATE_TEST = (
+    "from google.adk.sessions.in_memory_session_service import _not_here\n\n"
+    "def test_private():\n    pass\n"
+)
+
+
+def test_each_gap_is_sorted_by_why_it_fails(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    unittests = _tree(tmp_path / "src")
+    (unittests / "sessions" / "test_gaps.py").write_text(GAPS_TEST)
+    (unittests / "sessions" / "test_private.py").write_text(PRIVATE_TEST)
+    ids = {
+        "sessions/test_gaps.py": ["test_live", "test_wording", "test_unexplained"],
+        "sessions/test_private.py": ["test_private"],
+    }
+    base = {
+        file: {f"tests.unittests.{file[:-3].replace('/', '.')}::{name}": "passed" for name in names}
+        for file, names in ids.items()
+    }
+    (tmp_path / "base.json").write_text(json.dumps(base))
+    gaps_file = tmp_path / "gaps.json"
+    argv = [str(tmp_path / "src"), "--areas", "sessions", "--python", sys.executable]
+    argv += ["--compare", str(tmp_path / "base.json"), "--explain", str(gaps_file)]
+    assert main(argv) == 0
+    gaps = json.loads(gaps_file.read_text())
+    category = {test.rsplit("::", 1)[1]: gap["category"] for test, gap in gaps.items()}
+    assert category == {
+        "test_live": "live",
+        "test_wording": "wording",
+        "test_unexplained": "unexplained",
+        "test_private": "private",
+    }
+    assert gaps["tests.unittests.sessions.test_private::test_private"]["detail"] == (
+        "sessions.in_memory_session_service:_not_here"
+    )
+    out = capsys.readouterr().out
+    assert "unexplained: tests.unittests.sessions.test_gaps::test_unexplained" in out
+    assert "total" in out
+
+
+def test_reviewed_failures_and_stale_reviews() -> None:
+    from bench.adk_gaps import REVIEWED, explain, stale
+
+    file, function = next(iter(REVIEWED)).split("::")
+    test = f"tests.unittests.{file[:-3].replace('/', '.')}.TestX::{function}[param.with.dots]"
+    assert (
+        explain(file, test, "AssertionError: assert 1 == 2").category
+        == REVIEWED[f"{file}::{function}"][0]
+    )
+    # A missing public name that the parity table does not list is left to review.
+    assert (
+        explain(
+            "x/test_y.py", "t::test_z", "cannot import name 'Thing' from 'adk_runtime.sessions'"
+        ).category
+        == "unexplained"
+    )
+    # An omitted module (the parity table) takes the table's category.
+    gap = explain(
+        "x/test_y.py",
+        "t::test_z",
+        "No module named 'adk_runtime.memory.vertex_ai_rag_memory_service'",
+    )
+    assert gap.category == "google-cloud"
+    # The reviewed entry's test passes now (absent from the gaps): reported as stale, but only
+    # when its file was run.
+    assert f"{file}::{function}" in stale({}, {file})
+    assert stale({}, {"other/test_file.py"}) == []
