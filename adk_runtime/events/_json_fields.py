@@ -9,7 +9,14 @@ from __future__ import annotations
 
 from typing import Annotated, Any
 
-from pydantic import BeforeValidator, ConfigDict, PlainSerializer, ValidationInfo, alias_generators
+from pydantic import (
+    BeforeValidator,
+    ConfigDict,
+    PlainSerializer,
+    SerializationInfo,
+    ValidationInfo,
+    alias_generators,
+)
 
 from adk_runtime import codec
 
@@ -28,8 +35,38 @@ STORED: dict[str, bool] = {"adk_runtime_stored": True}
 """Validation context for a dict that was parsed from stored JSON."""
 
 
-def _serialize(value: Any) -> Any:
-    return codec.encode_value(value)
+def _serialize(value: Any, info: SerializationInfo) -> Any:
+    # A plain serializer replaces pydantic's own, include= and exclude= with it: apply them.
+    return codec.encode_value(_filtered(value, info.include, info.exclude))
+
+
+def _filtered(value: Any, include: Any, exclude: Any) -> Any:
+    """``value`` with pydantic's ``include`` / ``exclude`` for it applied (a dict's keys, at
+    any depth; ``{key: True}``, ``{key: {...nested}}``, a set of keys, ``"__all__"``)."""
+    if not isinstance(value, dict) or (include is None and exclude is None):
+        return value
+    kept: dict[Any, Any] = {}
+    for key, item in value.items():
+        dropped = _part(exclude, key)
+        taken = True if include is None else _part(include, key)
+        if dropped is True or taken is None:
+            continue
+        kept[key] = _filtered(
+            item,
+            None if taken is True else taken,
+            None if dropped is None else dropped,
+        )
+    return kept
+
+
+def _part(spec: Any, key: Any) -> Any:
+    """What ``spec`` says of ``key``: True (all of it), a nested spec, or None (nothing)."""
+    if isinstance(spec, (set, frozenset)):
+        return True if key in spec or "__all__" in spec else None
+    if isinstance(spec, dict):
+        part = spec.get(key, spec.get("__all__"))
+        return None if part is False else part
+    return None
 
 
 def _validate(value: Any, info: ValidationInfo) -> Any:

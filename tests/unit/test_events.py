@@ -119,3 +119,25 @@ def test_actions_merge_and_emptiness() -> None:
     assert actions.escalate is True
     assert actions.transfer_to_agent == "x"
     assert not actions.is_empty()
+
+
+def test_include_and_exclude_reach_into_free_form_fields_in_json_mode() -> None:
+    """state_delta, agent_state, custom_metadata... are dumped through the codec in JSON mode;
+    pydantic's include= and exclude= still apply to their keys, as in Python mode."""
+    actions = EventActions(
+        state_delta={"secret": "s3", "foo": 1, "nested": {"a": 1, "b": b"\x00"}},
+        agent_state={"step": 2, "scratch": "x"},
+    )
+    for mode in ("python", "json"):
+        dumped = actions.model_dump(mode=mode, exclude={"state_delta": {"secret": True}})
+        assert set(dumped["state_delta"]) == {"foo", "nested"}, mode
+        nested = actions.model_dump(mode=mode, exclude={"state_delta": {"nested": {"a"}}})
+        assert set(nested["state_delta"]["nested"]) == {"b"}, mode
+        only = actions.model_dump(mode=mode, include={"state_delta": {"foo"}, "agent_state": True})
+        assert only == {"state_delta": {"foo": 1}, "agent_state": {"step": 2, "scratch": "x"}}
+        every = actions.model_dump(mode=mode, exclude={"agent_state": {"__all__"}})
+        assert every["agent_state"] == {}, mode
+    assert "s3" not in actions.model_dump_json(exclude={"state_delta": {"secret"}})
+    event = Event(author="a", custom_metadata={"keep": 1, "drop": 2})
+    dumped_event = event.model_dump(mode="json", exclude={"custom_metadata": {"drop"}})
+    assert dumped_event["custom_metadata"] == {"keep": 1}
