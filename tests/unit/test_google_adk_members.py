@@ -105,6 +105,10 @@ def test_an_mcp_tool_reads_its_mcp_apps_metadata() -> None:
     assert flat.visibility == []
     bare = tool(None)
     assert (bare.mcp_app_resource_uri, bare.visibility) == (None, [])
+    # Only ui:// names an MCP Apps resource: another scheme there is not one.
+    for uri in ("http://example.com/app", "file:///etc/passwd", "", 7):
+        assert tool({"ui": {"resourceUri": uri}}).mcp_app_resource_uri is None
+        assert tool({"ui/resourceUri": uri}).mcp_app_resource_uri is None
 
 
 def test_has_auth_response_reads_the_answer_without_exchanging_it() -> None:

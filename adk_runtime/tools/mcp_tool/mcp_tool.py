@@ -107,13 +107,15 @@ class McpTool(BaseTool):
     def mcp_app_resource_uri(self) -> str | None:
         """The MCP Apps UI resource (``ui://...``) of the tool, if its definition names one.
 
-        Read from ``_meta.ui.resourceUri``, or the flat ``_meta["ui/resourceUri"]``.
+        Read from ``_meta.ui.resourceUri``, or the flat ``_meta["ui/resourceUri"]``. MCP Apps
+        resources live under the ``ui://`` scheme: any other URI there is not one (None), so a
+        client never fetches an ``http://`` or ``file://`` address a server put in its place.
         """
         meta = _ui_meta(self.raw_mcp_tool)
         ui = meta.get("ui")
         uri = ui.get("resourceUri") if isinstance(ui, dict) else None
         uri = uri if uri is not None else meta.get("ui/resourceUri")
-        return uri if isinstance(uri, str) and uri else None
+        return uri if isinstance(uri, str) and uri.startswith("ui://") else None
 
     def _get_declaration(self) -> types.FunctionDeclaration | None:
         schema = self.raw_mcp_tool.input_schema or {}
