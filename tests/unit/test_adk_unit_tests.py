@@ -186,3 +186,47 @@ def test_reviewed_failures_and_stale_reviews() -> None:
     # when its file was run.
     assert f"{file}::{function}" in stale({}, {file})
     assert stale({}, {"other/test_file.py"}) == []
+
+
+PRIVATE_AND_PUBLIC_TEST = """
+from google.adk.sessions.in_memory_session_service import InMemorySessionService, _not_here
+
+
+async def test_public():
+    service = InMemorySessionService()
+    assert (await service.create_session(app_name="a", user_id="u")).app_name == "a"
+
+
+def test_uses_the_private_name():
+    _not_here()
+"""
+
+
+def test_stub_private_lets_the_public_tests_of_a_file_run(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    unittests = _tree(tmp_path / "src")
+    (unittests / "sessions" / "test_mixed.py").write_text(PRIVATE_AND_PUBLIC_TEST)
+    module = "tests.unittests.sessions.test_mixed"
+    names = ("test_public", "test_uses_the_private_name")
+    base = {"sessions/test_mixed.py": {f"{module}::{name}": "passed" for name in names}}
+    (tmp_path / "base.json").write_text(json.dumps(base))
+    argv = [str(tmp_path / "src"), "--areas", "sessions", "--python", sys.executable]
+    argv += ["--compare", str(tmp_path / "base.json")]
+    for stub, public in ((False, "error"), (True, "passed")):
+        out, gaps_file = tmp_path / f"ours-{stub}.json", tmp_path / f"gaps-{stub}.json"
+        extra = ["--stub-private"] if stub else []
+        assert main([*argv, "--json", str(out), "--explain", str(gaps_file), *extra]) == 0
+        results = json.loads(out.read_text())["sessions/test_mixed.py"]
+        if stub:
+            assert results[f"{module}::test_public"] == public
+        else:  # the file does not load: one error for it, no test of it ran
+            assert list(results.values()) == [public]
+        gaps = json.loads(gaps_file.read_text())
+        private = gaps[f"{module}::test_uses_the_private_name"]
+        assert private["category"] == "private"
+        assert private["detail"].endswith("in_memory_session_service._not_here") or private[
+            "detail"
+        ].endswith("in_memory_session_service:_not_here")
+        assert (f"{module}::test_public" in gaps) is not stub
+    capsys.readouterr()
