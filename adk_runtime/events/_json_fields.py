@@ -41,8 +41,11 @@ def _serialize(value: Any, info: SerializationInfo) -> Any:
 
 
 def _filtered(value: Any, include: Any, exclude: Any) -> Any:
-    """``value`` with pydantic's ``include`` / ``exclude`` for it applied (a dict's keys, at
-    any depth; ``{key: True}``, ``{key: {...nested}}``, a set of keys, ``"__all__"``)."""
+    """``value`` with pydantic's ``include`` / ``exclude`` for it applied.
+
+    They name a dict's keys, at any depth: ``{key: True}``, ``{key: {...nested}}``, a set of
+    keys, ``"__all__"``.
+    """
     if not isinstance(value, dict) or (include is None and exclude is None):
         return value
     kept: dict[Any, Any] = {}
