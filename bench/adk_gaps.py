@@ -25,7 +25,7 @@ CATEGORIES: dict[str, str] = {
     "private": "a private name of google-adk (`_name`), imported, patched or read",
     "mocked-internals": "a mock of google-adk's internal calls or objects, which we do not make",
     "wording": "google-adk's exact message, warning or log text (never copied here)",
-    "difference": "a behaviour that differs on purpose (README, or the reason given here)",
+    "difference": "a behaviour that differs on purpose (README: 'What behaves differently')",
     "unexplained": "no rule explains it: to review",
 }
 
@@ -365,7 +365,7 @@ _REVIEWS: dict[str, dict[str, tuple[str, str]]] = {
         "test_transfer_to_unrelated_agent_raises_error": _RAISES,
         "test_auto_to_sequential_to_auto": (
             "difference",
-            "google-adk's end-of-agent marker events are not stored here",
+            "a transferring agent's end_of_agent is stored before its target runs (README)",
         ),
     },
     "flows/llm_flows/test_functions_simple.py": {
@@ -422,7 +422,7 @@ _REVIEWS: dict[str, dict[str, tuple[str, str]]] = {
     "plugins/test_auto_tracing_plugin.py": {
         "test_records_io": (
             "difference",
-            "spans carry no argument or return values (no payloads in telemetry)",
+            "spans carry arguments and results only with record_io=True (README)",
         ),
     },
     "plugins/test_debug_logging_plugin.py": {
