@@ -7,6 +7,8 @@ refused answer raises :class:`InputValidationError` with nothing written.
 
 from __future__ import annotations
 
+from collections.abc import Callable
+
 from google.genai import types
 
 from adk_runtime.agents._auth import check_credential_answers
@@ -14,6 +16,7 @@ from adk_runtime.agents._confirmation import (
     CLIENT_CALLS,
     check_confirmation_answers,
 )
+from adk_runtime.agents._generator_tools import run_caller
 from adk_runtime.agents._input_requests import check_input_answers
 from adk_runtime.agents.base_agent import BaseAgent
 from adk_runtime.agents.invocation_context import InvocationContext
@@ -54,6 +57,9 @@ async def check_client_answers(agent: BaseAgent, ctx: InvocationContext, message
             await _check_workflow_answers(agent, ctx, message)
         return
     if not answered:
+        return
+    message = await _check_run_answers(ctx, message)
+    if not message.get_function_responses():
         return
     if not isinstance(agent, LlmAgent):
         raise InputValidationError(
@@ -106,6 +112,45 @@ def _renamed(content: types.Content, names: dict[str, str]) -> types.Content:
     return content.model_copy(update={"parts": parts})
 
 
+async def _check_run_answers(ctx: InvocationContext, message: Event) -> Event:
+    """Check the answers to a tool call's run (a workflow tool's agent asked); the rest.
+
+    Such an answer goes to the call's agent, which runs the call again, and the run's agent
+    that asked reads it: it is checked against that agent's stored request, by its name.
+    """
+    parts = message.content.parts or [] if message.content is not None else []
+    by_author: dict[str, list[types.Part]] = {}
+    rest: list[types.Part] = []
+    for part in parts:
+        response = part.function_response
+        asked = None
+        if response is not None and response.name in CLIENT_CALLS:
+            asked = calling_event(ctx.session.events, response.id or "")
+        if asked is not None and run_caller(asked) is not None:
+            by_author.setdefault(asked.author, []).append(part)
+        else:
+            rest.append(part)
+    if not by_author:
+        return message
+    await _check_by_author(ctx, message, by_author, lambda _author: None)
+    return message.model_copy(update={"content": types.Content(role="user", parts=rest)})
+
+
+async def _check_by_author(
+    ctx: InvocationContext,
+    message: Event,
+    by_author: dict[str, list[types.Part]],
+    agent_named: Callable[[str], BaseAgent | None],
+) -> None:
+    """Check each author's answers against its stored requests (its tools, for an agent)."""
+    for author, answers in by_author.items():
+        only = message.model_copy(update={"content": types.Content(role="user", parts=answers)})
+        agent = agent_named(author)
+        target: LlmAgent | str = agent if isinstance(agent, LlmAgent) else author
+        await check_confirmation_answers(target, ctx, only)
+        check_credential_answers(author, ctx, only)
+
+
 async def _check_workflow_answers(root: NodeAgent, ctx: InvocationContext, message: Event) -> None:
     """Check each confirmation and credential answer against the one that asked.
 
@@ -124,9 +169,5 @@ async def _check_workflow_answers(root: NodeAgent, ctx: InvocationContext, messa
         if asked is None:  # check_node_message refused it already; kept as a guard
             raise InputValidationError(f"The answer {response.id!r} answers no stored call.")
         by_author.setdefault(asked.author, []).append(part)
-    for author, answers in by_author.items():
-        only = message.model_copy(update={"content": types.Content(role="user", parts=answers)})
-        agent = root.node_agent(author)  # None for the nodes' own requests (author: the root)
-        target: LlmAgent | str = agent if isinstance(agent, LlmAgent) else author
-        await check_confirmation_answers(target, ctx, only)
-        check_credential_answers(author, ctx, only)
+    # None for the nodes' own requests (author: the root)
+    await _check_by_author(ctx, message, by_author, root.node_agent)

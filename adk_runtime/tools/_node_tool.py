@@ -11,7 +11,6 @@ from typing import TYPE_CHECKING, Any
 import pydantic
 from google.genai import types
 
-from adk_runtime.agents._confirmation import CLIENT_CALLS
 from adk_runtime.agents._generator_tools import PAUSED, RunEvent, call_path, run_caller
 from adk_runtime.events import Event
 from adk_runtime.events.rewind import live_events
@@ -57,13 +56,14 @@ class NodeTool(BaseTool):
     ``on_tool_error_callback``.
 
     A node that asks the user something (``RequestInput``), or an agent of the run whose
-    long-running tool waits, pauses the call as a generator tool's question does: the
-    question is committed, the call has no response yet and the invocation pauses. The user's
-    answer runs the call again: the run is read back from the caller's session and goes on
-    from where it stopped, with the answer (nodes that finished do not run again), on any
+    long-running tool waits or that asks for a confirmation or a credential, pauses the call
+    as a generator tool's question does: the question is committed, the call has no response
+    yet and the invocation pauses. The user's answer (a confirmation or credential answer is
+    checked first against the stored request of the agent that asked) runs the call again:
+    the run is read back from the caller's session and goes on from where it stopped, with
+    the answer (nodes that finished do not run again; the agent that asked reads it), on any
     replica, after a restart. A run whose process died goes on the same way when the
-    invocation is resumed. A run that waits for a confirmation or a credential (which only the
-    agent that asked can check) is answered with an error.
+    invocation is resumed.
     """
 
     def __init__(
@@ -141,13 +141,11 @@ class NodeTool(BaseTool):
             app_name=ctx.app_name, user_id=ctx.user_id, session_id=session.id
         )
         events = done.events if done is not None else []
-        questions, others = _waiting(events)
-        if others or (questions and not call_id):
+        questions = _waiting(events)
+        if questions and not call_id:
             yield {
-                "error": f"Node {self.node.name!r} stopped to wait for the user to "
-                + ("confirm a call or give a credential" if others else "answer")
-                + ", which this tool call cannot wait for; put it in the workflow's graph "
-                "instead."
+                "error": f"Node {self.node.name!r} stopped to wait for the user, which a tool "
+                "call without an id cannot wait for; put it in the workflow's graph instead."
             }
             return
         if questions:
@@ -164,22 +162,16 @@ class NodeTool(BaseTool):
         yield {"result": None} if output is None else output
 
 
-def _waiting(events: list[Event]) -> tuple[set[str], set[str]]:
-    """The run's calls still waiting for the client: those this call can wait on, the others.
+def _waiting(events: list[Event]) -> set[str]:
+    """The run's calls still waiting for the client.
 
-    A node's question or an agent's long-running tool can be answered through the caller's
-    session; a confirmation or a credential request is checked by the agent that made it,
-    which the caller cannot do.
+    A node's question, an agent's long-running tool, a confirmation or a credential request.
     """
     answered = {r.id for event in events for r in event.get_function_responses() if r.id}
-    questions: set[str] = set()
-    others: set[str] = set()
+    waiting: set[str] = set()
     for event in events:
-        waiting = (event.long_running_tool_ids or set()) - answered
-        for call in event.get_function_calls():
-            if call.id in waiting:
-                (others if call.name in CLIENT_CALLS else questions).add(call.id)
-    return questions, others
+        waiting |= (event.long_running_tool_ids or set()) - answered
+    return waiting
 
 
 class _CallRun:
@@ -233,7 +225,7 @@ class _CallRun:
         asks = {
             call.id
             for call in event.get_function_calls()
-            if call.id in (event.long_running_tool_ids or set()) and call.name not in CLIENT_CALLS
+            if call.id in (event.long_running_tool_ids or set())
         }
         scope = event.isolation_scope
         info = event.node_info

@@ -14,6 +14,7 @@ from google.genai import types
 from adk_runtime.agents import LlmAgent, LoopAgent
 from adk_runtime.errors import InputValidationError
 from adk_runtime.events import Event, EventActions, RequestInput
+from adk_runtime.flows.llm_flows.functions import REQUEST_CONFIRMATION_FUNCTION_CALL_NAME
 from adk_runtime.runners import Runner
 from adk_runtime.sessions import BaseSessionService
 from adk_runtime.testing import ScriptedModel, function_call
@@ -21,6 +22,7 @@ from adk_runtime.tools import FunctionTool, LongRunningFunctionTool
 from adk_runtime.workflow import START, JoinNode, NodeContext, Workflow
 from tests.backends import twin
 from tests.llm.helpers import APP, USER, send, start, stored, texts
+from tests.tools.test_tool_authentication import SEEN, answer, request_of, weather
 
 
 class Topic(pydantic.BaseModel):
@@ -121,7 +123,7 @@ async def test_the_call_pauses_on_the_question_and_the_answer_goes_on_from_its_r
     asked = next(e for e in first if e.get_function_calls() and e.author != "clerk")
     assert asked.node_info.path.startswith("clerk/collect@c1/")
     assert asked.isolation_scope == "c1"
-    assert _responses(first) == {}  # the call waits: no response, the invocation paused
+    assert "c1" not in _responses(first)  # the call waits: no response, the invocation paused
     assert desk.runs == ["note", "ask"]
     assert (await stored(runner)).state["topic"] == "tea"  # committed with its node's event
 
@@ -275,27 +277,127 @@ async def test_a_long_running_tool_of_an_agent_in_the_run_pauses_the_call_until_
     assert [c.role for c in model.requests[-1].contents] == ["user", "model", "user"]
 
 
-async def test_a_confirmation_asked_inside_the_run_is_answered_with_an_error(
-    session_service: BaseSessionService,
-) -> None:
+def _chores(wiped: list[str], *replies: Any) -> Workflow:
+    """A workflow whose agent wipes a disk, a tool that needs the user's confirmation."""
+
     def wipe(disk: str) -> str:
         """Wipe a disk."""
+        wiped.append(disk)
         return "wiped"
 
     janitor = LlmAgent(
         name="janitor",
-        model=ScriptedModel(replies=[function_call("wipe", {"disk": "d"}, id="w1"), "ok"]),
+        model=ScriptedModel(replies=list(replies)),
         tools=[FunctionTool(wipe, require_confirmation=True)],
     )
-    chores = Workflow(name="chores", edges=[(START, janitor)], input_schema=Topic)
-    model = ScriptedModel(replies=[function_call("chores", {"topic": "d"}, id="c1"), "Sorry."])
-    runner = await start(LlmAgent(name="host", model=model, tools=[chores]), session_service)
+    return Workflow(name="chores", edges=[(START, janitor)], input_schema=Topic)
 
-    events = await send(runner, "clean up")
-    error = _responses(events)["c1"]["error"]
-    assert "confirm a call or give a credential" in error
-    assert texts(events)[-1] == "Sorry."  # the invocation did not pause on it
-    assert not [e for e in events if e.long_running_tool_ids and e.isolation_scope == "c1"]
+
+def _confirmation_asked(events: list[Event]) -> Event:
+    (asked,) = [
+        event
+        for event in events
+        for call in event.get_function_calls()
+        if call.name == REQUEST_CONFIRMATION_FUNCTION_CALL_NAME
+        and call.id in (event.long_running_tool_ids or set())
+    ]
+    return asked
+
+
+def _confirm(asked: Event, response: dict[str, Any]) -> types.Content:
+    (call,) = asked.get_function_calls()
+    answer = types.FunctionResponse(
+        id=call.id, name=REQUEST_CONFIRMATION_FUNCTION_CALL_NAME, response=response
+    )
+    return types.Content(role="user", parts=[types.Part(function_response=answer)])
+
+
+async def _host_asking(session_service: BaseSessionService, wiped: list[str]) -> list[Event]:
+    """A first turn whose workflow tool's agent asks to confirm wiping disk d."""
+    chores = _chores(wiped, function_call("wipe", {"disk": "d"}, id="w1"))
+    model = ScriptedModel(replies=[function_call("chores", {"topic": "d"}, id="c1")])
+    runner = await start(LlmAgent(name="host", model=model, tools=[chores]), session_service)
+    return await send(runner, "clean up")
+
+
+@pytest.mark.parametrize("confirmed", [True, False])
+async def test_a_confirmation_asked_inside_the_run_pauses_the_call_until_the_user_answers(
+    session_service: BaseSessionService, confirmed: bool
+) -> None:
+    wiped: list[str] = []
+    first = await _host_asking(session_service, wiped)
+    asked = _confirmation_asked(first)
+    assert asked.author == "janitor"
+    assert asked.node_info.path.startswith("host/chores@c1/")
+    assert "c1" not in _responses(first)  # the call waits: no response, the invocation paused
+    assert wiped == []
+
+    # The answer comes through another replica (as after a restart): the host runs the call
+    # again, the run goes on from its log and the janitor reads the answer.
+    async with twin(session_service) as replica:
+        chores = _chores(wiped, "Disk d wiped." if confirmed else "Left disk d alone.")
+        model = ScriptedModel(replies=["Done."])
+        host = LlmAgent(name="host", model=model, tools=[chores])
+        resumed = Runner(app_name=APP, agent=host, session_service=replica)
+        second = await send(resumed, _confirm(asked, {"confirmed": confirmed}))
+        again = await send(resumed, _confirm(asked, {"confirmed": confirmed}))  # sent twice
+
+    expected = "Disk d wiped." if confirmed else "Left disk d alone."
+    assert _responses(second)["c1"] == {"result": expected}
+    assert texts(second)[-1] == "Done."
+    assert wiped == (["d"] if confirmed else [])  # once, and only when confirmed
+    assert again == []
+    [request] = model.requests  # the host's model sees its call and its answer only
+    assert [c.role for c in request.contents] == ["user", "model", "user"]
+
+
+async def test_an_answer_to_a_confirmation_inside_the_run_that_is_malformed_is_refused(
+    session_service: BaseSessionService,
+) -> None:
+    wiped: list[str] = []
+    first = await _host_asking(session_service, wiped)
+    asked = _confirmation_asked(first)
+    chores = _chores(wiped, "Disk d wiped.")
+    host = LlmAgent(name="host", model=ScriptedModel(replies=["Done."]), tools=[chores])
+    runner = Runner(app_name=APP, agent=host, session_service=session_service)
+    before = len((await stored(runner)).events)
+
+    with pytest.raises(InputValidationError, match="ToolConfirmation"):
+        await send(runner, _confirm(asked, {"confirmed": "perhaps"}))
+    assert len((await stored(runner)).events) == before  # nothing was stored
+    assert wiped == []
+    # the call still waits, and a well-formed answer goes on
+    assert _responses(await send(runner, _confirm(asked, {"confirmed": True})))["c1"] == {
+        "result": "Disk d wiped."
+    }
+    assert wiped == ["d"]
+
+
+async def test_a_credential_asked_inside_the_run_pauses_the_call_until_given(
+    session_service: BaseSessionService,
+) -> None:
+    def forecast_agent(host: list[Any], wx: list[Any]) -> LlmAgent:
+        agent = LlmAgent(name="wx", model=ScriptedModel(replies=wx), tools=[weather])
+        forecast = Workflow(name="forecast", edges=[(START, agent)], input_schema=Topic)
+        return LlmAgent(name="host", model=ScriptedModel(replies=host), tools=[forecast])
+
+    SEEN.clear()
+    asking = forecast_agent(
+        [function_call("forecast", {"topic": "Oslo"}, id="c1")],
+        [function_call("weather", {"city": "Oslo"}, id="w1")],
+    )
+    first = await send(await start(asking, session_service), "weather?")
+    call = request_of(first)
+    assert "c1" not in _responses(first)
+
+    async with twin(session_service) as replica:
+        answering = forecast_agent(["It is sunny."], ["Sunny in Oslo."])
+        resumed = Runner(app_name=APP, agent=answering, session_service=replica)
+        second = await send(resumed, answer(call, {"authType": "apiKey", "apiKey": "k-123"}))
+
+    assert SEEN == ["k-123"]  # the run's tool got the user's credential
+    assert _responses(second)["c1"] == {"result": "Sunny in Oslo."}
+    assert texts(second)[-1] == "It is sunny."
 
 
 async def test_a_task_node_in_the_run_is_answered_by_function_response_not_by_plain_text(
