@@ -351,6 +351,26 @@ async def test_a_confirmation_asked_inside_the_run_pauses_the_call_until_the_use
     assert [c.role for c in request.contents] == ["user", "model", "user"]
 
 
+async def test_a_confirmation_inside_a_workflow_tool_of_an_agent_node_resumes_the_app(
+    session_service: BaseSessionService,
+) -> None:
+    """The calling agent is itself a node of a workflow app: the answer reaches it there."""
+    wiped: list[str] = []
+    chores = _chores(wiped, function_call("wipe", {"disk": "d"}, id="w1"), "Disk d wiped.")
+    model = ScriptedModel(replies=[function_call("chores", {"topic": "d"}, id="c1"), "Done."])
+    host = LlmAgent(name="host", model=model, tools=[chores])
+    app = Workflow(name="desk", edges=[(START, host)])
+    runner = Runner(app_name=APP, node=app, session_service=session_service)
+    await session_service.create_session(app_name=APP, user_id=USER, session_id="s1")
+
+    asked = _confirmation_asked(await send(runner, "clean up"))
+    assert wiped == []
+    second = await send(runner, _confirm(asked, {"confirmed": True}))
+    assert _responses(second)["c1"] == {"result": "Disk d wiped."}
+    assert "Done." in texts(second)
+    assert wiped == ["d"]
+
+
 async def test_an_answer_to_a_confirmation_inside_the_run_that_is_malformed_is_refused(
     session_service: BaseSessionService,
 ) -> None:
