@@ -478,10 +478,6 @@ _REVIEWS: dict[str, dict[str, tuple[str, str]]] = {
         "test_create_session_calls_rollback_on_commit_failure": _SQL_MOCKED,
         "test_delete_session_calls_rollback_on_commit_failure": _SQL_MOCKED,
         "test_service_recovers_after_multiple_failures": _SQL_MOCKED,
-        "test_database_session_service_requires_one_argument": (
-            "difference",
-            "configuration errors are ConfigurationError, not ValueError",
-        ),
         "test_database_session_service_sqlite_file_timestamp_read_after_reopen": (
             "omitted",
             "reads google-adk's own `events` table (its storage schema)",

@@ -20,6 +20,7 @@ __all__ = [
     "BackendUnavailableError",
     "ClaimLostError",
     "ConfigurationError",
+    "DatabaseUrlError",
     "EventIdConflictError",
     "EventNotFoundError",
     "InputValidationError",
@@ -227,6 +228,15 @@ class ServiceNotConfiguredError(ConfigurationError, ValueError):
     """A context call needs a service (memory, artifacts, credentials) the Runner lacks.
 
     A ``ValueError`` too, as google-adk raises for a missing service.
+    """
+
+
+class DatabaseUrlError(ConfigurationError, ValueError):
+    """A database URL or engine cannot be used.
+
+    Malformed, an unsupported database, a synchronous driver or one not installed, or both or
+    neither of ``db_url`` and ``db_engine`` given. A ``ValueError`` too, as google-adk's
+    ``DatabaseSessionService`` raises for these.
     """
 
 

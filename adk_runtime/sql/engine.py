@@ -29,7 +29,7 @@ from sqlalchemy.ext.asyncio import AsyncConnection, AsyncEngine, create_async_en
 from sqlalchemy.pool import QueuePool, StaticPool
 
 from adk_runtime._slots import Slots
-from adk_runtime.errors import BackendUnavailableError, ConfigurationError, redact_url
+from adk_runtime.errors import BackendUnavailableError, DatabaseUrlError, redact_url
 from adk_runtime.sql._logs import hide_values_in_driver_logs
 from adk_runtime.sql.errors import is_driver_disconnect, translate_errors
 from adk_runtime.sql.pool import POOL_DEFAULTS, split_pool_options
@@ -59,7 +59,7 @@ def create_engine(url: str, **engine_kwargs: Any) -> AsyncEngine:
             the pool defaults of :mod:`.pool` (which they override).
 
     Raises:
-        ConfigurationError: The URL is not a supported database URL.
+        DatabaseUrlError: The URL is not a supported database URL (a ConfigurationError).
     """
     normalized, engine_kwargs = split_pool_options(normalize_url(url), engine_kwargs)
     _require_driver(normalized)
@@ -80,13 +80,13 @@ def create_engine(url: str, **engine_kwargs: Any) -> AsyncEngine:
 
 
 def _require_driver(url: str) -> None:
-    """Raise ConfigurationError naming the extra when the URL's driver is not installed."""
+    """Raise DatabaseUrlError naming the extra when the URL's driver is not installed."""
     if is_sqlite(url):
         return
     try:
         importlib.import_module("asyncpg")
     except ImportError:
-        raise ConfigurationError(
+        raise DatabaseUrlError(
             f"{redact_url(url)!r} needs the PostgreSQL driver (asyncpg): "
             "pip install 'adk-runtime[postgres]'"
         ) from None

@@ -13,7 +13,7 @@ from typing import Any
 
 from sqlalchemy.ext.asyncio import AsyncEngine
 
-from adk_runtime.errors import ConfigurationError
+from adk_runtime.errors import DatabaseUrlError
 from adk_runtime.sql.engine import Database, create_engine
 from adk_runtime.sql.migrate import ensure_schema
 from adk_runtime.sql.url import ASYNC_DRIVERS
@@ -23,7 +23,7 @@ __all__ = ["SqlHandle"]
 
 def _database(db_url: str | None, db_engine: AsyncEngine | None, engine_kwargs: Any) -> Database:
     if (db_url is None) == (db_engine is None):
-        raise ConfigurationError(
+        raise DatabaseUrlError(
             "Exactly one of 'db_url' or 'db_engine' must be provided: pass either the "
             "database URL or an engine."
         )
@@ -32,7 +32,7 @@ def _database(db_url: str | None, db_engine: AsyncEngine | None, engine_kwargs: 
         return Database(create_engine(db_url, **engine_kwargs), owns_engine=True)
     dialect = db_engine.dialect
     if ASYNC_DRIVERS.get(dialect.name) != dialect.driver:
-        raise ConfigurationError(
+        raise DatabaseUrlError(
             f"db_engine uses {dialect.name}+{dialect.driver}; adk_runtime supports "
             "sqlite+aiosqlite and postgresql+asyncpg engines."
         )

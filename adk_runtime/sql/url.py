@@ -2,7 +2,7 @@
 
 ``sqlite:///path.db`` becomes ``sqlite+aiosqlite:///path.db``; ``postgresql://…`` and
 ``postgres://…`` become ``postgresql+asyncpg://…``. A synchronous driver (``+psycopg2``,
-``+pysqlite``…) or any other dialect raises :class:`~adk_runtime.errors.ConfigurationError`
+``+pysqlite``…) or any other dialect raises :class:`~adk_runtime.errors.DatabaseUrlError`
 that names the URL to use instead. Passwords never appear in a message.
 """
 
@@ -12,7 +12,7 @@ from sqlalchemy.engine import URL, make_url
 from sqlalchemy.exc import ArgumentError
 
 from adk_runtime._url_registry import SQL_SCHEMES, url_scheme
-from adk_runtime.errors import ConfigurationError, redact_url
+from adk_runtime.errors import DatabaseUrlError, redact_url
 
 __all__ = ["ASYNC_DRIVERS", "SQL_SCHEMES", "is_sqlite", "normalize_url", "sqlite_is_memory"]
 
@@ -42,18 +42,18 @@ def normalize_url(url: str | URL) -> str:
         The URL string with the async driver (the password kept, for the engine only).
 
     Raises:
-        ConfigurationError: Not a URL, a synchronous driver, or a dialect we do not support.
+        DatabaseUrlError: Not a URL, a synchronous driver, or a dialect we do not support.
     """
     text = url.render_as_string(hide_password=False) if isinstance(url, URL) else str(url)
     dialect, _, driver = url_scheme(text).partition("+")
     if dialect not in _ASYNC_DRIVERS:
-        raise ConfigurationError(
+        raise DatabaseUrlError(
             f"{redact_url(text)!r} is not a supported database URL. Use "
             "'sqlite+aiosqlite:///path.db' or 'postgresql+asyncpg://user@host/dbname'."
         )
     target = _ASYNC_DRIVERS[dialect]
     if driver and driver != _ACCEPTED[dialect]:
-        raise ConfigurationError(
+        raise DatabaseUrlError(
             f"{redact_url(text)!r} uses the synchronous or unsupported driver {driver!r}; "
             f"adk_runtime needs an async driver. Use {_suggest(text, target)!r}."
         )
@@ -61,7 +61,7 @@ def normalize_url(url: str | URL) -> str:
     try:
         make_url(normalized)
     except ArgumentError:
-        raise ConfigurationError(f"{redact_url(text)!r} is not a valid database URL.") from None
+        raise DatabaseUrlError(f"{redact_url(text)!r} is not a valid database URL.") from None
     return normalized
 
 

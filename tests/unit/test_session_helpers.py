@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from typing import Any
+
 import pydantic
 import pytest
 from google.genai import types
@@ -65,3 +67,26 @@ def test_a_database_service_needs_exactly_one_of_url_and_engine() -> None:
 
     with pytest.raises(ConfigurationError, match="Exactly one of 'db_url' or 'db_engine'"):
         DatabaseSessionService()
+
+
+@pytest.mark.parametrize(
+    ("kwargs", "words"),
+    [
+        ({}, "Exactly one of 'db_url' or 'db_engine'"),
+        ({"db_url": "mysql://u@h/db"}, "not a supported database URL"),
+        ({"db_url": "postgresql+psycopg2://u:s3cret@h/db"}, "async driver"),
+        ({"db_url": "sqlite+aiosqlite:///a.db", "db_engine": object()}, "Exactly one of"),
+    ],
+)
+def test_a_database_url_or_engine_it_cannot_use_is_a_value_error_as_in_google_adk(
+    kwargs: dict[str, Any], words: str
+) -> None:
+    """Code written for google-adk catches ValueError around DatabaseSessionService(...)."""
+    from adk_runtime.errors import DatabaseUrlError
+    from adk_runtime.sessions.database_session_service import DatabaseSessionService
+
+    with pytest.raises(ValueError, match=words) as caught:
+        DatabaseSessionService(**kwargs)
+    assert isinstance(caught.value, DatabaseUrlError)
+    assert isinstance(caught.value, ConfigurationError)  # and still a ConfigurationError
+    assert "s3cret" not in str(caught.value)
