@@ -181,7 +181,7 @@ def _summary(results: dict[str, dict[str, str]]) -> dict[str, dict[str, int]]:
 def _print_comparison(ours: dict[str, dict[str, str]], base: dict[str, dict[str, str]]) -> None:
     total_base = total_ours = 0
     print(f"{'file':<60} {'google-adk':>10} {'ours':>6}")
-    for file in sorted(set(base) | set(ours)):
+    for file in sorted(ours):  # the files of this run (--areas may pick a few)
         passed_base = {t for t, o in base.get(file, {}).items() if o == "passed"}
         passed_ours = {t for t, o in ours.get(file, {}).items() if o == "passed"}
         total_base += len(passed_base)
@@ -198,7 +198,9 @@ def _explain(report: _Report, base: dict[str, dict[str, str]]) -> dict[str, dict
 
     gaps: dict[str, dict[str, str]] = {}
     for file, tests in sorted(base.items()):
-        ours = report.results.get(file, {})
+        if file not in report.results:  # not in this run's areas
+            continue
+        ours = report.results[file]
         for test, outcome in sorted(tests.items()):
             if outcome != "passed" or ours.get(test) == "passed":
                 continue
