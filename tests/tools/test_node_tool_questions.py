@@ -371,6 +371,27 @@ async def test_a_confirmation_inside_a_workflow_tool_of_an_agent_node_resumes_th
     assert wiped == ["d"]
 
 
+async def test_a_run_answer_is_checked_against_the_run_agent_not_a_namesake_in_the_app(
+    session_service: BaseSessionService,
+) -> None:
+    """The app's graph has an agent named like the run's agent that asked (names are unique
+    per tree, and the tool's workflow is a tree of its own): the answer is still checked
+    against the request the run's agent stored, not against its namesake's tools."""
+    wiped: list[str] = []
+    chores = _chores(wiped, function_call("wipe", {"disk": "d"}, id="w1"), "Disk d wiped.")
+    model = ScriptedModel(replies=[function_call("chores", {"topic": "d"}, id="c1"), "Done."])
+    host = LlmAgent(name="host", model=model, tools=[chores])
+    namesake = LlmAgent(name="janitor", model=ScriptedModel(replies=["Swept."]))
+    app = Workflow(name="desk", edges=[(START, host, namesake)])
+    runner = Runner(app_name=APP, node=app, session_service=session_service)
+    await session_service.create_session(app_name=APP, user_id=USER, session_id="s1")
+
+    asked = _confirmation_asked(await send(runner, "clean up"))
+    second = await send(runner, _confirm(asked, {"confirmed": True}))
+    assert _responses(second)["c1"] == {"result": "Disk d wiped."}
+    assert wiped == ["d"]
+
+
 async def test_an_answer_to_a_confirmation_inside_the_run_that_is_malformed_is_refused(
     session_service: BaseSessionService,
 ) -> None:
