@@ -53,13 +53,13 @@ async def check_client_answers(agent: BaseAgent, ctx: InvocationContext, message
     )
     if isinstance(agent, NodeAgent):  # a workflow node at the root
         check_node_message(ctx.session.events, message)
-        if answered:
-            await _check_workflow_answers(agent, ctx, message)
-        return
     if not answered:
         return
     message = await _check_run_answers(ctx, message)
     if not message.get_function_responses():
+        return
+    if isinstance(agent, NodeAgent):
+        await _check_workflow_answers(agent, ctx, message)
         return
     if not isinstance(agent, LlmAgent):
         raise InputValidationError(
@@ -113,10 +113,11 @@ def _renamed(content: types.Content, names: dict[str, str]) -> types.Content:
 
 
 async def _check_run_answers(ctx: InvocationContext, message: Event) -> Event:
-    """Check the answers to a tool call's run (a workflow tool's agent asked); the rest.
+    """Check the answers to a tool call's run; return ``message`` without them.
 
-    Such an answer goes to the call's agent, which runs the call again, and the run's agent
-    that asked reads it: it is checked against that agent's stored request, by its name.
+    Such an answer (a workflow tool's agent asked) goes to the call's agent, which runs the
+    call again, and the run's agent that asked reads it: it is checked against the request
+    that agent stored, by its name (an agent of the caller's tree may share the name).
     """
     parts = message.content.parts or [] if message.content is not None else []
     by_author: dict[str, list[types.Part]] = {}

@@ -222,10 +222,8 @@ class _CallRun:
 
     def stored(self, event: Event) -> Event:
         """``event`` (of the run's own session) as the calling session keeps it."""
-        asks = {
-            call.id
-            for call in event.get_function_calls()
-            if call.id in (event.long_running_tool_ids or set())
+        asks = (event.long_running_tool_ids or set()) & {
+            call.id for call in event.get_function_calls()
         }
         scope = event.isolation_scope
         info = event.node_info
