@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import asyncio
 from collections.abc import AsyncGenerator
+from pathlib import Path
 
 from google.genai import types
 
@@ -20,10 +21,30 @@ def _event(ctx: InvocationContext, author: str, text: str, **kwargs: object) -> 
     )
 
 
+async def _slow(ctx: InvocationContext, author: str, steps: int) -> AsyncGenerator[Event, None]:
+    for i in range(1, steps + 1):
+        await asyncio.sleep(0.2)
+        yield _event(ctx, author, f"step {i}", actions=EventActions(state_delta={"step": i}))
+
+
+async def _gated(ctx: InvocationContext, author: str, gate: Path) -> AsyncGenerator[Event, None]:
+    """One event, then wait (at most a minute, not to hang a broken test) for ``gate``."""
+    yield _event(ctx, author, "holding", actions=EventActions(state_delta={"step": 1}))
+    for _ in range(1200):
+        if await asyncio.to_thread(gate.exists):
+            break
+        await asyncio.sleep(0.05)
+    else:
+        raise TimeoutError(f"gate {gate} was never opened")
+    yield _event(ctx, author, "released", actions=EventActions(state_delta={"step": 2}))
+
+
 class EchoAgent(BaseAgent):
     """Behaves by the first word of the message.
 
     - ``slow N``: N events, 0.2 s apart, each committing ``step = i``;
+    - ``gate PATH``: one event, then holds the turn until the file PATH exists (a test creates
+      it: a turn as long as the test needs, whatever the machine's speed), then one more;
     - ``stream``: three partial chunks (in SSE mode) then the final text;
     - ``fail``: one event, then raises;
     - ``artifact``: saves two versions of ``report.txt``;
@@ -35,12 +56,10 @@ class EchoAgent(BaseAgent):
         if ctx.user_content and ctx.user_content.parts:
             text = ctx.user_content.parts[0].text or ""
         word, _, rest = text.partition(" ")
-        if word == "slow":
-            for i in range(1, int(rest or "3") + 1):
-                await asyncio.sleep(0.2)
-                yield _event(
-                    ctx, self.name, f"step {i}", actions=EventActions(state_delta={"step": i})
-                )
+        if word in ("slow", "gate"):
+            steps = _slow(ctx, self.name, int(rest or "3")) if word == "slow" else None
+            async for event in steps or _gated(ctx, self.name, Path(rest)):
+                yield event
         elif word == "stream":
             chunks = ["Hel", "lo, ", "world"]
             if ctx.run_config.streaming_mode == StreamingMode.SSE:

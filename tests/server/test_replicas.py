@@ -48,36 +48,44 @@ def _texts(stored: dict[str, Any]) -> list[tuple[str, str]]:
 
 
 async def test_a_message_for_a_busy_session_on_another_replica_writes_nothing(
-    store_url: str,
+    store_url: str, tmp_path: Path
 ) -> None:
+    gate = tmp_path / "gate"
     with _replicas(store_url, "--session-wait", "0.3") as (a, b):
         async with httpx.AsyncClient(timeout=30) as client:
             assert (await client.post(a + SESSION)).status_code == 200
-            streaming = asyncio.Event()
+            holding = asyncio.Event()
 
-            async def slow_turn() -> list[str]:
-                body = _body("slow 8", stateDelta={"from": "a"})
+            async def held_turn() -> list[str]:
+                body = _body(f"gate {gate}", stateDelta={"from": "a"})
                 lines: list[str] = []
                 async with client.stream("POST", f"{a}/run_sse", json=body) as response:
                     assert response.status_code == 200
                     async for line in response.aiter_lines():
                         if line.startswith("data: "):
                             lines.append(line)
-                            streaming.set()  # A's turn holds the session: 7 steps to go
+                            holding.set()  # A's turn holds the session until the gate opens
                 return lines
 
-            slow = asyncio.ensure_future(slow_turn())
-            await streaming.wait()
-            refused = await client.post(f"{b}/run", json=_body("hi", stateDelta={"from": "b"}))
+            held = asyncio.ensure_future(held_turn())
+            try:
+                await holding.wait()
+                refused = await client.post(f"{b}/run", json=_body("hi", stateDelta={"from": "b"}))
+            finally:
+                gate.touch()
             assert refused.status_code == 409
             assert int(refused.headers["Retry-After"]) >= 1
             assert "another replica" in refused.json()["detail"]
-            assert len(await slow) == 8
+            assert len(await held) == 2
             stored = (await client.get(b + SESSION)).json()
-    # A's message with its eight steps; nothing at all of B's refused message.
-    assert stored["revision"] == 9
-    assert [author for author, _ in _texts(stored)] == ["user"] + ["echo_app"] * 8
-    assert stored["state"]["from"] == "a"
+    # A's message with its two events; nothing at all of B's refused message.
+    assert stored["revision"] == 3
+    assert _texts(stored) == [
+        ("user", f"gate {gate}"),
+        ("echo_app", "holding"),
+        ("echo_app", "released"),
+    ]
+    assert stored["state"] == {"from": "a", "step": 2}
 
 
 async def test_a_retried_message_is_stored_and_answered_once_across_replicas(
