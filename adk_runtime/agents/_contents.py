@@ -32,8 +32,11 @@ def keeps_call_ids(model: BaseLlm) -> bool:
 
     Gemini matches responses to calls by name and position and never saw those ids, so
     they are removed for it (and for other models); Anthropic's and LiteLLM's providers
-    match by id, so for them the ids are kept.
+    match by id, so for them the ids are kept, as for Gemini on the Interactions API (whose
+    function results name their call's id).
     """
+    if getattr(model, "use_interactions_api", False) is True:
+        return True
     for module_name, class_name in _ID_PAIRING_MODELS:
         model_class = getattr(sys.modules.get(module_name), class_name, None)
         if model_class is not None and isinstance(model, model_class):

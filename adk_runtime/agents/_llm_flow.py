@@ -16,6 +16,7 @@ from adk_runtime.agents import (
     _context_cache,
     _functions,
     _input_requests,
+    _interactions,
     _step_hooks,
     _structured_output,
     _tasks,
@@ -159,7 +160,11 @@ class _Step:
         request = LlmRequest()
         apply_agent_config(agent, request)
         extra = await _step_hooks.add_instructions(agent, ctx, request)
-        request.contents = conversation(agent, ctx)
+        _interactions.prepare_request(agent, ctx, request)
+        # A continued interaction holds the history: the current turn is enough.
+        request.contents = conversation(
+            agent, ctx, current_turn_only=request.previous_interaction_id is not None
+        )
         apply_run_config(request, ctx)
         # The tools see the contents (load_artifacts adds to them); the output schema,
         # planner and code executor come last, as in google-adk.
@@ -409,6 +414,8 @@ _COPIED_FIELDS = (
     "interrupted",
     "custom_metadata",
     "cache_metadata",
+    "interaction_id",
+    "environment_id",
 )
 
 
@@ -476,8 +483,13 @@ def apply_agent_config(agent: LlmAgent, request: LlmRequest) -> None:
     )
 
 
-def conversation(agent: LlmAgent, ctx: InvocationContext) -> list[types.Content]:
+def conversation(
+    agent: LlmAgent, ctx: InvocationContext, *, current_turn_only: bool = False
+) -> list[types.Content]:
     """The contents the agent's model is sent for the session's history.
+
+    ``current_turn_only`` (or the agent's ``include_contents="none"``): only the current
+    turn's.
 
     The history as :func:`adk_runtime.agents._contents.build_contents` tells it (without
     confirmation requests and answers), of the agent's own scope only (a delegated task's
@@ -485,7 +497,7 @@ def conversation(agent: LlmAgent, ctx: InvocationContext) -> list[types.Content]
     with ``RunConfig.model_input_context`` placed right before the invocation's user message.
     """
     run_config = ctx.run_config
-    current_turn_only = agent.include_contents == "none"
+    current_turn_only = current_turn_only or agent.include_contents == "none"
     scope = ctx.isolation_scope
     events = [e for e in ctx.session.events if e.isolation_scope == scope]
     contents = build_contents(

@@ -9,10 +9,11 @@ import sys
 from typing import Any
 
 from google.genai import types
-from pydantic import BaseModel, ConfigDict, Field, field_validator
+from pydantic import BaseModel, ConfigDict, Field, field_validator, model_validator
 
 from adk_runtime.agents._model_config import check_http_options
 from adk_runtime.events._internal_metadata import without_internal_metadata
+from adk_runtime.models._service_tier import ServiceTier
 from adk_runtime.sessions.base import GetSessionConfig
 
 __all__ = ["DEFAULT_MAX_LLM_CALLS", "RunConfig", "StreamingMode", "ToolThreadPoolConfig"]
@@ -96,6 +97,10 @@ class RunConfig(BaseModel):
             for an agent with ``include_contents="none"``, as in google-adk).
         tool_thread_pool_config: Run sync tools on a pool of their own (see
             :class:`ToolThreadPoolConfig`); None: asyncio's default executor.
+        service_tier: The serving tier of this invocation's model calls on Gemini's
+            Interactions API (``Gemini(use_interactions_api=True)``; other models ignore it,
+            with a warning once per invocation). ``deferred`` cannot be combined with
+            ``StreamingMode.SSE`` (refused here).
     """
 
     model_config = ConfigDict(extra="forbid", arbitrary_types_allowed=True)
@@ -113,6 +118,7 @@ class RunConfig(BaseModel):
     model_input_context: list[types.Content] | None = None
     include_thoughts_from_other_agents: bool = False
     tool_thread_pool_config: ToolThreadPoolConfig | None = None
+    service_tier: ServiceTier | str | None = None
 
     @field_validator("custom_metadata")
     @classmethod
@@ -125,6 +131,20 @@ class RunConfig(BaseModel):
     def _no_base_url(cls, value: types.HttpOptions | None) -> types.HttpOptions | None:
         check_http_options(value, "RunConfig.http_options")
         return value
+
+    @model_validator(mode="after")
+    def validate_service_tier_streaming(self) -> RunConfig:
+        """Refuse a deferred tier with SSE streaming (google-adk's validator name).
+
+        Raises:
+            ValueError: ``service_tier`` is ``deferred`` and ``streaming_mode`` SSE.
+        """
+        if self.service_tier == ServiceTier.DEFERRED and self.streaming_mode == StreamingMode.SSE:
+            raise ValueError(
+                "service_tier='deferred' cannot be used with StreamingMode.SSE: a deferred "
+                "model call is queued and answered later, so there is nothing to stream."
+            )
+        return self
 
     @field_validator("max_llm_calls")
     @classmethod

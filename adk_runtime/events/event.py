@@ -62,6 +62,11 @@ class Event(BaseModel):
         cache_metadata: On a model-response event: the Gemini context cache its request used
             (or the fingerprint of the request's cacheable prefix), read back by the next
             model call of the same agent to reuse the cache.
+        interaction_id: On a model-response event of a model on Gemini's Interactions API:
+            the interaction, which the agent's next model call continues (stored, so the
+            chain survives restarts and replicas).
+        environment_id: The Interactions API execution environment of that interaction,
+            when the API names one.
     """
 
     model_config = STORED_FORM.copy()
@@ -84,6 +89,8 @@ class Event(BaseModel):
     interrupted: bool | None = None
     custom_metadata: JsonDict | None = None
     cache_metadata: CacheMetadata | None = None
+    interaction_id: str | None = None
+    environment_id: str | None = None
 
     invocation_id: str = ""
     author: str = ""

@@ -11,6 +11,7 @@ from typing import TYPE_CHECKING, Any
 
 from adk_runtime.models._capabilities import LlmCapabilities
 from adk_runtime.models._fallback_model import FallbackModel
+from adk_runtime.models._service_tier import ServiceTier
 from adk_runtime.models.base_llm import BaseLlm
 from adk_runtime.models.gemma_llm import Gemma
 from adk_runtime.models.google_llm import Gemini
@@ -89,6 +90,7 @@ __all__ = [
     "LlmCapabilities",
     "LlmRequest",
     "LlmResponse",
+    "ServiceTier",
 ]
 
 

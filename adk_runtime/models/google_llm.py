@@ -13,6 +13,7 @@ import google.genai as genai
 from google.genai import errors, types
 from pydantic import Field
 
+from adk_runtime.errors import ConfigurationError
 from adk_runtime.events._cache_metadata import CacheMetadata
 from adk_runtime.models._call_ids import without_client_ids
 from adk_runtime.models._capabilities import LlmCapabilities, gemini_output_schema_and_tools
@@ -28,6 +29,20 @@ from adk_runtime.models.llm_request import LlmRequest
 from adk_runtime.models.llm_response import LlmResponse
 
 __all__ = ["Gemini"]
+
+
+def _interactions_error_type() -> type[Exception]:
+    """The Interactions API client's HTTP error (google-genai keeps it in its generated client)."""
+    try:
+        from google.genai._gaos.lib.compat_errors import APIError
+    except ImportError:  # a google-genai without the Interactions API: nothing to catch
+        return _NeverRaised
+    return APIError
+
+
+class _NeverRaised(Exception):
+    """Stands for an error type this google-genai does not have."""
+
 
 logger = logging.getLogger(__name__)
 
@@ -63,6 +78,12 @@ class Gemini(BaseLlm):
         client_kwargs: More arguments for the ``genai.Client`` this model builds (``api_key``,
             ``project``, ``location``...); an ``http_options`` there replaces the one built
             from the fields above.
+        use_interactions_api: Call Gemini's Interactions API (``interactions.create``)
+            instead of ``generate_content``. The API keeps the conversation: each request
+            names the agent's previous interaction (stored on its events as
+            ``interaction_id``) and sends only the new turn. Context caching does not apply
+            there; ``RunConfig.service_tier`` does. See
+            :mod:`adk_runtime.models.interactions_utils`.
     """
 
     model: str = "gemini-2.5-flash"
@@ -71,6 +92,7 @@ class Gemini(BaseLlm):
     api_version: str | None = None
     client: genai.Client | None = Field(default=None, exclude=True, repr=False)
     client_kwargs: dict[str, Any] | None = Field(default=None, exclude=True, repr=False)
+    use_interactions_api: bool = False
 
     _vertexai: ClassVar[bool | None] = None
     """Vertex AI (True) or the Gemini API (False); None: as the environment says."""
@@ -136,6 +158,11 @@ class Gemini(BaseLlm):
             aggregated reply.
         """
         client = await self._client()
+        if self.use_interactions_api:
+            async with aclosing(self._interact(client, llm_request, stream)) as responses:
+                async for response in responses:
+                    yield response
+            return
         if llm_request.cache_config is None or llm_request.config.cached_content:
             async with aclosing(self._generate(client, llm_request, stream)) as responses:
                 async for response in responses:
@@ -214,6 +241,30 @@ class Gemini(BaseLlm):
         except errors.APIError as exc:
             yield _error_response(exc)
 
+    async def _interact(
+        self, client: genai.Client, llm_request: LlmRequest, stream: bool
+    ) -> AsyncGenerator[LlmResponse, None]:
+        try:
+            from adk_runtime.models.interactions_utils import generate_content_via_interactions
+        except ImportError as exc:
+            raise ConfigurationError(
+                "use_interactions_api needs a google-genai with the Interactions API "
+                f"(google.genai.interactions): {exc}. Upgrade google-genai."
+            ) from exc
+
+        llm_request.model = llm_request.model or self.model
+        calls = generate_content_via_interactions(
+            client, llm_request, stream, service_tier=llm_request.service_tier
+        )
+        try:
+            async with aclosing(calls) as responses:
+                async for response in responses:
+                    yield response
+        except errors.APIError as exc:
+            yield _error_response(exc)
+        except _interactions_error_type() as exc:
+            yield _interactions_error_response(exc)
+
 
 def _cache_refused(response: LlmResponse, llm_request: LlmRequest) -> bool:
     """Whether ``response`` is the server refusing the cache the request named."""
@@ -226,4 +277,16 @@ def _error_response(exc: errors.APIError) -> LlmResponse:
     return LlmResponse(
         error_code=str(code or "UNKNOWN_ERROR"),
         error_message=exc.message or exc.status or "The model call failed.",
+    )
+
+
+def _interactions_error_response(exc: Exception) -> LlmResponse:
+    """The error response for an Interactions API call the server refused."""
+    body: Any = getattr(exc, "body", None)
+    error: Any = body.get("error") if isinstance(body, dict) else None
+    message = error.get("message") if isinstance(error, dict) else None
+    status = getattr(exc, "status_code", None)
+    return LlmResponse(
+        error_code=str(status or "UNKNOWN_ERROR"),
+        error_message=str(message or getattr(exc, "message", None) or "The model call failed."),
     )

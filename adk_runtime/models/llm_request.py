@@ -9,6 +9,7 @@ from pydantic import BaseModel, ConfigDict, Field
 
 from adk_runtime.events._cache_metadata import CacheMetadata
 from adk_runtime.models._context_cache_config import ContextCacheConfig
+from adk_runtime.models._service_tier import ServiceTier
 
 if TYPE_CHECKING:
     from adk_runtime.tools.base_tool import BaseTool
@@ -30,6 +31,11 @@ class LlmRequest(BaseModel):
             from the session's events (what the model may reuse).
         cacheable_contents_token_count: The prompt tokens of the agent's last model request,
             as the model reported them (whether a cache is worth making).
+        previous_interaction_id: For a model on Gemini's Interactions API: the interaction
+            this request continues (the agent's last one in the session), so only the new
+            contents are sent.
+        service_tier: For a model on the Interactions API: the serving tier
+            (``RunConfig.service_tier``).
     """
 
     model_config = ConfigDict(extra="forbid", arbitrary_types_allowed=True)
@@ -41,6 +47,8 @@ class LlmRequest(BaseModel):
     cache_config: ContextCacheConfig | None = None
     cache_metadata: CacheMetadata | None = None
     cacheable_contents_token_count: int | None = None
+    previous_interaction_id: str | None = None
+    service_tier: ServiceTier | str | None = None
 
     def append_instructions(self, instructions: list[str] | types.Content) -> list[types.Content]:
         """Add instructions to ``config.system_instruction``, as paragraphs.

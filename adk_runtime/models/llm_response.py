@@ -39,6 +39,10 @@ class LlmResponse(BaseModel):
         output_transcription: What the model said, transcribed (audio models).
         cache_metadata: The context cache the request used, or the fingerprint of its
             cacheable prefix (set by the model when the app caches context).
+        interaction_id: The Gemini Interactions API interaction this reply belongs to
+            (``Gemini(use_interactions_api=True)``); the agent's next request continues it.
+        environment_id: The Interactions API execution environment the interaction used,
+            when the API names one.
     """
 
     model_config = ConfigDict(
@@ -65,6 +69,8 @@ class LlmResponse(BaseModel):
     avg_logprobs: float | None = None
     logprobs_result: types.LogprobsResult | None = None
     cache_metadata: CacheMetadata | None = None
+    interaction_id: str | None = None
+    environment_id: str | None = None
 
     def get_function_calls(self) -> list[types.FunctionCall]:
         """Return the function calls in this response's content, in order."""

@@ -19,6 +19,7 @@ from starlette.requests import Request
 from starlette.responses import JSONResponse, Response, StreamingResponse
 from starlette.routing import Route
 
+from tests.llm.fake_interactions import FakeInteractions
 from tests.loopback_server import LoopbackServer
 
 
@@ -71,6 +72,8 @@ class FakeGemini(LoopbackServer):
     not hold is refused with 403, and one that names a cache while also sending a system
     instruction, tools or a tool config with 400, as the real API does. ``cache_failures``
     queues error replies for the next creates.
+
+    ``interactions`` is its Interactions API (see ``tests.llm.fake_interactions``).
     """
 
     def __init__(self) -> None:
@@ -82,6 +85,7 @@ class FakeGemini(LoopbackServer):
         self.cache_calls: list[tuple[str, str, dict[str, Any] | None]] = []
         self.cache_failures: list[tuple[int, dict[str, Any]]] = []
         self._cache_ids = itertools.count(1)
+        self.interactions = FakeInteractions()
         app = Starlette(
             routes=[
                 Route("/{version}/models/{action:path}", self._handle, methods=["POST"]),
@@ -92,6 +96,12 @@ class FakeGemini(LoopbackServer):
                     methods=["POST"],
                 ),
                 Route("/{version}/cachedContents", self._create_cache, methods=["POST"]),
+                Route("/{version}/interactions", self.interactions.create, methods=["POST"]),
+                Route(
+                    "/{version}/interactions/{interaction_id}",
+                    self.interactions.get,
+                    methods=["GET"],
+                ),
                 Route(
                     "/{version}/cachedContents/{cache_id}",
                     self._cache,

@@ -60,10 +60,6 @@ MODEL_ADAPTER_INTERNALS = (
     "adk_runtime's adapters convert between google-genai types and the providers' own "
     "without them."
 )
-INTERACTIONS_API = (
-    "The Gemini Interactions API and its service tiers: not implemented (Gemini context "
-    "caching is, see `App(context_cache_config=...)`)."
-)
 FLOW_INTERNALS = (
     "Internals of google-adk's LLM flow (the other request processors, the rest of the "
     "function-call plumbing): adk_runtime's flow is one loop in `adk_runtime.agents`; the "
@@ -159,10 +155,6 @@ OMITTED: dict[str, str] = {
     "models.lite_llm:TYPE_LABELS": MODEL_ADAPTER_INTERNALS,
     "models.lite_llm:TextChunk": MODEL_ADAPTER_INTERNALS,
     "models.lite_llm:UsageMetadataChunk": MODEL_ADAPTER_INTERNALS,
-    "models:ServiceTier": INTERACTIONS_API,
-    # the Interactions API
-    "models.interactions_utils": INTERACTIONS_API,
-    "flows.llm_flows.interactions_processor": INTERACTIONS_API,
     # the flow's internals
     "flows.llm_flows.agent_transfer:line_break": FLOW_INTERNALS,
     "flows.llm_flows.context": FLOW_INTERNALS,
@@ -283,13 +275,7 @@ MEMBERS_OMITTED: dict[str, str] = {
     "models.llm_response:LlmResponse.turn_complete_reason": LIVE,
     "models.llm_response:LlmResponse.voice_activity": LIVE,
     # the Gemini Interactions API
-    "agents.run_config:RunConfig.service_tier": INTERACTIONS_API,
-    "models.google_llm:Gemini.use_interactions_api": INTERACTIONS_API,
-    "models.llm_request:LlmRequest.previous_interaction_id": INTERACTIONS_API,
-    "models.llm_request:LlmRequest.service_tier": INTERACTIONS_API,
-    "models.llm_response:LlmResponse.environment_id": INTERACTIONS_API,
-    "models.llm_response:LlmResponse.interaction_id": INTERACTIONS_API,
-    "models.llm_response:LlmResponse.interaction_status": INTERACTIONS_API,
+    "models.llm_response:LlmResponse.interaction_status": LIVE,
     # google-adk 2 workflow graphs
     "agents.context:Context.attempt_count": WORKFLOW,
     "agents.context:Context.error": WORKFLOW,
