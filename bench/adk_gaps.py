@@ -364,10 +364,14 @@ _REVIEWS: dict[str, dict[str, tuple[str, str]]] = {
             "refused too, with ConfigurationError and our own words",
         ),
     },
-    "flows/llm_flows/test_contents.py": {
-        "test_adk_function_call_ids_preserved_for_interactions_model": (
-            "omitted",
-            "the Interactions API",
+    "models/test_interactions_utils.py": {
+        "test_function_call_streaming_json_parse_error": (
+            "wording",
+            "the same JSON_PARSE_ERROR, with a message naming the function",
+        ),
+        "test_generate_content_via_interactions_forwards_request_headers": (
+            "difference",
+            "requests carry the caller's headers, not google-adk's x-goog-api-client label",
         ),
     },
     "flows/llm_flows/test_functions_long_running.py": {
@@ -401,6 +405,11 @@ _REVIEWS: dict[str, dict[str, tuple[str, str]]] = {
         "test_sync_tool_missing_mandatory_args": (
             "mocked-internals",
             "replaces google-adk's tool thread pool with a dict",
+        ),
+        "test_async_tool_runs_in_thread_pool": (
+            "mocked-internals",
+            "its teardown shuts down google-adk's pools by size; ours are per event loop "
+            "(a pool made by the run before it fails the teardown)",
         ),
     },
     "flows/llm_flows/test_instructions.py": {

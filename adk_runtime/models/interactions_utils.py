@@ -546,18 +546,37 @@ class StreamState:
     Attributes:
         parts: The reply's parts in order; consecutive text (or thought) deltas of one step
             grow one part.
-        calls: The function-call parts by their step's index, with the argument text
-            streamed so far for each.
-        usage: The latest usage a delta reported.
-        completed: An ``interaction.completed`` event arrived.
+        calls: The function-call parts of the steps still open, by step index; a call's
+            ``partial_args`` holds its streamed argument text until the step stops.
+        grounding: The searches, suggestions and citations seen (the reply's grounding).
+        total_usage: The latest usage a delta reported.
     """
 
     parts: list[types.Part] = dataclasses.field(default_factory=list)
-    calls: dict[int, tuple[types.Part, list[str]]] = dataclasses.field(default_factory=dict)
+    calls: dict[int, types.Part] = dataclasses.field(default_factory=dict)
     grounding: _Grounding = dataclasses.field(default_factory=_Grounding)
-    usage: gi.Usage | None = None
-    completed: bool = False
+    total_usage: gi.Usage | None = None
     _growing: tuple[int, str] | None = None
+
+    @property
+    def web_search_queries(self) -> list[str]:
+        """The queries Google Search ran, in order."""
+        return self.grounding.queries
+
+    @property
+    def grounding_chunks(self) -> list[types.GroundingChunk]:
+        """The cited web pages, in order."""
+        return self.grounding.chunks
+
+    @property
+    def grounding_supports(self) -> list[types.GroundingSupport]:
+        """The text segments each citation supports."""
+        return self.grounding.supports
+
+    @property
+    def search_entry_point(self) -> types.SearchEntryPoint | None:
+        """The search suggestions to show with the reply."""
+        return self.grounding.entry_point
 
     def _grow(self, index: int, kind: str, text: str) -> types.Part:
         """Append ``text`` to the current part of step ``index`` (or start one)."""
@@ -595,9 +614,10 @@ def _start(
     step = event.step
     if not isinstance(step, gi.FunctionCallStep):
         return None
-    call = types.FunctionCall(id=step.id, name=step.name, args=dict(step.arguments or {}))
-    part = state._add(types.Part(function_call=call))
-    state.calls[event.index] = (part, [])
+    call = types.FunctionCall(
+        id=step.id, name=step.name, args=dict(step.arguments) or None, partial_args=[]
+    )
+    state.calls[event.index] = state._add(types.Part(function_call=call))
     announced = types.FunctionCall(id=step.id, name=step.name, partial_args=[])
     return _partial(types.Part(function_call=announced), interaction_id)
 
@@ -620,7 +640,7 @@ def _delta(  # noqa: C901
 ) -> LlmResponse | None:
     delta: Any = event.delta
     if event.metadata is not None and event.metadata.total_usage is not None:
-        state.usage = event.metadata.total_usage
+        state.total_usage = event.metadata.total_usage
     if isinstance(delta, gi.TextDelta):
         if not delta.text:
             return None
@@ -650,7 +670,7 @@ def _delta(  # noqa: C901
         return _partial_grounding(state.grounding.suggest(delta.result), interaction_id)
     part = _delta_part(delta)
     if part is None:
-        logger.debug("Interactions stream: a %s delta carries nothing kept.", delta.type)
+        _unkept(delta)
         return None
     return _partial(state._add(part), interaction_id)
 
@@ -659,19 +679,34 @@ def _arguments(
     index: int, text: str | None, state: StreamState, interaction_id: str | None
 ) -> LlmResponse | None:
     """A piece of a function call's arguments: kept for its step's stop, and sent on."""
-    call = state.calls.get(index)
-    if call is None:
+    part = state.calls.get(index)
+    if part is None or part.function_call is None:
         logger.warning("Interactions stream: arguments for step %s, not a function call.", index)
         return None
     if not text:
         return None
-    part, pieces = call
-    pieces.append(text)
-    assert part.function_call is not None
+    partial_args = part.function_call.partial_args
+    if partial_args is None:
+        part.function_call.partial_args = partial_args = []
+    partial_args.append(types.PartialArg(string_value=text))
     piece = types.FunctionCall(
         name=part.function_call.name, partial_args=[types.PartialArg(string_value=text)]
     )
     return _partial(types.Part(function_call=piece), interaction_id)
+
+
+def _unkept(delta: Any) -> None:
+    """Log a delta nothing is kept of: a warning (its type only) when the SDK does not know it."""
+    if isinstance(delta, gi.UnknownStepDeltaData):
+        raw: Any = getattr(delta, "raw", None)
+        kind = raw.get("type") if isinstance(raw, dict) else None
+        logger.warning(
+            "Interactions stream: an unrecognized step delta type %r was dropped (a newer "
+            "API than this google-genai knows).",
+            kind,
+        )
+    else:
+        logger.debug("Interactions stream: an unhandled step delta type %r, dropped.", delta.type)
 
 
 def _delta_part(delta: Any) -> types.Part | None:
@@ -697,42 +732,49 @@ def _delta_part(delta: Any) -> types.Part | None:
 
 
 def _stop(event: gi.StepStop, state: StreamState, interaction_id: str | None) -> LlmResponse | None:
-    call = state.calls.pop(event.index, None)
-    if call is None:
-        return None
-    part, pieces = call
-    assert part.function_call is not None
-    text = "".join(pieces)
+    """A step stops: a function call's streamed arguments are parsed (None: they were fine)."""
+    part = state.calls.pop(event.index, None)
+    return None if part is None else _finish_call(part, interaction_id)
+
+
+def _finish_call(part: types.Part, interaction_id: str | None) -> LlmResponse | None:
+    """Set a streamed call's ``args`` from its ``partial_args``; an error if not an object."""
+    call = part.function_call
+    assert call is not None
+    text = "".join(piece.string_value or "" for piece in call.partial_args or [])
+    call.partial_args = None
     if not text:
+        call.args = call.args or {}
         return None
     try:
         arguments = json.loads(text)
     except json.JSONDecodeError:
         arguments = None
-    if not isinstance(arguments, dict):
-        logger.error(
-            "The streamed arguments of function call %r are not a JSON object (%d characters).",
-            part.function_call.name,
-            len(text),
-        )
-        return LlmResponse(
-            error_code="JSON_PARSE_ERROR",
-            error_message=(
-                f"The model streamed arguments for {part.function_call.name!r} that are not "
-                "a JSON object."
-            ),
-            finish_reason=types.FinishReason.MALFORMED_FUNCTION_CALL,
-            turn_complete=True,
-            interaction_id=interaction_id,
-        )
-    part.function_call.args = arguments
-    return None
+    if isinstance(arguments, dict):
+        call.args = arguments
+        return None
+    call.args = {}
+    logger.error(
+        "The streamed arguments of function call %r are not a JSON object (%d characters).",
+        call.name,
+        len(text),
+    )
+    return LlmResponse(
+        error_code="JSON_PARSE_ERROR",
+        error_message=f"The model streamed arguments for {call.name!r} that are not a JSON object.",
+        finish_reason=types.FinishReason.MALFORMED_FUNCTION_CALL,
+        turn_complete=True,
+        interaction_id=interaction_id,
+    )
 
 
 def _completed(
     event: gi.InteractionCompletedEvent, state: StreamState, interaction_id: str | None
 ) -> LlmResponse:
-    state.completed = True
+    for index in list(state.calls):  # a call whose step never said it stopped
+        failed = _finish_call(state.calls.pop(index), interaction_id)
+        if failed is not None:
+            return failed
     interaction = event.interaction
     failed = _status_error(interaction)
     if failed is not None:
@@ -740,12 +782,12 @@ def _completed(
     grounding = state.grounding.metadata()
     if not state.parts and grounding is None:  # nothing streamed: the interaction says it all
         response = convert_interaction_to_llm_response(interaction)
-        response.usage_metadata = response.usage_metadata or _usage(state.usage)
+        response.usage_metadata = response.usage_metadata or _usage(state.total_usage)
         return response
     return LlmResponse(
         content=types.Content(role="model", parts=state.parts) if state.parts else None,
         grounding_metadata=grounding,
-        usage_metadata=_usage(interaction.usage or state.usage),
+        usage_metadata=_usage(interaction.usage or state.total_usage),
         partial=False,
         turn_complete=True,
         finish_reason=types.FinishReason.STOP,

@@ -449,3 +449,49 @@ def test_logs_summarize_and_never_carry_the_payload() -> None:
     )
     assert "hunter2" not in iu.build_interactions_event_log(delta)
     assert "delta=text" in iu.build_interactions_event_log(delta)
+
+
+def test_a_delta_type_the_sdk_does_not_know_is_dropped_with_a_warning_naming_its_type(
+    caplog: pytest.LogCaptureFixture,
+) -> None:
+    # As the SDK's lenient parsing hands over a delta type it does not know.
+    raw = {"type": "hologram", "secret": "s3"}
+    unknown = gi.StepDelta.model_construct(
+        event_type="step.delta", index=0, delta=gi.UnknownStepDeltaData(raw=raw)
+    )
+    unhandled = gi.StepDelta(
+        event_type="step.delta", index=0, delta={"type": "url_context_call", "arguments": {}}
+    )
+    assert isinstance(unknown.delta, gi.UnknownStepDeltaData)
+    state = iu.StreamState()
+    with caplog.at_level(logging.DEBUG, logger=iu.__name__):
+        for event in (unknown, unhandled):
+            assert iu.convert_interaction_event_to_llm_response(event, state, "i-1") is None
+    assert state.parts == []
+    warned = [r.getMessage() for r in caplog.records if r.levelno == logging.WARNING]
+    assert len(warned) == 1
+    assert "'hologram'" in warned[0]
+    assert "s3" not in caplog.text  # the type, never the payload
+    assert "'url_context_call'" in caplog.text  # known to the SDK, not kept: debug only
+
+
+def test_a_call_whose_step_never_stopped_is_finished_by_the_completed_interaction() -> None:
+    *_, final = run_stream(
+        {
+            "event_type": "step.start",
+            "index": 0,
+            "step": {"type": "function_call", "id": "c", "name": "f", "arguments": {}},
+        },
+        {
+            "event_type": "step.delta",
+            "index": 0,
+            "delta": {"type": "arguments_delta", "arguments": '{"k": 1}'},
+        },
+        {
+            "event_type": "interaction.completed",
+            "interaction": {"id": "i-1", "status": "requires_action"},
+        },
+    )
+    assert final.content is not None
+    [part] = final.content.parts or []
+    assert part.function_call == types.FunctionCall(id="c", name="f", args={"k": 1})
