@@ -601,12 +601,13 @@ def test_clone_copies_the_tree_without_the_parent() -> None:
 
 async def test_set_default_model_is_used_by_agents_without_one() -> None:
     default = ScriptedModel(replies=["from the default"])
+    original = LlmAgent._default_model  # restored for the tests after this one
     LlmAgent.set_default_model(default)
     try:
         runner = await start(LlmAgent(name="a"), InMemorySessionService())
         assert texts(await send(runner, "hi")) == ["from the default"]
     finally:
-        LlmAgent.set_default_model("gemini-2.5-flash")
+        LlmAgent.set_default_model(original)
     with pytest.raises(TypeError, match="got int"):
         LlmAgent.set_default_model(3)  # type: ignore[arg-type]
     with pytest.raises(ValueError, match="non-empty"):
