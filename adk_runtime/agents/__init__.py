@@ -23,6 +23,7 @@ from adk_runtime.agents.sequential_agent import SequentialAgent
 from adk_runtime.agents.sequential_agent_config import SequentialAgentConfig
 
 if TYPE_CHECKING:
+    from adk_runtime.agents._managed_agent import ManagedAgent
     from adk_runtime.agents.context import Context
 
 __all__ = [
@@ -39,6 +40,7 @@ __all__ = [
     "LlmCallsLimitExceededError",
     "LoopAgent",
     "LoopAgentConfig",
+    "ManagedAgent",
     "MissingStateKeyError",
     "ParallelAgent",
     "ParallelAgentConfig",
@@ -55,6 +57,10 @@ def __getattr__(name: str) -> Any:
         from adk_runtime.agents.context import Context
 
         return Context
+    if name == "ManagedAgent":  # loads the flow and tools: on first use
+        from adk_runtime.agents._managed_agent import ManagedAgent
+
+        return ManagedAgent
     if name == "McpInstructionProvider":  # needs the mcp extra
         from adk_runtime.agents.mcp_instruction_provider import McpInstructionProvider
 

@@ -48,6 +48,7 @@ __all__ = [
     "apply_agent_config",
     "apply_run_config",
     "conversation",
+    "event_for",
     "merged_http_options",
     "run_flow",
     "summary_due",
@@ -110,7 +111,7 @@ class _Step:
         async with aclosing(self._call_model(request)) as responses:
             async for response in responses:
                 flag_empty_reply(response, streamed=streamed)  # as google-adk: an error event
-                event = _event_for(response, self.model_event)
+                event = event_for(response, self.model_event)
                 if event is None:
                     continue
                 self.last_event = event
@@ -419,7 +420,7 @@ _COPIED_FIELDS = (
 )
 
 
-def _event_for(response: LlmResponse, model_event: Event) -> Event | None:
+def event_for(response: LlmResponse, model_event: Event) -> Event | None:
     """The event for a model response.
 
     Partial chunks get their own action-less event with the id of the complete event that

@@ -260,10 +260,11 @@ class Gemini(BaseLlm):
             async with aclosing(calls) as responses:
                 async for response in responses:
                     yield response
-        except errors.APIError as exc:
-            yield _error_response(exc)
-        except _interactions_error_type() as exc:
-            yield _interactions_error_response(exc)
+        except Exception as exc:
+            failed = api_error_response(exc)
+            if failed is None:
+                raise
+            yield failed
 
 
 def _cache_refused(response: LlmResponse, llm_request: LlmRequest) -> bool:
@@ -280,7 +281,16 @@ def _error_response(exc: errors.APIError) -> LlmResponse:
     )
 
 
-def _interactions_error_response(exc: Exception) -> LlmResponse:
+def api_error_response(exc: BaseException) -> LlmResponse | None:
+    """The error response for an HTTP error of the Gemini or Interactions API; else None."""
+    if isinstance(exc, errors.APIError):
+        return _error_response(exc)
+    if isinstance(exc, _interactions_error_type()):
+        return _interactions_error_response(exc)
+    return None
+
+
+def _interactions_error_response(exc: BaseException) -> LlmResponse:
     """The error response for an Interactions API call the server refused."""
     body: Any = getattr(exc, "body", None)
     error: Any = body.get("error") if isinstance(body, dict) else None

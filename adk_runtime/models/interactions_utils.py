@@ -51,6 +51,7 @@ __all__ = [
     "generate_content_via_interactions",
     "latest_turn",
     "part_to_step",
+    "stream_interaction",
 ]
 
 logger = logging.getLogger(__name__)
@@ -1024,6 +1025,19 @@ async def generate_content_via_interactions(
         reply.environment_id = getattr(interaction, "environment_id", None)
         yield reply
         return
+    async for response in stream_interaction(api_client, arguments, headers):
+        yield response
+
+
+async def stream_interaction(
+    api_client: genai.Client, arguments: dict[str, Any], headers: dict[str, str] | None = None
+) -> AsyncGenerator[LlmResponse, None]:
+    """Call ``interactions.create(**arguments)`` streaming; yield the responses.
+
+    Each carries the interaction's id (and environment id, when the API names one). A
+    stream that ends before the interaction completes ends with an error response
+    (``STREAM_ENDED``).
+    """
     events: Any = await api_client.aio.interactions.create(
         **arguments, stream=True, extra_headers=headers
     )

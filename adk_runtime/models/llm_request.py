@@ -5,7 +5,7 @@ from __future__ import annotations
 from typing import TYPE_CHECKING, Any
 
 from google.genai import types
-from pydantic import BaseModel, ConfigDict, Field
+from pydantic import BaseModel, ConfigDict, Field, PrivateAttr
 
 from adk_runtime.events._cache_metadata import CacheMetadata
 from adk_runtime.models._context_cache_config import ContextCacheConfig
@@ -49,6 +49,9 @@ class LlmRequest(BaseModel):
     cacheable_contents_token_count: int | None = None
     previous_interaction_id: str | None = None
     service_tier: ServiceTier | str | None = None
+    _is_managed_agent: bool = PrivateAttr(default=False)
+    """Set by ``ManagedAgent`` while it asks its built-in tools for their declarations: the
+    hosted agent runs Gemini, so the tools declare themselves without a model name."""
 
     def append_instructions(self, instructions: list[str] | types.Content) -> list[types.Content]:
         """Add instructions to ``config.system_instruction``, as paragraphs.

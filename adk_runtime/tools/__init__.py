@@ -9,6 +9,7 @@ from typing import TYPE_CHECKING, Any
 
 # The agents package first: tool contexts build on its contexts, and agents use tools.
 import adk_runtime.agents  # noqa: F401
+from adk_runtime.tools._remote_mcp_server import RemoteMcpServer
 from adk_runtime.tools._request_input_tool import request_input
 from adk_runtime.tools.agent_tool import AgentTool
 from adk_runtime.tools.base_tool import BaseTool
@@ -51,6 +52,7 @@ __all__ = [
     "LoadMemoryTool",
     "LongRunningFunctionTool",
     "PreloadMemoryTool",
+    "RemoteMcpServer",
     "ToolConfirmation",
     "ToolContext",
     "TransferToAgentTool",

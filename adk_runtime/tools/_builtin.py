@@ -55,7 +55,8 @@ class BuiltInTool(BaseTool):
             ValueError: The request's model is not a Gemini model (google-adk raises the
                 same; set ``ADK_DISABLE_GEMINI_MODEL_ID_CHECK=1`` to skip the check).
         """
-        if not (is_gemini_model(llm_request.model) or _model_check_disabled()):
+        hosted = getattr(llm_request, "_is_managed_agent", False) is True  # Gemini, server-side
+        if not (hosted or is_gemini_model(llm_request.model) or _model_check_disabled()):
             raise ValueError(f"{self.label} is not supported for model {llm_request.model}")
         declared = self._request_tool(tool_context)
         llm_request.config.tools = [*(llm_request.config.tools or []), declared]

@@ -5,7 +5,9 @@ steps), stores the interaction (its input, its steps, the interaction it continu
 new id and answers it whole, or as Server-Sent Events when the request streams. A request
 naming a ``previous_interaction_id`` the server does not hold is refused with 404, as the
 real API refuses it; a deferred one (``service_tier="deferred"``) is answered ``queued`` and
-completes on its second ``GET /{version}/interactions/{id}``.
+completes on its second ``GET /{version}/interactions/{id}``. A request with an
+``environment`` spec (a dict) gets a new sandbox id (``environment_id``); one naming an id
+keeps it.
 """
 
 from __future__ import annotations
@@ -52,6 +54,7 @@ class FakeInteractions:
         self.stored: dict[str, dict[str, Any]] = {}
         self.polls: list[str] = []
         self._ids = itertools.count(1)
+        self._environments = itertools.count(1)
         self._pending: dict[str, int] = {}  # deferred interactions: reads before completing
 
     def chain(self, interaction_id: str) -> list[str]:
@@ -76,10 +79,14 @@ class FakeInteractions:
             return JSONResponse(turn[1], turn[0])
         interaction_id = f"interaction-{next(self._ids)}"
         calls = any(step["type"] == "function_call" for step in turn)
+        environment = body.get("environment")
+        if isinstance(environment, dict):  # a spec: the API makes a sandbox and names it
+            environment = f"environment-{next(self._environments)}"
         interaction = {
             "id": interaction_id,
             "status": "requires_action" if calls else "completed",
-            "model": body.get("model"),
+            "model": body.get("model") or body.get("agent"),
+            "environment_id": environment,
             "previous_interaction_id": previous,
             "input": body.get("input"),
             "steps": turn,
@@ -130,11 +137,16 @@ def _step_events(index: int, step: dict[str, Any]) -> list[dict[str, Any]]:
 
 
 async def _events(interaction: dict[str, Any]) -> AsyncIterator[bytes]:
-    head = {"id": interaction["id"], "status": "in_progress", "model": interaction["model"]}
+    head = {
+        "id": interaction["id"],
+        "status": "in_progress",
+        "model": interaction["model"],
+        "environment_id": interaction["environment_id"],
+    }
     events = [{"event_type": "interaction.created", "interaction": head}]
     for index, step in enumerate(interaction["steps"]):
         events += _step_events(index, step)
-    final = {key: interaction[key] for key in ("id", "status", "model", "usage")}
+    final = {key: interaction[key] for key in ("id", "status", "model", "usage", "environment_id")}
     events.append({"event_type": "interaction.completed", "interaction": final})
     for event in events:
         yield f"event: {event['event_type']}\ndata: {json.dumps(event)}\n\n".encode()

@@ -72,7 +72,7 @@ AUTHLIB = (
 )
 INTEGRATIONS = (
     "Other tool families and framework bridges (CrewAI, "
-    "simulators, model consult, managed agents): not implemented; each is a "
+    "simulators, model consult): not implemented; each is a "
     "`BaseTool` or `BaseAgent` one can write or port. CrewAI 1.15 requires the MCP SDK 1.x "
     "and pydantic below 2.13, which cannot be installed beside the `mcp` extra (MCP SDK 2)."
 )
@@ -167,8 +167,6 @@ OMITTED: dict[str, str] = {
     # tool authentication
     "auth.refresher.oauth2_credential_refresher:AUTHLIB_AVAILABLE": AUTHLIB,
     # other tool families, framework bridges
-    "agents:ManagedAgent": INTEGRATIONS,
-    "tools:RemoteMcpServer": INTEGRATIONS,
     "tools.agent_simulator": INTEGRATIONS,
     "tools.crewai_tool": INTEGRATIONS,
     "tools.environment_simulation": INTEGRATIONS,
