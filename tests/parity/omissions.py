@@ -178,7 +178,6 @@ OMITTED: dict[str, str] = {
     "tools.openapi_tool": OPENAPI_INTERNALS,
     # MCP beyond client toolsets
     "tools.mcp_tool.session_context": MCP_EXTRAS,
-    "tools.mcp_tool.mcp_session_manager:retry_on_errors": MCP_EXTRAS,
     "tools.mcp_tool.mcp_toolset:T": MCP_EXTRAS,
     # storage
     "sessions.migration": STORAGE,

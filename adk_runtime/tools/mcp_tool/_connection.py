@@ -62,12 +62,19 @@ class McpConnection:
         self._closing = asyncio.Event()
         self._task: asyncio.Task[None] | None = None
         self._error: BaseException | None = None
+        self._incoming: Any = None  # the transport's read stream
         self.session: ClientSession | None = None
 
     @property
     def alive(self) -> bool:
-        """Connected and not closed (the owning task still runs)."""
-        return self.session is not None and self._task is not None and not self._task.done()
+        """Connected and not closed: the owning task runs and the transport still delivers.
+
+        A stdio server that exited, or a stream the server ended, leaves the session's read
+        stream without a sender; such a session is dead even though its task still waits.
+        """
+        if self.session is None or self._task is None or self._task.done():
+            return False
+        return not _ended(self._incoming)
 
     async def open(self, timeout: float) -> ClientSession:
         """Connect and initialize within ``timeout`` seconds.
@@ -110,6 +117,7 @@ class McpConnection:
                 ) as session,
             ):
                 await asyncio.wait_for(session.initialize(), timeout)
+                self._incoming = streams[0]
                 self.session = session
                 self._ready.set()
                 await self._closing.wait()
@@ -165,3 +173,18 @@ def _prebuilt(client: httpx2.AsyncClient) -> Any:
         return client
 
     return factory
+
+
+def _ended(stream: Any) -> bool:
+    """Whether nothing can arrive on ``stream`` any more (an anyio stream without senders).
+
+    A transport whose stream reports no statistics is taken as open: a dead session is then
+    found by the call that fails on it.
+    """
+    statistics: Any = getattr(stream, "statistics", None)
+    if statistics is None:
+        return False
+    try:
+        return int(statistics().open_send_streams) == 0
+    except Exception:  # a stream that reports otherwise: assume open
+        return False

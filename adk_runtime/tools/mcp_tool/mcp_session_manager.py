@@ -3,11 +3,12 @@
 from __future__ import annotations
 
 import asyncio
+import functools
 import json
 import logging
 import sys
-from collections.abc import Awaitable, Callable
-from typing import Any, TextIO, TypeVar
+from collections.abc import Awaitable, Callable, Coroutine
+from typing import Any, Concatenate, ParamSpec, TextIO, TypeVar
 
 from mcp import ClientSession, StdioServerParameters
 from mcp.client.session import ElicitationFnT, SamplingFnT
@@ -36,11 +37,14 @@ __all__ = [
     "StreamableHTTPConnectionParams",
     "StreamableHTTPServerParams",
     "create_mcp_http_client",
+    "retry_on_errors",
 ]
 
 logger = logging.getLogger(__name__)
 
 T = TypeVar("T")
+S = TypeVar("S")
+P = ParamSpec("P")
 
 SseServerParams = SseConnectionParams
 """google-adk's older name of :class:`SseConnectionParams`."""
@@ -129,6 +133,9 @@ class MCPSessionManager:
     async def create_session(self, headers: dict[str, str] | None = None) -> ClientSession:
         """A connected session for ``headers`` (the same one while it lives).
 
+        A session whose transport ended (the server process exited, the stream closed) is
+        replaced by a new connection before it is handed out.
+
         Raises:
             ConnectionError: The server cannot be started or reached.
         """
@@ -139,6 +146,10 @@ class MCPSessionManager:
             if connection is not None and connection.alive and connection.session is not None:
                 return connection.session
             if connection is not None:
+                logger.info(
+                    "MCP connection to %s is gone; reconnecting.",
+                    describe(self._connection_params),
+                )
                 del self._connections[key]
                 await connection.close()
             connection = McpConnection(
@@ -166,7 +177,7 @@ class MCPSessionManager:
         try:
             return await operation(session)
         except Exception as exc:
-            if not _connection_lost(exc):
+            if not _connection_lost(exc) or cancelling(exc):
                 raise
             logger.info(
                 "MCP connection to %s lost (%s); reconnecting once.",
@@ -188,6 +199,55 @@ class MCPSessionManager:
         connections, self._connections = list(self._connections.values()), {}
         for connection in connections:
             await connection.close()
+
+
+def cancelling(exc: BaseException) -> bool:
+    """Whether ``exc`` comes of a cancellation (the task's, or one in its cause or context).
+
+    Teardown may turn a cancellation into another error (a closed stream, say): that is
+    never retried, or a cancelled call would reconnect and run again.
+    """
+    task = asyncio.current_task()
+    count = getattr(task, "cancelling", None)
+    if count is not None and count() > 0:
+        return True
+    seen: set[int] = set()
+    pending: list[BaseException] = [exc]
+    while pending:
+        current = pending.pop()
+        if id(current) in seen:
+            continue
+        seen.add(id(current))
+        if isinstance(current, asyncio.CancelledError):
+            return True
+        pending.extend(e for e in (current.__cause__, current.__context__) if e is not None)
+        grouped = getattr(current, "exceptions", None)  # an exception group's members
+        if isinstance(grouped, tuple):
+            pending.extend(e for e in grouped if isinstance(e, BaseException))  # pyright: ignore[reportUnknownVariableType]
+    return False
+
+
+def retry_on_errors(
+    func: Callable[Concatenate[S, P], Coroutine[Any, Any, T]],
+) -> Callable[Concatenate[S, P], Coroutine[Any, Any, T]]:
+    """Run an async method once more when it fails (google-adk's decorator for MCP calls).
+
+    Meant for methods that get their session from ``MCPSessionManager.create_session``,
+    which replaces a session whose connection is gone, so the second run reconnects. A
+    cancellation is never retried (see :func:`cancelling`); the second failure is raised.
+    """
+
+    async def retried(owner: S, /, *args: P.args, **kwargs: P.kwargs) -> T:
+        try:
+            return await func(owner, *args, **kwargs)
+        except Exception as exc:
+            if cancelling(exc):
+                raise
+            logger.info("Retrying %s after %s.", func.__name__, type(exc).__name__)
+            return await func(owner, *args, **kwargs)
+
+    functools.update_wrapper(retried, func)
+    return retried
 
 
 def _connection_lost(exc: Exception) -> bool:
