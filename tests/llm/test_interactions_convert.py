@@ -175,7 +175,9 @@ def test_tools_generation_config_and_system_instruction() -> None:
 def test_sampling_the_api_cannot_carry_is_dropped_with_one_warning(
     caplog: pytest.LogCaptureFixture, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    monkeypatch.setattr(iu, "_warned_dropped", set())
+    from adk_runtime.models import _interactions_request
+
+    monkeypatch.setattr(_interactions_request, "_warned_dropped", set())
     config = types.GenerateContentConfig(top_k=5, presence_penalty=0.1)
     with caplog.at_level(logging.WARNING, logger=iu.__name__):
         assert iu.build_generation_config(config) == {}
