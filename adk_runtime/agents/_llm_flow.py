@@ -24,7 +24,7 @@ from adk_runtime.agents import (
 )
 from adk_runtime.agents._code_execution import CodeRun
 from adk_runtime.agents._contents import build_contents, keeps_call_ids
-from adk_runtime.agents._storable import storable_content
+from adk_runtime.agents._storable import storable_content, storable_strings
 from adk_runtime.agents.callback_context import CallbackContext
 from adk_runtime.agents.invocation_context import InvocationContext
 from adk_runtime.agents.readonly_context import ReadonlyContext
@@ -439,10 +439,10 @@ def event_for(response: LlmResponse, model_event: Event) -> Event | None:
     else:
         event = model_event
     event.content = storable_content(response.content) if response.content else None
-    for name in _COPIED_FIELDS:
+    for name in _COPIED_FIELDS:  # strings as storable as the content's (see storable_strings)
         value = getattr(response, name)
         if value is not None:
-            setattr(event, name, value)
+            setattr(event, name, storable_strings(value))
     return event
 
 

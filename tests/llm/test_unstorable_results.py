@@ -11,6 +11,7 @@ from google.genai import types
 
 from adk_runtime.agents import LlmAgent
 from adk_runtime.agents._storable import storable_content, unstorable_part
+from adk_runtime.models import LlmResponse
 from adk_runtime.sessions import BaseSessionService
 from adk_runtime.testing import ScriptedModel, function_call
 from adk_runtime.tools.tool_context import ToolContext
@@ -167,3 +168,29 @@ def test_storable_content_copies_only_when_needed() -> None:
     assert cleaned.parts[1].function_call.args == {"k\ufffd": ["v\ufffd", {"n": 1}]}
     assert call.args == {"k\x00": ["v\x00", {"n": 1}]}  # the model's own object is left alone
     assert cleaned.parts[0] is dirty.parts[0]  # type: ignore[index]
+
+
+async def test_unstorable_characters_in_a_replys_other_fields_are_replaced_too(
+    session_service: BaseSessionService,
+) -> None:
+    # A model (or the Interactions API) may answer an error text, a model name or an
+    # interaction id holding a NUL or a lone surrogate: stored as replacement characters.
+    reply = LlmResponse(
+        error_code="E\x00",
+        error_message="refused \x00 \ud800",
+        model_version="m\x00",
+        interaction_id="i\x001",
+        environment_id="env\ud800",
+        custom_metadata={"note": "a\x00b"},
+    )
+    runner = await start(
+        LlmAgent(name="helper", model=ScriptedModel(replies=[reply])), session_service
+    )
+    [event] = await send(runner, "go")
+    [stored_event] = (await stored(runner)).events[1:]
+    for seen in (event, stored_event):
+        assert (seen.error_code, seen.error_message) == ("E\ufffd", "refused \ufffd \ufffd")
+        assert (seen.model_version, seen.interaction_id) == ("m\ufffd", "i\ufffd1")
+        assert seen.environment_id == "env\ufffd"
+        assert seen.custom_metadata == {"note": "a\ufffdb"}
+    assert reply.error_message == "refused \x00 \ud800"  # the model's own object is left alone
