@@ -293,10 +293,9 @@ class ManagedAgent(BaseAgent):
         )
 
     def _error(self, ctx: InvocationContext, response: LlmResponse) -> Event:
-        event = self._new_event(ctx)
-        event.error_code = response.error_code
-        event.error_message = response.error_message
-        event.turn_complete = True
+        response.turn_complete = True
+        event = event_for(response, self._new_event(ctx))  # made storable as replies are
+        assert event is not None  # an error response always makes an event
         logger.warning(
             "ManagedAgent %s: the Managed Agents API refused the turn (%s).",
             self.name,

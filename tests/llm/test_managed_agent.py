@@ -248,3 +248,17 @@ async def test_a_single_turn_managed_agent_answers_its_parents_call(
     answered = fake.requests[1][1]["contents"][-1]["parts"][0]["functionResponse"]
     assert answered["name"] == "researcher"
     assert "X = 4 (source: docs)." in str(answered["response"])
+
+
+async def test_an_api_error_text_that_cannot_be_stored_is_stored_made_storable(
+    fake: FakeGemini, session_service: BaseSessionService
+) -> None:
+    refused = {"error": {"code": 400, "status": "INVALID_ARGUMENT", "message": "bad \u0000 id"}}
+    fake.interactions.turns.append((400, refused))
+    agent = ManagedAgent(name="helper", agent_id="agents/h", api_client=client_of(fake))
+    runner = await start(agent, session_service)
+    [error] = await send(runner, "hello")
+    assert (error.error_code, error.error_message) == ("400", "bad \ufffd id")
+    [stored_error] = (await stored(runner)).events[1:]
+    assert stored_error.error_message == "bad \ufffd id"
+    assert stored_error.turn_complete is True
