@@ -5,7 +5,7 @@ from __future__ import annotations
 from collections.abc import Awaitable, Callable
 from typing import TYPE_CHECKING, Any
 
-from pydantic import BaseModel, ConfigDict
+from pydantic import BaseModel, ConfigDict, Field
 
 if TYPE_CHECKING:
     from adk_runtime.agents.readonly_context import ReadonlyContext
@@ -33,10 +33,13 @@ class RemoteMcpServer(BaseModel):
             headers made at request time (a fresh token); they win over ``headers``.
     """
 
-    model_config = ConfigDict(arbitrary_types_allowed=True, extra="forbid")
+    # Headers carry credentials: kept out of reprs, and bad input is not echoed in errors.
+    model_config = ConfigDict(
+        arbitrary_types_allowed=True, extra="forbid", hide_input_in_errors=True
+    )
 
     url: str
     name: str | None = None
-    headers: dict[str, str] | None = None
+    headers: dict[str, str] | None = Field(default=None, repr=False)
     allowed_tools: list[str] | None = None
     header_provider: HeaderProvider | None = None

@@ -82,7 +82,7 @@ class SseConnectionParams(BaseModel):
     model_config = ConfigDict(arbitrary_types_allowed=True, hide_input_in_errors=True)
 
     url: str
-    headers: dict[str, Any] | None = None
+    headers: dict[str, Any] | None = Field(default=None, repr=False)  # may hold credentials
     timeout: float = Field(default=5.0, gt=0)
     sse_read_timeout: float = Field(default=300.0, gt=0)
     httpx_client_factory: CheckableMcpHttpClientFactory = create_mcp_http_client
@@ -110,7 +110,7 @@ class StreamableHTTPConnectionParams(BaseModel):
     model_config = ConfigDict(arbitrary_types_allowed=True, hide_input_in_errors=True)
 
     url: str
-    headers: dict[str, Any] | None = None
+    headers: dict[str, Any] | None = Field(default=None, repr=False)  # may hold credentials
     timeout: float = Field(default=5.0, gt=0)
     sse_read_timeout: float = Field(default=300.0, gt=0)
     terminate_on_close: bool = True
