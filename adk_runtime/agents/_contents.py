@@ -17,7 +17,7 @@ from adk_runtime.models._call_ids import without_client_ids
 if TYPE_CHECKING:
     from adk_runtime.models.base_llm import BaseLlm
 
-__all__ = ["build_contents", "is_other_agent_reply", "keeps_call_ids"]
+__all__ = ["build_contents", "in_branch", "is_other_agent_reply", "keeps_call_ids"]
 
 # Models that pair each tool result with its call by id: the runtime's ``adk-…`` ids must
 # reach them. Looked up by module, so checking does not import a provider's SDK.
@@ -82,7 +82,7 @@ def build_contents(
         e
         for e in _call_history.drop_answers(history, asked)
         if _has_content(e, other_agents_thoughts and _is_other_agent(agent_name, e))
-        and _in_branch(branch, e)
+        and in_branch(branch, e)
         and not _is_request(e)
     ]
     if current_turn_only:
@@ -146,7 +146,8 @@ def _is_request(event: Event) -> bool:
     return is_progress_event(event) or any(is_task_question(c) for c in event.get_function_calls())
 
 
-def _in_branch(branch: str | None, event: Event) -> bool:
+def in_branch(branch: str | None, event: Event) -> bool:
+    """Whether an agent in ``branch`` sees ``event`` (of its branch or an enclosing one)."""
     if not branch or not event.branch:
         return True
     return branch == event.branch or branch.startswith(event.branch + ".")

@@ -2,10 +2,11 @@
 
 With ``Gemini(use_interactions_api=True)`` the API holds the conversation. A model request
 names the agent's last interaction, read from the session's stored events (the newest event
-of the agent, in its branch and scope, that carries an ``interaction_id`` and no error), and
-then carries only the current turn. Since the id is stored with the event, the chain goes
-on across restarts and replicas; a session without one (a new one, or a model switched to the
-API mid-session) starts a new interaction with the whole history.
+of the agent, in its branch as its contents see it and in its scope, that carries an
+``interaction_id`` and no error), and then carries only the current turn. Since the id is
+stored with the event, the chain goes on across restarts and replicas; a session without
+one (a new one, or a model switched to the API mid-session) starts a new interaction with
+the whole history.
 """
 
 from __future__ import annotations
@@ -13,23 +14,20 @@ from __future__ import annotations
 import logging
 from typing import TYPE_CHECKING
 
+from adk_runtime.agents._contents import in_branch
+
 if TYPE_CHECKING:
     from adk_runtime.agents.invocation_context import InvocationContext
     from adk_runtime.agents.llm_agent import LlmAgent
     from adk_runtime.events import Event
     from adk_runtime.models.llm_request import LlmRequest
 
-__all__ = ["in_branch", "prepare_request", "previous_interaction"]
+__all__ = ["prepare_request", "previous_interaction"]
 
 logger = logging.getLogger(__name__)
 
 _warned_invocation: str | None = None
 """The invocation that last warned of a service tier its model cannot apply."""
-
-
-def in_branch(branch: str | None, event: Event) -> bool:
-    """Whether ``event`` is seen from ``branch`` (its own, or the root's events)."""
-    return not event.branch or event.branch == branch
 
 
 def previous_interaction(
