@@ -13,6 +13,7 @@ from typing import Any
 from google.genai import types
 
 from adk_runtime.models._service_tier import ServiceTier
+from adk_runtime.models._system_text import system_text
 from adk_runtime.models.llm_request import LlmRequest
 
 __all__ = [
@@ -242,17 +243,7 @@ def build_generation_config(config: types.GenerateContentConfig) -> dict[str, An
 
 def extract_system_instruction(config: types.GenerateContentConfig) -> str | None:
     """The system instruction as one string (the texts of its parts, one per line)."""
-    instruction = config.system_instruction
-    if instruction is None:
-        return None
-    if isinstance(instruction, str):
-        return instruction
-    if isinstance(instruction, types.Content):
-        texts = [part.text for part in instruction.parts or [] if part.text]
-        return "\n".join(texts) or None
-    if isinstance(instruction, types.Part):
-        return instruction.text or None
-    return None
+    return system_text(config, "\n")
 
 
 def _response_format(config: types.GenerateContentConfig) -> dict[str, Any]:

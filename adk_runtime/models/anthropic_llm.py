@@ -35,6 +35,7 @@ from adk_runtime.models._anthropic_convert import (
     to_google_genai_finish_reason,
 )
 from adk_runtime.models._anthropic_stream import StreamFolder
+from adk_runtime.models._system_text import system_text
 from adk_runtime.models.base_llm import BaseLlm
 from adk_runtime.models.llm_request import LlmRequest
 from adk_runtime.models.llm_response import LlmResponse
@@ -106,25 +107,6 @@ def _effort(config: types.GenerateContentConfig | None) -> str | None:
             stacklevel=4,
         )
     return None
-
-
-def _system_text(config: types.GenerateContentConfig) -> str | None:
-    instruction: Any = config.system_instruction
-    if instruction is None or isinstance(instruction, str):
-        return instruction or None
-    if isinstance(instruction, types.Part):
-        return instruction.text or None
-    items: list[Any] = []
-    if isinstance(instruction, types.Content):
-        items = list(instruction.parts or [])
-    elif isinstance(instruction, list):
-        items = list(instruction)
-    texts: list[str] = []
-    for item in items:
-        text = item if isinstance(item, str) else getattr(item, "text", None)
-        if isinstance(text, str) and text:
-            texts.append(text)
-    return "\n\n".join(texts) or None
 
 
 def _declarations(config: types.GenerateContentConfig) -> list[types.FunctionDeclaration]:
@@ -253,7 +235,7 @@ class AnthropicLlm(BaseLlm):
             "messages": [message for message in messages if message["content"]],
             "max_tokens": config.max_output_tokens or self.max_tokens,
         }
-        system = _system_text(config)
+        system = system_text(config)
         if system:
             kwargs["system"] = system
         declarations = _declarations(config)

@@ -23,6 +23,7 @@ from adk_runtime.models._litellm_convert import (
     response_format,
 )
 from adk_runtime.models._litellm_stream import StreamFolder
+from adk_runtime.models._system_text import system_text
 from adk_runtime.models.base_llm import BaseLlm
 from adk_runtime.models.llm_request import LlmRequest
 from adk_runtime.models.llm_response import LlmResponse
@@ -133,7 +134,7 @@ class LiteLlm(BaseLlm):
     def _arguments(self, llm_request: LlmRequest) -> dict[str, Any]:
         config = llm_request.config
         messages: list[dict[str, Any]] = []
-        system = _system_text(config)
+        system = system_text(config)
         if system:
             messages.append({"role": "system", "content": system})
         for content in llm_request.contents:
@@ -234,15 +235,3 @@ def _connection_failed(exc: BaseException) -> bool:
             return True
         seen = seen.__cause__ or seen.__context__
     return False
-
-
-def _system_text(config: types.GenerateContentConfig) -> str | None:
-    instruction = config.system_instruction
-    if instruction is None or isinstance(instruction, str):
-        return instruction or None
-    if isinstance(instruction, types.Content):
-        texts = [part.text for part in instruction.parts or [] if part.text]
-        return "\n\n".join(texts) or None
-    if isinstance(instruction, types.Part):
-        return instruction.text or None
-    return None
