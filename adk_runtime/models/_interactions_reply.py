@@ -52,6 +52,26 @@ def _language(arguments: Any) -> types.Language:
     return types.Language.LANGUAGE_UNSPECIFIED
 
 
+def _code_part(arguments: Any) -> types.Part:
+    """The ``executable_code`` part of a code execution call's arguments."""
+    code = types.ExecutableCode(code=arguments.code, language=_language(arguments))
+    return types.Part(executable_code=code)
+
+
+def _code_result_part(output: str | None, is_error: bool | None) -> types.Part:
+    outcome = types.Outcome.OUTCOME_FAILED if is_error else types.Outcome.OUTCOME_OK
+    result = types.CodeExecutionResult(output=output or "", outcome=outcome)
+    return types.Part(code_execution_result=result)
+
+
+def _result_part(call_id: str | None, name: str | None, result: Any) -> types.Part:
+    """The ``function_response`` part of a function result the API ran (an MCP tool's, say)."""
+    response = types.FunctionResponse(
+        id=call_id or "", name=name, response=_result_response(result)
+    )
+    return types.Part(function_response=response)
+
+
 def _media_part(content: Any) -> types.Part | None:
     data, uri, mime_type = content.data, content.uri, content.mime_type
     if data:
@@ -139,10 +159,7 @@ def _step_parts(step: Any, grounding: _Grounding) -> list[types.Part]:  # noqa: 
         call = types.FunctionCall(id=step.id, name=step.name, args=dict(step.arguments or {}))
         return [types.Part(function_call=call)]
     if isinstance(step, gi.FunctionResultStep):
-        response = types.FunctionResponse(
-            id=step.call_id or "", name=step.name, response=_result_response(step.result)
-        )
-        return [types.Part(function_response=response)]
+        return [_result_part(step.call_id, step.name, step.result)]
     if isinstance(step, gi.ThoughtStep):
         summary = "".join(
             item.text for item in step.summary or [] if isinstance(item, gi.TextContent)
@@ -154,12 +171,9 @@ def _step_parts(step: Any, grounding: _Grounding) -> list[types.Part]:  # noqa: 
             part.thought_signature = base64.b64decode(step.signature)
         return [part]
     if isinstance(step, gi.CodeExecutionCallStep):
-        code = types.ExecutableCode(code=step.arguments.code, language=_language(step.arguments))
-        return [types.Part(executable_code=code)]
+        return [_code_part(step.arguments)]
     if isinstance(step, gi.CodeExecutionResultStep):
-        outcome = types.Outcome.OUTCOME_FAILED if step.is_error else types.Outcome.OUTCOME_OK
-        result = types.CodeExecutionResult(output=step.result or "", outcome=outcome)
-        return [types.Part(code_execution_result=result)]
+        return [_code_result_part(step.result, step.is_error)]
     if isinstance(step, gi.GoogleSearchCallStep):
         grounding.search(step.arguments.queries)
     elif isinstance(step, gi.GoogleSearchResultStep):
@@ -186,6 +200,7 @@ def _usage(usage: gi.Usage | None) -> types.GenerateContentResponseUsageMetadata
 def error_response(
     code: str | None, message: str | None, interaction_id: str | None
 ) -> LlmResponse:
+    """A terminal error response of an interaction (defaults for a missing code or text)."""
     return LlmResponse(
         error_code=code or "UNKNOWN_ERROR",
         error_message=message or "The interaction failed.",
@@ -417,19 +432,11 @@ def _delta_part(delta: Any) -> types.Part | None:
     if isinstance(delta, gi.CodeExecutionCallDelta):
         if delta.arguments is None or not delta.arguments.code:
             return None
-        code = types.ExecutableCode(code=delta.arguments.code, language=_language(delta.arguments))
-        return types.Part(executable_code=code)
+        return _code_part(delta.arguments)
     if isinstance(delta, gi.CodeExecutionResultDelta):
-        outcome = types.Outcome.OUTCOME_FAILED if delta.is_error else types.Outcome.OUTCOME_OK
-        result = types.CodeExecutionResult(output=delta.result or "", outcome=outcome)
-        return types.Part(code_execution_result=result)
-    if isinstance(delta, gi.FunctionResultDelta):
-        response = types.FunctionResponse(
-            id=getattr(delta, "call_id", None) or "",
-            name=delta.name,
-            response=_result_response(delta.result),
-        )
-        return types.Part(function_response=response)
+        return _code_result_part(delta.result, delta.is_error)
+    if isinstance(delta, gi.FunctionResultDelta):  # the delta names no call (SDK 2.34)
+        return _result_part(getattr(delta, "call_id", None), delta.name, delta.result)
     return None
 
 
