@@ -12,14 +12,14 @@ from __future__ import annotations
 
 import inspect
 import logging
-from collections.abc import AsyncGenerator, Awaitable, Callable
+from collections.abc import AsyncGenerator, Callable
 from contextlib import aclosing
 from typing import TYPE_CHECKING, Any, Literal
 
 from google.genai import types
 from pydantic import ConfigDict, Field, PrivateAttr
 
-from adk_runtime.agents import _interactions, _tasks
+from adk_runtime.agents import _instructions, _interactions, _tasks
 from adk_runtime.agents._llm_flow import event_for
 from adk_runtime.agents.base_agent import BaseAgent
 from adk_runtime.agents.readonly_context import ReadonlyContext
@@ -31,7 +31,6 @@ from adk_runtime.models.llm_response import LlmResponse
 from adk_runtime.tools._remote_mcp_server import RemoteMcpServer
 from adk_runtime.tools.base_tool import BaseTool
 from adk_runtime.tools.tool_context import ToolContext
-from adk_runtime.utils.instructions_utils import inject_session_state
 
 if TYPE_CHECKING:
     import google.genai as genai
@@ -46,8 +45,6 @@ MANAGED_AGENTS_LOCATION = "global"
 """The only Vertex AI location that serves the Managed Agents API."""
 
 _SERVER_SIDE = ("google_search", "code_execution", "url_context", "computer_use")
-
-InstructionProvider = Callable[[ReadonlyContext], str | Awaitable[str]]
 
 
 def _client_location(client: genai.Client) -> str | None:
@@ -127,7 +124,7 @@ class ManagedAgent(BaseAgent):
     agent_id: str
     environment: dict[str, Any] | str | None = None
     agent_config: dict[str, Any] | None = None
-    instruction: str | InstructionProvider = ""
+    instruction: str | _instructions.InstructionProvider = ""
     tools: list[types.Tool | BaseTool | RemoteMcpServer | Callable[..., Any]] = Field(
         default_factory=list
     )
@@ -176,19 +173,13 @@ class ManagedAgent(BaseAgent):
         A string is returned as it is (placeholders are filled later); a provider's answer
         is final (True).
         """
-        if isinstance(self.instruction, str):
-            return self.instruction, False
-        answer = self.instruction(ctx)
-        if inspect.isawaitable(answer):
-            answer = await answer
-        return str(answer), True
+        return await _instructions.canonical_instruction(self.instruction, ctx)
 
     async def _system_instruction(self, ctx: InvocationContext) -> str | None:
-        readonly = ReadonlyContext(ctx)
-        text, final = await self.canonical_instruction(readonly)
-        if not final:
-            text = await inject_session_state(text, readonly)
-        return text or None
+        """The instruction rendered as ``LlmAgent.instruction`` is (same placeholders)."""
+        return (
+            await _instructions.render_instruction(self.instruction, ReadonlyContext(ctx)) or None
+        )
 
     async def _tool_params(self, ctx: InvocationContext) -> list[dict[str, Any]]:
         """The turn's tools in the API's form (a built-in tool declares itself as usual)."""
