@@ -10,7 +10,6 @@ session store, and the next turn continues them, across restarts and replicas, a
 
 from __future__ import annotations
 
-import inspect
 import logging
 from collections.abc import AsyncGenerator, Callable
 from contextlib import aclosing
@@ -28,6 +27,7 @@ from adk_runtime.errors import ConfigurationError, UnsupportedFeatureError
 from adk_runtime.events import Event
 from adk_runtime.models.llm_request import LlmRequest
 from adk_runtime.models.llm_response import LlmResponse
+from adk_runtime.tools._header_provider import headers_for
 from adk_runtime.tools._remote_mcp_server import RemoteMcpServer
 from adk_runtime.tools.base_tool import BaseTool
 from adk_runtime.tools.tool_context import ToolContext
@@ -193,13 +193,8 @@ class ManagedAgent(BaseAgent):
         servers: list[dict[str, Any]] = []
         for tool in self.tools:
             if isinstance(tool, RemoteMcpServer):
-                headers = dict(tool.headers or {})
-                if tool.header_provider is not None:
-                    made = tool.header_provider(ReadonlyContext(ctx))
-                    if inspect.isawaitable(made):
-                        made = await made
-                    headers.update(made or {})
-                servers.append(_mcp_server_param(tool, headers))
+                made = await headers_for(tool.header_provider, ReadonlyContext(ctx))
+                servers.append(_mcp_server_param(tool, {**(tool.headers or {}), **(made or {})}))
             elif isinstance(tool, types.Tool):
                 request.config.tools = [*(request.config.tools or []), tool]
             elif isinstance(tool, BaseTool):

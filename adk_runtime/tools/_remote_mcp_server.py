@@ -2,19 +2,11 @@
 
 from __future__ import annotations
 
-from collections.abc import Awaitable, Callable
-from typing import TYPE_CHECKING, Any
-
 from pydantic import BaseModel, ConfigDict, Field
 
-if TYPE_CHECKING:
-    from adk_runtime.agents.readonly_context import ReadonlyContext
+from adk_runtime.tools._header_provider import HeaderProvider
 
-    HeaderProvider = Callable[[ReadonlyContext], dict[str, str] | Awaitable[dict[str, str]]]
-else:
-    HeaderProvider = Callable[..., Any]
-
-__all__ = ["HeaderProvider", "RemoteMcpServer"]
+__all__ = ["RemoteMcpServer"]
 
 
 class RemoteMcpServer(BaseModel):
