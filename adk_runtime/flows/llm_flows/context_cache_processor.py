@@ -6,11 +6,10 @@ adk_runtime's flow has no processor pipeline: the agent prepares every request i
 
 from __future__ import annotations
 
-from collections.abc import AsyncGenerator
 from typing import TYPE_CHECKING
 
 from adk_runtime.agents import _context_cache
-from adk_runtime.events import Event
+from adk_runtime.flows.llm_flows._base_llm_processor import _Filler
 
 if TYPE_CHECKING:
     from adk_runtime.agents.invocation_context import InvocationContext
@@ -19,15 +18,13 @@ if TYPE_CHECKING:
 __all__ = ["ContextCacheRequestProcessor", "request_processor"]
 
 
-class ContextCacheRequestProcessor:
+class ContextCacheRequestProcessor(_Filler):
     """Gives a request the app's cache settings and the agent's last cache metadata."""
 
     name = "context_cache"
 
-    async def run_async(
-        self, invocation_context: InvocationContext, llm_request: LlmRequest
-    ) -> AsyncGenerator[Event, None]:
-        """Fill ``llm_request``'s caching fields for the context's agent; yields no event.
+    async def _fill(self, invocation_context: InvocationContext, llm_request: LlmRequest) -> None:
+        """Fill ``llm_request``'s caching fields for the context's agent.
 
         Sets ``cache_config`` (the app's ``context_cache_config``), ``cache_metadata`` and
         ``cacheable_contents_token_count`` (from the agent's latest events); does nothing
@@ -36,9 +33,6 @@ class ContextCacheRequestProcessor:
         _context_cache.prepare_request(
             invocation_context, invocation_context.agent.name, llm_request
         )
-        nothing: tuple[Event, ...] = ()
-        for event in nothing:  # an async generator that yields nothing, as google-adk's
-            yield event
 
 
 request_processor = ContextCacheRequestProcessor()

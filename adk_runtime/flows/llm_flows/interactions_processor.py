@@ -6,12 +6,11 @@ adk_runtime's flow has no processor pipeline: the agent prepares every request i
 
 from __future__ import annotations
 
-from collections.abc import AsyncGenerator
 from typing import TYPE_CHECKING
 
 from adk_runtime.agents import _interactions
 from adk_runtime.agents.llm_agent import LlmAgent
-from adk_runtime.events import Event
+from adk_runtime.flows.llm_flows._base_llm_processor import _Filler
 
 if TYPE_CHECKING:
     from adk_runtime.agents.invocation_context import InvocationContext
@@ -20,15 +19,13 @@ if TYPE_CHECKING:
 __all__ = ["InteractionsRequestProcessor", "request_processor"]
 
 
-class InteractionsRequestProcessor:
+class InteractionsRequestProcessor(_Filler):
     """Names the interaction an Interactions API model's request continues."""
 
     name = "interactions"
 
-    async def run_async(
-        self, invocation_context: InvocationContext, llm_request: LlmRequest
-    ) -> AsyncGenerator[Event, None]:
-        """Fill ``previous_interaction_id`` and ``service_tier``; yields no event.
+    async def _fill(self, invocation_context: InvocationContext, llm_request: LlmRequest) -> None:
+        """Fill ``previous_interaction_id`` and ``service_tier``.
 
         Only for an ``LlmAgent`` whose model is ``Gemini(use_interactions_api=True)``: the
         agent's newest interaction in the session (its branch and scope), and the run's
@@ -37,9 +34,6 @@ class InteractionsRequestProcessor:
         agent = invocation_context.agent
         if isinstance(agent, LlmAgent):
             _interactions.prepare_request(agent, invocation_context, llm_request)
-        nothing: tuple[Event, ...] = ()
-        for event in nothing:  # an async generator that yields nothing, as google-adk's
-            yield event
 
 
 request_processor = InteractionsRequestProcessor()

@@ -37,7 +37,7 @@ def _request_processors() -> list[BaseLlmRequestProcessor]:
         instructions.request_processor,
         compaction.request_processor,  # before the contents, which show the summary
         contents.request_processor,  # places the instruction contents left on the request
-        context_cache_processor.request_processor,  # type: ignore[list-item]
+        context_cache_processor.request_processor,
         _nl_planning.request_processor,  # after the contents, whose thoughts it unmarks
         _code_execution.request_processor,
         _output_schema_processor.request_processor,
