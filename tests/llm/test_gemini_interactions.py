@@ -321,3 +321,29 @@ async def test_the_processor_fills_a_request_as_the_flow_does(
     async for _ in request_processor.run_async(ctx, request):
         pytest.fail("the processor yields no event")
     assert (request.previous_interaction_id, request.service_tier) == ("interaction-1", "flex")
+
+
+async def test_the_flow_classes_build_the_chained_request_the_agent_sends(
+    fake: FakeGemini, session_service: BaseSessionService
+) -> None:
+    from adk_runtime.agents.callback_context import CallbackContext
+    from adk_runtime.flows.llm_flows.single_flow import SingleFlow
+
+    built: list[tuple[LlmRequest, LlmRequest]] = []
+
+    async def compare(callback_context: CallbackContext, llm_request: LlmRequest) -> None:
+        by_hand = LlmRequest()
+        ctx = callback_context._invocation_context
+        assert [e async for e in SingleFlow()._preprocess_async(ctx, by_hand)] == []
+        built.append((llm_request, by_hand))
+
+    fake.interactions.turns += [[text_step("One.")], [text_step("Two.")]]
+    agent = LlmAgent(name="g", model=interacting(fake), before_model_callback=compare)
+    runner = await start(agent, session_service)
+    await send(runner, "first")
+    await send(runner, "second")
+    (_, first), (sent, by_hand) = built
+    assert first.previous_interaction_id is None
+    assert by_hand.previous_interaction_id == sent.previous_interaction_id == "interaction-1"
+    assert by_hand.contents == sent.contents  # the current turn only
+    assert [c.parts[0].text for c in by_hand.contents if c.parts] == ["second"]

@@ -33,7 +33,12 @@ class _ContentLlmRequestProcessor(_Filler):
     async def _fill(self, invocation_context: InvocationContext, llm_request: LlmRequest) -> None:
         agent = llm_agent_of(invocation_context)
         carried = list(llm_request.contents)
-        llm_request.contents = _llm_flow.conversation(agent, invocation_context)
+        # A request continuing an interaction (the interactions step ran) sends its turn only.
+        llm_request.contents = _llm_flow.conversation(
+            agent,
+            invocation_context,
+            current_turn_only=llm_request.previous_interaction_id is not None,
+        )
         await _add_instructions_to_user_content(invocation_context, llm_request, carried)
 
 

@@ -18,6 +18,7 @@ from adk_runtime.flows.llm_flows import (
     contents,
     context_cache_processor,
     instructions,
+    interactions_processor,
     request_confirmation,
 )
 from adk_runtime.flows.llm_flows._base_llm_processor import (
@@ -36,6 +37,7 @@ def _request_processors() -> list[BaseLlmRequestProcessor]:
         request_confirmation.request_processor,
         instructions.request_processor,
         compaction.request_processor,  # before the contents, which show the summary
+        interactions_processor.request_processor,  # before the contents: a chain sends less
         contents.request_processor,  # places the instruction contents left on the request
         context_cache_processor.request_processor,
         _nl_planning.request_processor,  # after the contents, whose thoughts it unmarks
