@@ -195,6 +195,5 @@ async def rewind(runner: Runner, user_id: str, session_id: str, invocation_id: s
         session = await runner._load_session(user_id, session_id, None)
         session._fence = claim.token
         event = await _rewind.rewind_event(session, invocation_id, runner.artifact_service)
-        committed = await runner.session_service.append_event(session, event)
-        await _rewind.delete_created(session, committed, runner.artifact_service)
+        await runner.session_service.append_event(session, event)
         claim.finish()

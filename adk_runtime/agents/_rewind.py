@@ -9,10 +9,13 @@
   the invocation gets that value back; a key that did not exist then is set to ``None`` (a
   delta cannot remove a key). The value "before" is computed as for a fork
   (:func:`adk_runtime.sessions.fork.session_state_at`);
-- **artifacts** (session-scoped; ``user:`` files are not rewound): a file changed since gets a
-  new version holding its content from before (saved before the commit, so the event can
-  name it); a file created since is deleted once the event is committed
-  (:func:`delete_created`), and listed in the event's ``custom_metadata``.
+- **artifacts** (session-scoped; ``user:`` files are not rewound): each artifact reads as it
+  did at the rewind point, found from the artifact store itself (so an upload that no event
+  names counts too; :class:`adk_runtime.artifacts.history.HistoryPoint`): one whose current
+  version is not the one current then gets a new version holding that content; one that did
+  not exist then gets google-adk's tombstone as a new version (it loads as absent). Nothing
+  is deleted: every earlier version stays in the history. The new versions are saved before
+  the commit, so the event's ``artifact_delta`` names them.
 
 Later turns build the model's contents from :func:`adk_runtime.events.rewind.live_events`, so
 the rewound events (and the rewind event itself) no longer reach the model; the log keeps them.
@@ -23,6 +26,7 @@ from __future__ import annotations
 from typing import Any
 
 from adk_runtime.artifacts.base import BaseArtifactService
+from adk_runtime.artifacts.history import HistoryPoint, rewind_tombstone
 from adk_runtime.errors import InvocationNotFoundError
 from adk_runtime.events import Event, EventActions
 from adk_runtime.events.rewind import live_events
@@ -31,10 +35,7 @@ from adk_runtime.sessions.fork import session_state_at
 from adk_runtime.sessions.session import Session
 from adk_runtime.sessions.state import State
 
-__all__ = ["CREATED_KEY", "delete_created", "rewind_event"]
-
-CREATED_KEY = "adk_rewind_deleted_artifacts"
-"""``custom_metadata`` key of a rewind event: the artifacts it deletes (created after)."""
+__all__ = ["rewind_event"]
 
 _SCOPED = (State.APP_PREFIX, State.USER_PREFIX, State.TEMP_PREFIX)
 
@@ -64,9 +65,8 @@ async def rewind_event(
     actions = EventActions(rewind_before_invocation_id=invocation_id, state_delta=delta)
     event = Event(invocation_id="e-" + platform_uuid.new_uuid(), author="user", actions=actions)
     if artifacts is not None:
-        created = await _restore_artifacts(session, live, start, artifacts, actions)
-        if created:
-            event.custom_metadata = {CREATED_KEY: created}
+        position = [e.id for e in session.events].index(live[start].id)
+        await _restore_artifacts(session, position, artifacts, actions)
     return event
 
 
@@ -74,53 +74,41 @@ _GONE = object()
 
 
 async def _restore_artifacts(
-    session: Session,
-    live: list[Event],
-    start: int,
-    artifacts: BaseArtifactService,
-    actions: EventActions,
-) -> list[str]:
-    """Save the earlier content of changed files as new versions; return the created ones."""
-    then: dict[str, int] = {}
-    for event in live[:start]:
-        then.update(event.actions.artifact_delta)
-    now: dict[str, int] = {}
-    for event in live:
-        now.update(event.actions.artifact_delta)
-    created: list[str] = []
-    key = {"app_name": session.app_name, "user_id": session.user_id, "session_id": session.id}
-    for filename, version in now.items():
-        if filename.startswith(State.USER_PREFIX) or then.get(filename) == version:
-            continue
-        earlier = then.get(filename)
-        part = (
-            None
-            if earlier is None
-            else await artifacts.load_artifact(filename=filename, version=earlier, **key)
+    session: Session, position: int, artifacts: BaseArtifactService, actions: EventActions
+) -> None:
+    """Save, as new versions, each artifact as it was before ``session.events[position]``."""
+    point = HistoryPoint.of(session.events, position)
+    app_name, user_id, session_id = session.app_name, session.user_id, session.id
+    names = await artifacts.list_artifact_keys(
+        app_name=app_name, user_id=user_id, session_id=session_id
+    )
+    for filename in sorted({n for n in names if not n.startswith(State.USER_PREFIX)}):
+        versions = await artifacts.list_artifact_versions(
+            app_name=app_name, user_id=user_id, session_id=session_id, filename=filename
         )
-        if part is None:
-            created.append(filename)
-            continue
+        then = point.current(filename, versions)
+        if not versions or then == versions[-1].version:
+            continue  # unchanged since the point
+        part = None
+        if then is not None:
+            part = await artifacts.load_artifact(
+                app_name=app_name,
+                user_id=user_id,
+                session_id=session_id,
+                filename=filename,
+                version=then,
+            )
+        if part is None:  # it did not exist then (or it was a tombstone)
+            now = await artifacts.load_artifact(
+                app_name=app_name, user_id=user_id, session_id=session_id, filename=filename
+            )
+            if now is None:
+                continue  # it does not exist now either
+            part = rewind_tombstone()
         actions.artifact_delta[filename] = await artifacts.save_artifact(
-            app_name=session.app_name,
-            user_id=session.user_id,
-            session_id=session.id,
+            app_name=app_name,
+            user_id=user_id,
+            session_id=session_id,
             filename=filename,
             artifact=part,
-        )
-    return sorted(created)
-
-
-async def delete_created(
-    session: Session, event: Event, artifacts: BaseArtifactService | None
-) -> None:
-    """Delete the artifacts a committed rewind event lists as created after its point."""
-    if artifacts is None or not event.custom_metadata:
-        return
-    for filename in event.custom_metadata.get(CREATED_KEY, []):
-        await artifacts.delete_artifact(
-            app_name=session.app_name,
-            user_id=session.user_id,
-            session_id=session.id,
-            filename=filename,
         )

@@ -12,6 +12,7 @@ from __future__ import annotations
 import abc
 import dataclasses
 import re
+from collections.abc import Sequence
 from typing import Any
 
 from google.genai import types
@@ -25,8 +26,10 @@ from adk_runtime.artifacts._validation import (
     validate_scope,
     validate_version,
 )
-from adk_runtime.artifacts.base import ArtifactVersion, BaseArtifactService
+from adk_runtime.artifacts.base import USER_PREFIX, ArtifactVersion, BaseArtifactService
+from adk_runtime.artifacts.history import HistoryPoint, is_rewind_tombstone
 from adk_runtime.errors import InputValidationError
+from adk_runtime.events import Event
 from adk_runtime.platform import time as platform_time
 
 __all__ = ["ArtifactRecord", "StoredArtifactService", "decode_part", "encode_part"]
@@ -148,6 +151,14 @@ class StoredArtifactService(BaseArtifactService):
         """Delete every version of ``key``, keeping its high-water mark."""
 
     @abc.abstractmethod
+    async def _put_versions(self, key: ArtifactKey, records: list[ArtifactRecord]) -> None:
+        """Store ``records`` under their own version numbers in ``key``, which has never had one.
+
+        Raises:
+            AlreadyExistsError: ``key`` has (or had) a version; nothing is written.
+        """
+
+    @abc.abstractmethod
     async def _list_keys(self, app_name: str, user_id: str, session_id: str | None) -> list[str]:
         """Return the filenames with at least one version in the session and user scopes."""
 
@@ -203,7 +214,8 @@ class StoredArtifactService(BaseArtifactService):
             record = await self._load(key, version)
             reference = None if record is None else _reference_of(record)
             if record is None or reference is None:
-                return None if record is None else decode_part(record)
+                part = None if record is None else decode_part(record)
+                return None if part is None or is_rewind_tombstone(part) else part
             target = artifact_util.resolve_artifact_reference(
                 file_uri=reference,
                 app_name=key.app_name,
@@ -257,3 +269,48 @@ class StoredArtifactService(BaseArtifactService):
         if version is not None:
             records = [r for r in records if r.version == version]
         return self._describe(key, records[-1]) if records else None
+
+    async def fork_session_artifacts(
+        self,
+        *,
+        app_name: str,
+        user_id: str,
+        session_id: str,
+        new_session_id: str,
+        events: Sequence[Event],
+        position: int,
+    ) -> None:
+        """Copy the session's artifacts as of a point; see the base class."""
+        validate_scope(app_name, user_id, session_id)
+        validate_scope(app_name, user_id, new_session_id)
+        point = HistoryPoint.of(events, position)
+        names = await self._list_keys(app_name, user_id, session_id)
+        for filename in sorted({n for n in names if not n.startswith(USER_PREFIX)}):
+            source = artifact_key(app_name, user_id, session_id, filename)
+            last = point.current(filename, await self._versions(source))
+            if last is None:
+                continue  # it did not exist at the point
+            records = []
+            for version in range(last + 1):
+                record = await self._load(source, version)
+                if record is not None:
+                    records.append(_retargeted(record, session_id, new_session_id))
+            target = artifact_key(app_name, user_id, new_session_id, filename)
+            await self._put_versions(target, records)
+
+
+def _retargeted(record: ArtifactRecord, session_id: str, new_session_id: str) -> ArtifactRecord:
+    """``record``, a reference to a version of its own session made to name the new one."""
+    reference = _reference_of(record)
+    parsed = None if reference is None else artifact_util.parse_artifact_uri(reference)
+    if parsed is None or parsed.session_id != session_id:
+        return record
+    uri = artifact_util.get_artifact_uri(
+        parsed.app_name, parsed.user_id, parsed.filename, parsed.version, new_session_id
+    )
+    part = types.Part.model_validate_json(record.part_json)
+    assert part.file_data is not None
+    part.file_data.file_uri = uri
+    return dataclasses.replace(
+        record, part_json=part.model_dump_json(by_alias=True, exclude_none=True)
+    )

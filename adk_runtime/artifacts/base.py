@@ -9,10 +9,13 @@ points at different bytes later.
 from __future__ import annotations
 
 import abc
+from collections.abc import Sequence
 from typing import Any
 
 from google.genai import types
 from pydantic import BaseModel, ConfigDict, Field, alias_generators
+
+from adk_runtime.events import Event
 
 __all__ = ["ArtifactVersion", "BaseArtifactService"]
 
@@ -110,6 +113,33 @@ class BaseArtifactService(abc.ABC):
         version: int | None = None,
     ) -> ArtifactVersion | None:
         """Return what is known about one (default: the latest) version, or None."""
+
+    async def fork_session_artifacts(
+        self,
+        *,
+        app_name: str,
+        user_id: str,
+        session_id: str,
+        new_session_id: str,
+        events: Sequence[Event],
+        position: int,
+    ) -> None:
+        """Copy the session's artifacts, as of a point of its history, into a new session.
+
+        ``fork_session(..., artifact_service=…)`` calls it once the fork is written. Each
+        session artifact is copied with every stored version up to the one current before
+        ``events[position]`` (after the last event when ``position == len(events)``; see
+        :mod:`adk_runtime.artifacts.history`), under the same version numbers, so every
+        version the fork's history names loads in the fork. The copy is independent: a later
+        save in either session does not change the other. ``user:`` artifacts are shared by
+        the user's sessions and are not copied.
+
+        Raises:
+            AlreadyExistsError: The new session already has (or had) an artifact of that
+                name; that artifact is not copied.
+            NotImplementedError: The store cannot copy (the default).
+        """
+        raise NotImplementedError(f"{type(self).__name__} cannot copy a session's artifacts.")
 
     async def close(self) -> None:
         """Release what the service opened; the default has nothing."""

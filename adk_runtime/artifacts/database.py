@@ -13,14 +13,15 @@ from __future__ import annotations
 from datetime import datetime, timezone
 from typing import Any
 
-from sqlalchemy import Select, and_, delete, select
+from sqlalchemy import Select, and_, delete, insert, select
 from sqlalchemy.engine import Row
 from sqlalchemy.ext.asyncio import AsyncEngine
 
 from adk_runtime.artifacts._sql_save import SAVES
 from adk_runtime.artifacts._store import ArtifactRecord, StoredArtifactService
 from adk_runtime.artifacts._validation import ArtifactKey
-from adk_runtime.artifacts.tables import artifact_versions
+from adk_runtime.artifacts.tables import artifact_heads, artifact_versions
+from adk_runtime.errors import AlreadyExistsError
 from adk_runtime.sql.handle import SqlHandle
 
 __all__ = ["DatabaseArtifactService"]
@@ -36,6 +37,26 @@ def _where(key: ArtifactKey) -> Any:
         _V.scope == key.scope,
         _V.filename == key.filename,
     )
+
+
+def _names(key: ArtifactKey) -> dict[str, str]:
+    return {
+        "app_name": key.app_name,
+        "user_id": key.user_id,
+        "scope": key.scope,
+        "filename": key.filename,
+    }
+
+
+def _row(record: ArtifactRecord) -> dict[str, Any]:
+    return {
+        "mime_type": record.mime_type,
+        "size": record.size,
+        "create_time": datetime.fromtimestamp(record.create_time, timezone.utc),
+        "part": record.part_json,
+        "custom_metadata": record.metadata_json,
+        "data": record.data,
+    }
 
 
 def _record(row: Row[Any], data: bytes = b"") -> ArtifactRecord:
@@ -91,21 +112,24 @@ class DatabaseArtifactService(StoredArtifactService):
         await self._sql.close()
 
     async def _save(self, key: ArtifactKey, record: ArtifactRecord) -> int:
-        names = {
-            "app_name": key.app_name,
-            "user_id": key.user_id,
-            "scope": key.scope,
-            "filename": key.filename,
-        }
-        row = {
-            "mime_type": record.mime_type,
-            "size": record.size,
-            "create_time": datetime.fromtimestamp(record.create_time, timezone.utc),
-            "part": record.part_json,
-            "custom_metadata": record.metadata_json,
-            "data": record.data,
-        }
-        return await self._save_version(await self._sql.open(), names, row)
+        return await self._save_version(await self._sql.open(), _names(key), _row(record))
+
+    async def _put_versions(self, key: ArtifactKey, records: list[ArtifactRecord]) -> None:
+        names = _names(key)
+        head = select(artifact_heads.c.next_version).where(
+            *(artifact_heads.c[name] == value for name, value in names.items())
+        )
+        db = await self._sql.open()
+        async with db.write() as connection:
+            if (await connection.execute(head)).first() is not None:
+                raise AlreadyExistsError(f"Artifact {key.filename!r} already has versions.")
+            next_version = max((record.version for record in records), default=-1) + 1
+            await connection.execute(
+                insert(artifact_heads).values(**names, next_version=next_version)
+            )
+            if records:
+                rows = [{**names, "version": r.version, **_row(r)} for r in records]
+                await connection.execute(insert(artifact_versions), rows)
 
     async def _load(self, key: ArtifactKey, version: int | None) -> ArtifactRecord | None:
         query: Select[Any] = select(*_META_COLUMNS, _V.data).where(_where(key))

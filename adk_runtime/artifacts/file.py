@@ -35,7 +35,7 @@ from pydantic import Field
 from adk_runtime.artifacts._store import ArtifactRecord, StoredArtifactService
 from adk_runtime.artifacts._validation import ArtifactKey
 from adk_runtime.artifacts.base import ArtifactVersion
-from adk_runtime.errors import ConfigurationError, redact_url
+from adk_runtime.errors import AlreadyExistsError, ConfigurationError, redact_url
 
 __all__ = ["FileArtifactService", "FileArtifactVersion"]
 
@@ -244,32 +244,61 @@ class FileArtifactService(StoredArtifactService):
     async def _delete(self, key: ArtifactKey) -> None:
         await asyncio.to_thread(self._delete_sync, key)
 
+    async def _put_versions(self, key: ArtifactKey, records: list[ArtifactRecord]) -> None:
+        await asyncio.to_thread(self._put_versions_sync, key, records)
+
     async def _list_keys(self, app_name: str, user_id: str, session_id: str | None) -> list[str]:
         return await asyncio.to_thread(self._list_keys_sync, app_name, user_id, session_id)
 
     # -- file work (worker thread) -------------------------------------------------------
 
-    def _save_sync(self, key: ArtifactKey, record: ArtifactRecord) -> int:
+    def _open_dir(self, key: ArtifactKey) -> Path:
+        """The artifact's folder, made if missing (and its ``name`` file for a hashed one)."""
         directory = self._dir(key)
         directory.mkdir(parents=True, exist_ok=True)
         self._inside(directory)  # made between the check and mkdir? still refused
         if directory.name.startswith("#") and not (directory / "name").exists():
             self._publish(directory, "name", key.filename.encode("utf-8"))
+        return directory
+
+    def _save_sync(self, key: ArtifactKey, record: ArtifactRecord) -> int:
+        directory = self._open_dir(key)
         temp = directory / f".tmp-{uuid.uuid4().hex}"
         try:
             _write_durably(temp, record.data)
             version = self._claim(directory, temp)
-            meta = {
-                "part": record.part_json,
-                "mime_type": record.mime_type,
-                "size": record.size,
-                "create_time": record.create_time,
-                "custom_metadata": record.metadata_json,
-            }
-            self._publish(directory, f"{version}.json", json.dumps(meta).encode("utf-8"))
+            self._publish_meta(directory, version, record)
         finally:
             temp.unlink(missing_ok=True)
         return version
+
+    def _put_versions_sync(self, key: ArtifactKey, records: list[ArtifactRecord]) -> None:
+        directory = self._open_dir(key)
+        if _numbers(directory):
+            raise AlreadyExistsError(f"Artifact {key.filename!r} already has versions.")
+        for record in records:
+            temp = directory / f".tmp-{uuid.uuid4().hex}"
+            try:
+                _write_durably(temp, record.data)
+                try:
+                    os.link(temp, directory / f"{record.version}.bin")
+                except FileExistsError:  # a save raced the copy: it keeps its number
+                    raise AlreadyExistsError(
+                        f"Artifact {key.filename!r} already has versions."
+                    ) from None
+                self._publish_meta(directory, record.version, record)
+            finally:
+                temp.unlink(missing_ok=True)
+
+    def _publish_meta(self, directory: Path, version: int, record: ArtifactRecord) -> None:
+        meta = {
+            "part": record.part_json,
+            "mime_type": record.mime_type,
+            "size": record.size,
+            "create_time": record.create_time,
+            "custom_metadata": record.metadata_json,
+        }
+        self._publish(directory, f"{version}.json", json.dumps(meta).encode("utf-8"))
 
     @staticmethod
     def _claim(directory: Path, temp: Path) -> int:

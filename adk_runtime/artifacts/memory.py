@@ -8,6 +8,7 @@ from typing import Any
 
 from adk_runtime.artifacts._store import ArtifactRecord, StoredArtifactService
 from adk_runtime.artifacts._validation import ArtifactKey
+from adk_runtime.errors import AlreadyExistsError
 
 __all__ = ["InMemoryArtifactService"]
 
@@ -59,6 +60,13 @@ class InMemoryArtifactService(StoredArtifactService):
             history = self._artifacts.get(key)
             if history is not None:
                 history.versions.clear()
+
+    async def _put_versions(self, key: ArtifactKey, records: list[ArtifactRecord]) -> None:
+        with self._lock:
+            if key in self._artifacts and self._artifacts[key].next_version:
+                raise AlreadyExistsError(f"Artifact {key.filename!r} already has versions.")
+            versions = {record.version: record for record in records}
+            self._artifacts[key] = _History(versions, max(versions, default=-1) + 1)
 
     async def _list_keys(self, app_name: str, user_id: str, session_id: str | None) -> list[str]:
         scopes = {"", session_id} if session_id is not None else {""}

@@ -79,6 +79,7 @@ def interrupted_command(
 @click.command("fork")
 @click.argument("session_id")
 @session_url_option()
+@artifact_url_option("Artifact store (its session artifacts follow; default: as for serve).")
 @_app_option
 @user_option(required=True)
 @click.option("--new-id", "new_session_id", default=None, help="The new session's id.")
@@ -86,21 +87,26 @@ def interrupted_command(
 def fork_command(
     session_id: str,
     session_url: str,
+    artifact_url: str | None,
     app_name: str,
     user_id: str,
     new_session_id: str | None,
     at_event_id: str | None,
 ) -> None:
-    """Copy a session (up to an event) into a new session; print the new id."""
+    """Copy a session (up to an event) and its artifacts into a new session; print the new id."""
 
     async def go() -> tuple[str, int]:
-        async with session_service_from_url(session_url) as service:
+        async with (
+            session_service_from_url(session_url) as service,
+            artifact_service_for(artifact_url, session_url) as artifacts,
+        ):
             forked = await service.fork_session(
                 app_name=app_name,
                 user_id=user_id,
                 session_id=session_id,
                 new_session_id=new_session_id,
                 at_event_id=at_event_id,
+                artifact_service=artifacts,
             )
             return forked.id, forked.revision
 

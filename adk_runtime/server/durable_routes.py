@@ -9,7 +9,8 @@
   same as ``POST /run_sse`` with ``invocationId`` and no ``newMessage``.
 - ``POST /apps/{app}/users/{user}/sessions/{session}/fork`` (body ``{"newSessionId",
   "atEventId"}``, both optional): a new session with the events up to that one and the
-  state as of then (404 missing session or event, 409 taken id).
+  state as of then, and the session's artifacts as of then (404 missing session or event,
+  409 taken id).
 """
 
 from __future__ import annotations
@@ -71,7 +72,7 @@ async def fork_session(
     state: AdkState,
     req: ForkSessionRequest | None = None,
 ) -> JSONResponse:
-    """Fork the session (all its events, or up to ``atEventId``) into a new one."""
+    """Fork the session (all its events, or up to ``atEventId``) and its artifacts."""
     state.check_app(app_name)
     req = req or ForkSessionRequest()
     forked = await state.sessions.fork_session(
@@ -80,5 +81,6 @@ async def fork_session(
         session_id=session_id,
         new_session_id=req.new_session_id,
         at_event_id=req.at_event_id,
+        artifact_service=state.artifacts,
     )
     return JSONResponse(session_json(forked))

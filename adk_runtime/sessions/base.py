@@ -86,7 +86,7 @@ from adk_runtime.sessions.claims import (
     SessionClaim,
     SessionKey,
 )
-from adk_runtime.sessions.fork import PreparedFork, fork
+from adk_runtime.sessions.fork import ForkArtifacts, PreparedFork, fork
 from adk_runtime.sessions.invocations import OpenInvocation
 from adk_runtime.sessions.retention import (
     IdleSession,
@@ -266,12 +266,16 @@ class BaseSessionService(abc.ABC):
         session_id: str,
         new_session_id: str | None = None,
         at_event_id: str | None = None,
+        artifact_service: ForkArtifacts | None = None,
     ) -> Session:
         """Create a new session holding this one's events up to ``at_event_id`` (or all).
 
         Written atomically: the new session row (its state as of that event, see
         :mod:`adk_runtime.sessions.fork`; revision = the number of events copied) and the
         copied events (same ids, timestamps and content). App and user state are shared.
+        With ``artifact_service``, the session's artifacts as of that event are copied too
+        (same version numbers; ``user:`` artifacts are shared); if that fails, the fork is
+        deleted again and the error raised.
 
         Args:
             app_name: The app.
@@ -279,18 +283,24 @@ class BaseSessionService(abc.ABC):
             session_id: The session to fork.
             new_session_id: The new session's id (None: a new id from adk_runtime.platform).
             at_event_id: The last event to copy (None: every event).
+            artifact_service: The artifact store whose session artifacts follow the fork
+                (None: none are copied, and the fork cannot load the artifacts its
+                history names).
 
         Returns:
             The new session, with its events.
 
         Raises:
             SessionNotFoundError: The source does not exist (or was deleted meanwhile).
-            AlreadyExistsError: ``new_session_id`` is taken.
+            AlreadyExistsError: ``new_session_id`` is taken (or, with ``artifact_service``,
+                its artifact store still holds artifacts of an earlier session of that id;
+                the fork is deleted again).
             EventNotFoundError: ``at_event_id`` is not an event of the source.
             InputValidationError: An id is malformed.
         """
         new_id = platform_uuid.new_uuid() if new_session_id is None else new_session_id
-        return await fork(self, (app_name, user_id, session_id), new_id, at_event_id)
+        key = (app_name, user_id, session_id)
+        return await fork(self, key, new_id, at_event_id, artifact_service)
 
     async def _fork_session(self, key: SessionKey, prepared: PreparedFork) -> None:
         """Write the fork atomically; nothing is written when a check fails.

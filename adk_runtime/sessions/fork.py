@@ -13,12 +13,22 @@ event wrote replaced by its value after the fork point's event (the fold of the 
 events' deltas): keys no later event wrote keep their value, keys only later events wrote
 are absent. A key set only by ``create_session(state=…)`` and changed after the fork point
 is therefore absent too (the log does not hold creation state).
+
+**Artifacts** follow when an artifact service is given (``fork_session(...,
+artifact_service=…)``; the HTTP server and the CLI give theirs): once the fork is written,
+the service copies each session artifact with its versions up to the one current at the fork
+point, under the same numbers (:meth:`BaseArtifactService.fork_session_artifacts`), so every
+version the fork's history names loads in the fork, and the two sessions' artifacts are
+independent from then on. ``user:`` artifacts are the user's, shared, not copied. If the
+copy fails, the fork is deleted again and the error raised: a fork is never left naming
+artifacts it cannot load.
 """
 
 from __future__ import annotations
 
 import dataclasses
-from typing import TYPE_CHECKING, Any
+from collections.abc import Sequence
+from typing import TYPE_CHECKING, Any, Protocol
 
 from adk_runtime import codec
 from adk_runtime.errors import EventNotFoundError, SessionNotFoundError
@@ -30,9 +40,26 @@ from adk_runtime.sessions.state import State, split_state_delta
 if TYPE_CHECKING:
     from adk_runtime.sessions.base import BaseSessionService
 
-__all__ = ["PreparedFork", "fork", "session_state_at"]
+__all__ = ["ForkArtifacts", "PreparedFork", "fork", "session_state_at"]
 
 _SCOPED = (State.APP_PREFIX, State.USER_PREFIX, State.TEMP_PREFIX)
+
+
+class ForkArtifacts(Protocol):
+    """What a fork needs of an artifact service (``BaseArtifactService`` has it)."""
+
+    async def fork_session_artifacts(
+        self,
+        *,
+        app_name: str,
+        user_id: str,
+        session_id: str,
+        new_session_id: str,
+        events: Sequence[Event],
+        position: int,
+    ) -> None:
+        """Copy the session's artifacts as of ``events[:position]`` into the new session."""
+        ...
 
 
 @dataclasses.dataclass(frozen=True)
@@ -79,6 +106,7 @@ async def fork(
     key: tuple[str, str, str],
     new_session_id: str,
     at_event_id: str | None,
+    artifacts: ForkArtifacts | None = None,
 ) -> Session:
     """Fork the session ``key`` (``fork_session``'s implementation)."""
     validate_session_key(*key)
@@ -107,6 +135,21 @@ async def fork(
         session_state={k: codec.encode_value(v, f"state[{k!r}]") for k, v in state.items()},
     )
     await service._fork_session(key, prepared)
+    if artifacts is not None:
+        try:
+            await artifacts.fork_session_artifacts(
+                app_name=app_name,
+                user_id=user_id,
+                session_id=session_id,
+                new_session_id=new_session_id,
+                events=source.events,
+                position=sequence,
+            )
+        except BaseException:
+            await service.delete_session(
+                app_name=app_name, user_id=user_id, session_id=new_session_id
+            )
+            raise
     forked = await service.get_session(
         app_name=app_name, user_id=user_id, session_id=new_session_id
     )

@@ -7,7 +7,9 @@ import json
 from pathlib import Path
 
 import pytest
+from google.genai import types
 
+from adk_runtime.artifacts.database import DatabaseArtifactService
 from adk_runtime.sessions import session_service_from_url
 from tests.durable_agent import APP, final_text, leave_interrupted
 from tests.serving import run_cli
@@ -89,3 +91,30 @@ def test_fork_prints_the_new_id_and_refuses_a_taken_one(tmp_path: Path) -> None:
     )
     assert unknown.returncode == 1
     assert "is not in session" in unknown.stderr
+
+
+def test_fork_copies_the_session_artifacts_of_the_default_store(tmp_path: Path) -> None:
+    url = f"sqlite+aiosqlite:///{tmp_path / 'store.db'}"
+    _prepare(url, ("s1", "e-one"))
+
+    async def upload() -> None:
+        async with DatabaseArtifactService(url) as artifacts:
+            part = types.Part(text="uploaded")
+            await artifacts.save_artifact(
+                app_name=APP, user_id="ann", session_id="s1", filename="a.txt", artifact=part
+            )
+
+    asyncio.run(upload())
+    forked = run_cli(
+        "sessions", "fork", "s1", "--url", url, "--app", APP, "--user", "ann", "--new-id", "s1b"
+    )
+    assert forked.returncode == 0, forked.stderr
+
+    async def load() -> str | None:
+        async with DatabaseArtifactService(url) as artifacts:
+            part = await artifacts.load_artifact(
+                app_name=APP, user_id="ann", session_id="s1b", filename="a.txt"
+            )
+            return None if part is None else part.text
+
+    assert asyncio.run(load()) == "uploaded"

@@ -3,7 +3,9 @@
 from __future__ import annotations
 
 import pytest
+from google.genai import types
 
+from adk_runtime.artifacts import InMemoryArtifactService
 from adk_runtime.errors import AlreadyExistsError, EventNotFoundError, SessionNotFoundError
 from adk_runtime.events import Event, EventActions
 from adk_runtime.sessions import BaseSessionService, GetSessionConfig
@@ -105,3 +107,40 @@ async def test_fork_errors_write_nothing(session_service: BaseSessionService) ->
     assert taken is not None
     assert (taken.revision, taken.events) == (0, [])
     assert len(events) == 3
+
+
+async def test_a_fork_with_an_artifact_service_loads_every_artifact_its_history_names(
+    session_service: BaseSessionService,
+) -> None:
+    artifacts = InMemoryArtifactService()
+    session = await session_service.create_session(app_name=APP, user_id="u", session_id="src")
+    key = {"app_name": APP, "user_id": "u", "session_id": "src"}
+    for text in ("one", "two"):
+        version = await artifacts.save_artifact(
+            **key, filename="report.txt", artifact=types.Part(text=text)
+        )
+        await session_service.append_event(
+            session,
+            Event(author="bot", actions=EventActions(artifact_delta={"report.txt": version})),
+        )
+
+    fork = await session_service.fork_session(
+        app_name=APP,
+        user_id="u",
+        session_id="src",
+        new_session_id="copy",
+        at_event_id=session.events[0].id,
+        artifact_service=artifacts,
+    )
+
+    assert fork.events[-1].actions.artifact_delta == {"report.txt": 0}
+    part = await artifacts.load_artifact(
+        app_name=APP, user_id="u", session_id="copy", filename="report.txt", version=0
+    )
+    assert part is not None
+    assert part.text == "one"
+    latest = await artifacts.load_artifact(
+        app_name=APP, user_id="u", session_id="copy", filename="report.txt"
+    )
+    assert latest is not None
+    assert latest.text == "one"

@@ -118,7 +118,12 @@ async def test_rewind_restores_state_and_artifacts_in_one_event(
     assert after.state["app:notes"] == 2  # app state is not rewound (as in google-adk)
     assert await _artifact(runner, sid, "doc.txt") == "one"  # a new version, earlier content
     assert "doc.txt" in rewind.actions.artifact_delta
-    assert await _artifact(runner, sid, "new.txt") is None  # created after: deleted
+    assert await _artifact(runner, sid, "new.txt") is None  # created after: a tombstone
+    assert runner.artifact_service is not None
+    kept = await runner.artifact_service.list_versions(
+        app_name=APP, user_id="u", session_id=sid, filename="new.txt"
+    )
+    assert kept == [0, 1]  # nothing deleted: the history stays
 
     # The next turn's model sees the conversation without the rewound turn.
     model.requests.clear()
@@ -130,6 +135,35 @@ async def test_rewind_restores_state_and_artifacts_in_one_event(
         if part.text
     ]
     assert texts == ["one", "noted", "three"]
+
+
+async def test_rewind_restores_an_upload_that_no_event_names(
+    session_service: BaseSessionService,
+) -> None:
+    book = Notebook()
+    runner, _ = _runner(session_service, book)
+    assert runner.artifact_service is not None
+    sid = uuid.uuid4().hex
+    await session_service.create_session(app_name=APP, user_id="u", session_id=sid)
+    uploaded = await runner.artifact_service.save_artifact(
+        app_name=APP,
+        user_id="u",
+        session_id=sid,
+        filename="doc.txt",
+        artifact=types.Part(text="uploaded"),
+    )
+    turn = await _say(runner, sid, "one")
+    assert await _artifact(runner, sid, "doc.txt") == "one"
+
+    await runner.rewind_async(
+        user_id="u", session_id=sid, rewind_before_invocation_id=turn[0].invocation_id
+    )
+
+    assert await _artifact(runner, sid, "doc.txt") == "uploaded"
+    versions = await runner.artifact_service.list_versions(
+        app_name=APP, user_id="u", session_id=sid, filename="doc.txt"
+    )
+    assert versions == [uploaded, 1, 2]  # the upload and the turn's version stay
 
 
 async def test_rewind_of_an_unknown_invocation_writes_nothing(
