@@ -12,9 +12,9 @@ from rich.console import Console
 from rich.table import Table
 
 from adk_runtime import codec
-from adk_runtime.cli._common import run_async, session_url_option, user_option
+from adk_runtime.cli._common import one_line, run_async, session_url_option, user_option
 from adk_runtime.cli._progress import progress_bar
-from adk_runtime.errors import InputValidationError, SessionNotFoundError
+from adk_runtime.errors import AdkRuntimeError, SessionNotFoundError
 from adk_runtime.events import Event
 from adk_runtime.events._internal_metadata import public_event
 from adk_runtime.sessions import (
@@ -312,50 +312,39 @@ def _refuse_empty(keys: dict[str, list[Any]], user_id: str | None) -> None:
 @session_url_option()
 @click.argument("input_file", type=click.Path(exists=True, dir_okay=False, path_type=Path))
 def import_command(session_url: str, input_file: Path) -> None:
-    """Import a JSONL export; importing the same file again changes nothing."""
-    with input_file.open(encoding="utf-8") as handle:
-        first = handle.readline()
-    footer = transfer.read_header_and_footer(first, _last_line(input_file))
-    expected = sum(int(footer.get(k) or 0) for k in ("sessions", "app_states", "user_states"))
+    """Import a JSONL export: checked whole first, each session written whole or not at all.
 
-    async def go() -> transfer.ImportCounts:
-        counts = transfer.ImportCounts()
+    A refused file writes nothing; importing the same file again changes nothing.
+    """
+    counts = transfer.ImportCounts()
+
+    async def go() -> None:
         async with session_service_from_url(session_url) as service:
-            with (
-                input_file.open(encoding="utf-8") as handle,
-                progress_bar("records", extra="{task.fields[events]:,} events") as progress,
-            ):
-                task = progress.add_task("importing", total=expected + 1, events=0)  # + the footer
-                handle.readline()  # the header
-                for number, line in enumerate(handle, 2):
-                    if line.strip():
-                        await transfer.import_line(service, line, number, counts)
-                        progress.update(task, advance=1, events=counts.events)
-        return counts
+            with progress_bar("records", extra="{task.fields[events]:,} events") as progress:
+                task = progress.add_task("importing", total=None, events=0)
 
-    counts = run_async(go())
-    console.print(
-        f"imported {counts.sessions} session(s) "
-        f"({counts.sessions_created} created, {counts.sessions_resumed} resumed, "
-        f"{counts.sessions_skipped} already present), {counts.events} event(s) appended, "
+                def advance(done: transfer.ImportCounts) -> None:
+                    progress.update(task, total=done.expected, advance=1, events=done.events)
+
+                await transfer.import_file(service, input_file, counts, advance)
+
+    try:
+        run_async(go())
+    except AdkRuntimeError as exc:
+        if counts.line is None:
+            raise
+        raise click.ClickException(
+            one_line(
+                f"{exc} The import stopped at line {counts.line}: {_done(counts)} before it "
+                "(each session whole); run the same import again to complete it."
+            )
+        ) from None
+    console.print(f"imported {_done(counts)}")
+
+
+def _done(counts: transfer.ImportCounts) -> str:
+    return (
+        f"{counts.sessions} session(s) ({counts.sessions_created} created, "
+        f"{counts.sessions_skipped} already present), {counts.events} event(s) written, "
         f"{counts.app_states} app state(s), {counts.user_states} user state(s)"
     )
-    if counts.sessions != footer.get("sessions"):
-        raise InputValidationError(
-            f"The file announces {footer.get('sessions')} sessions but holds {counts.sessions}."
-        )
-
-
-def _last_line(path: Path, block: int = 4096) -> str:
-    """The last non-empty line of a text file, read from its end."""
-    with path.open("rb") as handle:
-        handle.seek(0, 2)
-        end = handle.tell()
-        data = b""
-        while end > 0 and data.strip().count(b"\n") < 1:
-            start = max(0, end - block)
-            handle.seek(start)
-            data = handle.read(end - start) + data
-            end = start
-    lines = data.decode("utf-8", errors="replace").strip().splitlines()
-    return lines[-1] if lines else ""

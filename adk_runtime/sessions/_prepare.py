@@ -30,6 +30,7 @@ __all__ = [
     "AppendResult",
     "PreparedAppend",
     "PreparedCreate",
+    "PreparedEvent",
     "SessionTail",
     "apply_result",
     "check_event",
@@ -177,6 +178,36 @@ def encode_scope(delta: dict[str, Any], prefix: str, name: str = "state_delta") 
 
 
 @dataclasses.dataclass(frozen=True)
+class PreparedEvent:
+    """An event a new session is created with, checked and serialized (see ``PreparedCreate``).
+
+    Attributes:
+        id: The event id (validated).
+        invocation_id: Its invocation id (``""`` when it has none).
+        timestamp: Its timestamp.
+        event_json: The event as stored (see :func:`adk_runtime.events.event_to_json`).
+    """
+
+    id: str
+    invocation_id: str
+    timestamp: float
+    event_json: str
+
+    @classmethod
+    def of(cls, event: Event) -> PreparedEvent:
+        """Check ``event`` as :func:`check_event` does and serialize it (``temp:`` dropped).
+
+        Raises:
+            SerializationError: A value cannot be stored (the error names its path).
+            InputValidationError: An id is malformed.
+        """
+        probe = Session(id="probe", app_name="probe", user_id="probe")
+        prepared, _temp = prepare_append(probe, event.model_copy(deep=True))
+        stored = prepared.event
+        return cls(stored.id, stored.invocation_id or "", stored.timestamp, prepared.event_json)
+
+
+@dataclasses.dataclass(frozen=True)
 class PreparedCreate:
     """A ``create_session`` call checked and encoded, handed to a backend.
 
@@ -185,12 +216,17 @@ class PreparedCreate:
         session_state: Session-scoped keys, values encoded with :mod:`adk_runtime.codec`.
         app_state: ``app:`` keys without the prefix, values encoded.
         user_state: ``user:`` keys without the prefix, values encoded.
+        events: Events the new session holds from the start, in order (sequences 1..n, so
+            its revision is n), written in the same atomic step as the row (an import, see
+            :mod:`adk_runtime.sessions.transfer`). Their state deltas are *not* applied: the
+            three states above are already the result. Their ids are distinct.
     """
 
     session_id: str
     session_state: dict[str, Any]
     app_state: dict[str, Any]
     user_state: dict[str, Any]
+    events: tuple[PreparedEvent, ...] = ()
 
 
 def prepare_create(

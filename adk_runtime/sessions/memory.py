@@ -162,7 +162,14 @@ class InMemorySessionService(BaseSessionService):
                 raise AlreadyExistsError(f"Session {prepared.session_id!r} already exists.")
             self._app_state.setdefault(app_name, {}).update(prepared.app_state)
             self._user_state.setdefault((app_name, user_id), {}).update(prepared.user_state)
-            stored = _StoredSession(state=prepared.session_state, create_time=now, update_time=now)
+            stored = _StoredSession(
+                state=prepared.session_state,
+                create_time=now,
+                update_time=now,
+                revision=len(prepared.events),
+                events=[_StoredEvent(e.event_json, e.timestamp) for e in prepared.events],
+                sequence_by_id={e.id: n for n, e in enumerate(prepared.events, 1)},
+            )
             self._sessions[key] = stored
             return self._snapshot(key, stored, [])
 

@@ -15,13 +15,19 @@ One JSON object per line, in this order:
 
 State values are encoded with :mod:`adk_runtime.codec` (bytes as ``{"$bytes": …}``, …).
 
-Import keeps event ids, their order and so the session revision (one append per event, so
-revision == number of events). It is idempotent: a session already in the target with the
-same events is skipped; one holding a prefix of them gets the rest (an interrupted import
-resumes); one holding different events stops the import with :class:`AlreadyExistsError`
-(delete it in the target first). App and user state lines come after the sessions because
-replaying events re-applies their old ``app:``/``user:`` deltas; the state lines then set the
-final values. The target's ``last_update_time`` is the time of the import.
+**Import checks the whole file before it writes anything** (:mod:`._import_check`): every
+line's structure and JSON types, apps the header declares, ids and events against the limits
+``append_event`` enforces, no event id twice in a session, revision == number of events, no
+``app:``/``user:``/``temp:`` key in a session line's state, storable state, the footer's
+counts. Then it reads the target: a session it already holds with the same events (and maybe
+later ones) is skipped; one holding other events refuses the file. Only then does it write,
+line by line: **each session is one atomic create carrying its state and its events** (same
+ids, order and timestamps; revision = their count; their deltas are not replayed, so a
+session line never touches app or user state), and each state line one atomic merge. A
+refused file writes nothing and is refused again the same way; importing a file twice
+changes nothing. If the store fails midway, the sessions before the failing line were written
+whole and the rest not at all (``ImportCounts.line`` is the line that failed): running the
+same import again completes it. The target's ``last_update_time`` is the time of the import.
 
 App and user state are read through the sessions that see them, so the state of an app or a
 user without any session is not exported.
@@ -29,40 +35,44 @@ user without any session is not exported.
 
 from __future__ import annotations
 
+import asyncio
 import dataclasses
 import json
 import uuid
-from collections.abc import AsyncIterator, Iterable
-from typing import Any
-
-from pydantic import ValidationError
+from collections.abc import AsyncIterator, Callable, Iterable, Iterator
+from pathlib import Path
+from typing import Any, TypeVar
 
 from adk_runtime import codec
-from adk_runtime.errors import (
-    AlreadyExistsError,
-    InputValidationError,
-    SerializationError,
-    UnreadableDataError,
+from adk_runtime.errors import AlreadyExistsError, InputValidationError, UnreadableDataError
+from adk_runtime.events import event_to_json
+from adk_runtime.sessions._import_check import (
+    FORMAT,
+    VERSION,
+    FileCheck,
+    SessionRecord,
+    StateRecord,
+    read_lines,
 )
-from adk_runtime.events import Event, event_from_json, event_to_json
-from adk_runtime.events._limits import check_storable
 from adk_runtime.sessions.base import BaseSessionService, GetSessionConfig
 from adk_runtime.sessions.session import Session
 from adk_runtime.sessions.state import State
+from adk_runtime.telemetry import store_span
 
 __all__ = [
     "FORMAT",
     "VERSION",
     "ImportCounts",
+    "check_file",
     "export_lines",
-    "import_line",
+    "import_file",
+    "import_lines",
     "list_session_keys",
-    "read_header_and_footer",
+    "read_lines",
 ]
 
-FORMAT = "adk-runtime-sessions"
-VERSION = 1
 _PAGE = 200
+_T = TypeVar("_T")
 
 
 @dataclasses.dataclass
@@ -70,16 +80,19 @@ class ImportCounts:
     """What an import did (or an export wrote)."""
 
     sessions_created: int = 0
-    sessions_resumed: int = 0
     sessions_skipped: int = 0
     events: int = 0
     app_states: int = 0
     user_states: int = 0
+    expected: int = 0
+    """Lines (sessions and states) the file holds, once it is checked."""
+    line: int | None = None
+    """The line being written; still set when the import stopped there."""
 
     @property
     def sessions(self) -> int:
         """Sessions seen, whatever happened to them."""
-        return self.sessions_created + self.sessions_resumed + self.sessions_skipped
+        return self.sessions_created + self.sessions_skipped
 
 
 async def list_session_keys(
@@ -210,133 +223,153 @@ def _dump(obj: dict[str, Any]) -> str:
     return json.dumps(obj, ensure_ascii=False, separators=(",", ":"))
 
 
-def read_header_and_footer(first: str, last: str) -> dict[str, Any]:
-    """Check an export's first and last lines; return the footer's counts.
-
-    Raises:
-        InputValidationError: Not an export of this format, or cut short.
-    """
-    header = _parse(first, 1)
-    if header.get("format") != FORMAT:
-        raise InputValidationError(
-            f"This is not an adk-runtime sessions export (expected format {FORMAT!r} on line 1)."
-        )
-    if header.get("version") != VERSION:
-        raise InputValidationError(
-            f"Export format version {header.get('version')!r} is not supported "
-            f"(this adk-runtime reads version {VERSION})."
-        )
-    footer = _parse(last, 0)
-    if footer.get("kind") != "end":
-        raise InputValidationError(
-            "The export file is incomplete (its last line is not the 'end' line); export again."
-        )
-    return footer
-
-
-def _parse(line: str, number: int) -> dict[str, Any]:
-    try:
-        obj = json.loads(line)
-    except ValueError:
-        where = f"line {number}" if number else "the last line"
-        raise InputValidationError(f"The export file is not JSONL: {where} is not JSON.") from None
-    if not isinstance(obj, dict):
-        raise InputValidationError("The export file is not JSONL of objects.")
-    return obj
-
-
-async def import_line(
-    service: BaseSessionService, line: str, number: int, counts: ImportCounts
+async def import_file(
+    service: BaseSessionService,
+    path: Path,
+    counts: ImportCounts,
+    on_record: Callable[[ImportCounts], None] | None = None,
 ) -> None:
-    """Apply one line of an export (session or state) to ``service``, updating ``counts``.
+    """Import the export file at ``path`` into ``service``; see the module docstring.
+
+    Args:
+        service: The target store.
+        path: The export (read twice: checked whole, then written).
+        counts: Filled in as the import goes (it tells what was written if it stops).
+        on_record: Called after each line is written (progress).
 
     Raises:
-        InputValidationError: The line is malformed.
-        AlreadyExistsError: The target holds this session with different events.
+        InputValidationError: The file is malformed or damaged; nothing was written.
+        AlreadyExistsError: The target holds one of its sessions with other events; nothing
+            was written.
     """
-    obj = _parse(line, number)
-    kind = obj.get("kind")
-    try:
-        if kind == "session":
-            await _import_session(service, obj, counts, number)
-        elif kind == "app_state":
-            state = {State.APP_PREFIX + k: v for k, v in codec.decode_state(obj["state"]).items()}
-            await _set_shared_state(service, obj["app_name"], "__adk_runtime_import__", state)
-            counts.app_states += 1
-        elif kind == "user_state":
-            state = {State.USER_PREFIX + k: v for k, v in codec.decode_state(obj["state"]).items()}
-            await _set_shared_state(service, obj["app_name"], obj["user_id"], state)
-            counts.user_states += 1
-        elif kind != "end":
-            raise InputValidationError(f"Line {number} has an unknown kind {kind!r}.")
-    except (KeyError, TypeError) as exc:
-        raise InputValidationError(f"Line {number} is malformed (missing {exc}).") from None
+    await import_lines(service, lambda: read_lines(path), counts, on_record)
 
 
-def _events_of(obj: dict[str, Any], number: int) -> list[Event]:
-    """Decode and check every event of a session line before anything is written."""
-    events = []
-    for index, payload in enumerate(obj["events"]):
+async def import_lines(
+    service: BaseSessionService,
+    lines: Callable[[], Iterable[tuple[int, str]]],
+    counts: ImportCounts,
+    on_record: Callable[[ImportCounts], None] | None = None,
+) -> None:
+    """Import the numbered lines ``lines()`` yields (called twice); see :func:`import_file`."""
+    # The file is read and decoded off the event loop (a thread), line by line.
+    check = await asyncio.to_thread(_check_file, lines())
+    counts.expected = sum(check.counts[k] for k in ("sessions", "app_states", "user_states"))
+    present = await _present(service, _records(lines(), check.apps))
+    async for record in _each(_records(lines(), check.apps)):
+        counts.line = record.number
+        if isinstance(record, SessionRecord):
+            await _write_session(service, record, present, counts)
+        else:
+            await _write_state(service, record, counts)
+        if on_record is not None:
+            on_record(counts)
+    counts.line = None
+
+
+def check_file(lines: Iterable[tuple[int, str]]) -> dict[str, int]:
+    """Check a whole export (numbered lines) without writing; return the footer's counts.
+
+    Raises:
+        InputValidationError: The file is malformed or damaged.
+    """
+    return dict(_check_file(lines).counts)
+
+
+def _check_file(lines: Iterable[tuple[int, str]]) -> FileCheck:
+    numbered = iter(lines)
+    first = next(numbered, None)
+    if first is None:
+        raise InputValidationError("The file is empty; it is not an adk-runtime sessions export.")
+    check = FileCheck(first[1])
+    for number, line in numbered:
+        check.record(line, number)
+    check.finish()
+    return check
+
+
+def _records(
+    lines: Iterable[tuple[int, str]], apps: list[str]
+) -> Iterator[SessionRecord | StateRecord]:
+    numbered = iter(lines)
+    next(numbered)
+    check = FileCheck(_dump({"format": FORMAT, "version": VERSION, "apps": apps}))
+    for number, line in numbered:
+        record = check.record(line, number)
+        if record is not None:
+            yield record
+
+
+async def _each(items: Iterable[_T]) -> AsyncIterator[_T]:
+    """Iterate ``items`` (a generator that reads a file) in a worker thread, item by item."""
+    iterator = iter(items)
+    while (item := await asyncio.to_thread(next, iterator, None)) is not None:
+        yield item
+
+
+async def _present(
+    service: BaseSessionService, records: Iterable[SessionRecord | StateRecord]
+) -> set[tuple[str, str, str]]:
+    """The sessions of the file the target already holds; refuse one it holds differently."""
+    present: set[tuple[str, str, str]] = set()
+    async for record in _each(records):
+        if isinstance(record, SessionRecord) and await _holds(service, record):
+            present.add(_key(record))
+    return present
+
+
+async def _holds(service: BaseSessionService, record: SessionRecord) -> bool:
+    """Whether the target holds the session with these events (and maybe later ones)."""
+    app_name, user_id, session_id = _key(record)
+    stored = await service.get_session(app_name=app_name, user_id=user_id, session_id=session_id)
+    if stored is None:
+        return False
+    ids = record.event_ids
+    if [event.id for event in stored.events[: len(ids)]] != ids:
+        raise AlreadyExistsError(
+            f"Line {record.number}: session {session_id!r} of user {user_id!r} in app "
+            f"{app_name!r} already exists in the target with other events; nothing was "
+            "imported. Delete it there (adk-runtime sessions delete) and import again."
+        )
+    return True
+
+
+def _key(record: SessionRecord) -> tuple[str, str, str]:
+    return record.app_name, record.user_id, record.prepared.session_id
+
+
+async def _write_session(
+    service: BaseSessionService,
+    record: SessionRecord,
+    present: set[tuple[str, str, str]],
+    counts: ImportCounts,
+) -> None:
+    """Create the session with its events in one atomic step (skipped when already there)."""
+    if _key(record) not in present:
         try:
-            event = event_from_json(payload)
-            check_storable(event, event_to_json(event))
-        except (ValidationError, SerializationError) as exc:
-            reason = exc.reason if isinstance(exc, SerializationError) else _first_error(exc)
-            raise InputValidationError(
-                f"Line {number}: event {index} of session {obj.get('id')!r} cannot be imported "
-                f"({reason}). Nothing of this session was written."
-            ) from None
-        events.append(event)
-    return events
-
-
-def _first_error(exc: ValidationError) -> str:
-    first = exc.errors(include_url=False, include_input=False)[0]
-    where = ".".join(str(part) for part in first.get("loc", ()))
-    return f"{where or 'the event'}: {first.get('msg', 'invalid')}"
-
-
-async def _import_session(
-    service: BaseSessionService, obj: dict[str, Any], counts: ImportCounts, number: int
-) -> None:
-    app_name, user_id, session_id = obj["app_name"], obj["user_id"], obj["id"]
-    events = _events_of(obj, number)
-    session = await service.get_session(app_name=app_name, user_id=user_id, session_id=session_id)
-    if session is None:
-        session = await service.create_session(
-            app_name=app_name,
-            user_id=user_id,
-            session_id=session_id,
-            state=codec.decode_state(obj["state"]),
-        )
-        counts.sessions_created += 1
-    else:
-        stored = [event.id for event in session.events]
-        if stored != [event.id for event in events[: len(stored)]]:
-            raise AlreadyExistsError(
-                f"Session {session_id!r} of user {user_id!r} in app {app_name!r} already exists "
-                "in the target with different events; delete it there first "
-                "(adk-runtime sessions delete) and import again."
-            )
-        if len(stored) == len(events):
-            counts.sessions_skipped += 1
+            with store_span("create", type(service).__name__):
+                await service._create_session(record.app_name, record.user_id, record.prepared)
+        except AlreadyExistsError:  # created meanwhile by another writer: the same session?
+            if not await _holds(service, record):
+                raise
+        else:
+            counts.sessions_created += 1
+            counts.events += len(record.prepared.events)
             return
-        counts.sessions_resumed += 1
-        events = events[len(stored) :]
-    for event in events:
-        await service.append_event(session, event)
-        counts.events += 1
-    if session.revision != obj["revision"]:
-        raise InputValidationError(
-            f"Session {session_id!r}: the file says revision {obj['revision']} but it holds "
-            f"{session.revision} events; the export is damaged."
-        )
+    counts.sessions_skipped += 1
 
 
-async def _set_shared_state(
-    service: BaseSessionService, app_name: str, user_id: str, state: dict[str, Any]
+async def _write_state(
+    service: BaseSessionService, record: StateRecord, counts: ImportCounts
 ) -> None:
     """Write app/user state through a short-lived helper session (the portable way)."""
+    user_id = record.user_id or "__adk_runtime_import__"
     helper = f"__adk_runtime_import_{uuid.uuid4().hex}"
-    await service.create_session(app_name=app_name, user_id=user_id, session_id=helper, state=state)
-    await service.delete_session(app_name=app_name, user_id=user_id, session_id=helper)
+    await service.create_session(
+        app_name=record.app_name, user_id=user_id, session_id=helper, state=record.state
+    )
+    await service.delete_session(app_name=record.app_name, user_id=user_id, session_id=helper)
+    if record.user_id is None:
+        counts.app_states += 1
+    else:
+        counts.user_states += 1

@@ -51,10 +51,8 @@ async def _export(source: BaseSessionService) -> list[str]:
 
 
 async def _import(target: BaseSessionService, lines: list[str]) -> transfer.ImportCounts:
-    transfer.read_header_and_footer(lines[0], lines[-1])
     counts = transfer.ImportCounts()
-    for number, line in enumerate(lines[1:-1], 2):
-        await transfer.import_line(target, line, number, counts)
+    await transfer.import_lines(target, lambda: enumerate(lines, 1), counts)
     return counts
 
 
@@ -98,20 +96,25 @@ async def test_export_then_import_reproduces_every_session(
     assert await _snapshot(session_service) == await _snapshot(source)
 
 
-async def test_an_interrupted_import_resumes(session_service: BaseSessionService) -> None:
+async def test_a_target_holding_part_of_a_session_refuses_the_file_and_writes_nothing(
+    session_service: BaseSessionService,
+) -> None:
     source = InMemorySessionService()
     await _fill(source)
     lines = await _export(source)
     partial = await source.get_session(app_name=APP, user_id="alice", session_id="s1")
     assert partial is not None
-    # the target already holds the first event of alice/s1 (as if the import was cut there)
+    # the target holds the first event of alice/s1 only (an import interrupted by an older
+    # version, which appended event by event): imports now write a session whole or not at all
     head = await session_service.create_session(
         app_name=APP, user_id="alice", session_id="s1", state={"initial": "s1"}
     )
     await session_service.append_event(head, partial.events[0].model_copy(deep=True))
-    counts = await _import(session_service, lines)
-    assert counts.sessions_resumed == 1
-    assert await _snapshot(session_service) == await _snapshot(source)
+    before = await _snapshot(session_service)
+    for _ in range(2):
+        with pytest.raises(AlreadyExistsError, match=r"Line \d+: session 's1' of user 'alice'"):
+            await _import(session_service, lines)
+        assert await _snapshot(session_service) == before
 
 
 async def test_a_different_session_in_the_target_stops_the_import(
@@ -122,7 +125,7 @@ async def test_a_different_session_in_the_target_stops_the_import(
     lines = await _export(source)
     clash = await session_service.create_session(app_name=APP, user_id="alice", session_id="s1")
     await session_service.append_event(clash, text_event("something else"))
-    with pytest.raises(AlreadyExistsError, match="delete it there first"):
+    with pytest.raises(AlreadyExistsError, match=r"nothing was imported\. Delete it there"):
         await _import(session_service, lines)
 
 
@@ -131,10 +134,10 @@ async def test_a_different_session_in_the_target_stops_the_import(
     [
         ('{"format": "other"}', '{"kind": "end"}', "not an adk-runtime sessions export"),
         ('{"format": "adk-runtime-sessions", "version": 9}', '{"kind": "end"}', "version 9"),
-        ('{"format": "adk-runtime-sessions", "version": 1}', '{"kind": "session"}', "incomplete"),
+        ('{"format": "adk-runtime-sessions", "version": 1, "apps": []}', "", "incomplete"),
         ("not json", '{"kind": "end"}', "not JSON"),
     ],
 )
 def test_bad_files_are_refused(first: str, last: str, message: str) -> None:
     with pytest.raises(InputValidationError, match=message):
-        transfer.read_header_and_footer(first, last)
+        transfer.check_file(enumerate([first, last] if last else [first], 1))

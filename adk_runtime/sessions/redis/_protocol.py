@@ -106,6 +106,7 @@ SIGNATURES: dict[str, Signature] = {
             "session_pairs",
             "app_pairs",
             "user_pairs",
+            "event_count",
         ),
     ),
     "get": Signature(
@@ -319,12 +320,24 @@ def create_call(
     nonce: str,
     ttl_ms: int,
     scopes: tuple[Mapping[str, Any], Mapping[str, Any], Mapping[str, Any]],
+    events: Sequence[tuple[str, float, str]] = (),
 ) -> Call:
-    """Arguments of ``create.lua``; ``scopes`` are the encoded session/app/user states."""
+    """Arguments of ``create.lua``.
+
+    ``scopes`` are the encoded session/app/user states, ``events`` the ``(id, timestamp,
+    JSON)`` of the events the session is created with.
+    """
     signature = SIGNATURES["create"]
     counts, pairs = _scope_args(scopes)
-    args = {"nonce": nonce, "ttl_ms": ttl_ms, **_identity(keys), **counts}
-    return signature.build(_session_keys(keys, signature.keys), args, pairs)
+    args = {
+        "nonce": nonce,
+        "ttl_ms": ttl_ms,
+        **_identity(keys),
+        **counts,
+        "event_count": len(events),
+    }
+    triples = [item for eid, ts, payload in events for item in (eid, repr(ts), payload)]
+    return signature.build(_session_keys(keys, signature.keys), args, [*pairs, *triples])
 
 
 def get_call(keys: SessionKeys, *, count: int, after: str, since: int | None = None) -> Call:

@@ -331,7 +331,11 @@ class RedisSessionService(BaseSessionService):
         keys = self._keys(app_name, user_id, prepared.session_id)
         scopes = (prepared.session_state, prepared.app_state, prepared.user_state)
         script_keys, args = protocol.create_call(
-            keys, nonce=uuid.uuid4().hex, ttl_ms=self._ttl_ms, scopes=scopes
+            keys,
+            nonce=uuid.uuid4().hex,
+            ttl_ms=self._ttl_ms,
+            scopes=scopes,
+            events=[(e.id, e.timestamp, e.event_json) for e in prepared.events],
         )
         reply = protocol.parse_create(
             await self._call(lambda s: self._write(s.create, script_keys, args))

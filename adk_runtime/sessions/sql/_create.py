@@ -6,6 +6,8 @@
   their input from the inserted row.
 - SQLite: one ``BEGIN IMMEDIATE`` transaction of SQLAlchemy statements (round trips cost
   nothing in process).
+- A session created with events (an import): that same transaction on either dialect, which
+  also inserts the event rows (one ``executemany``); the row's revision is their count.
 
 Both return the new row's update time and the app and user state after the merge.
 """
@@ -17,10 +19,13 @@ from collections.abc import Mapping
 from datetime import datetime
 from typing import Any
 
+from sqlalchemy import Insert, insert
+
 from adk_runtime import codec
 from adk_runtime.sessions.base import PreparedCreate
 from adk_runtime.sessions.sql import _driver_statements as driver_statements
 from adk_runtime.sessions.sql import _statements as statements
+from adk_runtime.sessions.sql.tables import events
 from adk_runtime.sql.engine import Database
 
 __all__ = ["Created", "create"]
@@ -29,6 +34,7 @@ __all__ = ["Created", "create"]
 Created = tuple[datetime, dict[str, Any], dict[str, Any]] | None
 
 _PG_CREATE = driver_statements.POSTGRESQL["create"]
+_INSERT_EVENTS: Insert = insert(events)  # executed with one parameter set per event
 
 
 def _json(value: Mapping[str, Any]) -> str:
@@ -60,16 +66,18 @@ async def _create_postgresql(
     return row["update_time"], _document(row["app_state"]), _document(row["user_state"])
 
 
-async def _create_sqlite(
+async def _create_in_transaction(
     db: Database, key: tuple[str, str], prepared: PreparedCreate, now: datetime
 ) -> Created:
     params = {"app": key[0], "user": key[1], "sid": prepared.session_id, "now": now}
     insert = statements.insert_session(db.dialect)
+    row_params = {**params, "state": prepared.session_state, "revision": len(prepared.events)}
     async with db.write() as connection:
-        inserted = await connection.execute(insert, {**params, "state": prepared.session_state})
-        row = inserted.first()
+        row = (await connection.execute(insert, row_params)).first()
         if row is None:
             return None
+        if prepared.events:
+            await connection.execute(_INSERT_EVENTS, _event_rows(key, prepared))
         scopes = []
         for user, delta in ((False, prepared.app_state), (True, prepared.user_state)):
             if delta:
@@ -81,11 +89,29 @@ async def _create_sqlite(
     return row.update_time, scopes[0], scopes[1]
 
 
-_CREATORS = {"postgresql": _create_postgresql, "sqlite": _create_sqlite}
+def _event_rows(key: tuple[str, str], prepared: PreparedCreate) -> list[dict[str, Any]]:
+    return [
+        {
+            "app_name": key[0],
+            "user_id": key[1],
+            "session_id": prepared.session_id,
+            "sequence": sequence,
+            "id": event.id,
+            "invocation_id": event.invocation_id,
+            "timestamp": event.timestamp,
+            "payload": event.event_json,
+        }
+        for sequence, event in enumerate(prepared.events, 1)
+    ]
+
+
+_CREATORS = {"postgresql": _create_postgresql, "sqlite": _create_in_transaction}
 
 
 async def create(
     db: Database, key: tuple[str, str], prepared: PreparedCreate, now: datetime
 ) -> Created:
     """Create the session ``(*key, prepared.session_id)`` (see the module docstring)."""
+    if prepared.events:
+        return await _create_in_transaction(db, key, prepared, now)
     return await _CREATORS[db.dialect](db, key, prepared, now)

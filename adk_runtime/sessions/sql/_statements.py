@@ -141,13 +141,16 @@ DELETE_SESSION: Delete = delete(sessions).where(_SESSION_KEY)
 
 @functools.lru_cache(maxsize=4)
 def insert_session(dialect: str) -> Any:
-    """``INSERT`` a new session row; returns nothing if the key already exists."""
+    """``INSERT`` a new session row; returns nothing if the key already exists.
+
+    Its revision is the ``revision`` parameter (0 when not given; an import's event count).
+    """
     stmt = INSERTS[dialect](sessions).values(
         app_name=APP,
         user_id=USER,
         id=SID,
         state=bindparam("state", type_=JSONDocument),
-        revision=0,
+        revision=bindparam("revision", 0, type_=Integer, required=False),
         create_time=NOW,
         update_time=NOW,
     )

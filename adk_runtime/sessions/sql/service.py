@@ -145,7 +145,7 @@ class DatabaseSessionService(BaseSessionService):
                 codec.decode_state(user_state),
             ),
             last_update_time=update_time.timestamp(),
-            revision=0,
+            revision=len(prepared.events),
         )
         session._incarnation = update_time.isoformat()  # = create_time for a new row
         return session

@@ -21,7 +21,10 @@ local app_member = ARGV[4]
 local session_pairs = tonumber(ARGV[5])
 local app_pairs = tonumber(ARGV[6])
 local user_pairs = tonumber(ARGV[7])
-local first_pair = 8  -- then the pairs (field, JSON value): session, app, user
+local event_count = tonumber(ARGV[8])
+local first_pair = 9  -- then the pairs (field, JSON value): session, app, user
+-- then event_count triples (id, timestamp, JSON): the events the session holds from the
+-- start (an import), sequences 1..event_count; their deltas are not applied.
 
 local function snapshot()
   return {'ok', redis.call('HMGET', meta_key, 'rev', 'ctime', 'mtime', 'nonce'),
@@ -53,10 +56,17 @@ end
 
 -- Leftovers of an expired session must not leak into the new one.
 redis.call('DEL', state_key, events_key, event_ids_key, event_times_key)
-redis.call('HSET', meta_key, 'rev', '0', 'ctime', now, 'mtime', now, 'nonce', nonce)
+redis.call('HSET', meta_key, 'rev', tostring(event_count), 'ctime', now, 'mtime', now,
+           'nonce', nonce)
 local next_arg = hset_pairs(state_key, first_pair, session_pairs)
 next_arg = hset_pairs(app_state_key, next_arg, app_pairs)
-hset_pairs(user_state_key, next_arg, user_pairs)
+next_arg = hset_pairs(user_state_key, next_arg, user_pairs)
+for n = 1, event_count do
+  local at = next_arg + 3 * (n - 1)
+  redis.call('RPUSH', events_key, ARGV[at + 2])
+  redis.call('HSET', event_ids_key, ARGV[at], tostring(n))
+  redis.call('ZADD', event_times_key, ARGV[at + 1], tostring(n))
+end
 redis.call('ZADD', user_index_key, now, session_id)
 redis.call('ZADD', app_index_key, now, app_member)
 
