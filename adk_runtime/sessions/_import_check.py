@@ -123,7 +123,7 @@ class FileCheck:
 
     def __init__(self, header: str) -> None:
         self.apps = check_header(header)
-        self.counts = dict.fromkeys(_FOOTER_COUNTS, 0)
+        self.counts: dict[str, int] = dict.fromkeys(_FOOTER_COUNTS, 0)
         self.footer: dict[str, Any] | None = None
         self._seen: set[tuple[str, ...]] = set()
 

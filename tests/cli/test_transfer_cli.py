@@ -13,7 +13,9 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+from click.testing import CliRunner
 
+from adk_runtime.cli import main
 from adk_runtime.sessions import session_service_from_url, transfer
 from tests.backends import REDIS_URL, drop_redis_prefix, redis_test_prefix
 from tests.contract.test_import import APP, BAD, good_file
@@ -163,15 +165,22 @@ def _add_witness(url: str) -> None:
     asyncio.run(go())
 
 
-def _refused_twice(url: str, path: Path, fragment: str) -> None:
+def _refused_twice(url: str, path: Path, fragment: str, *, subprocess: bool = False) -> None:
+    """Import ``path`` twice (in process, or as a subprocess): the same one-line refusal."""
     before = _store_state(url)
     errors = []
     for _ in range(2):
-        result = run_cli("sessions", "import", str(path), "--url", url)
-        assert result.returncode == 1, result.stdout + result.stderr
-        assert "Traceback" not in result.stderr
-        lines = result.stderr.strip().splitlines()
-        assert len(lines) == 1, result.stderr[:2000]
+        if subprocess:
+            result = run_cli("sessions", "import", str(path), "--url", url)
+            status, stderr = result.returncode, result.stderr
+        else:
+            ran = CliRunner().invoke(main, ["sessions", "import", str(path), "--url", url])
+            assert isinstance(ran.exception, SystemExit), ran.exception  # never a traceback
+            status, stderr = ran.exit_code, ran.stderr
+        assert status == 1, stderr
+        assert "Traceback" not in stderr
+        lines = stderr.strip().splitlines()
+        assert len(lines) == 1, stderr[:2000]
         assert lines[0].startswith("Error: ")
         assert fragment in lines[0]
         assert len(lines[0]) < 600  # names the line and field; never echoes the payload
@@ -198,7 +207,7 @@ def test_every_damaged_file_is_refused_in_one_line_and_writes_nothing(
         path.write_text(text, encoding="utf-8")
         for backend, url in targets.items():
             if backend == "sqlite" or name in DEFECTS:
-                _refused_twice(url, path, fragment)
+                _refused_twice(url, path, fragment, subprocess=name == "state that is a list")
     bytes_file = tmp_path / "latin1.jsonl"
     bytes_file.write_bytes(_text(good_file()).replace("two", "tw\xe9").encode("latin-1"))
     _refused_twice(targets["sqlite"], bytes_file, "Line 2 is not UTF-8")
