@@ -17,13 +17,15 @@ from collections.abc import Iterator
 from sqlalchemy import exc as sa_exc
 
 from adk_runtime.errors import (
+    AdkRuntimeError,
     BackendUnavailableError,
     ConfigurationError,
+    InputValidationError,
     UnreadableDataError,
     redact_url,
 )
 
-__all__ = ["is_driver_disconnect", "translate_errors", "upgrade_hint"]
+__all__ = ["is_driver_disconnect", "refusals_typed", "translate_errors", "upgrade_hint"]
 
 # Classified by exception type, SQLSTATE (PostgreSQL) and result code (SQLite), never by
 # message text. The one exception: SQLite reports a missing table with the generic
@@ -240,3 +242,41 @@ def translate_errors(url: str) -> Iterator[None]:
         if translated is None:
             raise
         raise translated from error
+
+
+_BIND_ERRORS = (OverflowError, UnicodeError)
+"""What a driver raises for a parameter it cannot bind (an integer out of range, text that is
+not valid Unicode), before anything is sent."""
+
+
+_REFUSALS: tuple[type[BaseException], ...] = (sa_exc.DBAPIError, *_DRIVER_ERRORS)
+
+
+@contextlib.contextmanager
+def refusals_typed(url: str, what: str) -> Iterator[None]:
+    """Raise the driver errors :func:`translate_errors` leaves raw, typed, for one call.
+
+    For a call that writes whole or nothing (an append): a parameter the driver cannot bind
+    becomes :class:`~adk_runtime.errors.InputValidationError`, any other driver error (a
+    constraint or trigger refusing the row) :class:`~adk_runtime.errors.AdkRuntimeError`.
+    Messages name the error's class only, never a value. Use it outside
+    :func:`translate_errors`.
+
+    Args:
+        url: The database URL (redacted before it reaches a message).
+        what: The call, for the message (e.g. ``"the append"``).
+    """
+    try:
+        yield
+    except AdkRuntimeError:
+        raise
+    except _BIND_ERRORS as error:
+        raise InputValidationError(
+            f"A value of {what} cannot be stored ({type(error).__name__}); nothing of it was "
+            "written."
+        ) from error
+    except _REFUSALS as error:
+        raise AdkRuntimeError(
+            f"The database at {redact_url(url)} refused {what} ({_driver_name(error)}); "
+            "nothing of it was written."
+        ) from error

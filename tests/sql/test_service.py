@@ -14,6 +14,7 @@ from sqlalchemy import text
 from sqlalchemy.engine import make_url
 
 from adk_runtime.errors import (
+    AdkRuntimeError,
     BackendUnavailableError,
     ConfigurationError,
     InputValidationError,
@@ -369,3 +370,53 @@ async def test_a_cancelled_append_leaves_a_usable_service(sql_url: str) -> None:
         again = await service.get_session(app_name="a", user_id="u", session_id="s")
     assert again is not None
     assert (again.revision, [e.id for e in again.events]) == (1, [event.id])
+
+
+_REFUSE = {  # a rule a DBA added: the database itself refuses one row
+    "sqlite": (
+        "CREATE TRIGGER refuse BEFORE INSERT ON adk_events WHEN NEW.invocation_id = 'refused' "
+        "BEGIN SELECT RAISE(ABORT, 'refused by a rule'); END",
+        "DROP TRIGGER refuse",
+    ),
+    "postgresql": (
+        "ALTER TABLE adk_events ADD CONSTRAINT refuse CHECK (invocation_id <> 'refused')",
+        "ALTER TABLE adk_events DROP CONSTRAINT refuse",
+    ),
+}
+
+
+async def test_a_row_the_database_refuses_fails_its_append_alone_with_a_typed_error(
+    sql_url: str,
+) -> None:
+    async with DatabaseSessionService(sql_url) as service:
+        db = await service._open()
+        add, drop = _REFUSE[db.dialect]
+        async with db.write() as connection:
+            await connection.execute(text(add))
+        try:
+            sessions = [
+                await service.create_session(app_name="a", user_id="u", session_id=f"s{k}")
+                for k in range(20)
+            ]
+            results = await asyncio.gather(
+                *(
+                    service.append_event(
+                        s, _event({"k": k}, invocation_id="refused" if k == 7 else "fine")
+                    )
+                    for k, s in enumerate(sessions)
+                ),
+                return_exceptions=True,
+            )
+        finally:
+            async with db.write() as connection:
+                await connection.execute(text(drop))
+
+        refused = results[7]
+        assert isinstance(refused, AdkRuntimeError), refused
+        assert "refused the append" in str(refused)
+        assert all(isinstance(r, Event) for k, r in enumerate(results) if k != 7), results
+        for k in range(20):
+            stored = await service.get_session(app_name="a", user_id="u", session_id=f"s{k}")
+            assert stored is not None
+            assert stored.revision == (0 if k == 7 else 1)
+            assert stored.state == ({} if k == 7 else {"k": k})

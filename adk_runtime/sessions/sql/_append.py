@@ -43,7 +43,7 @@ from adk_runtime.sessions.sql import _driver_statements as statements
 from adk_runtime.sessions.sql import _group_commit as group_commit
 from adk_runtime.sessions.sql._ttl import NEVER
 from adk_runtime.sql.engine import Database
-from adk_runtime.sql.errors import translate_errors
+from adk_runtime.sql.errors import refusals_typed, translate_errors
 
 __all__ = ["append"]
 
@@ -201,6 +201,8 @@ async def append(
     """Commit ``prepared`` to the session ``key`` (see the module docstring).
 
     A session last written before ``fresh`` has expired (idle TTL): the append raises
-    ``SessionNotFoundError`` and writes nothing, as for a session that does not exist.
+    ``SessionNotFoundError`` and writes nothing, as for a session that does not exist. Any
+    error of this append alone is typed (:func:`~adk_runtime.sql.errors.refusals_typed`).
     """
-    return await _APPENDERS[db.dialect](db, key, prepared, now, fresh)
+    with refusals_typed(db.url, "the append"):
+        return await _APPENDERS[db.dialect](db, key, prepared, now, fresh)

@@ -6,9 +6,11 @@ take its own turn: a hop to aiosqlite's worker thread, ``BEGIN IMMEDIATE``, the 
 waiting when the writer becomes free go to the worker thread together and commit in **one**
 transaction, each inside its own ``SAVEPOINT``:
 
-- every append keeps its own outcome: a stale writer, a missing session or an already-stored
-  event id rolls back only its own savepoint (nothing of it is written) and gets its own typed
-  error; the others commit;
+- every append keeps its own outcome: a stale writer, a missing session, an already-stored
+  event id, or any error one append raises (a driver error on its row, a value the driver
+  cannot bind) rolls back only its own savepoint (nothing of it is written) and gets its own
+  error; the others commit. Only an error that ends the transaction itself (SQLite rolls the
+  whole transaction back on a full disk or an I/O error) fails the batch;
 - nobody is answered before the ``COMMIT`` returns, so an acknowledged append is durable, and
   if the ``COMMIT`` (or ``BEGIN``) fails every append of the batch fails with the same error
   and none of them is stored;
@@ -46,8 +48,8 @@ def run_batch(
 ) -> list[tuple[Any, ...] | BaseException]:
     """Run on the aiosqlite thread: the whole batch in one ``BEGIN IMMEDIATE`` transaction.
 
-    Returns one outcome per append: what ``apply`` returned, or the ``sqlite3.Error`` that
-    append raised (its savepoint rolled back). Raises when the transaction itself fails.
+    Returns one outcome per append: what ``apply`` returned, or the exception that append
+    raised (its savepoint rolled back). Raises when the transaction itself fails.
     """
     connection.execute("BEGIN IMMEDIATE")
     try:
@@ -66,11 +68,17 @@ def run_batch(
 def _in_savepoint(
     connection: sqlite3.Connection, apply: Apply, params: dict[str, Any]
 ) -> tuple[Any, ...] | BaseException:
-    """One append of a batch; its own error rolls back its savepoint only."""
+    """One append of a batch; its own error, of any type, rolls back its savepoint only.
+
+    An error after which the transaction is gone (SQLite rolled it back: a full disk, an I/O
+    error) is re-raised: the batch then fails whole, with that error.
+    """
     connection.execute(f"SAVEPOINT {_SAVEPOINT}")
     try:
         outcome: tuple[Any, ...] | BaseException = apply(connection, params)
-    except sqlite3.Error as error:
+    except Exception as error:
+        if not connection.in_transaction:
+            raise
         connection.execute(f"ROLLBACK TO {_SAVEPOINT}")
         outcome = error
     connection.execute(f"RELEASE {_SAVEPOINT}")
