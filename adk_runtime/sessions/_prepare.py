@@ -11,10 +11,17 @@ from __future__ import annotations
 
 import dataclasses
 import json
+from collections.abc import Mapping
 from typing import Any
 
 from adk_runtime import codec
-from adk_runtime.errors import EventIdConflictError
+from adk_runtime.errors import (
+    ClaimLostError,
+    EventIdConflictError,
+    InputValidationError,
+    SerializationError,
+    StaleSessionError,
+)
 from adk_runtime.events import Event, event_to_json
 from adk_runtime.events._limits import check_storable
 from adk_runtime.platform import uuid as platform_uuid
@@ -27,6 +34,7 @@ from adk_runtime.sessions.session import Session
 from adk_runtime.sessions.state import split_state_delta
 
 __all__ = [
+    "MAX_REVISION",
     "AppendResult",
     "PreparedAppend",
     "PreparedCreate",
@@ -39,6 +47,11 @@ __all__ = [
     "prepare_append",
     "prepare_create",
 ]
+
+
+MAX_REVISION = 2**31 - 1
+"""Largest revision (and claim token) every store holds: PostgreSQL's ``integer`` column.
+Storage is never beyond it, so a caller's revision above it (or below 0) is stale."""
 
 
 @dataclasses.dataclass(frozen=True)
@@ -117,9 +130,12 @@ def check_event(event: Event) -> None:
 
 
 def prepare_append(session: Session, event: Event) -> tuple[PreparedAppend, dict[str, Any]]:
+    _check_position(session)
     validate_id(event.id, "event.id")
     validate_optional_text(event.invocation_id, "event.invocation_id")
+    _check_timestamp(event)
     original = event.actions.state_delta
+    _check_keys(original, "state_delta")
     session_delta, app_delta, user_delta, temp = split_state_delta(original)
     if temp:
         event.actions.state_delta = {k: v for k, v in original.items() if k not in temp}
@@ -147,6 +163,47 @@ def prepare_append(session: Session, event: Event) -> tuple[PreparedAppend, dict
     return prepared, temp
 
 
+def _is_int(value: Any) -> bool:
+    return isinstance(value, int) and not isinstance(value, bool)
+
+
+def _check_position(session: Session) -> None:
+    """Refuse a session object whose revision or claim token no store can be at.
+
+    Checked before any backend sees them, so a driver never meets an integer it cannot bind
+    (and one such append never joins, or fails, a batch of others).
+    """
+    revision: Any = session.revision
+    if not _is_int(revision):
+        raise InputValidationError(
+            f"session.revision must be an integer, not {type(revision).__name__}."
+        )
+    if not 0 <= revision <= MAX_REVISION:
+        raise StaleSessionError()
+    fence: Any = session._fence
+    if fence is not None and not (_is_int(fence) and 0 <= fence <= MAX_REVISION):
+        raise ClaimLostError(session.id)
+
+
+def _check_timestamp(event: Event) -> None:
+    """Make ``event.timestamp`` a float, as validation would have (it may have been assigned).
+
+    Raises:
+        SerializationError: It is not a number, or an integer too large for a float.
+    """
+    timestamp: Any = event.timestamp
+    if type(timestamp) is float:
+        return
+    if not isinstance(timestamp, (int, float)) or isinstance(timestamp, bool):
+        raise SerializationError(
+            "event.timestamp", f"it must be a number of seconds, not {type(timestamp).__name__}"
+        )
+    try:
+        event.timestamp = float(timestamp)
+    except OverflowError:
+        raise SerializationError("event.timestamp", "it is out of range") from None
+
+
 _RETRY_MAY_CHANGE = ("id", "timestamp", "invocationId")
 """Stored-event fields a retry may carry anew: a message sent again under its idempotency key
 is a new ``Event`` object of a new invocation, made at a new time."""
@@ -169,6 +226,21 @@ def _substance(event_json: str) -> dict[str, Any]:
     for name in _RETRY_MAY_CHANGE:
         fields.pop(name, None)
     return fields
+
+
+def _check_keys(state: Any, name: str) -> None:
+    """Refuse a state mapping whose keys are not storable strings (before it is split).
+
+    Raises:
+        SerializationError: A key is not a string, or holds NUL or a lone surrogate.
+    """
+    if not isinstance(state, Mapping):
+        raise SerializationError(name, f"it must be a mapping, not {type(state).__name__}")
+    for key in state:
+        path = f"{name}[{key!r:.80}]"
+        if not isinstance(key, str):
+            raise SerializationError(path, f"keys must be strings, not {type(key).__name__}")
+        codec.encode_value(key, path)
 
 
 def encode_scope(delta: dict[str, Any], prefix: str, name: str = "state_delta") -> dict[str, Any]:
@@ -240,6 +312,7 @@ def prepare_create(
     """
     session_id = platform_uuid.new_uuid() if session_id is None else session_id
     validate_session_key(app_name, user_id, session_id)
+    _check_keys(state or {}, "state")
     session_state, app_state, user_state, _temp = split_state_delta(state or {})
     return PreparedCreate(
         session_id=session_id,

@@ -613,6 +613,9 @@ class BaseSessionService(abc.ABC):
         await self.close()
 
 
+_FLOAT_LIMIT = 2**1024
+"""Integers from here on have no float (``float()`` overflows); the stores compare floats."""
+
 MAX_RECENT_EVENTS = 2**31 - 1
 """Largest ``num_recent_events`` (the largest integer every store takes as a row count)."""
 
@@ -625,6 +628,8 @@ def _validate_config(config: GetSessionConfig) -> None:
         raise InputValidationError(
             f"num_recent_events must be an integer from 0 to {MAX_RECENT_EVENTS}."
         )
-    after = config.after_timestamp
+    after: Any = config.after_timestamp  # model_construct / assignment skip validation
     if after is not None and (isinstance(after, bool) or not isinstance(after, (int, float))):
         raise InputValidationError("after_timestamp must be a number of seconds.")
+    if isinstance(after, int) and not -_FLOAT_LIMIT < after < _FLOAT_LIMIT:
+        raise InputValidationError("after_timestamp is out of range (beyond every float).")

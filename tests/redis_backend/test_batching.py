@@ -275,3 +275,20 @@ async def test_a_batch_on_a_server_that_went_away_fails_every_call_cleanly(
     for session in sessions[1:]:
         assert await _texts(service, session.id) == []
         assert session.revision == 0
+
+
+async def test_a_call_whose_arguments_cannot_be_encoded_fails_alone() -> None:
+    client = redis_asyncio.Redis.from_url(REDIS_URL)
+    try:
+        echo = client.register_script("return ARGV[1]")
+        batcher = _batching.ScriptBatcher(client, lanes=1)
+        words = ["a", "b", "c\ud800", "d", "e"]  # a lone surrogate has no UTF-8 encoding
+
+        outcomes = await asyncio.gather(
+            *(batcher.call(echo, [], [word]) for word in words), return_exceptions=True
+        )
+
+        assert isinstance(outcomes[2], UnicodeEncodeError)
+        assert [o for k, o in enumerate(outcomes) if k != 2] == [b"a", b"b", b"d", b"e"]
+    finally:
+        await client.aclose()

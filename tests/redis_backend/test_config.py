@@ -59,6 +59,12 @@ def test_a_bad_ttl_in_the_url_is_refused() -> None:
         RedisSessionService.from_url(f"{REDIS_URL}?ttl_seconds=soon")
 
 
+@pytest.mark.parametrize("ttl", [1e300, 10**400, float("nan")], ids=["1e300", "1e400", "nan"])
+def test_a_ttl_no_expiry_time_can_hold_is_refused(ttl: float) -> None:
+    with pytest.raises(ConfigurationError, match="ttl_seconds"):
+        RedisSessionService(REDIS_URL, ttl_seconds=ttl)
+
+
 async def test_close_leaves_a_borrowed_client_open(prefix: str) -> None:
     async with redis_asyncio.Redis.from_url(REDIS_URL, decode_responses=True) as client:
         service = RedisSessionService(client=client, key_prefix=prefix)

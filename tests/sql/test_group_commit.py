@@ -145,3 +145,86 @@ async def test_a_cancelled_caller_does_not_strand_the_batch(
         if k != 2:
             assert stored.state == {"k": k}
         assert stored.revision in ((0, 1) if k == 2 else (1,))
+
+
+async def test_an_append_no_store_can_be_at_fails_alone_in_a_batch(
+    service: DatabaseSessionService, batch_sizes: list[int]
+) -> None:
+    sessions = [
+        await service.create_session(app_name="app", user_id="u", session_id=f"s{k}")
+        for k in range(20)
+    ]
+    sessions[7].revision = 2**63  # no driver binds it
+    batch_sizes.clear()
+
+    results = await asyncio.gather(
+        *(service.append_event(s, _event({"k": k})) for k, s in enumerate(sessions)),
+        return_exceptions=True,
+    )
+
+    assert max(batch_sizes) > 1  # it was offered to a shared transaction
+    assert isinstance(results[7], StaleSessionError)
+    assert all(isinstance(r, Event) for k, r in enumerate(results) if k != 7), results
+    for k in range(20):
+        stored = await service.get_session(app_name="app", user_id="u", session_id=f"s{k}")
+        assert stored is not None
+        assert stored.revision == (0 if k == 7 else 1)
+        assert stored.state == ({} if k == 7 else {"k": k})
+
+
+def _rows_apply(connection: sqlite3.Connection, params: dict[str, Any]) -> tuple[Any, ...]:
+    """Two inserts per append (the second binds ``params['then']``); an error after the first
+    must leave nothing of it."""
+    connection.execute("INSERT INTO t (v) VALUES (?)", (params["v"],))
+    connection.execute("INSERT INTO t (v) VALUES (?)", (params["then"],))
+    if params.get("fail"):
+        raise params["fail"]
+    return (params["v"],)
+
+
+@pytest.fixture
+def table(tmp_path: Path) -> sqlite3.Connection:
+    connection = sqlite3.connect(tmp_path / "t.db", isolation_level=None)
+    connection.execute("CREATE TABLE t (v)")
+    return connection
+
+
+def test_any_error_of_one_append_rolls_back_its_savepoint_only(
+    table: sqlite3.Connection,
+) -> None:
+    batch: list[dict[str, Any]] = [
+        {"v": "a", "then": "a2"},
+        {"v": "b", "then": 2**63},  # the driver cannot bind it: OverflowError
+        {"v": "c", "then": "c\ud800"},  # not valid Unicode: UnicodeEncodeError
+        {"v": "d", "then": "d2", "fail": KeyError("a bug in one append")},
+        {"v": "e", "then": "e2"},
+    ]
+
+    outcomes = _group_commit.run_batch(table, _rows_apply, batch)
+
+    assert outcomes[0] == ("a",)
+    assert isinstance(outcomes[1], OverflowError)
+    assert isinstance(outcomes[2], UnicodeEncodeError)
+    assert isinstance(outcomes[3], KeyError)
+    assert outcomes[4] == ("e",)
+    rows = sorted(v for (v,) in table.execute("SELECT v FROM t"))
+    assert rows == ["a", "a2", "e", "e2"]
+
+
+def test_an_error_that_ends_the_transaction_fails_the_whole_batch_with_that_error(
+    table: sqlite3.Connection,
+) -> None:
+    class DiskFull(Exception):
+        pass
+
+    def rolled_back(connection: sqlite3.Connection, params: dict[str, Any]) -> tuple[Any, ...]:
+        if params["v"] == "b":  # as SQLite does on a full disk: the whole transaction is gone
+            connection.execute("ROLLBACK")
+            raise DiskFull
+        return _rows_apply(connection, params)
+
+    batch: list[dict[str, Any]] = [{"v": v, "then": v + "2"} for v in "abc"]
+    with pytest.raises(DiskFull):
+        _group_commit.run_batch(table, rolled_back, batch)
+    assert table.execute("SELECT count(*) FROM t").fetchone() == (0,)
+    assert not table.in_transaction

@@ -79,3 +79,6 @@ async def test_ttl_from_the_url(sql_url: str) -> None:
         session_service_from_url(f"{sql_url}{separator}ttl_seconds=soon")
     with pytest.raises(ConfigurationError, match="ttl_seconds"):
         DatabaseSessionService(sql_url, ttl_seconds=0)
+    for beyond in (1e12, 10**400, float("nan")):  # no date can be that far back
+        with pytest.raises(ConfigurationError, match="ttl_seconds"):
+            DatabaseSessionService(sql_url, ttl_seconds=beyond)

@@ -12,6 +12,8 @@ few *lanes* (connections in use at once, :data:`LANES` at most):
   first :data:`MAX_BATCH` of them as one pipeline (one write, one read; not a transaction:
   each script stays atomic on its own and gets its own reply or error).
 
+A call's arguments are encoded (to bytes) before it joins the line, in its caller's task: an
+argument redis-py cannot encode fails that call alone, never the pipeline it would have shared.
 Every call is still one round trip, and first come, first served. A caller cancelled while
 its call waits is dropped from the line (nothing is sent); once sent, a call runs whether or
 not its caller still waits, as a single command would. When the connection fails under a
@@ -66,6 +68,7 @@ class ScriptBatcher:
     def __init__(self, client: Any, lanes: int = LANES, max_batch: int = MAX_BATCH) -> None:
         """Run scripts through ``client`` (a ``redis.asyncio.Redis``) on ``lanes`` lanes."""
         self._client = client
+        self._encoder = client.get_encoder()
         self._lanes = lanes
         self._max_batch = max_batch
         self._busy = 0
@@ -86,8 +89,11 @@ class ScriptBatcher:
             finally:
                 self._busy -= 1
                 self._start_lanes()
+        # Encoded here: what cannot be encoded fails this call, not the batch it would join.
+        encode = self._encoder.encode
+        encoded_keys, encoded_args = [encode(k) for k in keys], [encode(a) for a in args]
         reply: asyncio.Future[Any] = asyncio.get_running_loop().create_future()
-        self._waiting.append(_Call(script, keys, args, reply))
+        self._waiting.append(_Call(script, encoded_keys, encoded_args, reply))
         self._start_lanes()
         return await reply
 

@@ -87,6 +87,7 @@ from adk_runtime.errors import (
 )
 from adk_runtime.events import event_from_stored
 from adk_runtime.sessions._cache import SessionCache
+from adk_runtime.sessions._validation import check_ttl_seconds
 from adk_runtime.sessions.base import (
     AppendResult,
     BaseSessionService,
@@ -566,13 +567,8 @@ def _parse_number(name: str, text: str, parse: Callable[[str], Any]) -> Any:
 
 
 def _ttl_ms(ttl_seconds: float | None) -> int:
-    if ttl_seconds is None:
-        return 0
-    if isinstance(ttl_seconds, bool) or not isinstance(ttl_seconds, (int, float)):
-        raise ConfigurationError("ttl_seconds must be a number of seconds or None.")
-    if not math.isfinite(ttl_seconds) or ttl_seconds < 0.001:
-        raise ConfigurationError("ttl_seconds must be positive (at least 0.001).")
-    return round(ttl_seconds * 1000)
+    checked = check_ttl_seconds(ttl_seconds)
+    return 0 if checked is None else round(checked * 1000)
 
 
 def _event_window(config: GetSessionConfig | None) -> tuple[int, str]:

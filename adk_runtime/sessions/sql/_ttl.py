@@ -21,12 +21,11 @@ A session not written for ``ttl_seconds`` (its ``update_time``, the writers' clo
 from __future__ import annotations
 
 import asyncio
-import math
 import time
 from datetime import datetime, timedelta, timezone
 from typing import TYPE_CHECKING
 
-from adk_runtime.errors import ConfigurationError
+from adk_runtime.sessions._validation import check_ttl_seconds
 from adk_runtime.sessions.retention import prune
 
 if TYPE_CHECKING:
@@ -46,14 +45,7 @@ class Expiry:
 
     def __init__(self, ttl_seconds: float | None) -> None:
         """Check ``ttl_seconds`` (None, or a positive number of seconds)."""
-        if ttl_seconds is not None and (
-            isinstance(ttl_seconds, bool)
-            or not isinstance(ttl_seconds, (int, float))
-            or not math.isfinite(ttl_seconds)
-            or ttl_seconds < 0.001
-        ):
-            raise ConfigurationError("ttl_seconds must be a positive number of seconds or None.")
-        self.ttl = None if ttl_seconds is None else float(ttl_seconds)
+        self.ttl = check_ttl_seconds(ttl_seconds)
         self._next_sweep: dict[str, float] = {}
         self._sweeps: set[asyncio.Task[object]] = set()
 
