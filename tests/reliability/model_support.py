@@ -40,7 +40,6 @@ from adk_runtime.testing import ScriptedModel, function_call
 from adk_runtime.tools import ToolContext
 from tests.stores import Store, fresh_store
 
-APP = "mbt"
 TURN_LEASE = 2.0
 """The Runners' lease (renewed every third of it): long enough not to be lost under load."""
 DEAD_LEASE = 0.3
@@ -54,7 +53,7 @@ SLACK = 0.5
 ABORTED = "INVOCATION_ABORTED"
 
 Key = tuple[str, str]
-"""``(user_id, session_id)`` in :data:`APP`."""
+"""``(user_id, session_id)`` in the world's app."""
 
 
 @dataclasses.dataclass(frozen=True)
@@ -115,7 +114,7 @@ class Probe:
             if order.pause:
                 await asyncio.sleep(order.pause)
             ctx.state["n"] = order.note
-            ctx.state[f"k{order.note % 3}"] = order.note
+            ctx.state[("c", "k1", "k2")[order.note % 3]] = order.note  # "c": a creation key
             ctx.state["app:n"] = order.note
             ctx.state["user:n"] = order.note
             ctx.state["temp:scratch"] = order.note
@@ -149,6 +148,7 @@ class World:
     """Two replicas over one store (see the module docstring)."""
 
     backend: str
+    app: str
     services: list[BaseSessionService]
     artifacts: list[BaseArtifactService]
     runners: list[Runner]
@@ -180,6 +180,7 @@ async def open_world(
     """Two replicas on ``store``; the session cache and idle TTL as asked (durable only)."""
     probe = Probe()
     agent = build_agent(probe)
+    app = f"mbt-{uuid.uuid4().hex[:8]}"  # one app per example: the store outlives examples
     if store is None:
         shared = InMemorySessionService()
         services: list[BaseSessionService] = [shared, shared]
@@ -195,7 +196,7 @@ async def open_world(
         artifacts = [_artifact_service(store, tmp_path) for _ in range(2)]
     runners = [
         Runner(
-            app_name=APP,
+            app_name=app,
             agent=agent,
             session_service=service,
             artifact_service=files,
@@ -204,7 +205,7 @@ async def open_world(
         )
         for service, files in zip(services, artifacts, strict=True)
     ]
-    return World(backend, services, artifacts, runners, probe, ttl)
+    return World(backend, app, services, artifacts, runners, probe, ttl)
 
 
 def _artifact_service(store: Store, tmp_path: Path) -> BaseArtifactService:
@@ -226,16 +227,16 @@ async def run_turn(
     ]
 
 
-async def dead_holder(service: BaseSessionService, key: Key, order: Order) -> Event:
+async def dead_holder(service: BaseSessionService, app: str, key: Key, order: Order) -> Event:
     """A turn that died after committing its user's message; returns that committed event.
 
     Raises what the claim or the append raised (a held or missing session).
     """
     invocation = f"e-dead-{uuid.uuid4().hex[:8]}"
-    attempt = await service._try_claim((APP, *key), DEAD_LEASE, invocation)
+    attempt = await service._try_claim((app, *key), DEAD_LEASE, invocation)
     if attempt.token is None:
         raise TimeoutError("the session is held")
-    session = await service.get_session(app_name=APP, user_id=key[0], session_id=key[1])
+    session = await service.get_session(app_name=app, user_id=key[0], session_id=key[1])
     if session is None:
         raise LookupError("the session vanished after the claim")
     session._fence = attempt.token
@@ -243,11 +244,11 @@ async def dead_holder(service: BaseSessionService, key: Key, order: Order) -> Ev
     return await service.append_event(session, message)
 
 
-async def export_session(service: BaseSessionService, key: Key) -> list[str]:
+async def export_session(service: BaseSessionService, app: str, key: Key) -> list[str]:
     """One session (and the app and user state it sees) as the lines of an export file."""
     counts = transfer.ImportCounts()
-    lines = [transfer.header_line([APP])]
-    lines += [line async for line in transfer.export_lines(service, APP, [key], counts)]
+    lines = [transfer.header_line([app])]
+    lines += [line async for line in transfer.export_lines(service, app, [key], counts)]
     lines.append(transfer.footer_line(counts))
     return lines
 

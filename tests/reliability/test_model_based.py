@@ -50,7 +50,6 @@ from adk_runtime.sessions.state import State
 from tests.reliability.model_reference import Reference, Upload, fold, session_scope
 from tests.reliability.model_support import (
     ABORTED,
-    APP,
     DEAD_LEASE,
     SLACK,
     TTL,
@@ -113,7 +112,12 @@ class Conversations(RuleBasedStateMachine):
 
     async def read(self, key: Key, replica: int = 0) -> Session | None:
         return await self.w.services[replica].get_session(
-            app_name=APP, user_id=key[0], session_id=key[1]
+            app_name=self.w.app, user_id=key[0], session_id=key[1]
+        )
+
+    async def drop(self, key: Key, replica: int) -> None:
+        await self.w.services[replica].delete_session(
+            app_name=self.w.app, user_id=key[0], session_id=key[1]
         )
 
     def settle(self, key: Key, acked: list[str], started: float, *, may_add: bool) -> None:
@@ -178,7 +182,7 @@ class Conversations(RuleBasedStateMachine):
         result = self.run(
             self.attempt(
                 self.w.services[replica].create_session(
-                    app_name=APP, user_id=key[0], session_id=key[1], state=state
+                    app_name=self.w.app, user_id=key[0], session_id=key[1], state=state
                 )
             )
         )
@@ -201,7 +205,9 @@ class Conversations(RuleBasedStateMachine):
         if held is not None:
             self.stale[key] = held
         self.run(
-            self.w.services[replica].delete_session(app_name=APP, user_id=key[0], session_id=key[1])
+            self.w.services[replica].delete_session(
+                app_name=self.w.app, user_id=key[0], session_id=key[1]
+            )
         )
         self.ref.forget(key)
         assert self.run(self.read(key, 1 - replica)) is None, f"{key}: deleted, still read"
@@ -210,13 +216,17 @@ class Conversations(RuleBasedStateMachine):
     def recreate(self, key: Key, note: int) -> None:
         """Delete and create again under the same id; the old object can never write."""
         old = self.run(self.read(key)) or self.stale.get(key)
-        self.run(self.w.services[0].delete_session(app_name=APP, user_id=key[0], session_id=key[1]))
+        self.run(
+            self.w.services[0].delete_session(
+                app_name=self.w.app, user_id=key[0], session_id=key[1]
+            )
+        )
         self.ref.forget(key)
         started = time.monotonic()
         state = {"c": note}
         self.run(
             self.w.services[1].create_session(
-                app_name=APP, user_id=key[0], session_id=key[1], state=state
+                app_name=self.w.app, user_id=key[0], session_id=key[1], state=state
             )
         )
         self.ref.created(key, state, started)
@@ -313,9 +323,11 @@ class Conversations(RuleBasedStateMachine):
                 self.attempt(run_turn(self.w.runners[0], key, Order(gate=first_gate, note=note)))
             )
             await _first(first, probe.entered[first_gate].wait())
-            await self.w.services[1].delete_session(app_name=APP, user_id=key[0], session_id=key[1])
+            await self.w.services[1].delete_session(
+                app_name=self.w.app, user_id=key[0], session_id=key[1]
+            )
             await self.w.services[1].create_session(
-                app_name=APP, user_id=key[0], session_id=key[1], state=state
+                app_name=self.w.app, user_id=key[0], session_id=key[1], state=state
             )
             second = asyncio.create_task(
                 self.attempt(run_turn(self.w.runners[1], key, Order(gate=second_gate, note=note)))
@@ -345,7 +357,7 @@ class Conversations(RuleBasedStateMachine):
             return
         started = time.monotonic()
         result = self.run(
-            self.attempt(dead_holder(self.w.services[replica], key, Order(note=note)))
+            self.attempt(dead_holder(self.w.services[replica], self.w.app, key, Order(note=note)))
         )
         if isinstance(result, BaseException):
             self.expect(result, key)
@@ -462,7 +474,7 @@ class Conversations(RuleBasedStateMachine):
         started = time.monotonic()
         forked = self.run(
             self.w.services[self.forks % 2].fork_session(
-                app_name=APP,
+                app_name=self.w.app,
                 user_id=key[0],
                 session_id=key[1],
                 new_session_id=new_key[1],
@@ -482,7 +494,7 @@ class Conversations(RuleBasedStateMachine):
     def prune(self, idle: float, replica: int) -> None:
         self.run(asyncio.sleep(0.1))
         result = self.run(
-            self.w.services[replica].prune_sessions(app_name=APP, idle_longer_than=idle)
+            self.w.services[replica].prune_sessions(app_name=self.w.app, idle_longer_than=idle)
         )
         if idle > 1e9:
             assert result.sessions == [], "pruned a session idle for less than forever"
@@ -514,7 +526,7 @@ class Conversations(RuleBasedStateMachine):
             entered.cancel()
             await asyncio.sleep(TTL + SLACK if self.w.ttl else 0.2)
             pruned = await self.attempt(
-                self.w.services[1].prune_sessions(app_name=APP, idle_longer_than=0.1)
+                self.w.services[1].prune_sessions(app_name=self.w.app, idle_longer_than=0.1)
             )
             probe.gates[gate].set()
             return pruned, await turn
@@ -554,9 +566,13 @@ class Conversations(RuleBasedStateMachine):
         if before is None:
             self.gone(key)
             return
-        lines = self.run(export_session(self.w.services[0], key))
+        lines = self.run(export_session(self.w.services[0], self.w.app, key))
         decode_export(lines)
-        self.run(self.w.services[0].delete_session(app_name=APP, user_id=key[0], session_id=key[1]))
+        self.run(
+            self.w.services[0].delete_session(
+                app_name=self.w.app, user_id=key[0], session_id=key[1]
+            )
+        )
         self.ref.forget(key)
         started = time.monotonic()
         self.run(import_lines(self.w.services[replica], lines))
@@ -576,7 +592,7 @@ class Conversations(RuleBasedStateMachine):
         text = f"upload {time.monotonic()}"
         version = self.run(
             self.w.artifacts[replica].save_artifact(
-                app_name=APP,
+                app_name=self.w.app,
                 user_id=key[0],
                 session_id=key[1],
                 filename=filename,
@@ -604,7 +620,7 @@ class Conversations(RuleBasedStateMachine):
                 assert [e.id for e in stored.events] == self.ref.sessions[key].ids, key
         listed = {
             (s.user_id, s.id)
-            for s in self.run(self.w.services[1].list_sessions(app_name=APP)).sessions
+            for s in self.run(self.w.services[1].list_sessions(app_name=self.w.app)).sessions
         }
         for key in set(self.ref.sessions) ^ listed:
             assert self.ref.may_have_expired(key), f"{key}: listing disagrees with the store"
@@ -644,7 +660,7 @@ class Conversations(RuleBasedStateMachine):
                 o.invocation_id
                 for o in self.run(
                     self.w.services[0].list_interrupted_invocations(
-                        app_name=APP, user_id=key[0], session_id=key[1], include_running=True
+                        app_name=self.w.app, user_id=key[0], session_id=key[1], include_running=True
                     )
                 )
             }
@@ -676,7 +692,7 @@ class Conversations(RuleBasedStateMachine):
                 for filename, version in event.actions.artifact_delta.items():
                     part = self.run(
                         files.load_artifact(
-                            app_name=APP,
+                            app_name=self.w.app,
                             user_id=key[0],
                             session_id=key[1],
                             filename=filename,
@@ -687,7 +703,7 @@ class Conversations(RuleBasedStateMachine):
         for upload in self.ref.uploads:
             part = self.run(
                 files.load_artifact(
-                    app_name=APP,
+                    app_name=self.w.app,
                     user_id=upload.key[0],
                     session_id=upload.key[1],
                     filename=upload.filename,
@@ -703,7 +719,7 @@ class Conversations(RuleBasedStateMachine):
             return
         keys = sorted(self.ref.sessions)
         for key in keys:
-            lines = self.run(export_session(self.w.services[1], key))
+            lines = self.run(export_session(self.w.services[1], self.w.app, key))
             if decode_export(lines) == 0:
                 assert (
                     not self.ref.sessions.get(key, None)
