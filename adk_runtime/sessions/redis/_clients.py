@@ -1,4 +1,4 @@
-"""The Redis clients of the session store: one server or a Redis Cluster, and waiting for replicas.
+"""The Redis clients of the session store: one server or a Redis Cluster.
 
 - ``redis://`` / ``rediss://`` / ``unix://``: one server, through a *blocking* connection pool
   (beyond ``max_connections`` a call waits up to ``pool_timeout`` for a free connection).
@@ -7,26 +7,13 @@
   per-node pools fail when full instead of waiting, so :class:`Gate` bounds the calls in flight
   to ``max_connections`` (a call beyond waits up to ``pool_timeout``).
 
-**Two defects of redis-py's asyncio cluster client (8.1) under concurrency**, worked around by
-:class:`ClusterClient` and :func:`ready`, and proven by the load test on a real cluster
-(``tests/server/test_load.py``, ``python -m bench serve``):
+**Reading the topology before the first command** (:func:`ready`): calls made before the
+cluster client knows the cluster (the first calls of a fresh process, arriving together) would
+be routed as if they had no key, to an arbitrary node, which answers ``MOVED``.
+:class:`ClusterClient` finishes a topology read its caller abandons (a cancelled caller must
+not leave the client half-initialized for the others).
 
-- A command issued before the client knows the cluster (no default node yet: the first calls
-  of a fresh process, arriving together) is routed as if it had no key, to an arbitrary node,
-  which answers ``MOVED``. :func:`ready` reads the topology once before the first command.
-- To re-read the topology (every 5th ``MOVED``, ``CLUSTERDOWN`` during a failover) the client
-  calls its own ``aclose()``, which disconnects every connection, including those other
-  concurrent calls are using mid-command: they fail inside redis-py with ``AttributeError``
-  (a closed writer), which reached clients as HTTP 500s. :class:`ClusterClient` re-reads the
-  topology without closing connections in use (the topology refresh already recycles each
-  connection lazily, once its call is done) and keeps ``aclose`` for the real close.
-
-**Waiting for replicas** (``wait_replicas=N``): Redis replicates asynchronously, so an
-acknowledged write can be lost when its primary dies before a replica has it. With ``N > 0``
-each write script is followed, on the same connection and in the same round trip, by
-``WAIT N timeout``: the call returns only once N replicas hold the write, or fails with
-``BackendUnavailableError`` (the write is on the primary; retrying is safe: appends are
-idempotent by event id).
+Writes that wait for replicas (``wait_replicas``) run through :mod:`._replicas`.
 """
 
 from __future__ import annotations
@@ -34,15 +21,13 @@ from __future__ import annotations
 import asyncio
 import dataclasses
 import math
-from collections.abc import Awaitable, Sequence
+from collections.abc import Awaitable
 from typing import Any, TypeVar
 
 import redis.asyncio as redis_asyncio
-from redis import exceptions as redis_errors
 from redis.asyncio.cluster import RedisCluster
 from redis.asyncio.retry import Retry
 from redis.backoff import ExponentialWithJitterBackoff
-from redis.commands.core import AsyncScript
 from redis.driver_info import DriverInfo
 
 from adk_runtime._slots import Slots
@@ -55,7 +40,6 @@ __all__ = [
     "Gate",
     "PoolOptions",
     "build_client",
-    "eval_and_wait",
     "is_cluster_url",
     "ready",
 ]
@@ -84,19 +68,7 @@ class PoolOptions:
 
 
 class ClusterClient(RedisCluster):
-    """redis-py's cluster client, re-reading the topology without closing calls in flight."""
-
-    async def aclose(self) -> None:
-        """Read the topology again before the next command; close nothing.
-
-        redis-py calls this on itself to recover from ``MOVED`` and ``CLUSTERDOWN``; the
-        service closes the client with :meth:`shutdown`.
-        """
-        self._initialize = True
-
-    async def close_connections(self) -> None:
-        """Close every connection (the client can still be used: it reconnects)."""
-        await super().aclose()
+    """redis-py's cluster client, finishing a topology read its caller abandons."""
 
     async def initialize(
         self,
@@ -200,89 +172,3 @@ class Gate:
             return await call
         finally:
             slots.release()
-
-
-async def eval_and_wait(
-    client: Any,
-    script: AsyncScript,
-    keys: Sequence[str],
-    args: Sequence[Any],
-    replicas: int,
-    timeout_ms: int,
-) -> Any:
-    """Run ``script`` and then ``WAIT replicas timeout_ms`` on one connection, one round trip.
-
-    Returns the script's reply. Raises ``redis`` errors as they come (the caller translates
-    them), and ``BackendUnavailableError`` when fewer replicas acknowledged the write in time.
-    """
-    wait = (replicas, timeout_ms)
-    if isinstance(client, RedisCluster):
-        try:
-            await client.initialize()  # reads the topology when it is unknown or stale
-        except (redis_errors.ConnectionError, redis_errors.TimeoutError):
-            client.replace_default_node()  # the node it asked may be the one that died
-            raise
-        node = client.get_node_from_key(keys[0])
-        if node is None:
-            raise BackendUnavailableError("No Redis Cluster node serves this session's slot.")
-        connection = node.acquire_connection()
-        try:
-            reply, acknowledged = await _on_connection(connection, script, keys, args, wait)
-        except (redis_errors.ConnectionError, redis_errors.TimeoutError):
-            await connection.disconnect()
-            # As redis-py's own command path does: try this node last when the topology is
-            # read again, and read it again before the next call (its slots may have moved).
-            client.nodes_manager.move_node_to_end_of_cached_nodes(node.name)
-            default = client.get_default_node()
-            if default is not None and default.name == node.name:
-                client.replace_default_node()
-            client._initialize = True
-            raise
-        except (redis_errors.MovedError, redis_errors.ClusterDownError):
-            client._initialize = True  # a failover moved the slot: read the topology again
-            raise
-        finally:
-            node.release(connection)
-    else:
-        pool = client.connection_pool
-        connection = await pool.get_connection()
-        try:
-            reply, acknowledged = await _on_connection(connection, script, keys, args, wait)
-        finally:
-            await pool.release(connection)
-    if int(acknowledged) < replicas:
-        raise BackendUnavailableError(
-            f"The write reached the primary but only {acknowledged} of {replicas} replica(s) "
-            f"acknowledged it within {timeout_ms} ms; it may be lost if the primary fails now. "
-            "Retrying is safe (appends are idempotent by event id)."
-        )
-    return reply
-
-
-async def _on_connection(
-    connection: Any,
-    script: AsyncScript,
-    keys: Sequence[str],
-    args: Sequence[Any],
-    wait: tuple[int, int],
-) -> tuple[Any, Any]:
-    for attempt in range(2):
-        commands = [("EVALSHA", script.sha, len(keys), *keys, *args), ("WAIT", *wait)]
-        await connection.send_packed_command(connection.pack_commands(commands))
-        replies: list[Any] = []
-        for _ in commands:  # read both replies even if the first is an error
-            try:
-                replies.append(await connection.read_response())
-            except redis_errors.ResponseError as error:
-                replies.append(error)
-        reply, acknowledged = replies
-        if isinstance(reply, redis_errors.NoScriptError) and attempt == 0:
-            await connection.send_command("SCRIPT", "LOAD", script.script)
-            await connection.read_response()
-            continue
-        if isinstance(reply, BaseException):
-            raise reply
-        if isinstance(acknowledged, BaseException):
-            raise acknowledged
-        return reply, acknowledged
-    raise AssertionError("unreachable")

@@ -2,10 +2,6 @@
 
 from __future__ import annotations
 
-import traceback
-from pathlib import Path
-
-import redis
 from redis import exceptions as redis_errors
 
 from adk_runtime.errors import AdkRuntimeError, BackendUnavailableError, ConfigurationError
@@ -19,26 +15,12 @@ _UNAVAILABLE = (
     redis_errors.OutOfMemoryError,
     redis_errors.ClusterError,
     redis_errors.TryAgainError,
+    # MOVED or ASK left unfollowed (MovedError is an AskError): the slot is moving and the
+    # command did not run there.
+    redis_errors.AskError,
     redis_errors.RedisClusterException,
     OSError,
 )
-
-
-_REDIS_PACKAGE = str(Path(redis.__file__).parent)
-
-
-def closed_under_the_call(exc: BaseException) -> bool:
-    """Whether ``exc`` is redis-py using a connection that was closed under the call.
-
-    redis-py's cluster client closes idle connections while it re-reads the topology in a
-    failover, and a connection taken from the pool at that moment is closed under the call
-    that took it: redis-py then fails with an ``AttributeError`` on the closed stream instead
-    of a connection error. Only an ``AttributeError`` raised in redis-py's own code counts.
-    """
-    if not isinstance(exc, AttributeError) or exc.__traceback__ is None:
-        return False
-    innermost = traceback.extract_tb(exc.__traceback__)[-1]
-    return innermost.filename.startswith(_REDIS_PACKAGE)
 
 
 def translate(exc: BaseException, where: str) -> AdkRuntimeError:
@@ -55,11 +37,7 @@ def translate(exc: BaseException, where: str) -> AdkRuntimeError:
             f"({detail}). Grant it the hash, list, sorted set and scripting commands."
         )
     message = str(exc)
-    if (
-        isinstance(exc, _UNAVAILABLE)
-        or message.startswith(_TRANSIENT_REPLIES)
-        or closed_under_the_call(exc)
-    ):
+    if isinstance(exc, _UNAVAILABLE) or message.startswith(_TRANSIENT_REPLIES):
         return BackendUnavailableError(
             f"Redis at {where} is unavailable ({detail}). The operation did not complete "
             "or its outcome is unknown; retrying it is safe."

@@ -100,9 +100,9 @@ from adk_runtime.sessions.base import (
 )
 from adk_runtime.sessions.fork import PreparedFork
 from adk_runtime.sessions.invocations import InvocationStatus, OpenInvocation
-from adk_runtime.sessions.redis import _batching, _clients, _listing
+from adk_runtime.sessions.redis import _batching, _clients, _listing, _replicas
 from adk_runtime.sessions.redis import _protocol as protocol
-from adk_runtime.sessions.redis._errors import closed_under_the_call, translate
+from adk_runtime.sessions.redis._errors import translate
 from adk_runtime.sessions.redis._keys import (
     AppKeys,
     SessionKeys,
@@ -215,6 +215,7 @@ class RedisSessionService(BaseSessionService):
         needs_gate = self._cluster or (self._owns_client and not self._batching)
         self._gate = _clients.Gate(pool) if needs_gate else None
         self._scripts = Scripts.register(self._client)
+        self._replicas = self._replica_wait()
         self._apps: dict[str, AppKeys] = {}
         self._loop: asyncio.AbstractEventLoop | None = None
         if cache_bytes is not None:
@@ -253,17 +254,16 @@ class RedisSessionService(BaseSessionService):
         return cls(urlunsplit(parts._replace(query=rest)), **options)
 
     async def close(self) -> None:
-        """Close the client if this service created it.
+        """Close the client if this service created it (and the node clients of ``wait_replicas``).
 
         Connections opened on another event loop that has finished (``Runner.run`` runs each
         call on a loop of its own) are dropped, not closed: closing them needs their loop.
         """
+        self._follow_loop()
+        if self._replicas is not None:
+            await self._replicas.aclose()
         if self._owns_client:
-            self._follow_loop()
-            if isinstance(self._client, _clients.ClusterClient):
-                await self._client.close_connections()
-            else:
-                await self._client.aclose()
+            await self._client.aclose()
 
     def _follow_loop(self) -> None:
         # redis-py connections belong to the loop that opened them. When the service moves to
@@ -278,6 +278,8 @@ class RedisSessionService(BaseSessionService):
                 else:
                     pool: Any = self._client.connection_pool  # reset() is untyped in redis-py
                     pool.reset()
+            if self._loop is not None:  # node clients of the finished loop are dropped
+                self._replicas = self._replica_wait()
             if self._gate is not None:
                 self._gate.reset()
             if self._batching:  # its lanes and line belong to the loop
@@ -295,10 +297,6 @@ class RedisSessionService(BaseSessionService):
             return await op(self._scripts)
         except (redis_asyncio.RedisError, OSError) as exc:
             raise translate(exc, self._where) from exc
-        except AttributeError as exc:
-            if closed_under_the_call(exc):
-                raise translate(exc, self._where) from exc
-            raise
 
     def _script(self, script: AsyncScript, keys: list[str], args: list[Any]) -> Awaitable[Any]:
         """Run a script (batched with the calls made at the same moment on one server)."""
@@ -308,10 +306,15 @@ class RedisSessionService(BaseSessionService):
 
     def _write(self, script: AsyncScript, keys: list[str], args: list[Any]) -> Awaitable[Any]:
         """A write script, followed by ``WAIT`` for the replicas when ``wait_replicas`` asks."""
-        if not self._wait_replicas:
+        if self._replicas is None:
             return self._script(script, keys, args)
-        return _clients.eval_and_wait(
-            self._client, script, keys, args, self._wait_replicas, self._wait_timeout_ms
+        return self._replicas.write(script, keys, args)
+
+    def _replica_wait(self) -> _replicas.ReplicaWait | None:
+        if not self._wait_replicas:
+            return None
+        return _replicas.ReplicaWait(
+            self._client, self._wait_replicas, self._wait_timeout_ms, self._pool_options
         )
 
     def _keys(self, app_name: str, user_id: str, session_id: str) -> SessionKeys:
