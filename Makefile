@@ -7,21 +7,28 @@ BENCH_STAMP := $(VENV)/.bench-installed
 
 CORE_VENV ?= .venv-core
 
+# Reproducible installs: every install below takes the exact versions the suite passed on from
+# constraints.txt (pyproject.toml states the ranges). make test-latest tries the newest
+# releases within those ranges in a venv of its own; make constraints then records them.
+CONSTRAINTS := constraints.txt
+LATEST_VENV ?= .venv-latest
+LATEST_STAMP := $(LATEST_VENV)/.passed
+
 # google-adk's source as files, read (never imported) by tests/parity: installed without its
 # dependencies in a directory of its own (the pin is the google-adk extra's, in pyproject.toml;
 # the dev extra also installs google-adk itself for tests/integrations and tests/browser).
 ADK_REFERENCE := $(VENV)/adk-reference
 ADK_REFERENCE_STAMP := $(ADK_REFERENCE)/.installed
 
-.PHONY: install lint format typecheck test system-deps test-fast test-reliability test-core-install demo bench clean
+.PHONY: install lint format typecheck test system-deps test-fast test-reliability test-core-install test-latest constraints demo bench clean
 
 install: $(STAMP) $(ADK_REFERENCE_STAMP)
 
-$(STAMP): pyproject.toml
+$(STAMP): pyproject.toml $(CONSTRAINTS)
 	@echo "Setting up $(VENV) (first run only, about a minute): installing adk-runtime and its dev tools..."
 	test -x $(BIN)/python || $(PYTHON) -m venv $(VENV)
 	$(BIN)/python -m pip install --quiet --upgrade pip
-	$(BIN)/python -m pip install -e '.[dev,all]'
+	$(BIN)/python -m pip install -c $(CONSTRAINTS) -e '.[dev,all]'
 	@echo "$(VENV) is ready."
 	touch $(STAMP)
 
@@ -72,8 +79,31 @@ system-deps:
 # The core package alone (no extra) in a venv of its own: SQLite works, missing extras say so.
 test-core-install:
 	test -x $(CORE_VENV)/bin/python || $(PYTHON) -m venv $(CORE_VENV)
-	$(CORE_VENV)/bin/python -m pip install --quiet -e .
+	$(CORE_VENV)/bin/python -m pip install --quiet -c $(CONSTRAINTS) -e .
 	cd tests && ../$(CORE_VENV)/bin/python core_install.py
+
+# The whole suite on the newest releases pyproject.toml allows (constraints.txt ignored), in
+# $(LATEST_VENV), so a new release that breaks us is seen before users see it. Afterwards pip
+# lists the releases beyond pyproject.toml's upper bounds (widen a bound once they pass).
+test-latest: system-deps
+	rm -f $(LATEST_STAMP)
+	test -x $(LATEST_VENV)/bin/python || $(PYTHON) -m venv $(LATEST_VENV)
+	$(LATEST_VENV)/bin/python -m pip install --quiet --upgrade pip
+	$(LATEST_VENV)/bin/python -m pip install --upgrade --upgrade-strategy eager -e '.[dev,all]'
+	rm -rf $(LATEST_VENV)/adk-reference
+	$(LATEST_VENV)/bin/python -m pip install --quiet --no-deps --target $(LATEST_VENV)/adk-reference \
+		"$$(grep -o 'google-adk==[^"]*' pyproject.toml | head -n 1)"
+	ADK_RUNTIME_ADK_REFERENCE=$(abspath $(LATEST_VENV))/adk-reference $(LATEST_VENV)/bin/pytest -n $(PYTEST_WORKERS)
+	touch $(LATEST_STAMP)
+	$(LATEST_VENV)/bin/python -m pip list --outdated --exclude-editable
+
+# Rewrite constraints.txt from the venv make test-latest passed in (run that first).
+constraints:
+	@test -f $(LATEST_STAMP) || { echo "run make test-latest first: constraints.txt records only versions the suite passed on" >&2; exit 1; }
+	{ sed -n '/^#/p' $(CONSTRAINTS); \
+	  $(LATEST_VENV)/bin/python -m pip freeze --exclude-editable | grep -viE '^adk[-_]runtime([=@ ]|$$)'; \
+	} > $(CONSTRAINTS).new
+	mv $(CONSTRAINTS).new $(CONSTRAINTS)
 
 # The suite without the server backends, for a machine with no PostgreSQL or Redis.
 test-fast: install
@@ -88,7 +118,7 @@ demo: install
 	$(BIN)/adk-runtime demo
 
 $(BENCH_STAMP): $(STAMP)
-	$(BIN)/python -m pip install --quiet -e '.[dev,all,bench]'
+	$(BIN)/python -m pip install --quiet -c $(CONSTRAINTS) -e '.[dev,all,bench]'
 	touch $(BENCH_STAMP)
 
 # One report: bench/results/report.md and report.json (BENCH_ARGS=--quick for a smoke run).
@@ -96,4 +126,4 @@ bench: $(BENCH_STAMP)
 	$(BIN)/python -m bench $(BENCH_ARGS)
 
 clean:
-	rm -rf $(VENV) $(CORE_VENV) .pytest_cache .mypy_cache .ruff_cache .hypothesis
+	rm -rf $(VENV) $(CORE_VENV) $(LATEST_VENV) .pytest_cache .mypy_cache .ruff_cache .hypothesis
