@@ -25,7 +25,10 @@ async def traced_append(
 ) -> AppendResult:
     """The backend's append in a span, counted and timed by outcome."""
     backend = type(service).__name__
-    with store_span("append", backend, lambda: _append_attributes(session)) as span:
+    system = service.db_system_name
+    with store_span(
+        "append", backend, lambda: _append_attributes(session), db_system=system
+    ) as span:
         started = time.perf_counter()
         outcome = "error"
         try:
@@ -37,7 +40,7 @@ async def traced_append(
             outcome = "conflict"
             raise
         finally:
-            record_append(backend, time.perf_counter() - started, outcome)
+            record_append(backend, time.perf_counter() - started, outcome, system)
             if span is not None:
                 span.set_attribute("adk.store.outcome", outcome)
         if span is not None:

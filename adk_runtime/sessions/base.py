@@ -52,6 +52,7 @@ A backend never sees an unvalidated id, an unencoded value or a raw page token.
 from __future__ import annotations
 
 import abc
+import contextlib
 import time
 from datetime import timedelta
 from types import TracebackType
@@ -142,6 +143,18 @@ class BaseSessionService(abc.ABC):
     _session_cache: SessionCache | None = None
     """Recently read conversations (see :mod:`adk_runtime.sessions._cache`); None: off."""
 
+    @property
+    def db_system_name(self) -> str | None:
+        """OpenTelemetry's ``db.system.name`` of the store's database, None if in-process.
+
+        ``sqlite``, ``postgresql`` or ``redis``: set on every ``session_store.*`` span and on
+        the store metrics, so two stores of one class (SQLite and PostgreSQL) are told apart.
+        """
+        return None
+
+    def _store_span(self, operation: str) -> contextlib.AbstractContextManager[Any | None]:
+        return store_span(operation, type(self).__name__, db_system=self.db_system_name)
+
     async def create_session(
         self,
         *,
@@ -161,7 +174,7 @@ class BaseSessionService(abc.ABC):
             SerializationError: A state value cannot be stored (the error names its key).
         """
         prepared = prepare_create(app_name, user_id, state, session_id)
-        with store_span("create", type(self).__name__):
+        with self._store_span("create"):
             return await self._create_session(app_name, user_id, prepared)
 
     async def get_session(
@@ -181,7 +194,7 @@ class BaseSessionService(abc.ABC):
         if config is not None:
             _validate_config(config)
         cache = self._session_cache
-        with store_span("get", type(self).__name__) as span:
+        with self._store_span("get") as span:
             if cache is None or config is not None:
                 found = await self._get_session(app_name, user_id, session_id, config)
             else:
@@ -215,7 +228,7 @@ class BaseSessionService(abc.ABC):
         validate_page_size(page_size)
         after = ListCursor.from_token(page_token) if page_token else None
         limit = None if page_size is None else page_size + 1
-        with store_span("list", type(self).__name__) as span:
+        with self._store_span("list") as span:
             sessions = await self._list_sessions(ListQuery(app_name, user_id, limit, after))
             if span is not None:
                 span.set_attribute("adk.store.sessions_returned", len(sessions))
@@ -234,7 +247,7 @@ class BaseSessionService(abc.ABC):
         validate_session_key(app_name, user_id, session_id)
         if self._session_cache is not None:
             self._session_cache.discard((app_name, user_id, session_id))
-        with store_span("delete", type(self).__name__):
+        with self._store_span("delete"):
             await self._delete_session(app_name, user_id, session_id)
 
     async def get_user_state(self, *, app_name: str, user_id: str) -> dict[str, Any]:

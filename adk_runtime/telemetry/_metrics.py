@@ -73,11 +73,17 @@ def metrics_enabled() -> bool:
     return _enabled
 
 
-def record_append(backend: str, seconds: float, outcome: str) -> None:
-    """Count one append (``committed``, ``idempotent``, ``conflict``, ``error``) and its latency."""
+def record_append(backend: str, seconds: float, outcome: str, db_system: str | None = None) -> None:
+    """Count one append (``committed``, ``idempotent``, ``conflict``, ``error``) and its latency.
+
+    ``db_system`` is OpenTelemetry's ``db.system.name`` of the store's database, recorded as
+    an attribute when given (an in-process store has none).
+    """
     if _instruments is None or not metrics_enabled():
         return
     labels = {"adk.store.backend": backend, "adk.outcome": outcome}
+    if db_system is not None:
+        labels["db.system.name"] = db_system
     _instruments.append_latency.record(seconds, labels)
     _instruments.appends.add(1, labels)
 

@@ -94,7 +94,11 @@ def _real_span(name: str, attributes: dict[str, Any] | None) -> Iterator[Any]:
 
 
 def store_span(
-    operation: str, backend: str, attributes: Callable[[], Attributes] | None = None
+    operation: str,
+    backend: str,
+    attributes: Callable[[], Attributes] | None = None,
+    *,
+    db_system: str | None = None,
 ) -> contextlib.AbstractContextManager[Any | None]:
     """A span of one session-store operation.
 
@@ -102,8 +106,10 @@ def store_span(
 
     Args:
         operation: The operation.
-        backend: The store's class name (``SqlSessionService``, ...).
+        backend: The store's class name (``DatabaseSessionService``, ...).
         attributes: More attributes (ids, revisions, counts), built only when tracing is on.
+        db_system: OpenTelemetry's ``db.system.name`` of the database (``sqlite``,
+            ``postgresql``, ``redis``); None for an in-process store (no attribute).
     """
     if not tracing_enabled():
         return _OFF
@@ -113,6 +119,8 @@ def store_span(
             "db.operation.name": operation,
             "adk.store.backend": backend,
         }
+        if db_system is not None:
+            base["db.system.name"] = db_system
         if attributes is not None:
             base.update(attributes())
         return base

@@ -60,7 +60,7 @@ def test_metrics_scraped_from_serve(tmp_path: Any) -> None:
     text = scraped.text
     committed = re.search(
         r'^adk_store_appends_total\{adk_outcome="committed",'
-        r'adk_store_backend="DatabaseSessionService"\} (\S+)$',
+        r'adk_store_backend="DatabaseSessionService",db_system_name="sqlite"\} (\S+)$',
         text,
         re.M,
     )

@@ -17,6 +17,7 @@ from adk_runtime.events import Event
 from adk_runtime.runners import Runner
 from adk_runtime.sessions import BaseSessionService, InMemorySessionService
 from adk_runtime.testing import ScriptedModel, function_call
+from tests.backends import Backend
 from tests.llm.helpers import APP, USER, send, start, user
 
 SECRET = "hunter2-do-not-log"
@@ -154,9 +155,66 @@ def _appends(reader: InMemoryMetricReader, backend: str, outcome: str) -> int:
     total = 0
     for point in _points(reader, "adk.store.appends"):
         labels = dict(point.attributes)
+        labels.pop("db.system.name", None)
         if labels == {"adk.store.backend": backend, "adk.outcome": outcome}:
             total += int(point.value)
     return total
+
+
+# OpenTelemetry's db.system.name of each backend; the in-process store is no database.
+_DB_SYSTEM = {
+    "memory": None,
+    "sqlite": "sqlite",
+    "postgres": "postgresql",
+    "redis": "redis",
+    "redis_cluster": "redis",
+}
+
+
+async def test_store_spans_and_metrics_name_the_database(
+    backend: Backend,
+    session_service: BaseSessionService,
+    spans: InMemorySpanExporter,
+    metric_reader: InMemoryMetricReader,
+) -> None:
+    expected = _DB_SYSTEM[backend.name]
+    assert session_service.db_system_name == expected
+    before = _counts(metric_reader)
+    session = await session_service.create_session(app_name=APP, user_id=USER)
+    await session_service.append_event(session, Event(author="user"))
+    stale = session.model_copy(update={"revision": 0})
+    with pytest.raises(StaleSessionError):
+        await session_service.append_event(stale, Event(author="user"))
+    await session_service.get_session(app_name=APP, user_id=USER, session_id=session.id)
+    await session_service.list_sessions(app_name=APP, user_id=USER)
+    await session_service.delete_session(app_name=APP, user_id=USER, session_id=session.id)
+
+    stored = [s for s in spans.get_finished_spans() if s.name.startswith("session_store.")]
+    assert sorted({s.name.split(".")[1] for s in stored}) == [
+        "append",
+        "create",
+        "delete",
+        "get",
+        "list",
+    ]
+    assert {dict(s.attributes or {}).get("db.system.name") for s in stored} == {expected}
+    after = _counts(metric_reader)
+    grown = [key for key, count in after.items() if count > before.get(key, 0)]
+    for name in ("adk.store.appends", "adk.store.append.duration"):
+        labels = [dict(attributes) for metric, attributes in grown if metric == name]
+        assert {a["adk.outcome"] for a in labels} == {"committed", "conflict"}
+        assert {a["adk.store.backend"] for a in labels} == {type(session_service).__name__}
+        assert {a.get("db.system.name") for a in labels} == {expected}
+
+
+def _counts(reader: InMemoryMetricReader) -> dict[tuple[str, frozenset[Any]], int]:
+    """Each store metric's points by their attributes: the count (a histogram's) or value."""
+    counts: dict[tuple[str, frozenset[Any]], int] = {}
+    for name in ("adk.store.appends", "adk.store.append.duration"):
+        for point in _points(reader, name):
+            key = (name, frozenset(dict(point.attributes).items()))
+            counts[key] = int(getattr(point, "count", None) or point.value)
+    return counts
 
 
 async def test_idempotent_replay_is_recorded(

@@ -253,6 +253,11 @@ class RedisSessionService(BaseSessionService):
             return cls(url, **options)  # nothing taken out: the URL goes on as given
         return cls(urlunsplit(parts._replace(query=rest)), **options)
 
+    @property
+    def db_system_name(self) -> str:
+        """``redis`` (OpenTelemetry's ``db.system.name``; a cluster is Redis too)."""
+        return "redis"
+
     async def close(self) -> None:
         """Close the client if this service created it (and the node clients of ``wait_replicas``).
 

@@ -104,6 +104,11 @@ class DatabaseSessionService(BaseSessionService):
             kwargs.setdefault("ttl_seconds", _parse_seconds(ttl))
         return cls(url, **kwargs)
 
+    @property
+    def db_system_name(self) -> str:
+        """``sqlite`` or ``postgresql`` (the engine's dialect, as OpenTelemetry names it)."""
+        return self._handle.dialect
+
     async def prepare(self) -> None:
         """Check the schema now (and migrate it if ``auto_migrate``) instead of on first use.
 
