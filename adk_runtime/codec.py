@@ -128,7 +128,8 @@ _EXACT: dict[type, Callable[[Any], Any]] = {
 # Subclasses (IntEnum, OrderedDict, bytearray...) are encoded as their base type.
 _BASES: tuple[tuple[type | tuple[type, ...], Callable[[Any], Any]], ...] = (
     (bool, lambda value: bool(value)),
-    (str, lambda value: _check_str(str(value))),
+    # str.__str__, not str(): a (str, Enum) member's str() is "Cls.NAME", not its value.
+    (str, lambda value: _check_str(str.__str__(value))),
     (int, _encode_int),
     (float, lambda value: _encode_float(float(value))),
     ((bytes, bytearray, memoryview), _encode_bytes),

@@ -7,6 +7,7 @@ from collections import OrderedDict
 from typing import Any
 
 import pytest
+from google.genai import types
 
 from adk_runtime import codec
 from adk_runtime.errors import SerializationError
@@ -65,7 +66,12 @@ def test_tuples_become_lists_and_subclasses_their_base() -> None:
     class Color(enum.IntEnum):
         RED = 1
 
+    class Shade(str, enum.Enum):  # str() of a member is "Shade.DARK"; its value is stored
+        DARK = "dark"
+
     assert _round_trip((1, 2)) == [1, 2]
+    assert _round_trip(Shade.DARK) == "dark"
+    assert _round_trip({"finish": types.FinishReason.STOP}) == {"finish": "STOP"}
     assert _round_trip(OrderedDict(a=1)) == {"a": 1}
     assert _round_trip(Color.RED) == 1
     assert _round_trip(bytearray(b"x")) == b"x"
