@@ -10,13 +10,16 @@ from typing import Any
 import pytest
 from google.adk.events import Event as GoogleEvent
 from google.adk.events import EventActions as GoogleActions
+from google.adk.events.ui_widget import UiWidget
 from google.genai import types
 
+from adk_runtime.events import Event
 from adk_runtime.integrations.google_adk import (
     DurableSessionService,
     from_google_event,
     to_google_event,
 )
+from adk_runtime.integrations.google_adk._convert import STASH_KEY
 from tests.integrations.support import APP, store_uri
 from tests.stores import durable_params
 
@@ -124,3 +127,39 @@ def test_importing_without_google_adk_names_the_extra() -> None:
     last = done.stderr.strip().splitlines()[-1]
     assert last.startswith("adk_runtime.errors.ConfigurationError:")
     assert "pip install 'adk-runtime[google-adk]'" in last
+
+
+def test_events_stashed_by_an_earlier_release_read_back() -> None:
+    """Stored events carry the earlier stash (google-only fields as JSON by section)."""
+    stored = Event(
+        id="e-0",
+        author="agent",
+        custom_metadata={
+            "mine": 1,
+            STASH_KEY: {
+                "event": {"turn_complete_reason": "NEED_MORE_INPUT", "live_session_id": "l-1"},
+                "actions": {"set_model_response": {"x": [1, "b"]}},
+                "bare": False,
+            },
+        },
+    )
+    event = to_google_event(stored)
+    assert event.turn_complete_reason == types.TurnCompleteReason.NEED_MORE_INPUT
+    assert event.live_session_id == "l-1"
+    assert event.actions.set_model_response == {"x": [1, "b"]}
+    assert event.custom_metadata == {"mine": 1}
+    assert to_google_event(from_google_event(event)) == event
+
+
+def test_a_widget_and_a_model_response_survive_a_store_as_google_adk_objects() -> None:
+    widget = UiWidget(id="w-1", provider="mcp", payload={"resource_uri": "ui://x", "b": b"\x00"})
+    event = GoogleEvent(
+        author="agent",
+        actions=GoogleActions(render_ui_widgets=[widget], set_model_response={"ok": True}),
+    )
+    ours = from_google_event(event)
+    assert ours.actions.render_ui_widgets is not None
+    assert ours.actions.render_ui_widgets[0].payload["b"] == b"\x00"
+    back = to_google_event(Event.model_validate_json(ours.model_dump_json()))
+    assert back == event
+    assert isinstance(back.actions.render_ui_widgets[0], UiWidget)
