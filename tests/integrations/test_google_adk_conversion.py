@@ -163,3 +163,30 @@ def test_a_widget_and_a_model_response_survive_a_store_as_google_adk_objects() -
     back = to_google_event(Event.model_validate_json(ours.model_dump_json()))
     assert back == event
     assert isinstance(back.actions.render_ui_widgets[0], UiWidget)
+
+
+@pytest.mark.parametrize("backend", durable_params())
+async def test_google_adk_objects_in_state_are_stored_as_their_dumps(
+    backend: str, tmp_path: Path
+) -> None:
+    """As google-adk's database service stores them: a model or an enum as its JSON value."""
+    content = types.Content(role="model", parts=[types.Part(text="hi")])
+    widget = UiWidget(id="w-1", provider="mcp", payload={"b": b"\x00"})
+    delta = {"content": content, "widget": widget, "reason": types.FinishReason.STOP}
+    async with store_uri(backend, tmp_path) as uri:
+        sessions = DurableSessionService(uri)
+        try:
+            session = await sessions.create_session(app_name=APP, user_id="u", session_id="s")
+            await sessions.append_event(
+                session, GoogleEvent(author="a", actions={"state_delta": delta})
+            )
+            stored = await sessions.get_session(app_name=APP, user_id="u", session_id="s")
+        finally:
+            await sessions.close()
+    assert stored is not None
+    assert stored.state == {
+        "content": content.model_dump(mode="json", by_alias=True),
+        "widget": {"id": "w-1", "provider": "mcp", "payload": {"b": b"\x00"}},
+        "reason": "STOP",
+    }
+    assert types.Content.model_validate(stored.state["content"]) == content

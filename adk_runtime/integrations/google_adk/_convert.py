@@ -257,7 +257,7 @@ def _stashed_paths(stash: dict[str, Any]) -> list[tuple[Path, Any]]:
     ]
     pairs.reverse()
     for key, model in (("event", GoogleEvent), ("actions", GoogleEventActions)):
-        earlier = stash.get(key)  # before 2.x of this module: JSON of the google-only fields
+        earlier = stash.get(key)  # the format before this one: JSON of google-only fields
         if isinstance(earlier, dict) and earlier:
             parsed = model.model_validate_json(json.dumps(earlier))
             prefix: Path = [] if key == "event" else ["actions"]
