@@ -271,6 +271,17 @@ class BaseSessionService(abc.ABC):
             "any of the user's sessions (session.state['user:...'])."
         )
 
+    async def _merge_scope_state(
+        self, app_name: str, user_id: str | None, state: dict[str, Any]
+    ) -> None:
+        """Merge ``state`` into the app state (``user_id`` None) or the user's, atomically.
+
+        ``state``: keys without their ``app:`` / ``user:`` prefix, values encoded with
+        :mod:`adk_runtime.codec` (as ``PreparedCreate.app_state``). One statement,
+        transaction or script; no session is read or written (an import's state lines).
+        """
+        raise NotImplementedError(f"{type(self).__name__} cannot write app or user state alone.")
+
     async def fork_session(
         self,
         *,

@@ -173,6 +173,15 @@ class InMemorySessionService(BaseSessionService):
             self._sessions[key] = stored
             return self._snapshot(key, stored, [])
 
+    async def _merge_scope_state(
+        self, app_name: str, user_id: str | None, state: dict[str, Any]
+    ) -> None:
+        with self._lock:
+            if user_id is None:
+                self._app_state.setdefault(app_name, {}).update(state)
+            else:
+                self._user_state.setdefault((app_name, user_id), {}).update(state)
+
     async def _get_session(
         self, app_name: str, user_id: str, session_id: str, config: GetSessionConfig | None
     ) -> Session | None:

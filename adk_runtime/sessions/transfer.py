@@ -38,7 +38,6 @@ from __future__ import annotations
 import asyncio
 import dataclasses
 import json
-import uuid
 from collections.abc import AsyncIterator, Callable, Iterable, Iterator
 from pathlib import Path
 from typing import Any, TypeVar
@@ -54,6 +53,7 @@ from adk_runtime.sessions._import_check import (
     StateRecord,
     read_lines,
 )
+from adk_runtime.sessions._prepare import encode_scope
 from adk_runtime.sessions.base import BaseSessionService, GetSessionConfig
 from adk_runtime.sessions.session import Session
 from adk_runtime.sessions.state import State
@@ -362,14 +362,13 @@ async def _write_session(
 async def _write_state(
     service: BaseSessionService, record: StateRecord, counts: ImportCounts
 ) -> None:
-    """Write app/user state through a short-lived helper session (the portable way)."""
-    user_id = record.user_id or "__adk_runtime_import__"
-    helper = f"__adk_runtime_import_{uuid.uuid4().hex}"
-    await service.create_session(
-        app_name=record.app_name, user_id=user_id, session_id=helper, state=record.state
-    )
-    await service.delete_session(app_name=record.app_name, user_id=user_id, session_id=helper)
-    if record.user_id is None:
-        counts.app_states += 1
-    else:
+    """Merge an app or user state line into its row, hash or map: one atomic backend step."""
+    user = record.user_id is not None
+    prefix = State.USER_PREFIX if user else State.APP_PREFIX
+    unprefixed = {key[len(prefix) :]: value for key, value in record.state.items()}
+    encoded = encode_scope(unprefixed, prefix, "state")
+    await service._merge_scope_state(record.app_name, record.user_id, encoded)
+    if user:
         counts.user_states += 1
+    else:
+        counts.app_states += 1

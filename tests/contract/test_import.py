@@ -12,7 +12,7 @@ from typing import Any
 
 import pytest
 
-from adk_runtime.errors import InputValidationError
+from adk_runtime.errors import BackendUnavailableError, InputValidationError
 from adk_runtime.sessions import BaseSessionService, transfer
 from adk_runtime.testing import text_event
 
@@ -183,3 +183,42 @@ async def test_a_good_file_writes_each_session_whole_and_twice_changes_nothing(
     # and a file holding the first two events of a session the target continued is present
     third = await _import(session_service, good_file())
     assert third.sessions_skipped == 2
+
+
+def _state_lines(app_state: dict[str, Any], users: dict[str, dict[str, Any]]) -> Lines:
+    lines: Lines = [{"format": "adk-runtime-sessions", "version": 1, "apps": [APP]}]
+    lines.append({"kind": "app_state", "app_name": APP, "state": app_state})
+    for user_id, state in users.items():
+        lines.append({"kind": "user_state", "app_name": APP, "user_id": user_id, "state": state})
+    end = {"kind": "end", "sessions": 0, "events": 0, "app_states": 1}
+    return [*lines, {**end, "user_states": len(users)}]
+
+
+async def test_state_lines_merge_into_app_and_user_state_without_any_session(
+    session_service: BaseSessionService,
+) -> None:
+    await _with_witness(session_service)  # app:a, user:b of u, and its own key
+    users = {"u": {"b": {"nested": True}, "c": 3}, "nobody": {"lang": "fr"}}
+    counts = await _import(session_service, _state_lines({"a": 1, "z": [1, 2]}, users))
+    assert (counts.app_states, counts.user_states, counts.sessions) == (1, 2, 0)
+    witness = await session_service.get_session(app_name=APP, user_id="u", session_id="witness")
+    assert witness is not None
+    assert witness.state == {
+        "own": 1, "app:a": 1, "app:z": [1, 2], "user:b": {"nested": True}, "user:c": 3
+    }  # fmt: skip
+    assert witness.revision == 0
+    # a user without any session gets the state too; no session is made for it
+    assert await session_service.get_user_state(app_name=APP, user_id="nobody") == {"lang": "fr"}
+    assert await transfer.list_session_keys(session_service, APP) == [("u", "witness")]
+
+
+async def test_a_store_failing_during_an_import_of_state_leaves_no_session_behind(
+    session_service: BaseSessionService, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    async def dies(*_: Any, **__: Any) -> None:  # the process stops before it deletes anything
+        raise BackendUnavailableError("the store went away")
+
+    monkeypatch.setattr(session_service, "_delete_session", dies)
+    await _import(session_service, _state_lines({"a": 1}, {"u": {"b": 2}}))
+    assert await transfer.list_session_keys(session_service, APP) == []
+    assert await session_service.get_user_state(app_name=APP, user_id="u") == {"b": 2}

@@ -37,6 +37,7 @@ __all__ = [
     "parse_create",
     "parse_get",
     "parse_list",
+    "scope_call",
 ]
 
 Call = tuple[list[str], list[Any]]
@@ -128,6 +129,7 @@ SIGNATURES: dict[str, Signature] = {
     ),
     "list": Signature(keys=("index", "app_state"), args=("base", "user", "count", "after_score")),
     "open": Signature(keys=("open_index",), args=("base", "user", "session")),
+    "scope": Signature(keys=("state",), args=()),
     "fork": Signature(
         keys=(
             "source_meta",
@@ -338,6 +340,11 @@ def create_call(
     }
     triples = [item for eid, ts, payload in events for item in (eid, repr(ts), payload)]
     return signature.build(_session_keys(keys, signature.keys), args, [*pairs, *triples])
+
+
+def scope_call(state_key: str, state: Mapping[str, Any]) -> Call:
+    """Arguments of ``scope.lua``: the app or user state hash and the encoded keys to merge."""
+    return SIGNATURES["scope"].build({"state": state_key}, {}, json_pairs(state))
 
 
 def get_call(keys: SessionKeys, *, count: int, after: str, since: int | None = None) -> Call:

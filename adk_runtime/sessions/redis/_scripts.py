@@ -13,7 +13,7 @@ from typing import Any
 
 from redis.commands.core import AsyncScript
 
-_NAMES = ("append", "claim", "create", "delete", "fork", "get", "list", "open")
+_NAMES = ("append", "claim", "create", "delete", "fork", "get", "list", "open", "scope")
 SOURCES: dict[str, str] = {
     name: resources.files(__name__.rpartition(".")[0])
     .joinpath(f"lua/{name}.lua")
@@ -41,6 +41,7 @@ class Scripts:
     get: AsyncScript
     list: AsyncScript
     open: AsyncScript
+    scope: AsyncScript
 
     @classmethod
     def register(cls, client: Any) -> Scripts:

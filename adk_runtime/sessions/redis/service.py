@@ -353,6 +353,14 @@ class RedisSessionService(BaseSessionService):
             raise AlreadyExistsError(f"Session {prepared.session_id!r} already exists.")
         return _session(keys, reply)
 
+    async def _merge_scope_state(
+        self, app_name: str, user_id: str | None, state: dict[str, Any]
+    ) -> None:
+        app = self._app_keys(app_name)
+        key = app.app_state if user_id is None else app.user_state(user_id)
+        script_keys, args = protocol.scope_call(key, state)
+        await self._call(lambda s: self._write(s.scope, script_keys, args))
+
     async def _get_session(
         self, app_name: str, user_id: str, session_id: str, config: GetSessionConfig | None
     ) -> Session | None:

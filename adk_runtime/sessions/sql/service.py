@@ -217,6 +217,18 @@ class DatabaseSessionService(BaseSessionService):
             )
         return codec.decode_state(state or {})
 
+    async def _merge_scope_state(
+        self, app_name: str, user_id: str | None, state: dict[str, Any]
+    ) -> None:
+        db = await self._open()
+        statement = statements.upsert_scope(db.dialect, user=user_id is not None)
+        params: dict[str, Any] = {"app": app_name, "now": _now(), "delta": state}
+        if user_id is not None:
+            params["user"] = user_id
+        # One statement (an upsert merging the keys into the row), atomic by itself.
+        async with db.writer(), db.autocommit() as connection:
+            await connection.execute(statement, params)
+
     async def _stored_payloads(self, app_name: str, user_id: str, session_id: str) -> list[str]:
         db = await self._open()
         params = {"app": app_name, "user": user_id, "sid": session_id}
