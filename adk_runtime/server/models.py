@@ -94,7 +94,8 @@ class CreateSessionRequest(_Request):
         default=None,
         description=(
             "Events to start with: history, stored marked as restored (the runtime's own "
-            "metadata keys they carry are dropped)."
+            "metadata keys they carry are dropped), written with the session in one atomic "
+            "step. None may carry a state delta (give the state as 'state'); ids are distinct."
         ),
     )
 

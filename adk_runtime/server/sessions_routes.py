@@ -19,7 +19,7 @@ from adk_runtime.server.models import (
     session_json,
 )
 from adk_runtime.sessions import Session
-from adk_runtime.sessions.base import check_event
+from adk_runtime.sessions._create_with_events import create_with_events
 
 router = APIRouter()
 
@@ -86,21 +86,22 @@ async def _create(
     events: list[Event] | None = None,
 ) -> JSONResponse:
     state.check_app(app_name)
-    for event in events or []:
-        check_event(event)  # bad input is refused before anything is written
-        mark_restored(event)  # history from outside: its calls are never run as the agent's
-    session = await state.sessions.create_session(
-        app_name=app_name, user_id=user_id, session_id=session_id, state=initial
-    )
-    try:
-        for event in events or []:
-            await state.sessions.append_event(session, event)
-    except BaseException:
-        # The store failed midway: take the half-made session back, so a retry can succeed.
-        await state.sessions.delete_session(
-            app_name=app_name, user_id=user_id, session_id=session.id
+    if not events:
+        session = await state.sessions.create_session(
+            app_name=app_name, user_id=user_id, session_id=session_id, state=initial
         )
-        raise
+        return JSONResponse(session_json(session))
+    for event in events:
+        mark_restored(event)  # history from outside: its calls are never run as the agent's
+    # One atomic write: every event checked first, then the row, its state and its events.
+    session = await create_with_events(
+        state.sessions,
+        app_name=app_name,
+        user_id=user_id,
+        state=initial,
+        session_id=session_id,
+        events=events,
+    )
     return JSONResponse(session_json(session))
 
 
@@ -111,7 +112,10 @@ async def create_session(
     state: AdkState,
     req: CreateSessionRequest | None = None,
 ) -> JSONResponse:
-    """Create a session (id, initial state and events optional); 409 if the id exists."""
+    """Create a session (id, initial state and events optional); 409 if the id exists.
+
+    With events, one atomic write: every event is checked first (422, nothing written).
+    """
     req = req or CreateSessionRequest()
     return await _create(state, app_name, user_id, req.session_id, req.state, req.events)
 

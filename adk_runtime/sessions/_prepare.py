@@ -46,6 +46,7 @@ __all__ = [
     "encode_scope",
     "prepare_append",
     "prepare_create",
+    "prepare_event",
 ]
 
 
@@ -273,10 +274,23 @@ class PreparedEvent:
             SerializationError: A value cannot be stored (the error names its path).
             InputValidationError: An id is malformed.
         """
-        probe = Session(id="probe", app_name="probe", user_id="probe")
-        prepared, _temp = prepare_append(probe, event.model_copy(deep=True))
-        stored = prepared.event
-        return cls(stored.id, stored.invocation_id or "", stored.timestamp, prepared.event_json)
+        return prepare_event(event)[0]
+
+
+def prepare_event(event: Event) -> tuple[PreparedEvent, Event]:
+    """:meth:`PreparedEvent.of`, and the event as it will be stored (a copy, ``temp:`` dropped).
+
+    Raises:
+        SerializationError: A value cannot be stored (the error names its path).
+        InputValidationError: An id is malformed.
+    """
+    probe = Session(id="probe", app_name="probe", user_id="probe")
+    prepared, _temp = prepare_append(probe, event.model_copy(deep=True))
+    stored = prepared.event
+    checked = PreparedEvent(
+        stored.id, stored.invocation_id or "", stored.timestamp, prepared.event_json
+    )
+    return checked, stored
 
 
 @dataclasses.dataclass(frozen=True)
@@ -290,8 +304,10 @@ class PreparedCreate:
         user_state: ``user:`` keys without the prefix, values encoded.
         events: Events the new session holds from the start, in order (sequences 1..n, so
             its revision is n), written in the same atomic step as the row (an import, see
-            :mod:`adk_runtime.sessions.transfer`). Their state deltas are *not* applied: the
-            three states above are already the result. Their ids are distinct.
+            :mod:`adk_runtime.sessions.transfer`; a session created with events over HTTP,
+            see :mod:`adk_runtime.sessions._create_with_events`). Their state deltas are
+            *not* applied: the three states above are already the result. Their ids are
+            distinct.
     """
 
     session_id: str

@@ -121,6 +121,31 @@ async def test_create_without_id_and_get_in_camel_case(
     assert "lastUpdateTime" in fetched
 
 
+async def test_create_with_events_is_one_write_and_a_bad_event_writes_nothing(
+    client: httpx.AsyncClient, user: str
+) -> None:
+    def event(event_id: str, **fields: Any) -> dict[str, Any]:
+        text = {"role": "user", "parts": [{"text": event_id}]}
+        return {"id": event_id, "author": "user", "invocationId": "i", "content": text, **fields}
+
+    bad = [event("e1"), event("e2", actions={"stateDelta": {"user:lang": "de"}})]
+    body = {"sessionId": "h", "state": {"user:lang": "fr"}, "events": bad}
+    refused = await client.post(sessions_url(user), json=body)
+    assert refused.status_code == 422, refused.text
+    assert refused.json()["detail"].startswith("events[1] carries a state delta")
+    assert (await client.get(sessions_url(user, "h"))).status_code == 404
+    assert (await client.get(sessions_url(user))).json() == []
+
+    body["events"] = [event("e1"), event("e2", actions={"stateDelta": {"temp:t": 1}})]
+    created = await client.post(sessions_url(user), json=body)
+    assert created.status_code == 200, created.text
+    fetched = (await client.get(sessions_url(user, "h"))).json()
+    assert [e["id"] for e in fetched["events"]] == ["e1", "e2"]
+    assert (fetched["revision"], fetched["state"]) == (2, {"user:lang": "fr"})
+    again = await client.post(sessions_url(user), json=body)
+    assert again.status_code == 409, again.text
+
+
 async def test_create_with_id_in_body_and_in_path(client: httpx.AsyncClient, user: str) -> None:
     by_body = await new_session(client, user, sessionId="s-body")
     assert by_body["id"] == "s-body"
