@@ -5,8 +5,9 @@ no Python API for it, so neither do we: the server calls :func:`create_with_even
 
 Every event is checked as ``append_event`` checks it (ids, storable values, the limits of
 :mod:`adk_runtime.events._limits`), no id may appear twice, and no event may carry a state
-delta (``temp:`` keys are dropped first): a new session's events are history, its state is the
-``state`` given (google-adk 2.13's server refuses such events too). Only then is the session
+delta (``temp:`` keys are dropped first) or name artifact versions: a new session's events are
+history, its state is the ``state`` given, and its history names no artifact the session cannot
+load (google-adk 2.13's server refuses events with any actions). Only then is the session
 written, in one backend step (``PreparedCreate.events``): its row, its state, the ``app:`` /
 ``user:`` keys of ``state`` and its events commit together or not at all.
 """
@@ -22,7 +23,6 @@ from adk_runtime.events import Event
 from adk_runtime.sessions._prepare import PreparedEvent, prepare_create, prepare_event
 from adk_runtime.sessions.base import BaseSessionService
 from adk_runtime.sessions.session import Session
-from adk_runtime.telemetry import store_span
 
 __all__ = ["create_with_events"]
 
@@ -50,7 +50,7 @@ async def create_with_events(
     checked = [_check(index, event) for index, event in enumerate(events)]
     _refuse_repeated_ids([item for item, _ in checked])
     prepared = dataclasses.replace(prepared, events=tuple(item for item, _ in checked))
-    with store_span("create", type(service).__name__):
+    with service._store_span("create"):
         session = await service._create_session(app_name, user_id, prepared)
     session.events = [stored for _, stored in checked]
     return session
@@ -71,6 +71,11 @@ def _check(index: int, event: Event) -> tuple[PreparedEvent, Event]:
             f"{where} carries a state delta; a new session's events are history and change "
             "no state: give the session's state as its initial state instead. Nothing was "
             "created."
+        )
+    if stored.actions.artifact_delta:
+        raise InputValidationError(
+            f"{where} names artifact versions (artifact_delta) the new session does not have; "
+            "a session's history may name only artifacts it can load. Nothing was created."
         )
     return checked, stored
 

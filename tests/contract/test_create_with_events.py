@@ -124,6 +124,13 @@ def _delta(delta: dict[str, Any]) -> Callable[[Body], None]:
     return change
 
 
+def _actions(actions: dict[str, Any]) -> Callable[[Body], None]:
+    def change(body: Body) -> None:
+        body["events"][0]["actions"] = actions
+
+    return change
+
+
 # name → (how the good body is changed, what the one error line says)
 BAD: dict[str, tuple[Callable[[Body], None], str]] = {
     "the same event twice": (_same_id, "events[2] has the id of events[0]"),
@@ -143,6 +150,10 @@ BAD: dict[str, tuple[Callable[[Body], None], str]] = {
     "an app: state delta": (_delta({"app:shared": "from history"}), "events[0] carries a state"),
     "a user: state delta": (_delta({"user:name": "from history"}), "events[0] carries a state"),
     "a session state delta": (_delta({"topic": "veg", "temp:t": 1}), "events[0] carries a state"),
+    "an artifact the session does not have": (
+        _actions({"artifactDelta": {"report.txt": 0}}),
+        "events[0] names artifact versions",
+    ),
 }
 
 
