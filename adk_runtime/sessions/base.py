@@ -24,9 +24,11 @@ Guarantees, on every backend:
 8. **Delete** removes the session and its events together; app and user state stay.
 9. **One turn at a time** (:meth:`BaseSessionService.claim_session`). A turn claims its
    session in the store: a lease with an expiry (by the store's clock) and a fencing token
-   bumped by every acquisition. An append made under a claim (``session._fence``) commits
-   only while that claim is the session's latest; an append made without one is refused
-   while another turn's lease runs. A crashed holder's lease simply runs out.
+   new for every acquisition and never reused, not even after the session is deleted and
+   created again (:func:`~adk_runtime.sessions.claims.new_claim_token`). An append, renewal or
+   release made under a claim (``session._fence``) takes effect only while that claim is the
+   session's latest; an append made without one is refused while another turn's lease runs.
+   A crashed holder's lease simply runs out.
 
 The public methods (google-adk's names and signatures) are concrete here and the same for
 every backend: they validate the arguments, encode what will be stored, parse page tokens,
@@ -474,7 +476,8 @@ class BaseSessionService(abc.ABC):
     ) -> ClaimAttempt:
         """Claim the session if no other claim's lease runs; one atomic step.
 
-        On success the session's claim token is bumped (the new token is returned) and its
+        On success the session's claim token becomes a new one drawn with
+        :func:`~adk_runtime.sessions.claims.new_claim_token` (and is returned) and its
         lease runs ``lease_seconds`` from now by the store's clock. With ``mark``, the
         session's open invocation becomes ``mark`` (started now), unless the claim takes over
         from a holder whose lease ran out and an open invocation is recorded: that one stays.

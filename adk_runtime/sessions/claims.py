@@ -7,10 +7,14 @@ the store agrees on who holds it:
 - a **lease** that runs out by the store's clock unless the holder renews it (a holder that
   crashes or loses its connection stops renewing, and the session is free again after at
   most one lease);
-- a **fencing token**, bumped by every acquisition. The holder's appends carry its token and
-  commit only while it is the session's latest, so a holder that stalled past its lease and
-  was overtaken can never write again (:class:`~adk_runtime.errors.ClaimLostError`); an
-  append without a token is refused while another holder's lease runs.
+- a **fencing token**, new for every acquisition and never reused (:func:`new_claim_token`:
+  63 random bits, not a per-session counter, so a session deleted and created again never
+  hands out a token a turn of its earlier incarnation still holds). The holder's appends
+  carry its token and commit only while it is the session's latest, and its renewals and
+  release touch the session only while it is, so a holder that stalled past its lease and
+  was overtaken, or whose session was deleted and created again under it, can never write,
+  renew or release again (:class:`~adk_runtime.errors.ClaimLostError`); an append without a
+  token is refused while another holder's lease runs.
 
 :class:`SessionClaim` is the async context manager that acquires (waiting a bounded time),
 renews in the background and releases. Each step is one round trip to the store (on SQL, an
@@ -33,6 +37,7 @@ import contextlib
 import dataclasses
 import logging
 import random
+import secrets
 from types import TracebackType
 from typing import TYPE_CHECKING
 
@@ -52,6 +57,7 @@ __all__ = [
     "ClaimAttempt",
     "SessionClaim",
     "SessionKey",
+    "new_claim_token",
 ]
 
 logger = logging.getLogger("adk_runtime.sessions")
@@ -70,13 +76,24 @@ _FIRST_POLL = 0.01
 _LAST_POLL = 0.25
 
 
+def new_claim_token() -> int:
+    """A fresh fencing token for one acquisition: 63 random bits, never 0 (no claim yet).
+
+    Every backend's acquisition stores one of these as the session's latest claim. A token is
+    compared for equality only, so it needs to be unique, not ordered: a counter kept on the
+    session would start again when the session is deleted and created again, and a turn of
+    the deleted incarnation would then renew or release the new incarnation's claim.
+    """
+    return secrets.randbelow(2**63 - 1) + 1
+
+
 @dataclasses.dataclass(frozen=True)
 class ClaimAttempt:
     """What a backend's claim step found.
 
     Attributes:
-        token: The new fencing token when the session was claimed; None when another
-            claim's lease is still running.
+        token: The new fencing token (:func:`new_claim_token`) when the session was claimed;
+            None when another claim's lease is still running.
         held_for: Seconds that other lease still runs (0.0 when claimed).
         took_over: Claimed from a holder whose lease ran out without a release: that turn
             crashed or stalled, and may have left its work half done.

@@ -39,6 +39,7 @@ from adk_runtime.sessions.base import (
     PreparedAppend,
     PreparedCreate,
 )
+from adk_runtime.sessions.claims import new_claim_token
 from adk_runtime.sessions.fork import PreparedFork
 from adk_runtime.sessions.invocations import OpenInvocation, status_of
 from adk_runtime.sessions.retention import IdleSession
@@ -318,7 +319,7 @@ class InMemorySessionService(BaseSessionService):
             if held_for > 0:
                 return ClaimAttempt(None, held_for)
             took_over = stored.claim_until is not None  # ran out, never released
-            stored.claim_token += 1
+            stored.claim_token = new_claim_token()
             stored.claim_until = now + lease_seconds
             if mark is not None and not (took_over and stored.open_invocation is not None):
                 self._set_open(key, stored, mark)

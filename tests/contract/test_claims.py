@@ -54,10 +54,10 @@ async def test_a_held_session_refuses_a_second_claim_elsewhere(
                 pass
         assert 0 < info.value.retry_after <= 20
         assert isinstance(info.value, StaleSessionError)
-    # Released on exit: the other replica gets it at once, with a newer token.
+    # Released on exit: the other replica gets it at once, with a new token.
     async with twin(session_service) as other, _claim(other, sid) as next_claim:
         assert next_claim.token is not None
-        assert next_claim.token > held.token
+        assert next_claim.token != held.token
 
 
 async def test_a_waiting_claim_gets_the_session_when_the_holder_leaves(
@@ -94,7 +94,7 @@ async def test_a_crashed_holders_claim_runs_out(session_service: BaseSessionServ
             pass
     async with twin(session_service) as other, _claim(other, sid, wait_seconds=10) as claim:
         assert claim.token is not None
-        assert claim.token > dead.token
+        assert claim.token != dead.token
 
 
 async def test_an_append_without_a_claim_is_refused_while_a_turn_holds_the_session(
@@ -182,3 +182,39 @@ async def test_claims_do_not_touch_the_session(session_service: BaseSessionServi
     assert after.last_update_time == session.last_update_time
     # A session object without a fence still writes once nobody holds the session.
     await session_service.append_event(session, _event("ok"))
+
+
+async def test_a_claim_of_a_deleted_incarnation_touches_nothing_of_the_new_one(
+    session_service: BaseSessionService,
+) -> None:
+    # Issue 48 defect 1: T1 holds S; S is deleted and created again; T2 claims the new S.
+    sid = (await _new(session_service)).id
+    key = (APP, "u", sid)
+    t1 = await session_service._try_claim(key, 20)
+    assert t1.token is not None
+    old = await _get(session_service, sid)
+    old._fence = t1.token
+    await session_service.delete_session(app_name=APP, user_id="u", session_id=sid)
+    await session_service.create_session(app_name=APP, user_id="u", session_id=sid)
+    async with twin(session_service) as other, _claim(other, sid) as t2:
+        assert t2.token is not None
+        # T1 renews, appends (with its old object, or one loaded after the re-create) and
+        # releases: none of it touches the new session or T2's claim.
+        assert not await session_service._extend_claim(key, t1.token, 20, "t1-invocation")
+        with pytest.raises(StaleSessionError):
+            await session_service.append_event(old, _event("t1 old object"))
+        reloaded = await _get(session_service, sid)
+        reloaded._fence = t1.token
+        with pytest.raises(ClaimLostError):
+            await session_service.append_event(reloaded, _event("t1 reloaded"))
+        await session_service._release_claim(key, t1.token, finished=True)
+        # T2 still holds the session: a third claim waits (and gives up), T2 still writes.
+        with pytest.raises(SessionBusyError):
+            async with _claim(session_service, sid, wait_seconds=0.05):
+                pass
+        fresh = await _get(other, sid)
+        fresh._fence = t2.token
+        await other.append_event(fresh, _event("t2"))
+        assert not t2.lost
+    stored = await _get(session_service, sid)
+    assert [e.actions.state_delta for e in stored.events] == [{"last": "t2"}]

@@ -12,7 +12,12 @@ import pytest
 from google.genai import types
 
 from adk_runtime.agents import InvocationContext
-from adk_runtime.errors import EventIdConflictError, InputValidationError, SessionBusyError
+from adk_runtime.errors import (
+    EventIdConflictError,
+    InputValidationError,
+    SessionBusyError,
+    StaleSessionError,
+)
 from adk_runtime.events import Event
 from adk_runtime.runners import Runner
 from adk_runtime.sessions import BaseSessionService, Session
@@ -237,3 +242,47 @@ async def test_a_retry_finishes_a_turn_that_died_after_storing_the_message(
     again = await _run(retry, "hi", idempotency_key="msg-1")
     assert [e.id for e in again] == [e.id for e in answer]
     assert [_text(e) for e in (await _stored(session_service)).events] == ["hi", "answer 1"]
+
+
+async def test_a_turn_of_a_deleted_incarnation_never_frees_the_new_sessions_turn(
+    session_service: BaseSessionService,
+) -> None:
+    # Issue 48 defect 1: T1 holds s1; s1 is deleted and created again; T2 claims the new s1;
+    # T1 then fails on the vanished session and releases. T2 is unaffected and answers; a
+    # third message waits for T2.
+    await session_service.create_session(app_name=APP, user_id="u1", session_id="s1")
+    old_calls: list[str] = []
+    new_calls: list[str] = []
+    t1_started, t1_release = asyncio.Event(), asyncio.Event()
+    t2_started, t2_release = asyncio.Event(), asyncio.Event()
+    async with twin(session_service) as other, twin(session_service) as third_store:
+        t1 = _runner(
+            session_service, _slow_agent(old_calls, 0, started=t1_started, release=t1_release)
+        )
+        t2 = _runner(
+            other,
+            _slow_agent(new_calls, 0, started=t2_started, release=t2_release),
+            session_wait_seconds=30,
+        )
+        third = _runner(third_store, _slow_agent(new_calls, 0), session_wait_seconds=0.3)
+        first = asyncio.ensure_future(_run(t1, "one"))
+        await t1_started.wait()
+        await other.delete_session(app_name=APP, user_id="u1", session_id="s1")
+        await other.create_session(app_name=APP, user_id="u1", session_id="s1")
+        second = asyncio.ensure_future(_run(t2, "two"))
+        await t2_started.wait()
+        t1_release.set()
+        with pytest.raises(StaleSessionError, match="deleted and created again"):
+            await first  # T1's answer finds its session gone; T1 releases its claim
+        with pytest.raises(SessionBusyError):
+            await _run(third, "three")  # T2 still holds the new session
+        t2_release.set()
+        answered = await second
+    assert [_text(e) for e in answered] == ["answer 1"]
+    stored = await _stored(session_service)
+    assert [_text(e) for e in stored.events] == ["two", "answer 1"]
+    assert new_calls == ["two"]
+    interrupted = await session_service.list_interrupted_invocations(
+        app_name=APP, user_id="u1", session_id="s1", include_running=True
+    )
+    assert interrupted == []

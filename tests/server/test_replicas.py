@@ -126,3 +126,54 @@ async def test_many_concurrent_messages_on_one_session_leave_no_orphans(store_ur
         pair for text in users for pair in (("user", text), ("echo_app", f"echo: {text}"))
     ]
     assert stored["state"]["turns"] == len(ok)
+
+
+async def test_a_turn_of_a_deleted_session_never_frees_the_new_sessions_turn(
+    store_url: str, tmp_path: Path
+) -> None:
+    # Issue 48 defect 1: A's turn holds s; s is deleted and created again; B's turn holds the
+    # new s; A's turn then fails on the vanished session and releases. B's turn is unaffected
+    # (no 409 mid-turn, answered) and a third message waits for it (409 after the wait).
+    old_gate, new_gate = tmp_path / "old", tmp_path / "new"
+    with _replicas(store_url, "--session-wait", "0.3") as (a, b):
+        async with httpx.AsyncClient(timeout=30) as client:
+            assert (await client.post(a + SESSION)).status_code == 200
+
+            async def turn(base: str, gate: Path, holding: asyncio.Event) -> list[str]:
+                lines: list[str] = []
+                body = _body(f"gate {gate}")
+                async with client.stream("POST", f"{base}/run_sse", json=body) as response:
+                    assert response.status_code == 200
+                    async for line in response.aiter_lines():
+                        if line.startswith("data: "):
+                            lines.append(line)
+                            holding.set()
+                return lines
+
+            old_holding, new_holding = asyncio.Event(), asyncio.Event()
+            old_turn = asyncio.ensure_future(turn(a, old_gate, old_holding))
+            new_turn: asyncio.Future[list[str]] | None = None
+            try:
+                await old_holding.wait()
+                assert (await client.delete(b + SESSION)).status_code == 200
+                assert (await client.post(b + SESSION)).status_code == 200
+                new_turn = asyncio.ensure_future(turn(b, new_gate, new_holding))
+                await new_holding.wait()
+                old_gate.touch()
+                old_lines = await old_turn  # its second event finds the session re-created
+                third = await client.post(f"{a}/run", json=_body("third"))
+            finally:
+                old_gate.touch()
+                new_gate.touch()
+            assert new_turn is not None
+            new_lines = await new_turn
+            stored = (await client.get(a + SESSION)).json()
+    assert '"error' in old_lines[-1]
+    assert third.status_code == 409
+    assert len(new_lines) == 2
+    assert all('"error' not in line for line in new_lines)
+    assert _texts(stored) == [
+        ("user", f"gate {new_gate}"),
+        ("echo_app", "holding"),
+        ("echo_app", "released"),
+    ]

@@ -28,7 +28,7 @@ async def test_sessions_written_before_0003_are_claimed_and_written_after_it(
         assert session is not None
         assert session.revision == 2
         async with service.claim_session(app_name="a", user_id="u", session_id="s") as claim:
-            assert claim.token == 1  # the first claim this session ever had
+            assert claim.token is not None  # a session written before claims can be claimed
             session._fence = claim.token
             await service.append_event(session, text_event("three"))
     assert await _event_count(empty_db) == 3

@@ -98,6 +98,7 @@ from adk_runtime.sessions.base import (
     PreparedCreate,
     SessionTail,
 )
+from adk_runtime.sessions.claims import new_claim_token
 from adk_runtime.sessions.fork import PreparedFork
 from adk_runtime.sessions.invocations import InvocationStatus, OpenInvocation
 from adk_runtime.sessions.redis import _batching, _clients, _listing, _replicas
@@ -521,7 +522,7 @@ class RedisSessionService(BaseSessionService):
     async def _try_claim(
         self, key: tuple[str, str, str], lease_seconds: float, mark: str | None = None
     ) -> ClaimAttempt:
-        reply = await self._claim_step(key, "acquire", 0, lease_seconds, mark)
+        reply = await self._claim_step(key, "acquire", new_claim_token(), lease_seconds, mark)
         if reply.status == "ok":
             return ClaimAttempt(
                 reply.token, took_over=reply.took_over, open_invocation=reply.open_invocation

@@ -25,6 +25,7 @@ from collections.abc import Mapping
 from typing import Any
 
 from sqlalchemy import (
+    BigInteger,
     BindParameter,
     ColumnElement,
     Double,
@@ -61,7 +62,7 @@ _USER = bindparam("user", type_=String)
 _SID = bindparam("sid", type_=String)
 _NOW = bindparam("now", type_=DateTimeUTC)
 _CTIME = bindparam("ctime", type_=DateTimeUTC)
-_FENCE = bindparam("fence", type_=Integer)
+_FENCE = bindparam("fence", type_=BigInteger)
 _EID = bindparam("eid", type_=String)
 _SDELTA = bindparam("sdelta", type_=JSONDocument)
 _ADELTA = bindparam("adelta", type_=JSONDocument)

@@ -12,6 +12,7 @@ from collections.abc import Callable
 from typing import Any
 
 from sqlalchemy import (
+    BigInteger,
     BindParameter,
     Double,
     Integer,
@@ -190,7 +191,7 @@ SCOPE_STATE: dict[bool, Select[Any]] = {
 
 
 _LEASE = bindparam("lease", type_=Double)
-_TOKEN = bindparam("token", type_=Integer)
+_TOKEN = bindparam("token", type_=BigInteger)
 _FREE = or_(sessions.c.claim_until.is_(None), sessions.c.claim_until <= epoch_now())
 
 
@@ -205,7 +206,7 @@ def _claim(free: Any, open_id: Any, open_since: Any) -> Update:
         update(sessions)
         .where(_SESSION_KEY, free, _FRESH)
         .values(
-            claim_token=sessions.c.claim_token + 1,
+            claim_token=bindparam("new_token", type_=BigInteger),
             claim_until=epoch_now() + _LEASE,
             open_invocation_id=open_id,
             open_since=open_since,
@@ -219,8 +220,8 @@ CLAIM: Update = _claim(
     func.coalesce(_MARK, _OPEN_ID),
     case((_MARK.is_(None), sessions.c.open_since), else_=epoch_now()),
 )
-"""Claim a session whose last claim was released (or never claimed): the new token and the
-open invocation (``mark`` replaces it when given), or no row."""
+"""Claim a session whose last claim was released (or never claimed) with token ``new_token``:
+the token and the open invocation (``mark`` replaces it when given), or no row."""
 
 CLAIM_TAKE_OVER: Update = _claim(
     sessions.c.claim_until <= epoch_now(),

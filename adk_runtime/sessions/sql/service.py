@@ -29,6 +29,7 @@ from adk_runtime.sessions.base import (
     PreparedCreate,
     SessionTail,
 )
+from adk_runtime.sessions.claims import new_claim_token
 from adk_runtime.sessions.fork import PreparedFork
 from adk_runtime.sessions.invocations import OpenInvocation, status_of
 from adk_runtime.sessions.retention import IdleSession
@@ -286,7 +287,7 @@ class DatabaseSessionService(BaseSessionService):
         self, key: tuple[str, str, str], lease_seconds: float, mark: str | None = None
     ) -> ClaimAttempt:
         params = {**_key_params(key), "lease": lease_seconds, "mark": mark}
-        params["fresh"] = self._expiry.fresh_after()
+        params.update(fresh=self._expiry.fresh_after(), new_token=new_claim_token())
         db = await self._open()
         async with db.writer(), db.autocommit() as connection:
             row = (await connection.execute(statements.CLAIM, params)).first()

@@ -3,8 +3,9 @@
 - ``adk_sessions``: one row per (app_name, user_id, id) with the materialized session state,
   the integer ``revision`` (= number of events) and UTC create/update times.
   ``claim_token`` / ``claim_until`` are the session's turn claim: the fencing token of the
-  latest claim and, while it is held, when its lease runs out (seconds since the epoch, by
-  the database's clock; NULL when released). ``open_invocation_id`` / ``open_since`` are
+  latest claim (63 random bits, never reused; see :mod:`adk_runtime.sessions.claims`) and,
+  while it is held, when its lease runs out (seconds since the epoch, by the database's
+  clock; NULL when released). ``open_invocation_id`` / ``open_since`` are
   the session's open invocation (:mod:`adk_runtime.sessions.invocations`): set by a turn's
   claim, cleared when the turn ends normally.
 - ``adk_events``: one row per committed event, keyed by the session and its gapless
@@ -23,6 +24,7 @@ on ``(app_name, user_id, id)`` holds only the sessions with an open invocation. 
 from __future__ import annotations
 
 from sqlalchemy import (
+    BigInteger,
     Column,
     Double,
     ForeignKeyConstraint,
@@ -42,6 +44,10 @@ from adk_runtime.sql.types import DateTimeUTC, JSONDocument
 __all__ = ["app_states", "events", "sessions", "user_states"]
 
 
+_TOKEN = BigInteger().with_variant(Integer(), "sqlite")
+"""A claim's fencing token: 63 random bits (SQLite's INTEGER already holds 64)."""
+
+
 def _id(name: str, **kwargs: object) -> Column[str]:
     return Column(name, String(MAX_ID_LENGTH), nullable=False, **kwargs)  # type: ignore[arg-type]
 
@@ -56,7 +62,7 @@ sessions = Table(
     Column("revision", Integer, nullable=False),
     Column("create_time", DateTimeUTC, nullable=False),
     Column("update_time", DateTimeUTC, nullable=False),
-    Column("claim_token", Integer, nullable=False, server_default="0"),
+    Column("claim_token", _TOKEN, nullable=False, server_default="0"),
     Column("claim_until", Double, nullable=True),
     Column("open_invocation_id", String(MAX_ID_LENGTH), nullable=True),
     Column("open_since", Double, nullable=True),

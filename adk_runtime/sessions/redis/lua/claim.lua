@@ -4,7 +4,9 @@
 -- open invocation: 'inv' (its id) and 'invat' (when it started, ms). The app's open index (a
 -- sorted set, all scores 0, members 'user:session' escaped) lists the sessions with an 'inv'.
 -- Arguments are bound by name below; _protocol.py builds them in this order (a test checks).
--- mark: '' or the invocation to record as open; member: the session's open-index member.
+-- token: the caller's claim; for 'acquire', the new claim's token (drawn by the caller, never
+-- reused: see claims.py). mark: '' or the invocation to record as open; member: the
+-- session's open-index member.
 -- op 'acquire': {'ok', token, took_over, open invocation or ''} |
 --                {'held', ms the current claim still holds} | {'missing'}; took_over is '1'
 --                when the previous claim ran out unreleased (then its 'inv' stays)
@@ -43,14 +45,13 @@ if op == 'acquire' then
   if tonumber(meta[3] or '0') > 0 then
     took_over = '1'
   end
-  local next_token = tostring(tonumber(current) + 1)
-  redis.call('HSET', meta_key, 'ctok', next_token, 'cuntil', tostring(now_ms + lease_ms))
+  redis.call('HSET', meta_key, 'ctok', token, 'cuntil', tostring(now_ms + lease_ms))
   local open = meta[4] or ''
   if mark ~= '' and not (took_over == '1' and open ~= '') then
     set_open()
     open = mark
   end
-  return {'ok', next_token, took_over, open}
+  return {'ok', token, took_over, open}
 end
 if current ~= token then
   if op == 'extend' then
