@@ -95,7 +95,8 @@ SIGNATURES: dict[str, Signature] = {
         ),
     ),
     "claim": Signature(
-        keys=("meta", "open_index"), args=("op", "token", "lease_ms", "mark", "member")
+        keys=("meta", "open_index", "state", "events", "event_ids", "event_times"),
+        args=("op", "token", "lease_ms", "mark", "member", "ttl_ms"),
     ),
     "create": Signature(
         keys=_SESSION_KEYS,
@@ -224,7 +225,13 @@ ClaimOp = Literal["acquire", "extend", "release", "finish"]
 
 
 def claim_call(
-    keys: SessionKeys, op: ClaimOp, *, token: int = 0, lease_ms: int = 0, mark: str | None = None
+    keys: SessionKeys,
+    op: ClaimOp,
+    *,
+    token: int = 0,
+    lease_ms: int = 0,
+    mark: str | None = None,
+    ttl_ms: int = 0,
 ) -> Call:
     """Arguments of ``claim.lua`` (``mark``: the invocation to record as open)."""
     args = {
@@ -233,8 +240,10 @@ def claim_call(
         "lease_ms": lease_ms,
         "mark": mark or "",
         "member": app_index_member(keys.user_id, keys.session_id),
+        "ttl_ms": ttl_ms,
     }
-    return SIGNATURES["claim"].build({"meta": keys.meta, "open_index": keys.app.open_index}, args)
+    signature = SIGNATURES["claim"]
+    return signature.build(_session_keys(keys, signature.keys), args)
 
 
 def fork_call(

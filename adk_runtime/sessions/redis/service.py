@@ -57,7 +57,9 @@ app's data lives on one slot (one shard). Apps spread over the cluster; a single
 That is the price of atomic ``app:`` writes.
 
 **TTL** (``ttl_seconds``): the session's own five keys expire together (``PEXPIREAT`` to one
-deadline) when the session was not written for that long; every write refreshes it. App and
+deadline) when the session was not written for that long; every write refreshes it. A held
+session is never idle: taking and renewing a claim keep the keys at least until the lease
+ends, and the release sets them back to a TTL after the last write. App and
 user state and the listing indexes never expire; a listing drops the entries of sessions that
 expired when it meets them.
 """
@@ -510,7 +512,12 @@ class RedisSessionService(BaseSessionService):
         mark: str | None = None,
     ) -> protocol.ClaimReply:
         script_keys, args = protocol.claim_call(
-            self._keys(*key), op, token=token, lease_ms=math.ceil(lease_seconds * 1000), mark=mark
+            self._keys(*key),
+            op,
+            token=token,
+            lease_ms=math.ceil(lease_seconds * 1000),
+            mark=mark,
+            ttl_ms=self._ttl_ms,
         )
         reply = protocol.parse_claim(
             await self._call(lambda s: self._write(s.claim, script_keys, args))

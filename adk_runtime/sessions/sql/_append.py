@@ -60,7 +60,8 @@ def _json(value: Mapping[str, Any]) -> str:
 def _explain(
     key: _Key, row: _Explained | None, prepared: PreparedAppend, fresh: datetime
 ) -> AppendResult:
-    if row is None or _utc(row[0]) < fresh:  # gone, or expired (idle TTL) and not swept yet
+    held = row is not None and row[5] is not None and row[5] > 0
+    if row is None or (_utc(row[0]) < fresh and not held):  # gone, or expired (idle TTL)
         raise SessionNotFoundError(f"Session {key[2]!r} does not exist.")
     update_time, sequence, payload, create_time, claim_token, held_for = row
     incarnation = prepared.incarnation
@@ -200,9 +201,10 @@ async def append(
 ) -> AppendResult:
     """Commit ``prepared`` to the session ``key`` (see the module docstring).
 
-    A session last written before ``fresh`` has expired (idle TTL): the append raises
-    ``SessionNotFoundError`` and writes nothing, as for a session that does not exist. Any
-    error of this append alone is typed (:func:`~adk_runtime.sql.errors.refusals_typed`).
+    A session last written before ``fresh`` and held by no turn has expired (idle TTL): the
+    append raises ``SessionNotFoundError`` and writes nothing, as for a session that does not
+    exist. Any error of this append alone is typed
+    (:func:`~adk_runtime.sql.errors.refusals_typed`).
     """
     with refusals_typed(db.url, "the append"):
         return await _APPENDERS[db.dialect](db, key, prepared, now, fresh)

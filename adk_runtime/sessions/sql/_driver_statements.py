@@ -50,6 +50,7 @@ from sqlalchemy.engine import Dialect
 from sqlalchemy.sql import ClauseElement, Update
 from sqlalchemy.sql.compiler import SQLCompiler
 
+from adk_runtime.sessions.sql._ttl import alive
 from adk_runtime.sessions.sql.tables import app_states, events, sessions, user_states
 from adk_runtime.sql.types import DateTimeUTC, JSONDocument, epoch_now, json_merge
 
@@ -96,7 +97,7 @@ def _compare_and_set(*extra: ColumnElement[bool], merge_state: bool = True) -> U
     The revision is the one the writer read; the create time (when given) is the session's
     it saw, so a deleted and recreated session never takes its writes; with a fence the
     writer's claim is the latest, without one no other claim's lease runs; the session has
-    not expired (``fresh``).
+    not expired (``fresh``: written since, or held by a turn).
     """
     free = or_(sessions.c.claim_until.is_(None), sessions.c.claim_until <= epoch_now())
     values: dict[str, Any] = {
@@ -116,7 +117,7 @@ def _compare_and_set(*extra: ColumnElement[bool], merge_state: bool = True) -> U
             sessions.c.revision == bindparam("expected", type_=Integer),
             or_(_CTIME.is_(None), sessions.c.create_time == _CTIME),
             case((_FENCE.is_(None), free), else_=sessions.c.claim_token == _FENCE),
-            sessions.c.update_time >= bindparam("fresh", type_=DateTimeUTC),
+            alive(bindparam("fresh", type_=DateTimeUTC)),
             *extra,
         )
         .values(values)

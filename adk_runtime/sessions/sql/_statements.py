@@ -31,6 +31,7 @@ from sqlalchemy.dialects import postgresql, sqlite
 from sqlalchemy.sql import Delete, Select, Update
 from typing_extensions import Unpack
 
+from adk_runtime.sessions.sql._ttl import alive
 from adk_runtime.sessions.sql.tables import app_states, events, sessions, user_states
 from adk_runtime.sql.types import DateTimeUTC, JSONDocument, epoch_now, json_merge, text_list
 
@@ -66,6 +67,7 @@ SESSION_COLUMNS = (
     sessions.c.update_time,
     app_states.c.state.label("app_state"),
     user_states.c.state.label("user_state"),
+    (sessions.c.claim_until > epoch_now()).label("held"),
 )
 
 
@@ -108,7 +110,7 @@ GET_SINCE: Select[Any] = _get(_events(recent=False, after=False, since=True))
 
 def _list(*, by_user: bool, keyset: bool) -> AnySelect:
     query = select(*SESSION_COLUMNS).select_from(_WITH_SCOPES)
-    query = query.where(sessions.c.app_name == APP)
+    query = query.where(sessions.c.app_name == APP, alive(bindparam("fresh", type_=DateTimeUTC)))
     if by_user:
         query = query.where(sessions.c.user_id == USER)
     position = (sessions.c.update_time, sessions.c.user_id, sessions.c.id)
@@ -128,8 +130,9 @@ LIST: dict[tuple[bool, bool], AnySelect] = {
     for by_user in (False, True)
     for keyset in (False, True)
 }
-"""Sessions most recently updated first (ties: user id, then id, descending), keyed by
-(one user only, after a page token). The keyset is a row-value comparison an index serves."""
+"""Sessions not expired (``fresh``, see ``_ttl.py``), most recently updated first (ties: user
+id, then id, descending), keyed by (one user only, after a page token). The keyset is a
+row-value comparison an index serves."""
 
 STORED_PAYLOADS: Select[Any] = (
     select(events.c.payload).where(_EVENT_KEY).order_by(events.c.sequence)
@@ -196,7 +199,7 @@ _FREE = or_(sessions.c.claim_until.is_(None), sessions.c.claim_until <= epoch_no
 
 
 _MARK = bindparam("mark", type_=String)
-_FRESH = sessions.c.update_time >= bindparam("fresh", type_=DateTimeUTC)
+_FRESH = alive(bindparam("fresh", type_=DateTimeUTC))
 """Not expired (``fresh``: the TTL's bound, or 1970 without a TTL; see ``_ttl.py``)."""
 _OPEN_ID = sessions.c.open_invocation_id
 

@@ -1,7 +1,8 @@
 """Idle expiry on SQL (``ttl_seconds``), like Redis's: an idle session is gone for readers.
 
-A session not written for ``ttl_seconds`` (its ``update_time``, the writers' clock) is
-**expired**:
+A session not written for ``ttl_seconds`` (its ``update_time``, the writers' clock) and not
+held by a turn (no claim's lease runs, by the database's clock: a held session is never idle,
+however long its turn's step takes; :func:`alive`) is **expired**:
 
 - readers never see it: ``get_session`` returns None, ``list_sessions`` stops before it (the
   listing is newest first, so the expired sessions are its tail), a turn cannot claim it
@@ -23,21 +24,30 @@ from __future__ import annotations
 import asyncio
 import time
 from datetime import datetime, timedelta, timezone
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
+
+from sqlalchemy import ColumnElement, or_
 
 from adk_runtime.sessions._validation import check_ttl_seconds
 from adk_runtime.sessions.retention import prune
+from adk_runtime.sessions.sql.tables import sessions
+from adk_runtime.sql.types import epoch_now
 
 if TYPE_CHECKING:
     from adk_runtime.sessions.base import BaseSessionService
 
-__all__ = ["NEVER", "Expiry"]
+__all__ = ["NEVER", "Expiry", "alive"]
 
 NEVER = datetime(1970, 1, 1, tzinfo=timezone.utc)
 """The freshness bound when nothing expires (every update time is after it)."""
 
 _BATCH = 500
 _MAX_SWEEP_INTERVAL = 60.0
+
+
+def alive(fresh: ColumnElement[Any]) -> ColumnElement[bool]:
+    """SQL: the session is there for readers (written at ``fresh`` or after, or held)."""
+    return or_(sessions.c.update_time >= fresh, sessions.c.claim_until > epoch_now())
 
 
 class Expiry:
@@ -55,9 +65,13 @@ class Expiry:
             return NEVER
         return datetime.now(timezone.utc) - timedelta(seconds=self.ttl)
 
-    def alive(self, update_time: datetime) -> bool:
-        """Whether a session last written at ``update_time`` is still there for readers."""
-        return self.ttl is None or update_time >= self.fresh_after()
+    def alive(self, update_time: datetime, held: object = False) -> bool:
+        """Whether a session last written at ``update_time`` is still there for readers.
+
+        ``held``: a turn's claim on it still runs (read with the row, by the database's
+        clock); a held session is never idle.
+        """
+        return self.ttl is None or bool(held) or update_time >= self.fresh_after()
 
     def maybe_sweep(self, service: BaseSessionService, app_name: str) -> None:
         """Start a background sweep of the app's expired sessions, if one is due."""

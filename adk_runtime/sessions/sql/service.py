@@ -8,7 +8,6 @@ while control is back in agent code.
 
 from __future__ import annotations
 
-import itertools
 from datetime import datetime, timezone
 from typing import Any
 
@@ -166,7 +165,7 @@ class DatabaseSessionService(BaseSessionService):
             params.update(k=config.num_recent_events, after=config.after_timestamp)
         async with db.autocommit() as connection:
             row = (await connection.execute(statements.GET[window], params)).first()
-        if row is None or not self._expiry.alive(row.update_time):
+        if row is None or not self._expiry.alive(row.update_time, row.held):
             return None
         session = _session(row)
         if window is not None:
@@ -183,7 +182,7 @@ class DatabaseSessionService(BaseSessionService):
             statement, params["since"] = statements.GET_SINCE, after_revision
         async with db.autocommit() as connection:
             row = (await connection.execute(statement, params)).first()
-        if row is None or not self._expiry.alive(row.update_time):
+        if row is None or not self._expiry.alive(row.update_time, row.held):
             return None
         session = _session(row)
         session.events = _decode(session_id, row.payloads)
@@ -192,6 +191,7 @@ class DatabaseSessionService(BaseSessionService):
 
     async def _list_sessions(self, query: ListQuery) -> list[Session]:
         params: dict[str, Any] = {"app": query.app_name, "user": query.user_id, "limit": -1}
+        params["fresh"] = self._expiry.fresh_after()
         if query.after is not None:
             params["after_time"] = datetime.fromtimestamp(query.after.update_time, timezone.utc)
             params["after_user"] = query.after.user_id
@@ -204,11 +204,7 @@ class DatabaseSessionService(BaseSessionService):
         db = await self._open()
         async with db.autocommit() as connection:
             rows = (await connection.execute(statement, params)).all()
-        # Newest first: the expired sessions (if any) are the tail.
-        return [_session(row) for row in itertools.takewhile(self._alive, rows)]
-
-    def _alive(self, row: Row[Any]) -> bool:
-        return self._expiry.alive(row.update_time)
+        return [_session(row) for row in rows]  # the statement leaves out expired sessions
 
     async def _get_user_state(self, app_name: str, user_id: str) -> dict[str, Any]:
         db = await self._open()

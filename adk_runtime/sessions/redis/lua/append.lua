@@ -84,7 +84,9 @@ redis.call('ZADD', user_index_key, now, session_id)
 redis.call('ZADD', app_index_key, now, app_member)
 
 if ttl_ms > 0 then
+  -- a TTL after this write, and never before the lease of the claim holding it ends
   local deadline = tonumber(time[1]) * 1000 + math.floor(tonumber(time[2]) / 1000) + ttl_ms
+  deadline = math.max(deadline, tonumber(meta[5] or '0'))
   for _, key in ipairs({meta_key, state_key, events_key, event_ids_key, event_times_key}) do
     redis.call('PEXPIREAT', key, deadline)
   end

@@ -12,24 +12,42 @@
 --                when the previous claim ran out unreleased (then its 'inv' stays)
 -- op 'extend':  {'ok', token} | {'lost'} | {'missing'}   (records mark when given)
 -- op 'release': {'ok', token}; op 'finish': the same, and the open invocation is cleared
--- Writing these fields keeps the keys' idle expiry (HSET keeps a key's TTL).
+-- Idle expiry (ttl_ms > 0): a held session is never idle. Taking or renewing the claim makes
+-- the session's own keys live at least until its lease ends (or a TTL after its last write,
+-- if later); a release sets them back to a TTL after the last write, as if no turn had held
+-- it (a past deadline deletes them). HSET keeps a key's TTL.
 
 local meta_key = KEYS[1]
 local open_index_key = KEYS[2]
+local state_key = KEYS[3]
+local events_key = KEYS[4]
+local event_ids_key = KEYS[5]
+local event_times_key = KEYS[6]
+local own_keys = {meta_key, state_key, events_key, event_ids_key, event_times_key}
 
 local op = ARGV[1]
 local token = ARGV[2]
 local lease_ms = tonumber(ARGV[3])
 local mark = ARGV[4]
 local member = ARGV[5]
+local ttl_ms = tonumber(ARGV[6])
 
-local meta = redis.call('HMGET', meta_key, 'rev', 'ctok', 'cuntil', 'inv')
+local meta = redis.call('HMGET', meta_key, 'rev', 'ctok', 'cuntil', 'inv', 'mtime')
 if not meta[1] then
   return {'missing'}
 end
 local time = redis.call('TIME')
 local now_ms = tonumber(time[1]) * 1000 + math.floor(tonumber(time[2]) / 1000)
 local current = meta[2] or '0'
+local idle_deadline = math.floor(tonumber(meta[5] or '0') * 1000) + ttl_ms
+
+local function expire_at(deadline)
+  if ttl_ms > 0 then
+    for _, key in ipairs(own_keys) do
+      redis.call('PEXPIREAT', key, deadline)
+    end
+  end
+end
 
 local function set_open()
   redis.call('HSET', meta_key, 'inv', mark, 'invat', tostring(now_ms))
@@ -46,6 +64,7 @@ if op == 'acquire' then
     took_over = '1'
   end
   redis.call('HSET', meta_key, 'ctok', token, 'cuntil', tostring(now_ms + lease_ms))
+  expire_at(math.max(idle_deadline, now_ms + lease_ms))
   local open = meta[4] or ''
   if mark ~= '' and not (took_over == '1' and open ~= '') then
     set_open()
@@ -64,11 +83,13 @@ if op == 'extend' then
   if mark ~= '' then
     set_open()
   end
+  expire_at(math.max(idle_deadline, now_ms + lease_ms))
 else
   redis.call('HSET', meta_key, 'cuntil', '0')
   if op == 'finish' then
     redis.call('HDEL', meta_key, 'inv', 'invat')
     redis.call('ZREM', open_index_key, member)
   end
+  expire_at(idle_deadline)
 end
 return {'ok', token}
