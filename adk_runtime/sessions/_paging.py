@@ -22,6 +22,7 @@ __all__ = ["MAX_PAGE_SIZE", "ListCursor", "ListQuery", "validate_page_size"]
 
 MAX_PAGE_SIZE = 1000
 _BAD_TOKEN = "page_token is not a token this service issued."
+_LATEST = 253_402_300_799.0  # the last second of year 9999: the latest time a store can keep
 
 
 @dataclasses.dataclass(frozen=True, order=True)
@@ -60,7 +61,7 @@ class ListCursor:
             raise InputValidationError(_BAD_TOKEN) from None
         if isinstance(update_time, bool) or not isinstance(update_time, (int, float)):
             raise InputValidationError(_BAD_TOKEN)
-        if not math.isfinite(update_time):
+        if not (math.isfinite(update_time) and 0 <= update_time <= _LATEST):
             raise InputValidationError(_BAD_TOKEN)
         if not isinstance(user_id, str) or not isinstance(session_id, str):
             raise InputValidationError(_BAD_TOKEN)

@@ -51,8 +51,11 @@ __all__ = [
 
 
 MAX_REVISION = 2**31 - 1
-"""Largest revision (and claim token) every store holds: PostgreSQL's ``integer`` column.
+"""Largest revision every store holds: PostgreSQL's ``integer`` column.
 Storage is never beyond it, so a caller's revision above it (or below 0) is stale."""
+
+MAX_CLAIM_TOKEN = 2**63 - 1
+"""Largest claim (fencing) token a store holds: tokens are 63 random bits (``claims``)."""
 
 
 @dataclasses.dataclass(frozen=True)
@@ -182,7 +185,7 @@ def _check_position(session: Session) -> None:
     if not 0 <= revision <= MAX_REVISION:
         raise StaleSessionError()
     fence: Any = session._fence
-    if fence is not None and not (_is_int(fence) and 0 <= fence <= MAX_REVISION):
+    if fence is not None and not (_is_int(fence) and 0 <= fence <= MAX_CLAIM_TOKEN):
         raise ClaimLostError(session.id)
 
 

@@ -5,10 +5,7 @@ from __future__ import annotations
 import re
 from typing import Any
 
-from adk_runtime.errors import ConfigurationError, InputValidationError
-
-MAX_TTL_SECONDS = 100 * 365 * 86_400.0
-"""Longest idle TTL a session store takes (about 100 years): every store can date it."""
+from adk_runtime.errors import InputValidationError
 
 MAX_ID_LENGTH = 128
 """Longest accepted app name, user id, session id or event id (characters)."""
@@ -56,21 +53,3 @@ def validate_optional_text(value: Any, what: str) -> None:
         raise InputValidationError(f"{what} must be a string, not {type(value).__name__}.")
     if value:
         validate_id(value, what)
-
-
-def check_ttl_seconds(ttl_seconds: Any) -> float | None:
-    """``ttl_seconds`` as a float, or None (no TTL); else :class:`ConfigurationError`.
-
-    Compared before any conversion, so an integer beyond every float is refused, not an
-    ``OverflowError``.
-    """
-    if ttl_seconds is None:
-        return None
-    if isinstance(ttl_seconds, bool) or not isinstance(ttl_seconds, (int, float)):
-        raise ConfigurationError("ttl_seconds must be a number of seconds or None.")
-    if not 0.001 <= ttl_seconds <= MAX_TTL_SECONDS:  # NaN fails this too
-        raise ConfigurationError(
-            f"ttl_seconds must be from 0.001 to {MAX_TTL_SECONDS:.0f} seconds (about 100 "
-            "years), or None."
-        )
-    return float(ttl_seconds)

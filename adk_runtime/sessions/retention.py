@@ -19,14 +19,18 @@ import re
 from datetime import timedelta
 from typing import TYPE_CHECKING
 
-from adk_runtime.errors import InputValidationError
+from adk_runtime.errors import ConfigurationError, InputValidationError
 
 if TYPE_CHECKING:
     from adk_runtime.sessions.base import BaseSessionService
 
-__all__ = ["IdleSession", "PruneResult", "parse_idle_time"]
+__all__ = ["MAX_TTL_SECONDS", "IdleSession", "PruneResult", "check_ttl_seconds", "parse_idle_time"]
 
 MAX_BATCH = 10_000
+
+MAX_TTL_SECONDS = 100 * 365 * 86_400.0
+"""The longest idle TTL a store applies (a century): a longer one means the same, and keeps
+every time computed from it (a freshness bound, a key's deadline) in range."""
 
 
 @dataclasses.dataclass(frozen=True)
@@ -76,6 +80,8 @@ async def prune(
     dry_run: bool,
 ) -> PruneResult:
     """Walk the idle sessions a batch at a time; delete each one still idle (not ``dry_run``)."""
+    if before <= 0:  # idle longer than since 1970: no session was written that long ago
+        return PruneResult([], dry_run)
     cache = None if dry_run else service._session_cache
     pruned: list[IdleSession] = []
     after: IdleSession | None = None
@@ -121,6 +127,27 @@ def check_idle_seconds(idle: float | timedelta) -> float:
     if not (math.isfinite(seconds) and seconds > 0):
         raise InputValidationError("idle_longer_than must be a positive time.")
     return float(seconds)
+
+
+def check_ttl_seconds(ttl_seconds: object) -> float | None:
+    """A session service's ``ttl_seconds``, checked: None, or seconds capped at a century.
+
+    Raises:
+        ConfigurationError: Not None and not a finite number of seconds of at least 0.001.
+    """
+    if ttl_seconds is None:
+        return None
+    if isinstance(ttl_seconds, bool) or not isinstance(ttl_seconds, (int, float)):
+        raise ConfigurationError("ttl_seconds must be a number of seconds or None.")
+    # Compared before any conversion: an integer beyond every float is capped, not an
+    # OverflowError.
+    if isinstance(ttl_seconds, float) and not math.isfinite(ttl_seconds):
+        raise ConfigurationError("ttl_seconds must be positive and finite (at least 0.001).")
+    if ttl_seconds < 0.001:
+        raise ConfigurationError("ttl_seconds must be positive and finite (at least 0.001).")
+    if ttl_seconds >= MAX_TTL_SECONDS:
+        return MAX_TTL_SECONDS
+    return float(ttl_seconds)
 
 
 def check_batch_size(batch_size: int) -> int:

@@ -144,3 +144,16 @@ def test_prune_refuses_a_malformed_duration_in_one_line(tmp_path: Path) -> None:
     assert "Traceback" not in result.stderr
     left = run_cli("sessions", "list", "--url", url, "--app", APP, "--json")
     assert [s["id"] for s in json.loads(left.stdout)["sessions"]] == ids
+
+
+@pytest.mark.parametrize("idle", ["99999999w", "1" + "0" * 15])
+def test_prune_with_an_astronomical_idle_time_finds_nothing(tmp_path: Path, idle: str) -> None:
+    # Issue 48 defect 9: a traceback ("year ... out of range") on SQL.
+    url, ids = _store(tmp_path, 1)
+    result = CliRunner().invoke(
+        main, ["sessions", "prune", "--url", url, "--app", APP, "--idle-longer-than", idle, "--yes"]
+    )
+    assert result.exit_code == 0, result.output
+    assert "deleted 0 session(s)" in result.output
+    left = run_cli("sessions", "list", "--url", url, "--app", APP, "--json")
+    assert [s["id"] for s in json.loads(left.stdout)["sessions"]] == ids

@@ -125,6 +125,8 @@ async def test_a_session_a_turn_holds_is_kept(session_service: BaseSessionServic
         ({"idle_longer_than": 0}, "positive"),
         ({"idle_longer_than": -5}, "positive"),
         ({"idle_longer_than": float("inf")}, "positive"),
+        ({"idle_longer_than": float("nan")}, "positive"),
+        ({"idle_longer_than": timedelta.min}, "positive"),
         ({"idle_longer_than": "30d"}, "seconds or a timedelta"),
         ({"idle_longer_than": 60, "batch_size": 0}, "batch_size"),
         ({"idle_longer_than": 60, "user_id": "bad\x00id"}, "user_id"),
@@ -155,3 +157,18 @@ async def test_a_session_written_after_it_was_found_idle_is_kept(
     }
     assert deleted == {"back": False, "gone": True}
     assert await _ids(session_service, app) == {("u", "back")}
+
+
+@pytest.mark.parametrize("idle", [1e12, 1e300, timedelta.max, timedelta(days=999_999_999)], ids=str)
+async def test_an_idle_time_longer_than_any_session_has_lived_prunes_nothing(
+    session_service: BaseSessionService, idle: float | timedelta
+) -> None:
+    # Issue 48 defect 9: SQL raised "year ... out of range" instead of finding nothing.
+    app = _app()
+    await _make(session_service, app, "u", "s")
+    for dry_run in (True, False):
+        result = await session_service.prune_sessions(
+            app_name=app, idle_longer_than=idle, dry_run=dry_run
+        )
+        assert result.sessions == []
+    assert await _ids(session_service, app) == {("u", "s")}

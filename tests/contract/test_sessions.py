@@ -598,7 +598,18 @@ async def test_list_rejects_bad_page_size(
         await session_service.list_sessions(app_name=APP, page_size=page_size)
 
 
-@pytest.mark.parametrize("token", ["garbage!", "bm90IGEgbGlzdA", "W10"])
+# the last three: well-formed, with update times no session can have (1e300, -1e300, NaN)
+@pytest.mark.parametrize(
+    "token",
+    [
+        "garbage!",
+        "bm90IGEgbGlzdA",
+        "W10",
+        "WzFlKzMwMCwidSIsInMiXQ",
+        "Wy0xZSszMDAsInUiLCJzIl0",
+        "W05hTiwidSIsInMiXQ",
+    ],
+)
 async def test_list_rejects_foreign_page_tokens(
     session_service: BaseSessionService, token: str
 ) -> None:

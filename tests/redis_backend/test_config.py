@@ -59,10 +59,23 @@ def test_a_bad_ttl_in_the_url_is_refused() -> None:
         RedisSessionService.from_url(f"{REDIS_URL}?ttl_seconds=soon")
 
 
-@pytest.mark.parametrize("ttl", [1e300, 10**400, float("nan")], ids=["1e300", "1e400", "nan"])
-def test_a_ttl_no_expiry_time_can_hold_is_refused(ttl: float) -> None:
+def test_a_ttl_that_is_not_a_number_of_seconds_is_refused() -> None:
     with pytest.raises(ConfigurationError, match="ttl_seconds"):
-        RedisSessionService(REDIS_URL, ttl_seconds=ttl)
+        RedisSessionService(REDIS_URL, ttl_seconds=float("nan"))
+
+
+@pytest.mark.parametrize("ttl", [1e300, 10**400], ids=["1e300", "1e400"])
+async def test_a_ttl_no_expiry_time_can_hold_is_capped_at_a_century(
+    prefix: str, ttl: float
+) -> None:
+    service = RedisSessionService(REDIS_URL, ttl_seconds=ttl, key_prefix=prefix)
+    try:
+        session = await service.create_session(app_name="a", user_id="u", session_id="s")
+        assert await service.get_session(app_name="a", user_id="u", session_id="s") is not None
+        assert session.id == "s"
+    finally:
+        await service.delete_session(app_name="a", user_id="u", session_id="s")
+        await service.close()
 
 
 async def test_close_leaves_a_borrowed_client_open(prefix: str) -> None:

@@ -9,6 +9,7 @@ import pytest
 from adk_runtime.errors import ConfigurationError, SessionNotFoundError
 from adk_runtime.events import Event, EventActions
 from adk_runtime.sessions import DatabaseSessionService, session_service_from_url
+from adk_runtime.sessions.retention import MAX_TTL_SECONDS
 
 TTL = 1.0
 
@@ -79,6 +80,11 @@ async def test_ttl_from_the_url(sql_url: str) -> None:
         session_service_from_url(f"{sql_url}{separator}ttl_seconds=soon")
     with pytest.raises(ConfigurationError, match="ttl_seconds"):
         DatabaseSessionService(sql_url, ttl_seconds=0)
-    for beyond in (1e12, 10**400, float("nan")):  # no date can be that far back
-        with pytest.raises(ConfigurationError, match="ttl_seconds"):
-            DatabaseSessionService(sql_url, ttl_seconds=beyond)
+    with pytest.raises(ConfigurationError, match="ttl_seconds"):
+        DatabaseSessionService(sql_url, ttl_seconds=float("nan"))
+    for beyond in (1e12, 10**400):  # no date is that far back: capped at a century
+        service = DatabaseSessionService(sql_url, ttl_seconds=beyond)
+        try:
+            assert service._expiry.ttl == MAX_TTL_SECONDS
+        finally:
+            await service.close()

@@ -89,7 +89,6 @@ from adk_runtime.errors import (
 )
 from adk_runtime.events import event_from_stored
 from adk_runtime.sessions._cache import SessionCache
-from adk_runtime.sessions._validation import check_ttl_seconds
 from adk_runtime.sessions.base import (
     AppendResult,
     BaseSessionService,
@@ -115,7 +114,7 @@ from adk_runtime.sessions.redis._keys import (
 )
 from adk_runtime.sessions.redis._scripts import Scripts
 from adk_runtime.sessions.redis._values import decode_mapping, decode_pairs, text
-from adk_runtime.sessions.retention import IdleSession
+from adk_runtime.sessions.retention import IdleSession, check_ttl_seconds
 from adk_runtime.sessions.session import Session
 from adk_runtime.sessions.state import merge_state
 
@@ -591,8 +590,8 @@ def _parse_number(name: str, text: str, parse: Callable[[str], Any]) -> Any:
 
 
 def _ttl_ms(ttl_seconds: float | None) -> int:
-    checked = check_ttl_seconds(ttl_seconds)
-    return 0 if checked is None else round(checked * 1000)
+    ttl = check_ttl_seconds(ttl_seconds)
+    return 0 if ttl is None else round(ttl * 1000)
 
 
 def _event_window(config: GetSessionConfig | None) -> tuple[int, str]:

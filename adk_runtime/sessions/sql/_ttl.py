@@ -28,8 +28,7 @@ from typing import TYPE_CHECKING, Any
 
 from sqlalchemy import ColumnElement, or_
 
-from adk_runtime.sessions._validation import check_ttl_seconds
-from adk_runtime.sessions.retention import prune
+from adk_runtime.sessions.retention import check_ttl_seconds, prune
 from adk_runtime.sessions.sql.tables import sessions
 from adk_runtime.sql.types import epoch_now
 
@@ -54,7 +53,7 @@ class Expiry:
     """The expiry rule of one service (inactive when ``ttl_seconds`` is None)."""
 
     def __init__(self, ttl_seconds: float | None) -> None:
-        """Check ``ttl_seconds`` (None, or a positive number of seconds)."""
+        """Check ``ttl_seconds`` (see :func:`.retention.check_ttl_seconds`)."""
         self.ttl = check_ttl_seconds(ttl_seconds)
         self._next_sweep: dict[str, float] = {}
         self._sweeps: set[asyncio.Task[object]] = set()
