@@ -93,8 +93,10 @@ class Probe:
     """The tool of every turn; see the module docstring."""
 
     def __init__(self) -> None:
-        self.inside: dict[Key, int] = {}
-        self.most_inside: dict[Key, int] = {}
+        # Keyed by incarnation too: a turn of a deleted session may still be running (it can
+        # no longer write) while a turn of the session created again under its id runs.
+        self.inside: dict[tuple[str, str, str], int] = {}
+        self.most_inside: dict[tuple[str, str, str], int] = {}
         self.gates: dict[str, asyncio.Event] = {}
         self.entered: dict[str, asyncio.Event] = {}
 
@@ -104,7 +106,7 @@ class Probe:
         return name
 
     async def work(self, ctx: ToolContext, order: Order) -> dict[str, Any]:
-        key = (ctx.user_id, ctx.session.id)
+        key = (ctx.user_id, ctx.session.id, str(ctx.session._incarnation))
         self.inside[key] = self.inside.get(key, 0) + 1
         self.most_inside[key] = max(self.most_inside.get(key, 0), self.inside[key])
         try:
@@ -255,7 +257,7 @@ async def export_session(service: BaseSessionService, app: str, key: Key) -> lis
 
 def decode_export(lines: list[str]) -> int:
     """Check that every line of an export reads back; return the number of events."""
-    transfer.read_header_and_footer(lines[0], lines[-1])
+    transfer.check_file(enumerate(lines, start=1))
     events = 0
     for line in lines:
         obj = json.loads(line)
@@ -269,6 +271,4 @@ def decode_export(lines: list[str]) -> int:
 async def import_lines(service: BaseSessionService, lines: list[str]) -> None:
     """Import an export file's lines, as ``adk-runtime sessions import`` does."""
     counts = transfer.ImportCounts()
-    transfer.read_header_and_footer(lines[0], lines[-1])
-    for number, line in enumerate(lines[1:-1], start=2):
-        await transfer.import_line(service, line, number, counts)
+    await transfer.import_lines(service, lambda: enumerate(lines, start=1), counts)
