@@ -19,9 +19,8 @@ import asyncio
 import contextlib
 import importlib
 import json
-import sqlite3
-from collections.abc import AsyncIterator
-from typing import Any
+from collections.abc import AsyncIterator, Callable
+from typing import Any, TypeVar
 
 from sqlalchemy import event
 from sqlalchemy.engine import Connection
@@ -31,15 +30,20 @@ from sqlalchemy.pool import QueuePool, StaticPool
 from adk_runtime._slots import Slots
 from adk_runtime.errors import BackendUnavailableError, DatabaseUrlError, redact_url
 from adk_runtime.sql._logs import hide_values_in_driver_logs
+from adk_runtime.sql._sqlite_settings import BUSY_TIMEOUT_MS, apply_settings
+from adk_runtime.sql._sqlite_writer import (
+    DbapiConnection,
+    SqliteRunner,
+    SqliteWriter,
+    connect_args,
+)
 from adk_runtime.sql.errors import is_driver_disconnect, translate_errors
 from adk_runtime.sql.pool import POOL_DEFAULTS, split_pool_options
-from adk_runtime.sql.types import SQLITE_JSON_MERGE, sqlite_json_merge
 from adk_runtime.sql.url import is_sqlite, normalize_url, sqlite_is_memory
 
 __all__ = ["BUSY_TIMEOUT_MS", "Database", "configure_engine", "create_engine"]
 
-BUSY_TIMEOUT_MS = 30_000
-"""How long a SQLite writer waits for another process's write transaction (milliseconds)."""
+_T = TypeVar("_T")
 
 _BEGIN_OPTION = "adk_sqlite_begin"
 _CONFIGURED = "adk_runtime_configured"
@@ -104,45 +108,7 @@ def configure_engine(engine: AsyncEngine) -> AsyncEngine:
 
 
 def _sqlite_connect(dbapi_connection: Any, _record: Any) -> None:
-    # Let us emit BEGIN ourselves (the sqlite3 module's implicit BEGIN is DEFERRED).
-    dbapi_connection.isolation_level = None
-    cursor = dbapi_connection.cursor()
-    try:
-        # The busy timeout first: switching to WAL needs the file's lock, which another
-        # connection (or process) may hold for a moment; without it the switch fails at once.
-        cursor.execute(f"PRAGMA busy_timeout={BUSY_TIMEOUT_MS}")
-        _switch_to_wal(cursor)
-        cursor.execute("PRAGMA synchronous=NORMAL")
-        cursor.execute("PRAGMA foreign_keys=ON")
-    finally:
-        cursor.close()
-    dbapi_connection.create_function(SQLITE_JSON_MERGE, 2, sqlite_json_merge, deterministic=True)
-
-
-def _switch_to_wal(cursor: Any) -> None:
-    """Put the file in WAL mode, waiting for a writer that holds a new file's lock.
-
-    While a file is still in rollback mode, SQLite refuses the switch with "database is
-    locked" at once, without calling the busy handler, when another connection is writing
-    to it (seen with 6 threads opening one new file: about 1 open in 2,000 failed). Then a
-    ``BEGIN IMMEDIATE`` / ``ROLLBACK`` waits for that writer the way SQLite waits for any lock
-    (the busy handler, up to the busy timeout, on the driver's thread: the event loop is not
-    blocked), and the switch is tried again. The mode is stored in the file, so once any
-    connection has converted it the switch is a no-op.
-    """
-    for _ in range(_WAL_ATTEMPTS - 1):
-        try:
-            cursor.execute("PRAGMA journal_mode=WAL")
-            return
-        except sqlite3.OperationalError as error:
-            if "database is locked" not in str(error):
-                raise
-        cursor.execute("BEGIN IMMEDIATE")
-        cursor.execute("ROLLBACK")
-    cursor.execute("PRAGMA journal_mode=WAL")
-
-
-_WAL_ATTEMPTS = 10
+    apply_settings(dbapi_connection)
 
 
 def _sqlite_begin(connection: Connection) -> None:
@@ -188,9 +154,10 @@ class Database:
         # Across processes BEGIN IMMEDIATE still serializes them.
         self._serialize_writers = self.dialect == "sqlite" and not shared
         self._write_lock = asyncio.Lock()
-        # The connection writers of this process use, in turn (SQLite files): held, not
-        # checked out of the pool per append (that costs about 0.3 ms on SQLite).
-        self._writer: tuple[AsyncConnection, Any, asyncio.AbstractEventLoop] | None = None
+        # The connection writers of this process use, in turn (SQLite files): our own, on a
+        # thread of its own, opened on first use (see :meth:`sqlite_writer`).
+        self._writer: SqliteWriter | None = None
+        self._writer_args = connect_args(engine) if self._serialize_writers else None
         self._loop: asyncio.AbstractEventLoop | None = None
         self._limit = _pool_limit(engine)
         self._slots: Slots | None = None
@@ -275,26 +242,14 @@ class Database:
                     yield connection
 
     @contextlib.asynccontextmanager
-    async def driver_connection(self, *, write: bool = False) -> AsyncIterator[Any]:
-        """A pooled connection's driver object (aiosqlite / asyncpg) in autocommit mode.
+    async def driver_connection(self) -> AsyncIterator[Any]:
+        """A pooled connection's driver object (asyncpg / aiosqlite) in autocommit mode.
 
-        For hand-written hot paths: the caller ends any transaction it starts. Driver
-        errors are translated; a connection the driver reports broken is discarded. With
-        ``write=True`` the connection is held during this process's turn to write.
+        For hand-written hot paths: reads, and single-statement writes on PostgreSQL (a
+        SQLite write goes through :meth:`sqlite_writer`). Driver errors are translated; a
+        connection the driver reports broken is discarded.
         """
-        if write and self._serialize_writers:
-            async with self.exclusive(), self._write_lock:
-                with translate_errors(self.url):
-                    held = await self._held_writer()
-                    try:
-                        yield held
-                    except BaseException as error:
-                        if is_driver_disconnect(error):
-                            await self._release_writer(invalidate=True)
-                        raise
-            return
-        writer = self.writer() if write else contextlib.nullcontext()
-        async with self.exclusive(), writer, self._checkout_turn():
+        async with self.exclusive(), self._checkout_turn():
             with translate_errors(self.url):
                 async with self._autocommit_engine.connect() as connection:
                     fairy = await connection.get_raw_connection()
@@ -307,33 +262,60 @@ class Database:
                             await connection.invalidate()
                         raise
 
-    async def _held_writer(self) -> Any:
-        """The writers' connection (call with the write lock held), opened on first use."""
-        loop = asyncio.get_running_loop()
-        if self._writer is not None and self._writer[2] is not loop:
-            await self._release_writer()
-        if self._writer is None:
-            connection = await self._autocommit_engine.connect()
-            fairy = await connection.get_raw_connection()
-            self._writer = (connection, fairy.driver_connection, loop)
-        return self._writer[1]
+    @contextlib.asynccontextmanager
+    async def sqlite_writer(self) -> AsyncIterator[SqliteRunner]:
+        """This process's turn to write to a SQLite database, and what to write with.
 
-    async def _release_writer(self, *, invalidate: bool = False) -> None:
-        held, self._writer = self._writer, None
-        if held is None:
+        ``await runner.run(fn)`` runs ``fn(connection)`` (a DB-API connection) as one call:
+        on a file, on the writers' own ``sqlite3`` connection and thread
+        (:class:`~adk_runtime.sql._sqlite_writer.SqliteWriter`: one hop, a transaction ``fn``
+        leaves open is rolled back, a broken connection is replaced, any event loop may use
+        it); on ``:memory:``, on the one shared connection. ``fn`` begins and ends its own
+        transaction (``BEGIN IMMEDIATE``). Driver errors are translated.
+        """
+        if self.dialect != "sqlite":
+            raise TypeError("sqlite_writer() is for SQLite databases")
+        if not self._serialize_writers:  # :memory:, one shared connection
+            async with self.autocommit() as connection:
+                yield _SharedConnection(connection)
             return
-        with contextlib.suppress(Exception):  # a broken or foreign-loop connection: dropped
-            if invalidate:
-                await held[0].invalidate()
-            await held[0].close()
+        async with self.exclusive(), self._write_lock:
+            with translate_errors(self.url):
+                if self._writer is None:
+                    assert self._writer_args is not None  # set for every SQLite file
+                    self._writer = SqliteWriter(*self._writer_args)
+                yield self._writer
 
     async def dispose(self) -> None:
         """Dispose the engine if this object created it (and return the writers' connection).
 
-        Connections opened on another (possibly closed) event loop are dropped, not closed:
-        closing them would need their own loop.
+        Pooled connections opened on another (possibly closed) event loop are dropped, not
+        closed: closing them would need their own loop. The SQLite writer's connection is
+        closed on its own thread. The database may be used again afterwards.
         """
         self._follow_loop()
-        await self._release_writer()
+        writer, self._writer = self._writer, None
+        if writer is not None:
+            await writer.close()
         if self.owns_engine:
             await self.engine.dispose()
+
+
+class _SharedConnection:
+    """The shared connection of an in-memory SQLite database, as a :class:`SqliteRunner`.
+
+    ``fn`` gets SQLAlchemy's DB-API adapter of the aiosqlite connection (through public API:
+    ``run_sync``, ``Connection.connection.dbapi_connection``); each of its statements is a
+    hop to aiosqlite's thread (an in-memory database is for tests and prototypes).
+    """
+
+    def __init__(self, connection: AsyncConnection) -> None:
+        self._connection = connection
+
+    async def run(self, fn: Callable[[DbapiConnection], _T]) -> _T:
+        def call(sync: Connection) -> _T:
+            dbapi = sync.connection.dbapi_connection
+            assert dbapi is not None  # a checked-out connection has one
+            return fn(dbapi)
+
+        return await self._connection.run_sync(call)

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import asyncio
 import sqlite3
+import threading
 from collections.abc import AsyncIterator
 from pathlib import Path
 from typing import Any
@@ -65,6 +66,27 @@ async def test_concurrent_appends_share_transactions_and_all_commit(
         assert stored.revision == 10
         assert [e.id for e in stored.events] == [e.id for e in sessions[k].events]
         assert stored.state["i"] == 9
+
+
+async def test_each_batch_is_one_call_on_the_writers_own_thread(
+    service: DatabaseSessionService, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    # Our own connection on our own thread (public API only), not a driver's internals.
+    threads: list[str] = []
+    real = _group_commit.run_batch
+
+    def recording(cursor: Any, apply: Any, batch: list[Any]) -> Any:
+        threads.append(threading.current_thread().name)
+        return real(cursor, apply, batch)
+
+    monkeypatch.setattr(_group_commit, "run_batch", recording)
+    sessions = [
+        await service.create_session(app_name="app", user_id="u", session_id=f"s{k}")
+        for k in range(8)
+    ]
+    await asyncio.gather(*(service.append_event(s, _event({"k": 1})) for s in sessions))
+    assert threads
+    assert set(threads) == {"adk-sqlite-writer"}
 
 
 async def test_each_append_of_a_batch_keeps_its_own_outcome(

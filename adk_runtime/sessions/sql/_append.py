@@ -14,18 +14,16 @@ pool (SQLAlchemy's per-execution overhead is larger than the statements themselv
 
 - PostgreSQL: one statement (data-modifying CTEs) in autocommit mode, one round trip.
 - SQLite: the whole ``BEGIN IMMEDIATE`` … ``COMMIT`` transaction runs as one call on the
-  aiosqlite worker thread (writers serialize across processes on the file lock), shared by
-  the appends waiting at that moment (group commit, :mod:`._group_commit`). That uses
-  two aiosqlite internals (``_execute``, ``_conn``) on purpose: through the public API the same
-  transaction is five awaits, each a hop to the worker thread and back. Measured on
-  2026-11-22 (2 vCPUs, WAL, a two-statement transaction): 0.12-0.13 ms per append as one call
-  against 0.41-0.44 ms through the public API, i.e. about 0.3 ms of a 0.7 ms append.
+  thread of this process's SQLite writer (:mod:`adk_runtime.sql._sqlite_writer`: our own
+  ``sqlite3`` connection on a thread of its own, public APIs only; writers serialize across
+  processes on the file lock), shared by the appends waiting at that moment (group commit,
+  :mod:`._group_commit`). Through aiosqlite's public API the same transaction is four or five
+  awaits, each a hop to its thread and back.
 """
 
 from __future__ import annotations
 
 import json
-import sqlite3
 from collections.abc import Callable, Mapping
 from datetime import datetime, timezone
 from typing import Any
@@ -167,18 +165,20 @@ def _sqlite_time(moment: datetime) -> str:
     return moment.astimezone(timezone.utc).strftime(_SQLITE_FORMAT)
 
 
-def _sqlite_apply(connection: sqlite3.Connection, params: dict[str, Any]) -> tuple[Any, ...]:
-    """Run on the aiosqlite thread, inside the batch's transaction: one append's statements."""
+def _sqlite_apply(cursor: group_commit.Cursor, params: dict[str, Any]) -> tuple[Any, ...]:
+    """Run on the writer's thread, inside the batch's transaction: one append's statements."""
     cas = _SQLITE_CAS_STATE if params["sdelta"] is not None else _SQLITE_CAS_PLAIN
-    row = connection.execute(cas, params).fetchone()
+    cursor.execute(cas, params)
+    row = cursor.fetchone()
     if row is None:  # the compare-and-set wrote nothing: say why
-        return ("explain", connection.execute(_SQLITE_EXPLAIN, params).fetchone())
+        cursor.execute(_SQLITE_EXPLAIN, params)
+        return ("explain", cursor.fetchone())
     params["seq"] = row[0]
-    connection.execute(_SQLITE_EVENT, params)
+    cursor.execute(_SQLITE_EVENT, params)
     if params["adelta"] is not None:
-        connection.execute(_SQLITE_APP, params)
+        cursor.execute(_SQLITE_APP, params)
     if params["udelta"] is not None:
-        connection.execute(_SQLITE_USER, params)
+        cursor.execute(_SQLITE_USER, params)
     return ("stored", row)
 
 

@@ -59,7 +59,7 @@ async def _create_postgresql(
         "adelta": _json(prepared.app_state) if prepared.app_state else None,
         "udelta": _json(prepared.user_state) if prepared.user_state else None,
     }
-    async with db.driver_connection(write=True) as connection:
+    async with db.driver_connection() as connection:
         row = await connection.fetchrow(_PG_CREATE.sql, *_PG_CREATE.args(params))
     if row is None:
         return None

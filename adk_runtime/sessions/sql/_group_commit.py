@@ -1,10 +1,11 @@
 """Group commit for SQLite: appends that arrive together share one write transaction.
 
 SQLite has one writer per file. When many conversations append at once, each append used to
-take its own turn: a hop to aiosqlite's worker thread, ``BEGIN IMMEDIATE``, the statements,
+take its own turn: a hop to the writer's thread, ``BEGIN IMMEDIATE``, the statements,
 ``COMMIT`` (a WAL write of every page it touched) and a hop back. Here the appends that are
-waiting when the writer becomes free go to the worker thread together and commit in **one**
-transaction, each inside its own ``SAVEPOINT``:
+waiting when the writer becomes free go to the writer's thread together (one
+:meth:`SqliteWriter.run <adk_runtime.sql._sqlite_writer.SqliteWriter.run>` call) and commit in
+**one** transaction, each inside its own ``SAVEPOINT``:
 
 - every append keeps its own outcome: a stale writer, a missing session, an already-stored
   event id, or any error one append raises (a driver error on its row, a value the driver
@@ -25,64 +26,99 @@ Batches are capped (:data:`MAX_BATCH`) so one transaction never holds the file l
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import sqlite3
 import weakref
 from collections.abc import Callable
-from typing import Any
+from typing import Any, Protocol
 
+from adk_runtime.sql._sqlite_writer import DbapiConnection
 from adk_runtime.sql.engine import Database
 
-__all__ = ["MAX_BATCH", "submit"]
+__all__ = ["MAX_BATCH", "Cursor", "run_batch", "submit"]
+
+
+class Cursor(Protocol):
+    """A DB-API cursor of a SQLite connection (``sqlite3``'s, or SQLAlchemy's adapter)."""
+
+    def execute(self, sql: str, parameters: Any = ..., /) -> Any:
+        """Run one statement."""
+        ...
+
+    def fetchone(self) -> Any:
+        """The next row of the last statement, or None."""
+        ...
+
 
 MAX_BATCH = 128
 """The most appends one transaction carries."""
 
-Apply = Callable[[sqlite3.Connection, dict[str, Any]], tuple[Any, ...]]
+Apply = Callable[[Cursor, dict[str, Any]], tuple[Any, ...]]
 """Runs one append's statements inside an open transaction; returns its outcome."""
 
 _SAVEPOINT = "adk_append"
 
 
 def run_batch(
-    connection: sqlite3.Connection, apply: Apply, batch: list[dict[str, Any]]
+    cursor: Cursor, apply: Apply, batch: list[dict[str, Any]]
 ) -> list[tuple[Any, ...] | BaseException]:
-    """Run on the aiosqlite thread: the whole batch in one ``BEGIN IMMEDIATE`` transaction.
+    """Run on the writer's thread: the whole batch in one ``BEGIN IMMEDIATE`` transaction.
 
     Returns one outcome per append: what ``apply`` returned, or the exception that append
-    raised (its savepoint rolled back). Raises when the transaction itself fails.
+    raised (its savepoint rolled back). Raises when the transaction itself fails (and then
+    leaves none open).
     """
-    connection.execute("BEGIN IMMEDIATE")
+    cursor.execute("BEGIN IMMEDIATE")
     try:
         if len(batch) == 1:  # alone: no savepoint needed
-            outcomes: list[tuple[Any, ...] | BaseException] = [apply(connection, batch[0])]
+            outcomes: list[tuple[Any, ...] | BaseException] = [apply(cursor, batch[0])]
         else:
-            outcomes = [_in_savepoint(connection, apply, params) for params in batch]
-        connection.execute("COMMIT")
+            outcomes = [_in_savepoint(cursor, apply, params) for params in batch]
+        cursor.execute("COMMIT")
     except BaseException:
-        if connection.in_transaction:
-            connection.execute("ROLLBACK")
+        with contextlib.suppress(sqlite3.Error):  # SQLite may have rolled it back already
+            cursor.execute("ROLLBACK")
         raise
     return outcomes
 
 
 def _in_savepoint(
-    connection: sqlite3.Connection, apply: Apply, params: dict[str, Any]
+    cursor: Cursor, apply: Apply, params: dict[str, Any]
 ) -> tuple[Any, ...] | BaseException:
     """One append of a batch; its own error, of any type, rolls back its savepoint only.
 
     An error after which the transaction is gone (SQLite rolled it back: a full disk, an I/O
-    error) is re-raised: the batch then fails whole, with that error.
+    error; its savepoint is gone with it) is re-raised: the batch then fails whole, with that
+    error.
     """
-    connection.execute(f"SAVEPOINT {_SAVEPOINT}")
+    cursor.execute(f"SAVEPOINT {_SAVEPOINT}")
     try:
-        outcome: tuple[Any, ...] | BaseException = apply(connection, params)
+        outcome: tuple[Any, ...] | BaseException = apply(cursor, params)
     except Exception as error:
-        if not connection.in_transaction:
+        if not _rolled_back_to_savepoint(cursor):
             raise
-        connection.execute(f"ROLLBACK TO {_SAVEPOINT}")
         outcome = error
-    connection.execute(f"RELEASE {_SAVEPOINT}")
+    cursor.execute(f"RELEASE {_SAVEPOINT}")
     return outcome
+
+
+def _rolled_back_to_savepoint(cursor: Cursor) -> bool:
+    try:
+        cursor.execute(f"ROLLBACK TO {_SAVEPOINT}")
+    except sqlite3.Error:  # no such savepoint: the transaction is gone
+        return False
+    return True
+
+
+def _batch_on(
+    apply: Apply, batch: list[dict[str, Any]]
+) -> Callable[[DbapiConnection], list[tuple[Any, ...] | BaseException]]:
+    """The batch as one call on the writer's connection."""
+
+    def call(connection: DbapiConnection) -> list[tuple[Any, ...] | BaseException]:
+        return run_batch(connection.cursor(), apply, batch)
+
+    return call
 
 
 class _Queue:
@@ -116,18 +152,8 @@ class _Queue:
         return await asyncio.shield(future)
 
     async def _run(self, batch: list[dict[str, Any]]) -> list[tuple[Any, ...] | BaseException]:
-        async with self._db.driver_connection(write=True) as connection:
-            return await self._execute(connection, batch)
-
-    async def _execute(
-        self, connection: Any, batch: list[dict[str, Any]]
-    ) -> list[tuple[Any, ...] | BaseException]:
-        # aiosqlite runs calls on its own thread; `_execute` hands it one function and `_conn`
-        # is the sqlite3 connection, touched only on that thread (see the module docstring of
-        # _append for why these two internals are used).
-        return await connection._execute(  # type: ignore[no-any-return]
-            lambda: run_batch(connection._conn, self._apply, batch)
-        )
+        async with self._db.sqlite_writer() as writer:
+            return await writer.run(_batch_on(self._apply, batch))
 
     async def _drain(self) -> None:
         try:
@@ -140,10 +166,10 @@ class _Queue:
         # The batch is taken once the writer is ours: whoever arrived meanwhile joins it.
         batch: list[tuple[dict[str, Any], asyncio.Future[tuple[Any, ...]]]] = []
         try:
-            async with self._db.driver_connection(write=True) as connection:
+            async with self._db.sqlite_writer() as writer:
                 batch = self._waiting[:MAX_BATCH]
                 del self._waiting[:MAX_BATCH]
-                outcomes = await self._execute(connection, [item[0] for item in batch])
+                outcomes = await writer.run(_batch_on(self._apply, [item[0] for item in batch]))
         except Exception as error:  # the transaction failed: no append of it is stored
             for _, future in batch or self._take_all():
                 if not future.done():
