@@ -19,11 +19,12 @@ import asyncio
 import contextlib
 import importlib
 import json
+import weakref
 from collections.abc import AsyncIterator, Callable
 from typing import Any, TypeVar
 
 from sqlalchemy import event
-from sqlalchemy.engine import Connection
+from sqlalchemy.engine import Connection, Engine
 from sqlalchemy.ext.asyncio import AsyncConnection, AsyncEngine, create_async_engine
 from sqlalchemy.pool import QueuePool, StaticPool
 
@@ -80,6 +81,7 @@ def create_engine(url: str, **engine_kwargs: Any) -> AsyncEngine:
     options.update(engine_kwargs)
     engine = create_async_engine(normalized, **options)
     configure_engine(engine)
+    _record_pool_limit(engine, options)
     return engine
 
 
@@ -117,16 +119,27 @@ def _sqlite_begin(connection: Connection) -> None:
         connection.exec_driver_sql(f"BEGIN {mode}")
 
 
+_POOL_LIMITS: weakref.WeakKeyDictionary[Engine, tuple[int, float]] = weakref.WeakKeyDictionary()
+"""(connections at most, timeout) of each engine :func:`create_engine` built with a bounded
+pool, from the options it was given (SQLAlchemy has no public accessor for ``max_overflow``)."""
+
+
+def _record_pool_limit(engine: AsyncEngine, options: dict[str, Any]) -> None:
+    overflow = options.get("max_overflow")
+    if not isinstance(engine.sync_engine.pool, QueuePool) or overflow is None or overflow < 0:
+        return
+    size = int(options.get("pool_size", engine.sync_engine.pool.size()))
+    timeout = float(options.get("pool_timeout", engine.sync_engine.pool.timeout()))
+    _POOL_LIMITS[engine.sync_engine] = (size + int(overflow), timeout)
+
+
 def _pool_limit(engine: AsyncEngine) -> tuple[int, float] | None:
-    """(connections the pool hands out at most, its timeout), or None when unbounded."""
-    pool = engine.sync_engine.pool
-    if not isinstance(pool, QueuePool):
-        return None
-    # QueuePool has no public accessor for max_overflow (negative: no bound).
-    overflow = getattr(pool, "_max_overflow", -1)
-    if not isinstance(overflow, int) or overflow < 0:
-        return None
-    return pool.size() + overflow, float(pool.timeout())
+    """(connections the pool hands out at most, its timeout), or None when not known.
+
+    Known for the engines :func:`create_engine` built; an engine built elsewhere keeps its
+    pool's own wait (no arrival order, see :meth:`Database._checkout_turn`).
+    """
+    return _POOL_LIMITS.get(engine.sync_engine)
 
 
 class Database:
