@@ -78,6 +78,7 @@ class SqliteWriter:
         )
         self._calls: queue.SimpleQueue[_Call | None] = queue.SimpleQueue()
         self._thread: threading.Thread | None = None
+        self._starting = threading.Lock()  # two loops in two threads may call first at once
 
     async def run(self, fn: Callable[[sqlite3.Connection], _T]) -> _T:
         """Run ``fn(connection)`` on the writer's thread, in one hop; return its result.
@@ -92,7 +93,10 @@ class SqliteWriter:
         return await future
 
     async def close(self) -> None:
-        """Close the connection (after the calls already handed over) and end the thread."""
+        """Close the connection (after the calls already handed over) and end the thread.
+
+        A later :meth:`run` opens a new connection on a new thread.
+        """
         if self._thread is None:
             return
         await self.run(lambda _connection: self._state.discard())
@@ -101,6 +105,11 @@ class SqliteWriter:
         self._calls = queue.SimpleQueue()  # a later call starts a thread of its own
 
     def _start(self) -> None:
+        with self._starting:
+            if self._thread is None:
+                self._start_thread()
+
+    def _start_thread(self) -> None:
         # A daemon thread: a writer nobody closed never holds up the interpreter's exit (the
         # WAL keeps every committed transaction; one in progress is rolled back on the next
         # open). A writer that is garbage collected ends its thread.

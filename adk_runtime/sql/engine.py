@@ -169,8 +169,7 @@ class Database:
         self._write_lock = asyncio.Lock()
         # The connection writers of this process use, in turn (SQLite files): our own, on a
         # thread of its own, opened on first use (see :meth:`sqlite_writer`).
-        self._writer: SqliteWriter | None = None
-        self._writer_args = connect_args(engine) if self._serialize_writers else None
+        self._writer = SqliteWriter(*connect_args(engine)) if self._serialize_writers else None
         self._loop: asyncio.AbstractEventLoop | None = None
         self._limit = _pool_limit(engine)
         self._slots: Slots | None = None
@@ -292,11 +291,9 @@ class Database:
             async with self.autocommit() as connection:
                 yield _SharedConnection(connection)
             return
+        assert self._writer is not None  # every SQLite file has one
         async with self.exclusive(), self._write_lock:
             with translate_errors(self.url):
-                if self._writer is None:
-                    assert self._writer_args is not None  # set for every SQLite file
-                    self._writer = SqliteWriter(*self._writer_args)
                 yield self._writer
 
     async def dispose(self) -> None:
@@ -307,9 +304,8 @@ class Database:
         closed on its own thread. The database may be used again afterwards.
         """
         self._follow_loop()
-        writer, self._writer = self._writer, None
-        if writer is not None:
-            await writer.close()
+        if self._writer is not None:
+            await self._writer.close()
         if self.owns_engine:
             await self.engine.dispose()
 
