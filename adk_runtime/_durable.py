@@ -194,6 +194,8 @@ async def rewind(runner: Runner, user_id: str, session_id: str, invocation_id: s
         claim = await runner._claim(stack, user_id, session_id, None)
         session = await runner._load_session(user_id, session_id, None)
         session._fence = claim.token
-        event = await _rewind.rewind_event(session, invocation_id, runner.artifact_service)
+        event = await _rewind.rewind_event(
+            session, invocation_id, runner.artifact_service, runner.session_service
+        )
         await runner.session_service.append_event(session, event)
         claim.finish()

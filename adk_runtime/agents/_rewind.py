@@ -8,7 +8,10 @@
   and are not rewound, as in google-adk): every key whose value differs from its value before
   the invocation gets that value back; a key that did not exist then is set to ``None`` (a
   delta cannot remove a key). The value "before" is computed as for a fork
-  (:func:`adk_runtime.sessions.fork.session_state_at`);
+  (:func:`adk_runtime.sessions.fork.session_state_at`): the session's creation state folded
+  with every event before the invocation's first live event (earlier rewinds included, whose
+  deltas already reverted what they rewound), or the older rule when the creation state is
+  unknown;
 - **artifacts** (session-scoped; ``user:`` files are not rewound): each artifact reads as it
   did at the rewind point, found from the artifact store itself (so an upload that no event
   names counts too; :class:`adk_runtime.artifacts.history.HistoryPoint`): one whose current
@@ -31,7 +34,8 @@ from adk_runtime.errors import InvocationNotFoundError
 from adk_runtime.events import Event, EventActions
 from adk_runtime.events.rewind import live_events
 from adk_runtime.platform import uuid as platform_uuid
-from adk_runtime.sessions.fork import session_state_at
+from adk_runtime.sessions.base import BaseSessionService
+from adk_runtime.sessions.fork import creation_state, session_state_at
 from adk_runtime.sessions.session import Session
 from adk_runtime.sessions.state import State
 
@@ -44,8 +48,11 @@ async def rewind_event(
     session: Session,
     invocation_id: str,
     artifacts: BaseArtifactService | None,
+    sessions: BaseSessionService,
 ) -> Event:
     """The event that rewinds ``session`` to before ``invocation_id`` (module docstring).
+
+    ``sessions`` is the store ``session`` was read from (its creation state is read there).
 
     Raises:
         InvocationNotFoundError: No live event of the session belongs to the invocation.
@@ -57,7 +64,12 @@ async def rewind_event(
             f"Invocation ID not found: {invocation_id} (no live event of session "
             f"{session.id!r} belongs to it, or it was rewound already); nothing was written."
         )
-    before = session_state_at(session.state, live, start)
+    position = [e.id for e in session.events].index(live[start].id)
+    creation = await creation_state(sessions, session)
+    if creation is None:  # unknown: the older rule, over the live events
+        before = session_state_at(session.state, live, start)
+    else:
+        before = session_state_at(session.state, session.events, position, creation)
     delta: dict[str, Any] = {k: v for k, v in before.items() if session.state.get(k, _GONE) != v}
     for key in session.state:
         if not key.startswith(_SCOPED) and key not in before:
@@ -65,7 +77,6 @@ async def rewind_event(
     actions = EventActions(rewind_before_invocation_id=invocation_id, state_delta=delta)
     event = Event(invocation_id="e-" + platform_uuid.new_uuid(), author="user", actions=actions)
     if artifacts is not None:
-        position = [e.id for e in session.events].index(live[start].id)
         await _restore_artifacts(session, position, artifacts, actions)
     return event
 

@@ -190,30 +190,24 @@ class FileCheck:
             raise InputValidationError(f"Line {number}: field 'revision' must be a whole number.")
         if "last_update_time" in obj:
             _field(obj, "last_update_time", (int, float), number)
-        state = _state_of(obj, number)
-        for key in state:
-            if key.startswith(_SCOPED):
-                raise InputValidationError(
-                    f"Line {number}: field 'state' holds a key starting with "
-                    f"{key.split(':', 1)[0] + ':'!r}; a session line carries session-scoped state "
-                    "only (app and user state have their own lines)."
-                )
+        state = _session_state_of(obj, number, "state")
+        creation = None
+        if obj.get("creation_state") is not None:  # absent in older exports: unknown
+            creation = _session_state_of(obj, number, "creation_state")
         events = _events(obj, number)
         if revision != len(events):
             raise InputValidationError(
                 f"Line {number}: field 'revision' is {revision} but the session holds "
                 f"{len(events)} events; the export is damaged."
             )
-        try:
-            prepared = prepare_create(app_name, user_id, state, session_id)
-            codec.dumps(prepared.session_state)
-        except SerializationError as exc:
-            raise InputValidationError(
-                f"Line {number}: field 'state' cannot be stored ({exc.reason})."
-            ) from None
+        prepared = _prepared(app_name, user_id, session_id, state, number, "state")
+        if creation is not None:
+            creation = _prepared(
+                app_name, user_id, session_id, creation, number, "creation_state"
+            ).session_state
         self.counts["sessions"] += 1
         self.counts["events"] += len(events)
-        prepared = dataclasses.replace(prepared, events=tuple(events))
+        prepared = dataclasses.replace(prepared, events=tuple(events), creation_state=creation)
         return SessionRecord(number, app_name, user_id, prepared)
 
     def _state(self, obj: dict[str, Any], number: int, *, user: bool) -> StateRecord:
@@ -261,14 +255,41 @@ def _events(obj: dict[str, Any], number: int) -> list[PreparedEvent]:
     return events
 
 
-def _state_of(obj: dict[str, Any], number: int) -> dict[str, Any]:
-    state = _field(obj, "state", dict, number)
+def _state_of(obj: dict[str, Any], number: int, name: str = "state") -> dict[str, Any]:
+    state = _field(obj, name, dict, number)
     try:
         return codec.decode_state(state)
     except (ValueError, TypeError, RecursionError):
         raise InputValidationError(
-            f"Line {number}: field 'state' holds a value in no known encoding."
+            f"Line {number}: field {name!r} holds a value in no known encoding."
         ) from None
+
+
+def _session_state_of(obj: dict[str, Any], number: int, name: str) -> dict[str, Any]:
+    """Field ``name`` of a session line: a state of session-scoped keys only."""
+    state = _state_of(obj, number, name)
+    for key in state:
+        if key.startswith(_SCOPED):
+            raise InputValidationError(
+                f"Line {number}: field {name!r} holds a key starting with "
+                f"{key.split(':', 1)[0] + ':'!r}; a session line carries session-scoped state "
+                "only (app and user state have their own lines)."
+            )
+    return state
+
+
+def _prepared(
+    app_name: str, user_id: str, session_id: str, state: dict[str, Any], number: int, name: str
+) -> PreparedCreate:
+    """The session as created with ``state`` (field ``name``), checked storable."""
+    try:
+        prepared = prepare_create(app_name, user_id, state, session_id)
+        codec.dumps(prepared.session_state)
+    except SerializationError as exc:
+        raise InputValidationError(
+            f"Line {number}: field {name!r} cannot be stored ({exc.reason})."
+        ) from None
+    return prepared
 
 
 _EXPECTED = {dict: "an object", list: "an array", (int, float): "a number"}

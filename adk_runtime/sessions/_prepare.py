@@ -311,6 +311,11 @@ class PreparedCreate:
             see :mod:`adk_runtime.sessions._create_with_events`). Their state deltas are
             *not* applied: the three states above are already the result. Their ids are
             distinct.
+        creation_state: The session-scoped state the session counts as created with, values
+            encoded (kept with the session for fork and rewind, see
+            :func:`adk_runtime.sessions.fork.session_state_at`): ``session_state`` for a plain
+            create; an import's ``creation_state`` field. None: unknown (an import of an
+            older export), stored as such.
     """
 
     session_id: str
@@ -318,6 +323,7 @@ class PreparedCreate:
     app_state: dict[str, Any]
     user_state: dict[str, Any]
     events: tuple[PreparedEvent, ...] = ()
+    creation_state: dict[str, Any] | None = None
 
 
 def prepare_create(
@@ -333,11 +339,13 @@ def prepare_create(
     validate_session_key(app_name, user_id, session_id)
     _check_keys(state or {}, "state")
     session_state, app_state, user_state, _temp = split_state_delta(state or {})
+    encoded = encode_scope(session_state, "", "state")
     return PreparedCreate(
         session_id=session_id,
-        session_state=encode_scope(session_state, "", "state"),
+        session_state=encoded,
         app_state=encode_scope(app_state, "app:", "state"),
         user_state=encode_scope(user_state, "user:", "state"),
+        creation_state=encoded,
     )
 
 

@@ -337,6 +337,18 @@ class BaseSessionService(abc.ABC):
         """
         raise NotImplementedError(f"{type(self).__name__} does not support forking.")
 
+    async def _creation_state(
+        self, key: SessionKey, incarnation: str | None
+    ) -> dict[str, Any] | None:
+        """The session-scoped state the session was created with, as stored (values encoded).
+
+        None when unknown: the session was stored before its store kept creation states, or
+        it no longer exists or is not ``incarnation`` any more (None: not checked), or this
+        store keeps none. One read, made only by a fork, a rewind or an export (see
+        :mod:`adk_runtime.sessions.fork`); ``get_session`` never reads it.
+        """
+        return None
+
     async def prune_sessions(
         self,
         *,

@@ -8,11 +8,22 @@ session row (revision = the number of events copied) and the copied events (same
 sequences, timestamps and JSON) together. App and user state are shared, not copied: they
 belong to the app and the user, not to a session.
 
-**The state as of the fork point** is the source's session state with every key that a later
-event wrote replaced by its value after the fork point's event (the fold of the earlier
-events' deltas): keys no later event wrote keep their value, keys only later events wrote
-are absent. A key set only by ``create_session(state=…)`` and changed after the fork point
-is therefore absent too (the log does not hold creation state).
+**The state as of a point** (a fork's, a rewind's: :func:`session_state_at`) is the
+session's *creation state* (the session-scoped state it was created with, kept with the
+session by every store and read only here, never by ``get_session``) folded with the
+session-scoped deltas of every event up to the point, in order. Rewind events count like any
+other: a rewind's delta already reverts what the events it rewound wrote, so their deltas
+count only until it. This is the session's state as it was right after that event: the
+stored state is the same fold over every event. The fork keeps the source's creation state
+(and the copied events), so its own state is that fold too, and a fork or a rewind of the
+fork is right as well.
+
+A session whose creation state is unknown (created before the stores kept it: a SQL row from
+before migration 0006, a Redis session without the ``init`` field, an import of an older
+export) keeps the older rule: the current state with every key that a later event wrote
+replaced by the fold of the earlier events' deltas. There a key set only by
+``create_session(state=…)`` and changed after the point is absent (a fork drops it, a rewind
+sets it to None); its forks stay "unknown" too.
 
 **Artifacts** follow when an artifact service is given (``fork_session(...,
 artifact_service=…)``; the HTTP server and the CLI give theirs): once the fork is written,
@@ -40,7 +51,7 @@ from adk_runtime.sessions.state import State, split_state_delta
 if TYPE_CHECKING:
     from adk_runtime.sessions.base import BaseSessionService
 
-__all__ = ["ForkArtifacts", "PreparedFork", "fork", "session_state_at"]
+__all__ = ["ForkArtifacts", "PreparedFork", "creation_state", "fork", "session_state_at"]
 
 _SCOPED = (State.APP_PREFIX, State.USER_PREFIX, State.TEMP_PREFIX)
 
@@ -72,6 +83,8 @@ class PreparedFork:
         event_ids: Their ids, in order.
         incarnation: The source's incarnation as read (the backend checks it is unchanged).
         session_state: The new session's state, values encoded with :mod:`adk_runtime.codec`.
+        creation_state: The new session's creation state (the source's), values encoded;
+            None: unknown, as the source's.
     """
 
     session_id: str
@@ -79,16 +92,29 @@ class PreparedFork:
     event_ids: list[str]
     incarnation: str | None
     session_state: dict[str, Any]
+    creation_state: dict[str, Any] | None = None
 
 
-def session_state_at(state: dict[str, Any], events: list[Event], sequence: int) -> dict[str, Any]:
-    """The session-scoped state after event ``sequence`` (see the module docstring).
+def session_state_at(
+    state: dict[str, Any],
+    events: list[Event],
+    sequence: int,
+    creation: dict[str, Any] | None = None,
+) -> dict[str, Any]:
+    """The session-scoped state right after event ``sequence`` (see the module docstring).
 
     Args:
-        state: The session's merged state now (``app:``/``user:`` keys are ignored).
+        state: The session's merged state now (``app:``/``user:`` keys are ignored); used
+            only when ``creation`` is unknown.
         events: Every event of the session, oldest first.
-        sequence: The fork point (0: before the first event).
+        sequence: The point (0: before the first event).
+        creation: The session's creation state (decoded), or None when unknown.
     """
+    if creation is not None:
+        result = dict(creation)
+        for event in events[:sequence]:
+            result.update(split_state_delta(event.actions.state_delta)[0])
+        return result
     later = {key for event in events[sequence:] for key in event.actions.state_delta}
     result = {
         key: value
@@ -99,6 +125,18 @@ def session_state_at(state: dict[str, Any], events: list[Event], sequence: int) 
         session_delta, _app, _user, _temp = split_state_delta(event.actions.state_delta)
         result.update(session_delta)
     return result
+
+
+async def creation_state(service: BaseSessionService, session: Session) -> dict[str, Any] | None:
+    """The creation state of ``session`` (decoded; None: unknown), read from ``service``.
+
+    Read only for a fork, a rewind or an export, never by ``get_session``. None also when
+    the stored session is no longer ``session``'s incarnation: the caller's write then fails
+    its own incarnation check.
+    """
+    key = (session.app_name, session.user_id, session.id)
+    stored = await service._creation_state(key, session._incarnation)
+    return None if stored is None else codec.decode_state(stored)
 
 
 async def fork(
@@ -126,13 +164,15 @@ async def fork(
         raise EventNotFoundError(
             f"Event {at_event_id!r} is not in session {session_id!r}; nothing was written."
         )
-    state = session_state_at(source.state, source.events, sequence)
+    creation = await creation_state(service, source)
+    state = session_state_at(source.state, source.events, sequence, creation)
     prepared = PreparedFork(
         session_id=new_session_id,
         sequence=sequence,
         event_ids=ids[:sequence],
         incarnation=source._incarnation,
-        session_state={k: codec.encode_value(v, f"state[{k!r}]") for k, v in state.items()},
+        session_state=_encoded(state),
+        creation_state=None if creation is None else _encoded(creation),
     )
     await service._fork_session(key, prepared)
     if artifacts is not None:
@@ -155,3 +195,7 @@ async def fork(
     )
     assert forked is not None
     return forked
+
+
+def _encoded(state: dict[str, Any]) -> dict[str, Any]:
+    return {k: codec.encode_value(v, f"state[{k!r}]") for k, v in state.items()}

@@ -76,6 +76,7 @@ class _StoredSession:
     claim_until: float | None = None  # time.monotonic() when the lease runs out
     open_invocation: str | None = None
     open_since: float = 0.0
+    creation_state: dict[str, Any] | None = None  # encoded; None: unknown (an old import)
 
     def claim_held_for(self, now: float) -> float:
         """Seconds the current claim's lease still runs (0.0 when nobody holds it)."""
@@ -170,6 +171,7 @@ class InMemorySessionService(BaseSessionService):
                 revision=len(prepared.events),
                 events=[_StoredEvent(e.event_json, e.timestamp) for e in prepared.events],
                 sequence_by_id={e.id: n for n, e in enumerate(prepared.events, 1)},
+                creation_state=_copy(prepared.creation_state),
             )
             self._sessions[key] = stored
             return self._snapshot(key, stored, [])
@@ -307,7 +309,15 @@ class InMemorySessionService(BaseSessionService):
                 revision=prepared.sequence,
                 events=copied,
                 sequence_by_id={eid: i + 1 for i, eid in enumerate(prepared.event_ids)},
+                creation_state=_copy(prepared.creation_state),
             )
+
+    async def _creation_state(self, key: _Key, incarnation: str | None) -> dict[str, Any] | None:
+        with self._lock:
+            stored = self._sessions.get(key)
+            if stored is None or incarnation not in (None, stored.incarnation):
+                return None
+            return _copy(stored.creation_state)
 
     async def _try_claim(
         self, key: _Key, lease_seconds: float, mark: str | None = None
@@ -431,3 +441,7 @@ def _select_events(
         count = config.num_recent_events
         selected = selected[-count:] if count else []
     return list(selected)
+
+
+def _copy(state: dict[str, Any] | None) -> dict[str, Any] | None:
+    return None if state is None else dict(state)

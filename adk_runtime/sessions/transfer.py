@@ -4,9 +4,12 @@ One JSON object per line, in this order:
 
 1. a header: ``{"format": "adk-runtime-sessions", "version": 1, "apps": [...]}``;
 2. one line per session: ``{"kind": "session", "app_name", "user_id", "id", "revision",
-   "last_update_time", "state", "events"}`` — ``state`` holds the session-scoped keys only,
-   ``events`` the session's events in commit order, each in the stored form of
-   :func:`adk_runtime.events.event_to_json`;
+   "last_update_time", "state", "creation_state", "events"}`` — ``state`` holds the
+   session-scoped keys only, ``creation_state`` the session-scoped state it was created with
+   (what its forks and rewinds start from, see :mod:`adk_runtime.sessions.fork`; left out
+   when the source does not know it, and a file without it — an older export — imports the
+   session with its creation state unknown), ``events`` the session's events in commit
+   order, each in the stored form of :func:`adk_runtime.events.event_to_json`;
 3. one line per app and per user that has state: ``{"kind": "app_state", "app_name",
    "state"}`` and ``{"kind": "user_state", "app_name", "user_id", "state"}`` (keys without
    their ``app:`` / ``user:`` prefix);
@@ -18,7 +21,8 @@ State values are encoded with :mod:`adk_runtime.codec` (bytes as ``{"$bytes": �
 **Import checks the whole file before it writes anything** (:mod:`._import_check`): every
 line's structure and JSON types, apps the header declares, ids and events against the limits
 ``append_event`` enforces, no event id twice in a session, revision == number of events, no
-``app:``/``user:``/``temp:`` key in a session line's state, storable state, the footer's
+``app:``/``user:``/``temp:`` key in a session line's state or creation state, storable
+state, the footer's
 counts. Then it reads the target: a session it already holds with the same events (and maybe
 later ones) is skipped; one holding other events refuses the file. Only then does it write,
 line by line: **each session is one atomic create carrying its state and its events** (same
@@ -135,9 +139,11 @@ async def export_lines(
         scoped = _split_scopes(session.state)
         app_state.update(scoped["app"])
         user_states.setdefault(user_id, {}).update(scoped["user"])
+        key = (app_name, user_id, session_id)
+        creation = await service._creation_state(key, session._incarnation)
         counts.sessions_created += 1
         counts.events += len(events)
-        yield _session_line(session, scoped["session"], events)
+        yield _session_line(session, scoped["session"], creation, events)
     if app_state:
         counts.app_states += 1
         yield _dump({"kind": "app_state", "app_name": app_name, "state": app_state})
@@ -202,19 +208,22 @@ def _as_exported(payload: str) -> Any:
         return payload  # kept as text: nothing is lost; importing it says what is wrong
 
 
-def _session_line(session: Session, state: dict[str, Any], events: list[Any]) -> str:
-    return _dump(
-        {
-            "kind": "session",
-            "app_name": session.app_name,
-            "user_id": session.user_id,
-            "id": session.id,
-            "revision": session.revision,
-            "last_update_time": session.last_update_time,
-            "state": state,
-            "events": events,
-        }
-    )
+def _session_line(
+    session: Session, state: dict[str, Any], creation: dict[str, Any] | None, events: list[Any]
+) -> str:
+    line: dict[str, Any] = {
+        "kind": "session",
+        "app_name": session.app_name,
+        "user_id": session.user_id,
+        "id": session.id,
+        "revision": session.revision,
+        "last_update_time": session.last_update_time,
+        "state": state,
+    }
+    if creation is not None:
+        line["creation_state"] = creation  # encoded as stored
+    line["events"] = events
+    return _dump(line)
 
 
 def _dump(obj: dict[str, Any]) -> str:

@@ -60,9 +60,9 @@ async def test_fork_at_an_event_holds_the_prefix_and_the_state_then(
     assert [e.id for e in fork.events] == [events[0].id, events[1].id]
     assert fork.revision == 2
     # a and b as of event 2; c only came later; init never changed; "later" was set at
-    # creation and changed after the fork point: the log cannot say its value then.
+    # creation and changed after the fork point: it has its creation value then.
     session_scope = {k: v for k, v in fork.state.items() if ":" not in k}
-    assert session_scope == {"init": 1, "a": 2, "b": 1}
+    assert session_scope == {"init": 1, "a": 2, "b": 1, "later": "created"}
     # The fork is a session like any other: windows, idempotent re-append, appends.
     recent = await session_service.get_session(
         app_name=APP, user_id="u", session_id=fork.id, config=GetSessionConfig(num_recent_events=1)

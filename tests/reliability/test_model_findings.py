@@ -1,15 +1,14 @@
 """Defects the model-based test (test_model_based.py) found, each as a plain regression test.
 
 Creation state vs a later change (sessions/fork.py ``session_state_at``, used by fork and by
-rewind): a key a session was created with and that a later event changed is lost when the
-state "as of" an earlier point is computed. The store keeps no copy of the creation state, so
-the value at the point is unknown: a fork drops the key and a rewind sets it to None. Owner:
-``sessions/fork.py`` (being edited in another branch); marked xfail (strict) until fixed.
+rewind): a key a session was created with and that a later event changed was lost when the
+state "as of" an earlier point was computed (the store kept no copy of the creation state: a
+fork dropped the key and a rewind set it to None). Every store now keeps the creation state
+with the session; siblings (forks of forks, rewinds in forks, imports, old rows) are in
+``tests/contract/test_creation_state.py``.
 """
 
 from __future__ import annotations
-
-import pytest
 
 from adk_runtime.events import Event, EventActions
 from adk_runtime.runners import Runner
@@ -17,13 +16,8 @@ from adk_runtime.sessions import BaseSessionService
 from adk_runtime.testing import ScriptedAgent, text_event
 
 APP = "findings"
-CREATION_STATE_LOST = pytest.mark.xfail(
-    strict=True,
-    reason="sessions/fork.py session_state_at cannot know a creation value changed later",
-)
 
 
-@CREATION_STATE_LOST
 async def test_a_fork_keeps_a_creation_key_changed_after_the_fork_point(
     session_service: BaseSessionService,
 ) -> None:
@@ -42,7 +36,6 @@ async def test_a_fork_keeps_a_creation_key_changed_after_the_fork_point(
     assert fork.state == {"c": 1, "x": 1}  # as the source was after its first event
 
 
-@CREATION_STATE_LOST
 async def test_a_rewind_restores_a_creation_key_the_rewound_turn_changed(
     session_service: BaseSessionService,
 ) -> None:

@@ -14,6 +14,7 @@ import dataclasses
 from collections.abc import Mapping, Sequence
 from typing import Any, Literal
 
+from adk_runtime import codec
 from adk_runtime.sessions.redis._keys import AppKeys, SessionKeys, app_index_member, escape
 from adk_runtime.sessions.redis._values import json_pairs, text
 
@@ -27,6 +28,7 @@ __all__ = [
     "append_call",
     "claim_call",
     "create_call",
+    "creation_text",
     "delete_call",
     "fork_call",
     "get_call",
@@ -109,6 +111,7 @@ SIGNATURES: dict[str, Signature] = {
             "app_pairs",
             "user_pairs",
             "event_count",
+            "creation",
         ),
     ),
     "get": Signature(
@@ -152,6 +155,7 @@ SIGNATURES: dict[str, Signature] = {
             "app_member",
             "nonce",
             "state_pairs",
+            "creation",
         ),
     ),
 }
@@ -256,8 +260,12 @@ def fork_call(
     ttl_ms: int,
     nonce: str,
     state: Mapping[str, Any],
+    creation: Mapping[str, Any] | None = None,
 ) -> Call:
-    """Arguments of ``fork.lua``: copy ``copied`` events of ``source`` into ``target``."""
+    """Arguments of ``fork.lua``: copy ``copied`` events of ``source`` into ``target``.
+
+    ``creation``: the fork's encoded creation state (None: unknown).
+    """
     signature = SIGNATURES["fork"]
     pairs = json_pairs(state)
     keys = {
@@ -273,6 +281,7 @@ def fork_call(
         **_identity(target),
         "nonce": nonce,
         "state_pairs": len(pairs) // 2,
+        "creation": creation_text(creation),
     }
     return signature.build(keys, args, [*pairs, *event_ids])
 
@@ -332,11 +341,13 @@ def create_call(
     ttl_ms: int,
     scopes: tuple[Mapping[str, Any], Mapping[str, Any], Mapping[str, Any]],
     events: Sequence[tuple[str, float, str]] = (),
+    creation: Mapping[str, Any] | None = None,
 ) -> Call:
     """Arguments of ``create.lua``.
 
     ``scopes`` are the encoded session/app/user states, ``events`` the ``(id, timestamp,
-    JSON)`` of the events the session is created with.
+    JSON)`` of the events the session is created with, ``creation`` its encoded creation
+    state (None: unknown).
     """
     signature = SIGNATURES["create"]
     counts, pairs = _scope_args(scopes)
@@ -346,9 +357,15 @@ def create_call(
         **_identity(keys),
         **counts,
         "event_count": len(events),
+        "creation": creation_text(creation),
     }
     triples = [item for eid, ts, payload in events for item in (eid, repr(ts), payload)]
     return signature.build(_session_keys(keys, signature.keys), args, [*pairs, *triples])
+
+
+def creation_text(creation: Mapping[str, Any] | None) -> str:
+    """The meta field ``init``: the encoded creation state as JSON text (``''``: unknown)."""
+    return "" if creation is None else codec.dumps(dict(creation))
 
 
 def scope_call(state_key: str, state: Mapping[str, Any]) -> Call:

@@ -8,8 +8,11 @@ key                         type         content
 ==========================  ===========  ====================================================
 ``P{A}:session:U:S``        hash         ``rev``, ``ctime``, ``mtime`` (server time, seconds
                                          with microseconds), ``nonce`` of the create call,
-                                         the claim (``ctok``, ``cuntil``) and the open
-                                         invocation (``inv``, ``invat``)
+                                         the claim (``ctok``, ``cuntil``), the open
+                                         invocation (``inv``, ``invat``) and ``init``, the
+                                         creation state as one JSON object (read only by
+                                         fork, rewind and export; absent: unknown, a
+                                         session created before it was kept)
 ``P{A}:state:U:S``          hash         session state, one field per key
 ``P{A}:events:U:S``         list         the events as stored JSON, one entry each; entry
                                          ``i`` holds sequence ``i + 1``
@@ -77,6 +80,7 @@ import redis.asyncio as redis_asyncio
 from redis.asyncio.cluster import RedisCluster
 from redis.commands.core import AsyncScript
 
+from adk_runtime import codec
 from adk_runtime.errors import (
     RECREATED_SESSION_MESSAGE,
     AlreadyExistsError,
@@ -347,6 +351,7 @@ class RedisSessionService(BaseSessionService):
             ttl_ms=self._ttl_ms,
             scopes=scopes,
             events=[(e.id, e.timestamp, e.event_json) for e in prepared.events],
+            creation=prepared.creation_state,
         )
         reply = protocol.parse_create(
             await self._call(lambda s: self._write(s.create, script_keys, args))
@@ -485,6 +490,15 @@ class RedisSessionService(BaseSessionService):
             raise SessionBusyError(session.id, reply.sequence / 1000)
         raise StaleSessionError()
 
+    async def _creation_state(
+        self, key: tuple[str, str, str], incarnation: str | None
+    ) -> dict[str, Any] | None:
+        meta = self._keys(*key).meta
+        nonce, stored = await self._call(lambda _: self._client.hmget(meta, "nonce", "init"))
+        if stored is None or (incarnation is not None and text(nonce) != incarnation):
+            return None
+        return dict(codec.loads(stored))
+
     async def _fork_session(self, key: tuple[str, str, str], prepared: PreparedFork) -> None:
         script_keys, args = protocol.fork_call(
             self._keys(*key),
@@ -495,6 +509,7 @@ class RedisSessionService(BaseSessionService):
             ttl_ms=self._ttl_ms,
             nonce=uuid.uuid4().hex,
             state=prepared.session_state,
+            creation=prepared.creation_state,
         )
         reply = text((await self._call(lambda s: self._write(s.fork, script_keys, args)))[0])
         if reply == "missing":

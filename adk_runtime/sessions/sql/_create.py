@@ -19,7 +19,7 @@ from collections.abc import Mapping
 from datetime import datetime
 from typing import Any
 
-from sqlalchemy import Insert, insert
+from sqlalchemy import Insert, insert, null
 
 from adk_runtime import codec
 from adk_runtime.sessions.base import PreparedCreate
@@ -41,6 +41,15 @@ def _json(value: Mapping[str, Any]) -> str:
     return json.dumps(value, ensure_ascii=False, separators=(",", ":"))
 
 
+def _creation_json(prepared: PreparedCreate) -> str | None:
+    return None if prepared.creation_state is None else _json(prepared.creation_state)
+
+
+def _creation(prepared: PreparedCreate) -> Any:
+    """The creation state bound through SQLAlchemy: SQL NULL when unknown (not JSON null)."""
+    return null() if prepared.creation_state is None else prepared.creation_state
+
+
 def _document(value: Any) -> dict[str, Any]:
     if value is None:
         return {}
@@ -55,6 +64,7 @@ async def _create_postgresql(
         "user": key[1],
         "sid": prepared.session_id,
         "state": _json(prepared.session_state),
+        "creation": _creation_json(prepared),
         "now": now,
         "adelta": _json(prepared.app_state) if prepared.app_state else None,
         "udelta": _json(prepared.user_state) if prepared.user_state else None,
@@ -71,7 +81,12 @@ async def _create_in_transaction(
 ) -> Created:
     params = {"app": key[0], "user": key[1], "sid": prepared.session_id, "now": now}
     insert = statements.insert_session(db.dialect)
-    row_params = {**params, "state": prepared.session_state, "revision": len(prepared.events)}
+    row_params = {
+        **params,
+        "state": prepared.session_state,
+        "creation": _creation(prepared),
+        "revision": len(prepared.events),
+    }
     async with db.write() as connection:
         row = (await connection.execute(insert, row_params)).first()
         if row is None:

@@ -15,7 +15,8 @@ have expired: the TTL's bound, or 1970), ``ctime`` (the session's create time th
 saw, or NULL), ``fence`` (the writer's claim token, or NULL), ``eid``, ``inv``, ``ts``,
 ``payload`` (the event), ``sdelta``, ``adelta``, ``udelta`` (JSON text of the session, app
 and user state deltas, or NULL), ``seq`` (SQLite: the new revision, for the event row),
-``state`` (a new session's state, JSON text).
+``state`` (a new session's state, JSON text), ``creation`` (its creation state, JSON text,
+or NULL: unknown).
 """
 
 from __future__ import annotations
@@ -213,6 +214,7 @@ def _create_postgresql() -> ClauseElement:
         "user_id": _USER,
         "id": _SID,
         "state": bindparam("state", type_=JSONDocument),
+        "creation_state": bindparam("creation", type_=JSONDocument),
         "revision": literal_column("0", Integer),
         "create_time": _NOW,
         "update_time": _NOW,

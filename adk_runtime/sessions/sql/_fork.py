@@ -3,7 +3,8 @@
 In one write transaction: read the source row (``FOR SHARE`` on PostgreSQL, so it cannot be
 deleted before the commit; SQLite's ``BEGIN IMMEDIATE`` already excludes other writers),
 check it is the incarnation the fork was computed from and holds the events to copy, insert
-the new row (``ON CONFLICT DO NOTHING``: a taken key inserts nothing) and copy the event rows
+the new row (``ON CONFLICT DO NOTHING``: a taken key inserts nothing; its creation state is
+the source's, NULL when unknown) and copy the event rows
 with one ``INSERT … SELECT``. Any failed check raises, and the transaction rolls back.
 """
 
@@ -13,7 +14,7 @@ import functools
 from datetime import datetime
 from typing import Any
 
-from sqlalchemy import Integer, String, bindparam, insert, select
+from sqlalchemy import Integer, String, bindparam, insert, null, select
 from sqlalchemy.sql import Insert
 
 from adk_runtime.errors import AlreadyExistsError, SessionNotFoundError
@@ -74,6 +75,7 @@ def _insert_row(dialect: str) -> Any:
         user_id=statements.USER,
         id=_NEW_SID,
         state=bindparam("state", type_=JSONDocument),
+        creation_state=bindparam("creation", type_=JSONDocument),
         revision=_COPIED,
         create_time=bindparam("now", type_=DateTimeUTC),
         update_time=bindparam("now", type_=DateTimeUTC),
@@ -93,6 +95,7 @@ async def fork(
         "copied": prepared.sequence,
         "now": now,
         "state": prepared.session_state,
+        "creation": null() if prepared.creation_state is None else prepared.creation_state,
     }
     async with db.write() as connection:
         source = (await connection.execute(_SOURCE, params)).first()

@@ -139,6 +139,11 @@ STORED_PAYLOADS: Select[Any] = (
 )
 """Every stored event of a session as text, oldest first (exports of unreadable rows)."""
 
+CREATION_STATE: AnySelect = select(sessions.c.create_time, sessions.c.creation_state).where(
+    _SESSION_KEY
+)
+"""A session's creation state and incarnation (fork, rewind and export only; NULL: unknown)."""
+
 DELETE_SESSION: Delete = delete(sessions).where(_SESSION_KEY)
 """Delete a session row; its events go with it (``ON DELETE CASCADE``)."""
 
@@ -154,6 +159,7 @@ def insert_session(dialect: str) -> Any:
         user_id=USER,
         id=SID,
         state=bindparam("state", type_=JSONDocument),
+        creation_state=bindparam("creation", type_=JSONDocument),
         revision=bindparam("revision", 0, type_=Integer, required=False),
         create_time=NOW,
         update_time=NOW,

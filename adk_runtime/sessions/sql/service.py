@@ -275,6 +275,16 @@ class DatabaseSessionService(BaseSessionService):
         key = (session.app_name, session.user_id, session.id)
         return await _append.append(db, key, prepared, _now(), self._expiry.fresh_after())
 
+    async def _creation_state(
+        self, key: tuple[str, str, str], incarnation: str | None
+    ) -> dict[str, Any] | None:
+        db = await self._open()
+        async with db.autocommit() as connection:
+            row = (await connection.execute(statements.CREATION_STATE, _key_params(key))).first()
+        if row is None or incarnation not in (None, row.create_time.isoformat()):
+            return None
+        return None if row.creation_state is None else dict(row.creation_state)
+
     async def _fork_session(self, key: tuple[str, str, str], prepared: PreparedFork) -> None:
         db = await self._open()
         await _fork.fork(db, key, prepared, _now())

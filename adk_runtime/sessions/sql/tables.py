@@ -7,7 +7,9 @@
   while it is held, when its lease runs out (seconds since the epoch, by the database's
   clock; NULL when released). ``open_invocation_id`` / ``open_since`` are
   the session's open invocation (:mod:`adk_runtime.sessions.invocations`): set by a turn's
-  claim, cleared when the turn ends normally.
+  claim, cleared when the turn ends normally. ``creation_state`` is the session-scoped state
+  the session was created with (a fork's: its source's), read only by fork, rewind and export
+  (:mod:`adk_runtime.sessions.fork`); NULL: unknown (a row from before migration 0006).
 - ``adk_events``: one row per committed event, keyed by the session and its gapless
   ``sequence`` (1, 2, …); the event id is unique within its session; the payload is the
   event's stored JSON text (:func:`adk_runtime.events.event_to_json`).
@@ -66,6 +68,7 @@ sessions = Table(
     Column("claim_until", Double, nullable=True),
     Column("open_invocation_id", String(MAX_ID_LENGTH), nullable=True),
     Column("open_since", Double, nullable=True),
+    Column("creation_state", JSONDocument, nullable=True),
     Index(None, "app_name", "update_time", "user_id", "id"),
     Index(None, "app_name", "user_id", "update_time", "id"),
     Index(

@@ -22,7 +22,9 @@ local session_pairs = tonumber(ARGV[5])
 local app_pairs = tonumber(ARGV[6])
 local user_pairs = tonumber(ARGV[7])
 local event_count = tonumber(ARGV[8])
-local first_pair = 9  -- then the pairs (field, JSON value): session, app, user
+-- creation: the creation state (meta field 'init', JSON object text), '' when unknown.
+local creation = ARGV[9]
+local first_pair = 10  -- then the pairs (field, JSON value): session, app, user
 -- then event_count triples (id, timestamp, JSON): the events the session holds from the
 -- start (an import), sequences 1..event_count; their deltas are not applied.
 
@@ -58,6 +60,11 @@ end
 redis.call('DEL', state_key, events_key, event_ids_key, event_times_key)
 redis.call('HSET', meta_key, 'rev', tostring(event_count), 'ctime', now, 'mtime', now,
            'nonce', nonce)
+if creation ~= '' then
+  redis.call('HSET', meta_key, 'init', creation)
+else
+  redis.call('HDEL', meta_key, 'init')
+end
 local next_arg = hset_pairs(state_key, first_pair, session_pairs)
 next_arg = hset_pairs(app_state_key, next_arg, app_pairs)
 next_arg = hset_pairs(user_state_key, next_arg, user_pairs)

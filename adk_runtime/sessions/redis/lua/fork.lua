@@ -1,7 +1,8 @@
 -- Fork a session: a new session holding the first `copied` events of the source and the
 -- given session state, atomically (see adk_runtime/sessions/fork.py and service.py).
 -- Arguments are bound by name below; _protocol.py builds them in this order (a test checks).
--- source_nonce: the source's incarnation as read; copied: how many events to copy; then
+-- source_nonce: the source's incarnation as read; copied: how many events to copy;
+-- creation: the fork's creation state (meta field 'init'); then
 -- ARGV holds state_pairs (field, JSON value) pairs, then the copied events' ids in order.
 -- Returns {'ok'} | {'missing'} (no source, another incarnation, or fewer events) |
 --         {'exists'} (the new key is taken).
@@ -24,7 +25,8 @@ local session_id = ARGV[4]
 local app_member = ARGV[5]
 local nonce = ARGV[6]
 local state_pairs = tonumber(ARGV[7])
-local first_pair = 8
+local creation = ARGV[8]
+local first_pair = 9
 
 local existing = redis.call('HMGET', meta_key, 'nonce', 'ctime')
 if existing[2] then
@@ -45,6 +47,11 @@ local now = time[1] .. '.' .. string.format('%06d', time[2])
 -- Leftovers of an expired session must not leak into the new one.
 redis.call('DEL', state_key, events_key, event_ids_key, event_times_key)
 redis.call('HSET', meta_key, 'rev', tostring(copied), 'ctime', now, 'mtime', now, 'nonce', nonce)
+if creation ~= '' then
+  redis.call('HSET', meta_key, 'init', creation)
+else
+  redis.call('HDEL', meta_key, 'init')
+end
 local first_id = first_pair + 2 * state_pairs
 local i = first_pair
 while i < first_id do
