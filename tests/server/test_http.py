@@ -146,6 +146,24 @@ async def test_create_with_events_is_one_write_and_a_bad_event_writes_nothing(
     assert again.status_code == 409, again.text
 
 
+async def test_a_session_created_with_events_forks_from_its_given_state(
+    client: httpx.AsyncClient, user: str
+) -> None:
+    events = [
+        {"id": eid, "author": "user", "invocationId": "i", "content": message(eid)}
+        for eid in ("e1", "e2")
+    ]
+    body = {"sessionId": "h", "state": {"c": 1}, "events": events}
+    assert (await client.post(sessions_url(user), json=body)).status_code == 200
+    changed = await client.patch(sessions_url(user, "h"), json={"stateDelta": {"c": 2}})
+    assert changed.json()["state"] == {"c": 2}
+    fork = await client.post(
+        sessions_url(user, "h") + "/fork", json={"newSessionId": "f", "atEventId": "e2"}
+    )
+    assert fork.status_code == 200, fork.text
+    assert fork.json()["state"] == {"c": 1}  # the state given at creation, not lost
+
+
 async def test_create_with_id_in_body_and_in_path(client: httpx.AsyncClient, user: str) -> None:
     by_body = await new_session(client, user, sessionId="s-body")
     assert by_body["id"] == "s-body"
