@@ -65,17 +65,17 @@ async def test_a_fork_of_a_fork_keeps_the_creation_state(
     session_service: BaseSessionService,
 ) -> None:
     await session_service.create_session(
-        app_name=APP, user_id="u", session_id="s", state={"c": 1, "app:a": 1}
+        app_name=APP, user_id="u", session_id="s", state={"c": 1, "b": b"\x00", "app:a": 1}
     )
     first = await _append(session_service, "s", {"x": 1})
-    await _append(session_service, "s", {"c": 2})
+    await _append(session_service, "s", {"c": 2, "b": None})
     await _fork(session_service, "s", "f", None)
-    assert await _state(session_service, "f") == {"c": 2, "x": 1}
+    assert await _state(session_service, "f") == {"c": 2, "b": None, "x": 1}
     await _fork(session_service, "f", "g", first)  # the fork's own earlier point
-    assert await _state(session_service, "g") == {"c": 1, "x": 1}
+    assert await _state(session_service, "g") == {"c": 1, "b": b"\x00", "x": 1}
     await _append(session_service, "g", {"c": 7})
     await _fork(session_service, "g", "h", first)
-    assert await _state(session_service, "h") == {"c": 1, "x": 1}
+    assert await _state(session_service, "h") == {"c": 1, "b": b"\x00", "x": 1}
 
 
 async def test_a_rewind_in_a_fork_restores_the_creation_value(
