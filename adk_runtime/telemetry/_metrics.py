@@ -6,8 +6,6 @@ provider once the application sets one.
 
 from __future__ import annotations
 
-import os
-import sys
 from typing import Any
 
 
@@ -20,12 +18,6 @@ def _load_api() -> Any:
 
 
 _metrics: Any = _load_api()
-_internal: Any = None if _metrics is None else sys.modules.get("opentelemetry.metrics._internal")
-_FAST = (
-    _internal is not None
-    and hasattr(_internal, "_METER_PROVIDER")
-    and "OTEL_PYTHON_METER_PROVIDER" not in os.environ
-)
 
 
 class _Instruments:
@@ -58,18 +50,17 @@ _enabled = False
 def metrics_enabled() -> bool:
     """True when an OpenTelemetry SDK meter provider is configured (kept once true).
 
-    As :func:`adk_runtime.telemetry._tracing.tracing_enabled`: the API's module global is
-    read directly unless ``OTEL_PYTHON_METER_PROVIDER`` is set.
+    Asked through the API's public getter. The API package itself defines only stand-ins
+    (the proxy it hands out before a provider is set, and the no-op provider); any other
+    provider is an SDK's.
     """
     global _enabled
     if _enabled:
         return True
-    if _metrics is None or (_FAST and _internal._METER_PROVIDER is None):
+    if _metrics is None:
         return False
     provider = _metrics.get_meter_provider()
-    _enabled = type(provider).__name__ != "_ProxyMeterProvider" and not isinstance(
-        provider, _metrics.NoOpMeterProvider
-    )
+    _enabled = not type(provider).__module__.startswith(_metrics.__name__)
     return _enabled
 
 

@@ -1,14 +1,13 @@
 """Spans through the OpenTelemetry API, free when no SDK is configured.
 
 A span is only started when the global tracer provider is a real one (an SDK's); the check
-is one ``isinstance`` per call, and attributes are built by a callable only then, so a
-process without an SDK pays a function call and no allocation of attributes.
+asks the API's public getter, and attributes are built by a callable only then, so a
+process without an SDK pays that question and no allocation of attributes.
 """
 
 from __future__ import annotations
 
 import contextlib
-import os
 from collections.abc import Callable, Iterator, Mapping
 from typing import Any
 
@@ -22,11 +21,6 @@ def _load_api() -> Any:
 
 
 _trace: Any = _load_api()
-_FAST = (
-    _trace is not None
-    and hasattr(_trace, "_TRACER_PROVIDER")
-    and "OTEL_PYTHON_TRACER_PROVIDER" not in os.environ
-)
 
 Attributes = Mapping[str, str | int | float | bool]
 _NAME = "adk_runtime"
@@ -39,14 +33,12 @@ def tracing_enabled() -> bool:
     """True when an OpenTelemetry SDK (a real tracer provider) is configured.
 
     A provider can be set only once per process, so a positive answer is kept. Until then
-    the API's module global is read directly (one attribute load; the public getter reads
-    ``os.environ`` on every call), unless ``OTEL_PYTHON_TRACER_PROVIDER`` names a provider
-    for the getter to load.
+    the API's public getter is asked on every call (it honours ``OTEL_PYTHON_TRACER_PROVIDER``).
     """
     global _enabled
     if _enabled:
         return True
-    if _trace is None or (_FAST and _trace._TRACER_PROVIDER is None):
+    if _trace is None:
         return False
     provider = _trace.get_tracer_provider()
     _enabled = not isinstance(provider, (_trace.ProxyTracerProvider, _trace.NoOpTracerProvider))
