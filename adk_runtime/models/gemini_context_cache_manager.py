@@ -29,6 +29,7 @@ from __future__ import annotations
 import hashlib
 import json
 import logging
+from collections.abc import Mapping
 from datetime import datetime
 from typing import Any
 
@@ -61,9 +62,19 @@ class GeminiContextCacheManager:
     Every call to the API goes through google-genai's async client (``client.aio.caches``).
     """
 
-    def __init__(self, genai_client: genai.Client) -> None:
-        """Use ``genai_client`` (the model's own) for the cache calls."""
+    def __init__(
+        self, genai_client: genai.Client, *, endpoint: Mapping[str, Any] | None = None
+    ) -> None:
+        """Use ``genai_client`` (the model's own) for the cache calls.
+
+        ``endpoint``: where that client sends its calls (base URL, project, location), as
+        its maker configured it; google-genai does not say so publicly. A cache's
+        fingerprint covers it, so a cache of one server is not taken for another's. Without
+        it only the backend (Vertex AI or not) is covered, and a cache another server does
+        not know is refused by that server (the request is then sent uncached).
+        """
         self.genai_client = genai_client
+        self.endpoint = dict(endpoint or {})
 
     async def handle_context_caching(self, llm_request: LlmRequest) -> CacheMetadata | None:
         """Apply a cache to ``llm_request`` where one fits; return the metadata to store.
@@ -189,17 +200,7 @@ class GeminiContextCacheManager:
 
     def _cache_scope(self) -> dict[str, Any]:
         """Where caches live: a cache of one project, region or server is not another's."""
-        client = self.genai_client
-        api_client = getattr(client, "_api_client", None)
-        options = getattr(api_client, "_http_options", None)
-        scope: dict[str, Any] = {
-            "vertexai": bool(client.vertexai),
-            "base_url": getattr(options, "base_url", None),
-        }
-        if client.vertexai:
-            scope["project"] = getattr(api_client, "project", None)
-            scope["location"] = getattr(api_client, "location", None)
-        return scope
+        return {**self.endpoint, "vertexai": bool(self.genai_client.vertexai)}
 
     async def _create_new_cache_with_contents(
         self, llm_request: LlmRequest, cache_contents_count: int

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import asyncio
 import logging
+import os
 from collections.abc import AsyncGenerator
 from contextlib import aclosing
 from functools import cached_property
@@ -127,6 +128,25 @@ class Gemini(BaseLlm):
         arguments.update(self.client_kwargs or {})
         return genai.Client(**arguments)
 
+    def _endpoint(self, client: genai.Client) -> dict[str, Any] | None:
+        """Where a client this model built sends its calls, from what it was built with.
+
+        None for a client of the caller's: google-genai does not tell its endpoint publicly.
+        """
+        if client is self.client:
+            return None
+        given = self.client_kwargs or {}
+        options: Any = given.get("http_options")
+        if isinstance(options, dict):
+            options = types.HttpOptions.model_validate(options)
+        endpoint: dict[str, Any] = {
+            "base_url": options.base_url if options is not None else self.base_url
+        }
+        if client.vertexai:
+            endpoint["project"] = given.get("project") or os.environ.get("GOOGLE_CLOUD_PROJECT")
+            endpoint["location"] = given.get("location") or os.environ.get("GOOGLE_CLOUD_LOCATION")
+        return endpoint
+
     async def _client(self) -> genai.Client:
         client: genai.Client | None = self.__dict__.get("api_client")
         if client is None:
@@ -176,7 +196,7 @@ class Gemini(BaseLlm):
         self, client: genai.Client, llm_request: LlmRequest, stream: bool
     ) -> AsyncGenerator[LlmResponse, None]:
         uncached = (list(llm_request.contents), llm_request.config.model_copy())
-        manager = GeminiContextCacheManager(client)
+        manager = GeminiContextCacheManager(client, endpoint=self._endpoint(client))
         metadata = await manager.handle_context_caching(llm_request)
         refused: LlmResponse | None = None
         sent = False  # once a response (or chunk) went out, it is too late to resend

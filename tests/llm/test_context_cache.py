@@ -385,3 +385,22 @@ async def test_a_failed_create_is_none_from_the_guarded_step_and_raises_from_the
     assert made.cache_name == "cachedContents/cache-1"  # the refused ones got no name
     assert made.fingerprint == manager._generate_cache_fingerprint(request, 2)
     assert len(creates(fake)) == 3
+
+
+async def test_a_fingerprint_covers_the_endpoint_the_models_client_was_built_for(
+    fake: FakeGemini,
+) -> None:
+    request = cache_request([QUESTION, ANSWER, FOLLOW_UP])
+    fingerprints: list[str] = []
+    built = None
+    for base_url in (fake.base_url, f"{fake.base_url}elsewhere/"):
+        model = Gemini(model="gemini-2.5-flash", base_url=base_url, retry_options=FAST_RETRY)
+        fake.clients.append(model)
+        built = await asyncio.to_thread(lambda model=model: model.api_client)
+        manager = GeminiContextCacheManager(built, endpoint=model._endpoint(built))
+        fingerprints.append(manager._generate_cache_fingerprint(request, 2))
+    assert fingerprints[0] != fingerprints[1]  # one server's cache is not taken for another's
+    assert built is not None
+    # a client of the caller's: google-genai does not say where it points, only its backend
+    assert Gemini(model="gemini-2.5-flash", client=built)._endpoint(built) is None
+    assert GeminiContextCacheManager(built)._cache_scope() == {"vertexai": False}
