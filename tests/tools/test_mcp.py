@@ -15,7 +15,7 @@ from typing import Any, TextIO
 import pydantic
 import pytest
 from blockbuster import BlockBuster
-from mcp.shared._httpx_utils import create_mcp_http_client
+from mcp.shared._httpx_utils import create_mcp_http_client as sdk_client_factory
 from mcp.types import (
     CreateMessageRequestParams,
     CreateMessageResult,
@@ -39,6 +39,7 @@ from adk_runtime.tools.mcp_tool import (
     StdioServerParameters,
     StreamableHTTPConnectionParams,
 )
+from adk_runtime.tools.mcp_tool.mcp_session_manager import create_mcp_http_client
 from tests.llm.helpers import send, start, texts
 
 REPO = Path(__file__).resolve().parents[2]
@@ -648,3 +649,19 @@ def test_a_bad_mcp_entry_is_a_config_error(tmp_path: Path, args: str, refusal: s
     with pytest.raises(AgentConfigError, match=refusal) as refused:
         _yaml_agent(tmp_path, args)
     assert "s3cret" not in str(refused.value)
+
+
+async def test_the_default_client_factory_makes_the_clients_the_sdks_own_would() -> None:
+    # ours is the default (the SDK keeps its factory in a private module); this pins the two
+    # together, so an SDK release changing its defaults shows up here
+    for kwargs in ({}, {"headers": {"X-Team": "core"}}):
+        ours, theirs = create_mcp_http_client(**kwargs), sdk_client_factory(**kwargs)
+        async with ours, theirs:
+            assert ours.timeout == theirs.timeout
+            assert ours.timeout.read == 300.0
+            assert ours.timeout.connect == 30.0
+            assert ours.follow_redirects is theirs.follow_redirects is False
+            assert dict(ours.headers) == dict(theirs.headers)
+    assert StreamableHTTPConnectionParams(url="http://127.0.0.1:1/mcp").httpx_client_factory is (
+        create_mcp_http_client
+    )

@@ -7,7 +7,6 @@ from urllib.parse import urlsplit
 
 import httpx2
 from mcp import StdioServerParameters
-from mcp.shared._httpx_utils import create_mcp_http_client
 from pydantic import BaseModel, ConfigDict, Field, field_validator
 
 from adk_runtime.errors import ConfigurationError
@@ -21,6 +20,7 @@ __all__ = [
     "StdioServerParameters",
     "StreamableHTTPConnectionParams",
     "checked",
+    "create_mcp_http_client",
     "describe",
 ]
 
@@ -32,12 +32,34 @@ class McpConfigurationError(ConfigurationError, ValueError):
     """
 
 
+MCP_DEFAULT_TIMEOUT = 30.0
+"""Seconds for connecting, writing and waiting for a pooled connection (the MCP SDK's)."""
+MCP_DEFAULT_SSE_READ_TIMEOUT = 300.0
+"""Seconds a read may wait: a server may hold a response stream open (the MCP SDK's)."""
+
+
+def create_mcp_http_client(
+    headers: dict[str, str] | None = None,
+    timeout: httpx2.Timeout | None = None,
+    auth: httpx2.Auth | None = None,
+) -> httpx2.AsyncClient:
+    """A client for one MCP connection, with the MCP SDK's default timeouts.
+
+    Redirects are not followed by the client: the SDK's transports follow those that stay
+    within the endpoint's origin themselves. Ours, not the SDK's (which keeps its factory in
+    a private module), with the same signature and defaults.
+    """
+    if timeout is None:
+        timeout = httpx2.Timeout(MCP_DEFAULT_TIMEOUT, read=MCP_DEFAULT_SSE_READ_TIMEOUT)
+    return httpx2.AsyncClient(headers=headers, timeout=timeout, auth=auth)
+
+
 @runtime_checkable
 class CheckableMcpHttpClientFactory(Protocol):
     """What ``httpx_client_factory`` takes: ``(headers, timeout, auth) -> httpx.AsyncClient``.
 
-    The MCP SDK's client-factory signature (``mcp.shared._httpx_utils.create_mcp_http_client``
-    is the default). A factory of your own sets proxies, client certificates (mTLS), a CA
+    The MCP SDK's client-factory signature (:func:`create_mcp_http_client` is the
+    default). A factory of your own sets proxies, client certificates (mTLS), a CA
     bundle or event hooks; it must use the ``headers`` and ``timeout`` it is given (the
     toolset's headers and the params' timeouts). It is called in a worker thread, since
     building a client reads certificate files.

@@ -12,7 +12,6 @@ from typing import Any, Concatenate, ParamSpec, TextIO, TypeVar
 
 from mcp import ClientSession, StdioServerParameters
 from mcp.client.session import ElicitationFnT, SamplingFnT
-from mcp.shared._httpx_utils import create_mcp_http_client
 from mcp.shared.exceptions import MCPError
 from mcp.types import CONNECTION_CLOSED, SamplingCapability
 
@@ -24,6 +23,7 @@ from adk_runtime.tools.mcp_tool._params import (
     StdioConnectionParams,
     StreamableHTTPConnectionParams,
     checked,
+    create_mcp_http_client,
     describe,
 )
 
