@@ -94,6 +94,7 @@ class LangchainTool(BaseTool):
         if isinstance(self.tool, LangchainBaseTool):
             result = await self.tool.ainvoke(args)
         else:
+            # _run: LangChain's documented method a tool implements (its run calls it)
             run = getattr(self.tool, "run", None) or self.tool._run
             result = await asyncio.to_thread(run, **args)
         if getattr(self.tool, "return_direct", False):

@@ -25,6 +25,7 @@ __all__ = ["LlamaIndexRetrieval"]
 def _retrieves_asynchronously(retriever: object) -> bool:
     if isinstance(retriever, BaseRetriever):
         # the base class's asynchronous retrieval calls the synchronous one in place
+        # (_aretrieve is llama-index's documented hook for a subclass's own async retrieval)
         return type(retriever)._aretrieve is not BaseRetriever._aretrieve
     return inspect.iscoroutinefunction(getattr(retriever, "aretrieve", None))
 
