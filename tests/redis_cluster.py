@@ -3,13 +3,15 @@
 Six ``redis-server`` processes with ``cluster-enabled yes`` on spare ports, joined with
 ``redis-cli --cluster create``; nothing is kept on disk beyond the test's folder. Stopped
 (and the folder removed) afterwards. A missing ``redis-server`` / ``redis-cli`` fails the
-tests that need it, never skips them.
+tests that need it, never skips them. ``ADK_RUNTIME_TEST_REDIS_SERVER`` names another server
+binary to run the nodes with (a newer Redis, or Valkey).
 """
 
 from __future__ import annotations
 
 import contextlib
 import dataclasses
+import os
 import random
 import shutil
 import socket
@@ -93,6 +95,8 @@ def _free(port: int) -> bool:
 
 
 def _binary(name: str) -> str:
+    if name == "redis-server":  # another server binary (a newer Redis, Valkey) when asked
+        name = os.environ.get("ADK_RUNTIME_TEST_REDIS_SERVER", name)
     found = shutil.which(name)
     if found is None:
         raise AssertionError(f"{name} is not installed (Debian's redis-server package has it).")

@@ -87,6 +87,15 @@ class AppKeys:
         """Sorted set (scores 0) of the sessions with an open invocation (``user:session``)."""
         return f"{self.base}:open"
 
+    @property
+    def ack(self) -> str:
+        """String with a short TTL: the marker of a write that found its work done.
+
+        Set only when the service waits for replicas, so that ``WAIT`` covers what the write
+        reports (see ``_replicas.py``).
+        """
+        return f"{self.base}:ack"
+
     def user_state(self, user_id: str) -> str:
         """Hash of the user's ``user:`` state, one field per key."""
         return f"{self.base}:user:{escape(user_id)}"

@@ -19,6 +19,7 @@ from adk_runtime.sessions.redis._keys import AppKeys, SessionKeys, app_index_mem
 from adk_runtime.sessions.redis._values import json_pairs, text
 
 __all__ = [
+    "ACK_MARKER_MS",
     "SIGNATURES",
     "AppendReply",
     "ClaimReply",
@@ -55,6 +56,12 @@ _SESSION_KEYS = (
     "user_index",
     "app_index",
 )
+_WRITE_KEYS = (*_SESSION_KEYS, "ack")
+
+ACK_MARKER_MS = 10_000
+"""TTL of the marker a write script sets when it found its work done (a retry) and the service
+waits for replicas: any write advances the connection's replication offset, so ``WAIT``
+then proves the replicas hold everything the reply reports. Its value is never read."""
 
 
 @dataclasses.dataclass(frozen=True)
@@ -80,7 +87,7 @@ class Signature:
 
 SIGNATURES: dict[str, Signature] = {
     "append": Signature(
-        keys=_SESSION_KEYS,
+        keys=_WRITE_KEYS,
         args=(
             "event_id",
             "expected_revision",
@@ -94,14 +101,15 @@ SIGNATURES: dict[str, Signature] = {
             "user_pairs",
             "incarnation",
             "fence",
+            "ack_ms",
         ),
     ),
     "claim": Signature(
-        keys=("meta", "open_index", "state", "events", "event_ids", "event_times"),
-        args=("op", "token", "lease_ms", "mark", "member", "ttl_ms"),
+        keys=("meta", "open_index", "state", "events", "event_ids", "event_times", "ack"),
+        args=("op", "token", "lease_ms", "mark", "member", "ttl_ms", "ack_ms"),
     ),
     "create": Signature(
-        keys=_SESSION_KEYS,
+        keys=_WRITE_KEYS,
         args=(
             "nonce",
             "ttl_ms",
@@ -112,6 +120,7 @@ SIGNATURES: dict[str, Signature] = {
             "user_pairs",
             "event_count",
             "creation",
+            "ack_ms",
         ),
     ),
     "get": Signature(
@@ -128,8 +137,9 @@ SIGNATURES: dict[str, Signature] = {
             "user_index",
             "app_index",
             "open_index",
+            "ack",
         ),
-        args=("session_id", "app_member", "idle_before"),
+        args=("session_id", "app_member", "idle_before", "ack_ms"),
     ),
     "list": Signature(keys=("index", "app_state"), args=("base", "user", "count", "after_score")),
     "open": Signature(keys=("open_index",), args=("base", "user", "session")),
@@ -146,6 +156,7 @@ SIGNATURES: dict[str, Signature] = {
             "event_times",
             "user_index",
             "app_index",
+            "ack",
         ),
         args=(
             "source_nonce",
@@ -156,6 +167,7 @@ SIGNATURES: dict[str, Signature] = {
             "nonce",
             "state_pairs",
             "creation",
+            "ack_ms",
         ),
     ),
 }
@@ -174,6 +186,7 @@ def _session_keys(keys: SessionKeys, names: Sequence[str]) -> dict[str, str]:
         "user_index": app.user_index(keys.user_id),
         "app_index": app.app_index,
         "open_index": app.open_index,
+        "ack": app.ack,
     }
     return {name: every[name] for name in names}
 
@@ -207,8 +220,13 @@ def append_call(
     scopes: tuple[Mapping[str, Any], Mapping[str, Any], Mapping[str, Any]],
     incarnation: str | None,
     fence: int | None,
+    ack_ms: int = 0,
 ) -> Call:
-    """Arguments of ``append.lua``; ``scopes`` are the encoded session/app/user deltas."""
+    """Arguments of ``append.lua``; ``scopes`` are the encoded session/app/user deltas.
+
+    ``ack_ms``: :data:`ACK_MARKER_MS` when the caller waits for replicas, else 0 (the same
+    for every write builder).
+    """
     signature = SIGNATURES["append"]
     counts, pairs = _scope_args(scopes)
     args = {
@@ -221,6 +239,7 @@ def append_call(
         **counts,
         "incarnation": incarnation or "",
         "fence": "" if fence is None else str(fence),
+        "ack_ms": ack_ms,
     }
     return signature.build(_session_keys(keys, signature.keys), args, pairs)
 
@@ -236,6 +255,7 @@ def claim_call(
     lease_ms: int = 0,
     mark: str | None = None,
     ttl_ms: int = 0,
+    ack_ms: int = 0,
 ) -> Call:
     """Arguments of ``claim.lua`` (``mark``: the invocation to record as open)."""
     args = {
@@ -245,6 +265,7 @@ def claim_call(
         "mark": mark or "",
         "member": app_index_member(keys.user_id, keys.session_id),
         "ttl_ms": ttl_ms,
+        "ack_ms": ack_ms,
     }
     signature = SIGNATURES["claim"]
     return signature.build(_session_keys(keys, signature.keys), args)
@@ -261,6 +282,7 @@ def fork_call(
     nonce: str,
     state: Mapping[str, Any],
     creation: Mapping[str, Any] | None = None,
+    ack_ms: int = 0,
 ) -> Call:
     """Arguments of ``fork.lua``: copy ``copied`` events of ``source`` into ``target``.
 
@@ -282,6 +304,7 @@ def fork_call(
         "nonce": nonce,
         "state_pairs": len(pairs) // 2,
         "creation": creation_text(creation),
+        "ack_ms": ack_ms,
     }
     return signature.build(keys, args, [*pairs, *event_ids])
 
@@ -342,6 +365,7 @@ def create_call(
     scopes: tuple[Mapping[str, Any], Mapping[str, Any], Mapping[str, Any]],
     events: Sequence[tuple[str, float, str]] = (),
     creation: Mapping[str, Any] | None = None,
+    ack_ms: int = 0,
 ) -> Call:
     """Arguments of ``create.lua``.
 
@@ -358,6 +382,7 @@ def create_call(
         **counts,
         "event_count": len(events),
         "creation": creation_text(creation),
+        "ack_ms": ack_ms,
     }
     triples = [item for eid, ts, payload in events for item in (eid, repr(ts), payload)]
     return signature.build(_session_keys(keys, signature.keys), args, [*pairs, *triples])
@@ -384,10 +409,14 @@ def get_call(keys: SessionKeys, *, count: int, after: str, since: int | None = N
     return signature.build(_session_keys(keys, signature.keys), args)
 
 
-def delete_call(keys: SessionKeys, *, idle_before: float | None = None) -> Call:
+def delete_call(keys: SessionKeys, *, idle_before: float | None = None, ack_ms: int = 0) -> Call:
     """Arguments of ``delete.lua``: unconditional, or only if idle before ``idle_before``."""
     signature = SIGNATURES["delete"]
-    args = {**_identity(keys), "idle_before": "" if idle_before is None else repr(idle_before)}
+    args = {
+        **_identity(keys),
+        "idle_before": "" if idle_before is None else repr(idle_before),
+        "ack_ms": ack_ms,
+    }
     return signature.build(_session_keys(keys, signature.keys), args)
 
 

@@ -16,6 +16,15 @@ so both commands go out as one non-transactional pipeline of a plain client:
   ``CLUSTERDOWN`` also updates the slot map before the error is raised, so the caller's retry
   goes to the node that serves the slot now.
 
+**A retry that finds its work done** (a re-append of a stored event, a create or fork finding
+its own nonce, a delete finding the session gone, a release finding its claim gone) writes
+nothing, and since Redis 7.2 (and in Valkey) ``WAIT`` after a connection's last *write*
+returns at once with every connected replica, though none may hold the first attempt, whose
+connection dropped before its ``WAIT`` answered. So such a script sets a short-lived marker,
+``P{A}:ack`` (the session's slot, ``ACK_MARKER_MS`` TTL; ``ack_ms`` of each write script):
+Redis replicates a script's effects in order on one stream, so a replica that acknowledged
+the marker holds everything the script read.
+
 Only redis-py's public API is used: ``get_node_from_key``, ``get_connection_kwargs``, a
 connection pool, a pipeline, and the redirect's address.
 """

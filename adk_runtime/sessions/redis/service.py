@@ -24,6 +24,9 @@ key                         type         content
 ``P{A}:sessions``           sorted set   ``U:S`` of every session of the app by update time
 ``P{A}:open``               sorted set   ``U:S`` of the sessions with an open invocation
                                          (scores 0: a user's are one lexicographic range)
+``P{A}:ack``                string       a marker with a short TTL, set only with
+                                         ``wait_replicas`` by a write that found its work
+                                         done (see ``_replicas.py``)
 ==========================  ===========  ====================================================
 
 Why one field per state key (and not one JSON blob per scope): a delta is applied with
@@ -211,6 +214,9 @@ class RedisSessionService(BaseSessionService):
         self._cluster = isinstance(self._client, RedisCluster)
         self._wait_replicas = _count("wait_replicas", wait_replicas)
         self._wait_timeout_ms = _positive_int("wait_timeout_ms", wait_timeout_ms)
+        # Waiting for replicas: a write script that finds its work done (a retry) sets a marker,
+        # so the WAIT after it proves the replicas hold what it reports (see _replicas.py).
+        self._ack_ms = protocol.ACK_MARKER_MS if self._wait_replicas else 0
         # One server: scripts called at once share round trips, on a few connections, first
         # come first served (see _batching). Otherwise calls beyond the pool wait in line:
         # redis-py's blocking pool alone wakes its waiters in no order (some waited a second
@@ -352,6 +358,7 @@ class RedisSessionService(BaseSessionService):
             scopes=scopes,
             events=[(e.id, e.timestamp, e.event_json) for e in prepared.events],
             creation=prepared.creation_state,
+            ack_ms=self._ack_ms,
         )
         reply = protocol.parse_create(
             await self._call(lambda s: self._write(s.create, script_keys, args))
@@ -407,7 +414,9 @@ class RedisSessionService(BaseSessionService):
         return [text(item) for item in found]
 
     async def _delete_session(self, app_name: str, user_id: str, session_id: str) -> None:
-        script_keys, args = protocol.delete_call(self._keys(app_name, user_id, session_id))
+        script_keys, args = protocol.delete_call(
+            self._keys(app_name, user_id, session_id), ack_ms=self._ack_ms
+        )
         await self._call(lambda s: self._write(s.delete, script_keys, args))
 
     async def _idle_sessions(
@@ -454,7 +463,7 @@ class RedisSessionService(BaseSessionService):
 
     async def _delete_if_idle(self, app_name: str, idle: IdleSession, before: float) -> bool:
         keys = self._keys(app_name, idle.user_id, idle.session_id)
-        script_keys, args = protocol.delete_call(keys, idle_before=before)
+        script_keys, args = protocol.delete_call(keys, idle_before=before, ack_ms=self._ack_ms)
         deleted = await self._call(lambda s: self._write(s.delete, script_keys, args))
         return int(deleted) == 1
 
@@ -470,6 +479,7 @@ class RedisSessionService(BaseSessionService):
             scopes=(prepared.session_delta, prepared.app_delta, prepared.user_delta),
             incarnation=prepared.incarnation,
             fence=prepared.fence,
+            ack_ms=self._ack_ms,
         )
         reply = protocol.parse_append(
             await self._call(lambda s: self._write(s.append, script_keys, args))
@@ -510,6 +520,7 @@ class RedisSessionService(BaseSessionService):
             nonce=uuid.uuid4().hex,
             state=prepared.session_state,
             creation=prepared.creation_state,
+            ack_ms=self._ack_ms,
         )
         reply = text((await self._call(lambda s: self._write(s.fork, script_keys, args)))[0])
         if reply == "missing":
@@ -532,6 +543,7 @@ class RedisSessionService(BaseSessionService):
             lease_ms=math.ceil(lease_seconds * 1000),
             mark=mark,
             ttl_ms=self._ttl_ms,
+            ack_ms=self._ack_ms,
         )
         reply = protocol.parse_claim(
             await self._call(lambda s: self._write(s.claim, script_keys, args))

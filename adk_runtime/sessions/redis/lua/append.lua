@@ -13,6 +13,7 @@ local app_state_key = KEYS[6]
 local user_state_key = KEYS[7]
 local user_index_key = KEYS[8]
 local app_index_key = KEYS[9]
+local ack_key = KEYS[10]
 
 local event_id = ARGV[1]
 local expected_revision = ARGV[2]
@@ -28,7 +29,17 @@ local user_pairs = tonumber(ARGV[10])
 local incarnation = ARGV[11]
 -- fence: the caller's claim token ('' = written without a claim)
 local fence = ARGV[12]
-local first_pair = 13  -- then the pairs (field, JSON value): session, app, user
+local ack_ms = tonumber(ARGV[13])
+local first_pair = 14  -- then the pairs (field, JSON value): session, app, user
+
+-- ack_ms > 0 (wait_replicas): a reply that wrote nothing (a retry finding its work done)
+-- still makes one replicated write, the marker, so the WAIT after the script covers the state
+-- the reply reports (see _replicas.py).
+local function mark_replicated()
+  if ack_ms > 0 then
+    redis.call('SET', ack_key, '1', 'PX', ack_ms)
+  end
+end
 
 local meta = redis.call('HMGET', meta_key, 'rev', 'mtime', 'nonce', 'ctok', 'cuntil')
 if not meta[1] then
@@ -39,6 +50,7 @@ if incarnation ~= '' and meta[3] ~= incarnation then
 end
 local seq = redis.call('HGET', event_ids_key, event_id)
 if seq then
+  mark_replicated()
   return {'dup', seq, redis.call('LINDEX', events_key, tonumber(seq) - 1), meta[2]}
 end
 local time = redis.call('TIME')

@@ -23,6 +23,7 @@ local state_key = KEYS[3]
 local events_key = KEYS[4]
 local event_ids_key = KEYS[5]
 local event_times_key = KEYS[6]
+local ack_key = KEYS[7]
 local own_keys = {meta_key, state_key, events_key, event_ids_key, event_times_key}
 
 local op = ARGV[1]
@@ -31,6 +32,16 @@ local lease_ms = tonumber(ARGV[3])
 local mark = ARGV[4]
 local member = ARGV[5]
 local ttl_ms = tonumber(ARGV[6])
+local ack_ms = tonumber(ARGV[7])
+
+-- ack_ms > 0 (wait_replicas): a reply that wrote nothing (a retry finding its work done)
+-- still makes one replicated write, the marker, so the WAIT after the script covers the state
+-- the reply reports (see _replicas.py).
+local function mark_replicated()
+  if ack_ms > 0 then
+    redis.call('SET', ack_key, '1', 'PX', ack_ms)
+  end
+end
 
 local meta = redis.call('HMGET', meta_key, 'rev', 'ctok', 'cuntil', 'inv', 'mtime')
 if not meta[1] then
@@ -76,6 +87,7 @@ if current ~= token then
   if op == 'extend' then
     return {'lost'}
   end
+  mark_replicated()  -- released already (or taken over since): nothing left to write
   return {'ok', current}
 end
 if op == 'extend' then

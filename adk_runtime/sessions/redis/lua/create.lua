@@ -13,6 +13,7 @@ local app_state_key = KEYS[6]
 local user_state_key = KEYS[7]
 local user_index_key = KEYS[8]
 local app_index_key = KEYS[9]
+local ack_key = KEYS[10]
 
 local nonce = ARGV[1]
 local ttl_ms = tonumber(ARGV[2])
@@ -24,7 +25,8 @@ local user_pairs = tonumber(ARGV[7])
 local event_count = tonumber(ARGV[8])
 -- creation: the creation state (meta field 'init', JSON object text), '' when unknown.
 local creation = ARGV[9]
-local first_pair = 10  -- then the pairs (field, JSON value): session, app, user
+local ack_ms = tonumber(ARGV[10])
+local first_pair = 11  -- then the pairs (field, JSON value): session, app, user
 -- then event_count triples (id, timestamp, JSON): the events the session holds from the
 -- start (an import), sequences 1..event_count; their deltas are not applied.
 
@@ -34,8 +36,18 @@ local function snapshot()
           redis.call('HGETALL', user_state_key)}
 end
 
+-- ack_ms > 0 (wait_replicas): a reply that wrote nothing (a retry finding its work done)
+-- still makes one replicated write, the marker, so the WAIT after the script covers the state
+-- the reply reports (see _replicas.py).
+local function mark_replicated()
+  if ack_ms > 0 then
+    redis.call('SET', ack_key, '1', 'PX', ack_ms)
+  end
+end
+
 local existing = redis.call('HMGET', meta_key, 'nonce', 'ctime')
 if existing[2] then
+  mark_replicated()
   if existing[1] == nonce then
     return snapshot()
   end

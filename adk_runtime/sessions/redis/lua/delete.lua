@@ -13,10 +13,21 @@ local event_times_key = KEYS[5]
 local user_index_key = KEYS[6]
 local app_index_key = KEYS[7]
 local open_index_key = KEYS[8]
+local ack_key = KEYS[9]
 
 local session_id = ARGV[1]
 local app_member = ARGV[2]
 local idle_before = ARGV[3]
+local ack_ms = tonumber(ARGV[4])
+
+-- ack_ms > 0 (wait_replicas): a reply that wrote nothing (a retry finding its work done)
+-- still makes one replicated write, the marker, so the WAIT after the script covers the state
+-- the reply reports (see _replicas.py).
+local function mark_replicated()
+  if ack_ms > 0 then
+    redis.call('SET', ack_key, '1', 'PX', ack_ms)
+  end
+end
 
 if idle_before ~= '' then
   local updated = redis.call('ZSCORE', user_index_key, session_id)
@@ -31,8 +42,11 @@ if idle_before ~= '' then
   end
 end
 
-redis.call('DEL', meta_key, state_key, events_key, event_ids_key, event_times_key)
-redis.call('ZREM', user_index_key, session_id)
-redis.call('ZREM', app_index_key, app_member)
-redis.call('ZREM', open_index_key, app_member)
+local removed = redis.call('DEL', meta_key, state_key, events_key, event_ids_key, event_times_key)
+  + redis.call('ZREM', user_index_key, session_id)
+  + redis.call('ZREM', app_index_key, app_member)
+  + redis.call('ZREM', open_index_key, app_member)
+if removed == 0 then
+  mark_replicated()  -- already gone (a retry): the earlier delete is what the reply reports
+end
 return 1

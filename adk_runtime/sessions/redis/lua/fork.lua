@@ -17,6 +17,7 @@ local event_ids_key = KEYS[7]
 local event_times_key = KEYS[8]
 local user_index_key = KEYS[9]
 local app_index_key = KEYS[10]
+local ack_key = KEYS[11]
 
 local source_nonce = ARGV[1]
 local copied = tonumber(ARGV[2])
@@ -26,10 +27,21 @@ local app_member = ARGV[5]
 local nonce = ARGV[6]
 local state_pairs = tonumber(ARGV[7])
 local creation = ARGV[8]
-local first_pair = 9
+local ack_ms = tonumber(ARGV[9])
+local first_pair = 10
+
+-- ack_ms > 0 (wait_replicas): a reply that wrote nothing (a retry finding its work done)
+-- still makes one replicated write, the marker, so the WAIT after the script covers the state
+-- the reply reports (see _replicas.py).
+local function mark_replicated()
+  if ack_ms > 0 then
+    redis.call('SET', ack_key, '1', 'PX', ack_ms)
+  end
+end
 
 local existing = redis.call('HMGET', meta_key, 'nonce', 'ctime')
 if existing[2] then
+  mark_replicated()
   if existing[1] == nonce then
     return {'ok'}  -- a retry of this very call after a lost reply
   end
