@@ -32,8 +32,8 @@ class RefSession:
     """One session as the model knows it.
 
     Attributes:
-        base: Its session-scoped state at creation (a fork's: its source's; an import's: the
-            exported state).
+        base: Its session-scoped state at creation (a fork's and an import's: its source's,
+            which the store carries along).
         ids: The ids of its committed events, in commit order.
         copied: Ids it did not commit itself (copied by a fork, replayed by an import): their
             turns ran elsewhere.
