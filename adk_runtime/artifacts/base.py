@@ -141,6 +141,31 @@ class BaseArtifactService(abc.ABC):
         """
         raise NotImplementedError(f"{type(self).__name__} cannot copy a session's artifacts.")
 
+    async def delete_session_artifacts(
+        self, *, app_name: str, user_id: str, session_id: str
+    ) -> list[str]:
+        """Delete every version of each of the session's own artifacts; return their names.
+
+        ``delete_session(..., artifact_service=…)`` and ``prune_sessions(...,
+        artifact_service=…)`` call it once the session is deleted, so a session created again
+        under that id starts without the deleted conversation's files. ``user:`` artifacts
+        belong to the user across sessions and stay. Like :meth:`delete_artifact`, version
+        numbers are never reused. Nothing to delete is not an error (a retry finishes the
+        job).
+
+        Raises:
+            InputValidationError: An id is malformed; nothing is deleted.
+        """
+        names = await self.list_artifact_keys(
+            app_name=app_name, user_id=user_id, session_id=session_id
+        )
+        own = [name for name in names if not name.startswith(USER_PREFIX)]
+        for filename in own:
+            await self.delete_artifact(
+                app_name=app_name, user_id=user_id, filename=filename, session_id=session_id
+            )
+        return own
+
     async def close(self) -> None:
         """Release what the service opened; the default has nothing."""
         return None

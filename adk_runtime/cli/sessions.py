@@ -12,8 +12,15 @@ from rich.console import Console
 from rich.table import Table
 
 from adk_runtime import codec
-from adk_runtime.cli._common import one_line, run_async, session_url_option, user_option
+from adk_runtime.cli._common import (
+    artifact_url_option,
+    one_line,
+    run_async,
+    session_url_option,
+    user_option,
+)
 from adk_runtime.cli._progress import progress_bar
+from adk_runtime.cli._services import artifact_service_for
 from adk_runtime.errors import AdkRuntimeError, SessionNotFoundError
 from adk_runtime.events import Event
 from adk_runtime.events._internal_metadata import public_event
@@ -173,20 +180,49 @@ def show_command(
 @sessions.command("delete")
 @click.argument("session_id")
 @session_url_option()
+@artifact_url_option("Artifact store whose session artifacts go too (default: as for serve).")
 @_app_option
 @user_option(required=True)
 @click.option("--yes", is_flag=True, help="Do not ask for confirmation.")
 def delete_command(
-    session_id: str, session_url: str, app_name: str, user_id: str, yes: bool
+    session_id: str,
+    session_url: str,
+    artifact_url: str | None,
+    app_name: str,
+    user_id: str,
+    yes: bool,
 ) -> None:
-    """Delete a session and its events (app and user state stay)."""
+    """Delete a session, its events and its artifacts (app and user state, user: artifacts stay).
+
+    The artifacts go after the session delete commits, and also when the session is already
+    gone (the command still fails then): a crash between leaves orphan artifacts, never a
+    session whose files are gone, and running it again cleans them up.
+    """
 
     async def go() -> None:
-        async with session_service_from_url(session_url) as service:
-            await _load(service, app_name, user_id, session_id)
+        async with (
+            session_service_from_url(session_url) as service,
+            artifact_service_for(artifact_url, session_url) as artifacts,
+        ):
+            try:
+                await _load(service, app_name, user_id, session_id)
+            except SessionNotFoundError:
+                left = await artifacts.delete_session_artifacts(
+                    app_name=app_name, user_id=user_id, session_id=session_id
+                )
+                if left:
+                    console.print(f"deleted {len(left)} artifact(s) left by session {session_id}")
+                raise
             if not yes:
-                click.confirm(f"Delete session {session_id!r} and its events?", abort=True)
-            await service.delete_session(app_name=app_name, user_id=user_id, session_id=session_id)
+                click.confirm(
+                    f"Delete session {session_id!r}, its events and its artifacts?", abort=True
+                )
+            await service.delete_session(
+                app_name=app_name,
+                user_id=user_id,
+                session_id=session_id,
+                artifact_service=artifacts,
+            )
         console.print(f"deleted session {session_id}")
 
     run_async(go())
@@ -211,8 +247,10 @@ def delete_command(
     help="Sessions read per batch.",
 )
 @click.option("--yes", is_flag=True, help="Do not ask for confirmation.")
+@artifact_url_option("Artifact store whose session artifacts go too (default: as for serve).")
 def prune_command(
     session_url: str,
+    artifact_url: str | None,
     app_name: str,
     user_id: str | None,
     idle: str,
@@ -220,9 +258,10 @@ def prune_command(
     batch_size: int,
     yes: bool,
 ) -> None:
-    """Delete sessions idle longer than a given time (oldest first; app and user state stay).
+    """Delete sessions idle longer than a given time, and their artifacts (oldest first).
 
-    A session a turn holds, or written again since it was found idle, is kept.
+    A session a turn holds, or written again since it was found idle, is kept. App and user
+    state and user: artifacts stay.
     """
     seconds = parse_idle_time(idle)
     whose = f"user {user_id!r}" if user_id is not None else "every user"
@@ -233,13 +272,17 @@ def prune_command(
         )
 
     async def go() -> None:
-        async with session_service_from_url(session_url) as service:
+        async with (
+            session_service_from_url(session_url) as service,
+            artifact_service_for(artifact_url, session_url) as artifacts,
+        ):
             result = await service.prune_sessions(
                 app_name=app_name,
                 user_id=user_id,
                 idle_longer_than=seconds,
                 dry_run=dry_run,
                 batch_size=batch_size,
+                artifact_service=artifacts,
             )
         for idle_session in result.sessions:
             console.print(

@@ -153,9 +153,22 @@ async def update_session(
 
 @router.delete(_SESSION)
 async def delete_session(app_name: str, user_id: str, session_id: str, state: AdkState) -> None:
-    """Delete the session and its events (404 if it does not exist)."""
-    await load_session(state, app_name, user_id, session_id)
-    await state.sessions.delete_session(app_name=app_name, user_id=user_id, session_id=session_id)
+    """Delete the session, its events and its own artifacts (404 if the session is missing).
+
+    The artifacts (not ``user:`` ones) go after the session delete commits, and also when the
+    session is already gone (then 404 still): a crash between leaves orphan artifacts, never a
+    session whose files are gone, and a retry cleans them up.
+    """
+    try:
+        await load_session(state, app_name, user_id, session_id)
+    except SessionNotFoundError:  # a retry after a crash: finish the artifact delete, then 404
+        await state.artifacts.delete_session_artifacts(
+            app_name=app_name, user_id=user_id, session_id=session_id
+        )
+        raise
+    await state.sessions.delete_session(
+        app_name=app_name, user_id=user_id, session_id=session_id, artifact_service=state.artifacts
+    )
 
 
 @router.patch("/apps/{app_name}/users/{user_id}/memory")

@@ -92,6 +92,7 @@ from adk_runtime.sessions.claims import (
 from adk_runtime.sessions.fork import ForkArtifacts, PreparedFork, fork
 from adk_runtime.sessions.invocations import OpenInvocation
 from adk_runtime.sessions.retention import (
+    DeleteArtifacts,
     IdleSession,
     PruneResult,
     check_batch_size,
@@ -240,8 +241,21 @@ class BaseSessionService(abc.ABC):
             token = ListCursor.of(sessions[-1]).token()
         return ListSessionsResponse(sessions=sessions, next_page_token=token)
 
-    async def delete_session(self, *, app_name: str, user_id: str, session_id: str) -> None:
+    async def delete_session(
+        self,
+        *,
+        app_name: str,
+        user_id: str,
+        session_id: str,
+        artifact_service: DeleteArtifacts | None = None,
+    ) -> None:
         """Delete the session and its events (app and user state stay); a no-op if missing.
+
+        With ``artifact_service`` (keyword-only; google-adk's signature is otherwise kept),
+        the session's own artifacts are deleted too, ``user:`` artifacts stay. They go after
+        the session delete commits: a crash between leaves orphan artifacts, never a session
+        whose files are gone; and they go even when the session is already gone, so calling
+        this again finishes the job (see :mod:`adk_runtime.sessions.retention`).
 
         Raises:
             InputValidationError: An id is malformed.
@@ -251,6 +265,10 @@ class BaseSessionService(abc.ABC):
             self._session_cache.discard((app_name, user_id, session_id))
         with self._store_span("delete"):
             await self._delete_session(app_name, user_id, session_id)
+        if artifact_service is not None:
+            await artifact_service.delete_session_artifacts(
+                app_name=app_name, user_id=user_id, session_id=session_id
+            )
 
     async def get_user_state(self, *, app_name: str, user_id: str) -> dict[str, Any]:
         """Return one user's ``user:`` state in an app, keys without the prefix.
@@ -357,12 +375,14 @@ class BaseSessionService(abc.ABC):
         idle_longer_than: float | timedelta,
         dry_run: bool = False,
         batch_size: int = 500,
+        artifact_service: DeleteArtifacts | None = None,
     ) -> PruneResult:
         """Delete the sessions of the app (or of one user) idle longer than ``idle_longer_than``.
 
         Oldest first, ``batch_size`` read at a time through an index; each session deleted on
         its own, only if it is still idle then and no turn holds it (see
-        :mod:`adk_runtime.sessions.retention`). App and user state stay.
+        :mod:`adk_runtime.sessions.retention`). App and user state stay. With
+        ``artifact_service``, each pruned session's own artifacts are deleted after it.
 
         Args:
             app_name: The app.
@@ -370,6 +390,8 @@ class BaseSessionService(abc.ABC):
             idle_longer_than: Seconds (or a timedelta) since a session's last write.
             dry_run: List what would be deleted; delete nothing.
             batch_size: Sessions read per batch (1 to 10,000).
+            artifact_service: The artifact store whose session artifacts go with each pruned
+                session (None: they stay).
 
         Raises:
             InputValidationError: An id, the idle time or the batch size is malformed.
@@ -379,7 +401,9 @@ class BaseSessionService(abc.ABC):
             validate_id(user_id, "user_id")
         before = time.time() - check_idle_seconds(idle_longer_than)
         limit = check_batch_size(batch_size)
-        return await prune(self, app_name, user_id, before, limit, dry_run=dry_run)
+        return await prune(
+            self, app_name, user_id, before, limit, dry_run=dry_run, artifacts=artifact_service
+        )
 
     @abc.abstractmethod
     async def _create_session(

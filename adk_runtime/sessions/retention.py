@@ -9,6 +9,15 @@ it is still idle then and no turn holds it: a conversation that came back to lif
 listing and the delete is kept. App and user state stay, as with ``delete_session``.
 
 ``dry_run`` lists what would go and deletes nothing.
+
+**Artifacts** go too when an artifact service is given (``delete_session(...,
+artifact_service=…)``, ``prune_sessions(..., artifact_service=…)``; the HTTP server and the
+CLI give theirs): the session's own artifacts (not ``user:`` ones) are deleted *after* the
+session delete has committed. A crash between the two leaves orphan artifacts, never a
+session whose files are gone; and the artifact delete runs even when the session is already
+gone, so running the delete again finishes the job. An idle TTL expiry deletes no artifacts
+(the store expires sessions on its own, knowing no artifact service): prune with an artifact
+service instead.
 """
 
 from __future__ import annotations
@@ -17,20 +26,37 @@ import dataclasses
 import math
 import re
 from datetime import timedelta
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Protocol
 
 from adk_runtime.errors import ConfigurationError, InputValidationError
 
 if TYPE_CHECKING:
     from adk_runtime.sessions.base import BaseSessionService
 
-__all__ = ["MAX_TTL_SECONDS", "IdleSession", "PruneResult", "check_ttl_seconds", "parse_idle_time"]
+__all__ = [
+    "MAX_TTL_SECONDS",
+    "DeleteArtifacts",
+    "IdleSession",
+    "PruneResult",
+    "check_ttl_seconds",
+    "parse_idle_time",
+]
 
 MAX_BATCH = 10_000
 
 MAX_TTL_SECONDS = 100 * 365 * 86_400.0
 """The longest idle TTL a store applies (a century): a longer one means the same, and keeps
 every time computed from it (a freshness bound, a key's deadline) in range."""
+
+
+class DeleteArtifacts(Protocol):
+    """What a session delete needs of an artifact service (``BaseArtifactService`` has it)."""
+
+    async def delete_session_artifacts(
+        self, *, app_name: str, user_id: str, session_id: str
+    ) -> list[str]:
+        """Delete the session's own (not ``user:``) artifacts; return their names."""
+        ...
 
 
 @dataclasses.dataclass(frozen=True)
@@ -78,6 +104,7 @@ async def prune(
     limit: int,
     *,
     dry_run: bool,
+    artifacts: DeleteArtifacts | None = None,
 ) -> PruneResult:
     """Walk the idle sessions a batch at a time; delete each one still idle (not ``dry_run``)."""
     if before <= 0:  # idle longer than since 1970: no session was written that long ago
@@ -88,10 +115,16 @@ async def prune(
     while True:
         batch = await service._idle_sessions(app_name, user_id, before, after, limit)
         for idle in batch:
-            if dry_run or await service._delete_if_idle(app_name, idle, before):
+            if dry_run:
+                pruned.append(idle)
+            elif await service._delete_if_idle(app_name, idle, before):
                 pruned.append(idle)
                 if cache is not None:
                     cache.discard((app_name, idle.user_id, idle.session_id))
+                if artifacts is not None:  # after the delete committed (see the docstring)
+                    await artifacts.delete_session_artifacts(
+                        app_name=app_name, user_id=idle.user_id, session_id=idle.session_id
+                    )
         if len(batch) < limit:
             return PruneResult(pruned, dry_run)
         after = batch[-1]
