@@ -229,15 +229,21 @@ async def run_turn(
     ]
 
 
-async def dead_holder(service: BaseSessionService, app: str, key: Key, order: Order) -> Event:
+async def dead_holder(
+    service: BaseSessionService, app: str, key: Key, order: Order
+) -> Event | None:
     """A turn that died after committing its user's message; returns that committed event.
 
-    Raises what the claim or the append raised (a held or missing session).
+    A turn that takes the claim over from an earlier dead holder first resumes the invocation
+    that one left open (as the Runner does); this one dies while doing so, before it writes
+    anything: None. Raises what the claim or the append raised (a held or missing session).
     """
     invocation = f"e-dead-{uuid.uuid4().hex[:8]}"
     attempt = await service._try_claim((app, *key), DEAD_LEASE, invocation)
     if attempt.token is None:
         raise TimeoutError("the session is held")
+    if attempt.took_over and attempt.open_invocation not in (None, invocation):
+        return None
     session = await service.get_session(app_name=app, user_id=key[0], session_id=key[1])
     if session is None:
         raise LookupError("the session vanished after the claim")

@@ -208,12 +208,17 @@ class Conversations(RuleBasedStateMachine):
         held = self.run(self.read(key, replica))
         if held is not None:
             self.stale[key] = held
+        # deleted as the front doors delete: with the session's own artifacts
         self.run(
             self.w.services[replica].delete_session(
-                app_name=self.w.app, user_id=key[0], session_id=key[1]
+                app_name=self.w.app,
+                user_id=key[0],
+                session_id=key[1],
+                artifact_service=self.w.artifacts[replica],
             )
         )
         self.ref.forget(key)
+        self.ref.uploads = [u for u in self.ref.uploads if u.key != key]
         assert self.run(self.read(key, 1 - replica)) is None, f"{key}: deleted, still read"
 
     @rule(key=st.sampled_from(BASE_KEYS), note=notes)
@@ -368,7 +373,7 @@ class Conversations(RuleBasedStateMachine):
             self.settle(key, [], started, may_add=False)
             return
         self.ref.dead_until[key] = time.monotonic() + DEAD_LEASE + 0.1
-        self.settle(key, [result.id], started, may_add=False)
+        self.settle(key, [] if result is None else [result.id], started, may_add=False)
 
     @rule(index=picks, replica=replicas)
     def resume(self, index: int, replica: int) -> None:
@@ -483,6 +488,7 @@ class Conversations(RuleBasedStateMachine):
                 session_id=key[1],
                 new_session_id=new_key[1],
                 at_event_id=at_event,
+                artifact_service=self.w.artifacts[self.forks % 2],
             )
         )
         ref = self.ref.created(new_key, self.ref.sessions[key].base, started)
