@@ -508,15 +508,24 @@ class BaseSessionService(abc.ABC):
 
     @abc.abstractmethod
     async def _try_claim(
-        self, key: SessionKey, lease_seconds: float, mark: str | None = None
+        self,
+        key: SessionKey,
+        lease_seconds: float,
+        mark: str | None = None,
+        *,
+        token: int | None = None,
     ) -> ClaimAttempt:
         """Claim the session if no other claim's lease runs; one atomic step.
 
-        On success the session's claim token becomes a new one drawn with
-        :func:`~adk_runtime.sessions.claims.new_claim_token` (and is returned) and its
-        lease runs ``lease_seconds`` from now by the store's clock. With ``mark``, the
-        session's open invocation becomes ``mark`` (started now), unless the claim takes over
-        from a holder whose lease ran out and an open invocation is recorded: that one stays.
+        On success the session's claim token becomes ``token``, the caller's
+        :func:`~adk_runtime.sessions.claims.new_claim_token` (one is drawn when None), and is
+        returned, and its lease runs ``lease_seconds`` from now by the store's clock. When the
+        session's claim already carries ``token``, the step is a retry of an acquisition that
+        landed (its reply was lost): it succeeds again with the first answer (``took_over``,
+        the open invocation) and restarts the lease, never reporting the session held. With
+        ``mark``, the session's open invocation becomes ``mark`` (started now), unless the
+        claim takes over from a holder whose lease ran out and an open invocation is
+        recorded: that one stays.
         The attempt reports the open invocation after the step. Raises
         ``SessionNotFoundError`` when the session does not exist.
         """

@@ -158,8 +158,13 @@ class SessionClaim:
         loop = asyncio.get_running_loop()
         deadline = loop.time() + self._wait
         pause = _FIRST_POLL
+        # One token for the whole acquisition: a poll repeated after a lost reply is then a
+        # retry the store recognises (it answers as the landed attempt did; never "held").
+        token = new_claim_token()
         while True:
-            attempt = await self._service._try_claim(self._key, self._lease, self._mark)
+            attempt = await self._service._try_claim(
+                self._key, self._lease, self._mark, token=token
+            )
             if attempt.token is not None:
                 break
             remaining = deadline - loop.time()

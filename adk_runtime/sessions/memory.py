@@ -74,6 +74,7 @@ class _StoredSession:
     incarnation: str = dataclasses.field(default_factory=lambda: uuid.uuid4().hex)
     claim_token: int = 0
     claim_until: float | None = None  # time.monotonic() when the lease runs out
+    claim_took_over: bool = False  # what the latest acquisition answered (for its retry)
     open_invocation: str | None = None
     open_since: float = 0.0
     creation_state: dict[str, Any] | None = None  # encoded; None: unknown (an old import)
@@ -320,17 +321,24 @@ class InMemorySessionService(BaseSessionService):
             return _copy(stored.creation_state)
 
     async def _try_claim(
-        self, key: _Key, lease_seconds: float, mark: str | None = None
+        self, key: _Key, lease_seconds: float, mark: str | None = None, *, token: int | None = None
     ) -> ClaimAttempt:
         with self._lock:
             stored = self._existing(key)
             now = time.monotonic()
+            if token is not None and stored.claim_token == token and stored.claim_until:
+                # A retry of this very acquisition: the first attempt's answer, lease restarted.
+                stored.claim_until = now + lease_seconds
+                return ClaimAttempt(
+                    token, took_over=stored.claim_took_over, open_invocation=stored.open_invocation
+                )
             held_for = stored.claim_held_for(now)
             if held_for > 0:
                 return ClaimAttempt(None, held_for)
             took_over = stored.claim_until is not None  # ran out, never released
-            stored.claim_token = new_claim_token()
+            stored.claim_token = new_claim_token() if token is None else token
             stored.claim_until = now + lease_seconds
+            stored.claim_took_over = took_over
             if mark is not None and not (took_over and stored.open_invocation is not None):
                 self._set_open(key, stored, mark)
             return ClaimAttempt(

@@ -20,6 +20,7 @@ from adk_runtime.errors import (
 )
 from adk_runtime.events import Event, EventActions
 from adk_runtime.sessions import BaseSessionService, Session
+from adk_runtime.sessions.claims import new_claim_token
 from tests.backends import twin
 
 APP = "claims"
@@ -218,3 +219,36 @@ async def test_a_claim_of_a_deleted_incarnation_touches_nothing_of_the_new_one(
         assert not t2.lost
     stored = await _get(session_service, sid)
     assert [e.actions.state_delta for e in stored.events] == [{"last": "t2"}]
+
+
+async def test_a_retried_acquisition_gets_the_first_answer_not_its_own_lease(
+    session_service: BaseSessionService,
+) -> None:
+    # A retry after a lost reply (redis-py re-sends a script whose connection dropped; a caller
+    # polls again) carries the same token: it is granted as the first attempt was, never "held".
+    sid = (await _new(session_service)).id
+    key = (APP, "u", sid)
+    token = new_claim_token()
+    first = await session_service._try_claim(key, 20.0, "e-first", token=token)
+    retry = await session_service._try_claim(key, 20.0, "e-first", token=token)
+    assert (first.token, first.took_over, first.open_invocation) == (token, False, "e-first")
+    assert (retry.token, retry.took_over, retry.open_invocation) == (token, False, "e-first")
+    other = await session_service._try_claim(key, 20.0, token=new_claim_token())
+    assert other.token is None
+    assert other.held_for > 10
+    # A dead holder's lease runs out: the acquisition takes over, and so does its retry.
+    await session_service._release_claim(key, token)
+    dead = await session_service._try_claim(key, 0.2, "e-dead", token=new_claim_token())
+    assert dead.token is not None
+    await asyncio.sleep(0.5)
+    taker = new_claim_token()
+    took = await session_service._try_claim(key, 20.0, "e-new", token=taker)
+    again = await session_service._try_claim(key, 20.0, "e-new", token=taker)
+    assert (took.token, took.took_over, took.open_invocation) == (taker, True, "e-dead")
+    assert (again.token, again.took_over, again.open_invocation) == (taker, True, "e-dead")
+    assert (await session_service._try_claim(key, 20.0, token=new_claim_token())).token is None
+    # The retried claim is the one held: it renews and releases as the first attempt's would.
+    assert await session_service._extend_claim(key, taker, 20.0)
+    await session_service._release_claim(key, taker, finished=True)
+    async with _claim(session_service, sid, wait_seconds=0) as claim:
+        assert not claim.took_over

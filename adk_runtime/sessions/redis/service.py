@@ -8,8 +8,8 @@ key                         type         content
 ==========================  ===========  ====================================================
 ``P{A}:session:U:S``        hash         ``rev``, ``ctime``, ``mtime`` (server time, seconds
                                          with microseconds), ``nonce`` of the create call,
-                                         the claim (``ctok``, ``cuntil``), the open
-                                         invocation (``inv``, ``invat``) and ``init``, the
+                                         the claim (``ctok``, ``cuntil``, ``ctook``), the
+                                         open invocation (``inv``, ``invat``) and ``init``, the
                                          creation state as one JSON object (read only by
                                          fork, rewind and export; absent: unknown, a
                                          session created before it was kept)
@@ -553,9 +553,15 @@ class RedisSessionService(BaseSessionService):
         return reply
 
     async def _try_claim(
-        self, key: tuple[str, str, str], lease_seconds: float, mark: str | None = None
+        self,
+        key: tuple[str, str, str],
+        lease_seconds: float,
+        mark: str | None = None,
+        *,
+        token: int | None = None,
     ) -> ClaimAttempt:
-        reply = await self._claim_step(key, "acquire", new_claim_token(), lease_seconds, mark)
+        token = new_claim_token() if token is None else token
+        reply = await self._claim_step(key, "acquire", token, lease_seconds, mark)
         if reply.status == "ok":
             return ClaimAttempt(
                 reply.token, took_over=reply.took_over, open_invocation=reply.open_invocation

@@ -21,9 +21,11 @@ from sqlalchemy import (
     bindparam,
     case,
     delete,
+    false,
     func,
     or_,
     select,
+    true,
     tuple_,
     update,
 )
@@ -210,17 +212,22 @@ _FRESH = alive(bindparam("fresh", type_=DateTimeUTC))
 _OPEN_ID = sessions.c.open_invocation_id
 
 
-def _claim(free: Any, open_id: Any, open_since: Any) -> Update:
+_NEW_TOKEN = bindparam("new_token", type_=BigInteger)
+_RETRY = sessions.c.claim_token == _NEW_TOKEN
+
+
+def _claim(free: Any, open_id: Any, open_since: Any, took_over: Any) -> Update:
     return (
         update(sessions)
         .where(_SESSION_KEY, free, _FRESH)
         .values(
-            claim_token=bindparam("new_token", type_=BigInteger),
+            claim_token=_NEW_TOKEN,
             claim_until=epoch_now() + _LEASE,
+            claim_took_over=took_over,
             open_invocation_id=open_id,
             open_since=open_since,
         )
-        .returning(sessions.c.claim_token, _OPEN_ID)
+        .returning(sessions.c.claim_token, _OPEN_ID, sessions.c.claim_took_over)
     )
 
 
@@ -228,17 +235,23 @@ CLAIM: Update = _claim(
     sessions.c.claim_until.is_(None),
     func.coalesce(_MARK, _OPEN_ID),
     case((_MARK.is_(None), sessions.c.open_since), else_=epoch_now()),
+    false(),
 )
 """Claim a session whose last claim was released (or never claimed) with token ``new_token``:
-the token and the open invocation (``mark`` replaces it when given), or no row."""
+the token, the open invocation (``mark`` replaces it when given) and whether it took over
+(false), or no row."""
 
 CLAIM_TAKE_OVER: Update = _claim(
-    sessions.c.claim_until <= epoch_now(),
+    or_(sessions.c.claim_until <= epoch_now(), _RETRY),
     func.coalesce(_OPEN_ID, _MARK),
     case((_OPEN_ID.is_(None) & _MARK.is_not(None), epoch_now()), else_=sessions.c.open_since),
+    case((_RETRY, func.coalesce(sessions.c.claim_took_over, false())), else_=true()),
 )
 """Claim a session whose holder's lease ran out unreleased (it crashed or stalled); the dead
-holder's open invocation stays (``mark`` is recorded only when none is open)."""
+holder's open invocation stays (``mark`` is recorded only when none is open). When the held
+claim's token already is ``new_token``, this is a retry of that acquisition (its reply was
+lost): its lease restarts and it answers as the first attempt did (the open invocation it left
+and its ``claim_took_over``), never "held"."""
 
 CLAIM_HELD: Select[Any] = select((sessions.c.claim_until - epoch_now()).label("held_for")).where(
     _SESSION_KEY, _FRESH

@@ -290,20 +290,26 @@ class DatabaseSessionService(BaseSessionService):
         await _fork.fork(db, key, prepared, _now())
 
     async def _try_claim(
-        self, key: tuple[str, str, str], lease_seconds: float, mark: str | None = None
+        self,
+        key: tuple[str, str, str],
+        lease_seconds: float,
+        mark: str | None = None,
+        *,
+        token: int | None = None,
     ) -> ClaimAttempt:
         params = {**_key_params(key), "lease": lease_seconds, "mark": mark}
-        params.update(fresh=self._expiry.fresh_after(), new_token=new_claim_token())
+        new_token = new_claim_token() if token is None else token
+        params.update(fresh=self._expiry.fresh_after(), new_token=new_token)
         db = await self._open()
         async with db.writer(), db.autocommit() as connection:
             row = (await connection.execute(statements.CLAIM, params)).first()
+            if row is None:
+                # Not released: free only if its holder's lease ran out, or if this token
+                # holds it (a retry after a lost reply; a second statement, only when the
+                # session was not cleanly released).
+                row = (await connection.execute(statements.CLAIM_TAKE_OVER, params)).first()
             if row is not None:
-                return ClaimAttempt(int(row[0]), open_invocation=row[1])
-            # Not released: free only if its holder's lease ran out (a second statement, only
-            # when the session was not cleanly released).
-            row = (await connection.execute(statements.CLAIM_TAKE_OVER, params)).first()
-            if row is not None:
-                return ClaimAttempt(int(row[0]), took_over=True, open_invocation=row[1])
+                return ClaimAttempt(int(row[0]), took_over=bool(row[2]), open_invocation=row[1])
             held = (await connection.execute(statements.CLAIM_HELD, params)).first()
         if held is None:
             raise SessionNotFoundError(f"Session {key[2]!r} does not exist.")

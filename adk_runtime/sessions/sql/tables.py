@@ -5,7 +5,8 @@
   ``claim_token`` / ``claim_until`` are the session's turn claim: the fencing token of the
   latest claim (63 random bits, never reused; see :mod:`adk_runtime.sessions.claims`) and,
   while it is held, when its lease runs out (seconds since the epoch, by the database's
-  clock; NULL when released). ``open_invocation_id`` / ``open_since`` are
+  clock; NULL when released); ``claim_took_over`` is what its acquisition answered (for a
+  retry of it with the same token; NULL: false). ``open_invocation_id`` / ``open_since`` are
   the session's open invocation (:mod:`adk_runtime.sessions.invocations`): set by a turn's
   claim, cleared when the turn ends normally. ``creation_state`` is the session-scoped state
   the session was created with (a fork's: its source's), read only by fork, rewind and export
@@ -27,6 +28,7 @@ from __future__ import annotations
 
 from sqlalchemy import (
     BigInteger,
+    Boolean,
     Column,
     Double,
     ForeignKeyConstraint,
@@ -66,6 +68,7 @@ sessions = Table(
     Column("update_time", DateTimeUTC, nullable=False),
     Column("claim_token", _TOKEN, nullable=False, server_default="0"),
     Column("claim_until", Double, nullable=True),
+    Column("claim_took_over", Boolean, nullable=True),
     Column("open_invocation_id", String(MAX_ID_LENGTH), nullable=True),
     Column("open_since", Double, nullable=True),
     Column("creation_state", JSONDocument, nullable=True),

@@ -1,6 +1,7 @@
 -- A session's turn claim (see adk_runtime/sessions/claims.py), one atomic step.
 -- Fields of the session's meta hash: 'ctok' (the latest claim's fencing token), 'cuntil'
--- (when its lease runs out, in ms by this server's clock; 0 or absent when released), and the
+-- (when its lease runs out, in ms by this server's clock; 0 or absent when released), 'ctook'
+-- (the took_over its acquisition answered, for a retry of it), and the
 -- open invocation: 'inv' (its id) and 'invat' (when it started, ms). The app's open index (a
 -- sorted set, all scores 0, members 'user:session' escaped) lists the sessions with an 'inv'.
 -- Arguments are bound by name below; _protocol.py builds them in this order (a test checks).
@@ -9,7 +10,9 @@
 -- session's open-index member.
 -- op 'acquire': {'ok', token, took_over, open invocation or ''} |
 --                {'held', ms the current claim still holds} | {'missing'}; took_over is '1'
---                when the previous claim ran out unreleased (then its 'inv' stays)
+--                when the previous claim ran out unreleased (then its 'inv' stays); an
+--                acquire whose token is already the unreleased 'ctok' is a retry of that one
+--                (a lost reply): the same answer, never 'held'
 -- op 'extend':  {'ok', token} | {'lost'} | {'missing'}   (records mark when given)
 -- op 'release': {'ok', token}; op 'finish': the same, and the open invocation is cleared
 -- Idle expiry (ttl_ms > 0): a held session is never idle. Taking or renewing the claim makes
@@ -43,7 +46,7 @@ local function mark_replicated()
   end
 end
 
-local meta = redis.call('HMGET', meta_key, 'rev', 'ctok', 'cuntil', 'inv', 'mtime')
+local meta = redis.call('HMGET', meta_key, 'rev', 'ctok', 'cuntil', 'inv', 'mtime', 'ctook')
 if not meta[1] then
   return {'missing'}
 end
@@ -66,6 +69,12 @@ local function set_open()
 end
 
 if op == 'acquire' then
+  if current == token and tonumber(meta[3] or '0') > 0 then
+    -- A retry of this very acquisition (its reply was lost): the first answer, lease restarted.
+    redis.call('HSET', meta_key, 'cuntil', tostring(now_ms + lease_ms))
+    expire_at(math.max(idle_deadline, now_ms + lease_ms))
+    return {'ok', token, meta[6] or '0', meta[4] or ''}
+  end
   local held_ms = tonumber(meta[3] or '0') - now_ms
   if held_ms > 0 then
     return {'held', tostring(held_ms)}
@@ -74,7 +83,7 @@ if op == 'acquire' then
   if tonumber(meta[3] or '0') > 0 then
     took_over = '1'
   end
-  redis.call('HSET', meta_key, 'ctok', token, 'cuntil', tostring(now_ms + lease_ms))
+  redis.call('HSET', meta_key, 'ctok', token, 'cuntil', tostring(now_ms + lease_ms), 'ctook', took_over)
   expire_at(math.max(idle_deadline, now_ms + lease_ms))
   local open = meta[4] or ''
   if mark ~= '' and not (took_over == '1' and open ~= '') then
