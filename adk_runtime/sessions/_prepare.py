@@ -241,6 +241,8 @@ def _check_keys(state: Any, name: str) -> None:
     if not isinstance(state, Mapping):
         raise SerializationError(name, f"it must be a mapping, not {type(state).__name__}")
     for key in state:
+        if type(key) is str and key.isprintable():  # the usual key: no NUL, no lone surrogate
+            continue
         path = f"{name}[{key!r:.80}]"
         if not isinstance(key, str):
             raise SerializationError(path, f"keys must be strings, not {type(key).__name__}")

@@ -25,7 +25,7 @@ from adk_runtime.errors import (
     redact_url,
 )
 
-__all__ = ["is_driver_disconnect", "refusals_typed", "translate_errors", "upgrade_hint"]
+__all__ = ["is_driver_disconnect", "refusal_typed", "translate_errors", "upgrade_hint"]
 
 # Classified by exception type, SQLSTATE (PostgreSQL) and result code (SQLite), never by
 # message text. The one exception: SQLite reports a missing table with the generic
@@ -252,31 +252,30 @@ not valid Unicode), before anything is sent."""
 _REFUSALS: tuple[type[BaseException], ...] = (sa_exc.DBAPIError, *_DRIVER_ERRORS)
 
 
-@contextlib.contextmanager
-def refusals_typed(url: str, what: str) -> Iterator[None]:
-    """Raise the driver errors :func:`translate_errors` leaves raw, typed, for one call.
+def refusal_typed(error: Exception, url: str, what: str) -> Exception | None:
+    """The typed error for a driver error :func:`translate_errors` leaves raw, or None.
 
-    For a call that writes whole or nothing (an append): a parameter the driver cannot bind
-    becomes :class:`~adk_runtime.errors.InputValidationError`, any other driver error (a
-    constraint or trigger refusing the row) :class:`~adk_runtime.errors.AdkRuntimeError`.
-    Messages name the error's class only, never a value. Use it outside
-    :func:`translate_errors`.
+    For a call that writes whole or nothing (an append), in its ``except`` clause (a
+    ``try`` costs the hot path nothing): a parameter the driver cannot bind becomes
+    :class:`~adk_runtime.errors.InputValidationError`, any other driver error (a constraint
+    or trigger refusing the row) :class:`~adk_runtime.errors.AdkRuntimeError`. Messages name
+    the error's class only, never a value. None: not a driver error (raise it as it is).
 
     Args:
+        error: What the call raised.
         url: The database URL (redacted before it reaches a message).
         what: The call, for the message (e.g. ``"the append"``).
     """
-    try:
-        yield
-    except AdkRuntimeError:
-        raise
-    except _BIND_ERRORS as error:
-        raise InputValidationError(
+    if isinstance(error, AdkRuntimeError):
+        return None
+    if isinstance(error, _BIND_ERRORS):
+        return InputValidationError(
             f"A value of {what} cannot be stored ({type(error).__name__}); nothing of it was "
             "written."
-        ) from error
-    except _REFUSALS as error:
-        raise AdkRuntimeError(
+        )
+    if isinstance(error, _REFUSALS):
+        return AdkRuntimeError(
             f"The database at {redact_url(url)} refused {what} ({_driver_name(error)}); "
             "nothing of it was written."
-        ) from error
+        )
+    return None

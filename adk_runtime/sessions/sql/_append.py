@@ -48,7 +48,7 @@ from adk_runtime.sessions.sql import _driver_statements as statements
 from adk_runtime.sessions.sql import _group_commit as group_commit
 from adk_runtime.sessions.sql._ttl import NEVER
 from adk_runtime.sql.engine import Database
-from adk_runtime.sql.errors import refusals_typed, translate_errors
+from adk_runtime.sql.errors import refusal_typed, translate_errors
 
 __all__ = ["append"]
 
@@ -211,7 +211,12 @@ async def append(
     A session last written before ``fresh`` and held by no turn has expired (idle TTL): the
     append raises ``SessionNotFoundError`` and writes nothing, as for a session that does not
     exist. Any error of this append alone is typed
-    (:func:`~adk_runtime.sql.errors.refusals_typed`).
+    (:func:`~adk_runtime.sql.errors.refusal_typed`).
     """
-    with refusals_typed(db.url, "the append"):
+    try:
         return await _APPENDERS[db.dialect](db, key, prepared, now, fresh)
+    except Exception as error:
+        typed = refusal_typed(error, db.url, "the append")
+        if typed is None:
+            raise
+        raise typed from error
