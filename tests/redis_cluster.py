@@ -80,12 +80,13 @@ def _cluster_ports(count: int) -> list[int]:
     ports: list[int] = []
     while len(ports) < count:
         port = random.randrange(FIRST_PORT, LAST_PORT)
-        if port not in ports and _free(port) and _free(port + 10000):
+        if port not in ports and port_free(port) and port_free(port + 10000):
             ports.append(port)
     return ports
 
 
-def _free(port: int) -> bool:
+def port_free(port: int) -> bool:
+    """True when nothing listens on (or holds) ``port`` on loopback."""
     with socket.socket() as sock:
         try:
             sock.bind(("127.0.0.1", port))

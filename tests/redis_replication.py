@@ -18,14 +18,13 @@ import dataclasses
 import os
 import random
 import shutil
-import socket
 import tempfile
 from collections.abc import AsyncIterator
 from pathlib import Path
 
 import redis.asyncio as redis_asyncio
 
-from tests.redis_cluster import FIRST_PORT, LAST_PORT
+from tests.redis_cluster import FIRST_PORT, LAST_PORT, port_free
 
 
 class FrozenLink:
@@ -138,7 +137,7 @@ async def _start(
     """Start a server on a spare port (another port when it was taken first); its port."""
     for _ in range(5):
         port = random.randrange(FIRST_PORT, LAST_PORT)
-        if not _free(port):
+        if not port_free(port):
             continue
         folder = root / str(port)
         folder.mkdir()
@@ -179,12 +178,3 @@ async def _wait_in_sync(running: Replicated) -> None:
                 return
             await asyncio.sleep(0.05)
     raise AssertionError("the replica did not sync within 15 s")
-
-
-def _free(port: int) -> bool:
-    with socket.socket() as sock:
-        try:
-            sock.bind(("127.0.0.1", port))
-        except OSError:
-            return False
-        return True
