@@ -13,7 +13,7 @@ import os
 import sys
 from pathlib import Path
 
-from adk_runtime.agents.base_agent import BaseAgent
+from adk_runtime.core.base_agent import BaseAgent
 
 __all__ = ["agent_origin", "alignment_hint"]
 

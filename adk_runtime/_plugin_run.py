@@ -21,11 +21,11 @@ from typing import Any
 
 from google.genai import types
 
-from adk_runtime.agents.base_agent import BaseAgent
-from adk_runtime.agents.invocation_context import InvocationContext
 from adk_runtime.apps.app import App
+from adk_runtime.core.base_agent import BaseAgent
+from adk_runtime.core.base_plugin import BasePlugin
+from adk_runtime.core.invocation_context import InvocationContext
 from adk_runtime.events import Event
-from adk_runtime.plugins.base_plugin import BasePlugin
 
 __all__ = ["apply_on_event", "plugin_message", "resolve_app", "run_with_plugins"]
 

@@ -16,8 +16,8 @@ from typing import TYPE_CHECKING, Any
 
 from google.genai import types
 
-from adk_runtime.agents.base_agent import BaseAgent
-from adk_runtime.agents.run_config import RunConfig
+from adk_runtime.core.base_agent import BaseAgent
+from adk_runtime.core.run_config import RunConfig
 from adk_runtime.events import Event
 from adk_runtime.platform.thread import create_thread
 

@@ -17,13 +17,13 @@ from google.genai import types
 
 from adk_runtime.agents import _resume, _tasks
 from adk_runtime.agents._generator_tools import caller_of
-from adk_runtime.agents.base_agent import BaseAgent
-from adk_runtime.agents.invocation_context import InvocationContext
 from adk_runtime.agents.loop_agent import LoopAgent
 from adk_runtime.agents.parallel_agent import ParallelAgent
 from adk_runtime.agents.sequential_agent import SequentialAgent
 from adk_runtime.apps.app import App
 from adk_runtime.apps.compaction import compact_after_invocation
+from adk_runtime.core.base_agent import BaseAgent
+from adk_runtime.core.invocation_context import InvocationContext
 from adk_runtime.errors import InputValidationError
 from adk_runtime.events import Event, EventActions
 from adk_runtime.events._calls import calling_event

@@ -48,12 +48,14 @@ from adk_runtime._plugin_run import plugin_message, resolve_app
 from adk_runtime._runner_support import ThreadedRun
 from adk_runtime.agents import _tasks
 from adk_runtime.agents._answer_checks import check_client_answers
-from adk_runtime.agents.base_agent import BaseAgent
-from adk_runtime.agents.invocation_context import InvocationContext, new_invocation_context_id
-from adk_runtime.agents.run_config import RunConfig
 from adk_runtime.apps.app import App
 from adk_runtime.artifacts.base import BaseArtifactService
 from adk_runtime.artifacts.memory import InMemoryArtifactService
+from adk_runtime.core.base_agent import BaseAgent
+from adk_runtime.core.base_plugin import BasePlugin
+from adk_runtime.core.invocation_context import InvocationContext, new_invocation_context_id
+from adk_runtime.core.plugin_manager import PluginManager
+from adk_runtime.core.run_config import RunConfig
 from adk_runtime.errors import (
     AlreadyExistsError,
     SessionBusyError,
@@ -63,8 +65,6 @@ from adk_runtime.errors import (
 from adk_runtime.events import Event
 from adk_runtime.memory.base import BaseMemoryService
 from adk_runtime.memory.in_memory import InMemoryMemoryService
-from adk_runtime.plugins.base_plugin import BasePlugin
-from adk_runtime.plugins.plugin_manager import PluginManager
 from adk_runtime.sessions._validation import validate_id, validate_session_key
 from adk_runtime.sessions.base import BaseSessionService
 from adk_runtime.sessions.claims import DEFAULT_LEASE_SECONDS, DEFAULT_WAIT_SECONDS, SessionClaim

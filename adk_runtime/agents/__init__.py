@@ -5,11 +5,9 @@
 
 from typing import TYPE_CHECKING, Any
 
+# Registers the YAML config loader the core reaches (BaseAgent.from_config and the tools).
+from adk_runtime.agents import _config_mapper as _config_mapper
 from adk_runtime.agents._instructions import MissingStateKeyError
-from adk_runtime.agents.base_agent import BaseAgent
-from adk_runtime.agents.base_agent_config import BaseAgentConfig
-from adk_runtime.agents.callback_context import CallbackContext
-from adk_runtime.agents.invocation_context import InvocationContext, LlmCallsLimitExceededError
 from adk_runtime.agents.live_request_queue import LiveRequest, LiveRequestQueue
 from adk_runtime.agents.llm_agent import Agent, LlmAgent
 from adk_runtime.agents.llm_agent_config import LlmAgentConfig
@@ -17,10 +15,14 @@ from adk_runtime.agents.loop_agent import LoopAgent
 from adk_runtime.agents.loop_agent_config import LoopAgentConfig
 from adk_runtime.agents.parallel_agent import ParallelAgent
 from adk_runtime.agents.parallel_agent_config import ParallelAgentConfig
-from adk_runtime.agents.readonly_context import ReadonlyContext
-from adk_runtime.agents.run_config import RunConfig, StreamingMode
 from adk_runtime.agents.sequential_agent import SequentialAgent
 from adk_runtime.agents.sequential_agent_config import SequentialAgentConfig
+from adk_runtime.core.base_agent import BaseAgent
+from adk_runtime.core.base_agent_config import BaseAgentConfig
+from adk_runtime.core.callback_context import CallbackContext
+from adk_runtime.core.invocation_context import InvocationContext, LlmCallsLimitExceededError
+from adk_runtime.core.readonly_context import ReadonlyContext
+from adk_runtime.core.run_config import RunConfig, StreamingMode
 
 if TYPE_CHECKING:
     from adk_runtime.agents._managed_agent import ManagedAgent

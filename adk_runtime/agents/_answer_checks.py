@@ -18,9 +18,9 @@ from adk_runtime.agents._confirmation import (
 )
 from adk_runtime.agents._generator_tools import run_caller
 from adk_runtime.agents._input_requests import check_input_answers
-from adk_runtime.agents.base_agent import BaseAgent
-from adk_runtime.agents.invocation_context import InvocationContext
 from adk_runtime.agents.llm_agent import LlmAgent
+from adk_runtime.core.base_agent import BaseAgent
+from adk_runtime.core.invocation_context import InvocationContext
 from adk_runtime.errors import InputValidationError
 from adk_runtime.events import Event
 from adk_runtime.events._calls import calling_event

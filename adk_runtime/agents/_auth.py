@@ -38,7 +38,7 @@ from google.genai import types
 
 from adk_runtime.agents import _functions
 from adk_runtime.agents._client_answers import latest_answers
-from adk_runtime.agents.invocation_context import InvocationContext
+from adk_runtime.core.invocation_context import InvocationContext
 from adk_runtime.errors import InputValidationError
 from adk_runtime.events import Event
 from adk_runtime.models._call_ids import CLIENT_CALL_ID_PREFIX
@@ -177,16 +177,16 @@ async def resolve_toolset_auth(
     to the session's state), if any; then, when some toolset has no credential, the event
     asking the user for them, after which the invocation ends (``ctx.end_invocation``).
     """
-    from adk_runtime.tools.base_toolset import BaseToolset
+    from adk_runtime.core.base_toolset import BaseToolset
 
     toolsets = [tool for tool in agent.tools if isinstance(tool, BaseToolset)]
     configs = [(toolset, toolset.get_auth_config()) for toolset in toolsets]
     needed = [(toolset, config) for toolset, config in configs if config is not None]
     if not needed:
         return
-    from adk_runtime.agents.callback_context import CallbackContext
     from adk_runtime.auth.auth_handler import AuthHandler, remember_client_secret
     from adk_runtime.auth.credential_manager import CredentialManager
+    from adk_runtime.core.callback_context import CallbackContext
 
     pending: dict[str, AuthConfig] = {}
     context = CallbackContext(ctx)

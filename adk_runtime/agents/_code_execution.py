@@ -10,8 +10,8 @@ from typing import TYPE_CHECKING, Any, cast
 
 from google.genai import types
 
-from adk_runtime.agents.invocation_context import InvocationContext
 from adk_runtime.code_executors.code_execution_utils import find_code_block
+from adk_runtime.core.invocation_context import InvocationContext
 from adk_runtime.errors import ServiceNotConfiguredError
 from adk_runtime.events import Event, EventActions
 from adk_runtime.sessions.state import State

@@ -17,13 +17,9 @@ from typing import Literal
 
 from google.genai import types
 
-from adk_runtime.agents._compaction_config import EventsCompactionConfig
-from adk_runtime.agents._events_summarizer import (
-    BaseEventsSummarizer,
-    LlmEventSummarizer,
-    as_text,
-)
-from adk_runtime.agents.base_agent import BaseAgent
+from adk_runtime.agents._events_summarizer import LlmEventSummarizer, as_text
+from adk_runtime.core._compaction_config import BaseEventsSummarizer, EventsCompactionConfig
+from adk_runtime.core.base_agent import BaseAgent
 from adk_runtime.errors import SerializationError
 from adk_runtime.events import Event, EventActions, compaction_view, event_to_json
 from adk_runtime.events._limits import check_storable

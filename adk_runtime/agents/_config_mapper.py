@@ -19,40 +19,22 @@ from __future__ import annotations
 
 import logging
 import os
-from collections.abc import Iterator
-from contextlib import contextmanager
 from typing import TYPE_CHECKING, Any, TypeVar
 
 from pydantic import BaseModel, ValidationError
 
-from adk_runtime.agents.common_configs import AgentRefConfig, CodeConfig
+from adk_runtime.core._config import invalid, located, register_loader
+from adk_runtime.core.common_configs import AgentRefConfig, CodeConfig
 from adk_runtime.errors import AgentConfigError
 
 if TYPE_CHECKING:
-    from adk_runtime.agents.base_agent import BaseAgent
+    from adk_runtime.core.base_agent import BaseAgent
 
-__all__ = ["build", "config_as_model", "located"]
+__all__ = ["build", "config_as_model", "located"]  # located: core._config's, for this package
 
 logger = logging.getLogger("adk_runtime.agents.config")
 
 _Agent = TypeVar("_Agent", bound="BaseAgent")
-
-
-@contextmanager
-def located(field: str | None, *, path: str | None = None) -> Iterator[None]:
-    """Name ``field`` (and ``path``) in the config errors raised inside.
-
-    Nested uses compose (``tools[1]`` then ``args.agent``); an error that already names a
-    file (raised while loading another file) passes through unchanged.
-    """
-    try:
-        yield
-    except AgentConfigError as exc:
-        if exc.path is not None:
-            raise
-        raise AgentConfigError(exc.reason, path=path, field=_join(field, exc.field)) from exc
-    except ValidationError as exc:
-        raise _invalid(exc, path, field) from exc
 
 
 def config_as_model(cls: type[BaseAgent], data: dict[str, Any], path: str) -> BaseModel:
@@ -61,7 +43,7 @@ def config_as_model(cls: type[BaseAgent], data: dict[str, Any], path: str) -> Ba
     try:
         return config_type.model_validate(data)
     except ValidationError as exc:
-        raise _invalid(exc, path, None, config_type) from exc
+        raise invalid(exc, path, None, config_type) from exc
 
 
 def build(cls: type[_Agent], config: BaseModel | dict[str, Any], path: str) -> _Agent:
@@ -171,48 +153,36 @@ def _code(value: Any) -> CodeConfig:
     return CodeConfig(name=value) if isinstance(value, str) else CodeConfig.model_validate(value)
 
 
-def _join(outer: str | None, inner: str | None) -> str | None:
-    if not outer or not inner:
-        return outer or inner
-    return f"{outer}{inner}" if inner.startswith("[") else f"{outer}.{inner}"
-
-
-def _invalid(
-    exc: ValidationError,
-    path: str | None,
-    field: str | None,
-    config_type: type[BaseModel] | None = None,
-) -> AgentConfigError:
-    """``exc``'s problems, located at the first one (three at most are described)."""
-    problems = [_problem(error, config_type) for error in exc.errors(include_url=False)]
-    (location, reason), rest = problems[0], problems[1:]
-    for other_location, other_reason in rest[:2]:
-        reason += f"; also {other_location or 'the value'}: {other_reason}"
-    if len(rest) > 2:
-        reason += f"; and {len(rest) - 2} more"
-    return AgentConfigError(reason + ".", path=path, field=_join(field, location) or None)
-
-
-def _problem(error: Any, config_type: type[BaseModel] | None) -> tuple[str, str]:
-    location = "".join(
-        f"[{part}]" if isinstance(part, int) else f".{part}" for part in error["loc"]
-    ).lstrip(".")
-    if error["type"] == "extra_forbidden":
-        reason = "unknown key"
-        if config_type is not None:
-            known = ", ".join(sorted(config_type.model_fields))
-            reason += f" for {config_type.__name__} (the keys are: {known})"
-        return location, reason
-    if error["type"] == "missing":
-        return location, "a required key is missing"
-    return location, str(error["msg"])
-
-
 def _base_agent() -> type[BaseAgent]:
-    from adk_runtime.agents.base_agent import BaseAgent
+    from adk_runtime.core.base_agent import BaseAgent
 
     return BaseAgent
 
 
 def _function(method: Any) -> Any:
     return getattr(method, "__func__", method)
+
+
+class _Loader:
+    """The YAML config loader the core reaches through ``core._config.loader()``."""
+
+    def build_agent(self, cls: type[Any], config: Any, path: str) -> Any:
+        return build(cls, config, path)
+
+    def build_tool(self, cls: type[Any], args: Any, path: str) -> Any:
+        from adk_runtime.agents._config_tools import build_from_args
+
+        return build_from_args(cls, args, path)
+
+    def resolve_agent_reference(self, reference: Any, path: str) -> Any:
+        from adk_runtime.agents import config_agent_utils
+
+        return config_agent_utils.resolve_agent_reference(reference, path)
+
+    def resolve_fully_qualified_name(self, name: str) -> Any:
+        from adk_runtime.agents import config_agent_utils
+
+        return config_agent_utils.resolve_fully_qualified_name(name)
+
+
+register_loader(_Loader())

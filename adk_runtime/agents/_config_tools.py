@@ -25,9 +25,9 @@ from typing import Any
 from pydantic import BaseModel
 
 from adk_runtime.agents._config_mapper import located
-from adk_runtime.agents._tool_configs import ToolArgsConfig, ToolConfig
-from adk_runtime.agents.base_agent import BaseAgent
-from adk_runtime.agents.common_configs import AgentRefConfig, CodeConfig
+from adk_runtime.core._tool_configs import ToolArgsConfig, ToolConfig
+from adk_runtime.core.base_agent import BaseAgent
+from adk_runtime.core.common_configs import AgentRefConfig, CodeConfig
 from adk_runtime.errors import AgentConfigError
 
 __all__ = ["build_from_args", "resolve_tools"]
@@ -50,8 +50,8 @@ def resolve_tools(entries: list[Any], path: str) -> list[Any]:
 
 def _resolve(config: ToolConfig, path: str) -> Any:
     from adk_runtime.agents import config_agent_utils
-    from adk_runtime.tools.base_tool import BaseTool
-    from adk_runtime.tools.base_toolset import BaseToolset
+    from adk_runtime.core.base_tool import BaseTool
+    from adk_runtime.core.base_toolset import BaseToolset
 
     if "." in config.name:
         found = config_agent_utils.resolve_code_reference(CodeConfig(name=config.name))

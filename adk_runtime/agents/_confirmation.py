@@ -29,15 +29,15 @@ from google.genai import types
 
 from adk_runtime.agents import _functions
 from adk_runtime.agents._client_answers import latest_answers
-from adk_runtime.agents.invocation_context import InvocationContext
-from adk_runtime.agents.readonly_context import ReadonlyContext
+from adk_runtime.core.invocation_context import InvocationContext
+from adk_runtime.core.readonly_context import ReadonlyContext
+from adk_runtime.core.tool_context import ToolContext
 from adk_runtime.errors import InputValidationError
 from adk_runtime.events import Event
 from adk_runtime.events._credential_secrets import CREDENTIAL_REQUEST
 from adk_runtime.events.tool_confirmation import ToolConfirmation
 from adk_runtime.models._call_ids import CLIENT_CALL_ID_PREFIX
 from adk_runtime.platform import uuid as platform_uuid
-from adk_runtime.tools.tool_context import ToolContext
 
 if TYPE_CHECKING:
     from adk_runtime.agents.llm_agent import LlmAgent

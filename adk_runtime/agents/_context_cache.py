@@ -17,7 +17,7 @@ from adk_runtime.events._cache_metadata import CacheMetadata
 from adk_runtime.models.llm_request import LlmRequest
 
 if TYPE_CHECKING:
-    from adk_runtime.agents.invocation_context import InvocationContext
+    from adk_runtime.core.invocation_context import InvocationContext
 
 __all__ = ["find_cache_info", "prepare_request"]
 

@@ -1,4 +1,4 @@
-"""Event summarizers: ``BaseEventsSummarizer`` and ``LlmEventSummarizer`` (a model writes it).
+"""``LlmEventSummarizer``: a model writes the summary (``BaseEventsSummarizer`` is the core's).
 
 Public as ``adk_runtime.apps.base_events_summarizer`` and ``adk_runtime.apps.llm_event_summarizer``
 (google-adk's paths); here so that the agents' flow can compact during an invocation.
@@ -6,13 +6,13 @@ Public as ``adk_runtime.apps.base_events_summarizer`` and ``adk_runtime.apps.llm
 
 from __future__ import annotations
 
-import abc
 import json
 from contextlib import aclosing
 from typing import Any
 
 from google.genai import types
 
+from adk_runtime.core._compaction_config import BaseEventsSummarizer
 from adk_runtime.events import Event, EventActions
 from adk_runtime.events._credential_secrets import is_credential_part
 from adk_runtime.events.event_actions import EventCompaction
@@ -20,20 +20,7 @@ from adk_runtime.models.base_llm import BaseLlm
 from adk_runtime.models.llm_request import LlmRequest
 from adk_runtime.platform import uuid as platform_uuid
 
-__all__ = ["BaseEventsSummarizer", "LlmEventSummarizer", "as_text"]
-
-
-class BaseEventsSummarizer(abc.ABC):
-    """Writes the summary that stands for a run of events (see ``EventsCompactionConfig``)."""
-
-    @abc.abstractmethod
-    async def maybe_summarize_events(self, *, events: list[Event]) -> Event | None:
-        """Summarise ``events`` (in commit order) into one compaction event.
-
-        Returns:
-            An event whose ``actions.compaction`` covers the events' timestamps and holds the
-            summary, or None to leave them as they are.
-        """
+__all__ = ["LlmEventSummarizer", "as_text"]
 
 
 _PROMPT = (

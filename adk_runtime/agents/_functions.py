@@ -16,15 +16,15 @@ from adk_runtime.agents._generator_tools import PAUSED, CallStream, Emit, drive,
 from adk_runtime.agents._storable import unstorable
 from adk_runtime.agents._tool_media import split_media
 from adk_runtime.agents._tool_pool import pool_for, run_tool
-from adk_runtime.agents.invocation_context import InvocationContext
-from adk_runtime.agents.readonly_context import ReadonlyContext
+from adk_runtime.core.base_tool import BaseTool
+from adk_runtime.core.invocation_context import InvocationContext
+from adk_runtime.core.readonly_context import ReadonlyContext
+from adk_runtime.core.tool_context import ToolContext
 from adk_runtime.errors import PluginError
 from adk_runtime.events import Event, EventActions
 from adk_runtime.events.tool_confirmation import ToolConfirmation
 from adk_runtime.models._call_ids import CLIENT_CALL_ID_PREFIX
 from adk_runtime.platform import uuid as platform_uuid
-from adk_runtime.tools.base_tool import BaseTool
-from adk_runtime.tools.tool_context import ToolContext
 
 if TYPE_CHECKING:
     from adk_runtime.agents.llm_agent import LlmAgent

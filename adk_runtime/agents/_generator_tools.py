@@ -47,9 +47,9 @@ from adk_runtime.events.event import event_to_json
 from adk_runtime.tools._request_input_tool import REQUEST_INPUT_FUNCTION_CALL_NAME
 
 if TYPE_CHECKING:
-    from adk_runtime.agents.invocation_context import InvocationContext
-    from adk_runtime.tools.base_tool import BaseTool
-    from adk_runtime.tools.tool_context import ToolContext
+    from adk_runtime.core.base_tool import BaseTool
+    from adk_runtime.core.invocation_context import InvocationContext
+    from adk_runtime.core.tool_context import ToolContext
 
 __all__ = [
     "PAUSED",

@@ -35,7 +35,7 @@ from jsonschema import validators
 from adk_runtime.agents import _functions
 from adk_runtime.agents._client_answers import latest_answers
 from adk_runtime.agents._generator_tools import caller_of
-from adk_runtime.agents.invocation_context import InvocationContext
+from adk_runtime.core.invocation_context import InvocationContext
 from adk_runtime.errors import InputValidationError
 from adk_runtime.events import Event
 from adk_runtime.tools._request_input_tool import REQUEST_INPUT_FUNCTION_CALL_NAME

@@ -10,7 +10,7 @@ from typing import Any, TypeAlias
 from google.genai import types
 
 from adk_runtime import _callbacks
-from adk_runtime.agents.readonly_context import ReadonlyContext
+from adk_runtime.core.readonly_context import ReadonlyContext
 from adk_runtime.errors import (
     InputValidationError,
     MissingStateKeyError,

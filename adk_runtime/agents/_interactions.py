@@ -17,8 +17,8 @@ from typing import TYPE_CHECKING
 from adk_runtime.agents._contents import in_branch
 
 if TYPE_CHECKING:
-    from adk_runtime.agents.invocation_context import InvocationContext
     from adk_runtime.agents.llm_agent import LlmAgent
+    from adk_runtime.core.invocation_context import InvocationContext
     from adk_runtime.events import Event
     from adk_runtime.models.llm_request import LlmRequest
 

@@ -25,17 +25,17 @@ from adk_runtime.agents import (
 from adk_runtime.agents._code_execution import CodeRun
 from adk_runtime.agents._contents import build_contents, keeps_call_ids
 from adk_runtime.agents._storable import storable_content, storable_strings
-from adk_runtime.agents.callback_context import CallbackContext
-from adk_runtime.agents.invocation_context import InvocationContext
-from adk_runtime.agents.readonly_context import ReadonlyContext
-from adk_runtime.agents.run_config import StreamingMode
+from adk_runtime.core.base_tool import BaseTool
+from adk_runtime.core.callback_context import CallbackContext
+from adk_runtime.core.invocation_context import InvocationContext
+from adk_runtime.core.readonly_context import ReadonlyContext
+from adk_runtime.core.run_config import StreamingMode
+from adk_runtime.core.tool_context import ToolContext
 from adk_runtime.events import Event
 from adk_runtime.models._empty_reply import flag_empty_reply
 from adk_runtime.models.llm_request import LlmRequest
 from adk_runtime.models.llm_response import LlmResponse
 from adk_runtime.tools.agent_tool import GROUNDING_STATE_KEY
-from adk_runtime.tools.base_tool import BaseTool
-from adk_runtime.tools.tool_context import ToolContext
 
 if TYPE_CHECKING:
     from adk_runtime.agents.llm_agent import LlmAgent

@@ -20,22 +20,22 @@ from pydantic import ConfigDict, Field, PrivateAttr
 
 from adk_runtime.agents import _instructions, _interactions, _tasks
 from adk_runtime.agents._llm_flow import event_for
-from adk_runtime.agents.base_agent import BaseAgent
-from adk_runtime.agents.readonly_context import ReadonlyContext
-from adk_runtime.agents.run_config import StreamingMode
+from adk_runtime.core.base_agent import BaseAgent
+from adk_runtime.core.base_tool import BaseTool
+from adk_runtime.core.readonly_context import ReadonlyContext
+from adk_runtime.core.run_config import StreamingMode
+from adk_runtime.core.tool_context import ToolContext
 from adk_runtime.errors import ConfigurationError, UnsupportedFeatureError
 from adk_runtime.events import Event
 from adk_runtime.models.llm_request import LlmRequest
 from adk_runtime.models.llm_response import LlmResponse
 from adk_runtime.tools._header_provider import headers_for
 from adk_runtime.tools._remote_mcp_server import RemoteMcpServer
-from adk_runtime.tools.base_tool import BaseTool
-from adk_runtime.tools.tool_context import ToolContext
 
 if TYPE_CHECKING:
     import google.genai as genai
 
-    from adk_runtime.agents.invocation_context import InvocationContext
+    from adk_runtime.core.invocation_context import InvocationContext
 
 __all__ = ["ManagedAgent"]
 

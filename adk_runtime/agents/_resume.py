@@ -51,15 +51,15 @@ from google.genai import types
 from adk_runtime.agents import _functions, _input_requests, _tasks, _toolsets
 from adk_runtime.agents._generator_tools import caller_of
 from adk_runtime.agents._llm_flow import run_flow
-from adk_runtime.agents.invocation_context import InvocationContext
-from adk_runtime.agents.readonly_context import ReadonlyContext
+from adk_runtime.core.invocation_context import InvocationContext
+from adk_runtime.core.readonly_context import ReadonlyContext
+from adk_runtime.core.tool_context import ToolContext
 from adk_runtime.events import Event
 from adk_runtime.models.llm_request import LlmRequest
-from adk_runtime.tools.tool_context import ToolContext
 
 if TYPE_CHECKING:
-    from adk_runtime.agents.base_agent import BaseAgent, BaseAgentState
     from adk_runtime.agents.llm_agent import LlmAgent
+    from adk_runtime.core.base_agent import BaseAgent, BaseAgentState
 
 logger = logging.getLogger(__name__)
 
@@ -92,6 +92,10 @@ class ResumeState:
     events: list[Event]
     consumed: set[tuple[str, str | None, str | None]] = dataclasses.field(default_factory=set)
     retried_calls: set[str] = dataclasses.field(default_factory=set)
+
+    def answered(self, agent: BaseAgent, ctx: InvocationContext) -> bool:
+        """``BaseAgent.run_async`` asks this (through the context): see :func:`answered`."""
+        return answered(agent, ctx)
 
 
 def invocation_events(events: Iterable[Event], invocation_id: str) -> list[Event]:

@@ -13,9 +13,9 @@ from google.genai import types
 
 from adk_runtime.agents import _structured_output
 from adk_runtime.agents._instructions import render_instruction, static_parts
-from adk_runtime.agents.callback_context import CallbackContext
-from adk_runtime.agents.invocation_context import InvocationContext
-from adk_runtime.agents.readonly_context import ReadonlyContext
+from adk_runtime.core.callback_context import CallbackContext
+from adk_runtime.core.invocation_context import InvocationContext
+from adk_runtime.core.readonly_context import ReadonlyContext
 from adk_runtime.events import Event
 from adk_runtime.models.llm_request import LlmRequest
 

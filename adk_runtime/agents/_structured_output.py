@@ -8,7 +8,7 @@ from typing import TYPE_CHECKING, Any
 
 from google.genai import types
 
-from adk_runtime.agents.invocation_context import InvocationContext
+from adk_runtime.core.invocation_context import InvocationContext
 from adk_runtime.events import Event
 from adk_runtime.models.llm_request import LlmRequest
 from adk_runtime.tools.set_model_response_tool import (

@@ -34,10 +34,10 @@ from adk_runtime.utils._problems import problems
 from adk_runtime.utils.content_utils import extract_text_from_content
 
 if TYPE_CHECKING:
-    from adk_runtime.agents.base_agent import BaseAgent
-    from adk_runtime.agents.invocation_context import InvocationContext
     from adk_runtime.agents.llm_agent import LlmAgent
-    from adk_runtime.tools.base_tool import BaseTool
+    from adk_runtime.core.base_agent import BaseAgent
+    from adk_runtime.core.base_tool import BaseTool
+    from adk_runtime.core.invocation_context import InvocationContext
 
 __all__ = [
     "Delegations",

@@ -17,7 +17,7 @@ from typing import TYPE_CHECKING, Any
 from google.genai import types
 
 if TYPE_CHECKING:
-    from adk_runtime.tools.base_tool import BaseTool
+    from adk_runtime.core.base_tool import BaseTool
 
 __all__ = ["media_part", "split_media"]
 

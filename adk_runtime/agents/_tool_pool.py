@@ -9,11 +9,11 @@ from concurrent.futures import ThreadPoolExecutor
 from typing import TYPE_CHECKING, Any
 
 from adk_runtime import _callbacks
-from adk_runtime.agents.run_config import ToolThreadPoolConfig
+from adk_runtime.core.run_config import ToolThreadPoolConfig
 
 if TYPE_CHECKING:
-    from adk_runtime.tools.base_tool import BaseTool
-    from adk_runtime.tools.tool_context import ToolContext
+    from adk_runtime.core.base_tool import BaseTool
+    from adk_runtime.core.tool_context import ToolContext
 
 __all__ = ["pool_for", "pool_of_size", "pools", "pools_lock", "run_tool"]
 

@@ -6,13 +6,13 @@ import asyncio
 import logging
 from typing import TYPE_CHECKING, Any
 
-from adk_runtime.agents.readonly_context import ReadonlyContext
-from adk_runtime.tools.base_tool import BaseTool
-from adk_runtime.tools.base_toolset import BaseToolset
+from adk_runtime.core.base_tool import BaseTool
+from adk_runtime.core.base_toolset import BaseToolset
+from adk_runtime.core.readonly_context import ReadonlyContext
 
 if TYPE_CHECKING:
+    from adk_runtime.core.tool_context import ToolContext
     from adk_runtime.models.llm_request import LlmRequest
-    from adk_runtime.tools.tool_context import ToolContext
 
 __all__ = ["prepare_request", "resolve_tools"]
 

@@ -6,11 +6,11 @@ from typing import Annotated, Any, Union
 
 from pydantic import Discriminator, RootModel, Tag
 
-from adk_runtime.agents.base_agent_config import BaseAgentConfig
 from adk_runtime.agents.llm_agent_config import LlmAgentConfig
 from adk_runtime.agents.loop_agent_config import LoopAgentConfig
 from adk_runtime.agents.parallel_agent_config import ParallelAgentConfig
 from adk_runtime.agents.sequential_agent_config import SequentialAgentConfig
+from adk_runtime.core.base_agent_config import BaseAgentConfig
 
 __all__ = ["AgentConfig", "ConfigsUnion", "agent_config_discriminator"]
 

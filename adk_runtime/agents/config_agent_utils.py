@@ -43,8 +43,8 @@ import yaml
 
 from adk_runtime.agents import _config_denylist
 from adk_runtime.agents._config_mapper import config_as_model, located
-from adk_runtime.agents.base_agent import BaseAgent
-from adk_runtime.agents.common_configs import AgentRefConfig, CodeConfig
+from adk_runtime.core.base_agent import BaseAgent
+from adk_runtime.core.common_configs import AgentRefConfig, CodeConfig
 from adk_runtime.errors import AgentConfigError
 
 __all__ = [

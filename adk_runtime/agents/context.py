@@ -6,7 +6,7 @@ everything ``Context`` offers, so ``Context`` is ``ToolContext``: a value typed 
 accepts what google-adk passes to callbacks and tools alike.
 """
 
-from adk_runtime.tools.tool_context import ToolContext
+from adk_runtime.core.tool_context import ToolContext
 
 Context = ToolContext
 

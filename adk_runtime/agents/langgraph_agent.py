@@ -19,8 +19,8 @@ from typing import Any
 from google.genai import types
 from pydantic import ConfigDict
 
-from adk_runtime.agents.base_agent import BaseAgent
-from adk_runtime.agents.invocation_context import InvocationContext
+from adk_runtime.core.base_agent import BaseAgent
+from adk_runtime.core.invocation_context import InvocationContext
 from adk_runtime.errors import ConfigurationError
 from adk_runtime.events import Event
 from adk_runtime.utils.content_utils import extract_text_from_content

@@ -22,20 +22,22 @@ from adk_runtime.agents._instructions import (
     canonical_instruction,
     static_parts,
 )
-from adk_runtime.agents._model_config import (
-    check_generate_content_config,
-    misplaced_config_fields,
-)
 from adk_runtime.agents._resume import run_llm_agent
 from adk_runtime.agents._structured_output import save_output
 from adk_runtime.agents._toolsets import resolve_tools
-from adk_runtime.agents.base_agent import BaseAgent
-from adk_runtime.agents.base_agent_config import BaseAgentConfig
-from adk_runtime.agents.callback_context import CallbackContext
-from adk_runtime.agents.invocation_context import InvocationContext
 from adk_runtime.agents.llm_agent_config import LlmAgentConfig
-from adk_runtime.agents.readonly_context import ReadonlyContext
 from adk_runtime.code_executors.base_code_executor import BaseCodeExecutor
+from adk_runtime.core._model_config import (
+    check_generate_content_config,
+    misplaced_config_fields,
+)
+from adk_runtime.core.base_agent import BaseAgent
+from adk_runtime.core.base_agent_config import BaseAgentConfig
+from adk_runtime.core.base_tool import BaseTool
+from adk_runtime.core.base_toolset import BaseToolset
+from adk_runtime.core.callback_context import CallbackContext
+from adk_runtime.core.invocation_context import InvocationContext
+from adk_runtime.core.readonly_context import ReadonlyContext
 from adk_runtime.errors import UnsupportedFeatureError
 from adk_runtime.events import Event
 from adk_runtime.models.base_llm import BaseLlm
@@ -43,8 +45,6 @@ from adk_runtime.models.llm_request import LlmRequest
 from adk_runtime.models.llm_response import LlmResponse
 from adk_runtime.models.registry import LLMRegistry
 from adk_runtime.planners.base_planner import BasePlanner
-from adk_runtime.tools.base_tool import BaseTool
-from adk_runtime.tools.base_toolset import BaseToolset
 from adk_runtime.tools.function_tool import FunctionTool
 from adk_runtime.tools.google_search_tool import GoogleSearchTool
 from adk_runtime.tools.transfer_to_agent_tool import NAME as TRANSFER_TOOL_NAME

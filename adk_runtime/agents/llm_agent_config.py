@@ -7,9 +7,9 @@ from typing import Literal
 from google.genai import types
 from pydantic import ConfigDict, model_validator
 
-from adk_runtime.agents._tool_configs import ToolConfig
-from adk_runtime.agents.base_agent_config import BaseAgentConfig
-from adk_runtime.agents.common_configs import CodeConfig
+from adk_runtime.core._tool_configs import ToolConfig
+from adk_runtime.core.base_agent_config import BaseAgentConfig
+from adk_runtime.core.common_configs import CodeConfig
 
 __all__ = ["LlmAgentConfig"]
 

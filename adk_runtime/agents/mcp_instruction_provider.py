@@ -10,7 +10,7 @@ import logging
 import sys
 from typing import Any, TextIO
 
-from adk_runtime.agents.readonly_context import ReadonlyContext
+from adk_runtime.core.readonly_context import ReadonlyContext
 from adk_runtime.tools.mcp_tool.mcp_session_manager import (
     MCPSessionManager,
     _connection_lost,  # pyright: ignore[reportPrivateUsage]

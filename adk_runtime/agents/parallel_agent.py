@@ -8,10 +8,10 @@ from contextlib import aclosing
 from typing import ClassVar
 
 from adk_runtime.agents import _resume
-from adk_runtime.agents.base_agent import BaseAgent, BaseAgentState
-from adk_runtime.agents.base_agent_config import BaseAgentConfig
-from adk_runtime.agents.invocation_context import InvocationContext
 from adk_runtime.agents.parallel_agent_config import ParallelAgentConfig
+from adk_runtime.core.base_agent import BaseAgent, BaseAgentState
+from adk_runtime.core.base_agent_config import BaseAgentConfig
+from adk_runtime.core.invocation_context import InvocationContext
 from adk_runtime.events import Event
 
 __all__ = ["ParallelAgent"]

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from pydantic import ConfigDict
 
-from adk_runtime.agents.base_agent_config import BaseAgentConfig
+from adk_runtime.core.base_agent_config import BaseAgentConfig
 
 __all__ = ["SequentialAgentConfig"]
 

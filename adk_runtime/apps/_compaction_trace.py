@@ -12,8 +12,7 @@ from collections.abc import Iterator
 from typing import Any
 
 from adk_runtime.agents._compaction import DueRange
-from adk_runtime.agents._compaction_config import EventsCompactionConfig
-from adk_runtime.agents._events_summarizer import BaseEventsSummarizer
+from adk_runtime.core._compaction_config import BaseEventsSummarizer, EventsCompactionConfig
 from adk_runtime.events import Event
 
 __all__ = ["SummarySpan", "summary_span", "tracer"]

@@ -7,13 +7,13 @@ from typing import Any
 
 from pydantic import BaseModel, ConfigDict, Field, InstanceOf, field_validator, model_validator
 
-from adk_runtime.agents._compaction_config import EventsCompactionConfig
-from adk_runtime.agents._resumability import ResumabilityConfig
-from adk_runtime.agents.base_agent import BaseAgent
 from adk_runtime.agents.context_cache_config import ContextCacheConfig
 from adk_runtime.agents.llm_agent import LlmAgent
+from adk_runtime.core._compaction_config import EventsCompactionConfig
+from adk_runtime.core._resumability import ResumabilityConfig
+from adk_runtime.core.base_agent import BaseAgent
+from adk_runtime.core.base_plugin import BasePlugin
 from adk_runtime.errors import ConfigurationError
-from adk_runtime.plugins.base_plugin import BasePlugin
 
 __all__ = [
     "App",

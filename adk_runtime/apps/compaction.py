@@ -29,10 +29,10 @@ from adk_runtime.agents._compaction import (
     summarize,
     summarizer_for,
 )
-from adk_runtime.agents._compaction_config import EventsCompactionConfig
-from adk_runtime.agents.base_agent import BaseAgent
 from adk_runtime.apps._compaction_trace import summary_span, tracer
 from adk_runtime.apps.app import App
+from adk_runtime.core._compaction_config import EventsCompactionConfig
+from adk_runtime.core.base_agent import BaseAgent
 from adk_runtime.events import Event
 from adk_runtime.events.rewind import live_events
 from adk_runtime.sessions.base import BaseSessionService

@@ -19,7 +19,7 @@ from typing import TYPE_CHECKING
 from adk_runtime.events import Event
 
 if TYPE_CHECKING:
-    from adk_runtime.agents.invocation_context import InvocationContext
+    from adk_runtime.core.invocation_context import InvocationContext
     from adk_runtime.models.llm_request import LlmRequest
 
 __all__ = ["TOOLSET_AUTH_CREDENTIAL_ID_PREFIX", "request_processor"]

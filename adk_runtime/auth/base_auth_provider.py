@@ -6,10 +6,10 @@ from abc import ABC, abstractmethod
 from typing import TYPE_CHECKING
 
 if TYPE_CHECKING:
-    from adk_runtime.agents.callback_context import CallbackContext
     from adk_runtime.auth.auth_credential import AuthCredential
     from adk_runtime.auth.auth_schemes import AuthScheme
     from adk_runtime.auth.auth_tool import AuthConfig
+    from adk_runtime.core.callback_context import CallbackContext
 
 __all__ = ["BaseAuthProvider"]
 

@@ -45,9 +45,9 @@ from adk_runtime.auth.refresher.oauth2_credential_refresher import OAuth2Credent
 from adk_runtime.errors import ConfigurationError
 
 if TYPE_CHECKING:
-    from adk_runtime.agents.callback_context import CallbackContext
     from adk_runtime.auth.auth_tool import AuthConfig
     from adk_runtime.auth.base_auth_provider import BaseAuthProvider
+    from adk_runtime.core.callback_context import CallbackContext
 
 __all__ = ["AuthConfigurationError", "CredentialManager"]
 

@@ -11,7 +11,7 @@ from adk_runtime.code_executors.code_execution_utils import CodeExecutionInput, 
 from adk_runtime.errors import ConfigurationError
 
 if TYPE_CHECKING:
-    from adk_runtime.agents.invocation_context import InvocationContext
+    from adk_runtime.core.invocation_context import InvocationContext
 
 __all__ = ["BaseCodeExecutor"]
 

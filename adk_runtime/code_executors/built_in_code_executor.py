@@ -16,7 +16,7 @@ from adk_runtime.utils.model_name_utils import (
 )
 
 if TYPE_CHECKING:
-    from adk_runtime.agents.invocation_context import InvocationContext
+    from adk_runtime.core.invocation_context import InvocationContext
 
 __all__ = ["BuiltInCodeExecutor"]
 

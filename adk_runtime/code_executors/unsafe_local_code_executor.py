@@ -19,7 +19,7 @@ from adk_runtime.environment._process import started
 from adk_runtime.errors import ConfigurationError
 
 if TYPE_CHECKING:
-    from adk_runtime.agents.invocation_context import InvocationContext
+    from adk_runtime.core.invocation_context import InvocationContext
 
 __all__ = ["DEFAULT_TIMEOUT_SECONDS", "UnsafeLocalCodeExecutor"]
 

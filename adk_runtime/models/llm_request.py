@@ -12,7 +12,7 @@ from adk_runtime.models._context_cache_config import ContextCacheConfig
 from adk_runtime.models._service_tier import ServiceTier
 
 if TYPE_CHECKING:
-    from adk_runtime.tools.base_tool import BaseTool
+    from adk_runtime.core.base_tool import BaseTool
 
 __all__ = ["LlmRequest"]
 

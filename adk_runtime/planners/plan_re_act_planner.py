@@ -10,8 +10,8 @@ from adk_runtime.models.llm_request import LlmRequest
 from adk_runtime.planners.base_planner import BasePlanner
 
 if TYPE_CHECKING:
-    from adk_runtime.agents.callback_context import CallbackContext
-    from adk_runtime.agents.readonly_context import ReadonlyContext
+    from adk_runtime.core.callback_context import CallbackContext
+    from adk_runtime.core.readonly_context import ReadonlyContext
 
 __all__ = [
     "ACTION_TAG",

@@ -33,7 +33,7 @@ from adk_runtime.tools.function_tool import FunctionTool
 from adk_runtime.utils.content_utils import SKIP_THOUGHT_SIGNATURE_VALIDATOR
 
 if TYPE_CHECKING:
-    from adk_runtime.agents.callback_context import CallbackContext
+    from adk_runtime.core.callback_context import CallbackContext
 
 __all__ = ["RESERVED_TOOL_CALL_ERROR_TYPE", "ReflectAndRetryModelPlugin"]
 

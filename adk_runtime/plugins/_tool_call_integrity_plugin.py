@@ -33,6 +33,7 @@ from typing import TYPE_CHECKING, Any
 
 from google.genai import types
 
+from adk_runtime.core.base_plugin import BasePlugin
 from adk_runtime.errors import AdkRuntimeError
 from adk_runtime.events._internal_metadata import (
     INTERNAL_METADATA_PREFIX,
@@ -40,13 +41,12 @@ from adk_runtime.events._internal_metadata import (
     mark_restored,
 )
 from adk_runtime.events.event import Event
-from adk_runtime.plugins.base_plugin import BasePlugin
 
 if TYPE_CHECKING:
-    from adk_runtime.agents.invocation_context import InvocationContext
+    from adk_runtime.core.base_tool import BaseTool
+    from adk_runtime.core.invocation_context import InvocationContext
+    from adk_runtime.core.tool_context import ToolContext
     from adk_runtime.sessions.session import Session
-    from adk_runtime.tools.base_tool import BaseTool
-    from adk_runtime.tools.tool_context import ToolContext
 
 __all__ = ["ToolCallIntegrityError", "ToolCallIntegrityPlugin"]
 

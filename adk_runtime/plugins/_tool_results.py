@@ -16,8 +16,8 @@ from typing import TYPE_CHECKING, Any, Literal, Protocol
 from adk_runtime.plugins.reflect_retry_tool_plugin import REFLECT_AND_RETRY_RESPONSE_TYPE
 
 if TYPE_CHECKING:
-    from adk_runtime.tools.base_tool import BaseTool
-    from adk_runtime.tools.tool_context import ToolContext
+    from adk_runtime.core.base_tool import BaseTool
+    from adk_runtime.core.tool_context import ToolContext
 
 __all__ = ["ToolResultClassification", "ToolResultClassifier", "check_classifier", "failure_of"]
 

@@ -35,13 +35,13 @@ from typing import TYPE_CHECKING, Any
 from google.genai import types
 
 from adk_runtime import telemetry
+from adk_runtime.core.base_plugin import BasePlugin
 from adk_runtime.plugins import auto_tracing_helpers
-from adk_runtime.plugins.base_plugin import BasePlugin
 
 if TYPE_CHECKING:
     from opentelemetry.trace import Tracer
 
-    from adk_runtime.agents.invocation_context import InvocationContext
+    from adk_runtime.core.invocation_context import InvocationContext
 
 __all__ = ["DEFAULT_MAX_WALK_DEPTH", "AutoTracingPlugin"]
 

@@ -17,6 +17,7 @@ from typing import TYPE_CHECKING, Any
 
 from google.genai import types
 
+from adk_runtime.core.base_plugin import BasePlugin
 from adk_runtime.events._credential_secrets import answer_without_secrets, is_credential_part
 from adk_runtime.plugins._debug_data import plain, to_yaml
 from adk_runtime.plugins._tool_results import (
@@ -25,17 +26,16 @@ from adk_runtime.plugins._tool_results import (
     check_classifier,
     failure_of,
 )
-from adk_runtime.plugins.base_plugin import BasePlugin
 
 if TYPE_CHECKING:
-    from adk_runtime.agents.base_agent import BaseAgent
-    from adk_runtime.agents.callback_context import CallbackContext
-    from adk_runtime.agents.invocation_context import InvocationContext
+    from adk_runtime.core.base_agent import BaseAgent
+    from adk_runtime.core.base_tool import BaseTool
+    from adk_runtime.core.callback_context import CallbackContext
+    from adk_runtime.core.invocation_context import InvocationContext
+    from adk_runtime.core.tool_context import ToolContext
     from adk_runtime.events import Event
     from adk_runtime.models.llm_request import LlmRequest
     from adk_runtime.models.llm_response import LlmResponse
-    from adk_runtime.tools.base_tool import BaseTool
-    from adk_runtime.tools.tool_context import ToolContext
 
 __all__ = ["DebugLoggingPlugin", "ToolResultClassification", "ToolResultClassifier"]
 

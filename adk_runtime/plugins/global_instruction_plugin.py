@@ -7,10 +7,10 @@ from typing import TYPE_CHECKING
 from google.genai import types
 
 from adk_runtime.agents._instructions import InstructionProvider, render_instruction
-from adk_runtime.plugins.base_plugin import BasePlugin
+from adk_runtime.core.base_plugin import BasePlugin
 
 if TYPE_CHECKING:
-    from adk_runtime.agents.callback_context import CallbackContext
+    from adk_runtime.core.callback_context import CallbackContext
     from adk_runtime.models.llm_request import LlmRequest
     from adk_runtime.models.llm_response import LlmResponse
 

@@ -7,14 +7,14 @@ from typing import TYPE_CHECKING, Any, Literal
 from google.genai import types
 
 from adk_runtime.agents._tool_media import media_part
-from adk_runtime.plugins.base_plugin import BasePlugin
+from adk_runtime.core.base_plugin import BasePlugin
 
 if TYPE_CHECKING:
-    from adk_runtime.agents.callback_context import CallbackContext
+    from adk_runtime.core.base_tool import BaseTool
+    from adk_runtime.core.callback_context import CallbackContext
+    from adk_runtime.core.tool_context import ToolContext
     from adk_runtime.models.llm_request import LlmRequest
     from adk_runtime.models.llm_response import LlmResponse
-    from adk_runtime.tools.base_tool import BaseTool
-    from adk_runtime.tools.tool_context import ToolContext
 
 __all__ = [
     "PARTS_RETURNED_BY_TOOLS_ID",

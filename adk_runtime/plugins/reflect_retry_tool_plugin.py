@@ -17,12 +17,12 @@ from typing import TYPE_CHECKING, Any
 
 from pydantic import BaseModel
 
-from adk_runtime.plugins.base_plugin import BasePlugin
+from adk_runtime.core.base_plugin import BasePlugin
 
 if TYPE_CHECKING:
-    from adk_runtime.agents.invocation_context import InvocationContext
-    from adk_runtime.tools.base_tool import BaseTool
-    from adk_runtime.tools.tool_context import ToolContext
+    from adk_runtime.core.base_tool import BaseTool
+    from adk_runtime.core.invocation_context import InvocationContext
+    from adk_runtime.core.tool_context import ToolContext
 
 __all__ = [
     "GLOBAL_SCOPE_KEY",

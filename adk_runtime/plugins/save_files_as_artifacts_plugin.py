@@ -8,13 +8,13 @@ from typing import TYPE_CHECKING
 
 from google.genai import types
 
-from adk_runtime.plugins.base_plugin import BasePlugin
+from adk_runtime.core.base_plugin import BasePlugin
 from adk_runtime.sessions.state import State
 
 if TYPE_CHECKING:
-    from adk_runtime.agents.base_agent import BaseAgent
-    from adk_runtime.agents.callback_context import CallbackContext
-    from adk_runtime.agents.invocation_context import InvocationContext
+    from adk_runtime.core.base_agent import BaseAgent
+    from adk_runtime.core.callback_context import CallbackContext
+    from adk_runtime.core.invocation_context import InvocationContext
 
 __all__ = ["SaveFilesAsArtifactsPlugin"]
 

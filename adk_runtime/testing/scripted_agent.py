@@ -9,8 +9,8 @@ from typing import Any, TypeAlias
 from google.genai import types
 from pydantic import Field
 
-from adk_runtime.agents.base_agent import BaseAgent
-from adk_runtime.agents.invocation_context import InvocationContext
+from adk_runtime.core.base_agent import BaseAgent
+from adk_runtime.core.invocation_context import InvocationContext
 from adk_runtime.events import Event, EventActions
 
 __all__ = ["ScriptStep", "ScriptedAgent", "text_event"]

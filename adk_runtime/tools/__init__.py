@@ -9,11 +9,12 @@ from typing import TYPE_CHECKING, Any
 
 # The agents package first: tool contexts build on its contexts, and agents use tools.
 import adk_runtime.agents  # noqa: F401
+from adk_runtime.core.base_tool import BaseTool
+from adk_runtime.core.base_toolset import BaseToolset
+from adk_runtime.core.tool_context import ToolContext
 from adk_runtime.tools._remote_mcp_server import RemoteMcpServer
 from adk_runtime.tools._request_input_tool import request_input
 from adk_runtime.tools.agent_tool import AgentTool
-from adk_runtime.tools.base_tool import BaseTool
-from adk_runtime.tools.base_toolset import BaseToolset
 from adk_runtime.tools.enterprise_search_tool import enterprise_web_search_tool
 from adk_runtime.tools.example_tool import ExampleTool
 from adk_runtime.tools.exit_loop_tool import exit_loop
@@ -26,7 +27,6 @@ from adk_runtime.tools.load_memory_tool import LoadMemoryTool, load_memory_tool
 from adk_runtime.tools.long_running_tool import LongRunningFunctionTool
 from adk_runtime.tools.preload_memory_tool import PreloadMemoryTool, preload_memory_tool
 from adk_runtime.tools.tool_confirmation import ToolConfirmation
-from adk_runtime.tools.tool_context import ToolContext
 from adk_runtime.tools.transfer_to_agent_tool import TransferToAgentTool, transfer_to_agent
 from adk_runtime.tools.url_context_tool import url_context
 from adk_runtime.tools.vertex_ai_search_tool import VertexAiSearchTool

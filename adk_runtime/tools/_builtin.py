@@ -7,13 +7,13 @@ from typing import TYPE_CHECKING, Any
 
 from google.genai import types
 
+from adk_runtime.core.base_tool import BaseTool
 from adk_runtime.errors import ConfigurationError
-from adk_runtime.tools.base_tool import BaseTool
 from adk_runtime.utils.model_name_utils import extract_model_name, is_gemini_model
 
 if TYPE_CHECKING:
+    from adk_runtime.core.tool_context import ToolContext
     from adk_runtime.models.llm_request import LlmRequest
-    from adk_runtime.tools.tool_context import ToolContext
 
 __all__ = ["DISABLE_MODEL_CHECK_ENV", "BuiltInTool", "extract_model_name", "is_gemini_model"]
 

@@ -9,7 +9,7 @@ from typing import TYPE_CHECKING, Any, TypeAlias
 from adk_runtime import _callbacks
 
 if TYPE_CHECKING:
-    from adk_runtime.tools.tool_context import ToolContext
+    from adk_runtime.core.tool_context import ToolContext
 
 __all__ = ["RequireConfirmation", "gate", "requires_confirmation"]
 

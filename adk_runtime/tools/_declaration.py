@@ -185,7 +185,7 @@ def resolved_hints(func: Callable[..., Any]) -> dict[str, Any]:
 
 
 def _is_context_type(annotation: Any) -> bool:
-    from adk_runtime.tools.tool_context import ToolContext
+    from adk_runtime.core.tool_context import ToolContext
 
     if get_origin(annotation) in (Union, UnionType):
         return any(_is_context_type(arg) for arg in get_args(annotation))

@@ -7,8 +7,8 @@ from typing import Any
 from google.genai import types
 
 from adk_runtime.artifacts.base import ArtifactVersion, BaseArtifactService
+from adk_runtime.core.tool_context import ToolContext
 from adk_runtime.errors import ServiceNotConfiguredError
-from adk_runtime.tools.tool_context import ToolContext
 
 __all__ = ["ForwardingArtifactService"]
 

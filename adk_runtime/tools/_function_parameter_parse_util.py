@@ -209,7 +209,7 @@ class _Parser:
         return schema
 
     def _other(self, name: str, annotation: Any) -> types.Schema:
-        from adk_runtime.tools.tool_context import ToolContext
+        from adk_runtime.core.tool_context import ToolContext
 
         if inspect.isclass(annotation) and issubclass(annotation, ToolContext):
             raise ValueError(

@@ -33,7 +33,7 @@ from pydantic import BaseModel, ConfigDict, model_validator
 if TYPE_CHECKING:
     from adk_runtime.auth.auth_credential import AuthCredential
     from adk_runtime.auth.auth_tool import AuthConfig
-    from adk_runtime.tools.tool_context import ToolContext
+    from adk_runtime.core.tool_context import ToolContext
 
 __all__ = ["BaseGoogleCredentialsConfig", "GoogleCredentialsManager"]
 

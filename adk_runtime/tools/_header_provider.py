@@ -8,7 +8,7 @@ from collections.abc import Awaitable, Callable
 from typing import TypeAlias
 
 from adk_runtime import _callbacks
-from adk_runtime.agents.readonly_context import ReadonlyContext
+from adk_runtime.core.readonly_context import ReadonlyContext
 
 __all__ = ["HeaderProvider", "headers_for"]
 

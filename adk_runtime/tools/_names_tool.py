@@ -11,11 +11,11 @@ from typing import TYPE_CHECKING, Any
 
 from google.genai import types
 
+from adk_runtime.core.base_tool import BaseTool
 from adk_runtime.tools._declaration import function_declaration
-from adk_runtime.tools.base_tool import BaseTool
 
 if TYPE_CHECKING:
-    from adk_runtime.tools.tool_context import ToolContext
+    from adk_runtime.core.tool_context import ToolContext
 
 __all__ = ["NamesTool", "names_of"]
 

@@ -12,11 +12,11 @@ import pydantic
 from google.genai import types
 
 from adk_runtime.agents._generator_tools import PAUSED, RunEvent, call_path, run_caller
+from adk_runtime.core.base_tool import BaseTool
 from adk_runtime.events import Event
 from adk_runtime.events.rewind import live_events
 from adk_runtime.tools._declaration import Signature, function_declaration, resolved_hints
 from adk_runtime.tools._tool_run import tool_run
-from adk_runtime.tools.base_tool import BaseTool
 from adk_runtime.utils._problems import problems
 from adk_runtime.workflow._base_node import BaseNode
 from adk_runtime.workflow._errors import WorkflowConfigurationError, WorkflowDataError
@@ -26,10 +26,10 @@ from adk_runtime.workflow._parallel_worker import ParallelWorker
 from adk_runtime.workflow._workflow import Workflow
 
 if TYPE_CHECKING:
-    from adk_runtime.agents.invocation_context import InvocationContext
+    from adk_runtime.core.invocation_context import InvocationContext
+    from adk_runtime.core.tool_context import ToolContext
     from adk_runtime.sessions.base import BaseSessionService
     from adk_runtime.sessions.session import Session
-    from adk_runtime.tools.tool_context import ToolContext
     from adk_runtime.workflow._context import NodeContext
 
 __all__ = ["NodeTool"]

@@ -47,7 +47,7 @@ from adk_runtime.skills.errors import UnsafeSkillPathError
 from adk_runtime.tools._skill_tools import _SkillTool, failure, fetch, missing_arguments
 
 if TYPE_CHECKING:
-    from adk_runtime.tools.tool_context import ToolContext
+    from adk_runtime.core.tool_context import ToolContext
 
 __all__ = ["PAYLOAD_FILE", "RunSkillScriptTool", "_SkillScriptCodeExecutor", "script_argv"]
 

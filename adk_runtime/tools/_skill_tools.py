@@ -15,6 +15,7 @@ from typing import TYPE_CHECKING, Any
 
 from google.genai import types
 
+from adk_runtime.core.base_tool import BaseTool
 from adk_runtime.skills import models, prompt
 from adk_runtime.skills._instruction import (
     LIST_SKILLS,
@@ -23,12 +24,11 @@ from adk_runtime.skills._instruction import (
     SEARCH_SKILLS,
     UNLOAD_SKILL,
 )
-from adk_runtime.tools.base_tool import BaseTool
 
 if TYPE_CHECKING:
+    from adk_runtime.core.tool_context import ToolContext
     from adk_runtime.models.llm_request import LlmRequest
     from adk_runtime.tools.skill_toolset import SkillToolset
-    from adk_runtime.tools.tool_context import ToolContext
 
 __all__ = [
     "BINARY_FILE_NOTICE",

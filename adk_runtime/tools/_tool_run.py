@@ -14,10 +14,10 @@ from adk_runtime.platform import uuid as platform_uuid
 from adk_runtime.tools._forwarding_artifact_service import ForwardingArtifactService
 
 if TYPE_CHECKING:
-    from adk_runtime.agents.base_agent import BaseAgent
+    from adk_runtime.core.base_agent import BaseAgent
+    from adk_runtime.core.tool_context import ToolContext
     from adk_runtime.runners import Runner
     from adk_runtime.sessions.session import Session
-    from adk_runtime.tools.tool_context import ToolContext
     from adk_runtime.workflow._base_node import BaseNode
 
 __all__ = ["tool_run"]

@@ -7,17 +7,17 @@ from typing import TYPE_CHECKING, Any, Final
 
 from google.genai import types
 
-from adk_runtime.agents._tool_configs import BaseToolConfig
-from adk_runtime.agents.common_configs import AgentRefConfig
+from adk_runtime.core._tool_configs import BaseToolConfig
+from adk_runtime.core.base_tool import BaseTool
+from adk_runtime.core.common_configs import AgentRefConfig
+from adk_runtime.core.tool_context import ToolContext
 from adk_runtime.tools._declaration import function_declaration
 from adk_runtime.tools._tool_run import tool_run
-from adk_runtime.tools.base_tool import BaseTool
-from adk_runtime.tools.tool_context import ToolContext
 from adk_runtime.utils.variant_utils import GoogleLLMVariant, get_google_llm_variant
 
 if TYPE_CHECKING:
-    from adk_runtime.agents._tool_configs import ToolArgsConfig
-    from adk_runtime.agents.base_agent import BaseAgent
+    from adk_runtime.core._tool_configs import ToolArgsConfig
+    from adk_runtime.core.base_agent import BaseAgent
 
 __all__ = ["GROUNDING_STATE_KEY", "AgentTool", "AgentToolConfig", "DelegationTool"]
 
@@ -79,12 +79,11 @@ class AgentTool(BaseTool):
                 value.
             AgentConfigError: The agent reference does not resolve.
         """
-        from adk_runtime.agents import config_agent_utils
-        from adk_runtime.agents._config_mapper import located
+        from adk_runtime.core._config import loader, located
 
         settings = AgentToolConfig.model_validate(config.model_dump())
         with located("agent"):
-            agent = config_agent_utils.resolve_agent_reference(settings.agent, config_abs_path)
+            agent = loader().resolve_agent_reference(settings.agent, config_abs_path)
         return cls(
             agent,
             skip_summarization=settings.skip_summarization,

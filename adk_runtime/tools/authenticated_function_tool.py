@@ -15,7 +15,7 @@ from adk_runtime.tools.function_tool import FunctionTool
 if TYPE_CHECKING:
     from adk_runtime.auth.auth_credential import AuthCredential
     from adk_runtime.auth.auth_tool import AuthConfig
-    from adk_runtime.tools.tool_context import ToolContext
+    from adk_runtime.core.tool_context import ToolContext
 
 __all__ = ["AuthenticatedFunctionTool"]
 

@@ -7,12 +7,12 @@ from abc import ABCMeta, abstractmethod
 from typing import TYPE_CHECKING, Any, cast
 
 from adk_runtime.auth.credential_manager import CredentialManager
-from adk_runtime.tools.base_tool import BaseTool
+from adk_runtime.core.base_tool import BaseTool
 
 if TYPE_CHECKING:
     from adk_runtime.auth.auth_credential import AuthCredential
     from adk_runtime.auth.auth_tool import AuthConfig
-    from adk_runtime.tools.tool_context import ToolContext
+    from adk_runtime.core.tool_context import ToolContext
 
 __all__ = ["PENDING_AUTHORIZATION", "BaseAuthenticatedTool", "authenticate"]
 

@@ -10,18 +10,18 @@ from typing import TYPE_CHECKING
 
 from pydantic import TypeAdapter
 
-from adk_runtime.agents._tool_configs import BaseToolConfig
+from adk_runtime.core._tool_configs import BaseToolConfig
+from adk_runtime.core.base_tool import BaseTool
 from adk_runtime.errors import AgentConfigError
 from adk_runtime.examples import example_util
 from adk_runtime.examples.base_example_provider import BaseExampleProvider
 from adk_runtime.examples.example import Example
-from adk_runtime.tools.base_tool import BaseTool
 from adk_runtime.utils.content_utils import extract_text_from_content
 
 if TYPE_CHECKING:
-    from adk_runtime.agents._tool_configs import ToolArgsConfig
+    from adk_runtime.core._tool_configs import ToolArgsConfig
+    from adk_runtime.core.tool_context import ToolContext
     from adk_runtime.models.llm_request import LlmRequest
-    from adk_runtime.tools.tool_context import ToolContext
 
 __all__ = ["ExampleTool", "ExampleToolConfig"]
 
@@ -58,14 +58,13 @@ class ExampleTool(BaseTool):
             AgentConfigError: ``examples`` names something that is not a
                 ``BaseExampleProvider``.
         """
-        from adk_runtime.agents import config_agent_utils
-        from adk_runtime.agents._config_mapper import located
+        from adk_runtime.core._config import loader, located
 
         settings = ExampleToolConfig.model_validate(config.model_dump())
         if isinstance(settings.examples, list):
             return cls(settings.examples)
         with located("examples"):
-            provider = config_agent_utils.resolve_fully_qualified_name(settings.examples)
+            provider = loader().resolve_fully_qualified_name(settings.examples)
             if not isinstance(provider, BaseExampleProvider):
                 raise AgentConfigError(
                     f"{settings.examples!r} is a {type(provider).__name__}, not a "

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from adk_runtime.tools.tool_context import ToolContext
+from adk_runtime.core.tool_context import ToolContext
 
 __all__ = ["exit_loop"]
 

@@ -10,6 +10,8 @@ import pydantic
 from google.genai import types
 
 from adk_runtime import _callbacks
+from adk_runtime.core.base_tool import BaseTool
+from adk_runtime.core.tool_context import ToolContext
 from adk_runtime.features import FeatureName, is_feature_enabled
 from adk_runtime.tools._automatic_function_calling_util import build_function_declaration
 from adk_runtime.tools._confirm import RequireConfirmation, gate, requires_confirmation
@@ -20,8 +22,6 @@ from adk_runtime.tools._declaration import (
     callable_name,
     context_parameter,
 )
-from adk_runtime.tools.base_tool import BaseTool
-from adk_runtime.tools.tool_context import ToolContext
 from adk_runtime.utils.variant_utils import GoogleLLMVariant, get_google_llm_variant
 
 __all__ = ["FunctionTool"]

@@ -8,8 +8,8 @@ paused invocation with it, on any replica.
 
 from __future__ import annotations
 
+from adk_runtime.core.tool_context import ToolContext
 from adk_runtime.tools.long_running_tool import LongRunningFunctionTool
-from adk_runtime.tools.tool_context import ToolContext
 
 __all__ = ["get_user_choice", "get_user_choice_tool"]
 

@@ -9,8 +9,8 @@ from google.genai import types
 from adk_runtime.tools._builtin import BuiltInTool
 
 if TYPE_CHECKING:
+    from adk_runtime.core.tool_context import ToolContext
     from adk_runtime.models.llm_request import LlmRequest
-    from adk_runtime.tools.tool_context import ToolContext
 
 __all__ = ["GoogleSearchTool", "google_search"]
 

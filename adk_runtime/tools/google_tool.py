@@ -18,7 +18,7 @@ from adk_runtime.tools.function_tool import FunctionTool
 if TYPE_CHECKING:
     import google.auth.credentials
 
-    from adk_runtime.tools.tool_context import ToolContext
+    from adk_runtime.core.tool_context import ToolContext
 
 __all__ = ["GoogleTool"]
 

@@ -22,8 +22,8 @@ from adk_runtime.tools import _spreadsheets
 from adk_runtime.tools._names_tool import NamesTool, names_of
 
 if TYPE_CHECKING:
+    from adk_runtime.core.tool_context import ToolContext
     from adk_runtime.models.llm_request import LlmRequest
-    from adk_runtime.tools.tool_context import ToolContext
 
 __all__ = [
     "LoadArtifactsTool",

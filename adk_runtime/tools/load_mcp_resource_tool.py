@@ -13,9 +13,9 @@ from google.genai import types
 from adk_runtime.tools._names_tool import NamesTool
 
 if TYPE_CHECKING:
+    from adk_runtime.core.tool_context import ToolContext
     from adk_runtime.models.llm_request import LlmRequest
     from adk_runtime.tools.mcp_tool.mcp_toolset import McpToolset
-    from adk_runtime.tools.tool_context import ToolContext
 
 __all__ = ["LoadMcpResourceTool"]
 

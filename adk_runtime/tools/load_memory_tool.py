@@ -6,9 +6,9 @@ from typing import TYPE_CHECKING, Any
 
 from pydantic import BaseModel, Field
 
+from adk_runtime.core.tool_context import ToolContext
 from adk_runtime.memory.base import MemoryEntry
 from adk_runtime.tools.function_tool import FunctionTool
-from adk_runtime.tools.tool_context import ToolContext
 
 if TYPE_CHECKING:
     from google.genai import types

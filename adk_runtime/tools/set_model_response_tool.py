@@ -10,9 +10,9 @@ from typing import Any, Final
 import pydantic
 from google.genai import types
 
+from adk_runtime.core.base_tool import BaseTool
+from adk_runtime.core.tool_context import ToolContext
 from adk_runtime.tools._declaration import function_declaration
-from adk_runtime.tools.base_tool import BaseTool
-from adk_runtime.tools.tool_context import ToolContext
 
 __all__ = ["SetModelResponseTool", "is_model_schema", "list_item_model"]
 

@@ -26,9 +26,11 @@ from typing import TYPE_CHECKING, Any
 
 from google.genai import types
 
-from adk_runtime.agents.readonly_context import ReadonlyContext
 from adk_runtime.code_executors.base_code_executor import BaseCodeExecutor
 from adk_runtime.code_executors.built_in_code_executor import BuiltInCodeExecutor
+from adk_runtime.core.base_tool import BaseTool
+from adk_runtime.core.base_toolset import BaseToolset, ToolPredicate
+from adk_runtime.core.readonly_context import ReadonlyContext
 from adk_runtime.errors import ConfigurationError
 from adk_runtime.skills import models, prompt
 from adk_runtime.skills._instruction import (
@@ -58,14 +60,12 @@ from adk_runtime.tools._skill_tools import (
     SearchSkillsTool,
     UnloadSkillTool,
 )
-from adk_runtime.tools.base_tool import BaseTool
-from adk_runtime.tools.base_toolset import BaseToolset, ToolPredicate
 from adk_runtime.tools.function_tool import FunctionTool
 from adk_runtime.utils import instructions_utils
 
 if TYPE_CHECKING:
+    from adk_runtime.core.tool_context import ToolContext
     from adk_runtime.models.llm_request import LlmRequest
-    from adk_runtime.tools.tool_context import ToolContext
 
 __all__ = [
     "DEFAULT_SKILL_SYSTEM_INSTRUCTION",

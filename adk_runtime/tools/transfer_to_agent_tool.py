@@ -5,9 +5,9 @@ from __future__ import annotations
 from collections.abc import Mapping, Sequence
 from typing import TYPE_CHECKING, Any
 
+from adk_runtime.core.tool_context import ToolContext
 from adk_runtime.tools._declaration import function_declaration
 from adk_runtime.tools.function_tool import FunctionTool
-from adk_runtime.tools.tool_context import ToolContext
 
 if TYPE_CHECKING:
     from google.genai import types

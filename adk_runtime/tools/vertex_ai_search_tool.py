@@ -11,9 +11,9 @@ from google.genai import types
 from adk_runtime.tools._builtin import BuiltInTool
 
 if TYPE_CHECKING:
-    from adk_runtime.agents._tool_configs import ToolArgsConfig
-    from adk_runtime.agents.readonly_context import ReadonlyContext
-    from adk_runtime.tools.tool_context import ToolContext
+    from adk_runtime.core._tool_configs import ToolArgsConfig
+    from adk_runtime.core.readonly_context import ReadonlyContext
+    from adk_runtime.core.tool_context import ToolContext
 
 __all__ = ["VertexAiSearchTool"]
 

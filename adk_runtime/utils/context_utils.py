@@ -22,7 +22,7 @@ def _is_context_type(annotation: Any) -> bool:
     The context classes are ``Context``, ``ToolContext``, ``CallbackContext`` and their
     subclasses.
     """
-    from adk_runtime.agents.callback_context import CallbackContext
+    from adk_runtime.core.callback_context import CallbackContext
 
     if get_origin(annotation) in (Union, UnionType):
         return any(_is_context_type(arg) for arg in get_args(annotation))

@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from adk_runtime.agents._instructions import InstructionProvider, render_instruction
-from adk_runtime.agents.readonly_context import ReadonlyContext
+from adk_runtime.core.readonly_context import ReadonlyContext
 
 __all__ = ["InstructionProvider", "ReadonlyContext", "inject_session_state"]
 

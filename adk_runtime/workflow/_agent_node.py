@@ -9,8 +9,8 @@ from typing import TYPE_CHECKING, Any
 from google.genai import types
 from pydantic import InstanceOf
 
-from adk_runtime.agents.base_agent import BaseAgent
 from adk_runtime.agents.llm_agent import LlmAgent
+from adk_runtime.core.base_agent import BaseAgent
 from adk_runtime.events.event import Event
 from adk_runtime.events.event_actions import EventActions
 from adk_runtime.utils.content_utils import extract_text_from_content, to_user_content
@@ -19,7 +19,7 @@ from adk_runtime.workflow._interrupts import is_task_question, task_question
 from adk_runtime.workflow._run import is_failure_report
 
 if TYPE_CHECKING:
-    from adk_runtime.agents.invocation_context import InvocationContext
+    from adk_runtime.core.invocation_context import InvocationContext
     from adk_runtime.workflow._context import NodeContext
 
 __all__ = ["AgentNode"]

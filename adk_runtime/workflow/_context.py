@@ -6,11 +6,11 @@ from typing import TYPE_CHECKING, Any
 
 from pydantic import BaseModel
 
+from adk_runtime.core.tool_context import ToolContext
 from adk_runtime.sessions._validation import validate_id
-from adk_runtime.tools.tool_context import ToolContext
 
 if TYPE_CHECKING:
-    from adk_runtime.agents.invocation_context import InvocationContext
+    from adk_runtime.core.invocation_context import InvocationContext
     from adk_runtime.workflow._base_node import BaseNode
     from adk_runtime.workflow._run import WorkflowRun
 

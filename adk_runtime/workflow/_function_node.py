@@ -12,7 +12,7 @@ from typing import TYPE_CHECKING, Any, Literal
 from google.genai import types
 from pydantic import BaseModel, PrivateAttr, TypeAdapter, ValidationError
 
-from adk_runtime.agents.readonly_context import ReadonlyContext
+from adk_runtime.core.readonly_context import ReadonlyContext
 from adk_runtime.events.event import Event
 from adk_runtime.events.request_input import RequestInput
 from adk_runtime.events.tool_confirmation import ToolConfirmation

@@ -9,8 +9,8 @@ from typing import TYPE_CHECKING, Any, Literal, TypeVar, overload
 from pydantic import Field, PrivateAttr
 from typing_extensions import Self
 
-from adk_runtime.agents.base_agent import BaseAgent
-from adk_runtime.tools.base_tool import BaseTool
+from adk_runtime.core.base_agent import BaseAgent
+from adk_runtime.core.base_tool import BaseTool
 from adk_runtime.workflow._agent_node import AgentNode
 from adk_runtime.workflow._base_node import START, BaseNode
 from adk_runtime.workflow._errors import WorkflowConfigurationError

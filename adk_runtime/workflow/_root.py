@@ -7,7 +7,7 @@ from typing import TYPE_CHECKING, Any, ClassVar
 
 from pydantic import InstanceOf
 
-from adk_runtime.agents.base_agent import BaseAgent
+from adk_runtime.core.base_agent import BaseAgent
 from adk_runtime.workflow._agent_node import AgentNode
 from adk_runtime.workflow._base_node import BaseNode
 from adk_runtime.workflow._errors import DynamicNodeFailError
@@ -18,7 +18,7 @@ from adk_runtime.workflow._workflow import Workflow
 if TYPE_CHECKING:
     from google.genai import types
 
-    from adk_runtime.agents.invocation_context import InvocationContext
+    from adk_runtime.core.invocation_context import InvocationContext
     from adk_runtime.events.event import Event
 
 __all__ = ["NodeAgent", "as_agent"]

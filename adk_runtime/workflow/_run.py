@@ -45,7 +45,7 @@ from adk_runtime.workflow._errors import (
 from adk_runtime.workflow._interrupts import TASK_QUESTION_PREFIX, interrupt_ids
 
 if TYPE_CHECKING:
-    from adk_runtime.agents.invocation_context import InvocationContext
+    from adk_runtime.core.invocation_context import InvocationContext
 
 __all__ = ["History", "NodeResult", "Pause", "Place", "WorkflowRun"]
 

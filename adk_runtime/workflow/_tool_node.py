@@ -11,10 +11,10 @@ from pydantic import BaseModel, InstanceOf
 
 from adk_runtime import telemetry
 from adk_runtime.agents._generator_tools import PAUSED, RunEvent, closing_items, is_generator
+from adk_runtime.core.base_tool import BaseTool
 from adk_runtime.events.event import Event
 from adk_runtime.events.request_input import RequestInput
 from adk_runtime.events.tool_confirmation import ToolConfirmation
-from adk_runtime.tools.base_tool import BaseTool
 from adk_runtime.utils.content_utils import extract_text_from_content
 from adk_runtime.workflow._base_node import BaseNode, to_json_value
 from adk_runtime.workflow._errors import WorkflowDataError

@@ -14,8 +14,8 @@ from google.genai import types
 from pydantic import BaseModel
 
 from adk_runtime.agents import BaseAgent, CallbackContext, LlmAgent
-from adk_runtime.agents._tool_configs import ToolArgsConfig
-from adk_runtime.agents.base_agent_config import BaseAgentConfig
+from adk_runtime.core._tool_configs import ToolArgsConfig
+from adk_runtime.core.base_agent_config import BaseAgentConfig
 from adk_runtime.examples import BaseExampleProvider, Example
 from adk_runtime.testing import ScriptedModel
 from adk_runtime.tools import BaseTool, FunctionTool, ToolContext

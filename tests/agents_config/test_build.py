@@ -17,11 +17,11 @@ from adk_runtime.agents import (
     SequentialAgent,
     config_agent_utils,
 )
-from adk_runtime.agents._tool_configs import ToolArgsConfig
 from adk_runtime.agents.agent_config import AgentConfig
-from adk_runtime.agents.base_agent_config import BaseAgentConfig
 from adk_runtime.agents.llm_agent_config import LlmAgentConfig
 from adk_runtime.agents.loop_agent_config import LoopAgentConfig
+from adk_runtime.core._tool_configs import ToolArgsConfig
+from adk_runtime.core.base_agent_config import BaseAgentConfig
 from adk_runtime.integrations.langchain import LangchainTool
 from adk_runtime.testing import ScriptedModel
 from adk_runtime.tools import AgentTool, exit_loop, google_search, load_memory, url_context

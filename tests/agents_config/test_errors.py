@@ -8,7 +8,7 @@ from pathlib import Path
 import pytest
 
 from adk_runtime.agents import LlmAgent, config_agent_utils
-from adk_runtime.agents.common_configs import AgentRefConfig, CodeConfig
+from adk_runtime.core.common_configs import AgentRefConfig, CodeConfig
 from adk_runtime.errors import AdkRuntimeError, AgentConfigError
 from tests.agents_config import helpers
 from tests.agents_config.helpers import HERE, write

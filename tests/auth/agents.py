@@ -9,9 +9,9 @@ import httpx
 from google.genai import types
 
 from adk_runtime.agents import LlmAgent
-from adk_runtime.agents.invocation_context import InvocationContext
 from adk_runtime.auth import AuthConfig, AuthCredential
 from adk_runtime.auth.credential_service import BaseCredentialService
+from adk_runtime.core.invocation_context import InvocationContext
 from adk_runtime.events import Event
 from adk_runtime.runners import Runner
 from adk_runtime.sessions import BaseSessionService, InMemorySessionService

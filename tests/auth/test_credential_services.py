@@ -6,13 +6,13 @@ import pytest
 from fastapi.openapi.models import OAuth2, OAuthFlowClientCredentials, OAuthFlows
 
 from adk_runtime.agents import LlmAgent
-from adk_runtime.agents.callback_context import CallbackContext
-from adk_runtime.agents.invocation_context import InvocationContext
 from adk_runtime.auth import AuthConfig, AuthCredential
 from adk_runtime.auth.credential_service import (
     InMemoryCredentialService,
     SessionStateCredentialService,
 )
+from adk_runtime.core.callback_context import CallbackContext
+from adk_runtime.core.invocation_context import InvocationContext
 from adk_runtime.sessions import BaseSessionService, InMemorySessionService, Session
 from adk_runtime.testing import ScriptedModel
 from tests.auth.agents import APP, ask, whoami_answers, whoami_runner

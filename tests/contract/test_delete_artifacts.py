@@ -15,11 +15,11 @@ from google.genai import types
 
 from adk_runtime.agents import LlmAgent
 from adk_runtime.artifacts import InMemoryArtifactService
+from adk_runtime.core.tool_context import ToolContext
 from adk_runtime.models.llm_request import LlmRequest
 from adk_runtime.runners import Runner
 from adk_runtime.sessions import BaseSessionService
 from adk_runtime.testing.scripted_model import ScriptedModel, function_call
-from adk_runtime.tools.tool_context import ToolContext
 
 USER = "u"
 

@@ -12,13 +12,13 @@ from pydantic import BaseModel
 
 from adk_runtime.agents import InvocationContext, LlmAgent, SequentialAgent
 from adk_runtime.agents import _auth as agents_auth
-from adk_runtime.agents.callback_context import CallbackContext
 from adk_runtime.auth import auth_preprocessor
 from adk_runtime.code_executors.base_code_executor import BaseCodeExecutor
 from adk_runtime.code_executors.code_execution_utils import (
     CodeExecutionInput,
     CodeExecutionResult,
 )
+from adk_runtime.core.callback_context import CallbackContext
 from adk_runtime.errors import UnsupportedFeatureError
 from adk_runtime.events import Event
 from adk_runtime.flows.llm_flows import (

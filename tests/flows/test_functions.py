@@ -10,15 +10,15 @@ import pytest
 from google.genai import types
 
 from adk_runtime.agents import InvocationContext, LlmAgent
+from adk_runtime.core.base_tool import BaseTool
+from adk_runtime.core.tool_context import ToolContext
 from adk_runtime.errors import UnsupportedFeatureError
 from adk_runtime.events import Event, EventActions
 from adk_runtime.flows.llm_flows import functions
 from adk_runtime.sessions import InMemorySessionService
 from adk_runtime.testing import ScriptedModel
-from adk_runtime.tools.base_tool import BaseTool
 from adk_runtime.tools.function_tool import FunctionTool
 from adk_runtime.tools.long_running_tool import LongRunningFunctionTool
-from adk_runtime.tools.tool_context import ToolContext
 
 
 def grow(items: list[str], tool_context: ToolContext) -> dict[str, Any]:

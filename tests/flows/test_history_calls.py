@@ -200,7 +200,7 @@ def _history_with_minted_ids() -> list[Event]:
     ],
 )
 async def test_minted_call_ids_reach_the_models_that_pair_by_id(model: Any, kept: bool) -> None:
-    from adk_runtime.agents.invocation_context import InvocationContext
+    from adk_runtime.core.invocation_context import InvocationContext
     from adk_runtime.sessions import InMemorySessionService
 
     if model == "anthropic":

@@ -6,7 +6,7 @@ import pytest
 from google.genai import types
 
 from adk_runtime.agents import InvocationContext, LlmAgent, RunConfig
-from adk_runtime.agents.callback_context import CallbackContext
+from adk_runtime.core.callback_context import CallbackContext
 from adk_runtime.events import Event
 from adk_runtime.flows.llm_flows import agent_transfer, basic, contents, instructions
 from adk_runtime.models.llm_request import LlmRequest

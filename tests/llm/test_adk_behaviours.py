@@ -56,7 +56,7 @@ def test_max_llm_calls_of_sys_maxsize_is_rejected() -> None:
 def test_an_unbounded_max_llm_calls_is_warned_about(
     value: int, warned: bool, caplog: pytest.LogCaptureFixture
 ) -> None:
-    with caplog.at_level(logging.WARNING, logger="adk_runtime.agents.run_config"):
+    with caplog.at_level(logging.WARNING, logger="adk_runtime.core.run_config"):
         assert RunConfig.validate_max_llm_calls(value) == value
     assert ("no bound on model calls" in caplog.text) is warned
 

@@ -686,13 +686,13 @@ def test_sub_agents_sharing_a_name_are_reported_once_each(
     caplog: pytest.LogCaptureFixture,
 ) -> None:
     twins = [LlmAgent(name=name) for name in ("twin", "solo", "twin", "twin", "pair", "pair")]
-    with caplog.at_level(logging.WARNING, logger="adk_runtime.agents.base_agent"):
+    with caplog.at_level(logging.WARNING, logger="adk_runtime.core.base_agent"):
         LlmAgent(name="parent", sub_agents=twins)
     (record,) = caplog.records
     assert "`pair`, `twin`" in record.getMessage()
     assert "solo" not in record.getMessage()
     caplog.clear()
-    with caplog.at_level(logging.WARNING, logger="adk_runtime.agents.base_agent"):
+    with caplog.at_level(logging.WARNING, logger="adk_runtime.core.base_agent"):
         LlmAgent(name="fine", sub_agents=[LlmAgent(name="a"), LlmAgent(name="b")])
     assert caplog.records == []
 

@@ -326,7 +326,7 @@ async def test_the_processor_fills_a_request_as_the_flow_does(
 async def test_the_flow_classes_build_the_chained_request_the_agent_sends(
     fake: FakeGemini, session_service: BaseSessionService
 ) -> None:
-    from adk_runtime.agents.callback_context import CallbackContext
+    from adk_runtime.core.callback_context import CallbackContext
     from adk_runtime.flows.llm_flows.single_flow import SingleFlow
 
     built: list[tuple[LlmRequest, LlmRequest]] = []

@@ -14,12 +14,12 @@ from google.genai import types
 from pydantic import BaseModel, ValidationError
 
 from adk_runtime.agents import LlmAgent
+from adk_runtime.core.tool_context import ToolContext
 from adk_runtime.errors import InputValidationError
 from adk_runtime.events import Event, RequestInput
 from adk_runtime.runners import Runner
 from adk_runtime.sessions import BaseSessionService
 from adk_runtime.testing import ScriptedModel, function_call
-from adk_runtime.tools.tool_context import ToolContext
 from tests.backends import twin
 from tests.llm.helpers import APP, send, start, stored, texts
 

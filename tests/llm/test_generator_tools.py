@@ -10,11 +10,11 @@ import pytest
 from google.genai import types
 
 from adk_runtime.agents import LlmAgent
+from adk_runtime.core.tool_context import ToolContext
 from adk_runtime.events import Event, EventActions
 from adk_runtime.runners import Runner
 from adk_runtime.sessions import BaseSessionService
 from adk_runtime.testing import ScriptedModel, function_call
-from adk_runtime.tools.tool_context import ToolContext
 from tests.backends import twin
 from tests.llm.helpers import APP, USER, send, start, stored, texts
 

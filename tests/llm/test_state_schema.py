@@ -105,7 +105,7 @@ async def test_a_tool_runs_on_a_test_double_context_without_an_agent() -> None:
     # what tool unit tests often do (google-adk's own among them): a context on a spec'd Mock
     from unittest import mock
 
-    from adk_runtime.agents.invocation_context import InvocationContext
+    from adk_runtime.core.invocation_context import InvocationContext
     from adk_runtime.sessions import Session
     from adk_runtime.tools import FunctionTool
 

@@ -11,10 +11,10 @@ from google.genai import types
 
 from adk_runtime.agents import LlmAgent
 from adk_runtime.agents._storable import storable_content, unstorable_part
+from adk_runtime.core.tool_context import ToolContext
 from adk_runtime.models import LlmResponse
 from adk_runtime.sessions import BaseSessionService
 from adk_runtime.testing import ScriptedModel, function_call
-from adk_runtime.tools.tool_context import ToolContext
 from tests.llm.helpers import send, start, stored, texts
 
 

@@ -8,8 +8,8 @@ import pytest
 from google.genai import types
 
 from adk_runtime.agents import Context, LlmAgent
-from adk_runtime.agents.invocation_context import InvocationContext
 from adk_runtime.artifacts.base_artifact_service import ensure_part
+from adk_runtime.core.invocation_context import InvocationContext
 from adk_runtime.errors import InputValidationError
 from adk_runtime.events.event import Event
 from adk_runtime.flows.llm_flows.functions import (

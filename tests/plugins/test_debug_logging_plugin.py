@@ -17,13 +17,13 @@ from hypothesis import strategies as st
 
 from adk_runtime.agents import LlmAgent
 from adk_runtime.apps import App
+from adk_runtime.core.base_plugin import BasePlugin
 from adk_runtime.plugins import (
     DebugLoggingPlugin,
     ReflectAndRetryToolPlugin,
     ToolResultClassification,
 )
 from adk_runtime.plugins._debug_data import plain, to_yaml
-from adk_runtime.plugins.base_plugin import BasePlugin
 from adk_runtime.runners import InMemoryRunner
 from adk_runtime.testing import ScriptedModel, function_call
 

@@ -26,12 +26,12 @@ from typing import Any
 from google.genai import types
 
 from adk_runtime.agents import BaseAgent, LlmAgent, LoopAgent, ParallelAgent, SequentialAgent
+from adk_runtime.core.tool_context import ToolContext
 from adk_runtime.errors import InvocationNotOpenError
 from adk_runtime.models.llm_request import LlmRequest
 from adk_runtime.runners import Runner
 from adk_runtime.sessions import BaseSessionService
 from adk_runtime.testing.scripted_model import ScriptedModel, function_call
-from adk_runtime.tools.tool_context import ToolContext
 from adk_runtime.workflow import START, JoinNode, NodeContext, Workflow, node
 from adk_runtime.workflow._interrupts import waiting_task_question
 from adk_runtime.workflow._root import as_agent

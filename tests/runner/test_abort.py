@@ -9,7 +9,7 @@ from typing import Any
 import pytest
 
 from adk_runtime.agents import LlmAgent
-from adk_runtime.agents.callback_context import CallbackContext
+from adk_runtime.core.callback_context import CallbackContext
 from adk_runtime.events import Event
 from adk_runtime.models.llm_request import LlmRequest
 from adk_runtime.runners import Runner

@@ -15,8 +15,8 @@ import pytest
 from google.genai import types
 
 from adk_runtime.agents import BaseAgent, InvocationContext
-from adk_runtime.agents.base_agent import BaseAgentState
 from adk_runtime.apps import ResumabilityConfig
+from adk_runtime.core.base_agent import BaseAgentState
 from adk_runtime.events import Event, EventActions
 from adk_runtime.runners import Runner
 from adk_runtime.sessions import BaseSessionService, InMemorySessionService

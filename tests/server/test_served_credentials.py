@@ -6,10 +6,10 @@ import httpx
 
 from adk_runtime.agents import LlmAgent
 from adk_runtime.auth.credential_service import InMemoryCredentialService
+from adk_runtime.core.tool_context import ToolContext
 from adk_runtime.server import create_app
 from adk_runtime.sessions import BaseSessionService
 from adk_runtime.testing import ScriptedModel, function_call
-from adk_runtime.tools.tool_context import ToolContext
 from tests.auth.helpers import api_key_config
 
 

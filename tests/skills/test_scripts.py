@@ -107,7 +107,7 @@ async def test_no_script_runs_without_an_executor() -> None:
 
 
 def _invocation(runner: Any, session: Any, toolset: SkillToolset, executor: Any = None) -> Any:
-    from adk_runtime.agents.invocation_context import InvocationContext
+    from adk_runtime.core.invocation_context import InvocationContext
 
     agent = LlmAgent(name="desk", model=ScriptedModel(), tools=[toolset])
     agent.code_executor = executor

@@ -419,7 +419,7 @@ async def test_a_binary_answer_is_recognised_by_its_shape_not_its_wording() -> N
         app_name="app", user_id="u1", session_id="s1"
     )
     assert session is not None
-    from adk_runtime.agents.invocation_context import InvocationContext
+    from adk_runtime.core.invocation_context import InvocationContext
     from adk_runtime.tools import ToolContext
 
     context = ToolContext(
@@ -452,7 +452,7 @@ async def test_a_binary_answer_is_recognised_by_its_shape_not_its_wording() -> N
 
 
 async def test_inject_session_state_fills_a_template() -> None:
-    from adk_runtime.agents.readonly_context import ReadonlyContext
+    from adk_runtime.core.readonly_context import ReadonlyContext
     from adk_runtime.utils import instructions_utils
 
     runner = await start(LlmAgent(name="desk", model=ScriptedModel()), InMemorySessionService())
@@ -461,7 +461,7 @@ async def test_inject_session_state_fills_a_template() -> None:
     )
     assert session is not None
     session.state["user_name"] = "Ada"
-    from adk_runtime.agents.invocation_context import InvocationContext
+    from adk_runtime.core.invocation_context import InvocationContext
 
     ctx = ReadonlyContext(
         InvocationContext(

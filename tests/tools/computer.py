@@ -6,9 +6,9 @@ import struct
 import zlib
 from typing import Any
 
+from adk_runtime.core.tool_context import ToolContext
 from adk_runtime.tools.computer_use import BaseComputer, ComputerEnvironment, ComputerState
 from adk_runtime.tools.computer_use.base_computer import ScrollDirection
-from adk_runtime.tools.tool_context import ToolContext
 
 WIDTH, HEIGHT = 1280, 800
 HOME = "https://start.example/"

@@ -9,11 +9,11 @@ import pytest
 from google.genai import types
 
 from adk_runtime.agents import LlmAgent, SequentialAgent
+from adk_runtime.core.tool_context import ToolContext
 from adk_runtime.models.llm_response import LlmResponse
 from adk_runtime.sessions import InMemorySessionService
 from adk_runtime.testing import ScriptedModel, function_call
 from adk_runtime.tools import AgentTool, LongRunningFunctionTool
-from adk_runtime.tools.tool_context import ToolContext
 from tests.llm.helpers import send, start, texts
 
 

@@ -15,14 +15,14 @@ from mcp import types as mcp_types
 from mcp.client.client import Client
 
 from adk_runtime.agents import BaseAgent, LlmAgent
-from adk_runtime.agents.invocation_context import InvocationContext
+from adk_runtime.core.base_tool import BaseTool
+from adk_runtime.core.invocation_context import InvocationContext
 from adk_runtime.events import Event
 from adk_runtime.features._feature_registry import FeatureName, temporary_feature_override
 from adk_runtime.runners import Runner
 from adk_runtime.sessions import BaseSessionService, DatabaseSessionService, InMemorySessionService
 from adk_runtime.testing import ScriptedModel, function_call
 from adk_runtime.tools import FunctionTool
-from adk_runtime.tools.base_tool import BaseTool
 from adk_runtime.tools.mcp_tool import (
     McpToolset,
     StdioConnectionParams,

@@ -11,12 +11,12 @@ import pytest
 from google.genai import types
 
 from adk_runtime.agents import LlmAgent
+from adk_runtime.core.base_tool import BaseTool
+from adk_runtime.core.tool_context import ToolContext
 from adk_runtime.events import Event
 from adk_runtime.sessions import BaseSessionService
 from adk_runtime.testing import ScriptedModel, function_call
 from adk_runtime.tools._node_tool import NodeTool
-from adk_runtime.tools.base_tool import BaseTool
-from adk_runtime.tools.tool_context import ToolContext
 from adk_runtime.workflow import (
     START,
     BaseNode,

@@ -9,7 +9,7 @@ import yaml
 from google.genai import types
 
 from adk_runtime.agents import LlmAgent
-from adk_runtime.agents.readonly_context import ReadonlyContext
+from adk_runtime.core.readonly_context import ReadonlyContext
 from adk_runtime.models import LlmResponse
 from adk_runtime.sessions import BaseSessionService, InMemorySessionService
 from adk_runtime.testing import ScriptedModel, function_call

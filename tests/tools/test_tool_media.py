@@ -8,14 +8,14 @@ from typing import Any
 from google.genai import types
 
 from adk_runtime.agents import LlmAgent
-from adk_runtime.agents.readonly_context import ReadonlyContext
+from adk_runtime.core.base_tool import BaseTool
+from adk_runtime.core.base_toolset import BaseToolset
+from adk_runtime.core.readonly_context import ReadonlyContext
+from adk_runtime.core.tool_context import ToolContext
 from adk_runtime.models import LlmRequest
 from adk_runtime.sessions import BaseSessionService, InMemorySessionService
 from adk_runtime.testing import ScriptedModel, function_call
-from adk_runtime.tools.base_tool import BaseTool
-from adk_runtime.tools.base_toolset import BaseToolset
 from adk_runtime.tools.computer_use import ComputerUseTool
-from adk_runtime.tools.tool_context import ToolContext
 from tests.llm.helpers import send, start, stored
 
 PNG = b"\x89PNG\r\n\x1a\n" + bytes(range(256))

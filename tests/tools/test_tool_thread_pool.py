@@ -10,7 +10,7 @@ import pydantic
 import pytest
 
 from adk_runtime.agents import LlmAgent, RunConfig
-from adk_runtime.agents.run_config import ToolThreadPoolConfig
+from adk_runtime.core.run_config import ToolThreadPoolConfig
 from adk_runtime.sessions import InMemorySessionService
 from adk_runtime.testing import ScriptedModel, function_call
 from tests.llm.helpers import send, start

@@ -9,8 +9,8 @@ from fastapi.openapi.models import APIKey, APIKeyIn
 from mcp.types import Tool
 
 from adk_runtime.agents import LlmAgent
-from adk_runtime.agents.callback_context import CallbackContext
 from adk_runtime.auth.auth_credential import AuthCredential, AuthCredentialTypes
+from adk_runtime.core.callback_context import CallbackContext
 from adk_runtime.sessions import InMemorySessionService
 from adk_runtime.testing import ScriptedModel
 from adk_runtime.tools.mcp_tool import McpTool, McpToolset, StreamableHTTPConnectionParams

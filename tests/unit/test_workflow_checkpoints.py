@@ -9,9 +9,9 @@ import pytest
 
 from adk_runtime.agents import LlmAgent, SequentialAgent
 from adk_runtime.agents._resume import sub_agent_index
-from adk_runtime.agents.base_agent import BaseAgentState
 from adk_runtime.agents.loop_agent import LoopAgentState
 from adk_runtime.agents.sequential_agent import SequentialAgentState
+from adk_runtime.core.base_agent import BaseAgentState
 
 
 def _pipeline() -> SequentialAgent:

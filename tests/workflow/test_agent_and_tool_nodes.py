@@ -9,11 +9,11 @@ import pytest
 from pydantic import BaseModel
 
 from adk_runtime.agents import LlmAgent
+from adk_runtime.core.tool_context import ToolContext
 from adk_runtime.models.llm_request import LlmRequest
 from adk_runtime.sessions import BaseSessionService
 from adk_runtime.testing.scripted_model import ScriptedModel, function_call
 from adk_runtime.tools import FunctionTool, LongRunningFunctionTool
-from adk_runtime.tools.tool_context import ToolContext
 from adk_runtime.workflow import START, NodeContext, Workflow, WorkflowConfigurationError
 from tests.workflow.helpers import Run, answer, message, outputs
 

@@ -413,7 +413,7 @@ async def test_an_invocation_context_built_by_hand_runs_a_workflow_given_as_its_
     session_service: BaseSessionService,
 ) -> None:
     """google-adk 2's ``InvocationContext(agent=workflow)``: the node runs as the root agent."""
-    from adk_runtime.agents.invocation_context import InvocationContext
+    from adk_runtime.core.invocation_context import InvocationContext
     from adk_runtime.workflow._root import NodeAgent
 
     def double(node_input: types.Content) -> int:

@@ -15,7 +15,7 @@ from adk_runtime.a2a import _compat
 from adk_runtime.a2a._compat import TaskArtifactUpdateEvent
 from adk_runtime.a2a.agent._history import A2A_METADATA_PREFIX, as_list
 from adk_runtime.a2a.converters.part_converter import A2APartToGenAIPartConverter
-from adk_runtime.agents.invocation_context import InvocationContext
+from adk_runtime.core.invocation_context import InvocationContext
 from adk_runtime.events import Event
 
 

@@ -51,8 +51,8 @@ from adk_runtime.a2a.converters.part_converter import (
     convert_genai_part_to_a2a_part,
 )
 from adk_runtime.agents._storable import storable_strings
-from adk_runtime.agents.base_agent import BaseAgent
-from adk_runtime.agents.invocation_context import InvocationContext
+from adk_runtime.core.base_agent import BaseAgent
+from adk_runtime.core.invocation_context import InvocationContext
 from adk_runtime.errors import UnsupportedFeatureError
 from adk_runtime.events import Event
 from adk_runtime.flows.llm_flows.functions import find_matching_function_call

@@ -10,7 +10,7 @@ from adk_runtime.a2a.agent.config import (
     ParametersConfig,
     RequestInterceptor,
 )
-from adk_runtime.agents.invocation_context import InvocationContext
+from adk_runtime.core.invocation_context import InvocationContext
 from adk_runtime.events import Event
 
 __all__ = [

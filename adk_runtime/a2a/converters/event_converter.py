@@ -18,7 +18,7 @@ from adk_runtime.a2a.converters.to_adk_event import (
     convert_a2a_task_to_event,
 )
 from adk_runtime.a2a.converters.utils import _get_adk_metadata_key
-from adk_runtime.agents.invocation_context import InvocationContext
+from adk_runtime.core.invocation_context import InvocationContext
 from adk_runtime.events import Event
 
 __all__ = [

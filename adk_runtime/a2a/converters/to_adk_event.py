@@ -26,7 +26,7 @@ from adk_runtime.a2a.converters.part_converter import (
     convert_a2a_part_to_genai_part,
 )
 from adk_runtime.a2a.converters.utils import _get_adk_metadata_key
-from adk_runtime.agents.invocation_context import InvocationContext
+from adk_runtime.core.invocation_context import InvocationContext
 from adk_runtime.events import Event
 
 __all__ = [

@@ -7,9 +7,9 @@ from typing import TYPE_CHECKING
 from adk_runtime.auth.credential_service.base_credential_service import BaseCredentialService
 
 if TYPE_CHECKING:
-    from adk_runtime.agents.callback_context import CallbackContext
     from adk_runtime.auth.auth_credential import AuthCredential
     from adk_runtime.auth.auth_tool import AuthConfig
+    from adk_runtime.core.callback_context import CallbackContext
 
 __all__ = ["InMemoryCredentialService"]
 

@@ -15,8 +15,8 @@ from adk_runtime.auth.oauth2_credential_util import (
 )
 
 if TYPE_CHECKING:
-    from adk_runtime.agents.callback_context import CallbackContext
     from adk_runtime.auth.auth_tool import AuthConfig
+    from adk_runtime.core.callback_context import CallbackContext
 
 __all__ = ["SessionStateCredentialService"]
 

@@ -29,10 +29,10 @@ from types import ModuleType
 from typing import Any
 
 from adk_runtime._foreign import refuse_google_adk
-from adk_runtime.agents.base_agent import BaseAgent
 from adk_runtime.agents.config_agent_utils import from_config
 from adk_runtime.apps.app import App
 from adk_runtime.cli.utils.base_agent_loader import BaseAgentLoader
+from adk_runtime.core.base_agent import BaseAgent
 from adk_runtime.errors import ConfigurationError
 from adk_runtime.workflow._base_node import BaseNode
 from adk_runtime.workflow._root import as_agent

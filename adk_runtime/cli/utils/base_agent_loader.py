@@ -4,8 +4,8 @@ from __future__ import annotations
 
 from abc import ABC, abstractmethod
 
-from adk_runtime.agents.base_agent import BaseAgent
 from adk_runtime.apps.app import App
+from adk_runtime.core.base_agent import BaseAgent
 
 __all__ = ["BaseAgentLoader"]
 

@@ -14,8 +14,8 @@ from typing import TYPE_CHECKING
 from adk_runtime.events import Event
 
 if TYPE_CHECKING:
-    from adk_runtime.agents.invocation_context import InvocationContext
     from adk_runtime.agents.llm_agent import LlmAgent
+    from adk_runtime.core.invocation_context import InvocationContext
     from adk_runtime.models.llm_request import LlmRequest
     from adk_runtime.models.llm_response import LlmResponse
 

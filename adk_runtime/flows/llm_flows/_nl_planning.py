@@ -13,7 +13,7 @@ from collections.abc import AsyncGenerator
 from typing import TYPE_CHECKING
 
 from adk_runtime.agents import _step_hooks
-from adk_runtime.agents.callback_context import CallbackContext
+from adk_runtime.core.callback_context import CallbackContext
 from adk_runtime.events import Event
 from adk_runtime.flows.llm_flows._base_llm_processor import (
     BaseLlmResponseProcessor,
@@ -22,7 +22,7 @@ from adk_runtime.flows.llm_flows._base_llm_processor import (
 )
 
 if TYPE_CHECKING:
-    from adk_runtime.agents.invocation_context import InvocationContext
+    from adk_runtime.core.invocation_context import InvocationContext
     from adk_runtime.models.llm_request import LlmRequest
     from adk_runtime.models.llm_response import LlmResponse
 

@@ -10,14 +10,14 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING
 
-from adk_runtime.agents.readonly_context import ReadonlyContext
+from adk_runtime.core.readonly_context import ReadonlyContext
+from adk_runtime.core.tool_context import ToolContext
 from adk_runtime.flows.llm_flows._base_llm_processor import _Filler, llm_agent_of
-from adk_runtime.tools.tool_context import ToolContext
 from adk_runtime.tools.transfer_to_agent_tool import NAME as TRANSFER_TOOL_NAME
 
 if TYPE_CHECKING:
-    from adk_runtime.agents.base_agent import BaseAgent
-    from adk_runtime.agents.invocation_context import InvocationContext
+    from adk_runtime.core.base_agent import BaseAgent
+    from adk_runtime.core.invocation_context import InvocationContext
     from adk_runtime.models.llm_request import LlmRequest
 
 __all__ = ["request_processor"]

@@ -25,8 +25,8 @@ from adk_runtime.flows.llm_flows._base_llm_processor import (
 )
 
 if TYPE_CHECKING:
-    from adk_runtime.agents.invocation_context import InvocationContext
     from adk_runtime.agents.llm_agent import LlmAgent
+    from adk_runtime.core.invocation_context import InvocationContext
     from adk_runtime.models.llm_request import LlmRequest
     from adk_runtime.models.llm_response import LlmResponse
 

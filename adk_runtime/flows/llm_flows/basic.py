@@ -16,7 +16,7 @@ from adk_runtime.agents import _llm_flow, _structured_output
 from adk_runtime.flows.llm_flows._base_llm_processor import _Filler, llm_agent_of
 
 if TYPE_CHECKING:
-    from adk_runtime.agents.invocation_context import InvocationContext
+    from adk_runtime.core.invocation_context import InvocationContext
     from adk_runtime.models.llm_request import LlmRequest
 
 __all__ = ["request_processor"]

@@ -17,7 +17,7 @@ from adk_runtime.agents import _llm_flow
 from adk_runtime.flows.llm_flows._base_llm_processor import BaseLlmRequestProcessor, llm_agent_of
 
 if TYPE_CHECKING:
-    from adk_runtime.agents.invocation_context import InvocationContext
+    from adk_runtime.core.invocation_context import InvocationContext
     from adk_runtime.events import Event
     from adk_runtime.models.llm_request import LlmRequest
 

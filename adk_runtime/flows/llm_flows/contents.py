@@ -18,7 +18,7 @@ from adk_runtime.flows.llm_flows._base_llm_processor import _Filler, llm_agent_o
 if TYPE_CHECKING:
     from google.genai import types
 
-    from adk_runtime.agents.invocation_context import InvocationContext
+    from adk_runtime.core.invocation_context import InvocationContext
     from adk_runtime.events import Event
     from adk_runtime.models.llm_request import LlmRequest
 

@@ -12,7 +12,7 @@ from adk_runtime.agents import _context_cache
 from adk_runtime.flows.llm_flows._base_llm_processor import _Filler
 
 if TYPE_CHECKING:
-    from adk_runtime.agents.invocation_context import InvocationContext
+    from adk_runtime.core.invocation_context import InvocationContext
     from adk_runtime.models.llm_request import LlmRequest
 
 __all__ = ["ContextCacheRequestProcessor", "request_processor"]

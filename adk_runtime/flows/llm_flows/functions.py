@@ -33,20 +33,20 @@ from adk_runtime.agents._confirmation import (
     generate_request_confirmation_event,
 )
 from adk_runtime.agents._functions import assign_call_ids, missing_tool_message, run_call_list
+from adk_runtime.core.base_tool import BaseTool
 from adk_runtime.errors import UnsupportedFeatureError
 from adk_runtime.events import Event, EventActions
 from adk_runtime.events._calls import calling_event
 from adk_runtime.models._call_ids import CLIENT_CALL_ID_PREFIX
 from adk_runtime.platform import uuid as platform_uuid
 from adk_runtime.tools._request_input_tool import REQUEST_INPUT_FUNCTION_CALL_NAME
-from adk_runtime.tools.base_tool import BaseTool
 
 if TYPE_CHECKING:
     import asyncio
 
-    from adk_runtime.agents.invocation_context import InvocationContext
+    from adk_runtime.core.invocation_context import InvocationContext
+    from adk_runtime.core.tool_context import ToolContext
     from adk_runtime.events.tool_confirmation import ToolConfirmation
-    from adk_runtime.tools.tool_context import ToolContext
 
 __all__ = [
     "AF_FUNCTION_CALL_ID_PREFIX",

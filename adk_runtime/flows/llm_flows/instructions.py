@@ -16,7 +16,7 @@ from adk_runtime.agents import _step_hooks
 from adk_runtime.flows.llm_flows._base_llm_processor import _Filler, llm_agent_of
 
 if TYPE_CHECKING:
-    from adk_runtime.agents.invocation_context import InvocationContext
+    from adk_runtime.core.invocation_context import InvocationContext
     from adk_runtime.models.llm_request import LlmRequest
 
 __all__ = ["request_processor"]

@@ -23,7 +23,7 @@ from adk_runtime.flows.llm_flows._base_llm_processor import (
 )
 
 if TYPE_CHECKING:
-    from adk_runtime.agents.invocation_context import InvocationContext
+    from adk_runtime.core.invocation_context import InvocationContext
     from adk_runtime.models.llm_request import LlmRequest
 
 __all__ = ["request_processor"]

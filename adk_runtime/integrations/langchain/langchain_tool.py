@@ -16,14 +16,14 @@ from google.genai import types
 from langchain_core.tools import BaseTool as LangchainBaseTool
 from pydantic import BaseModel
 
-from adk_runtime.agents._tool_configs import BaseToolConfig
+from adk_runtime.core._tool_configs import BaseToolConfig
+from adk_runtime.core.base_tool import BaseTool
 from adk_runtime.errors import AgentConfigError
 from adk_runtime.tools._declaration import function_declaration
-from adk_runtime.tools.base_tool import BaseTool
 
 if TYPE_CHECKING:
-    from adk_runtime.agents._tool_configs import ToolArgsConfig
-    from adk_runtime.tools.tool_context import ToolContext
+    from adk_runtime.core._tool_configs import ToolArgsConfig
+    from adk_runtime.core.tool_context import ToolContext
 
 __all__ = ["LangchainTool", "LangchainToolConfig"]
 
@@ -73,12 +73,11 @@ class LangchainTool(BaseTool):
             pydantic.ValidationError: A key ``LangchainToolConfig`` does not have.
             AgentConfigError: ``tool`` names nothing importable, or no LangChain tool.
         """
-        from adk_runtime.agents import config_agent_utils
-        from adk_runtime.agents._config_mapper import located
+        from adk_runtime.core._config import loader, located
 
         settings = LangchainToolConfig.model_validate(config.model_dump())
         with located("tool"):
-            tool = config_agent_utils.resolve_fully_qualified_name(settings.tool)
+            tool = loader().resolve_fully_qualified_name(settings.tool)
             try:
                 return cls(
                     tool, name=settings.name or None, description=settings.description or None

@@ -15,7 +15,7 @@ from typing import TYPE_CHECKING, Literal
 import pydantic
 
 if TYPE_CHECKING:
-    from adk_runtime.tools.tool_context import ToolContext
+    from adk_runtime.core.tool_context import ToolContext
 
 __all__ = ["BaseComputer", "ComputerEnvironment", "ComputerState", "ScrollDirection"]
 

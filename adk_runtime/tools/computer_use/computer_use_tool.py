@@ -15,8 +15,8 @@ from adk_runtime.tools.computer_use.base_computer import ComputerState
 from adk_runtime.tools.function_tool import FunctionTool
 
 if TYPE_CHECKING:
+    from adk_runtime.core.tool_context import ToolContext
     from adk_runtime.models.llm_request import LlmRequest
-    from adk_runtime.tools.tool_context import ToolContext
 
 __all__ = [
     "ComputerUseTool",

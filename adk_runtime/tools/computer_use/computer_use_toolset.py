@@ -12,8 +12,9 @@ from typing import TYPE_CHECKING, Any
 
 from google.genai import types
 
-from adk_runtime.tools.base_tool import BaseTool
-from adk_runtime.tools.base_toolset import BaseToolset
+from adk_runtime.core.base_tool import BaseTool
+from adk_runtime.core.base_toolset import BaseToolset
+from adk_runtime.core.tool_context import ToolContext
 from adk_runtime.tools.computer_use import _actions
 from adk_runtime.tools.computer_use._navigation import UrlRefusedError, check_url
 from adk_runtime.tools.computer_use.base_computer import BaseComputer, ComputerState
@@ -22,10 +23,9 @@ from adk_runtime.tools.computer_use.computer_use_tool import (
     state_response,
     with_screenshots_as_parts,
 )
-from adk_runtime.tools.tool_context import ToolContext
 
 if TYPE_CHECKING:
-    from adk_runtime.agents.readonly_context import ReadonlyContext
+    from adk_runtime.core.readonly_context import ReadonlyContext
     from adk_runtime.models.llm_request import LlmRequest
 
 __all__ = ["EXCLUDED_METHODS", "ComputerUseToolset"]

@@ -6,8 +6,8 @@ import asyncio
 import threading
 from typing import TYPE_CHECKING
 
+from adk_runtime.core.base_toolset import BaseToolset, ToolPredicate
 from adk_runtime.tools._confirm import RequireConfirmation
-from adk_runtime.tools.base_toolset import BaseToolset, ToolPredicate
 from adk_runtime.tools.environment._constants import ENVIRONMENT_INSTRUCTION
 from adk_runtime.tools.environment._edit_file_tool import EditFileTool
 from adk_runtime.tools.environment._execute_tool import ExecuteTool
@@ -15,11 +15,11 @@ from adk_runtime.tools.environment._read_file_tool import ReadFileTool
 from adk_runtime.tools.environment._write_file_tool import WriteFileTool
 
 if TYPE_CHECKING:
-    from adk_runtime.agents.readonly_context import ReadonlyContext
+    from adk_runtime.core.base_tool import BaseTool
+    from adk_runtime.core.readonly_context import ReadonlyContext
+    from adk_runtime.core.tool_context import ToolContext
     from adk_runtime.environment._base_environment import BaseEnvironment
     from adk_runtime.models.llm_request import LlmRequest
-    from adk_runtime.tools.base_tool import BaseTool
-    from adk_runtime.tools.tool_context import ToolContext
 
 __all__ = ["EnvironmentToolset"]
 

@@ -8,8 +8,8 @@ from adk_runtime.tools.environment._constants import MAX_OUTPUT_CHARS
 from adk_runtime.tools.environment._utils import EnvironmentTool, failure, missing_text, truncate
 
 if TYPE_CHECKING:
+    from adk_runtime.core.tool_context import ToolContext
     from adk_runtime.environment._base_environment import BaseEnvironment
-    from adk_runtime.tools.tool_context import ToolContext
 
 __all__ = ["ReadFileTool"]
 

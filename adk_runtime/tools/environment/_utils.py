@@ -6,14 +6,14 @@ from typing import TYPE_CHECKING, Any, ClassVar
 
 from google.genai import types
 
+from adk_runtime.core.base_tool import BaseTool
 from adk_runtime.tools._confirm import RequireConfirmation, gate
 from adk_runtime.tools._declaration import function_declaration
-from adk_runtime.tools.base_tool import BaseTool
 from adk_runtime.tools.environment._constants import MAX_OUTPUT_CHARS
 
 if TYPE_CHECKING:
+    from adk_runtime.core.tool_context import ToolContext
     from adk_runtime.environment._base_environment import BaseEnvironment
-    from adk_runtime.tools.tool_context import ToolContext
 
 __all__ = ["EnvironmentTool", "error_type", "failure", "missing_text", "truncate"]
 

@@ -8,8 +8,8 @@ from adk_runtime.tools._confirm import RequireConfirmation
 from adk_runtime.tools.environment._utils import EnvironmentTool, failure, missing_text
 
 if TYPE_CHECKING:
+    from adk_runtime.core.tool_context import ToolContext
     from adk_runtime.environment._base_environment import BaseEnvironment
-    from adk_runtime.tools.tool_context import ToolContext
 
 __all__ = ["WriteFileTool"]
 

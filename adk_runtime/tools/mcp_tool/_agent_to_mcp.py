@@ -25,8 +25,8 @@ from google.genai import types
 from mcp import types as mcp_types
 from mcp.server.mcpserver import Context, MCPServer
 
-from adk_runtime.agents.base_agent import BaseAgent
 from adk_runtime.artifacts.memory import InMemoryArtifactService
+from adk_runtime.core.base_agent import BaseAgent
 from adk_runtime.errors import InputValidationError, SessionNotFoundError
 from adk_runtime.features import FeatureName, is_feature_enabled
 from adk_runtime.memory.in_memory import InMemoryMemoryService

@@ -15,7 +15,7 @@ from typing import Any
 from mcp import StdioServerParameters
 from pydantic import model_validator
 
-from adk_runtime.agents._tool_configs import BaseToolConfig, ToolArgsConfig
+from adk_runtime.core._tool_configs import BaseToolConfig, ToolArgsConfig
 from adk_runtime.errors import AgentConfigError
 from adk_runtime.tools.mcp_tool._params import (
     ConnectionParams,

@@ -13,7 +13,7 @@ from typing import Any
 from google.genai import types
 from mcp import types as mcp_types
 
-from adk_runtime.tools.base_tool import BaseTool
+from adk_runtime.core.base_tool import BaseTool
 
 __all__ = ["adk_to_mcp_tool_type", "gemini_to_json_schema"]
 

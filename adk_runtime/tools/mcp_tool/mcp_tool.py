@@ -10,16 +10,16 @@ import pydantic
 from google.genai import types
 from mcp.types import Tool
 
+from adk_runtime.core.base_tool import BaseTool
 from adk_runtime.tools._confirm import RequireConfirmation, gate, requires_confirmation
 from adk_runtime.tools._declaration import function_declaration
 from adk_runtime.tools._header_provider import HeaderProvider, headers_for
 from adk_runtime.tools.agent_tool import GROUNDING_STATE_KEY
-from adk_runtime.tools.base_tool import BaseTool
 from adk_runtime.tools.mcp_tool.mcp_session_manager import MCPSessionManager
 
 if TYPE_CHECKING:
-    from adk_runtime.agents.callback_context import CallbackContext
-    from adk_runtime.tools.tool_context import ToolContext
+    from adk_runtime.core.callback_context import CallbackContext
+    from adk_runtime.core.tool_context import ToolContext
 
 __all__ = ["HeaderProvider", "MCPTool", "McpTool", "ProgressCallbackFactory", "ProgressFnT"]
 

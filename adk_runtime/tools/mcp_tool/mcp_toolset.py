@@ -12,13 +12,13 @@ from mcp import ClientSession
 from mcp.client.session import ElicitationFnT, SamplingFnT
 from mcp.types import PaginatedRequestParams, SamplingCapability, Tool
 
-from adk_runtime.agents._tool_configs import ToolArgsConfig
-from adk_runtime.agents.readonly_context import ReadonlyContext
+from adk_runtime.core._tool_configs import ToolArgsConfig
+from adk_runtime.core.base_tool import BaseTool
+from adk_runtime.core.base_toolset import BaseToolset, ToolPredicate
+from adk_runtime.core.readonly_context import ReadonlyContext
 from adk_runtime.tools._confirm import RequireConfirmation
 from adk_runtime.tools._header_provider import HeaderProvider, headers_for
 from adk_runtime.tools._toolset_auth import auth_config_for
-from adk_runtime.tools.base_tool import BaseTool
-from adk_runtime.tools.base_toolset import BaseToolset, ToolPredicate
 from adk_runtime.tools.mcp_tool._config import (
     ALLOW_CONFIG_STDIO_SERVERS_ENV_VAR,
     McpToolsetConfig,

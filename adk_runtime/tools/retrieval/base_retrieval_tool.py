@@ -6,8 +6,8 @@ from typing import Any
 
 from google.genai import types
 
+from adk_runtime.core.base_tool import BaseTool
 from adk_runtime.tools._declaration import function_declaration
-from adk_runtime.tools.base_tool import BaseTool
 
 __all__ = ["BaseRetrievalTool"]
 

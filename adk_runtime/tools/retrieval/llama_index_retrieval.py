@@ -17,7 +17,7 @@ from adk_runtime.tools.retrieval._llama_index import BaseRetriever
 from adk_runtime.tools.retrieval.base_retrieval_tool import BaseRetrievalTool
 
 if TYPE_CHECKING:
-    from adk_runtime.tools.tool_context import ToolContext
+    from adk_runtime.core.tool_context import ToolContext
 
 __all__ = ["LlamaIndexRetrieval"]
 

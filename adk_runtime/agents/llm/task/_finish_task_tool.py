@@ -8,10 +8,10 @@ import pydantic
 from google.genai import types
 
 from adk_runtime.agents.llm.task._task_models import _DefaultTaskOutput
+from adk_runtime.core.base_tool import BaseTool
+from adk_runtime.core.tool_context import ToolContext
 from adk_runtime.tools._declaration import function_declaration
-from adk_runtime.tools.base_tool import BaseTool
 from adk_runtime.tools.set_model_response_tool import conform
-from adk_runtime.tools.tool_context import ToolContext
 from adk_runtime.utils._problems import problems
 
 if TYPE_CHECKING:

@@ -15,11 +15,11 @@ from __future__ import annotations
 import ssl
 from typing import TYPE_CHECKING, Any, Literal
 
+from adk_runtime.core.base_tool import BaseTool
+from adk_runtime.core.base_toolset import BaseToolset, ToolPredicate
 from adk_runtime.errors import ConfigurationError
 from adk_runtime.tools._header_provider import HeaderProvider
 from adk_runtime.tools._toolset_auth import auth_config_for
-from adk_runtime.tools.base_tool import BaseTool
-from adk_runtime.tools.base_toolset import BaseToolset, ToolPredicate
 from adk_runtime.tools.openapi_tool.openapi_spec_parser._spec import load_spec, operations
 from adk_runtime.tools.openapi_tool.openapi_spec_parser.rest_api_tool import (
     HttpxClientFactory,
@@ -28,10 +28,10 @@ from adk_runtime.tools.openapi_tool.openapi_spec_parser.rest_api_tool import (
 )
 
 if TYPE_CHECKING:
-    from adk_runtime.agents.readonly_context import ReadonlyContext
     from adk_runtime.auth.auth_credential import AuthCredential
     from adk_runtime.auth.auth_schemes import AuthScheme
     from adk_runtime.auth.auth_tool import AuthConfig
+    from adk_runtime.core.readonly_context import ReadonlyContext
 
 __all__ = ["OpenAPIToolset"]
 

@@ -19,15 +19,15 @@ import httpx
 from google.genai import types
 from pydantic import BaseModel
 
+from adk_runtime.core.base_tool import BaseTool
 from adk_runtime.tools._declaration import function_declaration
 from adk_runtime.tools._header_provider import HeaderProvider, headers_for
-from adk_runtime.tools.base_tool import BaseTool
 from adk_runtime.tools.openapi_tool._network import PrivateNetworkError, check_public
 from adk_runtime.tools.openapi_tool.openapi_spec_parser._spec import Operation
 
 if TYPE_CHECKING:
     from adk_runtime.auth.auth_tool import AuthConfig
-    from adk_runtime.tools.tool_context import ToolContext
+    from adk_runtime.core.tool_context import ToolContext
 
 __all__ = ["HttpxClientFactory", "OperationEndpoint", "RestApiTool"]
 

@@ -1,12 +1,31 @@
-"""EventsCompactionConfig (public as ``adk_runtime.apps.app.EventsCompactionConfig``)."""
+"""When to compact a session's events, and the contract of what writes the summary.
+
+``EventsCompactionConfig`` is public as ``adk_runtime.apps.app.EventsCompactionConfig``,
+``BaseEventsSummarizer`` as ``adk_runtime.apps.base_events_summarizer``.
+"""
 
 from __future__ import annotations
 
+import abc
+
 from pydantic import BaseModel, ConfigDict, Field, InstanceOf, model_validator
 
-from adk_runtime.agents._events_summarizer import BaseEventsSummarizer
+from adk_runtime.events import Event
 
-__all__ = ["EventsCompactionConfig"]
+__all__ = ["BaseEventsSummarizer", "EventsCompactionConfig"]
+
+
+class BaseEventsSummarizer(abc.ABC):
+    """Writes the summary that stands for a run of events (see ``EventsCompactionConfig``)."""
+
+    @abc.abstractmethod
+    async def maybe_summarize_events(self, *, events: list[Event]) -> Event | None:
+        """Summarise ``events`` (in commit order) into one compaction event.
+
+        Returns:
+            An event whose ``actions.compaction`` covers the events' timestamps and holds the
+            summary, or None to leave them as they are.
+        """
 
 
 class EventsCompactionConfig(BaseModel):

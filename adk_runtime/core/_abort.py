@@ -33,7 +33,7 @@ from google.genai import types
 from adk_runtime.events import Event
 
 if TYPE_CHECKING:
-    from adk_runtime.agents.invocation_context import InvocationContext
+    from adk_runtime.core.invocation_context import InvocationContext
 
 __all__ = ["ABORTED_CODE", "AbortState", "sealing_events", "until_aborted"]
 
