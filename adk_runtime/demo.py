@@ -10,7 +10,8 @@ uses Gemini instead (with ``GOOGLE_API_KEY`` set).
 - ``what do you remember?`` / ``list``: ``recall``;
 - ``save``: ``save_notes`` writes the notes to the artifact ``notes.md`` (a new version each time).
 
-``python -m adk_runtime.demo`` runs ``adk-runtime demo``.
+Run it with ``adk-runtime demo`` (or ``python -m adk_runtime.cli demo``); this module is the
+agent only, so the command line builds on it and not the reverse.
 """
 
 from __future__ import annotations
@@ -187,9 +188,3 @@ def build_agent(model: str | None = None) -> LlmAgent:
 
 
 root_agent = build_agent()
-
-
-if __name__ == "__main__":
-    from adk_runtime.cli import main
-
-    main(["demo"])

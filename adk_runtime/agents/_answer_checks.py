@@ -25,10 +25,8 @@ from adk_runtime.errors import InputValidationError
 from adk_runtime.events import Event
 from adk_runtime.events._calls import calling_event
 from adk_runtime.tools._request_input_tool import REQUEST_INPUT_FUNCTION_CALL_NAME
-from adk_runtime.workflow._interrupts import check_node_message
-from adk_runtime.workflow._root import NodeAgent
 
-__all__ = ["check_client_answers"]
+__all__ = ["check_by_author", "check_client_answers"]
 
 _RUNTIME_CALLS = CLIENT_CALLS | {REQUEST_INPUT_FUNCTION_CALL_NAME}
 """The calls the runtime makes to the client: each answer must carry its call's name."""
@@ -51,23 +49,13 @@ async def check_client_answers(agent: BaseAgent, ctx: InvocationContext, message
         for name in {response.name for response in message.get_function_responses()}
         if name in CLIENT_CALLS
     )
-    if isinstance(agent, NodeAgent):  # a workflow node at the root
-        check_node_message(ctx.session.events, message)
+    agent._check_client_message(ctx, message)
     if not answered:
         return
     message = await _check_run_answers(ctx, message)
     if not message.get_function_responses():
         return
-    if isinstance(agent, NodeAgent):
-        await _check_workflow_answers(agent, ctx, message)
-        return
-    if not isinstance(agent, LlmAgent):
-        raise InputValidationError(
-            f"The message answers {answered} but agent {agent.name!r}, "
-            "which would receive it, asked for none."
-        )
-    await check_confirmation_answers(agent, ctx, message)
-    check_credential_answers(agent.name, ctx, message)
+    await agent._check_client_answers(ctx, message, answered)
 
 
 def _check_names(ctx: InvocationContext, message: Event) -> None:
@@ -133,11 +121,11 @@ async def _check_run_answers(ctx: InvocationContext, message: Event) -> Event:
             rest.append(part)
     if not by_author:
         return message
-    await _check_by_author(ctx, message, by_author, lambda _author: None)
+    await check_by_author(ctx, message, by_author, lambda _author: None)
     return message.model_copy(update={"content": types.Content(role="user", parts=rest)})
 
 
-async def _check_by_author(
+async def check_by_author(
     ctx: InvocationContext,
     message: Event,
     by_author: dict[str, list[types.Part]],
@@ -150,25 +138,3 @@ async def _check_by_author(
         target: LlmAgent | str = agent if isinstance(agent, LlmAgent) else author
         await check_confirmation_answers(target, ctx, only)
         check_credential_answers(author, ctx, only)
-
-
-async def _check_workflow_answers(root: NodeAgent, ctx: InvocationContext, message: Event) -> None:
-    """Check each confirmation and credential answer against the one that asked.
-
-    Each answer goes to the author of the call it answers: an agent of a node (found in the
-    graph; one only a function node's code runs is checked by its name: its stored requests,
-    not its tools), or the workflow itself for its function nodes' credential requests
-    (``auth_config``), which makes no confirmation requests.
-    """
-    by_author: dict[str, list[types.Part]] = {}
-    parts = message.content.parts or [] if message.content is not None else []
-    for part in parts:
-        response = part.function_response
-        if response is None or response.name not in CLIENT_CALLS:
-            continue
-        asked = calling_event(ctx.session.events, response.id or "")
-        if asked is None:  # check_node_message refused it already; kept as a guard
-            raise InputValidationError(f"The answer {response.id!r} answers no stored call.")
-        by_author.setdefault(asked.author, []).append(part)
-    # None for the nodes' own requests (author: the root)
-    await _check_by_author(ctx, message, by_author, root.node_agent)

@@ -2,8 +2,6 @@
 
 from __future__ import annotations
 
-import json
-import re
 from typing import TYPE_CHECKING, Any
 
 from google.genai import types
@@ -13,8 +11,7 @@ from adk_runtime.events import Event
 from adk_runtime.models.llm_request import LlmRequest
 from adk_runtime.tools.set_model_response_tool import (
     SetModelResponseTool,
-    conform,
-    is_model_schema,
+    validate_output,
 )
 
 if TYPE_CHECKING:
@@ -26,14 +23,12 @@ __all__ = [
     "prepare_request",
     "save_output",
     "set_response_schema",
-    "validate_output",
 ]
 
 _WITH_TOOLS_INSTRUCTION = (
     f"Your final answer must be given by calling `{SetModelResponseTool.NAME}` with the "
     "required structure, not as text. Use the other tools first if you need them."
 )
-_FENCE = re.compile(r"^\s*```[a-zA-Z]*\s*\n(?P<body>.*?)\n?```\s*$", re.DOTALL)
 
 
 def prepare_request(agent: LlmAgent, request: LlmRequest) -> None:
@@ -75,26 +70,6 @@ def offer_answer_tool(agent: LlmAgent, request: LlmRequest) -> None:
         return
     request.append_tools([SetModelResponseTool(schema)])
     request.append_instructions([_WITH_TOOLS_INSTRUCTION])
-
-
-def validate_output(schema: Any, text: str) -> Any:
-    """Parse the model's JSON ``text`` against ``schema`` (a code fence around it is removed).
-
-    Returns:
-        A dict for a pydantic model (``None`` fields left out), a list of dicts for
-        ``list[Model]``, the validated value for any other Python type (``list[str]``,
-        ``dict[str, int]``...), the parsed JSON for a JSON-schema dict.
-
-    Raises:
-        pydantic.ValidationError: The text does not follow the schema.
-        ValueError: The text is not JSON (other schemas).
-    """
-    fenced = _FENCE.match(text)
-    if fenced is not None:
-        text = fenced.group("body")
-    if is_model_schema(schema):
-        return schema.model_validate_json(text).model_dump(exclude_none=True)
-    return conform(schema, json.loads(text))
 
 
 def save_output(agent: LlmAgent, event: Event) -> None:

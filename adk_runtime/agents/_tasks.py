@@ -207,7 +207,7 @@ def _llm(agent: BaseAgent) -> LlmAgent:
 
 def _answer(agent: BaseAgent, event: Event | None) -> Any:
     """A single-turn agent's result: its final text, parsed by its ``output_schema``."""
-    from adk_runtime.agents._structured_output import validate_output
+    from adk_runtime.tools.set_model_response_tool import validate_output
 
     if event is None or event.content is None:
         return ""

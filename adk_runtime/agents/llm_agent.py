@@ -27,6 +27,7 @@ from adk_runtime.agents._structured_output import save_output
 from adk_runtime.agents._toolsets import resolve_tools
 from adk_runtime.agents.llm_agent_config import LlmAgentConfig
 from adk_runtime.code_executors.base_code_executor import BaseCodeExecutor
+from adk_runtime.core._adapters import as_tools
 from adk_runtime.core._model_config import (
     check_generate_content_config,
     misplaced_config_fields,
@@ -198,15 +199,7 @@ class LlmAgent(BaseAgent):
     @classmethod
     def _nodes_as_tools(cls, value: Any) -> Any:
         """A workflow node among the tools is offered as a ``NodeTool`` (google-adk 2)."""
-        if not isinstance(value, list | tuple):
-            return value
-        from adk_runtime.workflow._base_node import BaseNode
-
-        if not any(isinstance(tool, BaseNode) for tool in value):
-            return value
-        from adk_runtime.tools._node_tool import NodeTool
-
-        return [NodeTool(tool) if isinstance(tool, BaseNode) else tool for tool in value]
+        return as_tools(value)  # the workflow package registers the conversion
 
     @field_validator("static_instruction")
     @classmethod
@@ -393,7 +386,7 @@ class LlmAgent(BaseAgent):
     def _as_tool(self, tool: BaseTool | Callable[..., Any], *, shared: bool = False) -> BaseTool:
         if isinstance(tool, GoogleSearchTool) and tool.bypass_multi_tools_limit and shared:
             # Declared next to functions it would fail on Gemini < 3: a sub-agent searches.
-            from adk_runtime.tools.google_search_agent_tool import (
+            from adk_runtime.agents._google_search_agent import (
                 GoogleSearchAgentTool,
                 create_google_search_agent,
             )
@@ -425,6 +418,16 @@ class LlmAgent(BaseAgent):
     def can_transfer_to_parent(self) -> bool:
         """True unless ``disallow_transfer_to_parent``: the next turn may continue here."""
         return not self.disallow_transfer_to_parent
+
+    async def _check_client_answers(
+        self, ctx: InvocationContext, message: Event, answered: list[str]
+    ) -> None:
+        """Check each confirmation and credential answer against this agent's stored request."""
+        from adk_runtime.agents._auth import check_credential_answers
+        from adk_runtime.agents._confirmation import check_confirmation_answers
+
+        await check_confirmation_answers(self, ctx, message)
+        check_credential_answers(self.name, ctx, message)
 
     async def _run_async_impl(self, ctx: InvocationContext) -> AsyncGenerator[Event, None]:
         # The flow, or its continuation when the invocation is being resumed.

@@ -18,6 +18,7 @@ from adk_runtime.core import _config
 from adk_runtime.core.base_agent_config import BaseAgentConfig
 from adk_runtime.core.callback_context import CallbackContext
 from adk_runtime.core.invocation_context import InvocationContext
+from adk_runtime.errors import InputValidationError
 from adk_runtime.events import Event, EventActions
 
 __all__ = [
@@ -318,6 +319,33 @@ class BaseAgent(BaseModel):
     def _run_live_impl(self, ctx: InvocationContext) -> AsyncGenerator[Event, None]:
         """Produce the agent's events of a live run (only custom agents implement it here)."""
         raise NotImplementedError(f"_run_live_impl is not implemented for {type(self).__name__}.")
+
+    def _check_client_message(self, ctx: InvocationContext, message: Event) -> None:
+        """Refuse, before it is stored, a message to this agent it could not take.
+
+        The Runner asks the agent it will run (none here: a workflow node's agent checks
+        how the message answers its calls).
+
+        Raises:
+            InputValidationError: The message is refused; nothing is written.
+        """
+
+    async def _check_client_answers(
+        self, ctx: InvocationContext, message: Event, answered: list[str]
+    ) -> None:
+        """Refuse, before they are stored, answers to the runtime's calls this agent never made.
+
+        ``answered`` names the calls answered (confirmations, credentials); an agent that
+        makes such calls (``LlmAgent``, a workflow node's agent) checks each answer against
+        its stored request instead.
+
+        Raises:
+            InputValidationError: Always here: this agent asked for none.
+        """
+        raise InputValidationError(
+            f"The message answers {answered} but agent {self.name!r}, "
+            "which would receive it, asked for none."
+        )
 
     def _load_agent_state(
         self, ctx: InvocationContext, state_type: type[AgentState]

@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import asyncio
-from collections.abc import Callable
 from typing import TYPE_CHECKING, Any
 
 from google.genai import types
@@ -11,6 +10,7 @@ from pydantic import BaseModel, ConfigDict, Field, PrivateAttr, field_validator
 
 from adk_runtime.artifacts.base import BaseArtifactService
 from adk_runtime.core._abort import AbortState
+from adk_runtime.core._adapters import as_agent
 from adk_runtime.core._compaction_config import EventsCompactionConfig
 from adk_runtime.core._resumability import ResumabilityConfig
 from adk_runtime.core.plugin_manager import PluginManager
@@ -31,18 +31,7 @@ __all__ = [
     "InvocationContext",
     "LlmCallsLimitExceededError",
     "new_invocation_context_id",
-    "register_agent_adapter",
 ]
-
-# What may stand for an agent besides a BaseAgent: an upper layer registers the conversion
-# (the workflow package: a node runs as the NodeAgent made of it). The core imports none.
-_agent_adapters: list[Callable[[Any], Any]] = []
-
-
-def register_agent_adapter(adapter: Callable[[Any], Any]) -> None:
-    """Let ``adapter`` turn what is passed as ``agent`` into an agent (others pass through)."""
-    if adapter not in _agent_adapters:
-        _agent_adapters.append(adapter)
 
 
 def new_invocation_context_id() -> str:
@@ -114,9 +103,7 @@ class InvocationContext(BaseModel):
     @classmethod
     def _node_as_agent(cls, value: Any) -> Any:
         """A workflow node runs as the root agent a Runner makes of it, as in an App."""
-        for adapter in _agent_adapters:  # an agent (or anything else) is passed on as it is
-            value = adapter(value)
-        return value
+        return as_agent(value)  # an agent (or anything else) is passed on as it is
 
     # Shared by the copies made for sub-agents and branches, so the limit is per invocation.
     _llm_calls: list[int] = PrivateAttr(default_factory=lambda: [0])

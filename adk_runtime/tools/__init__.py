@@ -7,8 +7,6 @@ they are not in ``__all__``: ``from adk_runtime.tools import *`` works without i
 
 from typing import TYPE_CHECKING, Any
 
-# The agents package first: tool contexts build on its contexts, and agents use tools.
-import adk_runtime.agents  # noqa: F401
 from adk_runtime.core.base_tool import BaseTool
 from adk_runtime.core.base_toolset import BaseToolset
 from adk_runtime.core.tool_context import ToolContext

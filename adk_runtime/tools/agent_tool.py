@@ -167,7 +167,7 @@ class AgentTool(BaseTool):
         output_schema = _output_schema(self.agent)
         if output_schema is None or not text.strip():
             return text
-        from adk_runtime.agents._structured_output import validate_output
+        from adk_runtime.tools.set_model_response_tool import validate_output
 
         return validate_output(output_schema, text)
 

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import inspect
 import json
+import re
 from collections.abc import Callable
 from typing import Any, Final
 
@@ -14,7 +15,13 @@ from adk_runtime.core.base_tool import BaseTool
 from adk_runtime.core.tool_context import ToolContext
 from adk_runtime.tools._declaration import function_declaration
 
-__all__ = ["SetModelResponseTool", "is_model_schema", "list_item_model"]
+__all__ = [
+    "SetModelResponseTool",
+    "conform",
+    "is_model_schema",
+    "list_item_model",
+    "validate_output",
+]
 
 _DESCRIPTION = (
     "Set your final response in the required structure: call this instead of answering in "
@@ -178,3 +185,26 @@ class SetModelResponseTool(BaseTool):
         if value is None or delivered != response:
             return None
         return json.dumps(value, ensure_ascii=False)
+
+
+_FENCE = re.compile(r"^\s*```[a-zA-Z]*\s*\n(?P<body>.*?)\n?```\s*$", re.DOTALL)
+
+
+def validate_output(schema: Any, text: str) -> Any:
+    """Parse the model's JSON ``text`` against ``schema`` (a code fence around it is removed).
+
+    Returns:
+        A dict for a pydantic model (``None`` fields left out), a list of dicts for
+        ``list[Model]``, the validated value for any other Python type (``list[str]``,
+        ``dict[str, int]``...), the parsed JSON for a JSON-schema dict.
+
+    Raises:
+        pydantic.ValidationError: The text does not follow the schema.
+        ValueError: The text is not JSON (other schemas).
+    """
+    fenced = _FENCE.match(text)
+    if fenced is not None:
+        text = fenced.group("body")
+    if is_model_schema(schema):
+        return schema.model_validate_json(text).model_dump(exclude_none=True)
+    return conform(schema, json.loads(text))

@@ -8,7 +8,7 @@ the answer comes, and a paused or interrupted invocation continues from its log,
 running again what finished.
 """
 
-from adk_runtime.core.invocation_context import register_agent_adapter
+from adk_runtime.core._adapters import register_agent_adapter, register_tool_adapter
 from adk_runtime.workflow._base_node import START, BaseNode
 from adk_runtime.workflow._context import NodeContext
 from adk_runtime.workflow._errors import (
@@ -21,6 +21,7 @@ from adk_runtime.workflow._function_node import FunctionNode
 from adk_runtime.workflow._graph import DEFAULT_ROUTE, Edge
 from adk_runtime.workflow._join_node import JoinNode
 from adk_runtime.workflow._node import Node, node
+from adk_runtime.workflow._node_tool import as_tool
 from adk_runtime.workflow._retry_config import RetryConfig
 from adk_runtime.workflow._root import as_agent
 from adk_runtime.workflow._workflow import Workflow
@@ -43,5 +44,7 @@ __all__ = [
     "node",
 ]
 
-# A node passed where an agent goes runs as the NodeAgent made of it (the core asks).
+# A node passed where an agent goes runs as the NodeAgent made of it, and one among an
+# agent's tools is offered as a NodeTool (the core asks; it imports no workflow code).
 register_agent_adapter(as_agent)
+register_tool_adapter(as_tool)

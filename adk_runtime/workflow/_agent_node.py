@@ -140,7 +140,7 @@ class AgentNode(BaseNode):
         schema = self.agent.output_schema if isinstance(self.agent, LlmAgent) else None
         if schema is None or not text.strip():
             return text
-        from adk_runtime.agents._structured_output import validate_output
+        from adk_runtime.tools.set_model_response_tool import validate_output
 
         return validate_output(schema, text)
 

@@ -7,10 +7,15 @@ from typing import TYPE_CHECKING, Any, ClassVar
 
 from pydantic import InstanceOf
 
+from adk_runtime.agents._answer_checks import check_by_author
+from adk_runtime.agents._confirmation import CLIENT_CALLS
 from adk_runtime.core.base_agent import BaseAgent
+from adk_runtime.errors import InputValidationError
+from adk_runtime.events._calls import calling_event
 from adk_runtime.workflow._agent_node import AgentNode
 from adk_runtime.workflow._base_node import BaseNode
 from adk_runtime.workflow._errors import DynamicNodeFailError
+from adk_runtime.workflow._interrupts import check_node_message
 from adk_runtime.workflow._parallel_worker import ParallelWorker
 from adk_runtime.workflow._run import Place, WorkflowRun
 from adk_runtime.workflow._workflow import Workflow
@@ -54,6 +59,33 @@ class NodeAgent(BaseAgent):
             while isinstance(error, DynamicNodeFailError):
                 error = error.error
             raise error from failure
+
+    def _check_client_message(self, ctx: InvocationContext, message: Event) -> None:
+        """Refuse a message that answers the nodes' calls wrongly (``check_node_message``)."""
+        check_node_message(ctx.session.events, message)
+
+    async def _check_client_answers(
+        self, ctx: InvocationContext, message: Event, answered: list[str]
+    ) -> None:
+        """Check each confirmation and credential answer against the one that asked.
+
+        Each answer goes to the author of the call it answers: an agent of a node (found in
+        the graph; one only a function node's code runs is checked by its name: its stored
+        requests, not its tools), or the workflow itself for its function nodes' credential
+        requests (``auth_config``), which makes no confirmation requests.
+        """
+        by_author: dict[str, list[types.Part]] = {}
+        parts = message.content.parts or [] if message.content is not None else []
+        for part in parts:
+            response = part.function_response
+            if response is None or response.name not in CLIENT_CALLS:
+                continue
+            asked = calling_event(ctx.session.events, response.id or "")
+            if asked is None:  # check_node_message refused it already; kept as a guard
+                raise InputValidationError(f"The answer {response.id!r} answers no stored call.")
+            by_author.setdefault(asked.author, []).append(part)
+        # None for the nodes' own requests (author: the root)
+        await check_by_author(ctx, message, by_author, self.node_agent)
 
     def node_agent(self, name: str) -> BaseAgent | None:
         """The agent called ``name`` that a node of the graph runs (or one of its sub-agents).

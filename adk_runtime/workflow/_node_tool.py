@@ -32,7 +32,7 @@ if TYPE_CHECKING:
     from adk_runtime.sessions.session import Session
     from adk_runtime.workflow._context import NodeContext
 
-__all__ = ["NodeTool"]
+__all__ = ["NodeTool", "as_tool"]
 
 _REQUEST = "request"
 _CALL = "node_tool_call"  # the root node of a call's own run
@@ -430,3 +430,8 @@ def _checked(node: BaseNode, value: Any) -> Any:
         for entry in _entries(node):
             _checked(entry, value)
     return value
+
+
+def as_tool(tool: Any) -> Any:
+    """``tool`` for an agent's tools: a node is offered as a :class:`NodeTool` (google-adk 2)."""
+    return NodeTool(tool) if isinstance(tool, BaseNode) else tool
