@@ -17,7 +17,7 @@ if TYPE_CHECKING:
     from adk_runtime.runners import Runner
     from adk_runtime.workflow import Workflow
 
-__version__ = "0.1.0"
+from adk_runtime.version import __version__ as __version__
 
 __all__ = ["Agent", "Context", "Event", "Runner", "Workflow"]
 

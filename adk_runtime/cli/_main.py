@@ -11,8 +11,8 @@ import importlib
 
 import click
 
-from adk_runtime import __version__
 from adk_runtime.cli._common import AdkGroup
+from adk_runtime.version import __version__
 
 __all__ = ["main"]
 

@@ -23,7 +23,7 @@ from fastapi.middleware.cors import CORSMiddleware
 from fastapi.responses import JSONResponse
 from starlette.middleware.trustedhost import TrustedHostMiddleware
 
-from adk_runtime import __version__, telemetry
+from adk_runtime import telemetry
 from adk_runtime.agents import BaseAgent
 from adk_runtime.apps import App
 from adk_runtime.artifacts.base import BaseArtifactService
@@ -45,6 +45,7 @@ from adk_runtime.server._state import AdkState, ServerState, server_state, statu
 from adk_runtime.server.dev_ui import OPEN_PREFIX, add_dev_ui
 from adk_runtime.sessions import BaseSessionService
 from adk_runtime.sessions.claims import DEFAULT_LEASE_SECONDS, DEFAULT_WAIT_SECONDS
+from adk_runtime.version import __version__
 
 if TYPE_CHECKING:
     from adk_runtime.auth.credential_service.base_credential_service import (

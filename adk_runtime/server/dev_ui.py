@@ -22,10 +22,10 @@ from fastapi import APIRouter, FastAPI, Request, WebSocket
 from fastapi.responses import JSONResponse, RedirectResponse
 from fastapi.staticfiles import StaticFiles
 
-from adk_runtime import __version__
 from adk_runtime.agents import BaseAgent, LlmAgent
 from adk_runtime.errors import ConfigurationError
 from adk_runtime.server._state import AdkState
+from adk_runtime.version import __version__
 
 __all__ = ["OPEN_PREFIX", "add_dev_ui", "find_web_bundle", "router"]
 
