@@ -7,7 +7,6 @@ from typing import TYPE_CHECKING, Any
 
 # Registers the YAML config loader the core reaches (BaseAgent.from_config and the tools).
 from adk_runtime.agents import _config_mapper as _config_mapper
-from adk_runtime.agents._instructions import MissingStateKeyError
 from adk_runtime.agents.live_request_queue import LiveRequest, LiveRequestQueue
 from adk_runtime.agents.llm_agent import Agent, LlmAgent
 from adk_runtime.agents.llm_agent_config import LlmAgentConfig
@@ -23,6 +22,7 @@ from adk_runtime.core.callback_context import CallbackContext
 from adk_runtime.core.invocation_context import InvocationContext, LlmCallsLimitExceededError
 from adk_runtime.core.readonly_context import ReadonlyContext
 from adk_runtime.core.run_config import RunConfig, StreamingMode
+from adk_runtime.errors import MissingStateKeyError
 
 if TYPE_CHECKING:
     from adk_runtime.agents._managed_agent import ManagedAgent

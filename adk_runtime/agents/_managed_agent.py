@@ -18,8 +18,10 @@ from typing import TYPE_CHECKING, Any, Literal
 from google.genai import types
 from pydantic import ConfigDict, Field, PrivateAttr
 
-from adk_runtime.agents import _instructions, _interactions, _tasks
+from adk_runtime.agents import _interactions, _tasks
+from adk_runtime.agents._instructions import canonical_instruction
 from adk_runtime.agents._llm_flow import event_for
+from adk_runtime.core._instructions import InstructionProvider, render_instruction
 from adk_runtime.core.base_agent import BaseAgent
 from adk_runtime.core.base_tool import BaseTool
 from adk_runtime.core.readonly_context import ReadonlyContext
@@ -124,7 +126,7 @@ class ManagedAgent(BaseAgent):
     agent_id: str
     environment: dict[str, Any] | str | None = None
     agent_config: dict[str, Any] | None = None
-    instruction: str | _instructions.InstructionProvider = ""
+    instruction: str | InstructionProvider = ""
     tools: list[types.Tool | BaseTool | RemoteMcpServer | Callable[..., Any]] = Field(
         default_factory=list
     )
@@ -173,13 +175,11 @@ class ManagedAgent(BaseAgent):
         A string is returned as it is (placeholders are filled later); a provider's answer
         is final (True).
         """
-        return await _instructions.canonical_instruction(self.instruction, ctx)
+        return await canonical_instruction(self.instruction, ctx)
 
     async def _system_instruction(self, ctx: InvocationContext) -> str | None:
         """The instruction rendered as ``LlmAgent.instruction`` is (same placeholders)."""
-        return (
-            await _instructions.render_instruction(self.instruction, ReadonlyContext(ctx)) or None
-        )
+        return await render_instruction(self.instruction, ReadonlyContext(ctx)) or None
 
     async def _tool_params(self, ctx: InvocationContext) -> list[dict[str, Any]]:
         """The turn's tools in the API's form (a built-in tool declares itself as usual)."""

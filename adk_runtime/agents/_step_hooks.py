@@ -12,7 +12,8 @@ from typing import TYPE_CHECKING
 from google.genai import types
 
 from adk_runtime.agents import _structured_output
-from adk_runtime.agents._instructions import render_instruction, static_parts
+from adk_runtime.agents._instructions import static_parts
+from adk_runtime.core._instructions import render_instruction
 from adk_runtime.core.callback_context import CallbackContext
 from adk_runtime.core.invocation_context import InvocationContext
 from adk_runtime.core.readonly_context import ReadonlyContext

@@ -6,7 +6,7 @@ from typing import TYPE_CHECKING
 
 from google.genai import types
 
-from adk_runtime.agents._instructions import InstructionProvider, render_instruction
+from adk_runtime.core._instructions import InstructionProvider, render_instruction
 from adk_runtime.core.base_plugin import BasePlugin
 
 if TYPE_CHECKING:

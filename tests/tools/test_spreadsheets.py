@@ -16,9 +16,9 @@ from google.genai import types
 
 from adk_runtime.agents import LlmAgent
 from adk_runtime.errors import ConfigurationError
+from adk_runtime.models import _spreadsheets
 from adk_runtime.sessions import BaseSessionService
 from adk_runtime.testing import ScriptedModel, function_call
-from adk_runtime.tools import _spreadsheets
 from adk_runtime.tools.load_artifacts_tool import LoadArtifactsTool, as_safe_part_for_llm
 from tests.llm.helpers import send, start, stored
 
