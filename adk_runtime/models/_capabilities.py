@@ -8,12 +8,18 @@ schema even while the agent has tools; without it the model answers through
 
 from __future__ import annotations
 
+from typing import TYPE_CHECKING
+
 from pydantic import BaseModel, ConfigDict, Field
+from typing_extensions import deprecated
 
 from adk_runtime.utils.model_name_utils import is_gemini_model
 from adk_runtime.utils.variant_utils import GoogleLLMVariant, get_google_llm_variant
 
-__all__ = ["LlmCapabilities", "gemini_output_schema_and_tools"]
+if TYPE_CHECKING:
+    from adk_runtime.models.base_llm import BaseLlm
+
+__all__ = ["LlmCapabilities", "can_use_output_schema_with_tools", "gemini_output_schema_and_tools"]
 
 
 class LlmCapabilities(BaseModel):
@@ -37,3 +43,17 @@ class LlmCapabilities(BaseModel):
 def gemini_output_schema_and_tools(model_name: str) -> bool:
     """Whether Gemini model ``model_name`` pairs a response schema with tools (on Vertex AI)."""
     return get_google_llm_variant() is GoogleLLMVariant.VERTEX_AI and is_gemini_model(model_name)
+
+
+@deprecated("Use model.capabilities.output_schema_and_tools instead.")
+def can_use_output_schema_with_tools(model: str | BaseLlm) -> bool:
+    """Whether ``model`` accepts a response schema together with tools in one request.
+
+    google-adk's ``utils.output_schema_utils`` name, deprecated there as here: read
+    ``model.capabilities.output_schema_and_tools`` (what the flow reads). A model object
+    answers with its ``capabilities``; a name is a Gemini model on Vertex AI
+    (``GOOGLE_GENAI_USE_ENTERPRISE`` / ``GOOGLE_GENAI_USE_VERTEXAI``).
+    """
+    if not isinstance(model, str):
+        return model.capabilities.output_schema_and_tools
+    return gemini_output_schema_and_tools(model)
