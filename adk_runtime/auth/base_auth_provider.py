@@ -6,10 +6,10 @@ from abc import ABC, abstractmethod
 from typing import TYPE_CHECKING
 
 if TYPE_CHECKING:
+    from adk_runtime.auth._credential_context import CredentialContext
     from adk_runtime.auth.auth_credential import AuthCredential
     from adk_runtime.auth.auth_schemes import AuthScheme
     from adk_runtime.auth.auth_tool import AuthConfig
-    from adk_runtime.core.callback_context import CallbackContext
 
 __all__ = ["BaseAuthProvider"]
 
@@ -29,7 +29,7 @@ class BaseAuthProvider(ABC):
 
     @abstractmethod
     async def get_auth_credential(
-        self, auth_config: AuthConfig, context: CallbackContext
+        self, auth_config: AuthConfig, context: CredentialContext
     ) -> AuthCredential | None:
         """The credential for ``auth_config`` in ``context``, or None when there is none.
 

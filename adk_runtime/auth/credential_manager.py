@@ -45,9 +45,9 @@ from adk_runtime.auth.refresher.oauth2_credential_refresher import OAuth2Credent
 from adk_runtime.errors import ConfigurationError
 
 if TYPE_CHECKING:
+    from adk_runtime.auth._credential_context import CredentialContext
     from adk_runtime.auth.auth_tool import AuthConfig
     from adk_runtime.auth.base_auth_provider import BaseAuthProvider
-    from adk_runtime.core.callback_context import CallbackContext
 
 __all__ = ["AuthConfigurationError", "CredentialManager"]
 
@@ -198,7 +198,7 @@ class CredentialManager:
         """Refresh credentials of ``credential_type`` with ``refresher_instance``."""
         self._refresher_registry.register(credential_type, refresher_instance)
 
-    async def request_credential(self, context: CallbackContext) -> None:
+    async def request_credential(self, context: CredentialContext) -> None:
         """Ask the client for the credential (``tool_context.request_credential``).
 
         Raises:
@@ -212,7 +212,7 @@ class CredentialManager:
             )
         request(self._auth_config)
 
-    async def get_auth_credential(self, context: CallbackContext) -> AuthCredential | None:
+    async def get_auth_credential(self, context: CredentialContext) -> AuthCredential | None:
         """The credential to call the API with, or None when the user must provide it.
 
         Raises:
@@ -225,7 +225,7 @@ class CredentialManager:
         async with self._credential_locks.get(key):
             return await self._get_auth_credential(context)
 
-    async def _get_auth_credential(self, context: CallbackContext) -> AuthCredential | None:
+    async def _get_auth_credential(self, context: CredentialContext) -> AuthCredential | None:
         await self._validate_credential()
         raw = self._auth_config.raw_auth_credential
         if raw is not None and self._is_credential_ready() and _carries_secret(raw):
@@ -263,7 +263,7 @@ class CredentialManager:
         return credential
 
     async def _find_credential(
-        self, context: CallbackContext
+        self, context: CredentialContext
     ) -> tuple[AuthCredential | None, bool]:
         """The credential to start from, and whether it is the user's answer.
 
@@ -298,7 +298,7 @@ class CredentialManager:
             return None
         return credential, refreshed, False
 
-    async def _from_provider(self, context: CallbackContext) -> AuthCredential | None:
+    async def _from_provider(self, context: CredentialContext) -> AuthCredential | None:
         scheme = self._auth_config.auth_scheme
         assert isinstance(scheme, CustomAuthScheme)
         if type(scheme) is CustomAuthScheme:
@@ -324,18 +324,18 @@ class CredentialManager:
             return None
         return credential
 
-    async def _load_existing_credential(self, context: CallbackContext) -> AuthCredential | None:
+    async def _load_existing_credential(self, context: CredentialContext) -> AuthCredential | None:
         """The credential saved for this user (as stored: without the client secret)."""
         return await self._load_from_credential_service(context)
 
     async def _load_from_credential_service(
-        self, context: CallbackContext
+        self, context: CredentialContext
     ) -> AuthCredential | None:
         if context._invocation_context.credential_service is None:
             return None
         return await context.load_credential(self._auth_config)
 
-    async def _load_from_auth_response(self, context: CallbackContext) -> AuthCredential | None:
+    async def _load_from_auth_response(self, context: CredentialContext) -> AuthCredential | None:
         get_auth_response = getattr(context, "get_auth_response", None)
         answer: Any
         if get_auth_response is not None:
@@ -367,7 +367,9 @@ class CredentialManager:
             return credential, False
         return await refresher.refresh(credential, scheme), True
 
-    async def _save_credential(self, context: CallbackContext, credential: AuthCredential) -> None:
+    async def _save_credential(
+        self, context: CredentialContext, credential: AuthCredential
+    ) -> None:
         if context._invocation_context.credential_service is None:
             return
         config = self._auth_config.model_copy(deep=True)

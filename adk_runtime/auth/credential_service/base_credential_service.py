@@ -6,9 +6,9 @@ from abc import ABC, abstractmethod
 from typing import TYPE_CHECKING
 
 if TYPE_CHECKING:
+    from adk_runtime.auth._credential_context import CredentialContext
     from adk_runtime.auth.auth_credential import AuthCredential
     from adk_runtime.auth.auth_tool import AuthConfig
-    from adk_runtime.core.callback_context import CallbackContext
 
 __all__ = ["BaseCredentialService"]
 
@@ -22,12 +22,12 @@ class BaseCredentialService(ABC):
 
     @abstractmethod
     async def load_credential(
-        self, auth_config: AuthConfig, callback_context: CallbackContext
+        self, auth_config: AuthConfig, callback_context: CredentialContext
     ) -> AuthCredential | None:
         """The credential saved under ``auth_config.credential_key`` for this user, or None."""
 
     @abstractmethod
     async def save_credential(
-        self, auth_config: AuthConfig, callback_context: CallbackContext
+        self, auth_config: AuthConfig, callback_context: CredentialContext
     ) -> None:
         """Save ``auth_config.exchanged_auth_credential`` under its key for this user."""

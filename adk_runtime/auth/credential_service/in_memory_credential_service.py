@@ -7,9 +7,9 @@ from typing import TYPE_CHECKING
 from adk_runtime.auth.credential_service.base_credential_service import BaseCredentialService
 
 if TYPE_CHECKING:
+    from adk_runtime.auth._credential_context import CredentialContext
     from adk_runtime.auth.auth_credential import AuthCredential
     from adk_runtime.auth.auth_tool import AuthConfig
-    from adk_runtime.core.callback_context import CallbackContext
 
 __all__ = ["InMemoryCredentialService"]
 
@@ -26,14 +26,14 @@ class InMemoryCredentialService(BaseCredentialService):
         self._credentials: dict[tuple[str, str], dict[str, AuthCredential | None]] = {}
 
     async def load_credential(
-        self, auth_config: AuthConfig, callback_context: CallbackContext
+        self, auth_config: AuthConfig, callback_context: CredentialContext
     ) -> AuthCredential | None:
         """The credential this app's user saved under ``auth_config.credential_key``, or None."""
         stored = self._bucket(callback_context).get(_key(auth_config))
         return None if stored is None else stored.model_copy(deep=True)
 
     async def save_credential(
-        self, auth_config: AuthConfig, callback_context: CallbackContext
+        self, auth_config: AuthConfig, callback_context: CredentialContext
     ) -> None:
         """Keep ``auth_config.exchanged_auth_credential`` for this app's user."""
         credential = auth_config.exchanged_auth_credential
@@ -41,7 +41,7 @@ class InMemoryCredentialService(BaseCredentialService):
             None if credential is None else credential.model_copy(deep=True)
         )
 
-    def _bucket(self, callback_context: CallbackContext) -> dict[str, AuthCredential | None]:
+    def _bucket(self, callback_context: CredentialContext) -> dict[str, AuthCredential | None]:
         scope = (callback_context.session.app_name, callback_context.user_id)
         return self._credentials.setdefault(scope, {})
 

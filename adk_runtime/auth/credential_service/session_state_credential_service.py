@@ -15,8 +15,8 @@ from adk_runtime.auth.oauth2_credential_util import (
 )
 
 if TYPE_CHECKING:
+    from adk_runtime.auth._credential_context import CredentialContext
     from adk_runtime.auth.auth_tool import AuthConfig
-    from adk_runtime.core.callback_context import CallbackContext
 
 __all__ = ["SessionStateCredentialService"]
 
@@ -45,7 +45,7 @@ class SessionStateCredentialService(BaseCredentialService):
     """
 
     async def load_credential(
-        self, auth_config: AuthConfig, callback_context: CallbackContext
+        self, auth_config: AuthConfig, callback_context: CredentialContext
     ) -> AuthCredential | None:
         """The credential in this session's state under the key, or None."""
         stored = callback_context.state.get(auth_config.credential_key or "")
@@ -76,7 +76,7 @@ class SessionStateCredentialService(BaseCredentialService):
         )
 
     async def save_credential(
-        self, auth_config: AuthConfig, callback_context: CallbackContext
+        self, auth_config: AuthConfig, callback_context: CredentialContext
     ) -> None:
         """Write ``auth_config.exchanged_auth_credential`` (without client secret) to state."""
         credential = _credential_without_client_secret(auth_config.exchanged_auth_credential)
