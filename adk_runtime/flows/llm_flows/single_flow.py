@@ -8,8 +8,8 @@ sent (transfer aside: see :class:`~adk_runtime.flows.llm_flows.auto_flow.AutoFlo
 
 from __future__ import annotations
 
-from adk_runtime.auth import auth_preprocessor
 from adk_runtime.flows.llm_flows import (
+    _auth_preprocessor,
     _code_execution,
     _nl_planning,
     _output_schema_processor,
@@ -33,7 +33,7 @@ __all__ = ["SingleFlow"]
 def _request_processors() -> list[BaseLlmRequestProcessor]:
     return [
         basic.request_processor,
-        auth_preprocessor.request_processor,  # type: ignore[list-item]
+        _auth_preprocessor.request_processor,
         request_confirmation.request_processor,
         instructions.request_processor,
         compaction.request_processor,  # before the contents, which show the summary
