@@ -120,7 +120,9 @@ class _Step:
                     continue
                 _step_hooks.process_response(self.agent, event, self.callback_context)
                 _functions.assign_call_ids(event)
-                event.long_running_tool_ids = _functions.long_running_ids(event, request.tools_dict)
+                event.long_running_tool_ids = _functions.long_running_ids(
+                    event, _toolsets.request_tools(request)
+                )
                 self.code_run.extract(event)
                 _structured_output.save_output(self.agent, event)
                 self._new_model_event()  # a further complete response is a new event
@@ -260,7 +262,9 @@ class _Step:
         self, call_event: Event, request: LlmRequest
     ) -> AsyncGenerator[Event, None]:
         async with aclosing(
-            after_function_calls(self.agent, self.ctx, call_event, request.tools_dict, self)
+            after_function_calls(
+                self.agent, self.ctx, call_event, _toolsets.request_tools(request), self
+            )
         ) as events:
             async for event in events:
                 yield event

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import asyncio
 import logging
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, cast
 
 from adk_runtime.core.base_tool import BaseTool
 from adk_runtime.core.base_toolset import BaseToolset
@@ -14,7 +14,7 @@ if TYPE_CHECKING:
     from adk_runtime.core.tool_context import ToolContext
     from adk_runtime.models.llm_request import LlmRequest
 
-__all__ = ["prepare_request", "resolve_tools"]
+__all__ = ["prepare_request", "request_tools", "resolve_tools"]
 
 logger = logging.getLogger(__name__)
 
@@ -39,6 +39,15 @@ async def resolve_tools(
         else:
             tools.append(wrap(entry))
     return tools
+
+
+def request_tools(request: LlmRequest) -> dict[str, BaseTool]:
+    """``request.tools_dict`` (the same dict) as the flow runs it: the tools by name.
+
+    ``LlmRequest`` types its tools by the shape it reads (``models._declared_tool``); what
+    agents, toolsets and plugins put there is a ``BaseTool``.
+    """
+    return cast("dict[str, BaseTool]", request.tools_dict)
 
 
 async def _tools_of(toolset: BaseToolset, ctx: ReadonlyContext | None) -> list[BaseTool]:

@@ -2,17 +2,16 @@
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING, Any
+from collections.abc import Sequence
+from typing import Any
 
 from google.genai import types
-from pydantic import BaseModel, ConfigDict, Field, PrivateAttr
+from pydantic import BaseModel, ConfigDict, Field, PrivateAttr, SkipValidation
 
 from adk_runtime.events._cache_metadata import CacheMetadata
 from adk_runtime.models._context_cache_config import ContextCacheConfig
+from adk_runtime.models._declared_tool import DeclaredTool
 from adk_runtime.models._service_tier import ServiceTier
-
-if TYPE_CHECKING:
-    from adk_runtime.core.base_tool import BaseTool
 
 __all__ = ["LlmRequest"]
 
@@ -25,7 +24,9 @@ class LlmRequest(BaseModel):
         contents: The conversation as the model sees it.
         config: Generation settings; ``system_instruction`` holds the rendered instruction
             and ``tools`` the function declarations.
-        tools_dict: The tools the model may call, by name (never sent to the model).
+        tools_dict: The tools the model may call, by name (never sent to the model): the
+            ``BaseTool`` objects, typed here by what the request reads of them
+            (``models._declared_tool.DeclaredTool``) and kept as given.
         cache_config: The app's context caching settings (None: no caching).
         cache_metadata: The cache the agent's last model response used or fingerprinted,
             from the session's events (what the model may reuse).
@@ -43,7 +44,7 @@ class LlmRequest(BaseModel):
     model: str | None = None
     contents: list[types.Content] = Field(default_factory=list)
     config: types.GenerateContentConfig = Field(default_factory=types.GenerateContentConfig)
-    tools_dict: dict[str, Any] = Field(default_factory=dict, exclude=True)
+    tools_dict: SkipValidation[dict[str, DeclaredTool]] = Field(default_factory=dict, exclude=True)
     cache_config: ContextCacheConfig | None = None
     cache_metadata: CacheMetadata | None = None
     cacheable_contents_token_count: int | None = None
@@ -112,7 +113,7 @@ class LlmRequest(BaseModel):
         self.config.response_schema = schema
         self.config.response_mime_type = "application/json"
 
-    def append_tools(self, tools: list[BaseTool]) -> None:
+    def append_tools(self, tools: Sequence[DeclaredTool]) -> None:
         """Offer ``tools`` to the model: declarations in the config, the tools in ``tools_dict``."""
         declarations: list[types.FunctionDeclaration] = []
         for tool in tools:

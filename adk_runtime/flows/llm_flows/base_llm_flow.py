@@ -14,7 +14,7 @@ from collections.abc import AsyncGenerator, Iterator
 from contextlib import aclosing
 from typing import TYPE_CHECKING
 
-from adk_runtime.agents import _auth, _llm_flow
+from adk_runtime.agents import _auth, _llm_flow, _toolsets
 from adk_runtime.errors import UnsupportedFeatureError
 from adk_runtime.events import Event
 from adk_runtime.flows.llm_flows._base_llm_processor import (
@@ -224,7 +224,10 @@ class BaseLlmFlow:
         agent = llm_agent_of(invocation_context)
         async with aclosing(
             _llm_flow.after_function_calls(
-                agent, invocation_context, function_call_event, llm_request.tools_dict
+                agent,
+                invocation_context,
+                function_call_event,
+                _toolsets.request_tools(llm_request),
             )
         ) as events:
             async for event in events:
