@@ -10,7 +10,7 @@ from adk_runtime.core._instructions import InstructionProvider, render_instructi
 from adk_runtime.core.readonly_context import ReadonlyContext
 from adk_runtime.errors import InputValidationError
 
-__all__ = ["InstructionProvider", "canonical_instruction", "static_parts"]
+__all__ = ["canonical_instruction", "static_parts"]
 
 
 async def canonical_instruction(

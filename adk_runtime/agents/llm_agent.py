@@ -17,17 +17,14 @@ from adk_runtime.agents._functions import (
     BeforeToolCallback,
     OnToolErrorCallback,
 )
-from adk_runtime.agents._instructions import (
-    InstructionProvider,
-    canonical_instruction,
-    static_parts,
-)
+from adk_runtime.agents._instructions import canonical_instruction, static_parts
 from adk_runtime.agents._resume import run_llm_agent
 from adk_runtime.agents._structured_output import save_output
 from adk_runtime.agents._toolsets import resolve_tools
 from adk_runtime.agents.llm_agent_config import LlmAgentConfig
 from adk_runtime.code_executors.base_code_executor import BaseCodeExecutor
 from adk_runtime.core._adapters import as_tools
+from adk_runtime.core._instructions import InstructionProvider
 from adk_runtime.core._model_config import (
     check_generate_content_config,
     misplaced_config_fields,
