@@ -13,17 +13,16 @@ from adk_runtime import codec
 from adk_runtime.errors import InputValidationError
 from adk_runtime.events import Event
 from adk_runtime.events._credential_secrets import is_credential_part
-from adk_runtime.memory.base import MemoryEntry
 from adk_runtime.sessions._validation import validate_id
 
 __all__ = [
     "MAX_QUERY_WORDS",
     "STOP_WORDS",
+    "EventText",
     "decode_metadata",
     "encode_metadata",
     "event_text",
     "iso_time",
-    "memory_entry",
     "query_words",
     "remembered_content",
     "texts_of",
@@ -34,6 +33,9 @@ MAX_QUERY_WORDS = 32
 """A query's first 32 distinct words are searched; the rest are ignored."""
 
 MAX_QUERY_LENGTH = 10_000
+
+EventText = tuple[Event, str, str]
+"""An event worth remembering, its text and its content as stored JSON."""
 
 
 _STOP_WORDS_TEXT = """
@@ -88,7 +90,7 @@ def iso_time(timestamp: float) -> str:
     return datetime.fromtimestamp(timestamp, timezone.utc).isoformat()
 
 
-def texts_of(events: object) -> list[tuple[Event, str, str]]:
+def texts_of(events: object) -> list[EventText]:
     """Return the events worth remembering (those with text): event, text, content JSON.
 
     Raises:
@@ -149,14 +151,3 @@ def remembered_content(event: Event) -> types.Content:
     if len(kept) == len(parts):
         return event.content
     return event.content.model_copy(update={"parts": kept})
-
-
-def memory_entry(event: Event, metadata: str = "{}") -> MemoryEntry:
-    """Return the memory entry that remembers ``event`` (``metadata``: stored JSON)."""
-    return MemoryEntry(
-        content=remembered_content(event),
-        author=event.author,
-        timestamp=iso_time(event.timestamp),
-        id=event.id,
-        custom_metadata=decode_metadata(metadata),
-    )

@@ -9,6 +9,10 @@ from typing import TYPE_CHECKING, Any
 from google.genai import types
 from pydantic import BaseModel, ConfigDict, Field, alias_generators
 
+from adk_runtime.errors import InputValidationError
+from adk_runtime.memory._text import EventText, encode_metadata, query_words, texts_of
+from adk_runtime.sessions._validation import validate_id
+
 if TYPE_CHECKING:
     from adk_runtime.events import Event
     from adk_runtime.sessions.session import Session
@@ -112,8 +116,10 @@ class BaseMemoryService(abc.ABC):
 class EventMemoryService(BaseMemoryService):
     """A memory service that stores events: remembering a session adds its events.
 
-    Subclasses implement :meth:`add_events_to_memory` (skipping events already stored) and
-    :meth:`search_memory`; :meth:`add_session_to_memory` is the same for all of them.
+    The public methods validate their arguments (raising
+    :class:`~adk_runtime.errors.InputValidationError`, writing nothing) and call three hooks
+    that subclasses implement on validated input: :meth:`_remember`, :meth:`_forget` and
+    :meth:`_recall`.
     """
 
     async def add_session_to_memory(self, session: Session) -> None:
@@ -125,7 +131,6 @@ class EventMemoryService(BaseMemoryService):
             session_id=session.id,
         )
 
-    @abc.abstractmethod
     async def add_events_to_memory(
         self,
         *,
@@ -135,4 +140,53 @@ class EventMemoryService(BaseMemoryService):
         session_id: str | None = None,
         custom_metadata: Mapping[str, object] | None = None,
     ) -> None:
-        """Remember some events; events already stored are skipped."""
+        """Remember the events with text; events already stored are skipped."""
+        _validate_scope(app_name, user_id)
+        if session_id is not None:
+            validate_id(session_id, "session_id")
+        metadata = encode_metadata(custom_metadata)
+        found = texts_of(events)
+        if found:
+            await self._remember(app_name, user_id, session_id or "", found, metadata)
+
+    async def delete_memory(
+        self, *, app_name: str, user_id: str, memory_id: str | None = None
+    ) -> None:
+        """Forget the user's memory with this id (an event id); unknown ids are ignored."""
+        _validate_scope(app_name, user_id)
+        if memory_id is None:
+            raise InputValidationError("memory_id is required.")
+        validate_id(memory_id, "memory_id")
+        await self._forget(app_name, user_id, memory_id)
+
+    async def search_memory(
+        self, *, app_name: str, user_id: str, query: str
+    ) -> SearchMemoryResponse:
+        """Return the user's memories in the app that match ``query``, best first."""
+        _validate_scope(app_name, user_id)
+        words = query_words(query)
+        if not words:
+            return SearchMemoryResponse()
+        return SearchMemoryResponse(memories=await self._recall(app_name, user_id, words))
+
+    @abc.abstractmethod
+    async def _remember(
+        self, app_name: str, user_id: str, session_id: str, found: list[EventText], metadata: str
+    ) -> None:
+        """Store the events of ``found`` not stored yet (``session_id`` is "" when none).
+
+        ``metadata`` is the stored JSON of the custom metadata; ``found`` is not empty.
+        """
+
+    @abc.abstractmethod
+    async def _forget(self, app_name: str, user_id: str, memory_id: str) -> None:
+        """Delete the user's memory whose id is ``memory_id``, if there is one."""
+
+    @abc.abstractmethod
+    async def _recall(self, app_name: str, user_id: str, words: list[str]) -> list[MemoryEntry]:
+        """Return the user's memories matching any of ``words`` (not empty), best first."""
+
+
+def _validate_scope(app_name: str, user_id: str) -> None:
+    validate_id(app_name, "app_name")
+    validate_id(user_id, "user_id")

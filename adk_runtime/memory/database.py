@@ -8,7 +8,7 @@ one statement, so adding a session twice — or from two processes at once — d
 
 from __future__ import annotations
 
-from collections.abc import Callable, Mapping, Sequence
+from collections.abc import Callable
 from typing import TYPE_CHECKING, Any
 
 from google.genai import types
@@ -18,20 +18,13 @@ from sqlalchemy.ext.asyncio import AsyncEngine
 
 from adk_runtime.errors import InputValidationError
 from adk_runtime.memory._search import SEARCHES
-from adk_runtime.memory._text import (
-    decode_metadata,
-    encode_metadata,
-    iso_time,
-    query_words,
-    texts_of,
-)
-from adk_runtime.memory.base import EventMemoryService, MemoryEntry, SearchMemoryResponse
+from adk_runtime.memory._text import EventText, decode_metadata, iso_time
+from adk_runtime.memory.base import EventMemoryService, MemoryEntry
 from adk_runtime.memory.tables import memory_entries
-from adk_runtime.sessions._validation import validate_id
 from adk_runtime.sql.handle import SqlHandle
 
 if TYPE_CHECKING:
-    from adk_runtime.events import Event
+    pass
 
 __all__ = ["DatabaseMemoryService"]
 
@@ -88,26 +81,14 @@ class DatabaseMemoryService(EventMemoryService):
         """Dispose the engine if the service created it."""
         await self._sql.close()
 
-    async def add_events_to_memory(
-        self,
-        *,
-        app_name: str,
-        user_id: str,
-        events: Sequence[Event],
-        session_id: str | None = None,
-        custom_metadata: Mapping[str, object] | None = None,
+    async def _remember(
+        self, app_name: str, user_id: str, session_id: str, found: list[EventText], metadata: str
     ) -> None:
-        """Remember events with text; see :meth:`BaseMemoryService.add_events_to_memory`."""
-        validate_id(app_name, "app_name")
-        validate_id(user_id, "user_id")
-        if session_id is not None:
-            validate_id(session_id, "session_id")
-        metadata = encode_metadata(custom_metadata)
         rows = [
             {
                 "app_name": app_name,
                 "user_id": user_id,
-                "session_id": session_id or "",
+                "session_id": session_id,
                 "event_id": event.id,
                 "author": event.author,
                 "timestamp": event.timestamp,
@@ -115,24 +96,14 @@ class DatabaseMemoryService(EventMemoryService):
                 "text": text,
                 "custom_metadata": metadata,
             }
-            for event, text, content in texts_of(events)
+            for event, text, content in found
         ]
-        if not rows:
-            return
         statement = self._insert(memory_entries).on_conflict_do_nothing(index_elements=_KEY)
         db = await self._sql.open()
         async with db.write() as connection:
             await connection.execute(statement, rows)
 
-    async def delete_memory(
-        self, *, app_name: str, user_id: str, memory_id: str | None = None
-    ) -> None:
-        """Forget the user's memory with this id (an event id); unknown ids are ignored."""
-        validate_id(app_name, "app_name")
-        validate_id(user_id, "user_id")
-        if memory_id is None:
-            raise InputValidationError("memory_id is required.")
-        validate_id(memory_id, "memory_id")
+    async def _forget(self, app_name: str, user_id: str, memory_id: str) -> None:
         statement = delete(memory_entries).where(
             _M.app_name == app_name, _M.user_id == user_id, _M.event_id == memory_id
         )
@@ -140,15 +111,7 @@ class DatabaseMemoryService(EventMemoryService):
         async with db.write() as connection:
             await connection.execute(statement)
 
-    async def search_memory(
-        self, *, app_name: str, user_id: str, query: str
-    ) -> SearchMemoryResponse:
-        """Return the user's memories in the app that match ``query``, best first."""
-        validate_id(app_name, "app_name")
-        validate_id(user_id, "user_id")
-        words = query_words(query)
-        if not words:
-            return SearchMemoryResponse()
+    async def _recall(self, app_name: str, user_id: str, words: list[str]) -> list[MemoryEntry]:
         params = {
             "query": self._search.spell(words),
             "app": app_name,
@@ -158,15 +121,13 @@ class DatabaseMemoryService(EventMemoryService):
         db = await self._sql.open()
         async with db.autocommit() as connection:
             rows = (await connection.execute(self._search.statement, params)).all()
-        return SearchMemoryResponse(
-            memories=[
-                MemoryEntry(
-                    content=types.Content.model_validate_json(row.content),
-                    author=row.author,
-                    timestamp=iso_time(row.timestamp),
-                    id=row.event_id,
-                    custom_metadata=decode_metadata(row.custom_metadata),
-                )
-                for row in rows
-            ]
-        )
+        return [
+            MemoryEntry(
+                content=types.Content.model_validate_json(row.content),
+                author=row.author,
+                timestamp=iso_time(row.timestamp),
+                id=row.event_id,
+                custom_metadata=decode_metadata(row.custom_metadata),
+            )
+            for row in rows
+        ]

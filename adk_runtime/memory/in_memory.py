@@ -3,13 +3,16 @@
 from __future__ import annotations
 
 import threading
-from collections.abc import Mapping, Sequence
 from typing import TYPE_CHECKING, Any
 
-from adk_runtime.errors import InputValidationError
-from adk_runtime.memory._text import encode_metadata, memory_entry, query_words, texts_of, words
-from adk_runtime.memory.base import EventMemoryService, MemoryEntry, SearchMemoryResponse
-from adk_runtime.sessions._validation import validate_id
+from adk_runtime.memory._text import (
+    EventText,
+    decode_metadata,
+    iso_time,
+    remembered_content,
+    words,
+)
+from adk_runtime.memory.base import EventMemoryService, MemoryEntry
 
 if TYPE_CHECKING:
     from adk_runtime.events import Event
@@ -38,53 +41,26 @@ class InMemoryMemoryService(EventMemoryService):
         """Build the memory for ``memory://``."""
         return cls(**kwargs)
 
-    async def add_events_to_memory(
-        self,
-        *,
-        app_name: str,
-        user_id: str,
-        events: Sequence[Event],
-        session_id: str | None = None,
-        custom_metadata: Mapping[str, object] | None = None,
+    async def _remember(
+        self, app_name: str, user_id: str, session_id: str, found: list[EventText], metadata: str
     ) -> None:
-        """Remember events with text; see :meth:`BaseMemoryService.add_events_to_memory`."""
-        validate_id(app_name, "app_name")
-        validate_id(user_id, "user_id")
-        if session_id is not None:
-            validate_id(session_id, "session_id")
-        metadata = encode_metadata(custom_metadata)
         remembered = {
-            (session_id or "", event.id): (frozenset(words(text)), memory_entry(event, metadata))
-            for event, text, _content in texts_of(events)
+            (session_id, event.id): (frozenset(words(text)), _memory_entry(event, metadata))
+            for event, text, _content in found
         }
         with self._lock:
             store = self._memories.setdefault((app_name, user_id), {})
             for key, value in remembered.items():
                 store.setdefault(key, value)
 
-    async def delete_memory(
-        self, *, app_name: str, user_id: str, memory_id: str | None = None
-    ) -> None:
-        """Forget the user's memory with this id (an event id); unknown ids are ignored."""
-        validate_id(app_name, "app_name")
-        validate_id(user_id, "user_id")
-        if memory_id is None:
-            raise InputValidationError("memory_id is required.")
-        validate_id(memory_id, "memory_id")
+    async def _forget(self, app_name: str, user_id: str, memory_id: str) -> None:
         with self._lock:
             store = self._memories.get((app_name, user_id), {})
             for key in [key for key in store if key[1] == memory_id]:
                 del store[key]
 
-    async def search_memory(
-        self, *, app_name: str, user_id: str, query: str
-    ) -> SearchMemoryResponse:
-        """Return the user's remembered events sharing words with ``query``, best first."""
-        validate_id(app_name, "app_name")
-        validate_id(user_id, "user_id")
-        wanted = set(query_words(query))
-        if not wanted:
-            return SearchMemoryResponse()
+    async def _recall(self, app_name: str, user_id: str, words: list[str]) -> list[MemoryEntry]:
+        wanted = set(words)
         with self._lock:
             remembered = list(self._memories.get((app_name, user_id), {}).values())
         scored = [
@@ -93,4 +69,15 @@ class InMemoryMemoryService(EventMemoryService):
             if wanted & event_words
         ]
         scored.sort(key=lambda item: -item[0])
-        return SearchMemoryResponse(memories=[entry for _, entry in scored])
+        return [entry for _, entry in scored]
+
+
+def _memory_entry(event: Event, metadata: str) -> MemoryEntry:
+    """Return the memory entry that remembers ``event`` (``metadata``: stored JSON)."""
+    return MemoryEntry(
+        content=remembered_content(event),
+        author=event.author,
+        timestamp=iso_time(event.timestamp),
+        id=event.id,
+        custom_metadata=decode_metadata(metadata),
+    )
