@@ -44,7 +44,13 @@ from adk_runtime.skills import models
 from adk_runtime.skills._files import validate_relative_path
 from adk_runtime.skills._instruction import RUN_SKILL_SCRIPT
 from adk_runtime.skills.errors import UnsafeSkillPathError
-from adk_runtime.tools._skill_tools import _SkillTool, failure, fetch, missing_arguments
+from adk_runtime.tools._skill_tools import (
+    _SkillTool,
+    failure,
+    fetch,
+    missing_arguments,
+    not_found,
+)
 
 if TYPE_CHECKING:
     from adk_runtime.core.tool_context import ToolContext
@@ -477,7 +483,7 @@ class RunSkillScriptTool(_SkillTool):
         if isinstance(skill, dict):
             return skill
         if skill.resources.get_script(file_path.removeprefix("scripts/")) is None:
-            return _script_not_found(tool_context, skill_name, file_path)
+            return not_found(tool_context, "script", skill_name, file_path, "scripts")
         executor = self._toolset._executor_for(tool_context)
         if executor is None:
             return failure(
@@ -501,21 +507,3 @@ class RunSkillScriptTool(_SkillTool):
         if code is None and isinstance(response, dict) and response.get("status") == "error":
             return "SKILL_SCRIPT_EXECUTION_ERROR"
         return code
-
-
-def _script_not_found(tool_context: ToolContext, skill_name: str, file_path: str) -> dict[str, Any]:
-    """A missing script; from the second in one invocation on, tell the model to stop guessing.
-
-    The count is a ``temp:`` key: it lives for this invocation only and is never stored.
-    """
-    key = f"temp:_adk_skill_script_not_found_count_{tool_context.invocation_id}"
-    count = int(tool_context.state.get(key) or 0) + 1
-    tool_context.state[key] = count
-    message = f"Script {file_path!r} not found in skill {skill_name!r}."
-    if count > 1:
-        return failure(
-            "SCRIPT_NOT_FOUND_FATAL",
-            f"{message} That makes failure #{count} looking up scripts in this turn. Do not "
-            "retry with another path: stop, and tell the user what is missing.",
-        )
-    return failure("SCRIPT_NOT_FOUND", message)

@@ -40,6 +40,7 @@ __all__ = [
     "failure",
     "fetch",
     "missing_arguments",
+    "not_found",
 ]
 
 logger = logging.getLogger(__name__)
@@ -281,7 +282,7 @@ class LoadSkillResourceTool(_SkillTool):
             )
         content = resource_content(skill, file_path)
         if content is None:
-            return _not_found(tool_context, skill_name, file_path)
+            return not_found(tool_context, "resource", skill_name, file_path, "skill files")
         if isinstance(content, bytes):
             return {"skill_name": skill_name, "file_path": file_path, "status": BINARY_FILE_NOTICE}
         return {"skill_name": skill_name, "file_path": file_path, "content": content}
@@ -326,19 +327,24 @@ class LoadSkillResourceTool(_SkillTool):
         )
 
 
-def _not_found(tool_context: ToolContext, skill_name: str, file_path: str) -> dict[str, Any]:
-    """A missing file; from the second in one invocation on, tell the model to stop guessing.
+def not_found(
+    tool_context: ToolContext, kind: str, skill_name: str, file_path: str, looking_up: str
+) -> dict[str, Any]:
+    """A missing ``kind`` of file ("resource", "script"); from the second on, stop guessing.
 
-    The count is a ``temp:`` key: it lives for this invocation only and is never stored.
+    From the second miss of a kind in one invocation on, the answer tells the model to stop
+    looking (``looking_up`` says for what: "skill files", "scripts"). The count is a
+    ``temp:`` key of each kind: it lives for this invocation only and is never stored.
     """
-    key = f"temp:_adk_skill_resource_not_found_count_{tool_context.invocation_id}"
+    key = f"temp:_adk_skill_{kind}_not_found_count_{tool_context.invocation_id}"
     count = int(tool_context.state.get(key) or 0) + 1
     tool_context.state[key] = count
-    message = f"Resource {file_path!r} not found in skill {skill_name!r}."
+    code = f"{kind.upper()}_NOT_FOUND"
+    message = f"{kind.capitalize()} {file_path!r} not found in skill {skill_name!r}."
     if count > 1:
         return failure(
-            "RESOURCE_NOT_FOUND_FATAL",
-            f"{message} That makes failure #{count} looking up skill files in this turn. Do "
+            f"{code}_FATAL",
+            f"{message} That makes failure #{count} looking up {looking_up} in this turn. Do "
             "not retry with another path: stop, and tell the user what is missing.",
         )
-    return failure("RESOURCE_NOT_FOUND", message)
+    return failure(code, message)
