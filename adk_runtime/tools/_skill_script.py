@@ -48,8 +48,8 @@ from adk_runtime.tools._skill_tools import (
     _SkillTool,
     failure,
     fetch,
-    missing_arguments,
     not_found,
+    string_arguments,
 )
 
 if TYPE_CHECKING:
@@ -470,12 +470,10 @@ class RunSkillScriptTool(_SkillTool):
 
     async def run_async(self, *, args: dict[str, Any], tool_context: ToolContext) -> Any:
         """Run the script; answer with its stdout, stderr and status."""
-        skill_name, file_path = args.get("skill_name"), args.get("file_path")
-        problem = missing_arguments(skill_name=skill_name, file_path=file_path)
-        if problem is not None:
-            return problem
-        assert isinstance(skill_name, str)
-        assert isinstance(file_path, str)
+        arguments = string_arguments(args, "skill_name", "file_path")
+        if isinstance(arguments, dict):
+            return arguments
+        skill_name, file_path = arguments
         problems = _arguments_problems(args)
         if problems:
             return failure("INVALID_ARGUMENTS", "\n".join(problems))

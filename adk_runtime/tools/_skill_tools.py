@@ -39,8 +39,8 @@ __all__ = [
     "UnloadSkillTool",
     "failure",
     "fetch",
-    "missing_arguments",
     "not_found",
+    "string_arguments",
 ]
 
 logger = logging.getLogger(__name__)
@@ -59,14 +59,18 @@ def failure(code: str, message: str) -> dict[str, Any]:
     return {"error": message, "error_code": code}
 
 
-def missing_arguments(**arguments: Any) -> dict[str, Any] | None:
-    """The ``INVALID_ARGUMENTS`` failure naming each argument that is empty or not a string."""
-    missing = [name for name, value in arguments.items() if not value or not isinstance(value, str)]
-    if not missing:
-        return None
-    return failure(
-        "INVALID_ARGUMENTS", "\n".join(f"Argument {name!r} is required." for name in missing)
-    )
+def string_arguments(args: dict[str, Any], *names: str) -> list[str] | dict[str, Any]:
+    """The values of the arguments ``names``, in order, or the failure to answer with.
+
+    The failure (``INVALID_ARGUMENTS``) names each argument that is empty or not a string.
+    """
+    values = {name: args.get(name) for name in names}
+    missing = [name for name, value in values.items() if not value or not isinstance(value, str)]
+    if missing:
+        return failure(
+            "INVALID_ARGUMENTS", "\n".join(f"Argument {name!r} is required." for name in missing)
+        )
+    return [value for value in values.values() if isinstance(value, str)]
 
 
 def _declaration(tool: BaseTool, properties: dict[str, Any]) -> types.FunctionDeclaration:
@@ -104,10 +108,14 @@ async def fetch(
 class _SkillTool(BaseTool):
     TOOL_NAME = ""
     DESCRIPTION = ""
+    PARAMETERS: dict[str, Any] = {}  # JSON schema of each (required) string argument
 
     def __init__(self, toolset: SkillToolset) -> None:
         super().__init__(name=self.TOOL_NAME, description=self.DESCRIPTION)
         self._toolset = toolset
+
+    def _get_declaration(self) -> types.FunctionDeclaration | None:
+        return _declaration(self, self.PARAMETERS)
 
     def _detect_error_in_response(self, response: Any) -> str | None:
         """The error code of a failed answer (for telemetry), or None."""
@@ -122,9 +130,6 @@ class ListSkillsTool(_SkillTool):
     TOOL_NAME = LIST_SKILLS
     DESCRIPTION = "Lists the available skills, with the name and description of each."
 
-    def _get_declaration(self) -> types.FunctionDeclaration | None:
-        return _declaration(self, {})
-
     async def run_async(self, *, args: dict[str, Any], tool_context: ToolContext) -> Any:
         """The catalog."""
         return prompt.format_skills_as_xml(self._toolset._list_skills())
@@ -135,6 +140,7 @@ class SearchSkillsTool(_SkillTool):
 
     TOOL_NAME = SEARCH_SKILLS
     DESCRIPTION = "Searches the skill registry for skills matching a query (keywords or a need)."
+    PARAMETERS = {"query": {"type": "string", "description": "What to find."}}
 
     def __init__(self, toolset: SkillToolset) -> None:
         """Search ``toolset``'s registry.
@@ -146,9 +152,6 @@ class SearchSkillsTool(_SkillTool):
             raise ValueError("SearchSkillsTool requires a configured skill registry.")
         super().__init__(toolset)
         self.description = toolset._registry.search_tool_description() or self.DESCRIPTION
-
-    def _get_declaration(self) -> types.FunctionDeclaration | None:
-        return _declaration(self, {"query": {"type": "string", "description": "What to find."}})
 
     async def run_async(self, *, args: dict[str, Any], tool_context: ToolContext) -> Any:
         """The matching skills' front matter."""
@@ -176,17 +179,14 @@ class LoadSkillTool(_SkillTool):
 
     TOOL_NAME = LOAD_SKILL
     DESCRIPTION = "Loads a skill: activates it and returns the instructions of its SKILL.md."
-
-    def _get_declaration(self) -> types.FunctionDeclaration | None:
-        return _declaration(self, _SKILL_NAME)
+    PARAMETERS = _SKILL_NAME
 
     async def run_async(self, *, args: dict[str, Any], tool_context: ToolContext) -> Any:
         """Activate the skill (recorded in state) and return its instructions."""
-        skill_name = args.get("skill_name")
-        problem = missing_arguments(skill_name=skill_name)
-        if problem is not None:
-            return problem
-        assert isinstance(skill_name, str)
+        arguments = string_arguments(args, "skill_name")
+        if isinstance(arguments, dict):
+            return arguments
+        [skill_name] = arguments
         skill = await fetch(self._toolset, skill_name, tool_context.invocation_id)
         if isinstance(skill, dict):
             return skill
@@ -212,17 +212,14 @@ class UnloadSkillTool(_SkillTool):
 
     TOOL_NAME = UNLOAD_SKILL
     DESCRIPTION = "Unloads an active skill whose task is done, releasing the tools it added."
-
-    def _get_declaration(self) -> types.FunctionDeclaration | None:
-        return _declaration(self, _SKILL_NAME)
+    PARAMETERS = _SKILL_NAME
 
     async def run_async(self, *, args: dict[str, Any], tool_context: ToolContext) -> Any:
         """Deactivate the skill; answer with the skills still active."""
-        skill_name = args.get("skill_name")
-        problem = missing_arguments(skill_name=skill_name)
-        if problem is not None:
-            return problem
-        assert isinstance(skill_name, str)
+        arguments = string_arguments(args, "skill_name")
+        if isinstance(arguments, dict):
+            return arguments
+        [skill_name] = arguments
         if not self._toolset.unload_skill(tool_context, skill_name):
             return failure("SKILL_NOT_ACTIVE", f"Skill {skill_name!r} is not active.")
         return {
@@ -256,22 +253,20 @@ class LoadSkillResourceTool(_SkillTool):
     DESCRIPTION = (
         "Reads one file of a skill: a path starting with references/, assets/ or scripts/."
     )
-
-    def _get_declaration(self) -> types.FunctionDeclaration | None:
-        path = {
+    PARAMETERS = {
+        **_SKILL_NAME,
+        "file_path": {
             "type": "string",
             "description": "The file's path in the skill, e.g. 'references/guide.md'.",
-        }
-        return _declaration(self, {**_SKILL_NAME, "file_path": path})
+        },
+    }
 
     async def run_async(self, *, args: dict[str, Any], tool_context: ToolContext) -> Any:
         """The file's text, or a notice that binary content follows."""
-        skill_name, file_path = args.get("skill_name"), args.get("file_path")
-        problem = missing_arguments(skill_name=skill_name, file_path=file_path)
-        if problem is not None:
-            return problem
-        assert isinstance(skill_name, str)
-        assert isinstance(file_path, str)
+        arguments = string_arguments(args, "skill_name", "file_path")
+        if isinstance(arguments, dict):
+            return arguments
+        skill_name, file_path = arguments
         skill = await fetch(self._toolset, skill_name, tool_context.invocation_id)
         if isinstance(skill, dict):
             return skill
