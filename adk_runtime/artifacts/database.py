@@ -15,14 +15,13 @@ from typing import Any
 
 from sqlalchemy import Select, and_, delete, insert, select
 from sqlalchemy.engine import Row
-from sqlalchemy.ext.asyncio import AsyncEngine
 
 from adk_runtime.artifacts._sql_save import SAVES
 from adk_runtime.artifacts._store import ArtifactRecord, StoredArtifactService
 from adk_runtime.artifacts._validation import ArtifactKey
 from adk_runtime.artifacts.tables import artifact_heads, artifact_versions
 from adk_runtime.errors import AlreadyExistsError
-from adk_runtime.sql.handle import SqlHandle
+from adk_runtime.sql.handle import SqlService
 
 __all__ = ["DatabaseArtifactService"]
 
@@ -71,7 +70,7 @@ def _record(row: Row[Any], data: bytes = b"") -> ArtifactRecord:
     )
 
 
-class DatabaseArtifactService(StoredArtifactService):
+class DatabaseArtifactService(SqlService, StoredArtifactService):
     """Artifacts in the same SQLite / PostgreSQL database and migrations as the sessions.
 
     Args:
@@ -86,33 +85,9 @@ class DatabaseArtifactService(StoredArtifactService):
 
     uri_scheme = "db"
 
-    def __init__(
-        self,
-        db_url: str | None = None,
-        *,
-        db_engine: AsyncEngine | None = None,
-        auto_migrate: bool | None = None,
-        **engine_kwargs: Any,
-    ) -> None:
-        """Create the service; the schema is checked (or migrated) on first use."""
-        self._sql = SqlHandle(db_url, db_engine, auto_migrate, engine_kwargs)
-        self._save_version = SAVES[self._sql.dialect]
-
-    @classmethod
-    def from_url(cls, url: str, **kwargs: Any) -> DatabaseArtifactService:
-        """Build the service for a SQLite or PostgreSQL URL."""
-        return cls(url, **kwargs)
-
-    async def prepare(self) -> None:
-        """Check (or migrate) the schema now instead of on first use."""
-        await self._sql.open()
-
-    async def close(self) -> None:
-        """Dispose the engine if the service created it."""
-        await self._sql.close()
-
     async def _save(self, key: ArtifactKey, record: ArtifactRecord) -> int:
-        return await self._save_version(await self._sql.open(), _names(key), _row(record))
+        save_version = SAVES[self._sql.dialect]
+        return await save_version(await self._sql.open(), _names(key), _row(record))
 
     async def _put_versions(self, key: ArtifactKey, records: list[ArtifactRecord]) -> None:
         names = _names(key)

@@ -21,7 +21,7 @@ from adk_runtime.memory._search import SEARCHES
 from adk_runtime.memory._text import EventText, decode_metadata, iso_time
 from adk_runtime.memory.base import EventMemoryService, MemoryEntry
 from adk_runtime.memory.tables import memory_entries
-from adk_runtime.sql.handle import SqlHandle
+from adk_runtime.sql.handle import SqlService
 
 if TYPE_CHECKING:
     pass
@@ -37,7 +37,7 @@ _KEY = ["app_name", "user_id", "session_id", "event_id"]
 _M = memory_entries.c
 
 
-class DatabaseMemoryService(EventMemoryService):
+class DatabaseMemoryService(SqlService, EventMemoryService):
     """Memory in the same SQLite / PostgreSQL database and migrations as the sessions.
 
     Args:
@@ -63,23 +63,10 @@ class DatabaseMemoryService(EventMemoryService):
         """Create the service; the schema is checked (or migrated) on first use."""
         if isinstance(max_results, bool) or not isinstance(max_results, int) or max_results < 1:
             raise InputValidationError("max_results must be a positive integer.")
-        self._sql = SqlHandle(db_url, db_engine, auto_migrate, engine_kwargs)
+        super().__init__(db_url, db_engine=db_engine, auto_migrate=auto_migrate, **engine_kwargs)
         self._insert = _INSERT[self._sql.dialect]
         self._search = SEARCHES[self._sql.dialect]
         self.max_results = max_results
-
-    @classmethod
-    def from_url(cls, url: str, **kwargs: Any) -> DatabaseMemoryService:
-        """Build the service for a SQLite or PostgreSQL URL."""
-        return cls(url, **kwargs)
-
-    async def prepare(self) -> None:
-        """Check (or migrate) the schema now instead of on first use."""
-        await self._sql.open()
-
-    async def close(self) -> None:
-        """Dispose the engine if the service created it."""
-        await self._sql.close()
 
     async def _remember(
         self, app_name: str, user_id: str, session_id: str, found: list[EventText], metadata: str

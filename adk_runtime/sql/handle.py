@@ -12,13 +12,14 @@ import asyncio
 from typing import Any
 
 from sqlalchemy.ext.asyncio import AsyncEngine
+from typing_extensions import Self
 
 from adk_runtime.errors import DatabaseUrlError
 from adk_runtime.sql.engine import Database, create_engine
 from adk_runtime.sql.migrate import ensure_schema
 from adk_runtime.sql.url import ASYNC_DRIVERS
 
-__all__ = ["SqlHandle"]
+__all__ = ["SqlHandle", "SqlService"]
 
 
 def _database(db_url: str | None, db_engine: AsyncEngine | None, engine_kwargs: Any) -> Database:
@@ -72,3 +73,36 @@ class SqlHandle:
     async def close(self) -> None:
         """Dispose the engine if this handle created it."""
         await self._db.dispose()
+
+
+class SqlService:
+    """What every SQL-backed artifact and memory service shares: its making and closing.
+
+    It is built from a URL or an engine, its schema is checked on first use (see
+    :class:`SqlHandle`), and it is closed the same way. A subclass reaches the database through
+    ``self._sql``.
+    """
+
+    def __init__(
+        self,
+        db_url: str | None = None,
+        *,
+        db_engine: AsyncEngine | None = None,
+        auto_migrate: bool | None = None,
+        **engine_kwargs: Any,
+    ) -> None:
+        """Create the service; the schema is checked (or migrated) on first use."""
+        self._sql = SqlHandle(db_url, db_engine, auto_migrate, engine_kwargs)
+
+    @classmethod
+    def from_url(cls, url: str, **kwargs: Any) -> Self:
+        """Build the service for a SQLite or PostgreSQL URL."""
+        return cls(url, **kwargs)
+
+    async def prepare(self) -> None:
+        """Check (or migrate) the schema now instead of on first use."""
+        await self._sql.open()
+
+    async def close(self) -> None:
+        """Dispose the engine if the service created it."""
+        await self._sql.close()
