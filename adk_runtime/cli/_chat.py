@@ -5,16 +5,17 @@ from __future__ import annotations
 import json
 import logging
 import sys
-from collections.abc import AsyncIterator, Iterable
+from collections.abc import AsyncIterator, Coroutine, Iterable
 from contextlib import aclosing
 from pathlib import Path
+from typing import Any
 
 import click
 from google.genai import types
 from rich.console import Console
 
 from adk_runtime.agents import RunConfig, StreamingMode
-from adk_runtime.cli._common import one_line
+from adk_runtime.cli._common import one_line, run_async
 from adk_runtime.cli._input import LineReader
 from adk_runtime.errors import AdkRuntimeError
 from adk_runtime.events import Event
@@ -184,6 +185,20 @@ def interrupted() -> SystemExit:
     console.print()
     console.print("[dim]Interrupted; everything committed so far is stored.[/]")
     return SystemExit(130)
+
+
+def run_chat(conversation: Coroutine[Any, Any, int]) -> None:
+    """Run a conversation that returns its count of failed turns, from a click command.
+
+    Ctrl-C ends it with :func:`interrupted`; a failed turn makes a script or a pipe (stdin not
+    a terminal) exit with status 1.
+    """
+    try:
+        failures = run_async(conversation)
+    except KeyboardInterrupt:
+        raise interrupted() from None
+    if failures and not sys.stdin.isatty():
+        raise SystemExit(1)  # a script or pipe learns that a turn failed
 
 
 def _show(event: Event, streamed: bool) -> bool:

@@ -97,7 +97,13 @@ def agent_option() -> Callable[[F], F]:
     )
 
 
-def artifact_url_option(help: str) -> Callable[[F], F]:
+ARTIFACT_URL_HELP = (
+    "Artifact store (default: the session database if SQL, .adk_runtime/artifacts for "
+    "Redis, in memory for memory://)."
+)
+
+
+def artifact_url_option(help: str = ARTIFACT_URL_HELP) -> Callable[[F], F]:
     """The ``--artifact-url`` option (also read from ``ADK_RUNTIME_ARTIFACT_URL``)."""
     return click.option(
         "--artifact-url",

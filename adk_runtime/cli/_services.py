@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import contextlib
+from collections.abc import AsyncIterator
 from pathlib import Path
 
 import click
@@ -9,12 +11,14 @@ import click
 from adk_runtime._url_registry import is_sql_url, url_scheme
 from adk_runtime.artifacts import BaseArtifactService, artifact_service_from_url
 from adk_runtime.memory import BaseMemoryService, memory_service_from_url
+from adk_runtime.sessions import BaseSessionService, session_service_from_url
 
 __all__ = [
     "DEFAULT_ARTIFACT_DIR",
     "artifact_service_for",
     "default_artifact_url",
     "memory_service_for",
+    "stores",
 ]
 
 DEFAULT_ARTIFACT_DIR = Path(".adk_runtime") / "artifacts"
@@ -51,3 +55,19 @@ def artifact_service_for(url: str | None, session_url: str) -> BaseArtifactServi
 def memory_service_for(url: str | None) -> BaseMemoryService | None:
     """The memory service ``url`` names (None: no memory service)."""
     return None if url is None else memory_service_from_url(url)
+
+
+@contextlib.asynccontextmanager
+async def stores(
+    session_url: str, artifact_url: str | None
+) -> AsyncIterator[tuple[BaseSessionService, BaseArtifactService]]:
+    """The session service ``session_url`` names and the artifact service beside it.
+
+    The artifact service is :func:`artifact_service_for` ``artifact_url``; both are closed
+    when the block ends.
+    """
+    async with (
+        session_service_from_url(session_url) as sessions,
+        artifact_service_for(artifact_url, session_url) as artifacts,
+    ):
+        yield sessions, artifacts

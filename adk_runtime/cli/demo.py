@@ -17,16 +17,15 @@ from adk_runtime.cli._chat import (
     console,
     converse,
     ensure_sqlite_dir,
-    interrupted,
     open_or_resume,
     print_history,
     print_state,
+    run_chat,
 )
-from adk_runtime.cli._common import ARTIFACT_URL_ENV, run_async, session_url_option, show_url
-from adk_runtime.cli._services import artifact_service_for
+from adk_runtime.cli._common import artifact_url_option, session_url_option, show_url
+from adk_runtime.cli._services import stores
 from adk_runtime.errors import ConfigurationError
 from adk_runtime.runners import Runner
-from adk_runtime.sessions import session_service_from_url
 
 DEMO_URL = "sqlite+aiosqlite:///.adk_runtime/demo.db"
 DEMO_USER = "demo"
@@ -34,14 +33,7 @@ DEMO_USER = "demo"
 
 @click.command()
 @session_url_option("--session-url", "--url", default=DEMO_URL)
-@click.option(
-    "--artifact-url",
-    envvar=ARTIFACT_URL_ENV,
-    default=None,
-    metavar="URL",
-    help="Artifact store (default: the session database if SQL, .adk_runtime/artifacts for "
-    "Redis, in memory for memory://).",
-)
+@artifact_url_option()
 @click.option("--session", "session_id", default="demo", show_default=True, help="Session id.")
 @click.option(
     "--model",
@@ -56,10 +48,7 @@ def demo(session_url: str, artifact_url: str | None, session_id: str, model: str
     ensure_sqlite_dir(session_url)
 
     async def go() -> int:
-        async with (
-            session_service_from_url(session_url) as service,
-            artifact_service_for(artifact_url, session_url) as artifacts,
-        ):
+        async with stores(session_url, artifact_url) as (service, artifacts):
             runner = Runner(
                 app_name=notes.APP_NAME,
                 agent=agent,
@@ -99,12 +88,7 @@ def demo(session_url: str, artifact_url: str | None, session_id: str, model: str
             _print_where(session_url, final.id, artifact_url)
             return failures
 
-    try:
-        failures = run_async(go())
-    except KeyboardInterrupt:
-        raise interrupted() from None
-    if failures and not sys.stdin.isatty():
-        raise SystemExit(1)
+    run_chat(go())
 
 
 def _print_where(session_url: str, session_id: str, artifact_url: str | None) -> None:

@@ -22,7 +22,7 @@ from adk_runtime.cli._common import (
     session_url_option,
     user_option,
 )
-from adk_runtime.cli._services import artifact_service_for
+from adk_runtime.cli._services import artifact_service_for, stores
 from adk_runtime.errors import InputValidationError
 from adk_runtime.runners import Runner
 from adk_runtime.sessions import session_service_from_url
@@ -96,10 +96,7 @@ def fork_command(
     """Copy a session (up to an event) and its artifacts into a new session; print the new id."""
 
     async def go() -> tuple[str, int]:
-        async with (
-            session_service_from_url(session_url) as service,
-            artifact_service_for(artifact_url, session_url) as artifacts,
-        ):
+        async with stores(session_url, artifact_url) as (service, artifacts):
             forked = await service.fork_session(
                 app_name=app_name,
                 user_id=user_id,

@@ -14,11 +14,10 @@ from adk_runtime.cli._common import (
     runner_root,
     session_url_option,
 )
-from adk_runtime.cli._services import artifact_service_for
+from adk_runtime.cli._services import stores
 from adk_runtime.cli.chat import DEFAULT_CHAT_URL
 from adk_runtime.errors import ConfigurationError
 from adk_runtime.runners import Runner
-from adk_runtime.sessions import session_service_from_url
 
 __all__ = ["mcp"]
 
@@ -26,10 +25,7 @@ __all__ = ["mcp"]
 @click.command("mcp")
 @agent_option()
 @session_url_option("--session-url", "--url", default=DEFAULT_CHAT_URL)
-@artifact_url_option(
-    "Artifact store (default: the session database if SQL, .adk_runtime/artifacts for "
-    "Redis, in memory for memory://)."
-)
+@artifact_url_option()
 @click.option("--app", "app_name", default=None, help="App name (default: the agent's name).")
 @click.option(
     "--transport",
@@ -68,10 +64,7 @@ def mcp(
     ensure_sqlite_dir(session_url)
 
     async def go() -> None:
-        async with (
-            session_service_from_url(session_url) as service,
-            artifact_service_for(artifact_url, session_url) as artifacts,
-        ):
+        async with stores(session_url, artifact_url) as (service, artifacts):
             runner = Runner(
                 **runner_root(loaded, app_name), session_service=service, artifact_service=artifacts
             )

@@ -30,10 +30,7 @@ DEFAULT_MAX_BODY_BYTES = 32 * 1024 * 1024
 @click.command()
 @agent_option()
 @session_url_option("--session-url", "--url")
-@artifact_url_option(
-    "Artifact store (default: the session database if SQL, .adk_runtime/artifacts for "
-    "Redis, in memory for memory://)."
-)
+@artifact_url_option()
 @click.option(
     "--memory-url",
     envvar=MEMORY_URL_ENV,

@@ -20,7 +20,7 @@ from adk_runtime.cli._common import (
     user_option,
 )
 from adk_runtime.cli._progress import progress_bar
-from adk_runtime.cli._services import artifact_service_for
+from adk_runtime.cli._services import stores
 from adk_runtime.errors import AdkRuntimeError, SessionNotFoundError
 from adk_runtime.events import Event
 from adk_runtime.events._internal_metadata import public_event
@@ -200,10 +200,7 @@ def delete_command(
     """
 
     async def go() -> None:
-        async with (
-            session_service_from_url(session_url) as service,
-            artifact_service_for(artifact_url, session_url) as artifacts,
-        ):
+        async with stores(session_url, artifact_url) as (service, artifacts):
             try:
                 await _load(service, app_name, user_id, session_id)
             except SessionNotFoundError:
@@ -272,10 +269,7 @@ def prune_command(
         )
 
     async def go() -> None:
-        async with (
-            session_service_from_url(session_url) as service,
-            artifact_service_for(artifact_url, session_url) as artifacts,
-        ):
+        async with stores(session_url, artifact_url) as (service, artifacts):
             result = await service.prune_sessions(
                 app_name=app_name,
                 user_id=user_id,
