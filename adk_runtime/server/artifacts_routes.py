@@ -6,10 +6,11 @@ base64 ``data``). Version-specific routes come before the catch-all: names may c
 
 from __future__ import annotations
 
-from typing import Annotated
+from typing import Annotated, Any
 
 from fastapi import APIRouter, HTTPException, Query
 from fastapi.responses import JSONResponse
+from pydantic import BaseModel
 
 from adk_runtime.server._state import AdkState, ServerState
 from adk_runtime.server.models import SaveArtifactRequest
@@ -51,9 +52,7 @@ async def save_artifact(
         filename=req.filename,
         version=version,
     )
-    if meta is None:  # deleted at once by another request
-        raise HTTPException(status_code=404, detail=f"Artifact {req.filename!r} not found.")
-    return JSONResponse(meta.model_dump(mode="json", by_alias=True, exclude_none=True))
+    return _found(meta, req.filename)  # None: deleted at once by another request
 
 
 @router.get(_BASE + "/{artifact_name:path}/versions/metadata")
@@ -65,9 +64,7 @@ async def list_artifact_versions_metadata(
     versions = await state.artifacts.list_artifact_versions(
         app_name=app_name, user_id=user_id, session_id=session_id, filename=artifact_name
     )
-    return JSONResponse(
-        [v.model_dump(mode="json", by_alias=True, exclude_none=True) for v in versions]
-    )
+    return JSONResponse([_camel_json(v) for v in versions])
 
 
 @router.get(_BASE + "/{artifact_name:path}/versions/{version_id}/metadata")
@@ -88,9 +85,18 @@ async def get_artifact_version_metadata(
         filename=artifact_name,
         version=_version(version_id),
     )
-    if meta is None:
+    return _found(meta, artifact_name)
+
+
+def _camel_json(model: BaseModel) -> Any:
+    return model.model_dump(mode="json", by_alias=True, exclude_none=True)
+
+
+def _found(model: BaseModel | None, artifact_name: str) -> JSONResponse:
+    """``model`` as camelCase JSON; 404 when the artifact (version) was not found."""
+    if model is None:
         raise HTTPException(status_code=404, detail=f"Artifact {artifact_name!r} not found.")
-    return JSONResponse(meta.model_dump(mode="json", by_alias=True, exclude_none=True))
+    return JSONResponse(_camel_json(model))
 
 
 def _version(version_id: str) -> int | None:
@@ -134,9 +140,7 @@ async def _load(
         filename=artifact_name,
         version=version,
     )
-    if part is None:
-        raise HTTPException(status_code=404, detail=f"Artifact {artifact_name!r} not found.")
-    return JSONResponse(part.model_dump(mode="json", by_alias=True, exclude_none=True))
+    return _found(part, artifact_name)
 
 
 @router.get(_BASE + "/{artifact_name:path}/versions/{version_id}")
