@@ -88,17 +88,8 @@ class StdioConnectionParams(BaseModel):
     timeout: float = Field(default=5.0, gt=0)
 
 
-class SseConnectionParams(BaseModel):
-    """An MCP server reached over HTTP with Server-Sent Events (the older HTTP transport).
-
-    Attributes:
-        url: The server's SSE endpoint.
-        headers: HTTP headers sent with every request (e.g. authorization).
-        timeout: Seconds allowed to connect and complete the MCP handshake.
-        sse_read_timeout: Seconds a call may wait for its answer.
-        httpx_client_factory: Makes the HTTP client of each connection (see
-            :class:`CheckableMcpHttpClientFactory`).
-    """
+class _HttpConnectionParams(BaseModel):
+    """What both HTTP transports take (see :class:`StreamableHTTPConnectionParams`)."""
 
     # A bad URL is not echoed in the error: it may carry a token.
     model_config = ConfigDict(arbitrary_types_allowed=True, hide_input_in_errors=True)
@@ -107,7 +98,6 @@ class SseConnectionParams(BaseModel):
     headers: dict[str, Any] | None = Field(default=None, repr=False)  # may hold credentials
     timeout: float = Field(default=5.0, gt=0)
     sse_read_timeout: float = Field(default=300.0, gt=0)
-    httpx_client_factory: CheckableMcpHttpClientFactory = create_mcp_http_client
 
     @field_validator("url")
     @classmethod
@@ -115,7 +105,17 @@ class SseConnectionParams(BaseModel):
         return _checked_url(url)
 
 
-class StreamableHTTPConnectionParams(BaseModel):
+class SseConnectionParams(_HttpConnectionParams):
+    """An MCP server reached over HTTP with Server-Sent Events (the older HTTP transport).
+
+    Its attributes are those of :class:`StreamableHTTPConnectionParams` but
+    ``terminate_on_close`` (``url`` is the server's SSE endpoint).
+    """
+
+    httpx_client_factory: CheckableMcpHttpClientFactory = create_mcp_http_client
+
+
+class StreamableHTTPConnectionParams(_HttpConnectionParams):
     """An MCP server reached over streamable HTTP (the current HTTP transport).
 
     Attributes:
@@ -128,20 +128,8 @@ class StreamableHTTPConnectionParams(BaseModel):
             :class:`CheckableMcpHttpClientFactory`).
     """
 
-    # A bad URL is not echoed in the error: it may carry a token.
-    model_config = ConfigDict(arbitrary_types_allowed=True, hide_input_in_errors=True)
-
-    url: str
-    headers: dict[str, Any] | None = Field(default=None, repr=False)  # may hold credentials
-    timeout: float = Field(default=5.0, gt=0)
-    sse_read_timeout: float = Field(default=300.0, gt=0)
     terminate_on_close: bool = True
     httpx_client_factory: CheckableMcpHttpClientFactory = create_mcp_http_client
-
-    @field_validator("url")
-    @classmethod
-    def _http_url(cls, url: str) -> str:
-        return _checked_url(url)
 
 
 ConnectionParams = (
@@ -167,13 +155,7 @@ def checked(params: object) -> ConnectionParams:
             "Missing connection params: give StdioConnectionParams, "
             "StreamableHTTPConnectionParams or SseConnectionParams."
         )
-    if not isinstance(
-        params,
-        StdioConnectionParams
-        | SseConnectionParams
-        | StreamableHTTPConnectionParams
-        | StdioServerParameters,
-    ):
+    if not isinstance(params, ConnectionParams):
         raise McpConfigurationError(
             f"connection params of type {type(params).__name__} name no MCP server: give "
             "StdioConnectionParams, StreamableHTTPConnectionParams or SseConnectionParams."
