@@ -250,18 +250,10 @@ async def resume_authorized_calls(
     if not calls:
         return
     _, stream = await _functions.rerun_calls(agent, ctx, calls)
-    async with aclosing(stream.events()) as progress:  # a generator tool's progress
-        async for event in progress:
+    asks = _functions.rerun_events(ctx, stream, lambda answer: generate_auth_event(ctx, answer))
+    async with aclosing(asks) as rerun:  # asks again if the credential was refused
+        async for event in rerun:
             yield event
-    response_event = stream.response
-    stream.end_invocation_if_paused(ctx)  # a generator tool asked for input
-    if response_event is None:
-        return
-    again = generate_auth_event(ctx, response_event)
-    if again is not None:  # a tool asks again (e.g. the credential was refused): pause again
-        ctx.end_invocation = True
-        yield again
-    yield response_event
 
 
 def check_credential_answers(agent_name: str, ctx: InvocationContext, message: Event) -> None:

@@ -154,18 +154,13 @@ async def resume_confirmed_calls(
     call_event, stream = await _functions.rerun_calls(
         agent, ctx, resumption.calls, confirmations=resumption.answers
     )
-    async with aclosing(stream.events()) as progress:  # a generator tool's progress
-        async for event in progress:
+
+    def ask_again(answer: Event) -> Event | None:
+        return generate_request_confirmation_event(ctx, call_event, answer)
+
+    async with aclosing(_functions.rerun_events(ctx, stream, ask_again)) as rerun:
+        async for event in rerun:
             yield event
-    response_event = stream.response
-    stream.end_invocation_if_paused(ctx)  # a generator tool asked for input
-    if response_event is None:
-        return
-    again = generate_request_confirmation_event(ctx, call_event, response_event)
-    if again is not None:  # the tool asks again: pause again
-        ctx.end_invocation = True
-        yield again
-    yield response_event
 
 
 async def check_confirmation_answers(

@@ -6,7 +6,8 @@ import asyncio
 import copy
 import json
 import logging
-from collections.abc import Awaitable, Callable, Sequence
+from collections.abc import AsyncGenerator, Awaitable, Callable, Sequence
+from contextlib import aclosing
 from typing import TYPE_CHECKING, Any, TypeAlias
 
 from google.genai import types
@@ -37,6 +38,7 @@ __all__ = [
     "long_running_ids",
     "missing_tool_message",
     "rerun_calls",
+    "rerun_events",
     "run_call_list",
     "run_function_calls",
     "stream_calls",
@@ -118,6 +120,29 @@ async def rerun_calls(
     tools = {tool.name: tool for tool in await agent.canonical_tools(ReadonlyContext(ctx))}
     stream = stream_calls(agent, ctx, call_event, tools, confirmations=confirmations, inputs=inputs)
     return call_event, stream
+
+
+async def rerun_events(
+    ctx: InvocationContext, stream: CallStream, ask_again: Callable[[Event], Event | None]
+) -> AsyncGenerator[Event, None]:
+    """The events of calls run again: their progress, then a new request, then the response.
+
+    ``ask_again(response)`` is the request a tool makes again (e.g. its credential was
+    refused), or None; a new request pauses the invocation, as does a generator tool that
+    asked for input.
+    """
+    async with aclosing(stream.events()) as progress:  # a generator tool's progress
+        async for event in progress:
+            yield event
+    response_event = stream.response
+    stream.end_invocation_if_paused(ctx)  # a generator tool asked for input
+    if response_event is None:
+        return
+    again = ask_again(response_event)
+    if again is not None:  # the tool asks again: pause again
+        ctx.end_invocation = True
+        yield again
+    yield response_event
 
 
 async def run_call_list(
