@@ -100,6 +100,11 @@ class BaseAgent(BaseModel):
     (``LlmAgent`` and the workflow agents, see :mod:`adk_runtime.agents._resume`). Any other
     agent that already gave its answer in a resumed invocation is not run again."""
 
+    _resumed_by_inner_answers: ClassVar[bool] = False
+    """True for agents that run their sub-agents as steps (the workflow agents): when the user
+    answers a call one of them made, the Runner resumes this agent from the invocation's
+    committed events, so the steps after the caller run too."""
+
     def effective_state_schema(self) -> type[BaseModel] | None:
         """The ``state_schema`` checking this agent's writes: its own, or its nearest ancestor's."""
         agent: BaseAgent | None = self
@@ -247,6 +252,14 @@ class BaseAgent(BaseModel):
         ``Runner`` for how the next turn's agent is chosen.
         """
         return False
+
+    def _question_awaiting_reply(self, events: list[Event]) -> Event | None:
+        """The stored question a plain user message to this root agent answers, if any.
+
+        None here; a workflow run as the root answers with its task node's open question, so
+        the Runner routes the reply to that node.
+        """
+        return None
 
     async def run_async(self, parent_context: InvocationContext) -> AsyncGenerator[Event, None]:
         """Run the agent: before callbacks, ``_run_async_impl``, after callbacks.

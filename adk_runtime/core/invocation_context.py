@@ -6,7 +6,7 @@ import asyncio
 from typing import TYPE_CHECKING, Any
 
 from google.genai import types
-from pydantic import BaseModel, ConfigDict, Field, PrivateAttr, field_validator
+from pydantic import BaseModel, ConfigDict, Field, PrivateAttr, SkipValidation, field_validator
 
 from adk_runtime.artifacts.base import BaseArtifactService
 from adk_runtime.core._abort import AbortState
@@ -15,6 +15,7 @@ from adk_runtime.core._compaction_config import EventsCompactionConfig
 from adk_runtime.core._resumability import ResumabilityConfig
 from adk_runtime.core.plugin_manager import PluginManager
 from adk_runtime.core.run_config import RunConfig
+from adk_runtime.core.runner_factory import RunnerFactory
 from adk_runtime.errors import LlmCallsLimitExceededError, UnsupportedFeatureError
 from adk_runtime.events._calls import calling_event
 from adk_runtime.memory.base import BaseMemoryService
@@ -74,6 +75,8 @@ class InvocationContext(BaseModel):
             ``adk_runtime.auth.credential_service.BaseCredentialService``), if configured.
         credential_by_key: The credentials resolved for toolsets in this invocation, by
             credential key (``ReadonlyContext.get_credential``); never stored.
+        runner_factory: Makes the Runner of a nested run (``AgentTool``, ``NodeTool``); the
+            Runner sets it (see :mod:`adk_runtime.core.runner_factory`).
     """
 
     model_config = ConfigDict(extra="forbid", arbitrary_types_allowed=True)
@@ -98,6 +101,7 @@ class InvocationContext(BaseModel):
     # A BaseCredentialService: typed loosely, as the auth extra may not be installed.
     credential_service: Any = None
     credential_by_key: dict[str, Any] = Field(default_factory=dict)
+    runner_factory: SkipValidation[RunnerFactory | None] = None
 
     @field_validator("agent", mode="before")
     @classmethod

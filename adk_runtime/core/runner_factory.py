@@ -12,17 +12,17 @@ from __future__ import annotations
 from collections.abc import AsyncGenerator
 from typing import TYPE_CHECKING, Any, Protocol
 
-from google.genai import types
-
-from adk_runtime.artifacts.base import BaseArtifactService
 from adk_runtime.errors import ConfigurationError
-from adk_runtime.events import Event
-from adk_runtime.memory.base import BaseMemoryService
-from adk_runtime.plugins.plugin_manager import PluginManager
-from adk_runtime.sessions.base import BaseSessionService
 
-if TYPE_CHECKING:
-    from adk_runtime.agents.base_agent import BaseAgent
+if TYPE_CHECKING:  # annotations only: InvocationContext, which BaseAgent imports, imports this
+    from google.genai import types
+
+    from adk_runtime.artifacts.base import BaseArtifactService
+    from adk_runtime.core.base_agent import BaseAgent
+    from adk_runtime.core.plugin_manager import PluginManager
+    from adk_runtime.events import Event
+    from adk_runtime.memory.base import BaseMemoryService
+    from adk_runtime.sessions.base import BaseSessionService
 
 __all__ = ["NestedRunner", "RunnerFactory", "register_runner_factory", "registered_runner_factory"]
 
