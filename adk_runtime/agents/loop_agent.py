@@ -49,6 +49,7 @@ class LoopAgent(BaseAgent):
 
     config_type: ClassVar[type[BaseAgentConfig]] = LoopAgentConfig
     resumes_itself: ClassVar[bool] = True
+    _resumed_by_inner_answers: ClassVar[bool] = True
 
     max_iterations: int | None = None
 

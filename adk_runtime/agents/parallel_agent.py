@@ -34,6 +34,7 @@ class ParallelAgent(BaseAgent):
 
     config_type: ClassVar[type[BaseAgentConfig]] = ParallelAgentConfig
     resumes_itself: ClassVar[bool] = True
+    _resumed_by_inner_answers: ClassVar[bool] = True
 
     async def _run_async_impl(self, ctx: InvocationContext) -> AsyncGenerator[Event, None]:
         if not self.sub_agents:

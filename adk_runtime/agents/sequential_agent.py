@@ -39,6 +39,7 @@ class SequentialAgent(BaseAgent):
 
     config_type: ClassVar[type[BaseAgentConfig]] = SequentialAgentConfig
     resumes_itself: ClassVar[bool] = True
+    _resumed_by_inner_answers: ClassVar[bool] = True
 
     async def _run_async_impl(self, ctx: InvocationContext) -> AsyncGenerator[Event, None]:
         if not self.sub_agents:

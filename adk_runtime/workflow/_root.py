@@ -15,7 +15,7 @@ from adk_runtime.events._calls import calling_event
 from adk_runtime.workflow._agent_node import AgentNode
 from adk_runtime.workflow._base_node import BaseNode
 from adk_runtime.workflow._errors import DynamicNodeFailError
-from adk_runtime.workflow._interrupts import check_node_message
+from adk_runtime.workflow._interrupts import check_node_message, waiting_task_question
 from adk_runtime.workflow._parallel_worker import ParallelWorker
 from adk_runtime.workflow._run import Place, WorkflowRun
 from adk_runtime.workflow._workflow import Workflow
@@ -86,6 +86,14 @@ class NodeAgent(BaseAgent):
             by_author.setdefault(asked.author, []).append(part)
         # None for the nodes' own requests (author: the root)
         await check_by_author(ctx, message, by_author, self.node_agent)
+
+    def _question_awaiting_reply(self, events: list[Event]) -> Event | None:
+        """The question a ``mode="task"`` agent node asked the user and still waits on.
+
+        Raises:
+            InputValidationError: Task nodes of two runs wait for a reply at once.
+        """
+        return waiting_task_question(events)
 
     def node_agent(self, name: str) -> BaseAgent | None:
         """The agent called ``name`` that a node of the graph runs (or one of its sub-agents).
