@@ -92,6 +92,6 @@ def _allow_runner_construction(bb: BlockBuster) -> None:
     it, and that path has google-auth look for an mTLS certificate config file on the event
     loop before each request.
     """
-    bb.functions["os.getcwd"].can_block_in("adk_runtime/_app_origin.py", {"agent_origin"})
+    bb.functions["os.getcwd"].can_block_in("adk_runtime/runtime/app.py", {"agent_origin"})
     for function in bb.functions.values():
         function.can_block_in("google/auth/transport/_mtls_helper.py", {"check_use_client_cert"})

@@ -29,8 +29,8 @@ ALLOWED: dict[tuple[str, str], str] = {
     ("integrations/langchain/langchain_tool.py", "_run"): "langchain BaseTool's hook",
     ("plugins/_safe_repr.py", "_fields"): "namedtuple's documented _fields",
     # our own attributes, set by adk_runtime on objects it hands out
-    ("_app_origin.py", "_adk_origin_app_name"): "ours (cli/utils/agent_loader.py sets it)",
-    ("_app_origin.py", "_adk_origin_path"): "ours (cli/utils/agent_loader.py sets it)",
+    ("runtime/app.py", "_adk_origin_app_name"): "ours (cli/utils/agent_loader.py sets it)",
+    ("runtime/app.py", "_adk_origin_path"): "ours (cli/utils/agent_loader.py sets it)",
     ("cli/utils/agent_loader.py", "_adk_origin_app_name"): "ours",
     ("cli/utils/agent_loader.py", "_adk_origin_path"): "ours",
     ("tools/_builtin.py", "_is_managed_agent"): "ours (LlmRequest's private attribute)",

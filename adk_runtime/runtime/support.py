@@ -22,7 +22,7 @@ from adk_runtime.events import Event
 from adk_runtime.platform.thread import create_thread
 
 if TYPE_CHECKING:
-    from adk_runtime.runners import Runner
+    from adk_runtime.runtime.runner import Runner
 
 __all__ = ["ThreadedRun", "close_agent_tools", "format_event", "run_debug"]
 
@@ -238,6 +238,7 @@ class ThreadedRun:
             yield item
 
     def close(self) -> None:
+        """Stop the run (if it is still going) and wait for its thread."""
         if not self._finished and self._loop is not None and self._task is not None:
             with contextlib.suppress(RuntimeError):
                 self._loop.call_soon_threadsafe(self._task.cancel)

@@ -136,6 +136,7 @@ def validate_run(
     invocation_id: str | None,
     idempotency_key: str | None,
 ) -> None:
+    """Check a run's ids (``InputValidationError`` names a malformed one)."""
     validate_session_key(app_name, user_id, session_id)
     if invocation_id is not None:
         validate_id(invocation_id, "invocation_id")
@@ -203,6 +204,7 @@ def user_event(
     state_delta: dict[str, Any] | None,
     event_id: str | None,
 ) -> Event:
+    """The user's event: ``message`` and ``state_delta``, stored under ``event_id`` if given."""
     event = Event(
         invocation_id=invocation_id,
         author="user",
@@ -215,6 +217,7 @@ def user_event(
 
 
 def without_temp(event: Event) -> Event:
+    """``event`` as yielded: its ``temp:`` state keys stripped (a copy, if it had any)."""
     delta = event.actions.state_delta
     if not any(key.startswith(State.TEMP_PREFIX) for key in delta):
         return event

@@ -16,21 +16,21 @@ from contextlib import aclosing
 from typing import TYPE_CHECKING
 
 from adk_runtime import telemetry
-from adk_runtime._plugin_run import run_with_plugins
-from adk_runtime._turn import agent_resumed, function_call_event, without_temp
 from adk_runtime.agents import _resume, _rewind
 from adk_runtime.core._abort import sealing_events, until_aborted
 from adk_runtime.core.run_config import RunConfig
 from adk_runtime.errors import InvocationNotOpenError
 from adk_runtime.events import Event
 from adk_runtime.events.compaction_view import is_compaction
+from adk_runtime.runtime.plugins import run_with_plugins
+from adk_runtime.runtime.routing import agent_resumed, function_call_event, without_temp
 from adk_runtime.sessions.claims import SessionClaim
 from adk_runtime.sessions.invocations import OpenInvocation
 from adk_runtime.sessions.session import Session
 
 if TYPE_CHECKING:
     from adk_runtime.core.invocation_context import InvocationContext
-    from adk_runtime.runners import Runner
+    from adk_runtime.runtime.runner import Runner
 
 __all__ = [
     "commit_agent_events",
