@@ -8,26 +8,21 @@ exactly as the agent's own content is — then ``after_run_callback`` once the i
 ended (normally, or because the caller stopped reading). An error (the agent's, or a
 failing ``after_run_callback``'s) is reported to ``on_run_error_callback`` once and goes on.
 ``plugin_message`` runs ``on_user_message_callback`` on the user's message before it is
-stored (its failure is reported the same way); ``resolve_app`` turns the Runner's arguments into
-its App.
+stored (its failure is reported the same way).
 """
 
 from __future__ import annotations
 
-import warnings
 from collections.abc import AsyncGenerator
 from contextlib import aclosing
 from typing import Any
 
 from google.genai import types
 
-from adk_runtime.apps.app import App
-from adk_runtime.core.base_agent import BaseAgent
-from adk_runtime.core.base_plugin import BasePlugin
 from adk_runtime.core.invocation_context import InvocationContext
 from adk_runtime.events import Event
 
-__all__ = ["apply_on_event", "plugin_message", "resolve_app", "run_with_plugins"]
+__all__ = ["apply_on_event", "plugin_message", "run_with_plugins"]
 
 # What a replacement event returned by on_event_callback cannot change: the event's identity.
 _KEPT = frozenset({"id", "invocation_id", "timestamp"})
@@ -111,56 +106,6 @@ async def apply_on_event(ctx: InvocationContext, event: Event) -> Event:
     if not merged.author:
         merged.author = event.author
     return merged
-
-
-def resolve_app(
-    app: App | None,
-    app_name: str | None,
-    agent: BaseAgent | None,
-    plugins: list[BasePlugin] | None,
-    node: Any = None,
-) -> App:
-    """The App the Runner runs: ``app`` itself, or one made of ``app_name``, ``agent``, ``plugins``.
-
-    Raises:
-        ValueError: The arguments do not name exactly one of ``app``, ``agent`` and ``node``,
-            or ``agent`` comes without ``app_name``, or ``plugins`` with ``app``.
-    """
-    if sum(given is not None for given in (app, agent, node)) > 1:
-        raise ValueError(
-            "Only one of app, agent, or node may be provided: give the Runner an app, an "
-            "agent (with app_name) or a workflow node."
-        )
-    if app is None and agent is None and node is None:
-        raise ValueError(
-            "One of app, agent, or node must be provided (app_name is required when agent is "
-            "provided): give the Runner an app, an agent and an app_name, or a node."
-        )
-    from adk_runtime.workflow._root import as_agent
-
-    if node is not None:
-        agent = as_agent(node)
-        app_name = app_name or getattr(node, "name", None)
-    else:  # a workflow node given as the agent (google-adk 2 takes one) runs as a root node
-        agent = as_agent(agent)
-    if plugins is not None:
-        if app is not None:
-            raise ValueError("With app, give the plugins in App(plugins=...), not to the Runner.")
-        warnings.warn(
-            "Runner(plugins=...) is deprecated (as in google-adk): pass "
-            "app=App(name=..., root_agent=..., plugins=[...]) instead.",
-            DeprecationWarning,
-            stacklevel=3,
-        )
-    if app is not None:
-        return app
-    if not app_name:
-        raise ValueError(
-            "app_name is required when agent is provided: give the Runner its app_name."
-        )
-    # model_construct: an agent-and-name Runner keeps its historical freedom of names
-    # (validate_id still checks them), as google-adk does.
-    return App.model_construct(name=app_name, root_agent=agent, plugins=list(plugins or []))
 
 
 async def plugin_message(

@@ -1,57 +1,37 @@
-"""The pieces of a Runner turn, shared with the crash resume (``_durable``).
+"""Which agent a turn runs, and the stored call a message answers.
 
-Checking a run's ids and message, the stored call a message answers, the agent a turn runs
-(the conversation's current agent; for an answer, the agent that asked or the workflow above
-it, resumed from the invocation's committed events), the user's event, an event as yielded
-(``temp:`` keys stripped), and the compaction after a turn.
+The conversation's current agent runs (the root, or a sub-agent the conversation was
+transferred to). A message that answers a call goes to the agent that made it, or to the
+agent above it that runs its sub-agents as steps (``BaseAgent._resumed_by_inner_answers``),
+resumed from the invocation's committed events. A plain message to a root that waits for a
+reply (``BaseAgent.question_awaiting_reply``) answers that question. The agents decide; this
+module never tests their classes.
 """
 
 from __future__ import annotations
 
-import logging
 from collections.abc import Callable
 from types import EllipsisType
-from typing import Any
 
 from google.genai import types
 
 from adk_runtime.agents import _resume, _tasks
 from adk_runtime.agents._generator_tools import caller_of
-from adk_runtime.agents.loop_agent import LoopAgent
-from adk_runtime.agents.parallel_agent import ParallelAgent
-from adk_runtime.agents.sequential_agent import SequentialAgent
-from adk_runtime.apps.app import App
-from adk_runtime.apps.compaction import compact_after_invocation
 from adk_runtime.core.base_agent import BaseAgent
 from adk_runtime.core.invocation_context import InvocationContext
-from adk_runtime.errors import InputValidationError
-from adk_runtime.events import Event, EventActions
+from adk_runtime.events import Event
 from adk_runtime.events._calls import calling_event
 from adk_runtime.events.rewind import live_events_newest_first
-from adk_runtime.sessions._prepare import AppendResult
-from adk_runtime.sessions._validation import validate_id, validate_session_key
-from adk_runtime.sessions.base import BaseSessionService
 from adk_runtime.sessions.session import Session
-from adk_runtime.sessions.state import State
-from adk_runtime.workflow._interrupts import is_task_question, waiting_task_question
-from adk_runtime.workflow._root import NodeAgent
 
 __all__ = [
     "agent_resumed",
     "agent_to_run",
     "answered_event",
-    "compact",
     "continue_with",
     "function_call_event",
-    "place_reply",
     "transfers_back",
-    "user_event",
-    "validate_message",
-    "validate_run",
-    "without_temp",
 ]
-
-logger = logging.getLogger(__name__)
 
 
 def agent_to_run(
@@ -124,33 +104,9 @@ def agent_resumed(caller: BaseAgent, call_event: Event | None) -> BaseAgent:
     if call_event is None:
         return caller
     agent = caller
-    while isinstance(agent.parent_agent, (SequentialAgent, LoopAgent, ParallelAgent)):
+    while agent.parent_agent is not None and agent.parent_agent._resumed_by_inner_answers:
         agent = agent.parent_agent
     return agent
-
-
-def validate_run(
-    app_name: str,
-    user_id: str,
-    session_id: str,
-    invocation_id: str | None,
-    idempotency_key: str | None,
-) -> None:
-    """Check a run's ids (``InputValidationError`` names a malformed one)."""
-    validate_session_key(app_name, user_id, session_id)
-    if invocation_id is not None:
-        validate_id(invocation_id, "invocation_id")
-    if idempotency_key is not None:
-        validate_id(idempotency_key, "idempotency_key")
-
-
-def validate_message(message: types.Content | None) -> None:
-    """Refuse a user message that carries function calls: only the model calls functions."""
-    if message is not None and any(part.function_call for part in message.parts or []):
-        raise InputValidationError(
-            "A user message cannot contain function calls: only the model calls tools. "
-            "Answer a call with a function response carrying the call's id."
-        )
 
 
 def function_call_event(session: Session, message: types.Content | None) -> Event | None:
@@ -171,104 +127,14 @@ def answered_event(
     """The stored event holding the call ``message`` answers, if any.
 
     A function response answers its call (:func:`function_call_event`); a plain message to a
-    workflow whose ``mode="task"`` agent node asked the user a question replies to that
-    question (``workflow._interrupts.waiting_task_question``).
+    root that waits for a reply answers its question (``BaseAgent.question_awaiting_reply``:
+    a workflow's ``mode="task"`` agent node's question).
 
     Raises:
         InputValidationError: Task nodes of two runs wait for a reply at once.
     """
     event = function_call_event(session, message)
     plain = message is not None and not any(p.function_response for p in message.parts or [])
-    if event is None and plain and isinstance(root, NodeAgent):
-        event = waiting_task_question(session.events)
+    if event is None and plain:
+        event = root._question_awaiting_reply(session.events)
     return event
-
-
-def place_reply(event: Event, call_event: Event | None) -> None:
-    """Put a plain reply to a task node's question (``call_event``) on the node's path.
-
-    The workflow's log then reads it as the answer, and the node's agent, on its branch and
-    in its scope, sees it; other nodes' agents do not.
-    """
-    if call_event is None or event.get_function_responses():
-        return
-    if any(is_task_question(call) for call in call_event.get_function_calls()):
-        event.node_info.path = call_event.node_info.path
-        event.branch = call_event.branch
-        event.isolation_scope = call_event.isolation_scope
-
-
-def user_event(
-    invocation_id: str,
-    message: types.Content | None,
-    state_delta: dict[str, Any] | None,
-    event_id: str | None,
-) -> Event:
-    """The user's event: ``message`` and ``state_delta``, stored under ``event_id`` if given."""
-    event = Event(
-        invocation_id=invocation_id,
-        author="user",
-        content=message,
-        actions=EventActions(state_delta=dict(state_delta or {})),
-    )
-    if event_id is not None:
-        event.id = event_id
-    return event
-
-
-def without_temp(event: Event) -> Event:
-    """``event`` as yielded: its ``temp:`` state keys stripped (a copy, if it had any)."""
-    delta = event.actions.state_delta
-    if not any(key.startswith(State.TEMP_PREFIX) for key in delta):
-        return event
-    kept = {k: v for k, v in delta.items() if not k.startswith(State.TEMP_PREFIX)}
-    actions = event.actions.model_copy(update={"state_delta": kept})
-    return event.model_copy(update={"actions": actions})
-
-
-async def compact(app: App, service: BaseSessionService, session: Session) -> None:
-    """Commit the compaction event due after this invocation, if the app asks for one.
-
-    Under the turn's claim, after its last event was yielded: the caller's iteration ends
-    once it is committed.
-    """
-    if app.events_compaction_config is None:
-        return
-    summary = await compact_after_invocation(app, session.events, session_id=session.id)
-    if summary is None:
-        return
-    try:
-        await service.append_event(session, summary)
-    except Exception as exc:  # the turn is committed and answered; the next one retries
-        logger.warning(
-            "Event compaction of session %s was not committed (%s); the turn stands.",
-            session.id,
-            type(exc).__name__,
-        )
-
-
-async def stored_answer(
-    service: BaseSessionService,
-    session: Session,
-    result: AppendResult,
-    missing: Callable[[], Exception],
-) -> list[Event] | None:
-    """What to answer when the user's message was stored already (an idempotent retry).
-
-    The events its turn committed after it, to yield again; or None when that turn left
-    nothing and its process died (the message is still the last event), so it is to be run
-    now. None too for a message stored just now. ``missing()`` is raised when the session is
-    gone.
-    """
-    if not result.already_stored:
-        return None
-    fresh = await service.get_session(
-        app_name=session.app_name, user_id=session.user_id, session_id=session.id
-    )
-    if fresh is None:
-        raise missing()
-    message = result.event
-    ids = [event.id for event in fresh.events]
-    start = ids.index(message.id) + 1 if message.id in ids else len(ids)
-    answer = [e for e in fresh.events[start:] if e.invocation_id == message.invocation_id]
-    return answer if answer or result.sequence != session.revision else None

@@ -30,8 +30,6 @@ the agent runs once, under the first turn's invocation id.
 from __future__ import annotations
 
 import asyncio
-import contextlib
-import functools
 import logging
 from collections.abc import AsyncGenerator, Generator
 from contextlib import aclosing
@@ -41,10 +39,7 @@ from typing import TYPE_CHECKING, Any
 
 from google.genai import types
 
-from adk_runtime import telemetry
 from adk_runtime._foreign import refuse_google_adk
-from adk_runtime.agents import _tasks
-from adk_runtime.agents._answer_checks import check_client_answers
 from adk_runtime.apps.app import App
 from adk_runtime.artifacts.base import BaseArtifactService
 from adk_runtime.artifacts.memory import InMemoryArtifactService
@@ -53,24 +48,22 @@ from adk_runtime.core.base_plugin import BasePlugin
 from adk_runtime.core.invocation_context import InvocationContext, new_invocation_context_id
 from adk_runtime.core.plugin_manager import PluginManager
 from adk_runtime.core.run_config import RunConfig
-from adk_runtime.errors import (
-    AlreadyExistsError,
-    SessionBusyError,
-    SessionNotFoundError,
-    UnsupportedFeatureError,
-)
+from adk_runtime.core.runner_factory import register_runner_factory
+from adk_runtime.errors import SessionBusyError, UnsupportedFeatureError
 from adk_runtime.events import Event
 from adk_runtime.memory.base import BaseMemoryService
 from adk_runtime.memory.in_memory import InMemoryMemoryService
-from adk_runtime.runtime import routing as _turn
-from adk_runtime.runtime import support as _runner_support
-from adk_runtime.runtime import turn as _durable
-from adk_runtime.runtime.app import agent_origin, alignment_hint
-from adk_runtime.runtime.plugins import plugin_message, resolve_app
-from adk_runtime.runtime.support import ThreadedRun
+from adk_runtime.runtime.app import agent_origin, alignment_hint, resolve_app
+from adk_runtime.runtime.closing import close_agent_tools
+from adk_runtime.runtime.debug import run_debug
+from adk_runtime.runtime.message import validate_message, validate_run
+from adk_runtime.runtime.recovery import resume_interrupted
+from adk_runtime.runtime.routing import agent_to_run, transfers_back
+from adk_runtime.runtime.sync import ThreadedRun
+from adk_runtime.runtime.turn import Turn
 from adk_runtime.sessions._validation import validate_id, validate_session_key
 from adk_runtime.sessions.base import BaseSessionService
-from adk_runtime.sessions.claims import DEFAULT_LEASE_SECONDS, DEFAULT_WAIT_SECONDS, SessionClaim
+from adk_runtime.sessions.claims import DEFAULT_LEASE_SECONDS, DEFAULT_WAIT_SECONDS
 from adk_runtime.sessions.invocations import OpenInvocation
 from adk_runtime.sessions.memory import InMemorySessionService
 from adk_runtime.sessions.session import Session
@@ -219,98 +212,13 @@ class Runner:
                 or it answers a confirmation or credential request wrongly; nothing was
                 written.
         """
-        _turn.validate_run(self.app_name, user_id, session_id, invocation_id, idempotency_key)
-        _turn.validate_message(new_message)
-        run_config = run_config or RunConfig()
-        if invocation_id is not None and new_message is None and not state_delta:
-            run = _durable.resume_async(
-                self, user_id, session_id, invocation_id, run_config, abort_signal
-            )
-        else:
-            run = self._run_turn(
-                user_id,
-                session_id,
-                new_message,
-                state_delta,
-                run_config,
-                invocation_id,
-                idempotency_key,
-                abort_signal,
-                yield_user_message,
-            )
+        validate_run(self.app_name, user_id, session_id, invocation_id, idempotency_key)
+        validate_message(new_message)
+        turn = Turn(self, user_id, session_id, run_config, abort_signal)
+        run = turn.run(new_message, state_delta, invocation_id, idempotency_key, yield_user_message)
         async with aclosing(run) as events:
             async for event in events:
                 yield event
-
-    async def _run_turn(
-        self,
-        user_id: str,
-        session_id: str,
-        new_message: types.Content | None,
-        state_delta: dict[str, Any] | None,
-        run_config: RunConfig,
-        invocation_id: str | None,
-        idempotency_key: str | None,
-        abort_signal: asyncio.Event | None,
-        yield_user_message: bool,
-    ) -> AsyncGenerator[Event, None]:
-        """One turn: claim, load, commit the user's message, run the agent (commit, yield)."""
-        own_id = invocation_id or new_invocation_context_id()  # chosen before the claim
-        async with contextlib.AsyncExitStack() as stack:
-            turn = stack.enter_context(telemetry.turn(self.app_name, user_id, session_id))
-            claim = await self._claim(stack, user_id, session_id, own_id)
-            session = await self._load_session(user_id, session_id, run_config)
-            session._fence = claim.token
-            if claim.took_over:  # the last holder died: finish what it left, if anything
-                session = await _durable.finish_interrupted(
-                    self, claim, session, run_config, idempotency_key, own_id
-                )
-            call_event = _turn.answered_event(self.agent, session, new_message)
-            if invocation_id is None and call_event is not None:
-                invocation_id = call_event.invocation_id  # resume the paused invocation
-            ctx = self._context(
-                session, invocation_id or own_id, invocation_id is not None, new_message, run_config
-            )
-            if new_message is not None:
-                new_message = await plugin_message(ctx, new_message, idempotency_key)
-            agent = self._find_agent_to_run(session, call_event=call_event)
-            if new_message is not None or state_delta:
-                event = _turn.user_event(
-                    ctx.invocation_id, new_message, state_delta, idempotency_key
-                )
-                event.custom_metadata = run_config.custom_metadata or None
-                # a reply to a task agent's question goes to it
-                event.isolation_scope = _tasks.active_scope(session.events, self.agent, call_event)
-                _turn.place_reply(event, call_event)  # a reply to a task node's question
-                await check_client_answers(agent, ctx, event)  # a refused answer is not stored
-                # an answer continues a paused invocation: it is the open one before the
-                # answer is stored, so a crash right after the commit leaves it resumable
-                # (no round trip for a new message: its id was claimed with the session)
-                await claim.mark(ctx.invocation_id)
-                result = await self.session_service.commit_event(session, event)
-                gone = functools.partial(self._missing, user_id, session_id)
-                answer = await _turn.stored_answer(self.session_service, session, result, gone)
-                for shown in [result.event] * yield_user_message + (answer or []):
-                    yield shown
-                if answer is not None:
-                    claim.finish()
-                    return
-                if result.already_stored:
-                    # The message is the last event and its turn left nothing: the process
-                    # that stored it died. Finish that turn now, under its invocation id.
-                    ctx.invocation_id = result.event.invocation_id
-                    ctx.user_content = result.event.content
-            await claim.mark(ctx.invocation_id)  # no round trip unless the id changed above
-            _turn.continue_with(ctx, agent, call_event)
-            turn.started(ctx.invocation_id, ctx.agent.name)
-            committing = _durable.commit_agent_events(self, session, ctx, abort_signal)
-            async with aclosing(committing) as events:
-                async for event in events:
-                    turn.events += 0 if event.partial else 1
-                    yield event
-            if not ctx.is_aborted:
-                await _turn.compact(self.app, self.session_service, session)
-            claim.finish()
 
     def _new_invocation_context(
         self,
@@ -349,30 +257,8 @@ class Runner:
             resumability_config=self.resumability_config,
             events_compaction_config=self.app.events_compaction_config,
             context_cache_config=self.context_cache_config,
+            runner_factory=nested_runner,
         )
-
-    def _context(
-        self,
-        session: Session,
-        invocation_id: str,
-        continuing: bool,
-        message: types.Content | None,
-        run_config: RunConfig,
-        agent: BaseAgent | None = None,
-    ) -> InvocationContext:
-        """The context of a turn: a new invocation, or (``continuing``) one that has events.
-
-        ``agent``: the one to run (default: the root agent).
-        """
-        ctx = self._new_invocation_context(
-            session, invocation_id=invocation_id, new_message=message, run_config=run_config
-        )
-        if agent is not None:
-            ctx.agent = agent
-        ctx._durable = True  # workflow agents record checkpoints: any invocation can resume
-        if continuing:  # its agents' states, from its committed events
-            ctx.populate_invocation_agent_states()
-        return ctx
 
     def run_live(self, *args: Any, **kwargs: Any) -> AsyncGenerator[Event, None]:
         """google-adk's Live API entry point; not implemented here.
@@ -402,7 +288,7 @@ class Runner:
         Returns:
             Each interrupted invocation found, with None when it was finished, else the error.
         """
-        return await _durable.resume_interrupted(self, user_id, session_id)
+        return await resume_interrupted(self, user_id, session_id)
 
     async def rewind_async(
         self,
@@ -433,7 +319,7 @@ class Runner:
         """
         validate_session_key(self.app_name, user_id, session_id)
         validate_id(rewind_before_invocation_id, "rewind_before_invocation_id")
-        await _durable.rewind(self, user_id, session_id, rewind_before_invocation_id)
+        await Turn(self, user_id, session_id).rewind(rewind_before_invocation_id)
 
     def run(
         self,
@@ -466,63 +352,9 @@ class Runner:
         finally:
             stream.close()
 
-    async def _claim(
-        self,
-        stack: contextlib.AsyncExitStack,
-        user_id: str,
-        session_id: str,
-        invocation_id: str | None,
-    ) -> SessionClaim:
-        """Hold the session for this turn (creating it first if allowed and missing).
-
-        The claim records ``invocation_id`` as the session's open invocation (None: leaves
-        it as it is); the turn calls ``claim.finish()`` when it ends normally.
-        """
-
-        def claim() -> SessionClaim:
-            return self.session_service.claim_session(
-                app_name=self.app_name,
-                user_id=user_id,
-                session_id=session_id,
-                wait_seconds=self.session_wait_seconds,
-                lease_seconds=self.session_lease_seconds,
-                invocation_id=invocation_id,
-            )
-
-        try:
-            return await stack.enter_async_context(claim())
-        except SessionNotFoundError:
-            if not self.auto_create_session:
-                raise self._missing(user_id, session_id) from None
-        with contextlib.suppress(AlreadyExistsError):  # another replica created it first
-            await self.session_service.create_session(
-                app_name=self.app_name, user_id=user_id, session_id=session_id
-            )
-        return await stack.enter_async_context(claim())
-
-    async def _load_session(
-        self, user_id: str, session_id: str, run_config: RunConfig | None
-    ) -> Session:
-        session = await self.session_service.get_session(
-            app_name=self.app_name,
-            user_id=user_id,
-            session_id=session_id,
-            config=None if run_config is None else run_config.get_session_config,
-        )
-        if session is None:  # deleted between the claim and the read
-            raise self._missing(user_id, session_id)
-        return session
-
     def _infer_agent_origin(self, agent: BaseAgent) -> tuple[str | None, Path | None]:
         """The app name ``agent``'s folder implies, and the folder (see ``_app_origin``)."""
         return agent_origin(agent)
-
-    def _missing(self, user_id: str, session_id: str) -> SessionNotFoundError:
-        hint = f" {self._app_name_alignment_hint}" if self._app_name_alignment_hint else ""
-        return SessionNotFoundError(
-            f"Session not found: {session_id!r} of user {user_id!r} in app {self.app_name!r}. "
-            f"Create it first, or build the Runner with auto_create_session=True.{hint}"
-        )
 
     async def run_debug(
         self,
@@ -540,7 +372,7 @@ class Runner:
         conversation. Printed: each message and the agents' text (``verbose`` adds tool calls
         and results; ``quiet`` prints nothing). For applications, use ``run_async``.
         """
-        return await _runner_support.run_debug(
+        return await run_debug(
             self,
             user_messages,
             user_id=user_id,
@@ -560,7 +392,7 @@ class Runner:
         Raises:
             PluginError: Some plugins failed to close (the tools were closed first).
         """
-        await _runner_support.close_agent_tools(self.agent)
+        await close_agent_tools(self.agent)
         await self.plugin_manager.close()
 
     async def __aenter__(self) -> Runner:
@@ -586,13 +418,13 @@ class Runner:
         transfer back to its parent. Otherwise the root agent (``root_agent``, by default
         the Runner's) runs.
         """
-        return _turn.agent_to_run(
+        return agent_to_run(
             root_agent or self.agent, session, call_event, self._is_transferable_across_agent_tree
         )
 
     def _is_transferable_across_agent_tree(self, agent: BaseAgent) -> bool:
         """Whether ``agent`` and every agent above it may transfer back to its parent."""
-        return _turn.transfers_back(agent)
+        return transfers_back(agent)
 
 
 class InMemoryRunner(Runner):
@@ -622,3 +454,33 @@ class InMemoryRunner(Runner):
             memory_service=InMemoryMemoryService(),
             plugin_close_timeout=plugin_close_timeout,
         )
+
+
+def nested_runner(
+    *,
+    app_name: str,
+    agent: BaseAgent,
+    session_service: BaseSessionService,
+    artifact_service: BaseArtifactService | None = None,
+    memory_service: BaseMemoryService | None = None,
+    credential_service: Any = None,
+    plugin_manager: PluginManager | None = None,
+) -> Runner:
+    """The Runner of a nested run (``agents.runner_factory.RunnerFactory``).
+
+    Every context a Runner builds carries it; it is registered for code without a context.
+    """
+    runner = Runner(
+        app_name=app_name,
+        agent=agent,
+        session_service=session_service,
+        artifact_service=artifact_service,
+        memory_service=memory_service,
+        credential_service=credential_service,
+    )
+    if plugin_manager is not None:  # shared, not copied: the calling Runner closes them
+        runner.plugin_manager = plugin_manager
+    return runner
+
+
+register_runner_factory(nested_runner)

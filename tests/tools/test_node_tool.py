@@ -16,7 +16,6 @@ from adk_runtime.core.tool_context import ToolContext
 from adk_runtime.events import Event
 from adk_runtime.sessions import BaseSessionService
 from adk_runtime.testing import ScriptedModel, function_call
-from adk_runtime.workflow._node_tool import NodeTool
 from adk_runtime.workflow import (
     START,
     BaseNode,
@@ -25,6 +24,7 @@ from adk_runtime.workflow import (
     WorkflowConfigurationError,
     node,
 )
+from adk_runtime.workflow._node_tool import NodeTool
 from tests.llm.helpers import APP, USER, send, start
 
 
