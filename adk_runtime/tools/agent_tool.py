@@ -132,7 +132,7 @@ class AgentTool(BaseTool):
             tool_context.actions.skip_summarization = True
         ctx = tool_context.invocation_context
         runner, session = await tool_run(
-            tool_context, agent=self.agent, share_plugins=self.include_plugins
+            tool_context, self.agent, share_plugins=self.include_plugins
         )
         message = types.Content(role="user", parts=[types.Part(text=self._message(args))])
         last: types.Content | None = None

@@ -23,6 +23,7 @@ from adk_runtime.workflow._errors import WorkflowConfigurationError, WorkflowDat
 from adk_runtime.workflow._function_node import _CONTEXT_NAMES, FunctionNode
 from adk_runtime.workflow._join_node import JoinNode
 from adk_runtime.workflow._parallel_worker import ParallelWorker
+from adk_runtime.workflow._root import as_agent
 from adk_runtime.workflow._workflow import Workflow
 
 if TYPE_CHECKING:
@@ -126,7 +127,7 @@ class NodeTool(BaseTool):
         call_id = tool_context.function_call_id or ""
         run = _CallRun(ctx, ctx.agent.name, self.name, call_id)
         root = _Call(name=_CALL, node=self.node, value=node_input)  # any tool name will do
-        runner, session = await tool_run(tool_context, node=root)
+        runner, session = await tool_run(tool_context, as_agent(root))
         message, invocation_id = await run.resume(runner.session_service, session, self.name)
         async for event in runner.run_async(
             user_id=ctx.user_id,

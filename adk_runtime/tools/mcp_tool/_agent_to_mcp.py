@@ -19,7 +19,7 @@ from __future__ import annotations
 import base64
 import weakref
 from collections.abc import MutableMapping
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
 from google.genai import types
 from mcp import types as mcp_types
@@ -27,13 +27,15 @@ from mcp.server.mcpserver import Context, MCPServer
 
 from adk_runtime.artifacts.memory import InMemoryArtifactService
 from adk_runtime.core.base_agent import BaseAgent
+from adk_runtime.core.runner_factory import (
+    NestedRunner,
+    RunnerFactory,
+    registered_runner_factory,
+)
 from adk_runtime.errors import InputValidationError, SessionNotFoundError
 from adk_runtime.features import FeatureName, is_feature_enabled
 from adk_runtime.memory.in_memory import InMemoryMemoryService
 from adk_runtime.sessions import GetSessionConfig, InMemorySessionService
-
-if TYPE_CHECKING:
-    from adk_runtime.runners import Runner
 
 __all__ = ["to_mcp_server"]
 
@@ -73,7 +75,7 @@ def _connection_of(ctx: Context[Any]) -> object:
 
 
 async def _session_for(
-    runner: Runner,
+    runner: NestedRunner,
     session_id: str | None,
     connection: object | None,
     sessions: MutableMapping[object, str] | None,
@@ -107,7 +109,7 @@ async def _session_for(
 
 
 async def run_agent(
-    runner: Runner,
+    runner: NestedRunner,
     request: str,
     ctx: Context[Any] | None = None,
     sessions: MutableMapping[object, str] | None = None,
@@ -143,7 +145,8 @@ def to_mcp_server(
     *,
     name: str | None = None,
     instructions: str | None = None,
-    runner: Runner | None = None,
+    runner: NestedRunner | None = None,
+    runner_factory: RunnerFactory | None = None,
 ) -> MCPServer[Any]:
     """Serve ``agent`` over MCP: a server with one tool, named after it, that runs it.
 
@@ -155,24 +158,25 @@ def to_mcp_server(
         name: The server's and the tool's name (default: the agent's name).
         instructions: Instructions the MCP host may show its model.
         runner: The Runner to run the agent with (e.g. on a durable store); default: one on
-            in-memory stores.
+            in-memory stores, made by ``runner_factory``.
+        runner_factory: Makes that default Runner (default: the one the runtime registers
+            when it is imported, ``adk_runtime.runners.Runner``).
 
     Returns:
         The MCP server (``mcp.server.mcpserver.MCPServer``).
 
     Raises:
         RuntimeError: The ``MCP_AGENT_SERVER`` feature switch is off.
+        ConfigurationError: No runner, no factory, and the runtime was never imported.
     """
     if not is_feature_enabled(FeatureName.MCP_AGENT_SERVER):
         raise RuntimeError(
             "Feature MCP_AGENT_SERVER is not enabled: turn it on with override_feature_enabled("
             "FeatureName.MCP_AGENT_SERVER, True) or ADK_ENABLE_MCP_AGENT_SERVER=1."
         )
-    from adk_runtime.runners import Runner  # the layer above tools: imported when called
-
     tool_name = name or agent.name or "adk_agent"
     server: MCPServer[Any] = MCPServer(name=tool_name, instructions=instructions)
-    used = runner or Runner(
+    used = runner or (runner_factory or registered_runner_factory())(
         app_name=agent.name or "adk_agent",
         agent=agent,
         session_service=InMemorySessionService(),
