@@ -1,0 +1,218 @@
+"""The package's import graph: every import points down, faces aside.
+
+import-linter (``make lint``) enforces the layers contract in ``pyproject.toml``. These tests
+hold what it cannot say: that the graph of top-level packages has no cycle when every import
+counts (module level, inside functions, under ``TYPE_CHECKING``, ``importlib.import_module``
+of a literal name), that every top-level package is placed in the contract, and that the
+imports the contract ignores are made only by face modules (modules that re-export names at
+google-adk's paths and define nothing).
+"""
+
+from __future__ import annotations
+
+import ast
+import itertools
+from collections.abc import Iterator
+from pathlib import Path
+
+import pytest
+import tomllib
+
+ROOT = Path(__file__).resolve().parents[2]
+PACKAGE = ROOT / "adk_runtime"
+
+
+def _module_name(path: Path) -> str:
+    parts = list(path.relative_to(ROOT).with_suffix("").parts)
+    if parts[-1] == "__init__":
+        parts.pop()
+    return ".".join(parts)
+
+
+def _modules() -> dict[str, ast.Module]:
+    return {_module_name(p): ast.parse(p.read_text(), str(p)) for p in PACKAGE.rglob("*.py")}
+
+
+MODULES = _modules()
+
+
+def _is_face_statement(node: ast.stmt) -> bool:
+    if isinstance(node, ast.Import | ast.ImportFrom):
+        return True
+    if isinstance(node, ast.Expr) and isinstance(node.value, ast.Constant):
+        return True  # the docstring
+    if isinstance(node, ast.Expr) and isinstance(node.value, ast.Call):
+        return ast.unparse(node.value.func) == "warnings.warn"  # a moved path warns
+    if isinstance(node, ast.Assign):
+        return [ast.unparse(t) for t in node.targets] == ["__all__"]
+    if isinstance(node, ast.If):
+        return ast.unparse(node.test) in ("TYPE_CHECKING", "typing.TYPE_CHECKING")
+    if isinstance(node, ast.FunctionDef):
+        return node.name in ("__getattr__", "__dir__")  # names loaded on first use
+    return False
+
+
+def is_face(module: str) -> bool:
+    """Whether ``module`` only re-exports (imports, ``__all__``, lazy ``__getattr__``)."""
+    return all(_is_face_statement(node) for node in MODULES[module].body)
+
+
+def _resolve(module: str, node: ast.ImportFrom) -> str:
+    if not node.level:
+        return node.module or ""
+    package = module.split(".")
+    if not MODULES_IS_PACKAGE[module]:
+        package.pop()
+    base = package[: len(package) - (node.level - 1)]
+    return ".".join(base + ([node.module] if node.module else []))
+
+
+MODULES_IS_PACKAGE = {_module_name(p): p.name == "__init__.py" for p in PACKAGE.rglob("*.py")}
+
+
+def imports(module: str) -> Iterator[str]:
+    """Every ``adk_runtime`` module ``module`` imports, wherever the import stands."""
+    for node in ast.walk(MODULES[module]):
+        names: list[str] = []
+        if isinstance(node, ast.Import):
+            names = [alias.name for alias in node.names]
+        elif isinstance(node, ast.ImportFrom):
+            source = _resolve(module, node)
+            names = [source] + [f"{source}.{alias.name}" for alias in node.names]
+        elif (
+            isinstance(node, ast.Call)
+            and ast.unparse(node.func).endswith("import_module")
+            and node.args
+            and isinstance(node.args[0], ast.Constant)
+            and isinstance(node.args[0].value, str)
+        ):
+            names = [node.args[0].value]
+        for name in names:
+            while name and name not in MODULES:
+                name = name.rpartition(".")[0]
+            if name.startswith("adk_runtime.") and name != module:
+                yield name
+
+
+def top(module: str) -> str:
+    return ".".join(module.split(".")[:2])
+
+
+def package_graph() -> dict[str, dict[str, list[tuple[str, str]]]]:
+    """Top-level package → the packages it imports → the module pairs that do (faces aside)."""
+    graph: dict[str, dict[str, list[tuple[str, str]]]] = {}
+    for module in MODULES:
+        if module == "adk_runtime" or is_face(module):
+            continue
+        for target in imports(module):
+            if top(target) != top(module):
+                edges = graph.setdefault(top(module), {})
+                edges.setdefault(top(target), []).append((module, target))
+    return graph
+
+
+def find_cycle(graph: dict[str, dict[str, list[tuple[str, str]]]]) -> list[str] | None:
+    """A cycle of the graph as the list of its nodes, or None."""
+    state: dict[str, int] = {}  # 1: on the path, 2: done
+    path: list[str] = []
+
+    def visit(node: str) -> list[str] | None:
+        state[node] = 1
+        path.append(node)
+        for target in sorted(graph.get(node, {})):
+            if state.get(target) == 1:
+                return [*path[path.index(target) :], target]
+            if target not in state:
+                found = visit(target)
+                if found:
+                    return found
+        path.pop()
+        state[node] = 2
+        return None
+
+    for node in sorted(graph):
+        if node not in state:
+            found = visit(node)
+            if found:
+                return found
+    return None
+
+
+def _contracts() -> list[dict[str, object]]:
+    config = tomllib.loads((ROOT / "pyproject.toml").read_text())
+    contracts: list[dict[str, object]] = config["tool"]["importlinter"]["contracts"]
+    return contracts
+
+
+def _layers_contract() -> dict[str, object]:
+    (layers,) = [c for c in _contracts() if c["type"] == "layers"]
+    return layers
+
+
+def test_no_cycle_among_top_level_packages_counting_every_import() -> None:
+    graph = package_graph()
+    cycle = find_cycle(graph)
+    if cycle is not None:
+        pairs = [graph[a][b][0] for a, b in itertools.pairwise(cycle)]
+        pytest.fail(f"import cycle {' -> '.join(cycle)}; e.g. {pairs}")
+
+
+def test_every_top_level_package_has_a_layer() -> None:
+    contract = _layers_contract()
+    placed = {
+        name.strip()
+        for layer in contract["layers"]  # type: ignore[attr-defined]
+        for name in layer.replace("|", ":").split(":")
+    }
+    tops = {top(m) for m in MODULES if m != "adk_runtime"}
+    assert tops - placed == set(), "place these packages in the layers contract"
+    assert placed - tops == set(), "the contract names packages that do not exist"
+
+
+def test_the_contract_counts_type_only_imports() -> None:
+    config = tomllib.loads((ROOT / "pyproject.toml").read_text())["tool"]["importlinter"]
+    assert not config.get("exclude_type_checking_imports", False)
+
+
+def test_only_faces_are_excused_from_the_layers() -> None:
+    excused = [
+        rule.split("->")[0].strip()
+        for contract in _contracts()
+        for rule in contract.get("ignore_imports", [])  # type: ignore[attr-defined]
+    ]
+    assert excused, "the contract excuses no import: drop this test's premise"
+    not_faces = [module for module in excused if module not in MODULES or not is_face(module)]
+    assert not_faces == [], "an excused importer must be a face module (re-exports only)"
+
+
+def test_the_cycle_finder_finds_a_cycle() -> None:
+    graph = {"a": {"b": [("a.x", "b.y")]}, "b": {"c": [("b.y", "c.z")]}, "c": {"a": [("c", "a")]}}
+    assert find_cycle(graph) == ["a", "b", "c", "a"]
+    assert find_cycle({"a": {"b": []}, "b": {}}) is None
+
+
+def test_a_module_that_defines_something_is_no_face() -> None:
+    assert is_face("adk_runtime.agents.base_agent")
+    assert not is_face("adk_runtime.core.base_agent")
+
+
+def _google_adk_importers() -> list[str]:
+    found = []
+    for module, tree in MODULES.items():
+        for node in ast.walk(tree):
+            names: list[str] = []
+            if isinstance(node, ast.Import):
+                names = [alias.name for alias in node.names]
+            elif isinstance(node, ast.ImportFrom) and not node.level:
+                names = [node.module or ""]
+            elif isinstance(node, ast.Call) and ast.unparse(node.func).endswith("import_module"):
+                names = [ast.unparse(arg).strip("'\"") for arg in node.args[:1]]
+            if any(name == "google.adk" or name.startswith("google.adk.") for name in names):
+                found.append(module)
+    return found
+
+
+def test_google_adk_is_imported_only_under_integrations() -> None:
+    importers = _google_adk_importers()
+    assert importers, "no module imports google.adk: the bridge must be somewhere"
+    assert [m for m in importers if not m.startswith("adk_runtime.integrations.")] == []
