@@ -75,6 +75,7 @@ __all__ = [
     "run_llm_agent",
     "start",
     "sub_agent_index",
+    "workflow_start",
 ]
 
 
@@ -163,6 +164,18 @@ def checkpoint_of(agent: BaseAgent, ctx: InvocationContext) -> Checkpoint | None
         if event.actions.agent_state is not None:
             return Checkpoint(dict(event.actions.agent_state), False, position)
     return None
+
+
+def workflow_start(agent: BaseAgent, ctx: InvocationContext) -> tuple[bool, Checkpoint | None]:
+    """How a workflow agent's run opens: whether it has anything to run, and where it resumes.
+
+    Nothing to run when it has no sub-agents, or the invocation being resumed holds its end.
+    Otherwise the checkpoint it continues from (:func:`checkpoint_of`; None: from the start).
+    """
+    if not agent.sub_agents:
+        return False, None
+    resumed = checkpoint_of(agent, ctx)
+    return resumed is None or not resumed.ended, resumed
 
 
 def sub_agent_index(agent: BaseAgent, state: dict[str, Any]) -> int:

@@ -54,11 +54,9 @@ class LoopAgent(BaseAgent):
     max_iterations: int | None = None
 
     async def _run_async_impl(self, ctx: InvocationContext) -> AsyncGenerator[Event, None]:
-        if not self.sub_agents:
-            return  # nothing to loop over (and nothing that could ever escalate)
-        resumed = _resume.checkpoint_of(self, ctx)
-        if resumed is not None and resumed.ended:
-            return
+        to_run, resumed = _resume.workflow_start(self, ctx)
+        if not to_run:
+            return  # no sub-agents (nothing could ever escalate), or its end is committed
         rounds, start = self._start(resumed)
         sub_ctx = _resume.after(ctx, resumed)
         continuing = resumed is not None  # its checkpoint for that sub-agent is committed

@@ -37,10 +37,8 @@ class ParallelAgent(BaseAgent):
     _resumed_by_inner_answers: ClassVar[bool] = True
 
     async def _run_async_impl(self, ctx: InvocationContext) -> AsyncGenerator[Event, None]:
-        if not self.sub_agents:
-            return
-        resumed = _resume.checkpoint_of(self, ctx)
-        if resumed is not None and resumed.ended:
+        to_run, resumed = _resume.workflow_start(self, ctx)
+        if not to_run:
             return
         if resumed is None and ctx.records_checkpoints:
             yield _resume.checkpoint(self, ctx, BaseAgentState())

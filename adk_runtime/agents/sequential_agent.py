@@ -42,10 +42,8 @@ class SequentialAgent(BaseAgent):
     _resumed_by_inner_answers: ClassVar[bool] = True
 
     async def _run_async_impl(self, ctx: InvocationContext) -> AsyncGenerator[Event, None]:
-        if not self.sub_agents:
-            return
-        resumed = _resume.checkpoint_of(self, ctx)
-        if resumed is not None and resumed.ended:
+        to_run, resumed = _resume.workflow_start(self, ctx)
+        if not to_run:
             return
         start = 0 if resumed is None else _resume.sub_agent_index(self, resumed.state)
         sub_ctx = _resume.after(ctx, resumed)
