@@ -73,14 +73,8 @@ def _record(row: Row[Any], data: bytes = b"") -> ArtifactRecord:
 class DatabaseArtifactService(SqlService, StoredArtifactService):
     """Artifacts in the same SQLite / PostgreSQL database and migrations as the sessions.
 
-    Args:
-        db_url: ``sqlite+aiosqlite:///path.db`` (or ``sqlite:///…``),
-            ``postgresql+asyncpg://user@host/db`` (or ``postgresql://…``).
-        db_engine: An async engine to use instead of ``db_url``, e.g. the one the session
-            service uses (not disposed by :meth:`close`).
-        auto_migrate: Upgrade the schema on first use. Defaults to True for SQLite and False
-            for PostgreSQL (run ``adk-runtime db upgrade --url URL`` there).
-        **engine_kwargs: Passed to :func:`sqlalchemy.ext.asyncio.create_async_engine`.
+    Built as every SQL service is: see :class:`~adk_runtime.sql.handle.SqlService` for its
+    arguments (``db_url`` or ``db_engine``, ``auto_migrate``, engine options).
     """
 
     uri_scheme = "db"

@@ -40,15 +40,11 @@ _M = memory_entries.c
 class DatabaseMemoryService(SqlService, EventMemoryService):
     """Memory in the same SQLite / PostgreSQL database and migrations as the sessions.
 
+    Built as every SQL service is (see :class:`~adk_runtime.sql.handle.SqlService` for
+    ``db_url``, ``db_engine``, ``auto_migrate`` and engine options), plus:
+
     Args:
-        db_url: ``sqlite+aiosqlite:///path.db`` (or ``sqlite:///…``),
-            ``postgresql+asyncpg://user@host/db`` (or ``postgresql://…``).
-        db_engine: An async engine to use instead of ``db_url``, e.g. the one the session
-            service uses (not disposed by :meth:`close`).
-        auto_migrate: Upgrade the schema on first use. Defaults to True for SQLite and False
-            for PostgreSQL (run ``adk-runtime db upgrade --url URL`` there).
         max_results: The most memories one search returns (the best ones).
-        **engine_kwargs: Passed to :func:`sqlalchemy.ext.asyncio.create_async_engine`.
     """
 
     def __init__(

@@ -81,6 +81,15 @@ class SqlService:
     It is built from a URL or an engine, its schema is checked on first use (see
     :class:`SqlHandle`), and it is closed the same way. A subclass reaches the database through
     ``self._sql``.
+
+    Args:
+        db_url: ``sqlite+aiosqlite:///path.db`` (or ``sqlite:///…``),
+            ``postgresql+asyncpg://user@host/db`` (or ``postgresql://…``).
+        db_engine: An async engine to use instead of ``db_url``, e.g. the one the session
+            service uses (not disposed by :meth:`close`).
+        auto_migrate: Upgrade the schema on first use. Defaults to True for SQLite and False
+            for PostgreSQL (run ``adk-runtime db upgrade --url URL`` there).
+        **engine_kwargs: Passed to :func:`sqlalchemy.ext.asyncio.create_async_engine`.
     """
 
     def __init__(
