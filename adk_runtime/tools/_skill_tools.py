@@ -174,19 +174,31 @@ class SearchSkillsTool(_SkillTool):
         return [f.model_dump() for f in found if f.name not in local]
 
 
-class LoadSkillTool(_SkillTool):
-    """``load_skill``: activate a skill and answer with its instructions."""
+class _SkillNameTool(_SkillTool):
+    """A tool whose one argument is ``skill_name``: checked here, answered by :meth:`_answer`."""
 
-    TOOL_NAME = LOAD_SKILL
-    DESCRIPTION = "Loads a skill: activates it and returns the instructions of its SKILL.md."
     PARAMETERS = _SKILL_NAME
 
     async def run_async(self, *, args: dict[str, Any], tool_context: ToolContext) -> Any:
-        """Activate the skill (recorded in state) and return its instructions."""
+        """The answer for the named skill, or ``INVALID_ARGUMENTS`` without a name."""
         arguments = string_arguments(args, "skill_name")
         if isinstance(arguments, dict):
             return arguments
         [skill_name] = arguments
+        return await self._answer(skill_name, tool_context)
+
+    async def _answer(self, skill_name: str, tool_context: ToolContext) -> Any:
+        raise NotImplementedError
+
+
+class LoadSkillTool(_SkillNameTool):
+    """``load_skill``: activate a skill and answer with its instructions."""
+
+    TOOL_NAME = LOAD_SKILL
+    DESCRIPTION = "Loads a skill: activates it and returns the instructions of its SKILL.md."
+
+    async def _answer(self, skill_name: str, tool_context: ToolContext) -> Any:
+        """Activate the skill (recorded in state) and return its instructions."""
         skill = await fetch(self._toolset, skill_name, tool_context.invocation_id)
         if isinstance(skill, dict):
             return skill
@@ -203,7 +215,7 @@ class LoadSkillTool(_SkillTool):
         return result
 
 
-class UnloadSkillTool(_SkillTool):
+class UnloadSkillTool(_SkillNameTool):
     """``unload_skill``: release an active skill and the tools it added.
 
     Offered when google-adk's ``SKILL_LIFECYCLE`` switch is on. Later requests replace the
@@ -212,14 +224,9 @@ class UnloadSkillTool(_SkillTool):
 
     TOOL_NAME = UNLOAD_SKILL
     DESCRIPTION = "Unloads an active skill whose task is done, releasing the tools it added."
-    PARAMETERS = _SKILL_NAME
 
-    async def run_async(self, *, args: dict[str, Any], tool_context: ToolContext) -> Any:
+    async def _answer(self, skill_name: str, tool_context: ToolContext) -> Any:
         """Deactivate the skill; answer with the skills still active."""
-        arguments = string_arguments(args, "skill_name")
-        if isinstance(arguments, dict):
-            return arguments
-        [skill_name] = arguments
         if not self._toolset.unload_skill(tool_context, skill_name):
             return failure("SKILL_NOT_ACTIVE", f"Skill {skill_name!r} is not active.")
         return {
