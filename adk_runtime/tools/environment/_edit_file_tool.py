@@ -5,12 +5,10 @@ from __future__ import annotations
 import re
 from typing import TYPE_CHECKING, Any, ClassVar
 
-from adk_runtime.tools._confirm import RequireConfirmation
 from adk_runtime.tools.environment._utils import EnvironmentTool, failure, missing_text
 
 if TYPE_CHECKING:
     from adk_runtime.core.tool_context import ToolContext
-    from adk_runtime.environment._base_environment import BaseEnvironment
 
 __all__ = ["EditFileTool"]
 
@@ -35,26 +33,17 @@ def _argument_error(args: dict[str, Any]) -> dict[str, Any] | None:
 class EditFileTool(EnvironmentTool):
     """Replaces a passage that occurs exactly once in an existing file."""
 
+    TOOL_NAME = "EditFile"
+    DESCRIPTION = (
+        "Replaces a passage of an existing file with new text. The passage must occur exactly "
+        "once in the file. To create a file use WriteFile."
+    )
     PARAMETERS: ClassVar[dict[str, Any]] = {
         "path": {"type": "string", "description": "The file's path."},
         "old_string": {"type": "string", "description": "The exact text to replace (not empty)."},
         "new_string": {"type": "string", "description": "The text to put there."},
     }
     REQUIRED = ("path", "old_string", "new_string")
-
-    def __init__(
-        self, environment: BaseEnvironment, *, require_confirmation: RequireConfirmation = False
-    ) -> None:
-        """Edit files of ``environment`` (asking the user first if ``require_confirmation``)."""
-        super().__init__(
-            environment,
-            name="EditFile",
-            description=(
-                "Replaces a passage of an existing file with new text. The passage must occur "
-                "exactly once in the file. To create a file use WriteFile."
-            ),
-            require_confirmation=require_confirmation,
-        )
 
     async def run_async(self, *, args: dict[str, Any], tool_context: ToolContext) -> Any:
         """Make the replacement; its status."""

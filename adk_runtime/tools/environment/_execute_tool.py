@@ -17,16 +17,16 @@ __all__ = ["ExecuteTool"]
 
 logger = logging.getLogger(__name__)
 
-_DESCRIPTION = (
-    "Runs a shell command in the environment: programs, tests, builds, searches "
-    '(Execute("pytest"), Execute("python3 tool.py"), Execute("find . -name x")). '
-    "Not for reading files: use ReadFile rather than cat, head or tail."
-)
-
 
 class ExecuteTool(EnvironmentTool):
     """Runs a shell command in the environment (at most ``DEFAULT_TIMEOUT`` seconds)."""
 
+    TOOL_NAME = "Execute"
+    DESCRIPTION = (
+        "Runs a shell command in the environment: programs, tests, builds, searches "
+        '(Execute("pytest"), Execute("python3 tool.py"), Execute("find . -name x")). '
+        "Not for reading files: use ReadFile rather than cat, head or tail."
+    )
     PARAMETERS: ClassVar[dict[str, Any]] = {
         "command": {
             "type": "string",
@@ -50,12 +50,7 @@ class ExecuteTool(EnvironmentTool):
             require_confirmation: Ask the user before each command (or a predicate of the
                 call's arguments saying when).
         """
-        super().__init__(
-            environment,
-            name="Execute",
-            description=_DESCRIPTION,
-            require_confirmation=require_confirmation,
-        )
+        super().__init__(environment, require_confirmation=require_confirmation)
         self._max_output_chars = MAX_OUTPUT_CHARS if max_output_chars is None else max_output_chars
 
     async def run_async(self, *, args: dict[str, Any], tool_context: ToolContext) -> Any:

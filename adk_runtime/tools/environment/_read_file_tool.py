@@ -47,6 +47,8 @@ def _numbered(data: bytes, start_line: int | None, end_line: int | None) -> dict
 class ReadFileTool(EnvironmentTool):
     """Reads a file (or a range of its lines) with line numbers."""
 
+    TOOL_NAME = "ReadFile"
+    DESCRIPTION = "Reads a file of the environment, or some of its lines, each line numbered."
     PARAMETERS: ClassVar[dict[str, Any]] = {
         "path": {"type": "string", "description": "The file's path."},
         "start_line": {
@@ -62,13 +64,7 @@ class ReadFileTool(EnvironmentTool):
 
     def __init__(self, environment: BaseEnvironment, *, max_output_chars: int | None = None):
         """Read files of ``environment``, returning at most ``max_output_chars`` characters."""
-        super().__init__(
-            environment,
-            name="ReadFile",
-            description=(
-                "Reads a file of the environment, or some of its lines, each line numbered."
-            ),
-        )
+        super().__init__(environment)
         self._max_output_chars = MAX_OUTPUT_CHARS if max_output_chars is None else max_output_chars
 
     async def run_async(self, *, args: dict[str, Any], tool_context: ToolContext) -> Any:

@@ -53,21 +53,20 @@ class EnvironmentTool(BaseTool):
     "error", ...}`` (reported as a tool error), and the tools that change something ask for
     the user's confirmation first when told to.
 
-    Subclasses set ``PARAMETERS`` (the properties of the call's arguments) and ``REQUIRED``.
+    Subclasses set ``TOOL_NAME``, ``DESCRIPTION``, ``PARAMETERS`` (the properties of the
+    call's arguments) and ``REQUIRED``.
     """
 
+    TOOL_NAME: ClassVar[str] = ""
+    DESCRIPTION: ClassVar[str] = ""
     PARAMETERS: ClassVar[dict[str, Any]] = {}
     REQUIRED: ClassVar[tuple[str, ...]] = ()
 
     def __init__(
-        self,
-        environment: BaseEnvironment,
-        *,
-        name: str,
-        description: str,
-        require_confirmation: RequireConfirmation = False,
+        self, environment: BaseEnvironment, *, require_confirmation: RequireConfirmation = False
     ) -> None:
-        super().__init__(name=name, description=description)
+        """Work in ``environment`` (asking the user first if ``require_confirmation``)."""
+        super().__init__(name=self.TOOL_NAME, description=self.DESCRIPTION)
         self._environment = environment
         self._require_confirmation = require_confirmation
 

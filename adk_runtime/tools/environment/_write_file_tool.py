@@ -4,12 +4,10 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING, Any, ClassVar
 
-from adk_runtime.tools._confirm import RequireConfirmation
 from adk_runtime.tools.environment._utils import EnvironmentTool, failure, missing_text
 
 if TYPE_CHECKING:
     from adk_runtime.core.tool_context import ToolContext
-    from adk_runtime.environment._base_environment import BaseEnvironment
 
 __all__ = ["WriteFileTool"]
 
@@ -17,25 +15,16 @@ __all__ = ["WriteFileTool"]
 class WriteFileTool(EnvironmentTool):
     """Creates or replaces a whole file in the environment."""
 
+    TOOL_NAME = "WriteFile"
+    DESCRIPTION = (
+        "Creates a file in the environment, or replaces all of an existing one. For a small "
+        "change to an existing file use EditFile."
+    )
     PARAMETERS: ClassVar[dict[str, Any]] = {
         "path": {"type": "string", "description": "The file's path."},
         "content": {"type": "string", "description": "All of its new content."},
     }
     REQUIRED = ("path", "content")
-
-    def __init__(
-        self, environment: BaseEnvironment, *, require_confirmation: RequireConfirmation = False
-    ) -> None:
-        """Write files of ``environment`` (asking the user first if ``require_confirmation``)."""
-        super().__init__(
-            environment,
-            name="WriteFile",
-            description=(
-                "Creates a file in the environment, or replaces all of an existing one. For a "
-                "small change to an existing file use EditFile."
-            ),
-            require_confirmation=require_confirmation,
-        )
 
     async def run_async(self, *, args: dict[str, Any], tool_context: ToolContext) -> Any:
         """Write the file; its status."""
