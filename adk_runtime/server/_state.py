@@ -8,7 +8,7 @@ from __future__ import annotations
 
 import asyncio
 import dataclasses
-from typing import Annotated, Any
+from typing import Annotated, Any, TypedDict
 
 from fastapi import Depends, HTTPException, Request
 
@@ -29,7 +29,18 @@ from adk_runtime.errors import (
 from adk_runtime.runners import Runner
 from adk_runtime.sessions import BaseSessionService
 
-__all__ = ["AdkState", "ServerState", "server_state", "status_for"]
+__all__ = [
+    "AdkState",
+    "ArtifactKey",
+    "ArtifactPath",
+    "ServerState",
+    "SessionKey",
+    "SessionPath",
+    "artifact_key",
+    "server_state",
+    "session_key",
+    "status_for",
+]
 
 
 @dataclasses.dataclass
@@ -78,6 +89,46 @@ def server_state(request: Request) -> ServerState:
 
 AdkState = Annotated[ServerState, Depends(server_state)]
 """Route parameter type that receives the :class:`ServerState`."""
+
+
+class SessionKey(TypedDict):
+    """The session a route's path names, as the services' keyword arguments (``**key``)."""
+
+    app_name: str
+    user_id: str
+    session_id: str
+
+
+def session_key(app_name: str, user_id: str, session_id: str) -> SessionKey:
+    """The ``{app_name}``, ``{user_id}`` and ``{session_id}`` path parameters, together."""
+    return SessionKey(app_name=app_name, user_id=user_id, session_id=session_id)
+
+
+SessionPath = Annotated[SessionKey, Depends(session_key)]
+"""Route parameter type that receives the path's :class:`SessionKey`.
+
+The app is not checked here: a route checks it (``state.check_app``) where it did, so a bad
+body is still answered 422 before a wrong app 404. The path parameters stay in the OpenAPI
+document, in the same order, as long as the route has no path parameter of its own (those
+would come first).
+"""
+
+
+class ArtifactKey(SessionKey):
+    """An artifact a route's path names, as the artifact service's keyword arguments."""
+
+    filename: str
+
+
+def artifact_key(app_name: str, user_id: str, session_id: str, artifact_name: str) -> ArtifactKey:
+    """The session's path parameters and ``{artifact_name}``, together."""
+    return ArtifactKey(
+        app_name=app_name, user_id=user_id, session_id=session_id, filename=artifact_name
+    )
+
+
+ArtifactPath = Annotated[ArtifactKey, Depends(artifact_key)]
+"""Route parameter type that receives the path's :class:`ArtifactKey` (as :data:`SessionPath`)."""
 
 
 _STATUS: list[tuple[type[BaseException], int]] = [

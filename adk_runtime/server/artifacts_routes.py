@@ -12,7 +12,14 @@ from fastapi import APIRouter, HTTPException, Query
 from fastapi.responses import JSONResponse
 from pydantic import BaseModel
 
-from adk_runtime.server._state import AdkState, ServerState
+from adk_runtime.server._state import (
+    AdkState,
+    ArtifactKey,
+    ArtifactPath,
+    ServerState,
+    SessionPath,
+    artifact_key,
+)
 from adk_runtime.server.models import SaveArtifactRequest
 
 router = APIRouter()
@@ -21,52 +28,35 @@ _BASE = "/apps/{app_name}/users/{user_id}/sessions/{session_id}/artifacts"
 
 
 @router.get(_BASE)
-async def list_artifact_names(
-    app_name: str, user_id: str, session_id: str, state: AdkState
-) -> list[str]:
+async def list_artifact_names(key: SessionPath, state: AdkState) -> list[str]:
     """The session's and the user's artifact names, sorted."""
-    state.check_app(app_name)
-    return await state.artifacts.list_artifact_keys(
-        app_name=app_name, user_id=user_id, session_id=session_id
-    )
+    state.check_app(key["app_name"])
+    return await state.artifacts.list_artifact_keys(**key)
 
 
 @router.post(_BASE)
 async def save_artifact(
-    app_name: str, user_id: str, session_id: str, req: SaveArtifactRequest, state: AdkState
+    key: SessionPath, req: SaveArtifactRequest, state: AdkState
 ) -> JSONResponse:
     """Save a new version of an artifact; returns its metadata."""
-    state.check_app(app_name)
+    state.check_app(key["app_name"])
     version = await state.artifacts.save_artifact(
-        app_name=app_name,
-        user_id=user_id,
-        session_id=session_id,
-        filename=req.filename,
-        artifact=req.artifact,
-        custom_metadata=req.custom_metadata,
+        **key, filename=req.filename, artifact=req.artifact, custom_metadata=req.custom_metadata
     )
-    meta = await state.artifacts.get_artifact_version(
-        app_name=app_name,
-        user_id=user_id,
-        session_id=session_id,
-        filename=req.filename,
-        version=version,
-    )
+    meta = await state.artifacts.get_artifact_version(**key, filename=req.filename, version=version)
     return _found(meta, req.filename)  # None: deleted at once by another request
 
 
 @router.get(_BASE + "/{artifact_name:path}/versions/metadata")
-async def list_artifact_versions_metadata(
-    app_name: str, user_id: str, session_id: str, artifact_name: str, state: AdkState
-) -> JSONResponse:
+async def list_artifact_versions_metadata(key: ArtifactPath, state: AdkState) -> JSONResponse:
     """Metadata of every stored version, ascending."""
-    state.check_app(app_name)
-    versions = await state.artifacts.list_artifact_versions(
-        app_name=app_name, user_id=user_id, session_id=session_id, filename=artifact_name
-    )
+    state.check_app(key["app_name"])
+    versions = await state.artifacts.list_artifact_versions(**key)
     return JSONResponse([_camel_json(v) for v in versions])
 
 
+# The routes with a {version_id} name their path parameters themselves: through a
+# dependency they would move after it in the OpenAPI document.
 @router.get(_BASE + "/{artifact_name:path}/versions/{version_id}/metadata")
 async def get_artifact_version_metadata(
     app_name: str,
@@ -78,13 +68,8 @@ async def get_artifact_version_metadata(
 ) -> JSONResponse:
     """Metadata of one version (``latest`` or a number)."""
     state.check_app(app_name)
-    meta = await state.artifacts.get_artifact_version(
-        app_name=app_name,
-        user_id=user_id,
-        session_id=session_id,
-        filename=artifact_name,
-        version=_version(version_id),
-    )
+    key = artifact_key(app_name, user_id, session_id, artifact_name)
+    meta = await state.artifacts.get_artifact_version(**key, version=_version(version_id))
     return _found(meta, artifact_name)
 
 
@@ -110,37 +95,16 @@ def _version(version_id: str) -> int | None:
 
 
 @router.get(_BASE + "/{artifact_name:path}/versions")
-async def list_artifact_versions(
-    app_name: str,
-    user_id: str,
-    session_id: str,
-    artifact_name: str,
-    state: AdkState,
-) -> list[int]:
+async def list_artifact_versions(key: ArtifactPath, state: AdkState) -> list[int]:
     """The artifact's stored versions, ascending."""
-    state.check_app(app_name)
-    return await state.artifacts.list_versions(
-        app_name=app_name, user_id=user_id, session_id=session_id, filename=artifact_name
-    )
+    state.check_app(key["app_name"])
+    return await state.artifacts.list_versions(**key)
 
 
-async def _load(
-    state: ServerState,
-    app_name: str,
-    user_id: str,
-    session_id: str,
-    artifact_name: str,
-    version: int | None,
-) -> JSONResponse:
-    state.check_app(app_name)
-    part = await state.artifacts.load_artifact(
-        app_name=app_name,
-        user_id=user_id,
-        session_id=session_id,
-        filename=artifact_name,
-        version=version,
-    )
-    return _found(part, artifact_name)
+async def _load(state: ServerState, key: ArtifactKey, version: int | None) -> JSONResponse:
+    state.check_app(key["app_name"])
+    part = await state.artifacts.load_artifact(**key, version=version)
+    return _found(part, key["filename"])
 
 
 @router.get(_BASE + "/{artifact_name:path}/versions/{version_id}")
@@ -153,32 +117,22 @@ async def load_artifact_version(
     state: AdkState,
 ) -> JSONResponse:
     """One version of the artifact (``latest`` or a number)."""
-    return await _load(state, app_name, user_id, session_id, artifact_name, _version(version_id))
+    version = _version(version_id)
+    return await _load(state, artifact_key(app_name, user_id, session_id, artifact_name), version)
 
 
 @router.get(_BASE + "/{artifact_name:path}")
 async def load_artifact(
-    app_name: str,
-    user_id: str,
-    session_id: str,
-    artifact_name: str,
+    key: ArtifactPath,
     state: AdkState,
     version: Annotated[int | None, Query(ge=0)] = None,
 ) -> JSONResponse:
     """The artifact's latest version, or ``?version=N``."""
-    return await _load(state, app_name, user_id, session_id, artifact_name, version)
+    return await _load(state, key, version)
 
 
 @router.delete(_BASE + "/{artifact_name:path}")
-async def delete_artifact(
-    app_name: str,
-    user_id: str,
-    session_id: str,
-    artifact_name: str,
-    state: AdkState,
-) -> None:
+async def delete_artifact(key: ArtifactPath, state: AdkState) -> None:
     """Delete every version of the artifact."""
-    state.check_app(app_name)
-    await state.artifacts.delete_artifact(
-        app_name=app_name, user_id=user_id, session_id=session_id, filename=artifact_name
-    )
+    state.check_app(key["app_name"])
+    await state.artifacts.delete_artifact(**key)

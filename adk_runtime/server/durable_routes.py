@@ -21,7 +21,7 @@ from fastapi import APIRouter, Query, Request
 from fastapi.responses import JSONResponse, StreamingResponse
 
 from adk_runtime.server import run_routes
-from adk_runtime.server._state import AdkState
+from adk_runtime.server._state import AdkState, SessionPath
 from adk_runtime.server.models import ForkSessionRequest, RunAgentRequest, session_json
 
 router = APIRouter()
@@ -66,19 +66,13 @@ async def resume_invocation(
 
 @router.post(_SESSION + "/fork")
 async def fork_session(
-    app_name: str,
-    user_id: str,
-    session_id: str,
-    state: AdkState,
-    req: ForkSessionRequest | None = None,
+    key: SessionPath, state: AdkState, req: ForkSessionRequest | None = None
 ) -> JSONResponse:
     """Fork the session (all its events, or up to ``atEventId``) and its artifacts."""
-    state.check_app(app_name)
+    state.check_app(key["app_name"])
     req = req or ForkSessionRequest()
     forked = await state.sessions.fork_session(
-        app_name=app_name,
-        user_id=user_id,
-        session_id=session_id,
+        **key,
         new_session_id=req.new_session_id,
         at_event_id=req.at_event_id,
         artifact_service=state.artifacts,

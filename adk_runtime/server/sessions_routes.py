@@ -11,7 +11,7 @@ from fastapi.responses import JSONResponse
 from adk_runtime.errors import InputValidationError, SessionNotFoundError
 from adk_runtime.events import Event, EventActions
 from adk_runtime.events._internal_metadata import mark_restored
-from adk_runtime.server._state import AdkState, ServerState
+from adk_runtime.server._state import AdkState, ServerState, SessionPath
 from adk_runtime.server.models import (
     CreateSessionRequest,
     UpdateMemoryRequest,
@@ -46,11 +46,9 @@ async def load_session(state: ServerState, app_name: str, user_id: str, session_
 
 
 @router.get(_SESSION)
-async def get_session(
-    app_name: str, user_id: str, session_id: str, state: AdkState
-) -> JSONResponse:
+async def get_session(key: SessionPath, state: AdkState) -> JSONResponse:
     """The session with its state and events."""
-    session = await load_session(state, app_name, user_id, session_id)
+    session = await load_session(state, **key)
     return JSONResponse(session_json(session))
 
 
@@ -122,26 +120,18 @@ async def create_session(
 
 @router.post(_SESSION)
 async def create_session_with_id(
-    app_name: str,
-    user_id: str,
-    session_id: str,
-    state: AdkState,
-    initial: Annotated[dict[str, Any] | None, Body()] = None,
+    key: SessionPath, state: AdkState, initial: Annotated[dict[str, Any] | None, Body()] = None
 ) -> JSONResponse:
     """Create a session with this id; the body is its initial state. 409 if it exists."""
-    return await _create(state, app_name, user_id, session_id, initial)
+    return await _create(state, key["app_name"], key["user_id"], key["session_id"], initial)
 
 
 @router.patch(_SESSION)
 async def update_session(
-    app_name: str,
-    user_id: str,
-    session_id: str,
-    req: UpdateSessionRequest,
-    state: AdkState,
+    key: SessionPath, req: UpdateSessionRequest, state: AdkState
 ) -> JSONResponse:
     """Commit a state change without running the agent (one event by ``user``)."""
-    session = await load_session(state, app_name, user_id, session_id)
+    session = await load_session(state, **key)
     event = Event(
         invocation_id=f"p-{uuid.uuid4()}",
         author="user",
@@ -152,7 +142,7 @@ async def update_session(
 
 
 @router.delete(_SESSION)
-async def delete_session(app_name: str, user_id: str, session_id: str, state: AdkState) -> None:
+async def delete_session(key: SessionPath, state: AdkState) -> None:
     """Delete the session, its events and its own artifacts (404 if the session is missing).
 
     The artifacts (not ``user:`` ones) go after the session delete commits, and also when the
@@ -160,15 +150,11 @@ async def delete_session(app_name: str, user_id: str, session_id: str, state: Ad
     session whose files are gone, and a retry cleans them up.
     """
     try:
-        await load_session(state, app_name, user_id, session_id)
+        await load_session(state, **key)
     except SessionNotFoundError:  # a retry after a crash: finish the artifact delete, then 404
-        await state.artifacts.delete_session_artifacts(
-            app_name=app_name, user_id=user_id, session_id=session_id
-        )
+        await state.artifacts.delete_session_artifacts(**key)
         raise
-    await state.sessions.delete_session(
-        app_name=app_name, user_id=user_id, session_id=session_id, artifact_service=state.artifacts
-    )
+    await state.sessions.delete_session(**key, artifact_service=state.artifacts)
 
 
 @router.patch("/apps/{app_name}/users/{user_id}/memory")
