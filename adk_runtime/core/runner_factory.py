@@ -1,10 +1,9 @@
 """Nested runs without an upward import: the runner factory the runtime hands down.
 
-An ``AgentTool``'s agent, a ``NodeTool``'s node and an agent served over MCP each run through
-a Runner of their own. Those tools sit below the runtime, so they never import it: every
-context the Runner builds carries a :class:`RunnerFactory` (``InvocationContext.runner_factory``),
-and the runtime registers the same factory here when it is imported, for code that has no
-context (``to_mcp_server``) or a context built by hand.
+An ``AgentTool``'s agent and a ``NodeTool``'s node each run through a Runner of their own.
+Those tools sit below the runtime, so they never import it: every context the Runner builds
+carries a :class:`RunnerFactory` (``InvocationContext.runner_factory``), and the runtime
+registers the same factory here when it is imported, for a context built by hand.
 """
 
 from __future__ import annotations

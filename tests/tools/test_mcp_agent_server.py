@@ -20,6 +20,7 @@ from adk_runtime.core.invocation_context import InvocationContext
 from adk_runtime.events import Event
 from adk_runtime.features._feature_registry import FeatureName, temporary_feature_override
 from adk_runtime.runners import Runner
+from adk_runtime.runtime.mcp_server import MCP_USER_ID
 from adk_runtime.sessions import BaseSessionService, DatabaseSessionService, InMemorySessionService
 from adk_runtime.testing import ScriptedModel, function_call
 from adk_runtime.tools import FunctionTool
@@ -31,7 +32,6 @@ from adk_runtime.tools.mcp_tool import (
     gemini_to_json_schema,
     to_mcp_server,
 )
-from adk_runtime.tools.mcp_tool._agent_to_mcp import MCP_USER_ID
 from tests.llm.helpers import send, start, texts
 from tests.serving import free_port, running_process
 from tests.tools.mcp_agent_server import counted

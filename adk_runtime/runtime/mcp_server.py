@@ -1,5 +1,8 @@
 """An agent served as an MCP server: one tool that runs it (``to_mcp_server``).
 
+Public at google-adk's path ``adk_runtime.tools.mcp_tool``, which loads it on first use; it
+lives here, with the Runner it serves the agent through. Needs the ``mcp`` extra.
+
 An MCP host (an IDE, a coding assistant, any MCP client) calls the tool with a request
 string and gets the agent's final reply as MCP content: text, images, audio, other data as
 an embedded resource; the agent's intermediate text goes out as progress notifications.
@@ -27,14 +30,11 @@ from mcp.server.mcpserver import Context, MCPServer
 
 from adk_runtime.artifacts.memory import InMemoryArtifactService
 from adk_runtime.core.base_agent import BaseAgent
-from adk_runtime.core.runner_factory import (
-    NestedRunner,
-    RunnerFactory,
-    registered_runner_factory,
-)
+from adk_runtime.core.runner_factory import NestedRunner, RunnerFactory
 from adk_runtime.errors import InputValidationError, SessionNotFoundError
 from adk_runtime.features import FeatureName, is_feature_enabled
 from adk_runtime.memory.in_memory import InMemoryMemoryService
+from adk_runtime.runtime.runner import nested_runner
 from adk_runtime.sessions import GetSessionConfig, InMemorySessionService
 
 __all__ = ["to_mcp_server"]
@@ -159,15 +159,13 @@ def to_mcp_server(
         instructions: Instructions the MCP host may show its model.
         runner: The Runner to run the agent with (e.g. on a durable store); default: one on
             in-memory stores, made by ``runner_factory``.
-        runner_factory: Makes that default Runner (default: the one the runtime registers
-            when it is imported, ``adk_runtime.runners.Runner``).
+        runner_factory: Makes that default Runner (default: a ``Runner``).
 
     Returns:
         The MCP server (``mcp.server.mcpserver.MCPServer``).
 
     Raises:
         RuntimeError: The ``MCP_AGENT_SERVER`` feature switch is off.
-        ConfigurationError: No runner, no factory, and the runtime was never imported.
     """
     if not is_feature_enabled(FeatureName.MCP_AGENT_SERVER):
         raise RuntimeError(
@@ -176,7 +174,7 @@ def to_mcp_server(
         )
     tool_name = name or agent.name or "adk_agent"
     server: MCPServer[Any] = MCPServer(name=tool_name, instructions=instructions)
-    used = runner or (runner_factory or registered_runner_factory())(
+    used = runner or (runner_factory or nested_runner)(
         app_name=agent.name or "adk_agent",
         agent=agent,
         session_service=InMemorySessionService(),
