@@ -7,40 +7,48 @@ it off an append makes no span and no timing.
 from __future__ import annotations
 
 import time
-from typing import TYPE_CHECKING
+from collections.abc import Awaitable, Callable
 
 from adk_runtime.errors import EventIdConflictError, StaleSessionError
-from adk_runtime.sessions._prepare import AppendResult, PreparedAppend, check_retry
+from adk_runtime.sessions._prepare import AppendResult, PreparedAppend
 from adk_runtime.sessions.session import Session
 from adk_runtime.telemetry import record_append, store_span
 
-if TYPE_CHECKING:
-    from adk_runtime.sessions.base import BaseSessionService
+__all__ = ["Commit", "read_attributes", "traced_append"]
 
-__all__ = ["read_attributes", "traced_append"]
+Commit = Callable[[Session, PreparedAppend], Awaitable[AppendResult]]
+"""The one append path of a service (``BaseSessionService._commit``)."""
 
 
 async def traced_append(
-    service: BaseSessionService, session: Session, prepared: PreparedAppend
+    commit: Commit,
+    session: Session,
+    prepared: PreparedAppend,
+    backend: str,
+    db_system: str | None,
 ) -> AppendResult:
-    """The backend's append in a span, counted and timed by outcome."""
-    backend = type(service).__name__
-    system = service.db_system_name
+    """``commit(session, prepared)`` in a span, counted and timed by outcome.
+
+    Args:
+        commit: The append path it wraps (the same one an untraced append runs).
+        session: The session appended to.
+        prepared: The append.
+        backend: The service's class name.
+        db_system: OpenTelemetry's ``db.system.name`` of the store (None: in-process).
+    """
     with store_span(
-        "append", backend, lambda: _append_attributes(session), db_system=system
+        "append", backend, lambda: _append_attributes(session), db_system=db_system
     ) as span:
         started = time.perf_counter()
         outcome = "error"
         try:
-            result = await service._append_event(session, prepared)
-            if result.already_stored:
-                check_retry(session.id, prepared, result.event)
+            result = await commit(session, prepared)
             outcome = "idempotent" if result.already_stored else "committed"
         except (StaleSessionError, EventIdConflictError):
             outcome = "conflict"
             raise
         finally:
-            record_append(backend, time.perf_counter() - started, outcome, system)
+            record_append(backend, time.perf_counter() - started, outcome, db_system)
             if span is not None:
                 span.set_attribute("adk.store.outcome", outcome)
         if span is not None:

@@ -653,13 +653,25 @@ class BaseSessionService(abc.ABC):
         if event.partial:
             raise InputValidationError("A partial event is never stored; commit the final one.")
         prepared, temp = prepare_append(session, event)
-        if telemetry_enabled():
-            result = await traced_append(self, session, prepared)
+        if telemetry_enabled():  # the same path, in a span, timed and counted
+            backend = type(self).__name__
+            result = await traced_append(
+                self._commit, session, prepared, backend, self.db_system_name
+            )
         else:
-            result = await self._append_event(session, prepared)
-            if result.already_stored:
-                check_retry(session.id, prepared, result.event)
+            result = await self._commit(session, prepared)
         apply_result(session, prepared, temp, result)
+        return result
+
+    async def _commit(self, session: Session, prepared: PreparedAppend) -> AppendResult:
+        """The one append path: the backend's atomic step, then a retry's check.
+
+        A stored event found under the id must be the one appended (else
+        ``EventIdConflictError``, see :func:`~adk_runtime.sessions._prepare.check_retry`).
+        """
+        result = await self._append_event(session, prepared)
+        if result.already_stored:
+            check_retry(session.id, prepared, result.event)
         return result
 
     async def flush(self) -> None:
