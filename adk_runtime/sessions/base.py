@@ -93,6 +93,7 @@ from adk_runtime.sessions.fork import ForkArtifacts, PreparedFork, fork
 from adk_runtime.sessions.invocations import OpenInvocation
 from adk_runtime.sessions.retention import (
     DeleteArtifacts,
+    IdleQuery,
     IdleSession,
     PruneResult,
     check_batch_size,
@@ -471,15 +472,11 @@ class BaseSessionService(abc.ABC):
     async def _delete_session(self, app_name: str, user_id: str, session_id: str) -> None:
         """Delete the session and its events atomically; a no-op if it does not exist."""
 
-    async def _idle_sessions(
-        self,
-        app_name: str,
-        user_id: str | None,
-        before: float,
-        after: IdleSession | None,
-        limit: int,
-    ) -> list[IdleSession]:
-        """Up to ``limit`` sessions last written before ``before``, oldest first, after ``after``.
+    async def _idle_sessions(self, query: IdleQuery) -> list[IdleSession]:
+        """One batch of the sessions ``query`` asks for (see :class:`IdleQuery`).
+
+        Up to ``query.limit`` sessions of the app (of one user) last written before
+        ``query.before``, oldest first, after ``query.after``.
 
         Order: last update time, then user id, then session id (ascending). Read through an
         index: the cost is the sessions returned, not the sessions stored.

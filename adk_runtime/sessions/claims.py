@@ -39,7 +39,7 @@ import logging
 import random
 import secrets
 from types import TracebackType
-from typing import TYPE_CHECKING
+from typing import Protocol
 
 from adk_runtime.errors import (
     BackendUnavailableError,
@@ -48,13 +48,11 @@ from adk_runtime.errors import (
     SessionBusyError,
 )
 
-if TYPE_CHECKING:
-    from adk_runtime.sessions.base import BaseSessionService
-
 __all__ = [
     "DEFAULT_LEASE_SECONDS",
     "DEFAULT_WAIT_SECONDS",
     "ClaimAttempt",
+    "ClaimStore",
     "SessionClaim",
     "SessionKey",
     "new_claim_token",
@@ -107,6 +105,34 @@ class ClaimAttempt:
     open_invocation: str | None = None
 
 
+class ClaimStore(Protocol):
+    """The three storage steps a claim takes (every ``BaseSessionService`` has them).
+
+    Each is one atomic step in the store; their contracts are on ``BaseSessionService``.
+    """
+
+    async def _try_claim(
+        self,
+        key: SessionKey,
+        lease_seconds: float,
+        mark: str | None = None,
+        *,
+        token: int | None = None,
+    ) -> ClaimAttempt:
+        """Claim the session if no other claim's lease runs."""
+        ...
+
+    async def _extend_claim(
+        self, key: SessionKey, token: int, lease_seconds: float, mark: str | None = None
+    ) -> bool:
+        """Restart the lease of claim ``token``; False if it is not the latest."""
+        ...
+
+    async def _release_claim(self, key: SessionKey, token: int, finished: bool = False) -> None:
+        """End claim ``token``'s lease now if it is still the latest."""
+        ...
+
+
 def _duration(value: float, name: str, *, minimum: float) -> float:
     if isinstance(value, bool) or not isinstance(value, (int, float)):
         raise InputValidationError(f"{name} must be a number of seconds.")
@@ -128,7 +154,7 @@ class SessionClaim:
 
     def __init__(
         self,
-        service: BaseSessionService,
+        service: ClaimStore,
         key: SessionKey,
         wait_seconds: float,
         lease_seconds: float,

@@ -39,7 +39,7 @@ from __future__ import annotations
 
 import dataclasses
 from collections.abc import Sequence
-from typing import TYPE_CHECKING, Any, Protocol
+from typing import Any, Protocol
 
 from adk_runtime import codec
 from adk_runtime.errors import EventNotFoundError, SessionNotFoundError
@@ -48,10 +48,15 @@ from adk_runtime.sessions._validation import validate_id, validate_session_key
 from adk_runtime.sessions.session import Session
 from adk_runtime.sessions.state import State, split_state_delta
 
-if TYPE_CHECKING:
-    from adk_runtime.sessions.base import BaseSessionService
-
-__all__ = ["ForkArtifacts", "PreparedFork", "creation_state", "fork", "session_state_at"]
+__all__ = [
+    "CreationStates",
+    "ForkArtifacts",
+    "ForkStore",
+    "PreparedFork",
+    "creation_state",
+    "fork",
+    "session_state_at",
+]
 
 _SCOPED = (State.APP_PREFIX, State.USER_PREFIX, State.TEMP_PREFIX)
 
@@ -70,6 +75,35 @@ class ForkArtifacts(Protocol):
         position: int,
     ) -> None:
         """Copy the session's artifacts as of ``events[:position]`` into the new session."""
+        ...
+
+
+class CreationStates(Protocol):
+    """The storage step that reads a creation state (every ``BaseSessionService`` has it)."""
+
+    async def _creation_state(
+        self, key: tuple[str, str, str], incarnation: str | None
+    ) -> dict[str, Any] | None:
+        """The session's creation state as stored (values encoded); None when unknown."""
+        ...
+
+
+class ForkStore(CreationStates, Protocol):
+    """What a fork needs of a session service (every ``BaseSessionService`` has it).
+
+    The two storage steps' contracts are on ``BaseSessionService``.
+    """
+
+    async def get_session(self, *, app_name: str, user_id: str, session_id: str) -> Session | None:
+        """Read the session with every event, or None."""
+        ...
+
+    async def delete_session(self, *, app_name: str, user_id: str, session_id: str) -> None:
+        """Delete the session (a fork whose artifacts could not follow it)."""
+        ...
+
+    async def _fork_session(self, key: tuple[str, str, str], prepared: PreparedFork) -> None:
+        """Write the fork atomically; nothing is written when a check fails."""
         ...
 
 
@@ -127,7 +161,7 @@ def session_state_at(
     return result
 
 
-async def creation_state(service: BaseSessionService, session: Session) -> dict[str, Any] | None:
+async def creation_state(service: CreationStates, session: Session) -> dict[str, Any] | None:
     """The creation state of ``session`` (decoded; None: unknown), read from ``service``.
 
     Read only for a fork, a rewind or an export, never by ``get_session``. None also when
@@ -140,7 +174,7 @@ async def creation_state(service: BaseSessionService, session: Session) -> dict[
 
 
 async def fork(
-    service: BaseSessionService,
+    service: ForkStore,
     key: tuple[str, str, str],
     new_session_id: str,
     at_event_id: str | None,

@@ -42,7 +42,7 @@ from adk_runtime.sessions.base import (
 from adk_runtime.sessions.claims import new_claim_token
 from adk_runtime.sessions.fork import PreparedFork
 from adk_runtime.sessions.invocations import OpenInvocation, status_of
-from adk_runtime.sessions.retention import IdleSession
+from adk_runtime.sessions.retention import IdleQuery, IdleSession
 from adk_runtime.sessions.session import Session
 from adk_runtime.sessions.state import merge_state
 
@@ -224,14 +224,8 @@ class InMemorySessionService(BaseSessionService):
         with self._lock:
             self._forget((app_name, user_id, session_id))
 
-    async def _idle_sessions(
-        self,
-        app_name: str,
-        user_id: str | None,
-        before: float,
-        after: IdleSession | None,
-        limit: int,
-    ) -> list[IdleSession]:
+    async def _idle_sessions(self, query: IdleQuery) -> list[IdleSession]:
+        app_name, user_id, after = query.app_name, query.user_id, query.after
         with self._lock:
             found = sorted(
                 (
@@ -239,11 +233,11 @@ class InMemorySessionService(BaseSessionService):
                     for key, stored in self._sessions.items()
                     if key[0] == app_name
                     and (user_id is None or key[1] == user_id)
-                    and stored.update_time < before
+                    and stored.update_time < query.before
                 ),
                 key=lambda idle: (idle.last_update_time, idle.user_id, idle.session_id),
             )
-        return [idle for idle in found if after is None or idle.after(after)][:limit]
+        return [idle for idle in found if after is None or idle.after(after)][: query.limit]
 
     async def _delete_if_idle(self, app_name: str, idle: IdleSession, before: float) -> bool:
         key = (app_name, idle.user_id, idle.session_id)

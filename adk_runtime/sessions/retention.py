@@ -26,18 +26,18 @@ import dataclasses
 import math
 import re
 from datetime import timedelta
-from typing import TYPE_CHECKING, Protocol
+from typing import Protocol
 
 from adk_runtime.errors import ConfigurationError, InputValidationError
-
-if TYPE_CHECKING:
-    from adk_runtime.sessions.base import BaseSessionService
+from adk_runtime.sessions._cache import SessionCache
 
 __all__ = [
     "MAX_TTL_SECONDS",
     "DeleteArtifacts",
+    "IdleQuery",
     "IdleSession",
     "PruneResult",
+    "PruneStore",
     "check_ttl_seconds",
     "parse_idle_time",
 ]
@@ -82,6 +82,42 @@ class IdleSession:
         )
 
 
+class PruneStore(Protocol):
+    """What pruning needs of a session service (every ``BaseSessionService`` has it).
+
+    The two storage steps' contracts are on ``BaseSessionService``.
+    """
+
+    _session_cache: SessionCache | None
+
+    async def _idle_sessions(self, query: IdleQuery) -> list[IdleSession]:
+        """One batch of idle sessions, oldest first (see :class:`IdleQuery`)."""
+        ...
+
+    async def _delete_if_idle(self, app_name: str, idle: IdleSession, before: float) -> bool:
+        """Delete the session if it is still idle and unheld; return whether it was."""
+        ...
+
+
+@dataclasses.dataclass(frozen=True)
+class IdleQuery:
+    """One batch of a prune's walk over the idle sessions.
+
+    Attributes:
+        app_name: The app.
+        user_id: Only this user's sessions (None: every user's).
+        before: Only sessions last written before this time (seconds since the epoch).
+        after: Only sessions after this one in pruning order (None: from the oldest).
+        limit: At most this many sessions.
+    """
+
+    app_name: str
+    user_id: str | None
+    before: float
+    after: IdleSession | None
+    limit: int
+
+
 @dataclasses.dataclass(frozen=True)
 class PruneResult:
     """What :meth:`~adk_runtime.sessions.BaseSessionService.prune_sessions` did.
@@ -97,7 +133,7 @@ class PruneResult:
 
 
 async def prune(
-    service: BaseSessionService,
+    service: PruneStore,
     app_name: str,
     user_id: str | None,
     before: float,
@@ -111,9 +147,9 @@ async def prune(
         return PruneResult([], dry_run)
     cache = None if dry_run else service._session_cache
     pruned: list[IdleSession] = []
-    after: IdleSession | None = None
+    query = IdleQuery(app_name, user_id, before, None, limit)
     while True:
-        batch = await service._idle_sessions(app_name, user_id, before, after, limit)
+        batch = await service._idle_sessions(query)
         for idle in batch:
             if dry_run:
                 pruned.append(idle)
@@ -127,7 +163,7 @@ async def prune(
                     )
         if len(batch) < limit:
             return PruneResult(pruned, dry_run)
-        after = batch[-1]
+        query = dataclasses.replace(query, after=batch[-1])
 
 
 _UNITS = {"s": 1, "m": 60, "h": 3600, "d": 86400, "w": 604800}

@@ -121,7 +121,7 @@ from adk_runtime.sessions.redis._keys import (
 )
 from adk_runtime.sessions.redis._scripts import Scripts
 from adk_runtime.sessions.redis._values import decode_mapping, decode_pairs, text
-from adk_runtime.sessions.retention import IdleSession, check_ttl_seconds
+from adk_runtime.sessions.retention import IdleQuery, IdleSession, check_ttl_seconds
 from adk_runtime.sessions.session import Session
 from adk_runtime.sessions.state import merge_state
 
@@ -419,14 +419,9 @@ class RedisSessionService(BaseSessionService):
         )
         await self._call(lambda s: self._write(s.delete, script_keys, args))
 
-    async def _idle_sessions(
-        self,
-        app_name: str,
-        user_id: str | None,
-        before: float,
-        after: IdleSession | None,
-        limit: int,
-    ) -> list[IdleSession]:
+    async def _idle_sessions(self, query: IdleQuery) -> list[IdleSession]:
+        app_name, user_id, before, after = query.app_name, query.user_id, query.before, query.after
+        limit = query.limit
         # The listing index, ascending by score (update time), ties in member order (bytewise),
         # the order list.lua pages in too. From the cursor's score: every entry tying with it
         # (ZCOUNT) plus `limit` more, then the ones at or before the cursor are dropped.

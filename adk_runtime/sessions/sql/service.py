@@ -31,7 +31,7 @@ from adk_runtime.sessions.base import (
 from adk_runtime.sessions.claims import new_claim_token
 from adk_runtime.sessions.fork import PreparedFork
 from adk_runtime.sessions.invocations import OpenInvocation, status_of
-from adk_runtime.sessions.retention import IdleSession
+from adk_runtime.sessions.retention import IdleQuery, IdleSession
 from adk_runtime.sessions.session import Session
 from adk_runtime.sessions.sql import _append, _create, _fork
 from adk_runtime.sessions.sql import _statements as statements
@@ -46,6 +46,10 @@ __all__ = ["DatabaseSessionService"]
 
 def _now() -> datetime:
     return datetime.now(timezone.utc)
+
+
+def _datetime(seconds: float) -> datetime:
+    return datetime.fromtimestamp(seconds, timezone.utc)
 
 
 class DatabaseSessionService(BaseSessionService):
@@ -193,7 +197,7 @@ class DatabaseSessionService(BaseSessionService):
         params: dict[str, Any] = {"app": query.app_name, "user": query.user_id, "limit": -1}
         params["fresh"] = self._expiry.fresh_after()
         if query.after is not None:
-            params["after_time"] = datetime.fromtimestamp(query.after.update_time, timezone.utc)
+            params["after_time"] = _datetime(query.after.update_time)
             params["after_user"] = query.after.user_id
             params["after_id"] = query.after.session_id
         statement = statements.LIST[(query.user_id is not None, query.after is not None)]
@@ -239,21 +243,15 @@ class DatabaseSessionService(BaseSessionService):
         async with db.writer(), db.autocommit() as connection:
             await connection.execute(statements.DELETE_SESSION, params)
 
-    async def _idle_sessions(
-        self,
-        app_name: str,
-        user_id: str | None,
-        before: float,
-        after: IdleSession | None,
-        limit: int,
-    ) -> list[IdleSession]:
-        params: dict[str, Any] = {"app": app_name, "user": user_id, "limit": limit}
-        params["before"] = datetime.fromtimestamp(before, timezone.utc)
+    async def _idle_sessions(self, query: IdleQuery) -> list[IdleSession]:
+        params: dict[str, Any] = {"app": query.app_name, "user": query.user_id}
+        params.update(limit=query.limit, before=_datetime(query.before))
+        after = query.after
         if after is not None:
-            params["after_time"] = datetime.fromtimestamp(after.last_update_time, timezone.utc)
+            params["after_time"] = _datetime(after.last_update_time)
             params["after_user"] = after.user_id
             params["after_id"] = after.session_id
-        statement = statements.IDLE[(user_id is not None, after is not None)]
+        statement = statements.IDLE[(query.user_id is not None, after is not None)]
         db = await self._open()
         async with db.autocommit() as connection:
             rows = (await connection.execute(statement, params)).all()
@@ -262,7 +260,7 @@ class DatabaseSessionService(BaseSessionService):
     async def _delete_if_idle(self, app_name: str, idle: IdleSession, before: float) -> bool:
         params = {
             **_key_params((app_name, idle.user_id, idle.session_id)),
-            "before": datetime.fromtimestamp(before, timezone.utc),
+            "before": _datetime(before),
         }
         db = await self._open()
         # One statement (its own transaction): the events go with the row (ON DELETE CASCADE).
