@@ -1,13 +1,17 @@
-"""The Python builders and the Lua scripts agree on every argument's name and position."""
+"""The Python builders and the Lua scripts agree on every argument's name and position.
+
+The scripts are assembled from their signatures' bindings, the prelude functions they call and
+their own code (``_scripts.py``); these tests read the assembled sources, as they run.
+"""
 
 from __future__ import annotations
 
 import re
+from importlib import resources
 
 import pytest
 
-from adk_runtime.sessions.redis._protocol import SIGNATURES
-from adk_runtime.sessions.redis._scripts import SOURCES
+from adk_runtime.sessions.redis._scripts import SIGNATURES, SOURCES
 
 _BINDING = re.compile(r"^local (\w+) = (?:tonumber\()?(KEYS|ARGV)\[(\d+)\]\)?$", re.MULTILINE)
 _ANY_INDEX = re.compile(r"\b(KEYS|ARGV)\[(\d+)\]")
@@ -38,6 +42,27 @@ def test_no_script_reads_a_positional_argument_outside_its_bindings(script: str)
 
 def test_every_script_has_a_signature() -> None:
     assert set(SIGNATURES) == set(SOURCES)
+
+
+def _file(name: str) -> str:
+    return (resources.files("adk_runtime.sessions.redis") / f"lua/{name}.lua").read_text()
+
+
+@pytest.mark.parametrize("script", sorted(SOURCES))
+def test_a_script_file_holds_only_its_logic(script: str) -> None:
+    # Its bindings come from its signature, its shared functions from the prelude.
+    code = _file(script)
+    assert not _BINDING.search(code)
+    assert code.strip() in SOURCES[script]
+    prelude_functions = re.findall(r"^local function (\w+)\(", _file("prelude"), re.MULTILINE)
+    defined = re.findall(r"^local function (\w+)\(", code, re.MULTILINE)
+    assert not set(defined) & set(prelude_functions)
+
+
+def test_a_script_takes_only_the_prelude_functions_it_calls() -> None:
+    assert "session_at" in SOURCES["create"]
+    assert "local function" not in SOURCES["get"]
+    assert re.findall(r"^local function (\w+)\(", SOURCES["scope"], re.MULTILINE) == ["hset_pairs"]
 
 
 def test_a_builder_refuses_a_missing_or_unknown_argument() -> None:

@@ -1,8 +1,8 @@
 """The typed Python side of the Lua scripts: one argument builder and reply parser each.
 
-Each script binds its ``KEYS`` and ``ARGV`` to named locals at its top (``local meta_key =
-KEYS[1]``, ``local event_id = ARGV[1]``…). :class:`Signature` holds the same names in the same
-order; a test reads the ``.lua`` files and checks the two agree, so an argument can never be
+Each script's ``KEYS`` and ``ARGV`` are bound to named locals from its
+:class:`~adk_runtime.sessions.redis._scripts.Signature` (see :mod:`._scripts`), and the
+builders here order their arguments by that same signature, so an argument can never be
 passed in the wrong position. Keys are looked up by name on :class:`SessionKeys` /
 :class:`AppKeys`; values are given as keyword arguments; the builders return the
 ``(keys, args)`` pair to run the script with. Replies are parsed into small dataclasses.
@@ -16,16 +16,15 @@ from typing import Any, Literal
 
 from adk_runtime import codec
 from adk_runtime.sessions.redis._keys import AppKeys, SessionKeys, app_index_member, escape
+from adk_runtime.sessions.redis._scripts import SIGNATURES, Call
 from adk_runtime.sessions.redis._values import json_pairs, text
 
 __all__ = [
     "ACK_MARKER_MS",
-    "SIGNATURES",
     "AppendReply",
     "ClaimReply",
     "CreateReply",
     "GetReply",
-    "Signature",
     "append_call",
     "claim_call",
     "create_call",
@@ -43,134 +42,10 @@ __all__ = [
     "scope_call",
 ]
 
-Call = tuple[list[str], list[Any]]
-
-_SESSION_KEYS = (
-    "meta",
-    "state",
-    "events",
-    "event_ids",
-    "event_times",
-    "app_state",
-    "user_state",
-    "user_index",
-    "app_index",
-)
-_WRITE_KEYS = (*_SESSION_KEYS, "ack")
-
 ACK_MARKER_MS = 10_000
 """TTL of the marker a write script sets when it found its work done (a retry) and the service
 waits for replicas: any write advances the connection's replication offset, so ``WAIT``
 then proves the replicas hold everything the reply reports. Its value is never read."""
-
-
-@dataclasses.dataclass(frozen=True)
-class Signature:
-    """The named ``KEYS`` and ``ARGV`` of one script, in order.
-
-    Attributes:
-        keys: Names of ``KEYS[1..]`` (the Lua locals are these plus ``_key``).
-        args: Names of ``ARGV[1..]``; any further ARGV entries are the script's variadic part.
-    """
-
-    keys: tuple[str, ...]
-    args: tuple[str, ...]
-
-    def build(
-        self, keys: Mapping[str, str], args: Mapping[str, Any], rest: Sequence[Any] = ()
-    ) -> Call:
-        """Order ``keys`` and ``args`` by name (``rest`` is appended to ARGV)."""
-        if keys.keys() != set(self.keys) or args.keys() != set(self.args):
-            raise TypeError("script arguments do not match the script's signature")
-        return [keys[name] for name in self.keys], [*(args[a] for a in self.args), *rest]
-
-
-SIGNATURES: dict[str, Signature] = {
-    "append": Signature(
-        keys=_WRITE_KEYS,
-        args=(
-            "event_id",
-            "expected_revision",
-            "event_json",
-            "timestamp",
-            "ttl_ms",
-            "session_id",
-            "app_member",
-            "session_pairs",
-            "app_pairs",
-            "user_pairs",
-            "incarnation",
-            "fence",
-            "ack_ms",
-        ),
-    ),
-    "claim": Signature(
-        keys=("meta", "open_index", "state", "events", "event_ids", "event_times", "ack"),
-        args=("op", "token", "lease_ms", "mark", "member", "ttl_ms", "ack_ms"),
-    ),
-    "create": Signature(
-        keys=_WRITE_KEYS,
-        args=(
-            "nonce",
-            "ttl_ms",
-            "session_id",
-            "app_member",
-            "session_pairs",
-            "app_pairs",
-            "user_pairs",
-            "event_count",
-            "creation",
-            "ack_ms",
-        ),
-    ),
-    "get": Signature(
-        keys=("meta", "state", "events", "event_times", "app_state", "user_state"),
-        args=("count", "after", "since"),
-    ),
-    "delete": Signature(
-        keys=(
-            "meta",
-            "state",
-            "events",
-            "event_ids",
-            "event_times",
-            "user_index",
-            "app_index",
-            "open_index",
-            "ack",
-        ),
-        args=("session_id", "app_member", "idle_before", "ack_ms"),
-    ),
-    "list": Signature(keys=("index", "app_state"), args=("base", "user", "count", "after_score")),
-    "open": Signature(keys=("open_index",), args=("base", "user", "session")),
-    "scope": Signature(keys=("state",), args=()),
-    "fork": Signature(
-        keys=(
-            "source_meta",
-            "source_events",
-            "source_event_times",
-            "meta",
-            "state",
-            "events",
-            "event_ids",
-            "event_times",
-            "user_index",
-            "app_index",
-            "ack",
-        ),
-        args=(
-            "source_nonce",
-            "copied",
-            "ttl_ms",
-            "session_id",
-            "app_member",
-            "nonce",
-            "state_pairs",
-            "creation",
-            "ack_ms",
-        ),
-    ),
-}
 
 
 def _session_keys(keys: SessionKeys, names: Sequence[str]) -> dict[str, str]:

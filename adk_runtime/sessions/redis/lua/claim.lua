@@ -4,7 +4,6 @@
 -- (the took_over its acquisition answered, for a retry of it), and the
 -- open invocation: 'inv' (its id) and 'invat' (when it started, ms). The app's open index (a
 -- sorted set, all scores 0, members 'user:session' escaped) lists the sessions with an 'inv'.
--- Arguments are bound by name below; _protocol.py builds them in this order (a test checks).
 -- token: the caller's claim; for 'acquire', the new claim's token (drawn by the caller, never
 -- reused: see claims.py). mark: '' or the invocation to record as open; member: the
 -- session's open-index member.
@@ -18,50 +17,16 @@
 -- Idle expiry (ttl_ms > 0): a held session is never idle. Taking or renewing the claim makes
 -- the session's own keys live at least until its lease ends (or a TTL after its last write,
 -- if later); a release sets them back to a TTL after the last write, as if no turn had held
--- it (a past deadline deletes them). HSET keeps a key's TTL.
+-- it (a past deadline deletes them).
 
-local meta_key = KEYS[1]
-local open_index_key = KEYS[2]
-local state_key = KEYS[3]
-local events_key = KEYS[4]
-local event_ids_key = KEYS[5]
-local event_times_key = KEYS[6]
-local ack_key = KEYS[7]
 local own_keys = {meta_key, state_key, events_key, event_ids_key, event_times_key}
-
-local op = ARGV[1]
-local token = ARGV[2]
-local lease_ms = tonumber(ARGV[3])
-local mark = ARGV[4]
-local member = ARGV[5]
-local ttl_ms = tonumber(ARGV[6])
-local ack_ms = tonumber(ARGV[7])
-
--- ack_ms > 0 (wait_replicas): a reply that wrote nothing (a retry finding its work done)
--- still makes one replicated write, the marker, so the WAIT after the script covers the state
--- the reply reports (see _replicas.py).
-local function mark_replicated()
-  if ack_ms > 0 then
-    redis.call('SET', ack_key, '1', 'PX', ack_ms)
-  end
-end
-
 local meta = redis.call('HMGET', meta_key, 'rev', 'ctok', 'cuntil', 'inv', 'mtime', 'ctook')
 if not meta[1] then
   return {'missing'}
 end
-local time = redis.call('TIME')
-local now_ms = tonumber(time[1]) * 1000 + math.floor(tonumber(time[2]) / 1000)
+local now_ms = time_ms(redis.call('TIME'))
 local current = meta[2] or '0'
 local idle_deadline = math.floor(tonumber(meta[5] or '0') * 1000) + ttl_ms
-
-local function expire_at(deadline)
-  if ttl_ms > 0 then
-    for _, key in ipairs(own_keys) do
-      redis.call('PEXPIREAT', key, deadline)
-    end
-  end
-end
 
 local function set_open()
   redis.call('HSET', meta_key, 'inv', mark, 'invat', tostring(now_ms))
@@ -72,7 +37,7 @@ if op == 'acquire' then
   if current == token and tonumber(meta[3] or '0') > 0 then
     -- A retry of this very acquisition (its reply was lost): the first answer, lease restarted.
     redis.call('HSET', meta_key, 'cuntil', tostring(now_ms + lease_ms))
-    expire_at(math.max(idle_deadline, now_ms + lease_ms))
+    expire_session(own_keys, ttl_ms, math.max(idle_deadline, now_ms + lease_ms))
     return {'ok', token, meta[6] or '0', meta[4] or ''}
   end
   local held_ms = tonumber(meta[3] or '0') - now_ms
@@ -84,7 +49,7 @@ if op == 'acquire' then
     took_over = '1'
   end
   redis.call('HSET', meta_key, 'ctok', token, 'cuntil', tostring(now_ms + lease_ms), 'ctook', took_over)
-  expire_at(math.max(idle_deadline, now_ms + lease_ms))
+  expire_session(own_keys, ttl_ms, math.max(idle_deadline, now_ms + lease_ms))
   local open = meta[4] or ''
   if mark ~= '' and not (took_over == '1' and open ~= '') then
     set_open()
@@ -96,7 +61,8 @@ if current ~= token then
   if op == 'extend' then
     return {'lost'}
   end
-  mark_replicated()  -- released already (or taken over since): nothing left to write
+  -- released already (or taken over since): nothing left to write
+  mark_replicated(ack_key, ack_ms)
   return {'ok', current}
 end
 if op == 'extend' then
@@ -104,13 +70,13 @@ if op == 'extend' then
   if mark ~= '' then
     set_open()
   end
-  expire_at(math.max(idle_deadline, now_ms + lease_ms))
+  expire_session(own_keys, ttl_ms, math.max(idle_deadline, now_ms + lease_ms))
 else
   redis.call('HSET', meta_key, 'cuntil', '0')
   if op == 'finish' then
     redis.call('HDEL', meta_key, 'inv', 'invat')
     redis.call('ZREM', open_index_key, member)
   end
-  expire_at(idle_deadline)
+  expire_session(own_keys, ttl_ms, idle_deadline)
 end
 return {'ok', token}

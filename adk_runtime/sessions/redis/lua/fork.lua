@@ -1,48 +1,15 @@
 -- Fork a session: a new session holding the first `copied` events of the source and the
 -- given session state, atomically (see adk_runtime/sessions/fork.py and service.py).
--- Arguments are bound by name below; _protocol.py builds them in this order (a test checks).
 -- source_nonce: the source's incarnation as read; copied: how many events to copy;
--- creation: the fork's creation state (meta field 'init'); then
--- ARGV holds state_pairs (field, JSON value) pairs, then the copied events' ids in order.
+-- creation: the fork's creation state (meta field 'init'). From ARGV[rest]: state_pairs
+-- (field, JSON value) pairs, then the copied events' ids in order.
 -- Returns {'ok'} | {'missing'} (no source, another incarnation, or fewer events) |
 --         {'exists'} (the new key is taken).
 
-local source_meta_key = KEYS[1]
-local source_events_key = KEYS[2]
-local source_event_times_key = KEYS[3]
-local meta_key = KEYS[4]
-local state_key = KEYS[5]
-local events_key = KEYS[6]
-local event_ids_key = KEYS[7]
-local event_times_key = KEYS[8]
-local user_index_key = KEYS[9]
-local app_index_key = KEYS[10]
-local ack_key = KEYS[11]
-
-local source_nonce = ARGV[1]
-local copied = tonumber(ARGV[2])
-local ttl_ms = tonumber(ARGV[3])
-local session_id = ARGV[4]
-local app_member = ARGV[5]
-local nonce = ARGV[6]
-local state_pairs = tonumber(ARGV[7])
-local creation = ARGV[8]
-local ack_ms = tonumber(ARGV[9])
-local first_pair = 10
-
--- ack_ms > 0 (wait_replicas): a reply that wrote nothing (a retry finding its work done)
--- still makes one replicated write, the marker, so the WAIT after the script covers the state
--- the reply reports (see _replicas.py).
-local function mark_replicated()
-  if ack_ms > 0 then
-    redis.call('SET', ack_key, '1', 'PX', ack_ms)
-  end
-end
-
-local existing = redis.call('HMGET', meta_key, 'nonce', 'ctime')
-if existing[2] then
-  mark_replicated()
-  if existing[1] == nonce then
+local holder = session_at(meta_key, nonce)
+if holder then
+  mark_replicated(ack_key, ack_ms)
+  if holder == 'own' then
     return {'ok'}  -- a retry of this very call after a lost reply
   end
   return {'exists'}
@@ -54,23 +21,10 @@ if not source[1] or (source_nonce ~= '' and source[2] ~= source_nonce)
 end
 
 local time = redis.call('TIME')
-local now = time[1] .. '.' .. string.format('%06d', time[2])
-
--- Leftovers of an expired session must not leak into the new one.
-redis.call('DEL', state_key, events_key, event_ids_key, event_times_key)
-redis.call('HSET', meta_key, 'rev', tostring(copied), 'ctime', now, 'mtime', now, 'nonce', nonce)
-if creation ~= '' then
-  redis.call('HSET', meta_key, 'init', creation)
-else
-  redis.call('HDEL', meta_key, 'init')
-end
-local first_id = first_pair + 2 * state_pairs
-local i = first_pair
-while i < first_id do
-  local stop = math.min(i + 199, first_id - 1)
-  redis.call('HSET', state_key, unpack(ARGV, i, stop))
-  i = stop + 1
-end
+local now = time_text(time)
+local own_keys = {meta_key, state_key, events_key, event_ids_key, event_times_key}
+start_session(own_keys, copied, now, nonce, creation)
+local first_id = hset_pairs(state_key, rest, state_pairs)
 if copied > 0 then
   local payloads = redis.call('LRANGE', source_events_key, 0, copied - 1)
   for start = 1, #payloads, 200 do
@@ -88,11 +42,5 @@ if copied > 0 then
 end
 redis.call('ZADD', user_index_key, now, session_id)
 redis.call('ZADD', app_index_key, now, app_member)
-
-if ttl_ms > 0 then
-  local deadline = tonumber(time[1]) * 1000 + math.floor(tonumber(time[2]) / 1000) + ttl_ms
-  for _, key in ipairs({meta_key, state_key, events_key, event_ids_key, event_times_key}) do
-    redis.call('PEXPIREAT', key, deadline)
-  end
-end
+expire_session(own_keys, ttl_ms, time_ms(time) + ttl_ms)
 return {'ok'}

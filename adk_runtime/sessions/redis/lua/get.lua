@@ -1,20 +1,8 @@
 -- Read a session in one consistent snapshot.
--- Arguments are bound by name below; _protocol.py builds them in this order (a test checks).
 -- count: number of recent events (-1 = all); after: after_timestamp ('' = none); since: only
 -- the events after this revision (-1 = no such bound; count and after are then ignored).
 -- Returns false when the session does not exist, else
 -- {{rev, ctime, mtime, nonce}, state pairs, app pairs, user pairs, events}.
-
-local meta_key = KEYS[1]
-local state_key = KEYS[2]
-local events_key = KEYS[3]
-local event_times_key = KEYS[4]
-local app_state_key = KEYS[5]
-local user_state_key = KEYS[6]
-
-local count = tonumber(ARGV[1])
-local after = ARGV[2]
-local since = tonumber(ARGV[3])
 
 local meta = redis.call('HMGET', meta_key, 'rev', 'ctime', 'mtime', 'nonce')
 if not meta[1] then

@@ -1,6 +1,5 @@
 -- One page of a listing index (a sorted set scored by update time), newest first, with each
 -- listed session's revision and state and the app/user state: one consistent snapshot.
--- Arguments are bound by name below; _protocol.py builds them in this order (a test checks).
 -- The keys of the listed sessions are derived from `base` (the app's key start, with its hash
 -- tag): they share the app's slot, as every key of the app does.
 -- count: how many entries (-1 = all); after_score: score of the last entry already returned
@@ -11,14 +10,6 @@
 -- Returns {app state pairs, {escaped user, user state pairs, ...}, entries read (flat member,
 --          score, ...), {member, revision, nonce, state pairs, ...} of the live sessions among
 --          them}.
-
-local index_key = KEYS[1]
-local app_state_key = KEYS[2]
-
-local base = ARGV[1]
-local user = ARGV[2]
-local count = tonumber(ARGV[3])
-local after_score = ARGV[4]
 
 local entries
 if after_score == '' then

@@ -3,15 +3,8 @@
 -- are one lexicographic range). Entries of sessions that are gone (deleted, expired) are
 -- dropped from the index. The session keys derive from `base` (the app's key start, with its
 -- hash tag): they share the app's slot, as every key of the app does.
--- Arguments are bound by name below; _protocol.py builds them in this order (a test checks).
 -- user: '' (every user) or the escaped user id; session: '' or the escaped session id.
 -- Returns {member, invocation id, started ms, status ('running'|'failed'|'crashed'), ...}.
-
-local open_index_key = KEYS[1]
-
-local base = ARGV[1]
-local user = ARGV[2]
-local session = ARGV[3]
 
 local members
 if session ~= '' then
@@ -21,8 +14,7 @@ elseif user ~= '' then
 else
   members = redis.call('ZRANGE', open_index_key, '-', '+', 'BYLEX')
 end
-local time = redis.call('TIME')
-local now_ms = tonumber(time[1]) * 1000 + math.floor(tonumber(time[2]) / 1000)
+local now_ms = time_ms(redis.call('TIME'))
 local found = {}
 for _, member in ipairs(members) do
   local meta = redis.call('HMGET', base .. ':session:' .. member, 'rev', 'inv', 'invat', 'cuntil')
