@@ -195,4 +195,6 @@ async def overwrite_stored_event(
         from adk_runtime.sessions import RedisSessionService
 
         assert isinstance(service, RedisSessionService), type(service)
-        await service._client.lset(service._keys(app, user, session_id).events, position, payload)
+        await service._link.client.lset(
+            service._keys(app, user, session_id).events, position, payload
+        )

@@ -25,7 +25,7 @@ class PipelineSpy:
 
     def __init__(self, service: RedisSessionService) -> None:
         self.sizes: list[int] = []
-        client: Any = service._client
+        client: Any = service._link.client
         real = client.pipeline
 
         def pipeline(*args: Any, **kwargs: Any) -> Any:
@@ -82,19 +82,19 @@ async def one_then_batch(
     ``then`` runs after ``first``'s script, before the lane is free. Returns every outcome
     (exceptions included), ``first``'s first.
     """
-    held = HeldScript(service._scripts.append, then)
-    service._scripts = dataclasses.replace(service._scripts, append=held)  # type: ignore[arg-type]
+    held = HeldScript(service._link.scripts.append, then)
+    service._link.scripts = dataclasses.replace(service._link.scripts, append=held)  # type: ignore[arg-type]
     lane = asyncio.ensure_future(first)
     await held.entered.wait()
     waiting = asyncio.gather(*rest, return_exceptions=True)
-    batcher = service._batcher
+    batcher = service._link.batcher
     assert batcher is not None
     await settle(lambda: batcher.waiting == len(rest))
     held.go.set()
     try:
         return [await lane, *await waiting]
     finally:
-        service._scripts = dataclasses.replace(service._scripts, append=held._real)
+        service._link.scripts = dataclasses.replace(service._link.scripts, append=held._real)
 
 
 @pytest.fixture
@@ -179,12 +179,12 @@ async def test_a_call_cancelled_while_waiting_is_never_sent(narrow: RedisSession
     spy = PipelineSpy(narrow)
     a = await narrow.create_session(app_name=APP, user_id="u", session_id="a")
     b = await narrow.create_session(app_name=APP, user_id="u", session_id="b")
-    held = HeldScript(narrow._scripts.append)
-    narrow._scripts = dataclasses.replace(narrow._scripts, append=held)  # type: ignore[arg-type]
+    held = HeldScript(narrow._link.scripts.append)
+    narrow._link.scripts = dataclasses.replace(narrow._link.scripts, append=held)  # type: ignore[arg-type]
     running = asyncio.ensure_future(narrow.append_event(a, event("sent")))
     await held.entered.wait()  # it holds the only lane
     waiting = asyncio.ensure_future(narrow.append_event(b, event("never")))
-    batcher = narrow._batcher
+    batcher = narrow._link.batcher
     assert batcher is not None
     await settle(lambda: batcher.waiting == 1)
     waiting.cancel()

@@ -75,7 +75,7 @@ async def _herd(service: RedisSessionService, reset_topology: bool) -> None:
     async def reset_again_and_again() -> int:
         resets = 0
         while not done.is_set() and resets < RESETS:
-            await _moved(service._client, f"herd-{reset_topology}:{{{APP}}}:probe")
+            await _moved(service._link.client, f"herd-{reset_topology}:{{{APP}}}:probe")
             resets += 1
             await asyncio.sleep(0.002)
         return resets
@@ -107,7 +107,7 @@ async def test_concurrent_turns_on_a_fresh_client(cluster: Cluster, reset_topolo
     url = f"{cluster.url}?key_prefix=herd-{reset_topology}:"
     await _create_all(url)
     service = RedisSessionService.from_url(url)  # fresh: its first calls arrive together
-    assert isinstance(service._client, ClusterClient)
+    assert isinstance(service._link.client, ClusterClient)
     try:
         await _herd(service, reset_topology)
     finally:

@@ -127,4 +127,4 @@ def test_cluster_urls_are_registered() -> None:
     for scheme in ("redis+cluster", "rediss+cluster"):
         service = session_service_from_url(f"{scheme}://127.0.0.1:7000/0")
         assert isinstance(service, RedisSessionService)
-        assert service._cluster
+        assert service._link.cluster

@@ -1,10 +1,19 @@
-"""The one place where redis-py exceptions become adk_runtime errors."""
+"""The one place where redis-py exceptions and script refusals become adk_runtime errors."""
 
 from __future__ import annotations
 
 from redis import exceptions as redis_errors
 
-from adk_runtime.errors import AdkRuntimeError, BackendUnavailableError, ConfigurationError
+from adk_runtime.errors import (
+    RECREATED_SESSION_MESSAGE,
+    AdkRuntimeError,
+    BackendUnavailableError,
+    ClaimLostError,
+    ConfigurationError,
+    SessionBusyError,
+    SessionNotFoundError,
+    StaleSessionError,
+)
 
 # Server replies that mean "not now" rather than "never": retrying later can succeed.
 _TRANSIENT_REPLIES = ("BUSY", "LOADING", "MASTERDOWN", "MISCONF", "NOREPLICAS", "OOM", "READONLY")
@@ -43,3 +52,19 @@ def translate(exc: BaseException, where: str) -> AdkRuntimeError:
             "or its outcome is unknown; retrying it is safe."
         )
     return AdkRuntimeError(f"Redis at {where} rejected a command ({detail}).")
+
+
+def append_refused(status: str, session_id: str, held_ms: int) -> AdkRuntimeError:
+    """The error of an append ``append.lua`` refused (any status but ``ok`` and ``dup``).
+
+    ``held_ms``: how long another claim still holds the session (status ``busy``).
+    """
+    if status == "missing":
+        return SessionNotFoundError(f"Session {session_id!r} does not exist.")
+    if status == "recreated":
+        return StaleSessionError(RECREATED_SESSION_MESSAGE)
+    if status == "lost":
+        return ClaimLostError(session_id)
+    if status == "busy":
+        return SessionBusyError(session_id, held_ms / 1000)
+    return StaleSessionError()

@@ -1,9 +1,46 @@
-"""Key names of the Redis session store (the layout is described in ``service.py``).
+"""Key names of the Redis session store.
+
+Key layout (``P`` is ``key_prefix``, ``A``/``U``/``S`` the app, user and session ids with
+``%``, ``:``, ``{`` and ``}`` percent-encoded; every value is codec JSON text):
+
+==========================  ===========  ====================================================
+key                         type         content
+==========================  ===========  ====================================================
+``P{A}:session:U:S``        hash         ``rev``, ``ctime``, ``mtime`` (server time, seconds
+                                         with microseconds), ``nonce`` of the create call,
+                                         the claim (``ctok``, ``cuntil``, ``ctook``), the
+                                         open invocation (``inv``, ``invat``) and ``init``, the
+                                         creation state as one JSON object (read only by
+                                         fork, rewind and export; absent: unknown, a
+                                         session created before it was kept)
+``P{A}:state:U:S``          hash         session state, one field per key
+``P{A}:events:U:S``         list         the events as stored JSON, one entry each; entry
+                                         ``i`` holds sequence ``i + 1``
+``P{A}:eventids:U:S``       hash         event id → sequence (idempotent re-append)
+``P{A}:eventtimes:U:S``     sorted set   sequence scored by event timestamp
+``P{A}:app``                hash         ``app:`` state, one field per key (no prefix)
+``P{A}:user:U``             hash         ``user:`` state, one field per key (no prefix)
+``P{A}:sessions:U``         sorted set   the user's session ids by update time
+``P{A}:sessions``           sorted set   ``U:S`` of every session of the app by update time
+``P{A}:open``               sorted set   ``U:S`` of the sessions with an open invocation
+                                         (scores 0: a user's are one lexicographic range)
+``P{A}:ack``                string       a marker with a short TTL, set only with
+                                         ``wait_replicas`` by a write that found its work
+                                         done (see ``_replicas.py``)
+==========================  ===========  ====================================================
+
+Why one field per state key (and not one JSON blob per scope): a delta is applied with
+``HSET``, so two writers of distinct keys never overwrite each other, the Lua scripts never
+decode or re-encode a value (Lua's cjson would mangle big integers and floats), and merging is
+shallow by construction, as the contract says.
 
 Every id is escaped before it becomes part of a key: ``%``, ``:``, ``{`` and ``}`` are
 percent-encoded, so ``:`` separates the parts of a key unambiguously (user ``a:b`` with
 session ``c`` never meets user ``a`` with session ``b:c``) and the only braces in a key are the
-hash tag around the app name. Every key of an app therefore lands on one Redis Cluster slot.
+hash tag around the app name. Every key of an app therefore lands on one Redis Cluster slot:
+a script may only touch keys of one slot, and an append writes the session, the user and the
+app keys together. An app's data lives on one slot (one shard); apps spread over the
+cluster, a single app does not. That is the price of atomic ``app:`` writes.
 """
 
 from __future__ import annotations
@@ -11,6 +48,7 @@ from __future__ import annotations
 import dataclasses
 import functools
 import re
+from typing import ClassVar
 
 from adk_runtime.errors import ConfigurationError
 
@@ -148,3 +186,27 @@ class SessionKeys:
     def event_times(self) -> str:
         """Sorted set: sequence number scored by event timestamp (``after_timestamp``)."""
         return self._key("eventtimes")
+
+
+class KeySpace:
+    """The keys of one service: its ``key_prefix``, with a few apps' key starts kept."""
+
+    _KEPT: ClassVar[int] = 64
+
+    def __init__(self, prefix: str) -> None:
+        """Use ``prefix`` (checked: :func:`check_prefix`)."""
+        self.prefix = check_prefix(prefix)
+        self._apps: dict[str, AppKeys] = {}
+
+    def app(self, app_name: str) -> AppKeys:
+        """The app's keys (kept for a few apps: their escaped start is built once)."""
+        keys = self._apps.get(app_name)
+        if keys is None:
+            if len(self._apps) >= self._KEPT:
+                self._apps.clear()
+            keys = self._apps[app_name] = AppKeys(self.prefix, app_name)
+        return keys
+
+    def session(self, app_name: str, user_id: str, session_id: str) -> SessionKeys:
+        """The keys of one session."""
+        return self.app(app_name).session(user_id, session_id)

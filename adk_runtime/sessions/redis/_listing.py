@@ -10,6 +10,8 @@ order: the session id in a user's index, the encoded ``user:session`` in the app
 same as the other backends' (user id, session id) order unless an id holds ``%``, ``:``,
 ``{`` or ``}``, which are percent-encoded). Entries of sessions whose keys expired (TTL) are
 dropped from both indexes by the script when it meets them.
+
+Pruning (:func:`idle_sessions`) walks the same indexes the other way, oldest first.
 """
 
 from __future__ import annotations
@@ -26,7 +28,8 @@ from adk_runtime.sessions.redis._keys import (
     parse_app_index_member,
 )
 from adk_runtime.sessions.redis._scripts import Scripts
-from adk_runtime.sessions.redis._values import decode_pairs
+from adk_runtime.sessions.redis._values import decode_pairs, text
+from adk_runtime.sessions.retention import IdleQuery, IdleSession
 from adk_runtime.sessions.session import Session
 from adk_runtime.sessions.state import merge_state
 
@@ -104,3 +107,49 @@ class Lister:
 
 def _list_call(keys: list[str], args: list[Any]) -> Callable[[Scripts], Awaitable[Any]]:
     return lambda scripts: scripts.list(keys, args)
+
+
+async def idle_sessions(
+    app: AppKeys, query: IdleQuery, call: Call, client: Any
+) -> list[IdleSession]:
+    """A batch of the idle sessions ``query`` asks for, read from a listing index.
+
+    Ascending by score (update time), ties in member order (bytewise), the order
+    ``list.lua`` pages in too. From the cursor's score: every entry tying with it (``ZCOUNT``)
+    plus ``limit`` more, then the ones at or before the cursor are dropped.
+    """
+    user_id, after = query.user_id, query.after
+    index = app.app_index if user_id is None else app.user_index(user_id)
+    low = "-inf" if after is None else repr(after.last_update_time)
+    ties = 0 if after is None else await call(lambda _: client.zcount(index, low, low))
+    entries = await call(
+        lambda _: client.zrange(
+            index,
+            low,
+            f"({query.before!r}",
+            byscore=True,
+            offset=0,
+            num=query.limit + ties,
+            withscores=True,
+        )
+    )
+    found: list[IdleSession] = []
+    for raw, score in entries:
+        member = text(raw)
+        if after is not None and (float(score), member) <= (
+            after.last_update_time,
+            _idle_member(after, user_id),
+        ):
+            continue
+        owner, session_id = (
+            (user_id, member) if user_id is not None else parse_app_index_member(member)
+        )
+        found.append(IdleSession(owner, session_id, float(score)))
+    return found[: query.limit]
+
+
+def _idle_member(idle: IdleSession, user_id: str | None) -> str:
+    """The listing-index member of ``idle`` (the user's index, or the app's when no user)."""
+    if user_id is not None:
+        return idle.session_id
+    return app_index_member(idle.user_id, idle.session_id)

@@ -15,6 +15,8 @@ from collections.abc import Mapping, Sequence
 from typing import Any, Literal
 
 from adk_runtime import codec
+from adk_runtime.sessions._prepare import PreparedAppend, PreparedCreate
+from adk_runtime.sessions.fork import PreparedFork
 from adk_runtime.sessions.redis._keys import AppKeys, SessionKeys, app_index_member, escape
 from adk_runtime.sessions.redis._scripts import SIGNATURES, Call
 from adk_runtime.sessions.redis._values import json_pairs, text
@@ -84,35 +86,25 @@ def _identity(keys: SessionKeys) -> dict[str, str]:
     }
 
 
-def append_call(
-    keys: SessionKeys,
-    *,
-    event_id: str,
-    expected_revision: int,
-    event_json: str,
-    timestamp: float,
-    ttl_ms: int,
-    scopes: tuple[Mapping[str, Any], Mapping[str, Any], Mapping[str, Any]],
-    incarnation: str | None,
-    fence: int | None,
-    ack_ms: int = 0,
-) -> Call:
-    """Arguments of ``append.lua``; ``scopes`` are the encoded session/app/user deltas.
+def append_call(keys: SessionKeys, prepared: PreparedAppend, *, ttl_ms: int, ack_ms: int) -> Call:
+    """Arguments of ``append.lua``: commit ``prepared`` to the session of ``keys``.
 
-    ``ack_ms``: :data:`ACK_MARKER_MS` when the caller waits for replicas, else 0 (the same
-    for every write builder).
+    ``ttl_ms``: the idle TTL (0: none); ``ack_ms``: :data:`ACK_MARKER_MS` when the caller
+    waits for replicas, else 0 (the same for every write builder).
     """
     signature = SIGNATURES["append"]
+    scopes = (prepared.session_delta, prepared.app_delta, prepared.user_delta)
     counts, pairs = _scope_args(scopes)
+    fence = prepared.fence
     args = {
-        "event_id": event_id,
-        "expected_revision": expected_revision,
-        "event_json": event_json,
-        "timestamp": repr(timestamp),
+        "event_id": prepared.event.id,
+        "expected_revision": prepared.expected_revision,
+        "event_json": prepared.event_json,
+        "timestamp": repr(prepared.event.timestamp),
         "ttl_ms": ttl_ms,
         **_identity(keys),
         **counts,
-        "incarnation": incarnation or "",
+        "incarnation": prepared.incarnation or "",
         "fence": "" if fence is None else str(fence),
         "ack_ms": ack_ms,
     }
@@ -149,22 +141,15 @@ def claim_call(
 def fork_call(
     source: SessionKeys,
     target: SessionKeys,
+    prepared: PreparedFork,
     *,
-    source_nonce: str | None,
-    copied: int,
-    event_ids: Sequence[str],
-    ttl_ms: int,
     nonce: str,
-    state: Mapping[str, Any],
-    creation: Mapping[str, Any] | None = None,
-    ack_ms: int = 0,
+    ttl_ms: int,
+    ack_ms: int,
 ) -> Call:
-    """Arguments of ``fork.lua``: copy ``copied`` events of ``source`` into ``target``.
-
-    ``creation``: the fork's encoded creation state (None: unknown).
-    """
+    """Arguments of ``fork.lua``: write ``prepared`` (a fork of ``source``) at ``target``."""
     signature = SIGNATURES["fork"]
-    pairs = json_pairs(state)
+    pairs = json_pairs(prepared.session_state)
     keys = {
         "source_meta": source.meta,
         "source_events": source.events,
@@ -172,16 +157,16 @@ def fork_call(
         **_session_keys(target, [k for k in signature.keys if not k.startswith("source_")]),
     }
     args = {
-        "source_nonce": source_nonce or "",
-        "copied": copied,
+        "source_nonce": prepared.incarnation or "",
+        "copied": prepared.sequence,
         "ttl_ms": ttl_ms,
         **_identity(target),
         "nonce": nonce,
         "state_pairs": len(pairs) // 2,
-        "creation": creation_text(creation),
+        "creation": creation_text(prepared.creation_state),
         "ack_ms": ack_ms,
     }
-    return signature.build(keys, args, [*pairs, *event_ids])
+    return signature.build(keys, args, [*pairs, *prepared.event_ids])
 
 
 def open_call(app: AppKeys, user_id: str | None, session_id: str | None) -> Call:
@@ -233,33 +218,26 @@ def parse_claim(reply: Sequence[Any]) -> ClaimReply:
 
 
 def create_call(
-    keys: SessionKeys,
-    *,
-    nonce: str,
-    ttl_ms: int,
-    scopes: tuple[Mapping[str, Any], Mapping[str, Any], Mapping[str, Any]],
-    events: Sequence[tuple[str, float, str]] = (),
-    creation: Mapping[str, Any] | None = None,
-    ack_ms: int = 0,
+    keys: SessionKeys, prepared: PreparedCreate, *, nonce: str, ttl_ms: int, ack_ms: int
 ) -> Call:
-    """Arguments of ``create.lua``.
+    """Arguments of ``create.lua``: store ``prepared`` as the session of ``keys``.
 
-    ``scopes`` are the encoded session/app/user states, ``events`` the ``(id, timestamp,
-    JSON)`` of the events the session is created with, ``creation`` its encoded creation
-    state (None: unknown).
+    With its states, its creation state and the events an import creates it with.
     """
     signature = SIGNATURES["create"]
+    scopes = (prepared.session_state, prepared.app_state, prepared.user_state)
     counts, pairs = _scope_args(scopes)
+    events = prepared.events
     args = {
         "nonce": nonce,
         "ttl_ms": ttl_ms,
         **_identity(keys),
         **counts,
         "event_count": len(events),
-        "creation": creation_text(creation),
+        "creation": creation_text(prepared.creation_state),
         "ack_ms": ack_ms,
     }
-    triples = [item for eid, ts, payload in events for item in (eid, repr(ts), payload)]
+    triples = [item for e in events for item in (e.id, repr(e.timestamp), e.event_json)]
     return signature.build(_session_keys(keys, signature.keys), args, [*pairs, *triples])
 
 

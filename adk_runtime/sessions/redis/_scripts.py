@@ -24,13 +24,25 @@ import dataclasses
 import re
 from collections.abc import Mapping, Sequence
 from importlib import resources
-from typing import Any
+from typing import Any, Literal, get_args
 
 from redis.commands.core import AsyncScript
 
-__all__ = ["SIGNATURES", "SOURCES", "Scripts", "Signature", "assemble", "commands_called"]
+__all__ = [
+    "SIGNATURES",
+    "SOURCES",
+    "Call",
+    "ScriptName",
+    "Scripts",
+    "Signature",
+    "assemble",
+    "commands_called",
+]
 
 Call = tuple[list[str], list[Any]]
+"""A script's ``KEYS`` and ``ARGV``."""
+
+ScriptName = Literal["append", "claim", "create", "delete", "fork", "get", "list", "open", "scope"]
 
 
 @dataclasses.dataclass(frozen=True)
@@ -192,6 +204,7 @@ def assemble(name: str, code: str, prelude: str) -> str:
 
 
 _PRELUDE = _read("prelude")
+assert set(get_args(ScriptName)) == set(SIGNATURES)
 SOURCES: dict[str, str] = {name: assemble(name, _read(name), _PRELUDE) for name in SIGNATURES}
 """Each script as it runs (assembled), by name."""
 

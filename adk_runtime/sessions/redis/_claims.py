@@ -1,0 +1,83 @@
+"""Session claims and open invocations on Redis: ``claim.lua`` and ``open.lua``.
+
+A claim lives in the session's meta hash (see :mod:`._keys` and ``lua/claim.lua``); each step
+(acquire, extend, release, finish) is one script call, so one round trip.
+"""
+
+from __future__ import annotations
+
+import math
+
+from adk_runtime.errors import SessionNotFoundError
+from adk_runtime.sessions.claims import ClaimAttempt
+from adk_runtime.sessions.invocations import InvocationStatus, OpenInvocation
+from adk_runtime.sessions.redis import _protocol as protocol
+from adk_runtime.sessions.redis._keys import AppKeys, SessionKeys, parse_app_index_member
+from adk_runtime.sessions.redis._link import Link
+from adk_runtime.sessions.redis._values import text
+
+__all__ = ["open_invocations", "try_claim", "update_claim"]
+
+_STATUSES: dict[str, InvocationStatus] = {
+    "running": "running",
+    "failed": "failed",
+    "crashed": "crashed",
+}
+
+
+async def _step(
+    link: Link,
+    keys: SessionKeys,
+    op: protocol.ClaimOp,
+    token: int,
+    lease_seconds: float,
+    ttl_ms: int,
+    mark: str | None = None,
+) -> protocol.ClaimReply:
+    lease_ms = math.ceil(lease_seconds * 1000)
+    call = protocol.claim_call(
+        keys, op, token=token, lease_ms=lease_ms, mark=mark, ttl_ms=ttl_ms, ack_ms=link.ack_ms
+    )
+    return protocol.parse_claim(await link.write("claim", call))
+
+
+async def try_claim(
+    link: Link, keys: SessionKeys, token: int, lease_seconds: float, ttl_ms: int, mark: str | None
+) -> ClaimAttempt:
+    """Acquire the session's claim with ``token`` unless another lease runs (one script)."""
+    reply = await _step(link, keys, "acquire", token, lease_seconds, ttl_ms, mark)
+    if reply.status == "missing":
+        raise SessionNotFoundError(f"Session {keys.session_id!r} does not exist.")
+    if reply.status == "ok":
+        return ClaimAttempt(
+            reply.token, took_over=reply.took_over, open_invocation=reply.open_invocation
+        )
+    return ClaimAttempt(None, reply.held_ms / 1000)
+
+
+async def update_claim(
+    link: Link,
+    keys: SessionKeys,
+    op: protocol.ClaimOp,
+    token: int,
+    lease_seconds: float,
+    ttl_ms: int,
+    mark: str | None = None,
+) -> bool:
+    """Extend, release or finish claim ``token``; whether it was still the latest."""
+    reply = await _step(link, keys, op, token, lease_seconds, ttl_ms, mark)
+    return reply.status == "ok"
+
+
+async def open_invocations(
+    link: Link, app: AppKeys, user_id: str | None, session_id: str | None
+) -> list[OpenInvocation]:
+    """The open invocations of the app (of one user, of one session), from its open index."""
+    reply = await link.read("open", protocol.open_call(app, user_id, session_id))
+    found = []
+    for i in range(0, len(reply), 4):
+        owner, sid = parse_app_index_member(text(reply[i]))
+        status = _STATUSES[text(reply[i + 3])]
+        started = int(reply[i + 2]) / 1000
+        found.append(OpenInvocation(app.app_name, owner, sid, text(reply[i + 1]), started, status))
+    return found
