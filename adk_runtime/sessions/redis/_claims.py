@@ -16,7 +16,7 @@ from adk_runtime.sessions.redis._keys import AppKeys, SessionKeys, parse_app_ind
 from adk_runtime.sessions.redis._link import Link
 from adk_runtime.sessions.redis._values import text
 
-__all__ = ["open_invocations", "try_claim", "update_claim"]
+__all__ = ["open_invocations", "step", "try_claim"]
 
 _STATUSES: dict[str, InvocationStatus] = {
     "running": "running",
@@ -25,7 +25,7 @@ _STATUSES: dict[str, InvocationStatus] = {
 }
 
 
-async def _step(
+async def step(
     link: Link,
     keys: SessionKeys,
     op: protocol.ClaimOp,
@@ -34,6 +34,7 @@ async def _step(
     ttl_ms: int,
     mark: str | None = None,
 ) -> protocol.ClaimReply:
+    """One step of the claim (``acquire``, ``extend``, ``release``, ``finish``): one script."""
     lease_ms = math.ceil(lease_seconds * 1000)
     call = protocol.claim_call(
         keys, op, token=token, lease_ms=lease_ms, mark=mark, ttl_ms=ttl_ms, ack_ms=link.ack_ms
@@ -45,7 +46,7 @@ async def try_claim(
     link: Link, keys: SessionKeys, token: int, lease_seconds: float, ttl_ms: int, mark: str | None
 ) -> ClaimAttempt:
     """Acquire the session's claim with ``token`` unless another lease runs (one script)."""
-    reply = await _step(link, keys, "acquire", token, lease_seconds, ttl_ms, mark)
+    reply = await step(link, keys, "acquire", token, lease_seconds, ttl_ms, mark)
     if reply.status == "missing":
         raise SessionNotFoundError(f"Session {keys.session_id!r} does not exist.")
     if reply.status == "ok":
@@ -53,20 +54,6 @@ async def try_claim(
             reply.token, took_over=reply.took_over, open_invocation=reply.open_invocation
         )
     return ClaimAttempt(None, reply.held_ms / 1000)
-
-
-async def update_claim(
-    link: Link,
-    keys: SessionKeys,
-    op: protocol.ClaimOp,
-    token: int,
-    lease_seconds: float,
-    ttl_ms: int,
-    mark: str | None = None,
-) -> bool:
-    """Extend, release or finish claim ``token``; whether it was still the latest."""
-    reply = await _step(link, keys, op, token, lease_seconds, ttl_ms, mark)
-    return reply.status == "ok"
 
 
 async def open_invocations(

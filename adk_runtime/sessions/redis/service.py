@@ -292,14 +292,13 @@ class RedisSessionService(BaseSessionService):
     async def _extend_claim(
         self, key: SessionKey, token: int, lease_seconds: float, mark: str | None = None
     ) -> bool:
-        keys = self._keys(*key)
-        return await _claims.update_claim(
-            self._link, keys, "extend", token, lease_seconds, self._ttl_ms, mark
-        )
+        keys, ttl_ms = self._keys(*key), self._ttl_ms
+        reply = await _claims.step(self._link, keys, "extend", token, lease_seconds, ttl_ms, mark)
+        return reply.status == "ok"
 
     async def _release_claim(self, key: SessionKey, token: int, finished: bool = False) -> None:
         op: protocol.ClaimOp = "finish" if finished else "release"
-        await _claims.update_claim(self._link, self._keys(*key), op, token, 0.0, self._ttl_ms)
+        await _claims.step(self._link, self._keys(*key), op, token, 0.0, self._ttl_ms)
 
     async def _open_invocations(
         self, app_name: str, user_id: str | None, session_id: str | None

@@ -13,6 +13,7 @@ from typing import Any
 
 from sqlalchemy.engine import Row
 from sqlalchemy.ext.asyncio import AsyncEngine
+from sqlalchemy.sql import Executable
 
 from adk_runtime import codec
 from adk_runtime.errors import AlreadyExistsError, ConfigurationError, SessionNotFoundError
@@ -162,14 +163,12 @@ class DatabaseSessionService(BaseSessionService):
     async def _get_session(
         self, app_name: str, user_id: str, session_id: str, config: GetSessionConfig | None
     ) -> Session | None:
-        db = await self._open()
         params: dict[str, Any] = {"app": app_name, "user": user_id, "sid": session_id}
         window = _event_window(config)
         if config is not None:
             params.update(k=config.num_recent_events, after=config.after_timestamp)
-        async with db.autocommit() as connection:
-            row = (await connection.execute(statements.GET[window], params)).first()
-        if row is None or not self._expiry.alive(row.update_time, row.held):
+        row = await self._read_live(statements.GET[window], params)
+        if row is None:
             return None
         session = _session(row)
         if window is not None:
@@ -179,19 +178,26 @@ class DatabaseSessionService(BaseSessionService):
     async def _get_session_tail(
         self, app_name: str, user_id: str, session_id: str, after_revision: int | None
     ) -> SessionTail | None:
-        db = await self._open()
         params: dict[str, Any] = {"app": app_name, "user": user_id, "sid": session_id}
         statement = statements.GET[(False, False)]
         if after_revision is not None:
             statement, params["since"] = statements.GET_SINCE, after_revision
-        async with db.autocommit() as connection:
-            row = (await connection.execute(statement, params)).first()
-        if row is None or not self._expiry.alive(row.update_time, row.held):
+        row = await self._read_live(statement, params)
+        if row is None:
             return None
         session = _session(row)
         session.events = _decode(session_id, row.payloads)
         size = sum(len(payload) for payload in row.payloads)
         return SessionTail(session, session._incarnation or "", size)
+
+    async def _read_live(self, statement: Executable, params: dict[str, Any]) -> Row[Any] | None:
+        """The session row ``statement`` reads, None when it is missing or expired."""
+        db = await self._open()
+        async with db.autocommit() as connection:
+            row = (await connection.execute(statement, params)).first()
+        if row is None or not self._expiry.alive(row.update_time, row.held):
+            return None
+        return row
 
     async def _list_sessions(self, query: ListQuery) -> list[Session]:
         params: dict[str, Any] = {"app": query.app_name, "user": query.user_id, "limit": -1}

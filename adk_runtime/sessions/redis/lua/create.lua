@@ -13,19 +13,15 @@ local function snapshot()
           redis.call('HGETALL', user_state_key)}
 end
 
-local holder = session_at(meta_key, nonce)
-if holder then
-  mark_replicated(ack_key, ack_ms)
-  if holder == 'own' then
-    return snapshot()
-  end
+local holder = session_at(meta_key, nonce, ack_key, ack_ms)
+if holder == 'own' then
+  return snapshot()
+elseif holder then
   return {'exists'}
 end
 
-local time = redis.call('TIME')
-local now = time_text(time)
 local own_keys = {meta_key, state_key, events_key, event_ids_key, event_times_key}
-start_session(own_keys, event_count, now, nonce, creation)
+local time, now = start_session(own_keys, event_count, nonce, creation)
 local next_arg = hset_pairs(state_key, rest, session_pairs)
 next_arg = hset_pairs(app_state_key, next_arg, app_pairs)
 next_arg = hset_pairs(user_state_key, next_arg, user_pairs)

@@ -6,12 +6,10 @@
 -- Returns {'ok'} | {'missing'} (no source, another incarnation, or fewer events) |
 --         {'exists'} (the new key is taken).
 
-local holder = session_at(meta_key, nonce)
-if holder then
-  mark_replicated(ack_key, ack_ms)
-  if holder == 'own' then
-    return {'ok'}  -- a retry of this very call after a lost reply
-  end
+local holder = session_at(meta_key, nonce, ack_key, ack_ms)
+if holder == 'own' then
+  return {'ok'}  -- a retry of this very call after a lost reply
+elseif holder then
   return {'exists'}
 end
 local source = redis.call('HMGET', source_meta_key, 'rev', 'nonce')
@@ -20,10 +18,8 @@ if not source[1] or (source_nonce ~= '' and source[2] ~= source_nonce)
   return {'missing'}
 end
 
-local time = redis.call('TIME')
-local now = time_text(time)
 local own_keys = {meta_key, state_key, events_key, event_ids_key, event_times_key}
-start_session(own_keys, copied, now, nonce, creation)
+local time, now = start_session(own_keys, copied, nonce, creation)
 local first_id = hset_pairs(state_key, rest, state_pairs)
 if copied > 0 then
   local payloads = redis.call('LRANGE', source_events_key, 0, copied - 1)

@@ -45,21 +45,27 @@ local function expire_session(own_keys, ttl_ms, deadline)
 end
 
 -- Who holds the key of a new session: false (nobody), 'own' (the create call `nonce` made it:
--- a retry after a lost reply) or 'other'.
-local function session_at(meta_key, nonce)
+-- a retry after a lost reply) or 'other'. When it is taken the call writes nothing, so it
+-- sets the replication marker (see mark_replicated).
+local function session_at(meta_key, nonce, ack_key, ack_ms)
   local existing = redis.call('HMGET', meta_key, 'nonce', 'ctime')
   if not existing[2] then
     return false
-  elseif existing[1] == nonce then
+  end
+  mark_replicated(ack_key, ack_ms)
+  if existing[1] == nonce then
     return 'own'
   end
   return 'other'
 end
 
--- Start a new session on its own keys: leftovers of an expired session are removed, the meta
--- hash holds revision `rev`, both times `now`, the create call's `nonce` and the creation
--- state (meta field 'init', JSON object text; '' when unknown: no 'init').
-local function start_session(own_keys, rev, now, nonce, creation)
+-- Start a new session on its own keys, now by this server's clock: leftovers of an expired
+-- session are removed, the meta hash holds revision `rev`, both times, the create call's
+-- `nonce` and the creation state (meta field 'init', JSON object text; '' when unknown: no
+-- 'init'). Returns the TIME reply and the time as stored.
+local function start_session(own_keys, rev, nonce, creation)
+  local time = redis.call('TIME')
+  local now = time_text(time)
   local meta_key = own_keys[1]
   redis.call('DEL', own_keys[2], own_keys[3], own_keys[4], own_keys[5])
   redis.call('HSET', meta_key, 'rev', tostring(rev), 'ctime', now, 'mtime', now, 'nonce', nonce)
@@ -68,4 +74,5 @@ local function start_session(own_keys, rev, now, nonce, creation)
   else
     redis.call('HDEL', meta_key, 'init')
   end
+  return time, now
 end
