@@ -12,6 +12,11 @@
   is used from another loop (``Runner.run`` runs each call on a loop of its own), the old
   loop's pooled connections are dropped, not closed (closing them needs their loop).
 
+- **Retries**: every write script is safe to retry after a lost reply, so the client built
+  from a URL retries a command whose connection dropped or timed out up to 3 times (10 ms to
+  0.5 s apart, with jitter) before it raises ``BackendUnavailableError``; a client you pass
+  keeps its own retry policy.
+
 Every redis-py error becomes an adk_runtime error here (:func:`._errors.translate`).
 """
 

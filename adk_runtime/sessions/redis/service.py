@@ -9,8 +9,7 @@ module                   concern
 :mod:`._keys`            the key layout (every key of an app on one Cluster slot)
 :mod:`._options`         the options, checked, and those a URL's query sets
 :mod:`._link`            the client, batching, the cluster gate, ``WAIT`` for replicas,
-                         event loops (:mod:`._clients`, :mod:`._batching`,
-                         :mod:`._replicas`)
+                         retries, event loops
 :mod:`._scripts`         the Lua scripts (``lua/``): signatures, prelude, assembly
 :mod:`._protocol`        each script's argument builder and reply parser
 :mod:`._listing`         listing pages and the prune walk (the sorted-set indexes)
@@ -25,20 +24,16 @@ the revision and the update time, updates both listing indexes and refreshes the
 check comes before the first write, so a stale writer writes nothing. ``create`` and
 ``delete`` are scripts too; delete removes every key of the session and its listing entries.
 Every write is safe to retry after a lost reply (append by event id, create by a per-call
-nonce, delete by nature), so the client the service builds from a URL retries a command whose
-connection dropped or timed out up to 3 times (10 ms to 0.5 s apart, with jitter) before it
-raises ``BackendUnavailableError``; a client you pass keeps its own retry policy.
+nonce, delete by nature; see :mod:`._link` for the client's retries).
 
 **Times**: ``update_time`` is the Redis server's clock (``TIME`` inside the script), never a
 client's, kept monotonic per session, so processes with skewed clocks still list sessions in
 commit order.
 
 **Reads** never use ``KEYS`` or ``SCAN``. ``get_session`` is one read-only script (one
-consistent snapshot): ``num_recent_events=k`` costs O(k) (``LRANGE -k -1``);
-``after_timestamp`` costs O(log n + m) to find the m matching events in the timestamp index
-plus one ``LRANGE`` over the span from the oldest match to the newest (about m when timestamps
-grow with history, up to n when an old event carries a late timestamp). ``list_sessions``
-reads a page of the user's (or the app's) sorted set, newest first (:mod:`._listing`).
+consistent snapshot): ``num_recent_events=k`` costs O(k), ``after_timestamp`` O(log n + m)
+plus the span of the matches (``lua/get.lua``). ``list_sessions`` reads a page of the user's
+(or the app's) sorted set, newest first (:mod:`._listing`).
 
 **Redis Cluster**: every key of an app carries its hash tag, so an app's data lives on one
 slot (one shard), as a script touching the session, user and app keys at once needs

@@ -1,4 +1,4 @@
--- Append one event to a session, atomically (see service.py for the key layout).
+-- Append one event to a session, atomically (see _keys.py for the key layout).
 -- incarnation: the create call's nonce the caller's object came from ('' = not checked);
 -- fence: the caller's claim token ('' = written without a claim); from ARGV[rest]: the
 -- (field, JSON value) pairs of the session, app and user deltas.

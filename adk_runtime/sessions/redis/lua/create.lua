@@ -1,4 +1,4 @@
--- Create a session, atomically (see service.py for the key layout).
+-- Create a session, atomically (see _keys.py for the key layout).
 -- creation: the creation state (meta field 'init', JSON object text), '' when unknown.
 -- From ARGV[rest]: the (field, JSON value) pairs of the session, app and user state, then
 -- event_count triples (id, timestamp, JSON): the events the session holds from the start

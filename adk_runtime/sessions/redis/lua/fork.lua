@@ -1,5 +1,5 @@
 -- Fork a session: a new session holding the first `copied` events of the source and the
--- given session state, atomically (see adk_runtime/sessions/fork.py and service.py).
+-- given session state, atomically (see adk_runtime/sessions/fork.py; keys: _keys.py).
 -- source_nonce: the source's incarnation as read; copied: how many events to copy;
 -- creation: the fork's creation state (meta field 'init'). From ARGV[rest]: state_pairs
 -- (field, JSON value) pairs, then the copied events' ids in order.
