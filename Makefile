@@ -42,6 +42,7 @@ lint: install
 	$(BIN)/ruff check adk_runtime tests bench migrations
 	$(BIN)/ruff format --check adk_runtime tests bench migrations
 	$(BIN)/lint-imports
+	$(BIN)/pytest -q -p no:cacheprovider tests/unit/test_layers.py
 
 format: install
 	$(BIN)/ruff check --fix adk_runtime tests bench migrations
