@@ -6,6 +6,9 @@ Importing this package without the MCP SDK raises ``ConfigurationError`` naming 
 ``pip install 'adk-runtime[mcp]'``.
 """
 
+# to_mcp_server is in __all__ and loaded by __getattr__ (no import here: it is above tools).
+# pyright: reportUnsupportedDunderAll=false
+
 from typing import Any
 
 from adk_runtime.errors import ConfigurationError
