@@ -19,16 +19,14 @@ from __future__ import annotations
 
 import logging
 import os
-from typing import TYPE_CHECKING, Any, TypeVar
+from typing import Any, TypeVar
 
 from pydantic import BaseModel, ValidationError
 
 from adk_runtime.core._config import invalid, located, register_loader
+from adk_runtime.core.base_agent import BaseAgent
 from adk_runtime.core.common_configs import AgentRefConfig, CodeConfig
 from adk_runtime.errors import AgentConfigError
-
-if TYPE_CHECKING:
-    from adk_runtime.core.base_agent import BaseAgent
 
 __all__ = ["build", "config_as_model", "located"]  # located: core._config's, for this package
 
@@ -60,8 +58,7 @@ def build(cls: type[_Agent], config: BaseModel | dict[str, Any], path: str) -> _
             path=path,
         )
     kwargs = _Mapper(cls, path).kwargs(_values(config))
-    base = _base_agent()
-    if _function(cls._parse_config) is not _function(base._parse_config):
+    if _function(cls._parse_config) is not _function(BaseAgent._parse_config):
         kwargs = cls._parse_config(config, path, kwargs)
     with located(None, path=path):
         try:
@@ -151,12 +148,6 @@ def _values(config: BaseModel) -> dict[str, Any]:
 
 def _code(value: Any) -> CodeConfig:
     return CodeConfig(name=value) if isinstance(value, str) else CodeConfig.model_validate(value)
-
-
-def _base_agent() -> type[BaseAgent]:
-    from adk_runtime.core.base_agent import BaseAgent
-
-    return BaseAgent
 
 
 def _function(method: Any) -> Any:

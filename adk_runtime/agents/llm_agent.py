@@ -12,6 +12,8 @@ from google.genai import types
 from pydantic import BaseModel, Field, PrivateAttr, field_validator, model_validator
 
 from adk_runtime import _callbacks
+from adk_runtime.agents._auth import check_credential_answers
+from adk_runtime.agents._confirmation import check_confirmation_answers
 from adk_runtime.agents._functions import (
     AfterToolCallback,
     BeforeToolCallback,
@@ -420,9 +422,6 @@ class LlmAgent(BaseAgent):
         self, ctx: InvocationContext, message: Event, answered: list[str]
     ) -> None:
         """Check each confirmation and credential answer against this agent's stored request."""
-        from adk_runtime.agents._auth import check_credential_answers
-        from adk_runtime.agents._confirmation import check_confirmation_answers
-
         await check_confirmation_answers(self, ctx, message)
         check_credential_answers(self.name, ctx, message)
 

@@ -7,6 +7,7 @@ from typing import TYPE_CHECKING, Any, Final
 
 from google.genai import types
 
+from adk_runtime.core._config import loader, located
 from adk_runtime.core._tool_configs import BaseToolConfig
 from adk_runtime.core.base_tool import BaseTool
 from adk_runtime.core.common_configs import AgentRefConfig
@@ -79,8 +80,6 @@ class AgentTool(BaseTool):
                 value.
             AgentConfigError: The agent reference does not resolve.
         """
-        from adk_runtime.core._config import loader, located
-
         settings = AgentToolConfig.model_validate(config.model_dump())
         with located("agent"):
             agent = loader().resolve_agent_reference(settings.agent, config_abs_path)

@@ -10,6 +10,7 @@ from typing import TYPE_CHECKING
 
 from pydantic import TypeAdapter
 
+from adk_runtime.core._config import loader, located
 from adk_runtime.core._tool_configs import BaseToolConfig
 from adk_runtime.core.base_tool import BaseTool
 from adk_runtime.errors import AgentConfigError
@@ -58,8 +59,6 @@ class ExampleTool(BaseTool):
             AgentConfigError: ``examples`` names something that is not a
                 ``BaseExampleProvider``.
         """
-        from adk_runtime.core._config import loader, located
-
         settings = ExampleToolConfig.model_validate(config.model_dump())
         if isinstance(settings.examples, list):
             return cls(settings.examples)

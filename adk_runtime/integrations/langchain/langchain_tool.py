@@ -16,6 +16,7 @@ from google.genai import types
 from langchain_core.tools import BaseTool as LangchainBaseTool
 from pydantic import BaseModel
 
+from adk_runtime.core._config import loader, located
 from adk_runtime.core._tool_configs import BaseToolConfig
 from adk_runtime.core.base_tool import BaseTool
 from adk_runtime.errors import AgentConfigError
@@ -73,8 +74,6 @@ class LangchainTool(BaseTool):
             pydantic.ValidationError: A key ``LangchainToolConfig`` does not have.
             AgentConfigError: ``tool`` names nothing importable, or no LangChain tool.
         """
-        from adk_runtime.core._config import loader, located
-
         settings = LangchainToolConfig.model_validate(config.model_dump())
         with located("tool"):
             tool = loader().resolve_fully_qualified_name(settings.tool)
