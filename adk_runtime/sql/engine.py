@@ -259,20 +259,29 @@ class Database:
 
         For hand-written hot paths: reads, and single-statement writes on PostgreSQL (a
         SQLite write goes through :meth:`sqlite_writer`). Driver errors are translated; a
-        connection the driver reports broken is discarded.
+        connection the driver reports broken, or whose call was cancelled, is discarded.
+
+        The connection is the pool's own (``AsyncEngine.raw_connection``), used without an
+        SQLAlchemy ``Connection`` around it: that wrapper's set-up and tear-down (execution
+        options, the autocommit characteristic, events) cost about twice the whole checkout
+        and check-in (see ``bench/notes/cpu-profile.md``). The driver object is in autocommit
+        mode by itself (asyncpg opens no transaction unless told), no SQLAlchemy transaction
+        is ever begun on it, so returning it to the pool runs no statement, and invalidating
+        it closes its socket at once: both are plain calls, no hop into a greenlet.
         """
         async with self.exclusive(), self._checkout_turn():
             with translate_errors(self.url):
-                async with self._autocommit_engine.connect() as connection:
-                    fairy = await connection.get_raw_connection()
-                    try:
-                        yield fairy.driver_connection
-                    except BaseException as error:
-                        # A cancelled asyncpg call leaves the connection mid-protocol.
-                        cancelled = isinstance(error, asyncio.CancelledError)
-                        if is_driver_disconnect(error) or (cancelled and self.dialect != "sqlite"):
-                            await connection.invalidate()
-                        raise
+                pooled = await self.engine.raw_connection()
+                try:
+                    yield pooled.driver_connection
+                except BaseException as error:
+                    # A cancelled asyncpg call leaves the connection mid-protocol.
+                    cancelled = isinstance(error, asyncio.CancelledError)
+                    if is_driver_disconnect(error) or (cancelled and self.dialect != "sqlite"):
+                        pooled.invalidate(error if isinstance(error, Exception) else None)
+                    raise
+                finally:
+                    pooled.close()  # back to the pool (a no-op once invalidated)
 
     @contextlib.asynccontextmanager
     async def sqlite_writer(self) -> AsyncIterator[SqliteRunner]:

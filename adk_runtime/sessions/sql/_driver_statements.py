@@ -1,7 +1,8 @@
 """The statements run on the driver connection, built from the table definitions.
 
-:mod:`._append` (every append) and :mod:`._create` (a PostgreSQL create) run them on the
-driver connection (asyncpg, or the aiosqlite worker thread's ``sqlite3`` connection):
+:mod:`._append` (every append), :mod:`._create` (a PostgreSQL create) and the session
+service's reads on PostgreSQL (a ``get_session``) run them on the driver connection
+(asyncpg, or the aiosqlite worker thread's ``sqlite3`` connection):
 SQLAlchemy's per-execution overhead is larger than these statements, so it only builds and
 compiles them here, once per dialect, at import. Built from the
 :mod:`.tables` definitions, they name only columns the model declares, and the model is
@@ -51,11 +52,12 @@ from sqlalchemy.engine import Dialect
 from sqlalchemy.sql import ClauseElement, Update
 from sqlalchemy.sql.compiler import SQLCompiler
 
+from adk_runtime.sessions.sql import _statements
 from adk_runtime.sessions.sql._ttl import alive
 from adk_runtime.sessions.sql.tables import app_states, events, sessions, user_states
 from adk_runtime.sql.types import DateTimeUTC, JSONDocument, epoch_now, json_merge
 
-__all__ = ["POSTGRESQL", "SQLITE", "Compiled"]
+__all__ = ["POSTGRESQL", "POSTGRESQL_READS", "SQLITE", "Compiled"]
 
 _ASYNCPG: Dialect = PGDialect_asyncpg()  # type: ignore[no-untyped-call]  # untyped in SQLAlchemy
 
@@ -281,6 +283,13 @@ def _compile_sqlite(statement: ClauseElement) -> Compiled:
 
 POSTGRESQL = _postgresql()
 """``append``, ``explain`` and ``create`` for asyncpg (positional parameters)."""
+
+POSTGRESQL_READS: dict[tuple[bool, bool] | str | None, Compiled] = {
+    **{window: _compile_postgresql(query) for window, query in _statements.GET.items()},
+    "since": _compile_postgresql(_statements.GET_SINCE),
+}
+""":data:`._statements.GET` (same keys) and ``"since"`` (:data:`._statements.GET_SINCE`) for
+asyncpg: a session read, the hottest read, on the driver connection."""
 
 SQLITE = _sqlite()
 """``cas``, ``cas plain``, ``event``, ``app state``, ``user state`` and ``explain`` for

@@ -8,12 +8,11 @@ while control is back in agent code.
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from datetime import datetime, timezone
 from typing import Any
 
-from sqlalchemy.engine import Row
 from sqlalchemy.ext.asyncio import AsyncEngine
-from sqlalchemy.sql import Executable
 
 from adk_runtime import codec
 from adk_runtime.errors import AlreadyExistsError, ConfigurationError, SessionNotFoundError
@@ -35,6 +34,7 @@ from adk_runtime.sessions.invocations import OpenInvocation, status_of
 from adk_runtime.sessions.retention import IdleQuery, IdleSession
 from adk_runtime.sessions.session import Session
 from adk_runtime.sessions.sql import _append, _create, _fork
+from adk_runtime.sessions.sql import _driver_statements as driver_statements
 from adk_runtime.sessions.sql import _statements as statements
 from adk_runtime.sessions.sql._ttl import Expiry
 from adk_runtime.sessions.state import merge_state
@@ -43,6 +43,9 @@ from adk_runtime.sql.handle import SqlHandle
 from adk_runtime.sql.pool import parse_count, take_query_option
 
 __all__ = ["DatabaseSessionService"]
+
+_Read = tuple[bool, bool] | str | None
+"""Which session read: a :data:`statements.GET` key, or ``"since"`` (:data:`GET_SINCE`)."""
 
 
 def _now() -> datetime:
@@ -167,35 +170,51 @@ class DatabaseSessionService(BaseSessionService):
         window = _event_window(config)
         if config is not None:
             params.update(k=config.num_recent_events, after=config.after_timestamp)
-        row = await self._read_live(statements.GET[window], params)
+        row = await self._read_live(window, params)
         if row is None:
             return None
         session = _session(row)
         if window is not None:
-            session.events = _decode(session_id, row.payloads)
+            session.events = _decode(session_id, _payloads(row))
         return session
 
     async def _get_session_tail(
         self, app_name: str, user_id: str, session_id: str, after_revision: int | None
     ) -> SessionTail | None:
         params: dict[str, Any] = {"app": app_name, "user": user_id, "sid": session_id}
-        statement = statements.GET[(False, False)]
+        read: _Read = (False, False)
         if after_revision is not None:
-            statement, params["since"] = statements.GET_SINCE, after_revision
-        row = await self._read_live(statement, params)
+            read, params["since"] = "since", after_revision
+        row = await self._read_live(read, params)
         if row is None:
             return None
         session = _session(row)
-        session.events = _decode(session_id, row.payloads)
-        size = sum(len(payload) for payload in row.payloads)
+        payloads = _payloads(row)
+        session.events = _decode(session_id, payloads)
+        size = sum(len(payload) for payload in payloads)
         return SessionTail(session, session._incarnation or "", size)
 
-    async def _read_live(self, statement: Executable, params: dict[str, Any]) -> Row[Any] | None:
-        """The session row ``statement`` reads, None when it is missing or expired."""
+    async def _read_live(self, read: _Read, params: dict[str, Any]) -> Mapping[Any, Any] | None:
+        """The session row a :data:`statements.GET` form (or ``"since"``) reads.
+
+        None when it is missing or expired.
+
+        On PostgreSQL the precompiled statement runs on the driver connection (the hottest
+        read: SQLAlchemy's execution layer costs more than the statement, see
+        :mod:`._driver_statements`); both forms give the same values.
+        """
         db = await self._open()
-        async with db.autocommit() as connection:
-            row = (await connection.execute(statement, params)).first()
-        if row is None or not self._expiry.alive(row.update_time, row.held):
+        row: Mapping[Any, Any] | None
+        if db.dialect == "postgresql":
+            compiled = driver_statements.POSTGRESQL_READS[read]
+            async with db.driver_connection() as connection:
+                row = await connection.fetchrow(compiled.sql, *compiled.args(params))
+        else:
+            statement = statements.GET_SINCE if isinstance(read, str) else statements.GET[read]
+            async with db.autocommit() as connection:
+                found = (await connection.execute(statement, params)).first()
+            row = None if found is None else found._mapping
+        if row is None or not self._expiry.alive(row["update_time"], row["held"]):
             return None
         return row
 
@@ -214,7 +233,7 @@ class DatabaseSessionService(BaseSessionService):
         db = await self._open()
         async with db.autocommit() as connection:
             rows = (await connection.execute(statement, params)).all()
-        return [_session(row) for row in rows]  # the statement leaves out expired sessions
+        return [_session(row._mapping) for row in rows]  # expired sessions are left out
 
     async def _get_user_state(self, app_name: str, user_id: str) -> dict[str, Any]:
         db = await self._open()
@@ -384,21 +403,27 @@ def _event_window(config: GetSessionConfig | None) -> tuple[bool, bool] | None:
     return (config.num_recent_events is not None, config.after_timestamp is not None)
 
 
-def _session(row: Row[Any]) -> Session:
+def _session(row: Mapping[Any, Any]) -> Session:
     session = Session(
-        id=row.id,
-        app_name=row.app_name,
-        user_id=row.user_id,
+        id=row["id"],
+        app_name=row["app_name"],
+        user_id=row["user_id"],
         state=merge_state(
-            codec.decode_state(row.state),
-            codec.decode_state(row.app_state or {}),
-            codec.decode_state(row.user_state or {}),
+            codec.decode_state(row["state"]),
+            codec.decode_state(row["app_state"] or {}),
+            codec.decode_state(row["user_state"] or {}),
         ),
-        last_update_time=row.update_time.timestamp(),
-        revision=row.revision,
+        last_update_time=row["update_time"].timestamp(),
+        revision=row["revision"],
     )
-    session._incarnation = row.create_time.isoformat()
+    session._incarnation = row["create_time"].isoformat()
     return session
+
+
+def _payloads(row: Mapping[Any, Any]) -> list[str]:
+    """The event payloads a read returned, oldest first (asyncpg gives NULL for none)."""
+    payloads: list[str] | None = row["payloads"]
+    return [] if payloads is None else payloads
 
 
 def _decode(session_id: str, payloads: list[str]) -> list[Event]:
