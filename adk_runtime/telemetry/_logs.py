@@ -3,11 +3,11 @@
 from __future__ import annotations
 
 import logging
+from typing import Any
 
-try:
-    from opentelemetry import trace as _trace
-except ImportError:
-    _trace = None  # type: ignore[assignment]
+from adk_runtime.telemetry._api import otel_api
+
+_trace: Any = otel_api("trace")
 
 _logger = logging.getLogger("adk_runtime.turns")
 

@@ -8,16 +8,9 @@ from __future__ import annotations
 
 from typing import Any
 
+from adk_runtime.telemetry._api import otel_api
 
-def _load_api() -> Any:
-    try:
-        from opentelemetry import metrics
-    except ImportError:  # the otel extra is not installed: every metric is a no-op
-        return None
-    return metrics
-
-
-_metrics: Any = _load_api()
+_metrics: Any = otel_api("metrics")  # None: every metric is a no-op
 
 
 class _Instruments:

@@ -11,16 +11,9 @@ import contextlib
 from collections.abc import Callable, Iterator, Mapping
 from typing import Any
 
+from adk_runtime.telemetry._api import otel_api
 
-def _load_api() -> Any:
-    try:
-        from opentelemetry import trace
-    except ImportError:  # the otel extra is not installed: every span is a no-op
-        return None
-    return trace
-
-
-_trace: Any = _load_api()
+_trace: Any = otel_api("trace")  # None: every span is a no-op
 
 Attributes = Mapping[str, str | int | float | bool]
 _NAME = "adk_runtime"
