@@ -10,13 +10,13 @@ from google.genai import types
 
 from adk_runtime.artifacts import BaseArtifactService, artifact_service_from_url
 from adk_runtime.artifacts.base import ArtifactVersion
+from adk_runtime.integrations.google_adk._adapter import DurableAdapter
 from adk_runtime.integrations.google_adk._errors import google_errors_of
-from adk_runtime.integrations.google_adk._uri import check_one_source, store_url
 
 __all__ = ["DurableArtifactService"]
 
 
-class DurableArtifactService(GoogleBase):
+class DurableArtifactService(DurableAdapter[BaseArtifactService], GoogleBase):
     """google-adk's ``BaseArtifactService`` over any adk_runtime artifact store.
 
     Args:
@@ -28,23 +28,10 @@ class DurableArtifactService(GoogleBase):
         **options: Passed to :func:`adk_runtime.artifacts.artifact_service_from_url`.
     """
 
-    def __init__(
-        self,
-        uri: str | None = None,
-        *,
-        service: BaseArtifactService | None = None,
-        agents_dir: str | None = None,
-        **options: Any,
-    ) -> None:
-        """Open nothing yet: the store is reached on first use."""
-        check_one_source("Artifact", uri, service)
-        self._owns = service is None
-        self._service = service or artifact_service_from_url(store_url(uri or ""), **options)
+    _kind = "Artifact"
 
-    @property
-    def service(self) -> BaseArtifactService:
-        """The adk_runtime artifact service underneath."""
-        return self._service
+    def _open(self, url: str, **options: Any) -> BaseArtifactService:
+        return artifact_service_from_url(url, **options)
 
     async def save_artifact(
         self,
@@ -142,11 +129,6 @@ class DurableArtifactService(GoogleBase):
                 version=version,
             )
         return None if found is None else _google_version(found)
-
-    async def close(self) -> None:
-        """Close the adk_runtime service (when this object opened it from a URI)."""
-        if self._owns:
-            await self._service.close()
 
 
 def _google_version(version: ArtifactVersion) -> GoogleVersion:

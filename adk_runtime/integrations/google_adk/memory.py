@@ -11,16 +11,16 @@ from google.adk.memory.base_memory_service import SearchMemoryResponse as Google
 from google.adk.memory.memory_entry import MemoryEntry as GoogleEntry
 from google.adk.sessions import Session as GoogleSession
 
+from adk_runtime.integrations.google_adk._adapter import DurableAdapter
 from adk_runtime.integrations.google_adk._convert import from_google_event, from_google_session
 from adk_runtime.integrations.google_adk._errors import google_errors_of
-from adk_runtime.integrations.google_adk._uri import check_one_source, store_url
 from adk_runtime.memory import BaseMemoryService, memory_service_from_url
 from adk_runtime.memory.base import MemoryEntry
 
 __all__ = ["DurableMemoryService"]
 
 
-class DurableMemoryService(GoogleBase):
+class DurableMemoryService(DurableAdapter[BaseMemoryService], GoogleBase):
     """google-adk's ``BaseMemoryService`` over any adk_runtime memory store.
 
     Args:
@@ -32,23 +32,10 @@ class DurableMemoryService(GoogleBase):
         **options: Passed to :func:`adk_runtime.memory.memory_service_from_url`.
     """
 
-    def __init__(
-        self,
-        uri: str | None = None,
-        *,
-        service: BaseMemoryService | None = None,
-        agents_dir: str | None = None,
-        **options: Any,
-    ) -> None:
-        """Open nothing yet: the store is reached on first use."""
-        check_one_source("Memory", uri, service)
-        self._owns = service is None
-        self._service = service or memory_service_from_url(store_url(uri or ""), **options)
+    _kind = "Memory"
 
-    @property
-    def service(self) -> BaseMemoryService:
-        """The adk_runtime memory service underneath."""
-        return self._service
+    def _open(self, url: str, **options: Any) -> BaseMemoryService:
+        return memory_service_from_url(url, **options)
 
     async def add_session_to_memory(self, session: GoogleSession) -> None:
         """Remember the session's events."""
@@ -101,8 +88,3 @@ class DurableMemoryService(GoogleBase):
         return GoogleResponse(
             memories=[GoogleEntry.model_validate(entry.model_dump()) for entry in found.memories]
         )
-
-    async def close(self) -> None:
-        """Close the adk_runtime service (when this object opened it from a URI)."""
-        if self._owns:
-            await self._service.close()

@@ -17,6 +17,7 @@ from google.adk.sessions.base_session_service import BaseSessionService as Googl
 from google.adk.sessions.base_session_service import GetSessionConfig as GoogleConfig
 from google.adk.sessions.base_session_service import ListSessionsResponse as GoogleList
 
+from adk_runtime.integrations.google_adk._adapter import DurableAdapter
 from adk_runtime.integrations.google_adk._convert import (
     from_google_event,
     parse_marker,
@@ -25,14 +26,13 @@ from adk_runtime.integrations.google_adk._convert import (
     to_google_session,
 )
 from adk_runtime.integrations.google_adk._errors import StaleSessionError, google_errors_of
-from adk_runtime.integrations.google_adk._uri import check_one_source, store_url
 from adk_runtime.sessions import BaseSessionService, GetSessionConfig, Session
 from adk_runtime.sessions.registry import session_service_from_url
 
 __all__ = ["DurableSessionService"]
 
 
-class DurableSessionService(GoogleBase):
+class DurableSessionService(DurableAdapter[BaseSessionService], GoogleBase):
     """google-adk's ``BaseSessionService`` over any adk_runtime session store.
 
     Args:
@@ -45,23 +45,10 @@ class DurableSessionService(GoogleBase):
             ``cache_bytes``, ``key_prefix``).
     """
 
-    def __init__(
-        self,
-        uri: str | None = None,
-        *,
-        service: BaseSessionService | None = None,
-        agents_dir: str | None = None,
-        **options: Any,
-    ) -> None:
-        """Open nothing yet: the store is reached on first use."""
-        check_one_source("Session", uri, service)
-        self._owns = service is None
-        self._service = service or session_service_from_url(store_url(uri or ""), **options)
+    _kind = "Session"
 
-    @property
-    def service(self) -> BaseSessionService:
-        """The adk_runtime session service underneath."""
-        return self._service
+    def _open(self, url: str, **options: Any) -> BaseSessionService:
+        return session_service_from_url(url, **options)
 
     async def create_session(
         self,
@@ -135,11 +122,6 @@ class DurableSessionService(GoogleBase):
         session.last_update_time = result.update_time
         session._storage_update_marker = session_marker(result.sequence, shell._incarnation)
         return committed
-
-    async def close(self) -> None:
-        """Close the adk_runtime service (when this object opened it from a URI)."""
-        if self._owns:
-            await self._service.close()
 
 
 def _shell(session: GoogleSession) -> Session:
