@@ -113,48 +113,32 @@ class CallbackContext(ReadonlyContext):
         Raises:
             ServiceNotConfiguredError: The Runner has no artifact service.
         """
-        ctx = self._invocation_context
         version = await self._artifact_service().save_artifact(
-            app_name=ctx.app_name,
-            user_id=ctx.user_id,
-            session_id=ctx.session.id,
             filename=filename,
             artifact=artifact,
             custom_metadata=custom_metadata,
+            **self._artifact_scope(),
         )
         self._event_actions.artifact_delta[filename] = version
         return version
 
     async def load_artifact(self, filename: str, version: int | None = None) -> types.Part | None:
         """Return a version (default: the latest) of ``filename``, or None when there is none."""
-        ctx = self._invocation_context
         return await self._artifact_service().load_artifact(
-            app_name=ctx.app_name,
-            user_id=ctx.user_id,
-            session_id=ctx.session.id,
-            filename=filename,
-            version=version,
+            filename=filename, version=version, **self._artifact_scope()
         )
 
     async def get_artifact_version(
         self, filename: str, version: int | None = None
     ) -> ArtifactVersion | None:
         """Describe a version (default: the latest) of ``filename``; None when there is none."""
-        ctx = self._invocation_context
         return await self._artifact_service().get_artifact_version(
-            app_name=ctx.app_name,
-            user_id=ctx.user_id,
-            session_id=ctx.session.id,
-            filename=filename,
-            version=version,
+            filename=filename, version=version, **self._artifact_scope()
         )
 
     async def list_artifacts(self) -> list[str]:
         """Return the filenames of the session's and the user's artifacts, sorted."""
-        ctx = self._invocation_context
-        return await self._artifact_service().list_artifact_keys(
-            app_name=ctx.app_name, user_id=ctx.user_id, session_id=ctx.session.id
-        )
+        return await self._artifact_service().list_artifact_keys(**self._artifact_scope())
 
     async def search_memory(self, query: str) -> SearchMemoryResponse:
         """Search the user's memories in this app.
@@ -288,6 +272,11 @@ class CallbackContext(ReadonlyContext):
                 "Artifact service is not initialized. Pass artifact_service to the Runner."
             )
         return service
+
+    def _artifact_scope(self) -> dict[str, Any]:
+        """The ``app_name``, ``user_id`` and ``session_id`` of this invocation's artifacts."""
+        ctx = self._invocation_context
+        return {"app_name": ctx.app_name, "user_id": ctx.user_id, "session_id": ctx.session.id}
 
     def _memory_service(self, missing: str) -> BaseMemoryService:
         """The Runner's memory service; ``missing`` says what could not be done without one."""

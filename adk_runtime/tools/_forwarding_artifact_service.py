@@ -8,7 +8,6 @@ from google.genai import types
 
 from adk_runtime.artifacts.base import ArtifactVersion, BaseArtifactService
 from adk_runtime.core.tool_context import ToolContext
-from adk_runtime.errors import ServiceNotConfiguredError
 
 __all__ = ["ForwardingArtifactService"]
 
@@ -23,23 +22,6 @@ class ForwardingArtifactService(BaseArtifactService):
     def __init__(self, tool_context: ToolContext) -> None:
         """Forward to ``tool_context``."""
         self.tool_context = tool_context
-        self._invocation_context = tool_context._invocation_context
-
-    def _where(self) -> dict[str, Any]:
-        parent = self._invocation_context
-        return {
-            "app_name": parent.app_name,
-            "user_id": parent.user_id,
-            "session_id": parent.session.id,
-        }
-
-    def _service(self) -> BaseArtifactService:
-        service = self._invocation_context.artifact_service
-        if service is None:
-            raise ServiceNotConfiguredError(
-                "Artifact service is not initialized: pass artifact_service to the Runner."
-            )
-        return service
 
     async def save_artifact(
         self,
@@ -79,22 +61,28 @@ class ForwardingArtifactService(BaseArtifactService):
         self, *, app_name: str, user_id: str, filename: str, session_id: str | None = None
     ) -> None:
         """Delete from the calling session."""
-        service = self._service()
-        await service.delete_artifact(filename=filename, **self._where())
+        context = self.tool_context
+        await context._artifact_service().delete_artifact(
+            filename=filename, **context._artifact_scope()
+        )
 
     async def list_versions(
         self, *, app_name: str, user_id: str, filename: str, session_id: str | None = None
     ) -> list[int]:
         """List the versions in the calling session."""
-        service = self._service()
-        return await service.list_versions(filename=filename, **self._where())
+        context = self.tool_context
+        return await context._artifact_service().list_versions(
+            filename=filename, **context._artifact_scope()
+        )
 
     async def list_artifact_versions(
         self, *, app_name: str, user_id: str, filename: str, session_id: str | None = None
     ) -> list[ArtifactVersion]:
         """Describe the versions in the calling session."""
-        service = self._service()
-        return await service.list_artifact_versions(filename=filename, **self._where())
+        context = self.tool_context
+        return await context._artifact_service().list_artifact_versions(
+            filename=filename, **context._artifact_scope()
+        )
 
     async def get_artifact_version(
         self,
@@ -106,7 +94,4 @@ class ForwardingArtifactService(BaseArtifactService):
         version: int | None = None,
     ) -> ArtifactVersion | None:
         """Describe one version in the calling session."""
-        service = self._service()
-        return await service.get_artifact_version(
-            filename=filename, version=version, **self._where()
-        )
+        return await self.tool_context.get_artifact_version(filename=filename, version=version)
