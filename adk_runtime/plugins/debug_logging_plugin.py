@@ -160,6 +160,19 @@ class DebugLoggingPlugin(BasePlugin):
         entry = _Entry(_now(), entry_type, invocation_id, agent_name, self._safe_serialize(data))
         record.entries.append(entry)
 
+    def _add_tool(
+        self, entry_type: str, tool: BaseTool, tool_context: ToolContext, **data: Any
+    ) -> None:
+        """Record a tool hook's entry: the tool's name and the call's id, then ``data``."""
+        self._add(
+            tool_context.invocation_id,
+            entry_type,
+            tool_context.agent_name,
+            tool_name=tool.name,
+            function_call_id=tool_context.function_call_id,
+            **data,
+        )
+
     async def _finish(self, ctx: InvocationContext) -> None:
         record = self._invocation_states.get(ctx.invocation_id)
         if record is None:
@@ -347,14 +360,7 @@ class DebugLoggingPlugin(BasePlugin):
         self, *, tool: BaseTool, tool_args: dict[str, Any], tool_context: ToolContext
     ) -> dict[str, Any] | None:
         """Record a tool call and its arguments."""
-        self._add(
-            tool_context.invocation_id,
-            "tool_call",
-            tool_context.agent_name,
-            tool_name=tool.name,
-            function_call_id=tool_context.function_call_id,
-            args=tool_args,
-        )
+        self._add_tool("tool_call", tool, tool_context, args=tool_args)
         return None
 
     async def after_tool_callback(
@@ -371,17 +377,14 @@ class DebugLoggingPlugin(BasePlugin):
         if record is not None and call_key in record.errored_calls:
             record.errored_calls.discard(call_key)  # the answer to an error recorded already
             return None
-        common = {"tool_name": tool.name, "function_call_id": tool_context.function_call_id}
         message = failure_of(self._tool_result_classifier, tool, tool_args, tool_context, result)
-        agent = tool_context.agent_name
         if message is None:
-            self._add(tool_context.invocation_id, "tool_response", agent, **common, result=result)
+            self._add_tool("tool_response", tool, tool_context, result=result)
         else:
-            self._add(
-                tool_context.invocation_id,
+            self._add_tool(
                 "tool_error",
-                agent,
-                **common,
+                tool,
+                tool_context,
                 args=tool_args,
                 result=result,
                 error_message=message,
@@ -397,12 +400,10 @@ class DebugLoggingPlugin(BasePlugin):
         error: Exception,
     ) -> dict[str, Any] | None:
         """Record a tool that raised."""
-        self._add(
-            tool_context.invocation_id,
+        self._add_tool(
             "tool_error",
-            tool_name=tool.name,
-            agent_name=tool_context.agent_name,
-            function_call_id=tool_context.function_call_id,
+            tool,
+            tool_context,
             args=tool_args,
             error_type=type(error).__name__,
             error_message=str(error),
