@@ -35,6 +35,7 @@ __all__ = [
     "BeforeToolCallback",
     "OnToolErrorCallback",
     "assign_call_ids",
+    "calls_content",
     "long_running_ids",
     "missing_tool_message",
     "rerun_calls",
@@ -51,6 +52,11 @@ _BeforeTool: TypeAlias = Callable[..., Awaitable[_ToolResult] | _ToolResult]
 BeforeToolCallback: TypeAlias = _BeforeTool | Sequence[_BeforeTool]
 AfterToolCallback: TypeAlias = _BeforeTool | Sequence[_BeforeTool]
 OnToolErrorCallback: TypeAlias = _BeforeTool | Sequence[_BeforeTool]
+
+
+def calls_content(calls: Sequence[types.FunctionCall]) -> types.Content:
+    """A model turn made of ``calls`` alone (to run them apart from the rest of a response)."""
+    return types.Content(role="model", parts=[types.Part(function_call=c) for c in calls])
 
 
 def assign_call_ids(event: Event) -> None:
@@ -115,7 +121,7 @@ async def rerun_calls(
         invocation_id=ctx.invocation_id,
         author=agent.name,
         branch=ctx.branch,
-        content=types.Content(role="model", parts=[types.Part(function_call=c) for c in calls]),
+        content=calls_content(calls),
     )
     tools = {tool.name: tool for tool in await agent.canonical_tools(ReadonlyContext(ctx))}
     stream = stream_calls(agent, ctx, call_event, tools, confirmations=confirmations, inputs=inputs)
@@ -123,13 +129,15 @@ async def rerun_calls(
 
 
 async def rerun_events(
-    ctx: InvocationContext, stream: CallStream, ask_again: Callable[[Event], Event | None]
+    ctx: InvocationContext,
+    stream: CallStream,
+    ask_again: Callable[[Event], Event | None] | None = None,
 ) -> AsyncGenerator[Event, None]:
     """The events of calls run again: their progress, then a new request, then the response.
 
     ``ask_again(response)`` is the request a tool makes again (e.g. its credential was
-    refused), or None; a new request pauses the invocation, as does a generator tool that
-    asked for input.
+    refused), or None (always None without ``ask_again``); a new request pauses the
+    invocation, as does a generator tool that asked for input.
     """
     async with aclosing(stream.events()) as progress:  # a generator tool's progress
         async for event in progress:
@@ -138,7 +146,7 @@ async def rerun_events(
     stream.end_invocation_if_paused(ctx)  # a generator tool asked for input
     if response_event is None:
         return
-    again = ask_again(response_event)
+    again = ask_again(response_event) if ask_again is not None else None
     if again is not None:  # the tool asks again: pause again
         ctx.end_invocation = True
         yield again

@@ -337,13 +337,7 @@ async def _delegating(
     ids = {call.id for call in delegated}
     others = [call for call in call_event.get_function_calls() if call.id not in ids]
     if others:
-        plain = call_event.model_copy(
-            update={
-                "content": types.Content(
-                    role="model", parts=[types.Part(function_call=call) for call in others]
-                )
-            }
-        )
+        plain = call_event.model_copy(update={"content": _functions.calls_content(others)})
         async with aclosing(_after_tool_calls(agent, ctx, plain, tools_dict, outcome)) as events:
             async for event in events:
                 yield event

@@ -46,8 +46,6 @@ from collections.abc import AsyncGenerator, Iterable
 from contextlib import aclosing
 from typing import TYPE_CHECKING, Any
 
-from google.genai import types
-
 from adk_runtime.agents import _functions, _input_requests, _tasks, _toolsets
 from adk_runtime.agents._generator_tools import caller_of
 from adk_runtime.agents._llm_flow import run_flow
@@ -455,24 +453,14 @@ async def _rerun_pending(
     state = ctx._resume
     assert isinstance(state, ResumeState)
     state.retried_calls.update(call.id for call in pending if call.id)
-    retry = call_event.model_copy(
-        update={
-            "content": types.Content(
-                role="model", parts=[types.Part(function_call=call) for call in pending]
-            )
-        }
-    )
+    retry = call_event.model_copy(update={"content": _functions.calls_content(pending)})
     tools = await _tools_of(agent, ctx)
     stream = _functions.stream_calls(agent, ctx, retry, tools)
-    async with aclosing(stream.events()) as progress:  # a generator tool's progress
-        async for event in progress:
+    async with aclosing(_functions.rerun_events(ctx, stream)) as rerun:
+        async for event in rerun:
             yield event
     response = stream.response
-    stream.end_invocation_if_paused(ctx)  # a generator tool asked for input
-    if response is None:
-        return
-    yield response
-    if response.actions.transfer_to_agent and not stream.paused:
+    if response is not None and response.actions.transfer_to_agent and not stream.paused:
         async with aclosing(_run_transfer(agent, ctx, response)) as events:
             async for event in events:
                 yield event
