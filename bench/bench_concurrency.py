@@ -6,8 +6,8 @@ others do the same. Same run, same C:
 
 - ``raw_driver``: the floor. PostgreSQL: an asyncpg pool with as many connections as our
   pool (no reset query on release), running our one-statement append; Redis: redis-py with
-  the same pool size running a minimal compare-and-set Lua script; SQLite: one aiosqlite
-  connection, one ``BEGIN IMMEDIATE`` transaction per event, the writers taking turns.
+  the same pool size running our own ``append.lua``, one ``EVALSHA`` per append; SQLite:
+  one aiosqlite connection, one ``BEGIN IMMEDIATE`` transaction per event, the writers taking turns.
 - ``google-adk``: google-adk 2.13's services on the same store (when installed).
 
 Each backend is measured in a process of its own (a server runs one store; a process that
@@ -48,6 +48,10 @@ from sqlalchemy.engine import make_url
 
 from adk_runtime.events import Event, EventActions, event_to_json
 from adk_runtime.sessions import session_service_from_url
+from adk_runtime.sessions._prepare import PreparedAppend
+from adk_runtime.sessions.redis import RedisSessionService
+from adk_runtime.sessions.redis import _protocol as _redis_protocol
+from adk_runtime.sessions.redis._scripts import SOURCES as _REDIS_SOURCES
 from adk_runtime.sessions.sql._append import _PG_APPEND
 from adk_runtime.sessions.sql._ttl import NEVER as _NEVER
 from adk_runtime.sql.pool import POOL_DEFAULTS
@@ -254,49 +258,65 @@ async def _floor_postgres(report: Report, url: str) -> None:
     levels.report(report)
 
 
-_REDIS_FLOOR = """
-local rev = redis.call('HGET', KEYS[1], 'rev')
-if rev ~= ARGV[1] then return -1 end
-local new = rev + 1
-redis.call('RPUSH', KEYS[3], ARGV[2])
-redis.call('HSET', KEYS[4], ARGV[3], new)
-redis.call('HSET', KEYS[2], 'turn', ARGV[4])
-redis.call('HSET', KEYS[5], 'last', ARGV[4])
-redis.call('HSET', KEYS[1], 'rev', new)
-return new
-"""
-
-
 async def _floor_redis(report: Report) -> None:
+    """raw redis-py running our own ``append.lua`` (the script as the service runs it).
+
+    The sessions are created by our service (so their keys hold what the script expects);
+    the floor then sends each append as one ``EVALSHA`` with its arguments built beforehand,
+    on a blocking pool of ``REDIS_POOL`` connections: no preparation, no batching, no
+    typing of the reply beyond checking it says ``ok``.
+    """
     prefix = f"adkbenchfloor{uuid.uuid4().hex[:8]}:"
     pool = redis_asyncio.BlockingConnectionPool.from_url(REDIS_URL, max_connections=REDIS_POOL)
     client = redis_asyncio.Redis.from_pool(pool)
-    script = client.register_script(_REDIS_FLOOR)
+    script = client.register_script(_REDIS_SOURCES["append"])
     levels = _Levels("redis", "raw_driver")
     try:
-        for c in _plan(_rounds()):
-            per = max(2, _total() // c)
-            payloads = [event_to_json(_event(i)) for i in range(per)]
-            round_ = uuid.uuid4().hex[:6]
-            keys = [
-                [f"{prefix}{{a}}:{kind}:{round_}:{k}" for kind in ("m", "s", "e", "i")]
-                + [f"{prefix}{{a}}:user"]
-                for k in range(c)
-            ]
-            # All at once: this also opens the connections the writers will use (warm pool).
-            await asyncio.gather(*(client.hset(keys[k][0], "rev", 0) for k in range(c)))
+        async with session_service_from_url(f"{REDIS_URL}?key_prefix={prefix}") as service:
+            assert isinstance(service, RedisSessionService)
+            for c in _plan(_rounds()):
+                per = max(2, _total() // c)
+                app = f"floor-{uuid.uuid4().hex[:8]}"
+                sessions = [
+                    await service.create_session(app_name=app, user_id="u", session_id=f"s{k}")
+                    for k in range(c)
+                ]
+                calls = [
+                    [_redis_append_call(service, s, k * per + i, i) for i in range(per)]
+                    for k, s in enumerate(sessions)
+                ]
+                # All at once: this also opens the connections the writers will use.
+                await asyncio.gather(*(client.ping() for _ in range(c)))
 
-            async def append(k: int, i: int, keys: Any = keys, payloads: Any = payloads) -> None:
-                assert await script(keys=keys[k], args=[i, payloads[i], f"e{i}", i]) == i + 1
+                async def append(k: int, i: int, calls: Any = calls) -> None:
+                    keys, args = calls[k][i]
+                    reply = await script(keys=keys, args=args)
+                    assert reply[0] == b"ok", reply
 
-            wall, samples = await _drive(c, per, append)
-            levels.add(c, wall, samples)
+                wall, samples = await _drive(c, per, append)
+                levels.add(c, wall, samples)
         levels.report(report)
     finally:
         found = [key async for key in client.scan_iter(match=f"{prefix}*", count=1000)]
         for start in range(0, len(found), 1000):
             await client.unlink(*found[start : start + 1000])
         await client.aclose()
+
+
+def _redis_append_call(service: Any, session: Any, n: int, revision: int) -> Any:
+    """``append.lua``'s keys and arguments for event ``n`` at ``revision``, as ours sends."""
+    event = _event(n)
+    prepared = PreparedAppend(
+        event=event,
+        event_json=event_to_json(event),
+        expected_revision=revision,
+        incarnation=session._incarnation,
+        session_delta={"turn": n},
+        app_delta={},
+        user_delta={"last": n},
+    )
+    keys = service._keys(session.app_name, session.user_id, session.id)
+    return _redis_protocol.append_call(keys, prepared, ttl_ms=0, ack_ms=0)
 
 
 async def _floor_sqlite(report: Report, url: str) -> None:
