@@ -6,12 +6,20 @@ among 200 sessions) and ``create_session``, through :class:`bench.delay_proxy.De
 (``RTT_MS`` of round-trip time). ``round trips`` is the proxy's exact count of request turns
 per call (warm: connections open); ``p50`` the latency a user with the store ``RTT_MS`` away
 sees. Targets (issue 13): append, get and list page ≤ 1.2.
+
+``turn`` (ours): one ``Runner.run_async`` turn of an ``LlmAgent`` on a scripted model that
+calls one tool, then answers: four events are committed (the user's message, the call, the
+tool's response, the answer), so its round trips are the turn's fixed cost (claim, read,
+release, the open invocation's marks) plus one per event; ``turn client cpu`` is this
+process's CPU time per turn (the model and the tool cost next to nothing). Target (issue 50):
+2 round trips plus one per intermediate event.
 """
 
 from __future__ import annotations
 
 import os
 import statistics
+import time
 import uuid
 from collections.abc import Awaitable, Callable
 from typing import Any
@@ -96,7 +104,16 @@ async def _ops(
         # Each call deletes a session created (untimed) beforehand, with a few events.
         await service.delete_session(app_name=app, user_id="d", session_id=f"d{next(doomed)}")
 
+    turns = _turn_runner(service, app) if config_cls is GetSessionConfig else None
+
+    async def turn(i: int) -> None:
+        assert turns is not None
+        message = types.Content(role="user", parts=[types.Part(text=f"question {i}")])
+        async for _ in turns.run_async(user_id="t", session_id=f"t-{tag}", new_message=message):
+            pass
+
     return {
+        **({"turn": turn} if turns is not None else {}),
         "append": append,
         "get recent-20": get_recent,
         "get full @1k": get_full,
@@ -104,6 +121,27 @@ async def _ops(
         "create": create,
         "delete": delete,
     }
+
+
+def _turn_runner(service: Any, app: str) -> Any:
+    """Our Runner over ``service``: a scripted model calls one tool, then answers."""
+    from adk_runtime.agents import LlmAgent
+    from adk_runtime.runners import Runner
+    from adk_runtime.testing import ScriptedModel, function_call
+
+    def lookup(city: str) -> dict[str, str]:
+        """The weather in a city."""
+        return {"city": city, "weather": "sunny"}
+
+    def reply(request: Any) -> Any:
+        last = request.contents[-1].parts[-1]
+        if last.function_response is not None:
+            return "It is sunny."
+        return function_call("lookup", {"city": "Paris"})
+
+    model = ScriptedModel(handler=reply)
+    agent = LlmAgent(name="assistant", model=model, tools=[lookup])
+    return Runner(app_name=app, agent=agent, session_service=service, auto_create_session=True)
 
 
 async def _measure(
@@ -121,9 +159,12 @@ async def _measure(
         for name, op in ops.items():
             count = scaled(30 if "full" in name else 100, 10)
             await time_each(3, op)  # warm: connections open, statements prepared
-            before = proxy.round_trips
+            before, cpu = proxy.round_trips, time.process_time()
             samples = await time_each(count, op)
             trips = (proxy.round_trips - before) / count
+            if name == "turn":
+                cpu_us = (time.process_time() - cpu) / count * 1e6
+                report.add(SUITE, backend, "rtt/turn client cpu", cpu_us, "us", impl=impl)
             # "rtt/…": these rows must not be taken for the loopback figures of the summary.
             p50 = statistics.median(samples)
             report.add(SUITE, backend, f"rtt/{name} p50 @{RTT_MS:g}ms", p50, "ms", impl=impl)
