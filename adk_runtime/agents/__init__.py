@@ -3,7 +3,9 @@
 ``Context`` (the tool context) is imported on first use: the tools package builds on this one.
 """
 
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING
+
+from adk_runtime._lazy import lazy_getattr
 
 # Registers the YAML config loader the core reaches (BaseAgent.from_config and the tools).
 from adk_runtime.agents import _config_mapper as _config_mapper
@@ -27,6 +29,9 @@ from adk_runtime.errors import MissingStateKeyError
 if TYPE_CHECKING:
     from adk_runtime.agents._managed_agent import ManagedAgent
     from adk_runtime.agents.context import Context
+    from adk_runtime.agents.mcp_instruction_provider import (
+        McpInstructionProvider as McpInstructionProvider,
+    )
 
 __all__ = [
     "Agent",
@@ -53,18 +58,11 @@ __all__ = [
     "StreamingMode",
 ]
 
-
-def __getattr__(name: str) -> Any:
-    if name == "Context":
-        from adk_runtime.agents.context import Context
-
-        return Context
-    if name == "ManagedAgent":  # loads the flow and tools: on first use
-        from adk_runtime.agents._managed_agent import ManagedAgent
-
-        return ManagedAgent
-    if name == "McpInstructionProvider":  # needs the mcp extra
-        from adk_runtime.agents.mcp_instruction_provider import McpInstructionProvider
-
-        return McpInstructionProvider
-    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
+__getattr__ = lazy_getattr(
+    __name__,
+    {
+        "Context": "adk_runtime.agents.context",
+        "ManagedAgent": "adk_runtime.agents._managed_agent",  # loads the flow and tools
+        "McpInstructionProvider": "adk_runtime.agents.mcp_instruction_provider",  # mcp extra
+    },
+)

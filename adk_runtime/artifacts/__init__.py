@@ -3,8 +3,9 @@
 ``DatabaseArtifactService`` (SQLAlchemy) is imported on first use.
 """
 
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING
 
+from adk_runtime._lazy import lazy_getattr
 from adk_runtime.artifacts.base import ArtifactVersion, BaseArtifactService
 from adk_runtime.artifacts.file import FileArtifactService
 from adk_runtime.artifacts.memory import InMemoryArtifactService
@@ -23,10 +24,4 @@ __all__ = [
     "register_artifact_backend",
 ]
 
-
-def __getattr__(name: str) -> Any:
-    if name == "DatabaseArtifactService":
-        from adk_runtime.artifacts.database import DatabaseArtifactService
-
-        return DatabaseArtifactService
-    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
+__getattr__ = lazy_getattr(__name__, {"DatabaseArtifactService": "adk_runtime.artifacts.database"})

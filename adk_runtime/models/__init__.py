@@ -6,9 +6,9 @@ so importing this package needs neither.
 
 from __future__ import annotations
 
-import importlib
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING
 
+from adk_runtime._lazy import lazy_getattr
 from adk_runtime.models._capabilities import LlmCapabilities
 from adk_runtime.models._fallback_model import FallbackModel
 from adk_runtime.models._service_tier import ServiceTier
@@ -68,14 +68,6 @@ LLMRegistry.register_lazy(
     "litellm",
 )
 
-_LAZY: dict[str, tuple[str, str]] = {
-    "AnthropicGenerateContentConfig": ("anthropic_llm", "anthropic"),
-    "AnthropicLlm": ("anthropic_llm", "anthropic"),
-    "Claude": ("anthropic_llm", "anthropic"),
-    "Gemma3Ollama": ("_gemma_ollama", "litellm"),
-    "LiteLlm": ("lite_llm", "litellm"),
-}
-
 __all__ = [
     "AnthropicGenerateContentConfig",
     "AnthropicLlm",
@@ -93,16 +85,18 @@ __all__ = [
     "ServiceTier",
 ]
 
-
-def __getattr__(name: str) -> Any:
-    if name not in _LAZY:
-        raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
-    module_name, extra = _LAZY[name]
-    try:
-        module = importlib.import_module(f"{__name__}.{module_name}")
-    except ImportError as exc:
-        raise ImportError(
-            f"adk_runtime.models.{name} needs an optional dependency that is not installed "
-            f"({exc.name or exc}): pip install 'adk-runtime[{extra}]'"
-        ) from exc
-    return getattr(module, name)
+__getattr__ = lazy_getattr(
+    __name__,
+    {
+        "AnthropicGenerateContentConfig": "adk_runtime.models.anthropic_llm",
+        "AnthropicLlm": "adk_runtime.models.anthropic_llm",
+        "Claude": "adk_runtime.models.anthropic_llm",
+        "Gemma3Ollama": "adk_runtime.models._gemma_ollama",
+        "LiteLlm": "adk_runtime.models.lite_llm",
+    },
+    extras={
+        "adk_runtime.models.anthropic_llm": "anthropic",
+        "adk_runtime.models._gemma_ollama": "litellm",
+        "adk_runtime.models.lite_llm": "litellm",
+    },
+)

@@ -4,8 +4,9 @@ Backends with a driver (``RedisSessionService``, ``DatabaseSessionService``) are
 on first use.
 """
 
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING
 
+from adk_runtime._lazy import lazy_getattr
 from adk_runtime.sessions.base import (
     BaseSessionService,
     GetSessionConfig,
@@ -42,17 +43,13 @@ __all__ = [
     "supported_schemes",
 ]
 
-
-def __getattr__(name: str) -> Any:
-    if name == "RedisSessionService":
-        from adk_runtime.sessions.redis import RedisSessionService
-
-        return RedisSessionService
-    if name == "DatabaseSessionService":
-        from adk_runtime.sessions.sql import DatabaseSessionService
-
-        return DatabaseSessionService
-    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
+__getattr__ = lazy_getattr(
+    __name__,
+    {
+        "RedisSessionService": "adk_runtime.sessions.redis",
+        "DatabaseSessionService": "adk_runtime.sessions.sql",
+    },
+)
 
 
 def __dir__() -> list[str]:

@@ -11,6 +11,7 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING
 
+from adk_runtime._lazy import lazy_getattr
 from adk_runtime.tools.retrieval.base_retrieval_tool import BaseRetrievalTool
 
 if TYPE_CHECKING:
@@ -19,14 +20,10 @@ if TYPE_CHECKING:
 
 __all__ = ["BaseRetrievalTool", "FilesRetrieval", "LlamaIndexRetrieval"]
 
-
-def __getattr__(name: str) -> object:
-    if name == "FilesRetrieval":
-        from adk_runtime.tools.retrieval.files_retrieval import FilesRetrieval
-
-        return FilesRetrieval
-    if name == "LlamaIndexRetrieval":
-        from adk_runtime.tools.retrieval.llama_index_retrieval import LlamaIndexRetrieval
-
-        return LlamaIndexRetrieval
-    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
+__getattr__ = lazy_getattr(
+    __name__,
+    {
+        "FilesRetrieval": "adk_runtime.tools.retrieval.files_retrieval",
+        "LlamaIndexRetrieval": "adk_runtime.tools.retrieval.llama_index_retrieval",
+    },
+)
