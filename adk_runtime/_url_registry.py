@@ -7,6 +7,9 @@ which schemes are SQL (:data:`SQL_SCHEMES`) or Redis (:data:`REDIS_SCHEMES`).
 Each :class:`UrlRegistry` maps a URL scheme to ``"module:Class"`` and the pip requirement
 that provides it; the class is imported only when a URL asks for it and builds itself through
 its ``from_url(url, **kwargs)`` class method. ``sqlite+aiosqlite`` falls back to ``sqlite``.
+A service's registry module offers its ``register`` and ``schemes`` bound methods under the
+service's public names (``register_session_backend``, ``supported_schemes``), as the stdlib's
+``random`` offers its ``Random`` instance's.
 """
 
 from __future__ import annotations
@@ -69,11 +72,14 @@ class UrlRegistry(Generic[T_co]):
         self._backends = dict(backends)
 
     def register(self, scheme: str, target: str, requirement: str = "adk-runtime") -> None:
-        """Map a URL scheme to ``"module:Class"``."""
+        """Map a URL scheme to ``"module:Class"`` (the class needs a ``from_url`` class method).
+
+        ``requirement`` is what ``pip install`` needs when the module cannot be imported.
+        """
         self._backends[scheme.lower()] = (target, requirement)
 
     def schemes(self) -> list[str]:
-        """Return the supported URL schemes, sorted."""
+        """Return the URL schemes the registry can build from, sorted."""
         return sorted(self._backends)
 
     def _lookup(self, url: Any) -> tuple[str, str]:

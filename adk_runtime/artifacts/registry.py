@@ -27,15 +27,10 @@ _REGISTRY: UrlRegistry[BaseArtifactService] = UrlRegistry(
     },
 )
 
-
-def register_artifact_backend(scheme: str, target: str, requirement: str = "adk-runtime") -> None:
-    """Map a URL scheme to ``"module:Class"`` (the class needs a ``from_url`` class method)."""
-    _REGISTRY.register(scheme, target, requirement)
-
-
-def supported_schemes() -> list[str]:
-    """Return the URL schemes an artifact service can be built from, sorted."""
-    return _REGISTRY.schemes()
+register_artifact_backend = _REGISTRY.register
+"""Map a URL scheme to ``"module:Class"`` (the class needs a ``from_url`` class method)."""
+supported_schemes = _REGISTRY.schemes
+"""Return the URL schemes an artifact service can be built from, sorted."""
 
 
 def artifact_service_from_url(url: str, **kwargs: Any) -> BaseArtifactService:

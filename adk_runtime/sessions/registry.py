@@ -27,15 +27,10 @@ _REGISTRY: UrlRegistry[BaseSessionService] = UrlRegistry(
     },
 )
 
-
-def register_session_backend(scheme: str, target: str, requirement: str = "adk-runtime") -> None:
-    """Map a URL scheme (e.g. ``"sqlite+aiosqlite"``) to ``"module:Class"``."""
-    _REGISTRY.register(scheme, target, requirement)
-
-
-def supported_schemes() -> list[str]:
-    """Return the URL schemes a session service can be built from, sorted."""
-    return _REGISTRY.schemes()
+register_session_backend = _REGISTRY.register
+"""Map a URL scheme (e.g. ``"sqlite+aiosqlite"``) to ``"module:Class"`` (with ``from_url``)."""
+supported_schemes = _REGISTRY.schemes
+"""Return the URL schemes a session service can be built from, sorted."""
 
 
 def session_service_from_url(url: str, **kwargs: Any) -> BaseSessionService:
