@@ -11,7 +11,9 @@ sees. Targets (issue 13): append, get and list page ≤ 1.2.
 calls one tool, then answers: four events are committed (the user's message, the call, the
 tool's response, the answer), so its round trips are the turn's fixed cost (claim, read,
 release, the open invocation's marks) plus one per event; ``turn client cpu`` is this
-process's CPU time per turn (the model and the tool cost next to nothing). Target (issue 50):
+process's CPU time per turn (the model and the tool cost next to nothing). Each turn is the
+first of a conversation created beforehand, so history does not grow with the count (the
+``turns`` bench measures a turn as history grows). Target (issue 50):
 2 round trips plus one per intermediate event.
 """
 
@@ -37,6 +39,8 @@ RTT_MS = 2.0
 HISTORY = 1000
 LISTED = 200
 DELETED = 103
+TURNS = 103
+"""Conversations seeded for the turn timing: 3 warm-up turns and 100 timed ones."""
 """Sessions seeded for the delete timing: 3 warm-up deletes and 100 timed ones."""
 REDIS_URL = os.environ.get("ADK_RUNTIME_BENCH_REDIS_URL", "redis://127.0.0.1:6379/0")
 
@@ -104,16 +108,10 @@ async def _ops(
         # Each call deletes a session created (untimed) beforehand, with a few events.
         await service.delete_session(app_name=app, user_id="d", session_id=f"d{next(doomed)}")
 
-    turns = _turn_runner(service, app) if config_cls is GetSessionConfig else None
-
-    async def turn(i: int) -> None:
-        assert turns is not None
-        message = types.Content(role="user", parts=[types.Part(text=f"question {i}")])
-        async for _ in turns.run_async(user_id="t", session_id=f"t-{tag}", new_message=message):
-            pass
+    turn = await _turn_op(service, app) if config_cls is GetSessionConfig else None
 
     return {
-        **({"turn": turn} if turns is not None else {}),
+        **({"turn": turn} if turn is not None else {}),
         "append": append,
         "get recent-20": get_recent,
         "get full @1k": get_full,
@@ -121,6 +119,22 @@ async def _ops(
         "create": create,
         "delete": delete,
     }
+
+
+async def _turn_op(service: Any, app: str) -> Op:
+    """A turn of our Runner, each the first of a conversation created here (untimed)."""
+    runner = _turn_runner(service, app)
+    for i in range(TURNS):
+        await service.create_session(app_name=app, user_id="t", session_id=f"t{i}")
+    conversation = iter(range(TURNS))
+
+    async def turn(i: int) -> None:
+        message = types.Content(role="user", parts=[types.Part(text=f"question {i}")])
+        session_id = f"t{next(conversation)}"
+        async for _ in runner.run_async(user_id="t", session_id=session_id, new_message=message):
+            pass
+
+    return turn
 
 
 def _turn_runner(service: Any, app: str) -> Any:

@@ -1,10 +1,10 @@
 """The hot-path statements run on the driver connection agree with the migrated schema.
 
-The append statements and PostgreSQL's create statement are built from the table definitions
-and compiled once per dialect (``_driver_statements``), so the drift test (model against
-migrations) covers their columns. This test checks each compiled statement against a
-migrated database: each is prepared (PostgreSQL) or explained (SQLite), which resolves every
-table, column and conflict target without running it.
+The append statements and PostgreSQL's create, session read and claim statements are built
+from the table definitions and compiled once per dialect (``_driver_statements``), so the
+drift test (model against migrations) covers their columns. This test checks each compiled
+statement against a migrated database: each is prepared (PostgreSQL) or explained (SQLite),
+which resolves every table, column and conflict target without running it.
 """
 
 from __future__ import annotations
@@ -16,14 +16,17 @@ import pytest
 from sqlalchemy.engine import make_url
 
 from adk_runtime.sessions.sql import _append, _create
+from adk_runtime.sessions.sql import _driver_statements as driver_statements
 from adk_runtime.sql import Database, create_engine, migrate
 from adk_runtime.sql.types import SQLITE_JSON_MERGE
 from tests.sql_support import create_database, drop_database, unique_name
 
 _PG = {
-    "append": _append._PG_APPEND.sql,
-    "explain": _append._PG_EXPLAIN.sql,
-    "create": _create._PG_CREATE.sql,
+    "append": _append._PG_APPEND,
+    "explain": _append._PG_EXPLAIN,
+    "create": _create._PG_CREATE,
+    **{f"read {key}": compiled for key, compiled in driver_statements.POSTGRESQL_READS.items()},
+    **{f"claim {key}": compiled for key, compiled in driver_statements.POSTGRESQL_CLAIMS.items()},
 }
 _SQLITE = {
     "cas": _append._SQLITE_CAS_STATE,
@@ -52,9 +55,10 @@ async def test_postgres_statements_prepare_against_the_migrated_schema() -> None
         dsn = make_url(url).set(drivername="postgresql").render_as_string(hide_password=False)
         connection = await asyncpg.connect(dsn)
         try:
-            for label, sql in _PG.items():
-                statement = await connection.prepare(sql)
-                assert statement.get_parameters(), label
+            for label, compiled in _PG.items():
+                statement = await connection.prepare(compiled.sql)
+                # one positional argument per $n, in the order the statement numbers them
+                assert len(statement.get_parameters()) == len(compiled.names), label
         finally:
             await connection.close()
     finally:

@@ -49,7 +49,7 @@ from sqlalchemy import (
 from sqlalchemy.dialects import postgresql, sqlite
 from sqlalchemy.dialects.postgresql.asyncpg import PGDialect_asyncpg
 from sqlalchemy.engine import Dialect
-from sqlalchemy.sql import ClauseElement, Update
+from sqlalchemy.sql import ClauseElement, Select, Update
 from sqlalchemy.sql.compiler import SQLCompiler
 
 from adk_runtime.sessions.sql import _statements
@@ -57,7 +57,14 @@ from adk_runtime.sessions.sql._ttl import alive
 from adk_runtime.sessions.sql.tables import app_states, events, sessions, user_states
 from adk_runtime.sql.types import DateTimeUTC, JSONDocument, epoch_now, json_merge
 
-__all__ = ["POSTGRESQL", "POSTGRESQL_READS", "SQLITE", "Compiled"]
+__all__ = [
+    "CLAIM_STATEMENTS",
+    "POSTGRESQL",
+    "POSTGRESQL_CLAIMS",
+    "POSTGRESQL_READS",
+    "SQLITE",
+    "Compiled",
+]
 
 _ASYNCPG: Dialect = PGDialect_asyncpg()  # type: ignore[no-untyped-call]  # untyped in SQLAlchemy
 
@@ -88,9 +95,13 @@ class Compiled:
 
     sql: str
     names: tuple[str, ...] = ()
+    fixed: Mapping[str, Any] = dataclasses.field(default_factory=dict)
+    """Values the statement itself gives (``.values(column=None)``), by parameter name."""
 
     def args(self, params: Mapping[str, Any]) -> list[Any]:
         """The positional arguments for ``params`` (asyncpg's ``$1``, ``$2``…)."""
+        if self.fixed:
+            params = {**self.fixed, **params}
         return [params[name] for name in self.names]
 
 
@@ -274,7 +285,9 @@ def _sqlite() -> dict[str, Compiled]:
 def _compile_postgresql(statement: ClauseElement) -> Compiled:
     compiled = statement.compile(dialect=_ASYNCPG)
     assert isinstance(compiled, SQLCompiler)
-    return Compiled(str(compiled), tuple(compiled.positiontup or ()))
+    names = tuple(compiled.positiontup or ())
+    given = {name: compiled.params[name] for name in names if not compiled.binds[name].required}
+    return Compiled(str(compiled), names, given)
 
 
 def _compile_sqlite(statement: ClauseElement) -> Compiled:
@@ -290,6 +303,25 @@ POSTGRESQL_READS: dict[tuple[bool, bool] | str | None, Compiled] = {
 }
 """:data:`._statements.GET` (same keys) and ``"since"`` (:data:`._statements.GET_SINCE`) for
 asyncpg: a session read, the hottest read, on the driver connection."""
+
+CLAIM_STATEMENTS: dict[str, Update | Select[Any]] = {
+    name: getattr(_statements, name)
+    for name in (
+        "CLAIM",
+        "CLAIM_TAKE_OVER",
+        "CLAIM_HELD",
+        "EXTEND_CLAIM",
+        "EXTEND_AND_MARK",
+        "RELEASE_CLAIM",
+        "RELEASE_FINISHED",
+    )
+}
+"""The claim statements of :mod:`._statements`, by name (every turn runs two or three)."""
+
+POSTGRESQL_CLAIMS: dict[str, Compiled] = {
+    name: _compile_postgresql(statement) for name, statement in CLAIM_STATEMENTS.items()
+}
+""":data:`CLAIM_STATEMENTS` for asyncpg, on the driver connection."""
 
 SQLITE = _sqlite()
 """``cas``, ``cas plain``, ``event``, ``app state``, ``user state`` and ``explain`` for

@@ -8,7 +8,8 @@ while control is back in agent code.
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+import contextlib
+from collections.abc import AsyncIterator, Awaitable, Callable, Mapping
 from datetime import datetime, timezone
 from typing import Any
 
@@ -43,6 +44,9 @@ from adk_runtime.sql.handle import SqlHandle
 from adk_runtime.sql.pool import parse_count, take_query_option
 
 __all__ = ["DatabaseSessionService"]
+
+_FirstRow = Callable[[str, dict[str, Any]], Awaitable[tuple[Any, ...] | None]]
+"""Runs a named claim statement, returns its first row (see ``_claim_rows``)."""
 
 _Read = tuple[bool, bool] | str | None
 """Which session read: a :data:`statements.GET` key, or ``"since"`` (:data:`GET_SINCE`)."""
@@ -323,38 +327,65 @@ class DatabaseSessionService(BaseSessionService):
         params = {**_key_params(key), "lease": lease_seconds, "mark": mark}
         new_token = new_claim_token() if token is None else token
         params.update(fresh=self._expiry.fresh_after(), new_token=new_token)
-        db = await self._open()
-        async with db.writer(), db.autocommit() as connection:
-            row = (await connection.execute(statements.CLAIM, params)).first()
+        async with self._claim_rows() as first:
+            row = await first("CLAIM", params)
             if row is None:
                 # Not released: free only if its holder's lease ran out, or if this token
                 # holds it (a retry after a lost reply; a second statement, only when the
                 # session was not cleanly released).
-                row = (await connection.execute(statements.CLAIM_TAKE_OVER, params)).first()
+                row = await first("CLAIM_TAKE_OVER", params)
             if row is not None:
                 return ClaimAttempt(int(row[0]), took_over=bool(row[2]), open_invocation=row[1])
-            held = (await connection.execute(statements.CLAIM_HELD, params)).first()
+            held = await first("CLAIM_HELD", params)
         if held is None:
             raise SessionNotFoundError(f"Session {key[2]!r} does not exist.")
-        return ClaimAttempt(None, max(float(held.held_for or 0.0), 0.0))
+        return ClaimAttempt(None, max(float(held[0] or 0.0), 0.0))
 
     async def _extend_claim(
         self, key: tuple[str, str, str], token: int, lease_seconds: float, mark: str | None = None
     ) -> bool:
         params = {**_key_params(key), "token": token, "lease": lease_seconds, "mark": mark}
-        statement = statements.EXTEND_CLAIM if mark is None else statements.EXTEND_AND_MARK
-        db = await self._open()
-        async with db.writer(), db.autocommit() as connection:
-            return (await connection.execute(statement, params)).first() is not None
+        async with self._claim_rows() as first:
+            found = await first("EXTEND_CLAIM" if mark is None else "EXTEND_AND_MARK", params)
+        return found is not None
 
     async def _release_claim(
         self, key: tuple[str, str, str], token: int, finished: bool = False
     ) -> None:
         params = {**_key_params(key), "token": token}
-        statement = statements.RELEASE_FINISHED if finished else statements.RELEASE_CLAIM
+        async with self._claim_rows() as first:
+            await first("RELEASE_FINISHED" if finished else "RELEASE_CLAIM", params)
+
+    @contextlib.asynccontextmanager
+    async def _claim_rows(self) -> AsyncIterator[_FirstRow]:
+        """One connection to run claim statements on, each its own transaction.
+
+        Yields ``first(name, params)``: the first row (a tuple, or None) of the :mod:`._statements`
+        claim statement ``name``. On PostgreSQL the statement runs precompiled on the driver
+        connection (a claim and a release are in every turn: SQLAlchemy's execution layer
+        costs more than they do, see :mod:`._driver_statements`); on SQLite through
+        SQLAlchemy, in this process's turn to write.
+        """
         db = await self._open()
+        if db.dialect == "postgresql":
+            async with db.driver_connection() as driver:
+
+                async def on_driver(name: str, params: dict[str, Any]) -> tuple[Any, ...] | None:
+                    compiled = driver_statements.POSTGRESQL_CLAIMS[name]
+                    found = await driver.fetchrow(compiled.sql, *compiled.args(params))
+                    return None if found is None else tuple(found)
+
+                yield on_driver
+            return
         async with db.writer(), db.autocommit() as connection:
-            await connection.execute(statement, params)
+
+            async def on_engine(name: str, params: dict[str, Any]) -> tuple[Any, ...] | None:
+                statement = driver_statements.CLAIM_STATEMENTS[name]
+                result = await connection.execute(statement, params)
+                row = result.first() if result.returns_rows else None
+                return None if row is None else tuple(row)
+
+            yield on_engine
 
     async def _open_invocations(
         self, app_name: str, user_id: str | None, session_id: str | None
