@@ -17,8 +17,8 @@ floor run ``ROUNDS`` rounds of every level in turn (1, 16, 64, 256, 1, 16, ...),
 minute of a shared machine falls on every level alike; a level's events/s is the median of its
 rounds, p50 and p99 are over all its rounds' appends. google-adk runs one round (it is slow).
 After each run every conversation is read back and must hold exactly its events, in order.
-For ours and google-adk the bench also prints this process's CPU time per append (``client
-cpu/append``): on a machine shared with the database, client CPU is what caps throughput.
+For ours, the floors and google-adk the bench also prints this process's CPU time per append
+(``client cpu/append``): on a machine shared with the database, client CPU is what caps throughput.
 Targets (issue 13): events/s never falls as C rises; PostgreSQL at C=16 ≥ 0.6x the floor and
 ≥ 4x google-adk; p99 at C=64 ≤ 10x p50.
 """
@@ -253,8 +253,9 @@ async def _floor_postgres(report: Report, url: str) -> None:
                     row = await connection.fetchrow(_PG_APPEND.sql, *_PG_APPEND.args(params))
                 assert row is not None
 
+            cpu = time.process_time()
             wall, samples = await _drive(c, per, append)
-            levels.add(c, wall, samples)
+            levels.add(c, wall, samples, time.process_time() - cpu)
     levels.report(report)
 
 
@@ -293,8 +294,9 @@ async def _floor_redis(report: Report) -> None:
                     reply = await script(keys=keys, args=args)
                     assert reply[0] == b"ok", reply
 
+                cpu = time.process_time()
                 wall, samples = await _drive(c, per, append)
-                levels.add(c, wall, samples)
+                levels.add(c, wall, samples, time.process_time() - cpu)
         levels.report(report)
     finally:
         found = [key async for key in client.scan_iter(match=f"{prefix}*", count=1000)]
@@ -354,8 +356,9 @@ async def _floor_sqlite(report: Report, url: str) -> None:
                     )
                     await connection.commit()
 
+            cpu = time.process_time()
             wall, samples = await _drive(c, per, append)
-            levels.add(c, wall, samples)
+            levels.add(c, wall, samples, time.process_time() - cpu)
         levels.report(report)
     finally:
         await connection.close()
