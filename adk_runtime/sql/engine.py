@@ -24,9 +24,10 @@ from collections.abc import AsyncIterator, Callable
 from typing import Any, TypeVar
 
 from sqlalchemy import event
+from sqlalchemy import exc as sa_exc
 from sqlalchemy.engine import Connection, Engine
 from sqlalchemy.ext.asyncio import AsyncConnection, AsyncEngine, create_async_engine
-from sqlalchemy.pool import QueuePool, StaticPool
+from sqlalchemy.pool import PoolProxiedConnection, QueuePool, StaticPool
 
 from adk_runtime._slots import Slots
 from adk_runtime.errors import BackendUnavailableError, DatabaseUrlError, redact_url
@@ -271,7 +272,7 @@ class Database:
         """
         async with self.exclusive(), self._checkout_turn():
             with translate_errors(self.url):
-                pooled = await self.engine.raw_connection()
+                pooled = await self._raw_connection()
                 try:
                     yield pooled.driver_connection
                 except BaseException as error:
@@ -282,6 +283,21 @@ class Database:
                     raise
                 finally:
                     pooled.close()  # back to the pool (a no-op once invalidated)
+
+    async def _raw_connection(self) -> PoolProxiedConnection:
+        """A pooled connection, its connect errors typed as SQLAlchemy types them.
+
+        ``raw_connection`` raises the driver adapter's own errors (a ``Connection`` would have
+        wrapped them): they are wrapped the same way here, so a server that is down or
+        starting up reads as one, as on every other path.
+        """
+        dbapi = self.engine.dialect.loaded_dbapi
+        try:
+            return await self.engine.raw_connection()
+        except dbapi.Error as error:
+            raise sa_exc.DBAPIError.instance(
+                None, None, error, dbapi.Error, hide_parameters=True, dialect=self.engine.dialect
+            ) from error
 
     @contextlib.asynccontextmanager
     async def sqlite_writer(self) -> AsyncIterator[SqliteRunner]:

@@ -420,3 +420,38 @@ async def test_a_row_the_database_refuses_fails_its_append_alone_with_a_typed_er
             assert stored is not None
             assert stored.revision == (0 if k == 7 else 1)
             assert stored.state == ({} if k == 7 else {"k": k})
+
+
+# --- the driver connection's own checkout ---------------------------------------------------
+
+
+def _closed_port() -> int:
+    """A loopback port nothing listens on (bound, then released)."""
+    import socket
+
+    with socket.socket() as probe:
+        probe.bind(("127.0.0.1", 0))
+        port: int = probe.getsockname()[1]
+    return port
+
+
+@pytest.mark.postgres
+async def test_postgres_hot_paths_type_connect_errors_like_every_other_path() -> None:
+    """The append, the read and the claims take the pool's connection directly
+    (``raw_connection``): a server that cannot be reached, or a database that does not exist,
+    still reads as BackendUnavailableError / ConfigurationError, never a raw driver error."""
+    unreachable = f"postgresql+asyncpg://postgres@127.0.0.1:{_closed_port()}/test"
+    async with session_service_from_url(unreachable) as service:
+        with pytest.raises(BackendUnavailableError):
+            await service.get_session(app_name="a", user_id="u", session_id="s")
+        claim = service.claim_session(app_name="a", user_id="u", session_id="s")
+        with pytest.raises(BackendUnavailableError):
+            await claim.__aenter__()
+    missing = "postgresql+asyncpg://postgres@127.0.0.1/adk_runtime_no_such_database"
+    db = Database(create_engine(missing), owns_engine=True)
+    try:
+        with pytest.raises(ConfigurationError, match="does not exist"):
+            async with db.driver_connection():
+                pass
+    finally:
+        await db.dispose()
