@@ -45,9 +45,13 @@ class WordEmbedding(BaseEmbedding):
 
 @pytest.fixture
 def documents(tmp_path: Path) -> Path:
+    # A folder of its own: the SQLite store of the test lives in tmp_path too, and once it
+    # exists the index would read it as a document (its event text, NULs and all).
+    folder = tmp_path / "documents"
+    folder.mkdir()
     for name, text in DOCUMENTS.items():
-        (tmp_path / name).write_text(text)
-    return tmp_path
+        (folder / name).write_text(text)
+    return folder
 
 
 def answers(events: list[Any]) -> list[Any]:
