@@ -8,7 +8,9 @@ per call (warm: connections open); ``p50`` the latency a user with the store ``R
 sees. Targets (issue 13): append, get and list page ≤ 1.2. A second pass at ``LONG_RTT_MS``
 (10 ms) times the append, the recent-20 read and the turn again; every p50 is also given in
 round-trip times (``in RTT``: issue 50's target is ≤ 1.2 for an append and a read, our CPU
-included).
+included). ``raw_driver`` rows are the floor through the same proxy: our own append statement
+(PostgreSQL) or ``append.lua`` (Redis) and PostgreSQL's recent-20 read statement sent as bare
+asyncpg / redis-py calls on one connection, so the proxy's own relay time shows in them too.
 
 ``turn`` (ours): one ``Runner.run_async`` turn of an ``LlmAgent`` on a scripted model that
 calls one tool, then answers: four events are committed (the user's message, the call, the
@@ -22,17 +24,19 @@ first of a conversation created beforehand, so history does not grow with the co
 
 from __future__ import annotations
 
+import json
 import os
 import statistics
 import time
 import uuid
 from collections.abc import Awaitable, Callable
+from datetime import datetime, timezone
 from typing import Any
 
 from google.genai import types
 from sqlalchemy.engine import make_url
 
-from adk_runtime.events import Event, EventActions
+from adk_runtime.events import Event, EventActions, event_to_json
 from adk_runtime.sessions import GetSessionConfig, session_service_from_url
 from bench.common import Report, google_adk_available, postgres_database, scaled, time_each
 from bench.delay_proxy import DelayProxy
@@ -212,6 +216,90 @@ async def _measure(
         await service.close()
 
 
+async def _floor(report: Report, backend: str, direct: str, proxied: str, rtt_ms: float) -> None:
+    """The raw driver through the same proxy: our own append (and, on PostgreSQL, recent-20
+    read) statement or script, sent as bare driver calls. The proxy's own relay time is in
+    these figures too, so ours against them is the cost of everything above the driver."""
+    app = f"rtt-floor-{uuid.uuid4().hex[:6]}"
+    async with session_service_from_url(direct) as service:  # the session, made directly
+        session = await service.create_session(app_name=app, user_id="u", session_id="floor")
+        ops: dict[str, Op] = {}
+        if backend == "postgres":
+            ops, close = await _postgres_floor_ops(proxied, app)
+        else:
+            ops, close = await _redis_floor_ops(proxied, service, session)
+        try:
+            for name, op in ops.items():
+                await time_each(3, op)
+                samples = await time_each(scaled(100, 10), op)
+                p50 = statistics.median(samples)
+                metric = f"rtt/{name} p50 @{rtt_ms:g}ms"
+                report.add(SUITE, backend, metric, p50, "ms", impl="raw_driver")
+                report.add(
+                    SUITE, backend, f"{metric} in RTT", p50 / rtt_ms, "rtt", impl="raw_driver"
+                )
+        finally:
+            await close()
+
+
+async def _postgres_floor_ops(proxied: str, app: str) -> tuple[dict[str, Op], Any]:
+    import asyncpg
+
+    from adk_runtime.sessions.sql._append import _PG_APPEND
+    from adk_runtime.sessions.sql._driver_statements import POSTGRESQL_READS
+    from adk_runtime.sessions.sql._ttl import NEVER
+
+    dsn = make_url(proxied).set(drivername="postgresql").render_as_string(hide_password=False)
+    connection = await asyncpg.connect(dsn)
+    revision = iter(range(10**9))
+    read = POSTGRESQL_READS[(True, False)]
+    key = {"app": app, "user": "u", "sid": "floor"}
+
+    async def append(i: int) -> None:
+        n = next(revision)
+        event = _event(n)
+        params = {
+            **key,
+            "now": datetime.now(timezone.utc),
+            "expected": n,
+            "eid": event.id,
+            "inv": event.invocation_id,
+            "ts": event.timestamp,
+            "payload": event_to_json(event),
+            "sdelta": json.dumps({"turn": n}),
+            "adelta": None,
+            "udelta": json.dumps({"last": n}),
+            "ctime": None,
+            "fence": None,
+            "fresh": NEVER,
+        }
+        assert await connection.fetchrow(_PG_APPEND.sql, *_PG_APPEND.args(params)) is not None
+
+    async def get_recent(_: int) -> None:
+        params = {**key, "k": 20, "after": None}
+        assert await connection.fetchrow(read.sql, *read.args(params)) is not None
+
+    return {"append": append, "get recent-20": get_recent}, connection.close
+
+
+async def _redis_floor_ops(proxied: str, service: Any, session: Any) -> tuple[dict[str, Op], Any]:
+    import redis.asyncio as redis_asyncio
+
+    from adk_runtime.sessions.redis._scripts import SOURCES
+    from bench.bench_concurrency import _redis_append_call
+
+    client = redis_asyncio.Redis.from_url(proxied.split("?")[0])
+    script = client.register_script(SOURCES["append"])
+    revision = iter(range(10**9))
+
+    async def append(_: int) -> None:
+        n = next(revision)
+        keys, args = _redis_append_call(service, session, 10**6 + n, n)
+        assert (await script(keys=keys, args=args))[0] == b"ok"
+
+    return {"append": append}, client.aclose
+
+
 def _ours(url: str) -> Any:
     return session_service_from_url(url)
 
@@ -243,6 +331,7 @@ async def run(report: Report) -> None:
             with DelayProxy(port, rtt) as proxy:
                 proxied = _via(url, proxy.port)
                 await _measure(report, "postgres", "adk_runtime", proxy, proxied, _ours, ours, rtt)
+                await _floor(report, "postgres", url, proxied, rtt)
                 if google_adk_available():
                     adk = _adk_classes()
                     await _measure(
@@ -254,6 +343,8 @@ async def run(report: Report) -> None:
             with DelayProxy(make_url(REDIS_URL).port or 6379, rtt) as proxy:
                 proxied = _via(REDIS_URL, proxy.port) + f"?key_prefix={prefix}"
                 await _measure(report, "redis", "adk_runtime", proxy, proxied, _ours, ours, rtt)
+                direct = f"{REDIS_URL}?key_prefix={prefix}"
+                await _floor(report, "redis", direct, proxied, rtt)
     finally:
         import redis.asyncio as redis_asyncio
 
