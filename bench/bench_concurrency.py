@@ -212,6 +212,30 @@ async def _no_reset(_connection: Any) -> None:
     return None
 
 
+def pg_floor_append_args(app: str, sid: str, revision: int, payload: str) -> list[Any]:
+    """Our one-statement PostgreSQL append's arguments, as the floor sends them: event
+    ``e<revision>`` (JSON ``payload``) to session ``sid`` of user ``u``, expected at
+    ``revision``, any incarnation, no fencing token, no TTL."""
+    params = {
+        "app": app,
+        "user": "u",
+        "sid": sid,
+        "now": datetime.now(timezone.utc),
+        "expected": revision,
+        "eid": f"e{revision}",
+        "inv": "inv",
+        "ts": 1.0,
+        "payload": payload,
+        "sdelta": json.dumps({"turn": revision}),
+        "adelta": None,
+        "udelta": json.dumps({"last": revision}),
+        "ctime": None,
+        "fence": None,
+        "fresh": _NEVER,
+    }
+    return _PG_APPEND.args(params)
+
+
 async def _floor_postgres(report: Report, url: str) -> None:
     dsn = make_url(url).set(drivername="postgresql").render_as_string(hide_password=False)
     size = POOL_DEFAULTS["pool_size"]
@@ -233,24 +257,8 @@ async def _floor_postgres(report: Report, url: str) -> None:
 
             async def append(k: int, i: int, app: str = app, payloads: Any = payloads) -> None:
                 async with pool.acquire() as connection:
-                    params = {
-                        "app": app,
-                        "user": "u",
-                        "sid": f"s{k}",
-                        "now": datetime.now(timezone.utc),
-                        "expected": i,
-                        "eid": f"e{i}",
-                        "inv": "inv",
-                        "ts": 1.0,
-                        "payload": payloads[i],
-                        "sdelta": json.dumps({"turn": i}),
-                        "adelta": None,
-                        "udelta": json.dumps({"last": i}),
-                        "ctime": None,  # any incarnation
-                        "fence": None,  # no fencing token: no turn holds the session
-                        "fresh": _NEVER,  # no TTL
-                    }
-                    row = await connection.fetchrow(_PG_APPEND.sql, *_PG_APPEND.args(params))
+                    args = pg_floor_append_args(app, f"s{k}", i, payloads[i])
+                    row = await connection.fetchrow(_PG_APPEND.sql, *args)
                 assert row is not None
 
             cpu = time.process_time()

@@ -24,13 +24,11 @@ first of a conversation created beforehand, so history does not grow with the co
 
 from __future__ import annotations
 
-import json
 import os
 import statistics
 import time
 import uuid
 from collections.abc import Awaitable, Callable
-from datetime import datetime, timezone
 from typing import Any
 
 from google.genai import types
@@ -247,7 +245,7 @@ async def _postgres_floor_ops(proxied: str, app: str) -> tuple[dict[str, Op], An
 
     from adk_runtime.sessions.sql._append import _PG_APPEND
     from adk_runtime.sessions.sql._driver_statements import POSTGRESQL_READS
-    from adk_runtime.sessions.sql._ttl import NEVER
+    from bench.bench_concurrency import pg_floor_append_args
 
     dsn = make_url(proxied).set(drivername="postgresql").render_as_string(hide_password=False)
     connection = await asyncpg.connect(dsn)
@@ -255,25 +253,12 @@ async def _postgres_floor_ops(proxied: str, app: str) -> tuple[dict[str, Op], An
     read = POSTGRESQL_READS[(True, False)]
     key = {"app": app, "user": "u", "sid": "floor"}
 
+    payloads = [event_to_json(_event(n)) for n in range(scaled(100, 10) + 3)]  # beforehand
+
     async def append(i: int) -> None:
         n = next(revision)
-        event = _event(n)
-        params = {
-            **key,
-            "now": datetime.now(timezone.utc),
-            "expected": n,
-            "eid": event.id,
-            "inv": event.invocation_id,
-            "ts": event.timestamp,
-            "payload": event_to_json(event),
-            "sdelta": json.dumps({"turn": n}),
-            "adelta": None,
-            "udelta": json.dumps({"last": n}),
-            "ctime": None,
-            "fence": None,
-            "fresh": NEVER,
-        }
-        assert await connection.fetchrow(_PG_APPEND.sql, *_PG_APPEND.args(params)) is not None
+        args = pg_floor_append_args(app, "floor", n, payloads[n])
+        assert await connection.fetchrow(_PG_APPEND.sql, *args) is not None
 
     async def get_recent(_: int) -> None:
         params = {**key, "k": 20, "after": None}
@@ -291,10 +276,11 @@ async def _redis_floor_ops(proxied: str, service: Any, session: Any) -> tuple[di
     client = redis_asyncio.Redis.from_url(proxied.split("?")[0])
     script = client.register_script(SOURCES["append"])
     revision = iter(range(10**9))
+    # Built beforehand: the floor pays for sending the script, not for our preparation.
+    calls = [_redis_append_call(service, session, n, n) for n in range(scaled(100, 10) + 3)]
 
     async def append(_: int) -> None:
-        n = next(revision)
-        keys, args = _redis_append_call(service, session, 10**6 + n, n)
+        keys, args = calls[next(revision)]
         assert (await script(keys=keys, args=args))[0] == b"ok"
 
     return {"append": append}, client.aclose
