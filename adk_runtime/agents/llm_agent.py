@@ -33,6 +33,7 @@ from adk_runtime.core._model_config import (
 )
 from adk_runtime.core.base_agent import BaseAgent
 from adk_runtime.core.base_agent_config import BaseAgentConfig
+from adk_runtime.core.base_plugin import BasePlugin
 from adk_runtime.core.base_tool import BaseTool
 from adk_runtime.core.base_toolset import BaseToolset
 from adk_runtime.core.callback_context import CallbackContext
@@ -424,6 +425,24 @@ class LlmAgent(BaseAgent):
         """Check each confirmation and credential answer against this agent's stored request."""
         await check_confirmation_answers(self, ctx, message)
         check_credential_answers(self.name, ctx, message)
+
+    def _ends_run_with(self, ctx: InvocationContext, event: Event) -> bool:
+        """True for this agent's final response when nothing can follow it in the run.
+
+        Nothing follows when no after-agent callback (its own or a plugin's) may add an
+        event and the app is not resumable (no ``end_of_agent`` checkpoint follows).
+        """
+        return (
+            event.author == self.name
+            and event.is_final_response()
+            and not event.actions.transfer_to_agent
+            and not ctx.is_resumable
+            and not self.canonical_after_agent_callbacks
+            and not any(
+                type(plugin).after_agent_callback is not BasePlugin.after_agent_callback
+                for plugin in ctx.plugin_manager.plugins
+            )
+        )
 
     async def _run_async_impl(self, ctx: InvocationContext) -> AsyncGenerator[Event, None]:
         # The flow, or its continuation when the invocation is being resumed.

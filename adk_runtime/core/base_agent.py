@@ -261,6 +261,17 @@ class BaseAgent(BaseModel):
         """
         return None
 
+    def _ends_run_with(self, ctx: InvocationContext, event: Event) -> bool:
+        """Whether ``event``, which this agent's run just yielded, is its run's last event.
+
+        The Runner commits the event it is told is the last together with the claim's release
+        (one round trip fewer per turn). None is here (False): the Runner releases after the
+        run ends. An agent that says True and yields again still works: its next event
+        commits while no other turn has claimed the session (else
+        :class:`~adk_runtime.errors.ClaimLostError`), so answer True only when certain.
+        """
+        return False
+
     async def run_async(self, parent_context: InvocationContext) -> AsyncGenerator[Event, None]:
         """Run the agent: before callbacks, ``_run_async_impl``, after callbacks.
 

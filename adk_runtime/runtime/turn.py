@@ -8,7 +8,9 @@
 4. **run the agent**: for each event it yields, commit it unless it is partial (the append
    applies its state delta; ``temp:`` keys are stripped), then yield it; only then does the
    agent resume, so it sees committed state;
-5. **release** the claim (the exit stack's last step).
+5. **release** the claim: with the commit of the agent's last event when the agent says which
+   it is (``BaseAgent._ends_run_with``: an ``LlmAgent``'s final response), in the same round
+   trip; else the exit stack's last step.
 
 The same loop resumes an invocation left open (``run_async(invocation_id=…)``, or the one a
 crashed holder left, found when the claim is taken over), and stops an aborted one
@@ -122,7 +124,10 @@ class Turn:
                         yield without_temp(event)
                         continue
                     span.events += 1
-                    yield await self.service.append_event(session, event)
+                    if self._last(ctx, event, resuming):  # 5. release, with the last event
+                        yield await self._commit_last(claim, session, event)
+                    else:
+                        yield await self.service.append_event(session, event)
             for event in self._sealing(ctx, session):  # an aborted invocation's last events
                 span.events += 1
                 yield await self.service.append_event(session, event)
@@ -196,6 +201,30 @@ class Turn:
         await claim.mark(ctx.invocation_id)  # no round trip unless the id changed above
         continue_with(ctx, agent, call_event)
         return session, ctx, shown
+
+    def _last(self, ctx: InvocationContext, event: Event, resuming: bool) -> bool:
+        """``event`` is the invocation's last: its commit may release the claim.
+
+        The agent says so (``BaseAgent._ends_run_with``); nothing the turn itself commits
+        after the agent's events may follow (an abort's sealing events, a compaction).
+        """
+        if ctx.is_aborted or (not resuming and self.runner.app.events_compaction_config):
+            return False
+        return ctx.agent._ends_run_with(ctx, event)
+
+    async def _commit_last(self, claim: SessionClaim, session: Session, event: Event) -> Event:
+        """Commit the invocation's last event and release the claim in the same step.
+
+        A store that cannot release in a commit leaves ``session._release_on_commit`` set:
+        then the claim is released on the turn's exit, as after any other event.
+        """
+        await claim.before_releasing_commit()
+        session._release_on_commit = True
+        try:
+            return await self.service.append_event(session, event)
+        finally:
+            claim.after_releasing_commit(not session._release_on_commit)
+            session._release_on_commit = False
 
     def _agent_events(
         self, ctx: InvocationContext, abort_signal: asyncio.Event | None

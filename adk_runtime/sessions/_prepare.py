@@ -73,6 +73,9 @@ class PreparedAppend:
         user_delta: ``user:`` keys without the prefix, values encoded.
         fence: The caller's claim token: the session's latest claim must be this one. None:
             written without a claim; then no other claim's lease may be running.
+        release: Also release claim ``fence`` and clear the open invocation, in the same
+            atomic step (a turn's last event; see ``Session._release_on_commit``). A store
+            that does reports ``AppendResult.released``.
     """
 
     event: Event
@@ -83,6 +86,7 @@ class PreparedAppend:
     app_delta: dict[str, Any]
     user_delta: dict[str, Any]
     fence: int | None = None
+    release: bool = False
 
 
 @dataclasses.dataclass(frozen=True)
@@ -111,12 +115,14 @@ class AppendResult:
         sequence: The event's per-session sequence number (= the revision it produced).
         update_time: The session's last update time after the commit.
         already_stored: True when the event id was already stored and nothing changed.
+        released: The commit also released the claim (``PreparedAppend.release``).
     """
 
     event: Event
     sequence: int
     update_time: float
     already_stored: bool = False
+    released: bool = False
 
 
 def check_event(event: Event) -> None:
@@ -160,6 +166,7 @@ def prepare_append(session: Session, event: Event) -> tuple[PreparedAppend, dict
         expected_revision=session.revision,
         incarnation=session._incarnation,
         fence=session._fence,
+        release=session._release_on_commit and session._fence is not None,
         session_delta=encoded[0],
         app_delta=encoded[1],
         user_delta=encoded[2],
@@ -354,6 +361,8 @@ def prepare_create(
 def apply_result(
     session: Session, prepared: PreparedAppend, temp: dict[str, Any], result: AppendResult
 ) -> None:
+    if result.released:
+        session._release_on_commit = False
     if result.already_stored:
         if result.sequence != session.revision + 1:
             return

@@ -19,6 +19,8 @@ the store agrees on who holds it:
 :class:`SessionClaim` is the async context manager that acquires (waiting a bounded time),
 renews in the background and releases. Each step is one round trip to the store (on SQL, an
 acquisition that finds the session held takes a second one to read how long it stays held).
+A turn's last event can carry the release: :meth:`SessionClaim.before_releasing_commit`, then
+``session._release_on_commit``, and the commit releases in its own round trip.
 
 **Open invocations.** A claim may name the invocation its turn runs (``invocation_id``): the
 acquisition records it on the session as its *open invocation* (with when it started), in the
@@ -173,6 +175,7 @@ class SessionClaim:
         self.open_invocation: str | None = None
         self._mark = invocation_id
         self._finished = False
+        self._released = False
 
     async def __aenter__(self) -> SessionClaim:
         """Acquire the claim, waiting up to ``wait_seconds`` for another holder.
@@ -214,7 +217,7 @@ class SessionClaim:
         """Stop renewing and release the claim (if the store is unreachable it runs out)."""
         await self._stop_renewing()
         token = self.token
-        if token is None or self.lost:
+        if token is None or self.lost or self._released:
             return
         try:
             await self._service._release_claim(self._key, token, self._finished)
@@ -243,6 +246,27 @@ class SessionClaim:
     def finish(self) -> None:
         """Say the turn ended normally: the release clears the session's open invocation."""
         self._finished = True
+
+    async def before_releasing_commit(self) -> None:
+        """Stop renewing: the next commit releases the claim itself (a turn's last event).
+
+        A renewal after that commit would hold the released session again. Say what the
+        commit did with :meth:`after_releasing_commit`.
+        """
+        await self._stop_renewing()
+
+    def after_releasing_commit(self, released: bool) -> None:
+        """Record that the commit released the claim (the exit then sends nothing), or not.
+
+        Not released (the commit failed, or the store cannot release in a commit): renewing
+        starts again and the exit releases as usual.
+        """
+        if released:
+            self._released = self._finished = True
+            return
+        if self.token is not None and self._renewer is None and not self.lost:
+            self._stop = asyncio.Event()
+            self._renewer = asyncio.get_running_loop().create_task(self._renew(self.token))
 
     async def _stop_renewing(self) -> None:
         # Never cancelled mid-call: a store command cut off half-way can leave its pooled

@@ -278,7 +278,11 @@ class InMemorySessionService(BaseSessionService):
                 self._user_state.setdefault(user_key, {}).update(prepared.user_delta)
             stored.revision = sequence
             stored.update_time = max(time.time(), stored.update_time)
-            return AppendResult(prepared.event, sequence, stored.update_time)
+            if prepared.release:  # the turn's last event: its claim ends with it
+                self._release(key, stored, finished=True)
+            return AppendResult(
+                prepared.event, sequence, stored.update_time, released=prepared.release
+            )
 
     async def _fork_session(self, key: _Key, prepared: PreparedFork) -> None:
         target = (key[0], key[1], prepared.session_id)
@@ -355,10 +359,13 @@ class InMemorySessionService(BaseSessionService):
         with self._lock:
             stored = self._sessions.get(key)
             if stored is not None and stored.claim_token == token:
-                stored.claim_until = None
-                if finished:
-                    stored.open_invocation = None
-                    self._open.get(key[0], set()).discard(key)
+                self._release(key, stored, finished=finished)
+
+    def _release(self, key: _Key, stored: _StoredSession, *, finished: bool) -> None:
+        stored.claim_until = None
+        if finished:
+            stored.open_invocation = None
+            self._open.get(key[0], set()).discard(key)
 
     async def _open_invocations(
         self, app_name: str, user_id: str | None, session_id: str | None

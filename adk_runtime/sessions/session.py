@@ -49,3 +49,8 @@ class Session(BaseModel):
     :meth:`BaseSessionService.claim_session`): an append then succeeds only while that claim
     is the session's latest. None: written without a claim, refused while another turn holds
     the session."""
+    _release_on_commit: bool = PrivateAttr(default=False)
+    """Set by a turn before committing what it expects to be its last event: that commit
+    also releases the claim ``_fence`` and clears the open invocation (as a release after
+    ``claim.finish()``), in the same atomic step. The commit sets it back to False when the
+    store did so; a store that cannot leaves it True, and the turn releases as usual."""

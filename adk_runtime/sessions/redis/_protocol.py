@@ -106,6 +106,7 @@ def append_call(keys: SessionKeys, prepared: PreparedAppend, *, ttl_ms: int, ack
         **counts,
         "incarnation": prepared.incarnation or "",
         "fence": "" if fence is None else str(fence),
+        "release": "1" if prepared.release else "",
         "ack_ms": ack_ms,
     }
     return signature.build(_session_keys(keys, signature.keys), args, pairs)

@@ -88,7 +88,7 @@ _SCOPE_COUNTS = ("session_pairs", "app_pairs", "user_pairs")
 
 SIGNATURES: dict[str, Signature] = {
     "append": Signature(
-        keys=_WRITE_KEYS,
+        keys=(*_WRITE_KEYS, "open_index"),
         args=(
             "event_id",
             "expected_revision",
@@ -100,6 +100,7 @@ SIGNATURES: dict[str, Signature] = {
             *_SCOPE_COUNTS,
             "incarnation",
             "fence",
+            "release",
             "ack_ms",
         ),
         numbers=frozenset({"ttl_ms", *_SCOPE_COUNTS, "ack_ms"}),

@@ -243,7 +243,9 @@ class RedisSessionService(BaseSessionService):
         call = protocol.append_call(keys, prepared, ttl_ms=self._ttl_ms, ack_ms=self._link.ack_ms)
         reply = protocol.parse_append(await self._link.write("append", call))
         if reply.status == "ok":
-            return AppendResult(prepared.event, reply.sequence, reply.mtime)
+            return AppendResult(
+                prepared.event, reply.sequence, reply.mtime, released=prepared.release
+            )
         if reply.status != "dup":
             raise append_refused(reply.status, session.id, reply.sequence)
         assert reply.stored_json is not None

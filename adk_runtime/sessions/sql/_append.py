@@ -4,7 +4,8 @@ Both forms do, atomically: compare-and-set the revision (``UPDATE … WHERE revi
 :expected`` that also checks the event id is not stored yet and the turn claim: the caller's
 fencing token is the latest, or without one, no other claim's lease runs), insert the event
 with the new revision as its sequence, merge the session/app/user deltas in SQL (never read-
-modify-write in Python), and return the new revision and update time. When the compare-and-
+modify-write in Python), release the claim when asked (a turn's last event: its release
+rides on its commit), and return the new revision and update time. When the compare-and-
 set matches nothing, one more query tells why: the event is already stored (idempotent
 retry), the session is gone, or the caller is stale.
 
@@ -112,6 +113,7 @@ def _params(
         "adelta": _json(prepared.app_delta) if prepared.app_delta else None,
         "udelta": _json(prepared.user_delta) if prepared.user_delta else None,
         "fence": prepared.fence,
+        "release": prepared.release,
     }
 
 
@@ -148,7 +150,12 @@ async def _append_postgresql(
         if row is None:
             found = await connection.fetchrow(_PG_EXPLAIN.sql, *_PG_EXPLAIN.args(params))
             return _explain(key, None if found is None else tuple(found), prepared, fresh)
-    return AppendResult(prepared.event, row["revision"], row["update_time"].timestamp())
+    return AppendResult(
+        prepared.event,
+        row["revision"],
+        row["update_time"].timestamp(),
+        released=prepared.release,
+    )
 
 
 # --- SQLite: one BEGIN IMMEDIATE transaction on the worker thread -------------------------
@@ -197,7 +204,9 @@ async def _append_sqlite(
         outcome, row = await group_commit.submit(db, _sqlite_apply, params)
     if outcome == "explain":
         return _explain(key, None if row is None else tuple(row), prepared, fresh)
-    return AppendResult(prepared.event, int(row[0]), _utc(row[1]).timestamp())
+    return AppendResult(
+        prepared.event, int(row[0]), _utc(row[1]).timestamp(), released=prepared.release
+    )
 
 
 _APPENDERS = {"postgresql": _append_postgresql, "sqlite": _append_sqlite}

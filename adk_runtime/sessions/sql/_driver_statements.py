@@ -13,7 +13,8 @@ a migrated database.
 Parameters, by name: ``app``, ``user``, ``sid`` (the session), ``now`` (the write time),
 ``expected`` (the revision the writer read), ``fresh`` (sessions last written before it
 have expired: the TTL's bound, or 1970), ``ctime`` (the session's create time the writer
-saw, or NULL), ``fence`` (the writer's claim token, or NULL), ``eid``, ``inv``, ``ts``,
+saw, or NULL), ``fence`` (the writer's claim token, or NULL), ``release`` (the append
+also releases claim ``fence``: a turn's last event), ``eid``, ``inv``, ``ts``,
 ``payload`` (the event), ``sdelta``, ``adelta``, ``udelta`` (JSON text of the session, app
 and user state deltas, or NULL), ``seq`` (SQLite: the new revision, for the event row),
 ``state`` (a new session's state, JSON text), ``creation`` (its creation state, JSON text,
@@ -29,6 +30,7 @@ from typing import Any
 from sqlalchemy import (
     BigInteger,
     BindParameter,
+    Boolean,
     ColumnElement,
     Double,
     Integer,
@@ -42,6 +44,7 @@ from sqlalchemy import (
     func,
     insert,
     literal_column,
+    null,
     or_,
     select,
     update,
@@ -74,6 +77,7 @@ _SID = bindparam("sid", type_=String)
 _NOW = bindparam("now", type_=DateTimeUTC)
 _CTIME = bindparam("ctime", type_=DateTimeUTC)
 _FENCE = bindparam("fence", type_=BigInteger)
+_RELEASE = bindparam("release", type_=Boolean)
 _EID = bindparam("eid", type_=String)
 _SDELTA = bindparam("sdelta", type_=JSONDocument)
 _ADELTA = bindparam("adelta", type_=JSONDocument)
@@ -118,6 +122,9 @@ def _compare_and_set(*extra: ColumnElement[bool], merge_state: bool = True) -> U
         "revision": sessions.c.revision + literal_column("1", Integer),
         "update_time": case((sessions.c.update_time > _NOW, sessions.c.update_time), else_=_NOW),
     }
+    # A turn's last event also releases its claim (``release``): as RELEASE_FINISHED does.
+    for column in (sessions.c.claim_until, sessions.c.open_invocation_id, sessions.c.open_since):
+        values[column.name] = case((_RELEASE, null()), else_=column)
     if merge_state:
         values["state"] = case(
             (_SDELTA.is_(None), sessions.c.state), else_=json_merge(sessions.c.state, _SDELTA)

@@ -1,6 +1,8 @@
 -- Append one event to a session, atomically (see _keys.py for the key layout).
 -- incarnation: the create call's nonce the caller's object came from ('' = not checked);
--- fence: the caller's claim token ('' = written without a claim); from ARGV[rest]: the
+-- fence: the caller's claim token ('' = written without a claim); release: '1' to release
+-- that claim and close the open invocation with this commit (a turn's last event), as
+-- claim.lua's 'finish' does; from ARGV[rest]: the
 -- (field, JSON value) pairs of the session, app and user deltas.
 -- Returns {'dup', seq, stored event, mtime} | {'missing'} | {'recreated'} | {'lost'}
 -- | {'busy', ms the other claim still holds} | {'stale'} | {'ok', seq, mtime}.
@@ -49,6 +51,12 @@ hset_pairs(user_state_key, next_arg, user_pairs)
 redis.call('HSET', meta_key, 'rev', rev, 'mtime', now)
 redis.call('ZADD', user_index_key, now, session_id)
 redis.call('ZADD', app_index_key, now, app_member)
+if release == '1' then
+  redis.call('HSET', meta_key, 'cuntil', '0')
+  redis.call('HDEL', meta_key, 'inv', 'invat')
+  redis.call('ZREM', open_index_key, app_member)
+  lease_until = 0
+end
 -- a TTL after this write, and never before the lease of the claim holding it ends
 local own_keys = {meta_key, state_key, events_key, event_ids_key, event_times_key}
 expire_session(own_keys, ttl_ms, math.max(time_ms(time) + ttl_ms, lease_until))
