@@ -14,6 +14,9 @@ from typing import Any
 
 from google.genai import types
 
+from adk_runtime.core.base_agent import BaseAgent
+from adk_runtime.core.base_plugin import BasePlugin
+from adk_runtime.core.plugin_manager import PluginManager
 from adk_runtime.errors import InputValidationError
 from adk_runtime.events import Event, EventActions
 from adk_runtime.sessions._prepare import AppendResult
@@ -22,7 +25,14 @@ from adk_runtime.sessions.base import BaseSessionService
 from adk_runtime.sessions.session import Session
 from adk_runtime.workflow._interrupts import is_task_question
 
-__all__ = ["place_reply", "stored_answer", "user_event", "validate_message", "validate_run"]
+__all__ = [
+    "independent_of_history",
+    "place_reply",
+    "stored_answer",
+    "user_event",
+    "validate_message",
+    "validate_run",
+]
 
 
 def validate_run(
@@ -47,6 +57,39 @@ def validate_message(message: types.Content | None) -> None:
             "A user message cannot contain function calls: only the model calls tools. "
             "Answer a call with a function response carrying the call's id."
         )
+
+
+def independent_of_history(
+    root: BaseAgent, message: types.Content | None, plugins: PluginManager
+) -> bool:
+    """Whether the user's event for ``message`` is the same whatever the session holds.
+
+    Then the Runner builds it before reading the session and commits it in the claim's
+    round trip (``sessions.claims.TurnStart``). So: no function response (an answer goes
+    to its call, checked against it); no plugin rewrites messages (its hook sees the
+    session); and no agent of the tree routes or checks plain messages by what is stored
+    (a ``mode="task"`` agent, or one overriding ``_question_awaiting_reply`` or
+    ``_check_client_message``, as a workflow does).
+    """
+    if message is not None and any(part.function_response for part in message.parts or []):
+        return False
+    if any(
+        type(plugin).on_user_message_callback is not BasePlugin.on_user_message_callback
+        for plugin in plugins.plugins
+    ):
+        return False
+    pending = [root]
+    while pending:
+        agent = pending.pop()
+        kind = type(agent)
+        if (
+            getattr(agent, "mode", None) == "task"
+            or kind._question_awaiting_reply is not BaseAgent._question_awaiting_reply
+            or kind._check_client_message is not BaseAgent._check_client_message
+        ):
+            return False
+        pending.extend(agent.sub_agents)
+    return True
 
 
 def user_event(

@@ -48,7 +48,8 @@ from adk_runtime.runtime.routing import (
     continue_with,
     function_call_event,
 )
-from adk_runtime.sessions.claims import SessionClaim
+from adk_runtime.sessions._prepare import apply_result, check_retry, prepare_append
+from adk_runtime.sessions.claims import SessionClaim, TurnStart
 from adk_runtime.sessions.session import Session
 from adk_runtime.sessions.state import State
 
@@ -98,17 +99,21 @@ class Turn:
             span = stack.enter_context(
                 telemetry.turn(self.runner.app_name, self.user_id, self.session_id)
             )
-            claim = await self._claim(stack, None if resuming else own_id)  # 1. claim
             if resuming:
+                claim = await self._claim(stack, None, TurnStart())  # 1. claim (and read)
                 assert invocation_id is not None
                 session = await self._load(claim, None, resuming=invocation_id)  # 2. load
                 span.started(invocation_id, self.runner.agent.name)
                 ctx, shown = self._resumed(session, invocation_id), list[Event]()
             else:
+                start = self._start(
+                    new_message, state_delta, invocation_id, own_id, idempotency_key
+                )
+                claim = await self._claim(stack, own_id, start)  # 1. claim (read, message)
                 session = await self._load(claim, self.run_config)  # 2. load
                 session, ctx, shown = await self._commit_message(  # 3. commit the message
                     claim, session, new_message, state_delta, invocation_id, own_id,
-                    idempotency_key, yield_user_message,
+                    idempotency_key, yield_user_message, start,
                 )  # fmt: skip
             for event in shown:
                 yield event
@@ -138,13 +143,50 @@ class Turn:
     async def rewind(self, invocation_id: str) -> None:
         """``Runner.rewind_async``: one reverting event, committed under the session's claim."""
         async with contextlib.AsyncExitStack() as stack:
-            claim = await self._claim(stack, None)
+            claim = await self._claim(stack, None, TurnStart())
             session = await self._load(claim, None)
             event = await _rewind.rewind_event(
                 session, invocation_id, self.runner.artifact_service, self.service
             )
             await self.service.append_event(session, event)
             claim.finish()
+
+    def _start(
+        self,
+        new_message: types.Content | None,
+        state_delta: dict[str, Any] | None,
+        invocation_id: str | None,
+        own_id: str,
+        idempotency_key: str | None,
+    ) -> TurnStart:
+        """What the claim's round trip also does: read the session, and commit the message.
+
+        The message goes with the claim only when its event is the same whatever the session
+        holds (:func:`~adk_runtime.runtime.message.independent_of_history`); the store
+        commits it only if the session is free (its last turn released it: no crashed turn
+        to finish first).
+        """
+        config = self.run_config.get_session_config
+        if invocation_id is not None or (new_message is None and not state_delta):
+            return TurnStart(config)
+        runner = self.runner
+        if not _message.independent_of_history(runner.agent, new_message, runner.plugin_manager):
+            return TurnStart(config)
+        event = self._user_event(own_id, new_message, state_delta, idempotency_key)
+        blank = Session(id=self.session_id, app_name=runner.app_name, user_id=self.user_id)
+        prepared, temp = prepare_append(blank, event)
+        return TurnStart(config, prepared, temp)
+
+    def _user_event(
+        self,
+        invocation_id: str,
+        new_message: types.Content | None,
+        state_delta: dict[str, Any] | None,
+        idempotency_key: str | None,
+    ) -> Event:
+        event = _message.user_event(invocation_id, new_message, state_delta, idempotency_key)
+        event.custom_metadata = self.run_config.custom_metadata or None
+        return event
 
     async def _commit_message(
         self,
@@ -156,12 +198,14 @@ class Turn:
         own_id: str,
         idempotency_key: str | None,
         yield_user_message: bool,
+        start: TurnStart,
     ) -> tuple[Session, InvocationContext | None, list[Event]]:
         """Step 3: the session, the context to run (None: nothing runs), the events to show.
 
         A claim taken over from a holder that died first finishes what that holder left. The
         events shown are the user's event (if the caller asked for it) and, for a retried
-        message whose turn had answered, that answer.
+        message whose turn had answered, that answer. A message committed with the claim
+        (``start.message``) is only applied to the session object here.
         """
         if claim.took_over:  # the last holder died: finish what it left, if anything
             session = await self._finish_interrupted(claim, session, idempotency_key, own_id)
@@ -171,24 +215,32 @@ class Turn:
             invocation_id = call_event.invocation_id  # resume the paused invocation
         continuing = invocation_id is not None
         ctx = self._context(session, invocation_id or own_id, continuing, new_message)
-        if new_message is not None:
+        early = None if claim.started is None else claim.started.message
+        if early is not None:  # committed with the claim: no plugin changes such a message
+            assert start.message is not None
+            if early.already_stored:  # a retry: the stored event must be this message
+                check_retry(self.session_id, start.message, early.event)
+            apply_result(session, start.message, start.temp, early)
+        elif new_message is not None:
             new_message = await plugin_message(ctx, new_message, idempotency_key)
         agent = self.runner._find_agent_to_run(session, call_event=call_event)
         shown: list[Event] = []
-        if new_message is not None or state_delta:
-            event = _message.user_event(
-                ctx.invocation_id, new_message, state_delta, idempotency_key
-            )
-            event.custom_metadata = self.run_config.custom_metadata or None
-            # a reply to a task agent's question goes to it
-            event.isolation_scope = _tasks.active_scope(session.events, root, call_event)
-            _message.place_reply(event, call_event)  # a reply to a task node's question
-            await check_client_answers(agent, ctx, event)  # a refused answer is not stored
-            # an answer continues a paused invocation: it is the open one before the answer
-            # is stored, so a crash right after the commit leaves it resumable (no round trip
-            # for a new message: its id was claimed with the session)
-            await claim.mark(ctx.invocation_id)
-            result = await self.service.commit_event(session, event)
+        if early is not None or new_message is not None or state_delta:
+            if early is not None:
+                result = early
+            else:
+                event = self._user_event(
+                    ctx.invocation_id, new_message, state_delta, idempotency_key
+                )
+                # a reply to a task agent's question goes to it
+                event.isolation_scope = _tasks.active_scope(session.events, root, call_event)
+                _message.place_reply(event, call_event)  # a reply to a task node's question
+                await check_client_answers(agent, ctx, event)  # a refused answer is not stored
+                # an answer continues a paused invocation: it is the open one before the
+                # answer is stored, so a crash right after the commit leaves it resumable (no
+                # round trip for a new message: its id was claimed with the session)
+                await claim.mark(ctx.invocation_id)
+                result = await self.service.commit_event(session, event)
             answer = await _message.stored_answer(self.service, session, result, self._missing)
             shown = [result.event] * yield_user_message + (answer or [])
             if answer is not None:
@@ -328,12 +380,13 @@ class Turn:
         return ctx
 
     async def _claim(
-        self, stack: contextlib.AsyncExitStack, invocation_id: str | None
+        self, stack: contextlib.AsyncExitStack, invocation_id: str | None, start: TurnStart
     ) -> SessionClaim:
         """Step 1: hold the session (creating it first if allowed and missing).
 
         The claim records ``invocation_id`` as the session's open invocation (None: leaves it
-        as it is); the turn calls ``claim.finish()`` when it ends normally.
+        as it is); the turn calls ``claim.finish()`` when it ends normally. ``start``: what the
+        acquisition's round trip also does where the store can (``claim.started``).
         """
         runner = self.runner
 
@@ -345,6 +398,7 @@ class Turn:
                 wait_seconds=runner.session_wait_seconds,
                 lease_seconds=runner.session_lease_seconds,
                 invocation_id=invocation_id,
+                start=start,
             )
 
         try:
@@ -369,6 +423,10 @@ class Turn:
         """
         if resuming is not None and claim.open_invocation != resuming:
             raise InvocationNotOpenError(resuming, self.session_id)
+        started = claim.started
+        if started is not None and started.session._fence is None:  # read with the claim
+            started.session._fence = claim.token
+            return started.session
         session = await self.service.get_session(
             app_name=self.runner.app_name,
             user_id=self.user_id,

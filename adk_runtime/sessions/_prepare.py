@@ -12,7 +12,7 @@ from __future__ import annotations
 import dataclasses
 import json
 from collections.abc import Mapping
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from adk_runtime import codec
 from adk_runtime.errors import (
@@ -33,12 +33,16 @@ from adk_runtime.sessions._validation import (
 from adk_runtime.sessions.session import Session
 from adk_runtime.sessions.state import split_state_delta
 
+if TYPE_CHECKING:
+    from adk_runtime.sessions.base import GetSessionConfig
+
 __all__ = [
     "MAX_REVISION",
     "AppendResult",
     "PreparedAppend",
     "PreparedCreate",
     "PreparedEvent",
+    "ReadPlan",
     "SessionTail",
     "apply_result",
     "check_event",
@@ -87,6 +91,23 @@ class PreparedAppend:
     user_delta: dict[str, Any]
     fence: int | None = None
     release: bool = False
+
+
+@dataclasses.dataclass(frozen=True)
+class ReadPlan:
+    """The read a combined claim-and-read makes (``BaseSessionService._claim_and_read``).
+
+    Attributes:
+        config: ``get_session``'s config: the events it selects (None: all of them).
+        since: With the session cache: only the events after this revision (then ``config``
+            is None)...
+        identity: ...of this incarnation; a session that is another one (deleted and
+            created again) is read whole. None: no cache entry, read whole.
+    """
+
+    config: GetSessionConfig | None = None
+    since: int | None = None
+    identity: str | None = None
 
 
 @dataclasses.dataclass(frozen=True)

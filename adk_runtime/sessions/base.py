@@ -71,6 +71,7 @@ from adk_runtime.sessions._prepare import (
     AppendResult,
     PreparedAppend,
     PreparedCreate,
+    ReadPlan,
     SessionTail,
     apply_result,
     check_event,
@@ -88,6 +89,8 @@ from adk_runtime.sessions.claims import (
     ClaimAttempt,
     SessionClaim,
     SessionKey,
+    StartedTurn,
+    TurnStart,
 )
 from adk_runtime.sessions.fork import ForkArtifacts, PreparedFork, fork
 from adk_runtime.sessions.invocations import OpenInvocation
@@ -451,15 +454,49 @@ class BaseSessionService(abc.ABC):
         if tail is None:
             cache.discard(key)
             return None
-        session = tail.session
-        events: tuple[Event, ...] = tuple(session.events)
-        size = tail.size
+        return _remember(cache, key, entry, tail)
+
+    async def _start_turn(
+        self, key: SessionKey, lease_seconds: float, mark: str | None, token: int, start: TurnStart
+    ) -> StartedTurn | None:
+        """Claim a free session, read it and commit ``start.message``, in one step.
+
+        The read goes through the session cache when it is on and ``start.config`` is None,
+        as ``get_session``'s does. None: not done (see :meth:`_claim_and_read`).
+        """
+        cache = self._session_cache if start.config is None else None
+        entry = None if cache is None else cache.get(key)
+        plan = ReadPlan(start.config)
         if entry is not None:
-            events = entry.events + events
-            size += entry.size
-        cache.put(key, CachedSession(tail.identity, session.revision, events, size))
-        session.events = list(events)
-        return session
+            plan = ReadPlan(None, entry.revision, entry.identity)
+        found = await self._claim_and_read(key, lease_seconds, mark, token, plan, start.message)
+        if found is None:
+            return None
+        attempt, tail, result = found
+        session = tail.session if cache is None else _remember(cache, key, entry, tail)
+        return StartedTurn(attempt, session, result)
+
+    async def _claim_and_read(
+        self,
+        key: SessionKey,
+        lease_seconds: float,
+        mark: str | None,
+        token: int,
+        read: ReadPlan,
+        message: PreparedAppend | None,
+    ) -> tuple[ClaimAttempt, SessionTail, AppendResult | None] | None:
+        """Claim the session if it is free, read it and commit ``message``: one atomic step.
+
+        Only a session whose last claim was released (or that was never claimed) is claimed
+        here, as ``_try_claim`` claims it (token ``token``, lease, ``mark``); the read is the
+        snapshot before ``message`` (``read``: the events of ``get_session``'s config, or
+        the cache's tail); ``message`` (no revision or claim checks: the step holds the
+        claim) is committed as ``_append_event`` commits, or reported ``already_stored``.
+        Returns None, having written nothing, when the session is held or was left
+        unreleased (the turn then takes the usual steps), or when the store cannot do this
+        in one step (the default). Raises ``SessionNotFoundError`` when it does not exist.
+        """
+        return None
 
     @abc.abstractmethod
     async def _list_sessions(self, query: ListQuery) -> list[Session]:
@@ -591,6 +628,7 @@ class BaseSessionService(abc.ABC):
         wait_seconds: float = 0.0,
         lease_seconds: float = DEFAULT_LEASE_SECONDS,
         invocation_id: str | None = None,
+        start: TurnStart | None = None,
     ) -> SessionClaim:
         """Hold the session for one turn: ``async with service.claim_session(...) as claim``.
 
@@ -601,7 +639,10 @@ class BaseSessionService(abc.ABC):
         the session object the turn writes with (the Runner does), so its appends fail with
         :class:`~adk_runtime.errors.ClaimLostError` if the claim was ever taken over.
         With ``invocation_id`` the session records it as its open invocation until a release
-        after ``claim.finish()`` (see :mod:`adk_runtime.sessions.claims`).
+        after ``claim.finish()`` (see :mod:`adk_runtime.sessions.claims`). With ``start``
+        (a :class:`~adk_runtime.sessions.claims.TurnStart`), a free session is also read and
+        the turn's message committed in the acquisition's round trip where the store can
+        (``claim.started``).
 
         Raises:
             SessionNotFoundError: The session does not exist (on entering).
@@ -612,7 +653,7 @@ class BaseSessionService(abc.ABC):
         if invocation_id is not None:
             validate_id(invocation_id, "invocation_id")
         key = (app_name, user_id, session_id)
-        return SessionClaim(self, key, wait_seconds, lease_seconds, invocation_id)
+        return SessionClaim(self, key, wait_seconds, lease_seconds, invocation_id, start)
 
     async def append_event(self, session: Session, event: Event) -> Event:
         """Commit ``event`` to ``session`` and update the ``session`` object.
@@ -692,6 +733,21 @@ class BaseSessionService(abc.ABC):
         tb: TracebackType | None,
     ) -> None:
         await self.close()
+
+
+def _remember(
+    cache: SessionCache, key: SessionKey, entry: CachedSession | None, tail: SessionTail
+) -> Session:
+    """The session of ``tail`` with the cached events before it; the cache updated."""
+    session = tail.session
+    events: tuple[Event, ...] = tuple(session.events)
+    size = tail.size
+    if entry is not None and entry.identity == tail.identity:
+        events = entry.events + events
+        size += entry.size
+    cache.put(key, CachedSession(tail.identity, session.revision, events, size))
+    session.events = list(events)
+    return session
 
 
 _FLOAT_LIMIT = 2**1024

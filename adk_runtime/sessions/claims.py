@@ -41,7 +41,7 @@ import logging
 import random
 import secrets
 from types import TracebackType
-from typing import Protocol
+from typing import TYPE_CHECKING, Protocol
 
 from adk_runtime.errors import (
     BackendUnavailableError,
@@ -50,6 +50,11 @@ from adk_runtime.errors import (
     SessionBusyError,
 )
 
+if TYPE_CHECKING:
+    from adk_runtime.sessions._prepare import AppendResult, PreparedAppend
+    from adk_runtime.sessions.base import GetSessionConfig
+    from adk_runtime.sessions.session import Session
+
 __all__ = [
     "DEFAULT_LEASE_SECONDS",
     "DEFAULT_WAIT_SECONDS",
@@ -57,6 +62,8 @@ __all__ = [
     "ClaimStore",
     "SessionClaim",
     "SessionKey",
+    "StartedTurn",
+    "TurnStart",
     "new_claim_token",
 ]
 
@@ -107,6 +114,43 @@ class ClaimAttempt:
     open_invocation: str | None = None
 
 
+@dataclasses.dataclass(frozen=True)
+class TurnStart:
+    """What a turn's acquisition also does, in the same round trip when the store can.
+
+    A Runner turn claims its session, reads it and commits the user's message. A store that
+    can (PostgreSQL, Redis: ``BaseSessionService._claim_and_read``) does the three in one
+    atomic step when the session is free (its last claim was released); otherwise the turn
+    takes them one by one.
+
+    Attributes:
+        config: The read: ``get_session``'s config (None: the whole session).
+        message: The user's event, prepared before the session was read (the Runner does so
+            only for a message no stored history can change), or None.
+        temp: The message's ``temp:`` state, applied to the session object with it.
+    """
+
+    config: GetSessionConfig | None = None
+    message: PreparedAppend | None = None
+    temp: dict[str, object] = dataclasses.field(default_factory=dict)
+
+
+@dataclasses.dataclass(frozen=True)
+class StartedTurn:
+    """What an acquisition that did a :class:`TurnStart` found.
+
+    Attributes:
+        attempt: The claim (always acquired here).
+        session: The session as read, before the message: the events ``config`` selects.
+        message: The message's commit (``already_stored``: stored before, nothing written),
+            or None when none was asked for.
+    """
+
+    attempt: ClaimAttempt
+    session: Session
+    message: AppendResult | None = None
+
+
 class ClaimStore(Protocol):
     """The three storage steps a claim takes (every ``BaseSessionService`` has them).
 
@@ -132,6 +176,15 @@ class ClaimStore(Protocol):
 
     async def _release_claim(self, key: SessionKey, token: int, finished: bool = False) -> None:
         """End claim ``token``'s lease now if it is still the latest."""
+        ...
+
+    async def _start_turn(
+        self, key: SessionKey, lease_seconds: float, mark: str | None, token: int, start: TurnStart
+    ) -> StartedTurn | None:
+        """Claim a free session, read it and commit ``start.message``, in one step.
+
+        None: not done (the session is not free, or the store cannot): nothing was written.
+        """
         ...
 
 
@@ -161,8 +214,13 @@ class SessionClaim:
         wait_seconds: float,
         lease_seconds: float,
         invocation_id: str | None = None,
+        start: TurnStart | None = None,
     ) -> None:
-        """Prepare a claim on ``key``; nothing is sent before ``__aenter__``."""
+        """Prepare a claim on ``key``; nothing is sent before ``__aenter__``.
+
+        With ``start``, the acquisition tries the whole :class:`TurnStart` first; see
+        :attr:`started`.
+        """
         self._service = service
         self._key = key
         self._wait = _duration(wait_seconds, "wait_seconds", minimum=0.0)
@@ -176,6 +234,9 @@ class SessionClaim:
         self._mark = invocation_id
         self._finished = False
         self._released = False
+        self._start = start
+        self.started: StartedTurn | None = None
+        """What the acquisition did of ``start`` (None: only the claim was taken)."""
 
     async def __aenter__(self) -> SessionClaim:
         """Acquire the claim, waiting up to ``wait_seconds`` for another holder.
@@ -190,7 +251,16 @@ class SessionClaim:
         # One token for the whole acquisition: a poll repeated after a lost reply is then a
         # retry the store recognises (it answers as the landed attempt did; never "held").
         token = new_claim_token()
+        start = self._start
         while True:
+            if start is not None:  # first, all of it at once, if the session is free
+                self.started = await self._service._start_turn(
+                    self._key, self._lease, self._mark, token, start
+                )
+                start = None
+                if self.started is not None:
+                    attempt = self.started.attempt
+                    break
             attempt = await self._service._try_claim(
                 self._key, self._lease, self._mark, token=token
             )
@@ -202,6 +272,7 @@ class SessionClaim:
             # Jittered exponential backoff: waiters on one session do not poll in step.
             await asyncio.sleep(min(remaining, pause * random.uniform(0.5, 1.0)))
             pause = min(pause * 2, _LAST_POLL)
+        assert attempt.token is not None
         self.token = attempt.token
         self.took_over = attempt.took_over
         self.open_invocation = attempt.open_invocation

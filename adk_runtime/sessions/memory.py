@@ -27,6 +27,7 @@ from adk_runtime.errors import (
     StaleSessionError,
 )
 from adk_runtime.events import Event, event_from_stored
+from adk_runtime.sessions._prepare import ReadPlan, SessionTail
 from adk_runtime.sessions._sync import run_to_end
 from adk_runtime.sessions.base import (
     AppendResult,
@@ -267,22 +268,55 @@ class InMemorySessionService(BaseSessionService):
             _check_claim(session.id, stored, prepared.fence)
             if stored.revision != prepared.expected_revision:
                 raise StaleSessionError()
-            sequence = stored.revision + 1
-            stored.events.append(_StoredEvent(prepared.event_json, prepared.event.timestamp))
-            stored.sequence_by_id[prepared.event.id] = sequence
-            stored.state.update(prepared.session_delta)
-            if prepared.app_delta:
-                self._app_state.setdefault(session.app_name, {}).update(prepared.app_delta)
-            if prepared.user_delta:
-                user_key = (session.app_name, session.user_id)
-                self._user_state.setdefault(user_key, {}).update(prepared.user_delta)
-            stored.revision = sequence
-            stored.update_time = max(time.time(), stored.update_time)
-            if prepared.release:  # the turn's last event: its claim ends with it
-                self._release(key, stored, finished=True)
-            return AppendResult(
-                prepared.event, sequence, stored.update_time, released=prepared.release
-            )
+            return self._store(key, stored, prepared)
+
+    def _store(self, key: _Key, stored: _StoredSession, prepared: PreparedAppend) -> AppendResult:
+        """Commit ``prepared`` (its checks made), under the lock."""
+        sequence = stored.revision + 1
+        stored.events.append(_StoredEvent(prepared.event_json, prepared.event.timestamp))
+        stored.sequence_by_id[prepared.event.id] = sequence
+        stored.state.update(prepared.session_delta)
+        if prepared.app_delta:
+            self._app_state.setdefault(key[0], {}).update(prepared.app_delta)
+        if prepared.user_delta:
+            self._user_state.setdefault((key[0], key[1]), {}).update(prepared.user_delta)
+        stored.revision = sequence
+        stored.update_time = max(time.time(), stored.update_time)
+        if prepared.release:  # the turn's last event: its claim ends with it
+            self._release(key, stored, finished=True)
+        return AppendResult(prepared.event, sequence, stored.update_time, released=prepared.release)
+
+    async def _claim_and_read(
+        self,
+        key: _Key,
+        lease_seconds: float,
+        mark: str | None,
+        token: int,
+        read: ReadPlan,
+        message: PreparedAppend | None,
+    ) -> tuple[ClaimAttempt, SessionTail, AppendResult | None] | None:
+        with self._lock:
+            stored = self._existing(key)
+            if stored.claim_until is not None:  # held, or left unreleased: the usual steps
+                return None
+            session = self._snapshot(key, stored, _select_events(stored.events, read.config))
+            stored.claim_token = token
+            stored.claim_until = time.monotonic() + lease_seconds
+            stored.claim_took_over = False
+            if mark is not None:
+                self._set_open(key, stored, mark)
+            attempt = ClaimAttempt(token, open_invocation=stored.open_invocation)
+            result = None
+            if message is not None:
+                sequence = stored.sequence_by_id.get(message.event.id)
+                if sequence is None:
+                    result = self._store(key, stored, message)
+                else:  # stored before (a retried message): nothing written
+                    event = event_from_stored(
+                        stored.events[sequence - 1].json, key[2], sequence - 1
+                    )
+                    result = AppendResult(event, sequence, stored.update_time, already_stored=True)
+            return attempt, SessionTail(session, stored.incarnation, 0), result
 
     async def _fork_session(self, key: _Key, prepared: PreparedFork) -> None:
         target = (key[0], key[1], prepared.session_id)

@@ -27,6 +27,7 @@ _PG = {
     "create": _create._PG_CREATE,
     **{f"read {key}": compiled for key, compiled in driver_statements.POSTGRESQL_READS.items()},
     **{f"claim {key}": compiled for key, compiled in driver_statements.POSTGRESQL_CLAIMS.items()},
+    **{f"start {key}": compiled for key, compiled in driver_statements.POSTGRESQL_STARTS.items()},
 }
 _SQLITE = {
     "cas": _append._SQLITE_CAS_STATE,

@@ -51,7 +51,7 @@ from adk_runtime.sessions.sql._ttl import NEVER
 from adk_runtime.sql.engine import Database
 from adk_runtime.sql.errors import refusal_typed, translate_errors
 
-__all__ = ["append"]
+__all__ = ["UNIQUE_VIOLATION", "append", "append_params", "as_is"]
 
 _Key = tuple[str, str, str]
 # (update_time, sequence, payload, create_time, claim_token, claim held for);
@@ -83,7 +83,7 @@ def _explain(
     return AppendResult(stored, int(sequence), _utc(update_time).timestamp(), already_stored=True)
 
 
-def _params(
+def append_params(
     key: _Key,
     prepared: PreparedAppend,
     now: datetime,
@@ -117,7 +117,7 @@ def _params(
     }
 
 
-def _as_is(moment: datetime) -> datetime:
+def as_is(moment: datetime) -> datetime:
     return moment
 
 
@@ -132,19 +132,20 @@ def _utc(value: datetime | str) -> datetime:
 
 _PG_APPEND = statements.POSTGRESQL["append"]
 _PG_EXPLAIN = statements.POSTGRESQL["explain"]
-_UNIQUE_VIOLATION = "23505"
+UNIQUE_VIOLATION = "23505"
+"""PostgreSQL's SQLSTATE of a unique index refusing a row (an event id stored already)."""
 
 
 async def _append_postgresql(
     db: Database, key: _Key, prepared: PreparedAppend, now: datetime, fresh: datetime
 ) -> AppendResult:
-    params = _params(key, prepared, now, fresh, _as_is)
+    params = append_params(key, prepared, now, fresh, as_is)
     args = _PG_APPEND.args(params)
     async with db.driver_connection() as connection:
         try:
             row = await connection.fetchrow(_PG_APPEND.sql, *args)
         except Exception as error:
-            if getattr(error, "sqlstate", None) != _UNIQUE_VIOLATION:
+            if getattr(error, "sqlstate", None) != UNIQUE_VIOLATION:
                 raise
             row = None  # the event id is stored already: nothing was written
         if row is None:
@@ -199,7 +200,7 @@ def _sqlite_apply(cursor: group_commit.Cursor, params: dict[str, Any]) -> tuple[
 async def _append_sqlite(
     db: Database, key: _Key, prepared: PreparedAppend, now: datetime, fresh: datetime
 ) -> AppendResult:
-    params = _params(key, prepared, now, fresh, _sqlite_time)
+    params = append_params(key, prepared, now, fresh, _sqlite_time)
     with translate_errors(db.url):
         outcome, row = await group_commit.submit(db, _sqlite_apply, params)
     if outcome == "explain":

@@ -65,6 +65,7 @@ __all__ = [
     "POSTGRESQL",
     "POSTGRESQL_CLAIMS",
     "POSTGRESQL_READS",
+    "POSTGRESQL_STARTS",
     "SQLITE",
     "Compiled",
 ]
@@ -222,6 +223,68 @@ def _postgresql() -> dict[str, Compiled]:
     }
 
 
+_Window = tuple[bool, bool] | str | None
+"""A read's events: a :data:`._statements.GET` key, or ``"since"`` (the session cache)."""
+
+
+def _start_postgresql(window: _Window) -> ClauseElement:
+    """Claim a released session, commit the turn's message, read the session: one statement.
+
+    The claim is :data:`._statements.CLAIM` (a session held, or left unreleased by a holder
+    that died, matches nothing: the turn then takes the usual steps); the same UPDATE
+    commits the message (``eid`` NULL: none) as the append does, its event inserted with
+    the new revision and its app and user deltas merged. The SELECT reads the statement's
+    snapshot, so the session as it was before the message; the UPDATE matches only the
+    revision that snapshot holds (an append that landed in between makes it match nothing,
+    as a busy session does). A stored event id fails the statement (``unique_violation``),
+    writing nothing. ``claimed_*`` are NULL when nothing was claimed; the events are read
+    only when it was. ``"since"``: the events after ``since`` of the incarnation created
+    at ``ctime``, all of another one.
+    """
+    message = _EID.is_not(None)
+    key = (sessions.c.app_name == _APP, sessions.c.user_id == _USER, sessions.c.id == _SID)
+    as_read = select(sessions.c.revision).where(*key)
+    claimed = (
+        _statements.claim_released()
+        .where(sessions.c.revision == as_read.scalar_subquery())
+        .values(
+            revision=sessions.c.revision + case((message, 1), else_=0),
+            update_time=case(
+                (message & (sessions.c.update_time < _NOW), _NOW), else_=sessions.c.update_time
+            ),
+            state=case(
+                (_SDELTA.is_(None), sessions.c.state),
+                else_=json_merge(sessions.c.state, _SDELTA),
+            ),
+        )
+        .returning(sessions.c.revision, sessions.c.update_time)
+        .cte("s")
+    )
+    event = insert(events).from_select(
+        [*_EVENT_VALUES, "sequence"],
+        select(*_EVENT_VALUES.values(), claimed.c.revision).where(message),
+    )
+    app, user = _scope_upserts(postgresql.insert, claimed)
+    got = select(claimed.c.revision).scalar_subquery()
+    payloads: ColumnElement[Any] | None = None
+    if window is not None:
+        since = None
+        if window == "since":
+            same = sessions.c.create_time == _CTIME
+            from_here = case((same, bindparam("since", type_=Integer)), else_=0)
+            since = select(from_here).where(*key).scalar_subquery()
+        recent, after = (False, False) if isinstance(window, str) else window
+        listed = _statements.events_list(recent=recent, after=after, since=since)
+        payloads = case((got.is_not(None), listed.scalar_subquery()), else_=null())
+    read = _statements.session_read(
+        payloads,
+        got.label("claimed_revision"),
+        select(claimed.c.update_time).scalar_subquery().label("claimed_time"),
+        select(claimed.c.open_invocation_id).scalar_subquery().label("claimed_open"),
+    )
+    return read.add_cte(claimed, event.cte("e"), app.cte("a"), user.cte("u"))
+
+
 def _create_postgresql() -> ClauseElement:
     """Create a session and merge its app/user state: one statement, one round trip.
 
@@ -310,6 +373,12 @@ POSTGRESQL_READS: dict[tuple[bool, bool] | str | None, Compiled] = {
 }
 """:data:`._statements.GET` (same keys) and ``"since"`` (:data:`._statements.GET_SINCE`) for
 asyncpg: a session read, the hottest read, on the driver connection."""
+
+POSTGRESQL_STARTS: dict[_Window, Compiled] = {
+    window: _compile_postgresql(_start_postgresql(window)) for window in POSTGRESQL_READS
+}
+"""A turn's start (claim, message, read) for asyncpg, by the read's events (keys as
+:data:`POSTGRESQL_READS`)."""
 
 CLAIM_STATEMENTS: dict[str, Update | Select[Any]] = {
     name: getattr(_statements, name)

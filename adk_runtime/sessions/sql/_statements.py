@@ -14,6 +14,7 @@ from typing import Any
 from sqlalchemy import (
     BigInteger,
     BindParameter,
+    ColumnElement,
     Double,
     Integer,
     String,
@@ -73,10 +74,17 @@ SESSION_COLUMNS = (
 )
 
 
-def _events(*, recent: bool, after: bool, since: bool = False) -> Select[Any]:
+def events_list(
+    *, recent: bool, after: bool, since: ColumnElement[int] | None = None
+) -> Select[Any]:
+    """The session's events as one list column, oldest first.
+
+    All of them, or the last ``k`` (``recent``), those at or after ``after`` (``after``),
+    those after ``since``.
+    """
     query = select(events.c.payload, events.c.sequence).where(_EVENT_KEY)
-    if since:
-        query = query.where(events.c.sequence > bindparam("since", type_=Integer))
+    if since is not None:
+        query = query.where(events.c.sequence > since)
     if after:
         query = query.where(events.c.timestamp >= bindparam("after"))
     if recent:
@@ -86,17 +94,22 @@ def _events(*, recent: bool, after: bool, since: bool = False) -> Select[Any]:
     return select(text_list(in_order.c.payload, in_order.c.sequence))
 
 
+def session_read(payloads: ColumnElement[Any] | None, *extra: ColumnElement[Any]) -> Select[Any]:
+    """The session row, its app and user state, ``payloads`` (if any), ``extra`` columns."""
+    columns: list[ColumnElement[Any]] = [*SESSION_COLUMNS]
+    if payloads is not None:
+        columns.append(payloads.label("payloads"))
+    return select(*columns, *extra).select_from(_WITH_SCOPES).where(_SESSION_KEY)
+
+
 def _get(events_query: Select[Any] | None) -> Select[Any]:
-    columns = [*SESSION_COLUMNS]
-    if events_query is not None:
-        columns.append(events_query.scalar_subquery().label("payloads"))
-    return select(*columns).select_from(_WITH_SCOPES).where(_SESSION_KEY)
+    return session_read(None if events_query is None else events_query.scalar_subquery())
 
 
 GET: dict[tuple[bool, bool] | None, Select[Any]] = {
     None: _get(None),
     **{
-        (recent, after): _get(_events(recent=recent, after=after))
+        (recent, after): _get(events_list(recent=recent, after=after))
         for recent in (False, True)
         for after in (False, True)
     },
@@ -106,7 +119,9 @@ GET: dict[tuple[bool, bool] | None, Select[Any]] = {
 Keyed by (last ``k`` only, ``timestamp >= after``), or None for no events; the events come
 back oldest first in the ``payloads`` column."""
 
-GET_SINCE: Select[Any] = _get(_events(recent=False, after=False, since=True))
+GET_SINCE: Select[Any] = _get(
+    events_list(recent=False, after=False, since=bindparam("since", type_=Integer))
+)
 """Like :data:`GET`, with only the events after sequence ``since`` (the session cache)."""
 
 
@@ -231,12 +246,17 @@ def _claim(free: Any, open_id: Any, open_since: Any, took_over: Any) -> Update:
     )
 
 
-CLAIM: Update = _claim(
-    sessions.c.claim_until.is_(None),
-    func.coalesce(_MARK, _OPEN_ID),
-    case((_MARK.is_(None), sessions.c.open_since), else_=epoch_now()),
-    false(),
-)
+def claim_released() -> Update:
+    """:data:`CLAIM`, to add conditions and values to (a turn's start in one statement)."""
+    return _claim(
+        sessions.c.claim_until.is_(None),
+        func.coalesce(_MARK, _OPEN_ID),
+        case((_MARK.is_(None), sessions.c.open_since), else_=epoch_now()),
+        false(),
+    )
+
+
+CLAIM: Update = claim_released()
 """Claim a session whose last claim was released (or never claimed) with token ``new_token``:
 the token, the open invocation (``mark`` replaces it when given) and whether it took over
 (false), or no row."""

@@ -19,6 +19,7 @@ from adk_runtime import codec
 from adk_runtime.errors import AlreadyExistsError, ConfigurationError, SessionNotFoundError
 from adk_runtime.events import Event, event_from_stored
 from adk_runtime.sessions._cache import SessionCache
+from adk_runtime.sessions._prepare import ReadPlan
 from adk_runtime.sessions.base import (
     AppendResult,
     BaseSessionService,
@@ -340,6 +341,57 @@ class DatabaseSessionService(BaseSessionService):
         if held is None:
             raise SessionNotFoundError(f"Session {key[2]!r} does not exist.")
         return ClaimAttempt(None, max(float(held[0] or 0.0), 0.0))
+
+    async def _claim_and_read(
+        self,
+        key: tuple[str, str, str],
+        lease_seconds: float,
+        mark: str | None,
+        token: int,
+        read: ReadPlan,
+        message: PreparedAppend | None,
+    ) -> tuple[ClaimAttempt, SessionTail, AppendResult | None] | None:
+        """PostgreSQL: one statement (:data:`driver_statements.POSTGRESQL_STARTS`).
+
+        SQLite takes the usual steps (None).
+        """
+        db = await self._open()
+        if db.dialect != "postgresql":
+            return None
+        now, fresh = _now(), self._expiry.fresh_after()
+        params: dict[str, Any] = {"eid": None, "inv": None, "ts": None, "payload": None}
+        params.update(sdelta=None, adelta=None, udelta=None)
+        if message is not None:
+            params.update(_append.append_params(key, message, now, fresh, _append.as_is))
+        params.update(_key_params(key), now=now, fresh=fresh, lease=lease_seconds, mark=mark)
+        params["new_token"] = token
+        window: _Read = _event_window(read.config)
+        if read.since is not None and read.identity is not None:
+            window, params["since"] = "since", read.since
+            params["ctime"] = datetime.fromisoformat(read.identity)
+        elif read.config is not None:
+            params.update(k=read.config.num_recent_events, after=read.config.after_timestamp)
+        compiled = driver_statements.POSTGRESQL_STARTS[window]
+        async with db.driver_connection() as connection:
+            try:
+                row = await connection.fetchrow(compiled.sql, *compiled.args(params))
+            except Exception as error:
+                if getattr(error, "sqlstate", None) != _append.UNIQUE_VIOLATION:
+                    raise
+                return None  # the message is stored already: nothing was written
+        if row is None or not self._expiry.alive(row["update_time"], row["held"]):
+            raise SessionNotFoundError(f"Session {key[2]!r} does not exist.")
+        if row["claimed_revision"] is None:
+            return None  # held, or left unreleased: nothing was written
+        session = _session(row)
+        payloads = [] if window is None else _payloads(row)
+        session.events = _decode(key[2], payloads)
+        tail = SessionTail(session, session._incarnation or "", sum(map(len, payloads)))
+        attempt = ClaimAttempt(token, open_invocation=row["claimed_open"])
+        if message is None:
+            return attempt, tail, None
+        sequence, update_time = row["claimed_revision"], row["claimed_time"].timestamp()
+        return attempt, tail, AppendResult(message.event, sequence, update_time)
 
     async def _extend_claim(
         self, key: tuple[str, str, str], token: int, lease_seconds: float, mark: str | None = None
