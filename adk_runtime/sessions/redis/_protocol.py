@@ -41,7 +41,9 @@ __all__ = [
     "parse_create",
     "parse_get",
     "parse_list",
+    "parse_start",
     "scope_call",
+    "start_call",
 ]
 
 ACK_MARKER_MS = 10_000
@@ -93,8 +95,7 @@ def append_call(keys: SessionKeys, prepared: PreparedAppend, *, ttl_ms: int, ack
     waits for replicas, else 0 (the same for every write builder).
     """
     signature = SIGNATURES["append"]
-    scopes = (prepared.session_delta, prepared.app_delta, prepared.user_delta)
-    counts, pairs = _scope_args(scopes)
+    counts, pairs = _scope_args(_message_scopes(prepared))
     fence = prepared.fence
     args = {
         "event_id": prepared.event.id,
@@ -110,6 +111,52 @@ def append_call(keys: SessionKeys, prepared: PreparedAppend, *, ttl_ms: int, ack
         "ack_ms": ack_ms,
     }
     return signature.build(_session_keys(keys, signature.keys), args, pairs)
+
+
+def start_call(
+    keys: SessionKeys,
+    message: PreparedAppend | None,
+    *,
+    token: int,
+    lease_ms: int,
+    mark: str | None,
+    window: tuple[int, str],
+    since: tuple[int, str] | None,
+    ttl_ms: int,
+    ack_ms: int,
+) -> Call:
+    """Arguments of ``start.lua``: a turn's claim, read and message (None: none).
+
+    ``window``: the read's ``(count, after)`` (as :func:`get_call`); ``since``: the cache's
+    ``(revision, nonce)`` instead (the events after that revision of that incarnation).
+    """
+    signature = SIGNATURES["start"]
+    scopes = ({}, {}, {}) if message is None else _message_scopes(message)
+    counts, pairs = _scope_args(scopes)
+    count, after = window
+    args = {
+        "token": str(token),
+        "lease_ms": lease_ms,
+        "mark": mark or "",
+        "ttl_ms": ttl_ms,
+        "count": count,
+        "after": after,
+        "since": -1 if since is None else since[0],
+        "identity": "" if since is None else since[1],
+        "event_id": "" if message is None else message.event.id,
+        "event_json": "" if message is None else message.event_json,
+        "timestamp": "" if message is None else repr(message.event.timestamp),
+        **_identity(keys),
+        **counts,
+        "ack_ms": ack_ms,
+    }
+    return signature.build(_session_keys(keys, signature.keys), args, pairs)
+
+
+def _message_scopes(
+    prepared: PreparedAppend,
+) -> tuple[Mapping[str, Any], Mapping[str, Any], Mapping[str, Any]]:
+    return (prepared.session_delta, prepared.app_delta, prepared.user_delta)
 
 
 ClaimOp = Literal["acquire", "extend", "release", "finish"]
@@ -352,6 +399,38 @@ def parse_get(reply: Any) -> GetReply | None:
     if not reply:
         return None
     return GetReply(reply[0], (reply[1], reply[2], reply[3]), reply[4])
+
+
+@dataclasses.dataclass(frozen=True)
+class StartReply:
+    """What ``start.lua`` did.
+
+    Attributes:
+        status: ``ok`` (claimed, read, the message committed or found), ``busy`` (held, or
+            left unreleased: nothing written), ``missing``.
+        open_invocation: The session's open invocation after the claim ('' none).
+        read: The session as read (``ok``).
+        message: The message's commit (``ok`` or ``dup``), None when none was sent.
+    """
+
+    status: Literal["ok", "busy", "missing"]
+    open_invocation: str = ""
+    read: GetReply | None = None
+    message: AppendReply | None = None
+
+
+def parse_start(reply: Sequence[Any]) -> StartReply:
+    """Parse the reply of ``start.lua``."""
+    status = text(reply[0])
+    if status == "missing":
+        return StartReply("missing")
+    if status == "busy":
+        return StartReply("busy")
+    if status != "ok":
+        raise ValueError(f"unexpected start reply {status!r}")
+    read = parse_get(reply[2])
+    commit = parse_append(reply[3]) if reply[3] else None
+    return StartReply("ok", text(reply[1]), read, commit)
 
 
 CreateReply = GetReply | None

@@ -42,7 +42,9 @@ __all__ = [
 Call = tuple[list[str], list[Any]]
 """A script's ``KEYS`` and ``ARGV``."""
 
-ScriptName = Literal["append", "claim", "create", "delete", "fork", "get", "list", "open", "scope"]
+ScriptName = Literal[
+    "append", "claim", "create", "delete", "fork", "get", "list", "open", "scope", "start"
+]
 
 
 @dataclasses.dataclass(frozen=True)
@@ -141,6 +143,27 @@ SIGNATURES: dict[str, Signature] = {
     ),
     "open": Signature(keys=("open_index",), args=("base", "user", "session")),
     "scope": Signature(keys=("state",), args=()),
+    "start": Signature(
+        keys=(*_WRITE_KEYS, "open_index"),
+        args=(
+            "token",
+            "lease_ms",
+            "mark",
+            "ttl_ms",
+            "count",
+            "after",
+            "since",
+            "identity",
+            "event_id",
+            "event_json",
+            "timestamp",
+            "session_id",
+            "app_member",
+            *_SCOPE_COUNTS,
+            "ack_ms",
+        ),
+        numbers=frozenset({"lease_ms", "ttl_ms", "count", "since", *_SCOPE_COUNTS, "ack_ms"}),
+    ),
     "fork": Signature(
         keys=(
             "source_meta",
@@ -230,6 +253,7 @@ class Scripts:
     list: AsyncScript
     open: AsyncScript
     scope: AsyncScript
+    start: AsyncScript
 
     @classmethod
     def register(cls, client: Any) -> Scripts:

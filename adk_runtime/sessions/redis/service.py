@@ -59,6 +59,7 @@ from adk_runtime import codec
 from adk_runtime.errors import AlreadyExistsError, ConfigurationError, SessionNotFoundError
 from adk_runtime.events import event_from_stored
 from adk_runtime.sessions._cache import SessionCache
+from adk_runtime.sessions._prepare import ReadPlan
 from adk_runtime.sessions.base import (
     AppendResult,
     BaseSessionService,
@@ -251,6 +252,22 @@ class RedisSessionService(BaseSessionService):
         assert reply.stored_json is not None
         stored = event_from_stored(reply.stored_json, session.id, reply.sequence - 1)
         return AppendResult(stored, reply.sequence, reply.mtime, already_stored=True)
+
+    async def _claim_and_read(
+        self,
+        key: SessionKey,
+        lease_seconds: float,
+        mark: str | None,
+        token: int,
+        read: ReadPlan,
+        message: PreparedAppend | None,
+    ) -> tuple[ClaimAttempt, SessionTail, AppendResult | None] | None:
+        """One script, ``start.lua`` (:func:`._claims.start_turn`)."""
+        keys = self._keys(*key)
+        link, ttl_ms = self._link, self._ttl_ms
+        return await _claims.start_turn(
+            link, keys, token, lease_seconds, ttl_ms, mark, read, message
+        )
 
     async def _creation_state(
         self, key: SessionKey, incarnation: str | None

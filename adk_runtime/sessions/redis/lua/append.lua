@@ -36,21 +36,11 @@ if meta[1] ~= expected_revision then
   return {'stale'}
 end
 
-local now = time_text(time)
-if tonumber(meta[2]) > tonumber(now) then
-  now = meta[2]
-end
-local rev = tostring(tonumber(meta[1]) + 1)
-
-redis.call('RPUSH', events_key, event_json)
-redis.call('HSET', event_ids_key, event_id, rev)
-redis.call('ZADD', event_times_key, timestamp, rev)
-local next_arg = hset_pairs(state_key, rest, session_pairs)
-next_arg = hset_pairs(app_state_key, next_arg, app_pairs)
-hset_pairs(user_state_key, next_arg, user_pairs)
-redis.call('HSET', meta_key, 'rev', rev, 'mtime', now)
-redis.call('ZADD', user_index_key, now, session_id)
-redis.call('ZADD', app_index_key, now, app_member)
+local rev, now = store_event(
+  {meta_key, events_key, event_ids_key, event_times_key, state_key, app_state_key,
+   user_state_key, user_index_key, app_index_key},
+  meta[1], meta[2], time, {event_id, event_json, timestamp}, rest,
+  {session_pairs, app_pairs, user_pairs}, session_id, app_member)
 if release == '1' then
   redis.call('HSET', meta_key, 'cuntil', '0')
   redis.call('HDEL', meta_key, 'inv', 'invat')

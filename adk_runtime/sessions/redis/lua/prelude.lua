@@ -76,3 +76,76 @@ local function start_session(own_keys, rev, nonce, creation)
   end
   return time, now
 end
+
+-- A session as get.lua returns it, read in one snapshot: false when it does not exist, else
+-- {{rev, ctime, mtime, nonce}, state pairs, app pairs, user pairs, events}. keys: meta,
+-- state, events, event times, app state, user state. count: recent events (-1 = all);
+-- after: after_timestamp ('' = none); since: only the events after this revision (-1 = no
+-- such bound; count and after are then ignored).
+local function read_session(keys, count, after, since)
+  local meta = redis.call('HMGET', keys[1], 'rev', 'ctime', 'mtime', 'nonce')
+  if not meta[1] then
+    return false
+  end
+  local events_key = keys[3]
+  local events
+  if since >= 0 then
+    events = redis.call('LRANGE', events_key, since, -1)
+  elseif after == '' then
+    if count < 0 then
+      events = redis.call('LRANGE', events_key, 0, -1)
+    elseif count == 0 then
+      events = {}
+    else
+      events = redis.call('LRANGE', events_key, -count, -1)
+    end
+  else
+    -- O(log n + m) to find the m matching sequence numbers, then one LRANGE over the span
+    -- from the oldest match to the newest.
+    local found = redis.call('ZRANGEBYSCORE', keys[4], after, '+inf')
+    local seqs = {}
+    for i, member in ipairs(found) do
+      seqs[i] = tonumber(member)
+    end
+    table.sort(seqs)
+    if count >= 0 and #seqs > count then
+      local kept = {}
+      for i = #seqs - count + 1, #seqs do
+        kept[#kept + 1] = seqs[i]
+      end
+      seqs = kept
+    end
+    events = {}
+    if #seqs > 0 then
+      local span = redis.call('LRANGE', events_key, seqs[1] - 1, seqs[#seqs] - 1)
+      for i, seq in ipairs(seqs) do
+        events[i] = span[seq - seqs[1] + 1]
+      end
+    end
+  end
+  return {meta, redis.call('HGETALL', keys[2]), redis.call('HGETALL', keys[5]),
+          redis.call('HGETALL', keys[6]), events}
+end
+
+-- Store an event as the session's next revision (its checks made): the event, its id and
+-- time indexes, the state pairs of ARGV from `first` (`counts`: session, app, user pairs),
+-- the revision, the update time (the server's `time`, never before the last one, `mtime`)
+-- and the listing indexes. keys: meta, events, event ids, event times, state, app state,
+-- user state, user index, app index. Returns the new revision and the update time stored.
+local function store_event(keys, rev, mtime, time, event, first, counts, session_id, app_member)
+  local now = time_text(time)
+  if tonumber(mtime) > tonumber(now) then
+    now = mtime
+  end
+  local new_rev = tostring(tonumber(rev) + 1)
+  redis.call('RPUSH', keys[2], event[2])
+  redis.call('HSET', keys[3], event[1], new_rev)
+  redis.call('ZADD', keys[4], event[3], new_rev)
+  local next_arg = hset_pairs(keys[5], first, counts[1])
+  next_arg = hset_pairs(keys[6], next_arg, counts[2])
+  hset_pairs(keys[7], next_arg, counts[3])
+  redis.call('HSET', keys[1], 'rev', new_rev, 'mtime', now)
+  redis.call('ZADD', keys[8], now, session_id)
+  redis.call('ZADD', keys[9], now, app_member)
+  return new_rev, now
+end
