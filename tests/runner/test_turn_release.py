@@ -1,8 +1,9 @@
-"""A turn releases its claim with the commit of its agent's last event (issue 50).
+"""A turn's store steps (issue 50): claim, read and message in one; the release with the answer.
 
 An ``LlmAgent``'s final response is its run's last event when nothing can follow it; the
 Runner commits it together with the release: no separate release round trip, and the
-session is free for the next turn as soon as the answer is committed.
+session is free for the next turn as soon as the answer is committed. The claim, the read
+and the user's message are one step (``BaseSessionService._start_turn``).
 """
 
 from __future__ import annotations
@@ -81,6 +82,36 @@ async def test_the_answer_carries_the_release(session_service: BaseSessionServic
             assert not claim.took_over
     await _run(runner, "s1", "and tomorrow?")
     stored = await session_service.get_session(app_name=APP, user_id="u", session_id="s1")
+    assert stored is not None
+    assert [e.author for e in stored.events] == ["user", *["assistant"] * 3] * 2
+
+
+def _count_steps(service: BaseSessionService) -> list[str]:
+    """Record each store step the service takes (its backend hooks, by name)."""
+    steps: list[str] = []
+    hooks = ("_claim_and_read", "_try_claim", "_extend_claim", "_release_claim")
+    for name in (*hooks, "_get_session", "_get_session_tail", "_append_event"):
+        hook = getattr(service, name)
+
+        async def counted(*args: Any, _hook: Any = hook, _name: str = name, **kwargs: Any) -> Any:
+            steps.append(_name)
+            return await _hook(*args, **kwargs)
+
+        setattr(service, name, counted)
+    return steps
+
+
+async def test_a_tool_turn_is_four_store_steps(session_service: BaseSessionService) -> None:
+    """Claim + read + message, the call, the tool's answer, the answer + release."""
+    await session_service.create_session(app_name=APP, user_id="u", session_id="s0")
+    steps = _count_steps(session_service)
+    runner = Runner(app_name=APP, agent=_tool_agent(), session_service=session_service)
+    for turn in range(2):
+        del steps[:]
+        events = await _run(runner, "s0", f"weather {turn}?")
+        assert len(events) == 3
+        assert steps == ["_claim_and_read", *["_append_event"] * 3]
+    stored = await session_service.get_session(app_name=APP, user_id="u", session_id="s0")
     assert stored is not None
     assert [e.author for e in stored.events] == ["user", *["assistant"] * 3] * 2
 

@@ -51,7 +51,15 @@ from adk_runtime.sessions.sql._ttl import NEVER
 from adk_runtime.sql.engine import Database
 from adk_runtime.sql.errors import refusal_typed, translate_errors
 
-__all__ = ["UNIQUE_VIOLATION", "append", "append_params", "as_is"]
+__all__ = [
+    "UNIQUE_VIOLATION",
+    "append",
+    "append_params",
+    "as_is",
+    "outcome",
+    "sqlite_apply",
+    "sqlite_time",
+]
 
 _Key = tuple[str, str, str]
 # (update_time, sequence, payload, create_time, claim_token, claim held for);
@@ -174,13 +182,13 @@ _SQLITE_FORMAT = "%Y-%m-%d %H:%M:%S.%f"
 _SQLITE_NEVER = NEVER.strftime(_SQLITE_FORMAT)  # no TTL: the usual case, formatted once
 
 
-def _sqlite_time(moment: datetime) -> str:
+def sqlite_time(moment: datetime) -> str:
     if moment is NEVER:
         return _SQLITE_NEVER
     return moment.astimezone(timezone.utc).strftime(_SQLITE_FORMAT)
 
 
-def _sqlite_apply(cursor: group_commit.Cursor, params: dict[str, Any]) -> tuple[Any, ...]:
+def sqlite_apply(cursor: group_commit.Cursor, params: dict[str, Any]) -> tuple[Any, ...]:
     """Run on the writer's thread, inside the batch's transaction: one append's statements."""
     cas = _SQLITE_CAS_STATE if params["sdelta"] is not None else _SQLITE_CAS_PLAIN
     cursor.execute(cas, params)
@@ -200,10 +208,18 @@ def _sqlite_apply(cursor: group_commit.Cursor, params: dict[str, Any]) -> tuple[
 async def _append_sqlite(
     db: Database, key: _Key, prepared: PreparedAppend, now: datetime, fresh: datetime
 ) -> AppendResult:
-    params = append_params(key, prepared, now, fresh, _sqlite_time)
+    params = append_params(key, prepared, now, fresh, sqlite_time)
     with translate_errors(db.url):
-        outcome, row = await group_commit.submit(db, _sqlite_apply, params)
-    if outcome == "explain":
+        found = await group_commit.submit(db, sqlite_apply, params)
+    return outcome(key, found, prepared, fresh)
+
+
+def outcome(
+    key: _Key, found: tuple[Any, ...], prepared: PreparedAppend, fresh: datetime
+) -> AppendResult:
+    """What :func:`sqlite_apply`'s outcome means: the commit, or why it wrote nothing."""
+    kind, row = found
+    if kind == "explain":
         return _explain(key, None if row is None else tuple(row), prepared, fresh)
     return AppendResult(
         prepared.event, int(row[0]), _utc(row[1]).timestamp(), released=prepared.release

@@ -35,7 +35,7 @@ from adk_runtime.sessions.fork import PreparedFork
 from adk_runtime.sessions.invocations import OpenInvocation, status_of
 from adk_runtime.sessions.retention import IdleQuery, IdleSession
 from adk_runtime.sessions.session import Session
-from adk_runtime.sessions.sql import _append, _create, _fork
+from adk_runtime.sessions.sql import _append, _create, _fork, _start
 from adk_runtime.sessions.sql import _driver_statements as driver_statements
 from adk_runtime.sessions.sql import _statements as statements
 from adk_runtime.sessions.sql._ttl import Expiry
@@ -351,47 +351,18 @@ class DatabaseSessionService(BaseSessionService):
         read: ReadPlan,
         message: PreparedAppend | None,
     ) -> tuple[ClaimAttempt, SessionTail, AppendResult | None] | None:
-        """PostgreSQL: one statement (:data:`driver_statements.POSTGRESQL_STARTS`).
-
-        SQLite takes the usual steps (None).
-        """
+        """One statement on PostgreSQL, one transaction on SQLite (:mod:`._start`)."""
         db = await self._open()
-        if db.dialect != "postgresql":
+        claim: dict[str, Any] = {"lease": lease_seconds, "mark": mark, "new_token": token}
+        claim["fresh"] = self._expiry.fresh_after()
+        started = await _start.start(db, key, claim, read, message, _now(), self._expiry.alive)
+        if started is None:
             return None
-        now, fresh = _now(), self._expiry.fresh_after()
-        params: dict[str, Any] = {"eid": None, "inv": None, "ts": None, "payload": None}
-        params.update(sdelta=None, adelta=None, udelta=None)
-        if message is not None:
-            params.update(_append.append_params(key, message, now, fresh, _append.as_is))
-        params.update(_key_params(key), now=now, fresh=fresh, lease=lease_seconds, mark=mark)
-        params["new_token"] = token
-        window: _Read = _event_window(read.config)
-        if read.since is not None and read.identity is not None:
-            window, params["since"] = "since", read.since
-            params["ctime"] = datetime.fromisoformat(read.identity)
-        elif read.config is not None:
-            params.update(k=read.config.num_recent_events, after=read.config.after_timestamp)
-        compiled = driver_statements.POSTGRESQL_STARTS[window]
-        async with db.driver_connection() as connection:
-            try:
-                row = await connection.fetchrow(compiled.sql, *compiled.args(params))
-            except Exception as error:
-                if getattr(error, "sqlstate", None) != _append.UNIQUE_VIOLATION:
-                    raise
-                return None  # the message is stored already: nothing was written
-        if row is None or not self._expiry.alive(row["update_time"], row["held"]):
-            raise SessionNotFoundError(f"Session {key[2]!r} does not exist.")
-        if row["claimed_revision"] is None:
-            return None  # held, or left unreleased: nothing was written
-        session = _session(row)
-        payloads = [] if window is None else _payloads(row)
-        session.events = _decode(key[2], payloads)
-        tail = SessionTail(session, session._incarnation or "", sum(map(len, payloads)))
-        attempt = ClaimAttempt(token, open_invocation=row["claimed_open"])
-        if message is None:
-            return attempt, tail, None
-        sequence, update_time = row["claimed_revision"], row["claimed_time"].timestamp()
-        return attempt, tail, AppendResult(message.event, sequence, update_time)
+        session = _session(started.row)
+        session.events = _decode(key[2], started.payloads)
+        size = sum(map(len, started.payloads))
+        tail = SessionTail(session, session._incarnation or "", size)
+        return ClaimAttempt(token, open_invocation=started.open_invocation), tail, started.message
 
     async def _extend_claim(
         self, key: tuple[str, str, str], token: int, lease_seconds: float, mark: str | None = None
