@@ -10,14 +10,18 @@ import time
 from collections.abc import Awaitable, Callable
 
 from adk_runtime.errors import EventIdConflictError, StaleSessionError
-from adk_runtime.sessions._prepare import AppendResult, PreparedAppend
+from adk_runtime.sessions._prepare import AppendResult, PreparedAppend, SessionTail
+from adk_runtime.sessions.claims import ClaimAttempt
 from adk_runtime.sessions.session import Session
 from adk_runtime.telemetry import record_append, store_span
 
-__all__ = ["Commit", "read_attributes", "traced_append"]
+__all__ = ["Commit", "Start", "read_attributes", "traced_append", "traced_start"]
 
 Commit = Callable[[Session, PreparedAppend], Awaitable[AppendResult]]
 """The one append path of a service (``BaseSessionService._commit``)."""
+
+Start = Callable[[], Awaitable[tuple[ClaimAttempt, SessionTail, AppendResult | None] | None]]
+"""A turn's start (``BaseSessionService._claim_and_read`` with its arguments)."""
 
 
 async def traced_append(
@@ -68,3 +72,32 @@ def read_attributes(session: Session | None) -> dict[str, int | bool]:
         "adk.store.revision": session.revision,
         "adk.store.events_returned": len(session.events),
     }
+
+
+async def traced_start(
+    start: Start, backend: str, db_system: str | None, session_id: str
+) -> tuple[ClaimAttempt, SessionTail, AppendResult | None] | None:
+    """A turn's start (claim, read, message) in a span; its message counted as an append.
+
+    ``adk.store.claimed`` says whether it claimed (False: the turn takes the usual steps);
+    then the read's attributes, and the message's outcome when one was sent.
+    """
+    with store_span(
+        "start", backend, lambda: {"adk.session.id": session_id}, db_system=db_system
+    ) as span:
+        began = time.perf_counter()
+        found = await start()
+        if found is None:
+            if span is not None:
+                span.set_attribute("adk.store.claimed", False)
+            return None
+        _, tail, result = found
+        outcome = None
+        if result is not None:
+            outcome = "idempotent" if result.already_stored else "committed"
+            record_append(backend, time.perf_counter() - began, outcome, db_system)
+        if span is not None:
+            span.set_attributes({"adk.store.claimed": True, **read_attributes(tail.session)})
+            if outcome is not None:
+                span.set_attribute("adk.store.outcome", outcome)
+        return found

@@ -56,6 +56,7 @@ from __future__ import annotations
 import abc
 import contextlib
 import time
+from collections.abc import Awaitable
 from datetime import timedelta
 from types import TracebackType
 from typing import Any
@@ -79,7 +80,7 @@ from adk_runtime.sessions._prepare import (
     prepare_append,
     prepare_create,
 )
-from adk_runtime.sessions._traced import read_attributes, traced_append
+from adk_runtime.sessions._traced import read_attributes, traced_append, traced_start
 from adk_runtime.sessions._validation import (
     validate_id,
     validate_session_key,
@@ -469,7 +470,14 @@ class BaseSessionService(abc.ABC):
         plan = ReadPlan(start.config)
         if entry is not None:
             plan = ReadPlan(None, entry.revision, entry.identity)
-        found = await self._claim_and_read(key, lease_seconds, mark, token, plan, start.message)
+
+        def step() -> Awaitable[tuple[ClaimAttempt, SessionTail, AppendResult | None] | None]:
+            return self._claim_and_read(key, lease_seconds, mark, token, plan, start.message)
+
+        if telemetry_enabled():  # the same step, in a span
+            found = await traced_start(step, type(self).__name__, self.db_system_name, key[2])
+        else:
+            found = await step()
         if found is None:
             return None
         attempt, tail, result = found

@@ -87,7 +87,8 @@ def store_span(
 ) -> contextlib.AbstractContextManager[Any | None]:
     """A span of one session-store operation.
 
-    The operation is one of ``create``, ``get``, ``list``, ``delete``, ``append``.
+    The operation is one of ``create``, ``get``, ``list``, ``delete``, ``append``,
+    ``start`` (a turn's claim, read and message in one step).
 
     Args:
         operation: The operation.

@@ -72,10 +72,10 @@ async def test_turn_span_tree(
         "execute_tool lookup",
         "generate_content scripted",
     ]
-    # the user's message, the call, the response and the answer: four appends
+    # the turn's start (claim, read, the user's message), then the call, the response and
+    # the answer: three appends
     assert [n for n in names if n.startswith("session_store.")] == [
-        "session_store.get",
-        "session_store.append",
+        "session_store.start",
         "session_store.append",
         "session_store.append",
         "session_store.append",
@@ -92,8 +92,10 @@ async def test_turn_span_tree(
     assert append_attributes["adk.store.backend"] == type(session_service).__name__
     assert append_attributes["adk.store.outcome"] == "committed"
     assert append_attributes["adk.store.revision"] == 4
-    get = _one(finished, "session_store.get")
-    assert dict(get.attributes or {})["adk.store.events_returned"] == 0
+    opening = dict(_one(finished, "session_store.start").attributes or {})
+    assert opening["adk.store.claimed"] is True
+    assert opening["adk.store.events_returned"] == 0
+    assert opening["adk.store.outcome"] == "committed"
 
     for span in finished:  # no state value, argument, message or tool result
         assert SECRET not in repr(dict(span.attributes or {}))
