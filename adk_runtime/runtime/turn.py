@@ -4,7 +4,9 @@
    it writes nothing), creating it first when the Runner may;
 2. **load** it;
 3. **commit the user's message** (author ``"user"``, with the caller's ``state_delta``);
-   a retried message found stored answers with what its turn committed;
+   a retried message found stored answers with what its turn committed. Steps 1-3 are one
+   store step when the session is free (``TurnStart``, built by :meth:`Turn._start`: the
+   message goes with it when no stored history can change it);
 4. **run the agent**: for each event it yields, commit it unless it is partial (the append
    applies its state delta; ``temp:`` keys are stripped), then yield it; only then does the
    agent resume, so it sees committed state;
