@@ -51,6 +51,7 @@ from adk_runtime.runtime.routing import (
     function_call_event,
 )
 from adk_runtime.sessions._prepare import apply_result, check_retry, prepare_append
+from adk_runtime.sessions.base import BaseSessionService, GetSessionConfig
 from adk_runtime.sessions.claims import SessionClaim, TurnStart
 from adk_runtime.sessions.session import Session
 from adk_runtime.sessions.state import State
@@ -102,7 +103,7 @@ class Turn:
                 telemetry.turn(self.runner.app_name, self.user_id, self.session_id)
             )
             if resuming:
-                claim = await self._claim(stack, None, TurnStart())  # 1. claim (and read)
+                claim = await self._claim(stack, None, self._read_too())  # 1. claim (and read)
                 assert invocation_id is not None
                 session = await self._load(claim, None, resuming=invocation_id)  # 2. load
                 span.started(invocation_id, self.runner.agent.name)
@@ -145,7 +146,7 @@ class Turn:
     async def rewind(self, invocation_id: str) -> None:
         """``Runner.rewind_async``: one reverting event, committed under the session's claim."""
         async with contextlib.AsyncExitStack() as stack:
-            claim = await self._claim(stack, None, TurnStart())
+            claim = await self._claim(stack, None, self._read_too())
             session = await self._load(claim, None)
             event = await _rewind.rewind_event(
                 session, invocation_id, self.runner.artifact_service, self.service
@@ -160,15 +161,18 @@ class Turn:
         invocation_id: str | None,
         own_id: str,
         idempotency_key: str | None,
-    ) -> TurnStart:
+    ) -> TurnStart | None:
         """What the claim's round trip also does: read the session, and commit the message.
 
         The message goes with the claim only when its event is the same whatever the session
         holds (:func:`~adk_runtime.runtime.message.independent_of_history`); the store
         commits it only if the session is free (its last turn released it: no crashed turn
-        to finish first).
+        to finish first). None: a service that overrides ``get_session`` or
+        ``append_event`` (google-adk's extension points) sees each step on its own.
         """
         config = self.run_config.get_session_config
+        if self._read_too(config) is None:
+            return None
         if invocation_id is not None or (new_message is None and not state_delta):
             return TurnStart(config)
         runner = self.runner
@@ -178,6 +182,16 @@ class Turn:
         blank = Session(id=self.session_id, app_name=runner.app_name, user_id=self.user_id)
         prepared, temp = prepare_append(blank, event)
         return TurnStart(config, prepared, temp)
+
+    def _read_too(self, config: GetSessionConfig | None = None) -> TurnStart | None:
+        """A start that reads the session with the claim (None: the service's own steps)."""
+        kind = type(self.service)
+        if any(
+            getattr(kind, name) is not getattr(BaseSessionService, name)
+            for name in ("get_session", "append_event", "commit_event")
+        ):
+            return None
+        return TurnStart(config)
 
     def _user_event(
         self,
@@ -200,7 +214,7 @@ class Turn:
         own_id: str,
         idempotency_key: str | None,
         yield_user_message: bool,
-        start: TurnStart,
+        start: TurnStart | None,
     ) -> tuple[Session, InvocationContext | None, list[Event]]:
         """Step 3: the session, the context to run (None: nothing runs), the events to show.
 
@@ -219,6 +233,7 @@ class Turn:
         ctx = self._context(session, invocation_id or own_id, continuing, new_message)
         early = None if claim.started is None else claim.started.message
         if early is not None:  # committed with the claim: no plugin changes such a message
+            assert start is not None
             assert start.message is not None
             if early.already_stored:  # a retry: the stored event must be this message
                 check_retry(self.session_id, start.message, early.event)
@@ -382,7 +397,10 @@ class Turn:
         return ctx
 
     async def _claim(
-        self, stack: contextlib.AsyncExitStack, invocation_id: str | None, start: TurnStart
+        self,
+        stack: contextlib.AsyncExitStack,
+        invocation_id: str | None,
+        start: TurnStart | None,
     ) -> SessionClaim:
         """Step 1: hold the session (creating it first if allowed and missing).
 

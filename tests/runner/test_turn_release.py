@@ -183,3 +183,28 @@ async def test_an_agent_that_yields_after_its_last_event_loses_nothing(
     assert stored is not None
     assert [e.author for e in stored.events] == ["user", "early", "early"] * 2
     assert stored.state["said"] == "two"
+
+
+async def test_a_service_that_overrides_its_steps_sees_each_of_them(
+    session_service: BaseSessionService,
+) -> None:
+    """google-adk's extension points: a subclass's ``get_session`` and ``append_event`` run."""
+    seen: list[str] = []
+    kind = type(session_service)
+
+    class Watching(kind):  # type: ignore[valid-type,misc]
+        async def get_session(self, **kwargs: Any) -> Any:
+            seen.append("read")
+            return await super().get_session(**kwargs)
+
+        async def append_event(self, session: Any, event: Event) -> Event:
+            seen.append(event.author)
+            return await super().append_event(session, event)
+
+    session_service.__class__ = Watching  # the same store and connections, now a subclass
+    runner = Runner(
+        app_name=APP, agent=_tool_agent(), session_service=session_service,
+        auto_create_session=True,
+    )  # fmt: skip
+    await _run(runner, "s5", "weather?")
+    assert seen == ["read", "assistant", "assistant", "assistant"]
