@@ -231,6 +231,7 @@ def pg_floor_append_args(app: str, sid: str, revision: int, payload: str) -> lis
         "udelta": json.dumps({"last": revision}),
         "ctime": None,
         "fence": None,
+        "release": False,
         "fresh": _NEVER,
     }
     return _PG_APPEND.args(params)

@@ -14,8 +14,9 @@ asyncpg / redis-py calls on one connection, so the proxy's own relay time shows 
 
 ``turn`` (ours): one ``Runner.run_async`` turn of an ``LlmAgent`` on a scripted model that
 calls one tool, then answers: four events are committed (the user's message, the call, the
-tool's response, the answer), so its round trips are the turn's fixed cost (claim, read,
-release, the open invocation's marks) plus one per event; ``turn client cpu`` is this
+tool's response, the answer): the first round trip claims the session, reads it and
+commits the message, the last commits the answer and releases the claim, and the call and
+the response take one each, so 4 is the target's count; ``turn client cpu`` is this
 process's CPU time per turn (the model and the tool cost next to nothing). Each turn is the
 first of a conversation created beforehand, so history does not grow with the count (the
 ``turns`` bench measures a turn as history grows). Target (issue 50):

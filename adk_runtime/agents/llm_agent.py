@@ -33,7 +33,6 @@ from adk_runtime.core._model_config import (
 )
 from adk_runtime.core.base_agent import BaseAgent
 from adk_runtime.core.base_agent_config import BaseAgentConfig
-from adk_runtime.core.base_plugin import BasePlugin
 from adk_runtime.core.base_tool import BaseTool
 from adk_runtime.core.base_toolset import BaseToolset
 from adk_runtime.core.callback_context import CallbackContext
@@ -438,10 +437,7 @@ class LlmAgent(BaseAgent):
             and not event.actions.transfer_to_agent
             and not ctx.is_resumable
             and not self.canonical_after_agent_callbacks
-            and not any(
-                type(plugin).after_agent_callback is not BasePlugin.after_agent_callback
-                for plugin in ctx.plugin_manager.plugins
-            )
+            and not ctx.plugin_manager.overrides("after_agent_callback")
         )
 
     async def _run_async_impl(self, ctx: InvocationContext) -> AsyncGenerator[Event, None]:

@@ -89,6 +89,17 @@ class PluginManager:
             )
         self.plugins.append(plugin)
 
+    def overrides(self, hook: str) -> bool:
+        """Whether a registered plugin has a ``hook`` of its own (not ``BasePlugin``'s no-op).
+
+        A hook set on the plugin object itself counts, as one its class defines does.
+        """
+        default = getattr(BasePlugin, hook)
+        return any(
+            getattr(getattr(plugin, hook), "__func__", None) is not default
+            for plugin in self.plugins
+        )
+
     def get_plugin(self, plugin_name: str) -> BasePlugin | None:
         """The registered plugin called ``plugin_name``, or None."""
         return next((plugin for plugin in self.plugins if plugin.name == plugin_name), None)

@@ -15,7 +15,6 @@ from typing import Any
 from google.genai import types
 
 from adk_runtime.core.base_agent import BaseAgent
-from adk_runtime.core.base_plugin import BasePlugin
 from adk_runtime.core.plugin_manager import PluginManager
 from adk_runtime.errors import InputValidationError
 from adk_runtime.events import Event, EventActions
@@ -73,10 +72,7 @@ def independent_of_history(
     """
     if message is not None and any(part.function_response for part in message.parts or []):
         return False
-    if any(
-        type(plugin).on_user_message_callback is not BasePlugin.on_user_message_callback
-        for plugin in plugins.plugins
-    ):
+    if plugins.overrides("on_user_message_callback"):
         return False
     pending = [root]
     while pending:
