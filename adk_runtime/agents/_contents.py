@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import json
 import sys
 from typing import TYPE_CHECKING
 
@@ -10,6 +9,7 @@ from google.genai import types
 
 from adk_runtime.agents import _call_history
 from adk_runtime.agents._generator_tools import is_progress_event, is_task_question
+from adk_runtime.agents._quoting import retell
 from adk_runtime.events import Event, compaction_view
 from adk_runtime.events.rewind import live_events
 from adk_runtime.models._call_ids import without_client_ids
@@ -56,7 +56,8 @@ def build_contents(
     """Return the contents the model sees.
 
     The agent's own turns (and the user's) are sent as they are; other agents' turns are
-    retold as user-side context, so the model does not mistake them for its own. Events of
+    retold as user-side context that quotes them (:func:`adk_runtime.agents._quoting.retell`),
+    so the model mistakes them neither for its own nor for instructions. Events of
     other branches, and events with nothing to show (empty parts, only thoughts), are left
     out. A function call is followed by its responses, also when they arrived later
     (long-running tools; when the last event answers an older call, the events between are
@@ -95,7 +96,7 @@ def build_contents(
     for event in visible:
         assert event.content is not None
         if _is_other_agent(agent_name, event):
-            context = _as_context(event, other_agents_thoughts)
+            context = retell(event, thoughts=other_agents_thoughts)
             if context is not None:  # nothing to retell: only thoughts, or empty parts
                 contents.append(context)
         else:
@@ -184,38 +185,3 @@ def _is_transfer(event: Event) -> bool:
     return bool(event.actions.transfer_to_agent) or any(
         call.name == "transfer_to_agent" for call in event.get_function_calls()
     )
-
-
-def _as_context(event: Event, thoughts: bool) -> types.Content | None:
-    """Another agent's turn retold as user-side context; None when there is nothing to tell."""
-    assert event.content is not None
-    parts = [types.Part(text="For context:")]
-    for part in event.content.parts or []:
-        if _is_empty(part):
-            continue
-        if part.thought:
-            if thoughts and part.text:
-                parts.append(types.Part(text=f"[{event.author}] thought: {part.text}"))
-            continue
-        if part.text:
-            parts.append(types.Part(text=f"[{event.author}] said: {part.text}"))
-        elif part.function_call is not None:
-            call = part.function_call
-            args = json.dumps(call.args or {}, default=str)
-            parts.append(types.Part(text=f"[{event.author}] called tool `{call.name}` with {args}"))
-        elif part.function_response is not None:
-            response = part.function_response
-            result = json.dumps(response.response or {}, default=str)
-            parts.append(
-                types.Part(text=f"[{event.author}] tool `{response.name}` returned {result}")
-            )
-        else:
-            parts.append(part)
-    if len(parts) == 1:
-        return None
-    return types.Content(role="user", parts=parts)
-
-
-def _is_empty(part: types.Part) -> bool:
-    """A part that carries nothing (an empty text, with or without a thought flag)."""
-    return not part.text and set(part.model_dump(exclude_none=True)) <= {"text", "thought"}

@@ -10,6 +10,7 @@ from pathlib import Path
 import pytest
 from google.genai import types
 
+from adk_runtime.agents._quoting import quote
 from adk_runtime.agents.remote_a2a_agent import (
     A2A_METADATA_PREFIX,
     AgentCardResolutionError,
@@ -88,7 +89,8 @@ async def test_streamed_artifact_is_stored_whole(
     metadata = final.custom_metadata or {}
     assert metadata[A2A_METADATA_PREFIX + "context_id"] == server.executor.context_ids[0]
     assert metadata[A2A_METADATA_PREFIX + "request"]["parts"][0]["text"] == "stream please"
-    assert agent.description == "A scripted remote agent"
+    # a description fetched over the network is quoted as another agent's words
+    assert agent.description == quote("A scripted remote agent")
 
 
 async def test_a_nul_character_from_the_remote_agent_is_stored_as_a_replacement(
@@ -167,6 +169,7 @@ async def test_card_from_file(
         await agent.cleanup()
     texts = [t for e in await _stored(session_service) for t in _texts(e)]
     assert texts == ["hi", "echo: hi"]
+    assert agent.description == "from a file"  # the application's own file: taken as it is
 
 
 async def test_unreachable_card_stores_one_error_event(session_service: BaseSessionService) -> None:

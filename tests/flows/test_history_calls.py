@@ -13,6 +13,7 @@ from google.genai import types
 
 from adk_runtime.agents import LlmAgent
 from adk_runtime.agents._llm_flow import conversation
+from adk_runtime.agents._quoting import RETELLING_PREAMBLE, quote
 from adk_runtime.events import Event, EventActions
 from adk_runtime.events.event_actions import EventCompaction
 from adk_runtime.runners import Runner
@@ -259,6 +260,6 @@ def test_with_no_agent_named_no_event_is_retold_as_another_agents() -> None:
     assert flat(contents._get_contents(None, history, "root")) == [
         "model:summary of 1-2",
         "user:three",
-        "user:For context:",
-        "user:[helper] said: four",
+        f"user:{RETELLING_PREAMBLE}",
+        f"user:[helper] said:\n{quote('four')}",
     ]

@@ -6,6 +6,7 @@ import pytest
 from google.genai import types
 
 from adk_runtime.agents import InvocationContext, LlmAgent, RunConfig
+from adk_runtime.agents._quoting import RETELLING_PREAMBLE, quote
 from adk_runtime.core.callback_context import CallbackContext
 from adk_runtime.events import Event
 from adk_runtime.flows.llm_flows import agent_transfer, basic, contents, instructions
@@ -142,7 +143,10 @@ async def test_contents_skips_another_agents_turn_that_has_nothing_to_tell() -> 
         pass
     assert [content.parts for content in request.contents] == [
         [types.Part(text="hello")],
-        [types.Part(text="For context:"), types.Part(text="[other] said: I can help.")],
+        [
+            types.Part(text=RETELLING_PREAMBLE),
+            types.Part(text=f"[other] said:\n{quote('I can help.')}"),
+        ],
     ]
 
 

@@ -122,9 +122,10 @@ async def test_other_agents_thoughts_are_retold_only_when_asked() -> None:
     def retold(index: int) -> str:
         return " ".join(_text(c) for c in model.requests[index].contents)
 
-    assert "[planner] said: pick B" in retold(0)
+    assert "[planner] said:\n<<<BEGIN_QUOTED_AGENT_CONTENT>>>\npick B\n" in retold(0)
     assert "weighing the options" not in retold(0)
-    assert "[planner] thought: weighing the options" in retold(1)
+    thought_told = "[planner] thought:\n<<<BEGIN_QUOTED_AGENT_CONTENT>>>\nweighing the options\n"
+    assert thought_told in retold(1)
 
 
 def test_a_base_url_per_invocation_is_refused() -> None:
@@ -148,5 +149,5 @@ async def test_the_current_turn_alone_never_retells_other_agents_thoughts() -> N
         runner, user("which?"), run_config=RunConfig(include_thoughts_from_other_agents=True)
     )
     retold = " ".join(_text(c) for c in model.requests[0].contents)
-    assert "[planner] said: pick B" in retold
+    assert "[planner] said:\n<<<BEGIN_QUOTED_AGENT_CONTENT>>>\npick B\n" in retold
     assert "weighing the options" not in retold

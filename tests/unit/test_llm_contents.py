@@ -7,6 +7,7 @@ from typing import Any
 from google.genai import types
 
 from adk_runtime.agents._contents import build_contents
+from adk_runtime.agents._quoting import RETELLING_PREAMBLE, quote
 from adk_runtime.events import Event
 
 
@@ -71,7 +72,7 @@ def test_other_agents_are_context_and_branches_are_isolated() -> None:
     contents = build_contents(events, "a", "par.a", current_turn_only=False)
     assert shape(contents) == [
         ("user", "hi"),
-        ("user", "For context: | [b] said: I am b"),
+        ("user", f"{RETELLING_PREAMBLE} | [b] said:\n{quote('I am b')}"),
         ("model", "mine"),
     ]
 

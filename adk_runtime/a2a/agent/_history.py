@@ -1,7 +1,8 @@
 """What a RemoteA2aAgent sends: the session's new turns as A2A parts, answers to the peer.
 
 The peer keeps its own session (keyed by the A2A context id), so only the events since its
-last answer are sent; other agents' turns are retold as text, and credentials never leave.
+last answer are sent; other agents' turns are retold as quoted text (as a model is told them,
+``agents._quoting``), and credentials never leave.
 """
 
 from __future__ import annotations
@@ -19,6 +20,7 @@ from adk_runtime.a2a.converters.to_adk_event import (
     MOCK_FUNCTION_CALL_FOR_REQUIRED_USER_AUTH,
     MOCK_FUNCTION_CALL_FOR_REQUIRED_USER_INPUT,
 )
+from adk_runtime.agents._quoting import retell
 from adk_runtime.events import Event
 
 A2A_METADATA_PREFIX = "a2a:"
@@ -81,22 +83,9 @@ def as_list(converted: Any) -> list[Any]:
 
 
 def _retold(event: Event) -> list[genai_types.Part]:
-    """Another agent's turn as text parts (its thoughts left out)."""
-    texts: list[str] = []
-    for part in event.content.parts or [] if event.content else []:
-        if part.thought:
-            continue
-        if part.text:
-            texts.append(f"[{event.author}] said: {part.text}")
-        elif part.function_call is not None:
-            args = json.dumps(part.function_call.args or {}, default=str)
-            texts.append(f"[{event.author}] called tool `{part.function_call.name}` with {args}")
-        elif part.function_response is not None:
-            result = json.dumps(part.function_response.response or {}, default=str)
-            texts.append(f"[{event.author}] tool `{part.function_response.name}` gave {result}")
-    if not texts:
-        return []
-    return [genai_types.Part(text="For context:"), *(genai_types.Part(text=t) for t in texts)]
+    """Another agent's turn as the model would be told it: quoted, its thoughts left out."""
+    content = retell(event)
+    return list(content.parts or []) if content is not None else []
 
 
 def is_peer_response(event: Event, agent_name: str) -> bool:

@@ -387,7 +387,9 @@ class RemoteA2aAgent(BaseAgent):
                 await self._validate_agent_card(card)
                 self._agent_card = card
             if not self.description and self._agent_card.description:
-                self.description = self._agent_card.description
+                self.description = _card.adopted_description(
+                    self._agent_card.description, self._agent_card_source
+                )
             if not self._a2a_client:
                 await self._ensure_httpx_client()
                 self._a2a_client = self._a2a_client_factory.create(self._agent_card)
