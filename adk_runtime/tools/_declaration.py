@@ -302,19 +302,27 @@ class Signature:
     def validate(self, args: dict[str, Any]) -> dict[str, Any]:
         """Return the keyword arguments for ``args`` (coerced to the annotated types).
 
+        A whole number for a ``float`` parameter stays the ``int`` the model sent, in lists
+        and dicts too (:func:`_as_sent`), as google-adk passes it.
+
         Raises:
             pydantic.ValidationError: An argument is missing or of the wrong type.
         """
         known = {key: value for key, value in args.items() if key in self.arguments.model_fields}
         validated = self.arguments.model_validate(known)
-        return {name: getattr(validated, name) for name in self.arguments.model_fields}
+        kwargs: dict[str, Any] = {}
+        for name in self.arguments.model_fields:
+            value = getattr(validated, name)
+            kwargs[name] = _as_sent(known[name], value) if name in known else value
+        return kwargs
 
     def coerce(self, args: dict[str, Any]) -> dict[str, Any]:
         """``args`` with each value converted to its parameter's type where that succeeds.
 
         A JSON object becomes the annotated pydantic model (or the member of a union of
-        models it fits), a list of them a list of models, a whole float an ``int``; a value
-        that does not fit is passed on unchanged, and unknown names are kept.
+        models it fits), a list of them a list of models, a whole float an ``int``; an ``int``
+        for a ``float`` stays an ``int`` (:func:`_as_sent`); a value that does not fit is
+        passed on unchanged, and unknown names are kept.
         """
         result = dict(args)
         for name, value in args.items():
@@ -322,7 +330,7 @@ class Signature:
             if adapter is None:
                 continue
             try:
-                result[name] = adapter.validate_python(value)
+                result[name] = _as_sent(value, adapter.validate_python(value))
             except (pydantic.ValidationError, TypeError, ValueError):
                 logger.debug("Argument %r of %s kept as given: it does not fit.", name, self.name)
         return result
@@ -339,6 +347,23 @@ class Signature:
                     annotation, config=pydantic.ConfigDict(arbitrary_types_allowed=True)
                 )
         return adapters
+
+
+def _as_sent(sent: Any, converted: Any) -> Any:
+    """``converted``, except that an ``int`` it turned into the equal ``float`` stays the int.
+
+    Python takes an ``int`` wherever a ``float`` is annotated, and google-adk hands a tool
+    the number as the model sent it (``200``, not ``200.0``, for ``amount: float``), also
+    inside a list or a dict; a value converted otherwise (a model built from a dict, a whole
+    float made an ``int``) is the converted one.
+    """
+    if type(sent) is int and type(converted) is float and converted == sent:
+        return sent
+    if type(sent) is list and type(converted) is list and len(sent) == len(converted):
+        return [_as_sent(s, c) for s, c in zip(sent, converted, strict=True)]
+    if type(sent) is dict and type(converted) is dict and sent.keys() == converted.keys():
+        return {key: _as_sent(sent[key], value) for key, value in converted.items()}
+    return converted
 
 
 def function_declaration(

@@ -58,6 +58,51 @@ async def test_arguments_are_validated_and_coerced() -> None:
     assert "speed" not in missing["error"]
 
 
+async def test_a_whole_number_for_a_float_reaches_the_tool_as_the_model_sent_it() -> None:
+    """google-adk passes ``200`` to ``amount: float``, not ``200.0``: so does adk_runtime."""
+    seen: dict[str, Any] = {}
+
+    def pay(
+        amount: float,
+        splits: list[float],
+        rates: dict[str, float],
+        tip: float | None = None,
+        fee: float = 0.5,
+    ) -> str:
+        seen.update(amount=amount, splits=splits, rates=rates, tip=tip, fee=fee)
+        return f"paid {amount}"
+
+    result = await FunctionTool(pay).run_async(
+        args={"amount": 200, "splits": [100, 99.5], "rates": {"eur": 1}, "tip": 5},
+        tool_context=None,  # type: ignore[arg-type]
+    )
+    assert result == "paid 200"
+    assert seen == {"amount": 200, "splits": [100, 99.5], "rates": {"eur": 1}, "tip": 5, "fee": 0.5}
+    assert [type(seen[k]) for k in ("amount", "tip")] == [int, int]
+    assert [type(v) for v in seen["splits"]] == [int, float]
+    assert type(seen["rates"]["eur"]) is int
+    # still validated: a value that is no number is answered with an error, not passed on
+    bad = await FunctionTool(pay).run_async(
+        args={"amount": "lots", "splits": [], "rates": {}},
+        tool_context=None,  # type: ignore[arg-type]
+    )
+    assert "amount" in bad["error"]
+
+
+async def test_numbers_for_other_types_are_still_converted() -> None:
+    seen: dict[str, Any] = {}
+
+    def count(n: int, label: str, ratio: float) -> None:
+        seen.update(n=n, label=label, ratio=ratio)
+
+    await FunctionTool(count).run_async(
+        args={"n": 3.0, "label": "x", "ratio": 0.25},
+        tool_context=None,  # type: ignore[arg-type]
+    )
+    assert seen == {"n": 3, "label": "x", "ratio": 0.25}
+    assert type(seen["n"]) is int
+
+
 class Converter:
     def __call__(self, amount: float, currency: str) -> float:
         """Convert an amount to euros."""
