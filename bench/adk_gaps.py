@@ -528,6 +528,10 @@ _REVIEWS: dict[str, dict[str, tuple[str, str]]] = {
             "omitted",
             "reads google-adk's own `events` table (its storage schema)",
         ),
+        "test_create_and_list_sessions": (
+            "difference",
+            "list_sessions gives newest update first, not creation order (README)",
+        ),
         "test_session_last_update_time_updates_on_event": (
             "difference",
             "last_update_time is the store's commit time, not the event's timestamp (README)",

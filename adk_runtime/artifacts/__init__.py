@@ -1,6 +1,8 @@
 """Artifact services (``google.adk.artifacts`` → ``adk_runtime.artifacts``).
 
-``DatabaseArtifactService`` (SQLAlchemy) is imported on first use.
+``DatabaseArtifactService`` (SQLAlchemy) is imported on first use, and so is
+``GcsArtifactService``, google-adk's Google Cloud Storage store: the name is here so that code
+importing it loads, and building one raises ``ConfigurationError``.
 """
 
 from typing import TYPE_CHECKING
@@ -13,15 +15,23 @@ from adk_runtime.artifacts.registry import artifact_service_from_url, register_a
 
 if TYPE_CHECKING:
     from adk_runtime.artifacts.database import DatabaseArtifactService
+    from adk_runtime.artifacts.gcs_artifact_service import GcsArtifactService
 
 __all__ = [
     "ArtifactVersion",
     "BaseArtifactService",
     "DatabaseArtifactService",
     "FileArtifactService",
+    "GcsArtifactService",
     "InMemoryArtifactService",
     "artifact_service_from_url",
     "register_artifact_backend",
 ]
 
-__getattr__ = lazy_getattr(__name__, {"DatabaseArtifactService": "adk_runtime.artifacts.database"})
+__getattr__ = lazy_getattr(
+    __name__,
+    {
+        "DatabaseArtifactService": "adk_runtime.artifacts.database",
+        "GcsArtifactService": "adk_runtime.artifacts.gcs_artifact_service",
+    },
+)

@@ -1,7 +1,8 @@
 """Sessions and session services (``google.adk.sessions`` → ``adk_runtime.sessions``).
 
 Backends with a driver (``RedisSessionService``, ``DatabaseSessionService``) are imported
-on first use.
+on first use, and so is ``VertexAiSessionService``, google-adk's Vertex AI store: the name is
+here so that code importing it loads, and building one raises ``ConfigurationError``.
 """
 
 from typing import TYPE_CHECKING
@@ -25,6 +26,7 @@ from adk_runtime.sessions.state import State, StateSchemaError
 if TYPE_CHECKING:
     from adk_runtime.sessions.redis import RedisSessionService
     from adk_runtime.sessions.sql import DatabaseSessionService
+    from adk_runtime.sessions.vertex_ai_session_service import VertexAiSessionService
 
 __all__ = [
     "BaseSessionService",
@@ -38,6 +40,7 @@ __all__ = [
     "Session",
     "State",
     "StateSchemaError",
+    "VertexAiSessionService",
     "register_session_backend",
     "session_service_from_url",
     "supported_schemes",
@@ -48,6 +51,7 @@ __getattr__ = lazy_getattr(
     {
         "RedisSessionService": "adk_runtime.sessions.redis",
         "DatabaseSessionService": "adk_runtime.sessions.sql",
+        "VertexAiSessionService": "adk_runtime.sessions.vertex_ai_session_service",
     },
 )
 

@@ -99,8 +99,9 @@ OPENAPI_INTERNALS = (
 )
 REFUSED_CLOUD = (
     "Google Cloud stores (Vertex AI sessions, Cloud Storage artifacts): out of scope. The "
-    "modules exist so that code importing them loads; building `VertexAiSessionService` or "
-    "`GcsArtifactService` raises `ConfigurationError`, and neither is exported by its package."
+    "modules and the packages' names exist so that code importing them loads (a test file "
+    "that also tests the in-memory stores, say); building `VertexAiSessionService` or "
+    "`GcsArtifactService` raises `ConfigurationError`."
 )
 PRESENT_ON_PURPOSE = frozenset({LIVE_REFUSED, REFUSED_CLOUD})
 """Reasons of entries whose modules exist here (so that imports load) but refuse to work."""
@@ -199,9 +200,7 @@ OMITTED: dict[str, str] = {
     "code_executors:VertexAiCodeExecutor": CODE_SANDBOXES,
     # Google Cloud stores present as modules that refuse to be built
     "artifacts.gcs_artifact_service": REFUSED_CLOUD,
-    "artifacts:GcsArtifactService": REFUSED_CLOUD,
     "sessions.vertex_ai_session_service": REFUSED_CLOUD,
-    "sessions:VertexAiSessionService": REFUSED_CLOUD,
     "platform.thread:internal_thread": GOOGLE_INTERNAL_THREADS,
 }
 

@@ -288,6 +288,7 @@ def test_a_lazy_table_is_read_as_imports() -> None:
     assert lazy_table("adk_runtime.sessions") == {
         "RedisSessionService": "adk_runtime.sessions.redis",
         "DatabaseSessionService": "adk_runtime.sessions.sql",
+        "VertexAiSessionService": "adk_runtime.sessions.vertex_ai_session_service",
     }
     assert {"adk_runtime.sessions.redis", "adk_runtime.sessions.sql"} <= set(
         imports("adk_runtime.sessions")
