@@ -71,6 +71,7 @@ __all__ = [
     "ended",
     "invocation_events",
     "run_llm_agent",
+    "shown",
     "start",
     "sub_agent_index",
     "workflow_start",
@@ -219,13 +220,30 @@ def checkpoint(agent: BaseAgent, ctx: InvocationContext, state: BaseAgentState |
     """A content-less checkpoint event: ``agent_state`` (when given) or ``end_of_agent``.
 
     Recorded in ``ctx`` too (``set_agent_state``), as google-adk does. It never reaches a
-    model (contents are built from events with content only).
+    model (contents are built from events with content only). Outside google-adk's resumable
+    mode it is recorded for resuming only: the Runner commits it and does not yield it
+    (:func:`shown`), as google-adk's stream then has no checkpoints.
     """
     if state is None:
         ctx.set_agent_state(agent.name, end_of_agent=True)
     else:
         ctx.set_agent_state(agent.name, agent_state=state)
-    return agent._create_agent_state_event(ctx)
+    event = agent._create_agent_state_event(ctx)
+    if not ctx.is_resumable:
+        ctx._resume_only.add(event.id)
+    return event
+
+
+def shown(ctx: InvocationContext, event: Event) -> bool:
+    """Whether the Runner yields committed ``event``: all but checkpoints kept for resuming.
+
+    A checkpoint a workflow agent made only because the Runner's invocations are durable
+    (:func:`checkpoint` outside google-adk's resumable mode) is committed and not yielded;
+    google-adk would not have made it, and code that reads a stream's content-less events as
+    final responses would trip on it. Every other event is yielded, a custom agent's own
+    ``agent_state`` events included.
+    """
+    return event.id not in ctx._resume_only
 
 
 def answered(agent: BaseAgent, ctx: InvocationContext) -> bool:

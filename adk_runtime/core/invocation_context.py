@@ -115,6 +115,9 @@ class InvocationContext(BaseModel):
     _resume: Any = PrivateAttr(default=None)
     # Set by the Runner: its invocations are durable, so workflow agents record checkpoints.
     _durable: bool = PrivateAttr(default=False)
+    # Ids of checkpoints recorded only because the Runner's invocations are durable: committed,
+    # not yielded (google-adk's stream has none outside its resumable mode); shared too.
+    _resume_only: set[str] = PrivateAttr(default_factory=set)
     # google-adk's copy of run_config.custom_metadata, for low-level telemetry.
     _custom_metadata: dict[str, Any] = PrivateAttr(default_factory=dict)
     # The invocation's abort request (adk_runtime/_abort.py); shared by the copies too.

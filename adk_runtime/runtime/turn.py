@@ -8,8 +8,9 @@
    store step when the session is free (``TurnStart``, built by :meth:`Turn._start`: the
    message goes with it when no stored history can change it);
 4. **run the agent**: for each event it yields, commit it unless it is partial (the append
-   applies its state delta; ``temp:`` keys are stripped), then yield it; only then does the
-   agent resume, so it sees committed state;
+   applies its state delta; ``temp:`` keys are stripped), then yield it (not a workflow
+   checkpoint recorded only for resuming, ``agents._resume.shown``); only then does the agent
+   resume, so it sees committed state;
 5. **release** the claim: with the commit of the agent's last event when the agent says which
    it is (``BaseAgent._ends_run_with``: an ``LlmAgent``'s final response), in the same round
    trip; else the exit stack's last step.
@@ -133,9 +134,11 @@ class Turn:
                         continue
                     span.events += 1
                     if self._last(ctx, event, resuming):  # 5. release, with the last event
-                        yield await self._commit_last(claim, session, event)
+                        stored = await self._commit_last(claim, session, event)
                     else:
-                        yield await self.service.append_event(session, event)
+                        stored = await self.service.append_event(session, event)
+                    if _resume.shown(ctx, event):  # not a checkpoint kept for resuming only
+                        yield stored
             for event in self._sealing(ctx, session):  # an aborted invocation's last events
                 span.events += 1
                 yield await self.service.append_event(session, event)

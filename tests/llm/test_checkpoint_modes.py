@@ -3,7 +3,8 @@
 A context built by hand without google-adk's switch records nothing (google-adk's plain
 stream); with ``ResumabilityConfig(is_resumable=True)`` the agents yield google-adk's
 resumable stream, positions and contents alike; the Runner's invocations always record the
-workflow checkpoints a resumption needs (tests/llm/test_workflow_agents.py).
+workflow checkpoints a resumption needs, stored and, outside resumable mode, not yielded
+(tests/llm/test_workflow_agents.py).
 """
 
 from __future__ import annotations

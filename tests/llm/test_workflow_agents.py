@@ -33,8 +33,12 @@ async def test_sequential_passes_temp_state(session_service: BaseSessionService)
     events = await send(runner, "go")
     # The pipeline's progress is in the log too, in google-adk's positions: a checkpoint naming
     # each sub-agent before it runs, and its end (content-less: they never reach a model; see
-    # agents/_resume.py). The app is not resumable: the LlmAgents record no ends of their own.
-    assert [e.author for e in events] == [
+    # agents/_resume.py). The app is not resumable: they are committed for resuming and not
+    # yielded (google-adk's stream has none then), and the LlmAgents record no ends.
+    assert [e.author for e in events] == ["writer", "writer", "writer", "reader"]
+    session = await stored(runner)
+    logged = session.events[1:]
+    assert [e.author for e in logged] == [
         "pipeline",
         "writer",
         "writer",
@@ -43,17 +47,16 @@ async def test_sequential_passes_temp_state(session_service: BaseSessionService)
         "reader",
         "pipeline",
     ]
-    assert events[0].content is None
-    assert events[0].actions.agent_state == {"current_sub_agent": "writer"}  # google-adk's form
-    assert events[4].actions.agent_state == {"current_sub_agent": "reader"}
-    assert events[6].content is None
-    assert events[6].actions.end_of_agent is True
+    assert logged[0].content is None
+    assert logged[0].actions.agent_state == {"current_sub_agent": "writer"}  # google-adk's form
+    assert logged[4].actions.agent_state == {"current_sub_agent": "reader"}
+    assert logged[6].content is None
+    assert logged[6].actions.end_of_agent is True
     assert reader_model.requests[0].config.system_instruction == "Note: draft"
     # the reader sees the writer's turns as context, not as its own
     first = reader_model.requests[0].contents[1]
     assert first.role == "user"
     assert first.parts[0].text.startswith("For context:")  # type: ignore[index,union-attr]
-    session = await stored(runner)
     assert all("temp:note" not in e.actions.state_delta for e in session.events)
     assert "temp:note" not in session.state
 
@@ -85,18 +88,19 @@ async def test_parallel_branches(session_service: BaseSessionService) -> None:
     )
     runner = await start(both, session_service)
     events = await send(runner, "go")
-    # Its start (an empty agent_state) and its end are checkpoints of its own; the branches'
-    # LlmAgents record no ends (the app is not resumable; they resume from their own events).
-    assert events[0].author == "both"
-    assert events[0].actions.agent_state == {}
-    assert events[-1].author == "both"
-    assert events[-1].actions.end_of_agent is True
-    branch_events = events[1:-1]
-    assert [e.author for e in branch_events] == ["fast"] * 3 + ["slow"]
-    assert {e.branch for e in branch_events} == {"both.slow", "both.fast"}
-    assert {events[0].branch, events[-1].branch} == {None}
+    # Its start (an empty agent_state) and its end are checkpoints of its own, stored and not
+    # yielded (the app is not resumable); the branches' LlmAgents record no ends (they resume
+    # from their own events).
     session = await stored(runner)
-    assert [e.id for e in session.events[1:]] == [e.id for e in events]
+    logged = session.events[1:]
+    assert logged[0].author == "both"
+    assert logged[0].actions.agent_state == {}
+    assert logged[-1].author == "both"
+    assert logged[-1].actions.end_of_agent is True
+    assert [e.author for e in events] == ["fast"] * 3 + ["slow"]
+    assert {e.branch for e in events} == {"both.slow", "both.fast"}
+    assert {logged[0].branch, logged[-1].branch} == {None}
+    assert [e.id for e in logged[1:-1]] == [e.id for e in events]
     assert session.state == {"slow_out": "slow answer", "fast_out": "fast answer"}
     # a branch sees the shared history and its own events, never the other branch
     slow_contents = slow_model.requests[0].contents
@@ -118,11 +122,11 @@ async def test_parallel_resumes_after_commit(session_service: BaseSessionService
     agents = [Probe(name=f"p{i}", model=ScriptedModel()) for i in range(3)]
     runner = await start(ParallelAgent(name="par", sub_agents=agents), session_service)
     events = await send(runner, "go")
-    assert len(events) == 1 + 9 + 1  # the agent's start and end checkpoints around them
+    assert len(events) == 9
     assert committed_on_resume == [True] * 9
     session = await stored(runner)
-    assert session.revision == 12
-    assert [e.id for e in session.events[1:]] == [e.id for e in events]
+    assert session.revision == 12  # the agent's start and end checkpoints are stored around them
+    assert [e.id for e in session.events[2:-1]] == [e.id for e in events]
 
 
 async def test_loop_until_escalate(session_service: BaseSessionService) -> None:
@@ -141,13 +145,16 @@ async def test_loop_until_escalate(session_service: BaseSessionService) -> None:
     loop = LoopAgent(name="loop", sub_agents=[worker], max_iterations=10)
     runner = await start(loop, session_service)
     events = await send(runner, "go")
-    assert (await stored(runner)).state["n"] == 3
+    session = await stored(runner)
+    assert session.state["n"] == 3
     # the worker finishes its run (one more model reply), then the loop stops (its end is
-    # the last event; a LoopAgentState checkpoint follows each round before)
-    assert events[-3].actions.escalate is True
-    assert texts(events[-2:]) == ["next"]
-    assert events[-1].actions.end_of_agent is True
-    assert [e.actions.agent_state for e in events if e.actions.agent_state] == [
+    # the last event stored; a LoopAgentState checkpoint is stored before each round; neither
+    # is yielded, the app not being resumable)
+    assert events[-2].actions.escalate is True
+    assert texts(events[-1:]) == ["next"]
+    assert session.events[-1].actions.end_of_agent is True
+    assert not any(e.actions.agent_state or e.actions.end_of_agent for e in events)
+    assert [e.actions.agent_state for e in session.events if e.actions.agent_state] == [
         {"current_sub_agent": "worker", "times_looped": 0},
         {"current_sub_agent": "worker", "times_looped": 1},
         {"current_sub_agent": "worker", "times_looped": 2},
@@ -173,9 +180,9 @@ async def test_exit_loop_tool(session_service: BaseSessionService) -> None:
     events = await send(runner, "go")
     # the exit_loop response is final (skip_summarization): no further model call
     assert len(model.requests) == 2
-    assert events[-2].actions.escalate is True
-    assert events[-2].get_function_responses()[0].name == "exit_loop"
-    assert events[-1].actions.end_of_agent is True
+    assert events[-1].actions.escalate is True
+    assert events[-1].get_function_responses()[0].name == "exit_loop"
+    assert (await stored(runner)).events[-1].actions.end_of_agent is True
 
 
 async def test_workflow_agents_without_sub_agents_end_the_turn_quietly(

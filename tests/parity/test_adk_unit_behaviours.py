@@ -14,14 +14,15 @@ from typing import Any
 import pytest
 from google.genai import types
 
-from adk_runtime.agents import Agent
+from adk_runtime.agents import Agent, SequentialAgent
 from adk_runtime.artifacts import GcsArtifactService, InMemoryArtifactService
 from adk_runtime.errors import ConfigurationError
+from adk_runtime.events import Event
 from adk_runtime.sessions import InMemorySessionService, VertexAiSessionService
 from adk_runtime.testing import ScriptedModel, function_call
 from adk_runtime.tools import FunctionTool, ToolContext
 from adk_runtime.tools.long_running_tool import LongRunningFunctionTool
-from tests.llm.helpers import send, start
+from tests.llm.helpers import send, start, stored
 
 # --- artifacts/test_artifact_service.py: the in-memory store --------------------------------
 
@@ -60,6 +61,95 @@ async def test_keys_and_versions_are_listed() -> None:
         data = types.Part.from_bytes(data=i.to_bytes(2, "big"), mime_type="text/plain")
         await service.save_artifact(**WHERE, filename="versioned", artifact=data)
     assert await service.list_versions(**WHERE, filename="versioned") == [0, 1, 2]
+
+
+# --- flows/llm_flows/test_agent_transfer.py: an LLM agent hands over to a SequentialAgent ----
+
+
+def _transfer(to: str) -> types.Part:
+    return function_call("transfer_to_agent", {"agent_name": to})
+
+
+def _told(events: list[Event]) -> list[tuple[str, str]]:
+    """(author, text, or the name of the call / response) of each event."""
+    told: list[tuple[str, str]] = []
+    for event in events:
+        assert event.content is not None, f"a content-less event was yielded: {event.actions}"
+        part = (event.content.parts or [types.Part()])[0]
+        if part.function_call:
+            told.append((event.author, f"call {part.function_call.args}"))
+        elif part.function_response:
+            told.append((event.author, f"response {part.function_response.name}"))
+        else:
+            told.append((event.author, part.text or ""))
+    return told
+
+
+def _single(name: str, model: ScriptedModel, **kwargs: Any) -> Agent:
+    return Agent(
+        name=name,
+        model=model,
+        disallow_transfer_to_parent=True,
+        disallow_transfer_to_peers=True,
+        **kwargs,
+    )
+
+
+async def test_a_transfer_to_a_sequential_agent_runs_it_through_and_the_root_answers_next() -> None:
+    model = ScriptedModel(replies=[_transfer("seq"), "response1", "response2", "response3"])
+    seq = SequentialAgent(name="seq", sub_agents=[_single("seq_1", model), _single("seq_2", model)])
+    runner = await start(
+        Agent(name="root", model=model, sub_agents=[seq]), InMemorySessionService()
+    )
+
+    first = await send(runner, "test1")
+    # the stream google-adk gives: the workflow's checkpoints are stored, not yielded
+    assert _told(first) == [
+        ("root", "call {'agent_name': 'seq'}"),
+        ("root", "response transfer_to_agent"),
+        ("seq_1", "response1"),
+        ("seq_2", "response2"),
+    ]
+    logged = (await stored(runner)).events
+    assert [e.actions.agent_state for e in logged if e.actions.agent_state] == [
+        {"current_sub_agent": "seq_1"},
+        {"current_sub_agent": "seq_2"},
+    ]
+    assert logged[-1].author == "seq"
+    assert logged[-1].actions.end_of_agent is True
+    # a sequential agent that has run through hands the conversation back to the root
+    assert _told(await send(runner, "test2")) == [("root", "response3")]
+
+
+async def test_a_transfer_inside_the_sequence_returns_to_it_then_to_the_root() -> None:
+    model = ScriptedModel(
+        replies=[
+            _transfer("seq"),
+            "response1",
+            _transfer("seq_2_1"),
+            "response2",
+            "response3",
+            "response4",
+        ]
+    )
+    middle = Agent(name="seq_2", model=model, sub_agents=[Agent(name="seq_2_1", model=model)])
+    seq = SequentialAgent(
+        name="seq", sub_agents=[_single("seq_1", model), middle, _single("seq_3", model)]
+    )
+    runner = await start(
+        Agent(name="root", model=model, sub_agents=[seq]), InMemorySessionService()
+    )
+
+    assert _told(await send(runner, "test1")) == [
+        ("root", "call {'agent_name': 'seq'}"),
+        ("root", "response transfer_to_agent"),
+        ("seq_1", "response1"),
+        ("seq_2", "call {'agent_name': 'seq_2_1'}"),
+        ("seq_2", "response transfer_to_agent"),
+        ("seq_2_1", "response2"),
+        ("seq_3", "response3"),
+    ]
+    assert _told(await send(runner, "test2")) == [("root", "response4")]
 
 
 # --- flows/llm_flows/test_functions_long_running.py ------------------------------------------
@@ -118,9 +208,7 @@ async def test_a_long_running_call_runs_once_and_each_later_answer_reaches_the_m
     updates: list[dict[str, Any]] = [{"status": "still waiting"}, {"result": 2}, {"result": 3}]
     for turn, update in enumerate(updates, start=1):
         events = await send(runner, _answer(update))
-        assert [e.content.parts[0].text for e in events if e.content and e.content.parts] == [
-            f"response{turn}"
-        ]
+        assert _told(events) == [("root", f"response{turn}")]
         assert _shape(model.requests[-1].contents) == [
             ("user", "test1"),
             ("model", ("call", {"x": 1})),
