@@ -7,6 +7,12 @@ BENCH_STAMP := $(VENV)/.bench-installed
 
 CORE_VENV ?= .venv-core
 
+# make demo needs the runtime and its command line only, not the dev tools: it reuses $(VENV)
+# when make install made one, else it installs adk-runtime with the 'server' extra (the
+# command line, and the HTTP server the demo's closing lines suggest) into a venv of its own.
+DEMO_VENV ?= .venv-demo
+DEMO_STAMP := $(DEMO_VENV)/.installed
+
 # Reproducible installs: every install below takes the exact versions the suite passed on from
 # constraints.txt (pyproject.toml states the ranges). make test-latest tries the newest
 # releases within those ranges in a venv of its own; make constraints then records them.
@@ -115,8 +121,20 @@ test-fast: install
 test-reliability: install
 	$(BIN)/pytest tests/reliability --run-reliability
 
-demo: install
+$(DEMO_STAMP): pyproject.toml $(CONSTRAINTS)
+	@echo "Setting up $(DEMO_VENV) (first run only, under a minute): installing adk-runtime with its command line..."
+	test -x $(DEMO_VENV)/bin/python || $(PYTHON) -m venv $(DEMO_VENV)
+	$(DEMO_VENV)/bin/python -m pip install --quiet --disable-pip-version-check -c $(CONSTRAINTS) -e '.[server]'
+	@echo "$(DEMO_VENV) is ready."
+	touch $(DEMO_STAMP)
+
+ifneq ($(wildcard $(STAMP)),)
+demo: $(STAMP)
 	$(BIN)/adk-runtime demo
+else
+demo: $(DEMO_STAMP)
+	$(DEMO_VENV)/bin/adk-runtime demo
+endif
 
 $(BENCH_STAMP): $(STAMP)
 	$(BIN)/python -m pip install --quiet -c $(CONSTRAINTS) -e '.[dev,all,bench]'
@@ -127,4 +145,4 @@ bench: $(BENCH_STAMP)
 	$(BIN)/python -m bench $(BENCH_ARGS)
 
 clean:
-	rm -rf $(VENV) $(CORE_VENV) $(LATEST_VENV) .pytest_cache .mypy_cache .ruff_cache .hypothesis
+	rm -rf $(VENV) $(CORE_VENV) $(LATEST_VENV) $(DEMO_VENV) .pytest_cache .mypy_cache .ruff_cache .hypothesis
