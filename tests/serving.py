@@ -64,6 +64,7 @@ def running_process(
     ready_path: str,
     *,
     env: dict[str, str] | None = None,
+    cwd: Path | None = None,
     start_seconds: float = 30,
     ready_statuses: Container[int] = (200,),
 ) -> Iterator[str]:
@@ -71,7 +72,7 @@ def running_process(
     answers with one of ``ready_statuses``; stop it (terminate, then kill) after."""
     proc = subprocess.Popen(
         command,
-        cwd=ROOT,
+        cwd=cwd or ROOT,
         env=env or cli_env(),
         stdout=subprocess.PIPE,
         stderr=subprocess.STDOUT,
