@@ -7,25 +7,32 @@ import logging
 import sys
 from collections.abc import AsyncIterator, Coroutine, Iterable
 from contextlib import aclosing
-from pathlib import Path
 from typing import Any
 
 import click
 from google.genai import types
 from rich.console import Console
 
-from adk_runtime.agents import RunConfig, StreamingMode
-from adk_runtime.cli._common import one_line, run_async
+from adk_runtime.agents import BaseAgent, RunConfig, StreamingMode
+from adk_runtime.apps import App
+from adk_runtime.cli._common import (
+    ensure_sqlite_dir,
+    one_line,
+    run_async,
+    runner_root,
+    show_url,
+)
 from adk_runtime.cli._input import LineReader
+from adk_runtime.cli._services import stores
 from adk_runtime.errors import AdkRuntimeError
 from adk_runtime.events import Event
 from adk_runtime.runners import Runner
 from adk_runtime.sessions import BaseSessionService, Session
 
 __all__ = [
+    "chat_with",
     "console",
     "converse",
-    "ensure_sqlite_dir",
     "interrupted",
     "open_or_resume",
     "print_history",
@@ -33,15 +40,6 @@ __all__ = [
 
 console = Console(highlight=False)
 HISTORY_SHOWN = 10
-
-
-def ensure_sqlite_dir(url: str) -> None:
-    """Create the directory of a SQLite file URL, so the first use can create the file."""
-    if not url.startswith("sqlite"):
-        return
-    _, _, path = url.partition(":///")
-    if path and path != ":memory:" and not path.startswith("file:"):
-        Path(path.split("?", 1)[0]).expanduser().parent.mkdir(parents=True, exist_ok=True)
 
 
 async def open_or_resume(
@@ -221,3 +219,38 @@ def _show(event: Event, streamed: bool) -> bool:
 
 def _parts(event: Event) -> list[types.Part]:
     return list(event.content.parts or []) if event.content else []
+
+
+def chat_with(
+    agent: BaseAgent | App,
+    *,
+    session_url: str,
+    artifact_url: str | None,
+    app_name: str | None,
+    user_id: str,
+    session_id: str | None,
+    script: Iterable[str] | None = None,
+) -> None:
+    """Chat (``chat`` and ``run``): open or resume the session, then :func:`converse`."""
+    ensure_sqlite_dir(session_url)
+
+    async def go() -> int:
+        async with stores(session_url, artifact_url) as (service, artifacts):
+            runner = Runner(
+                **runner_root(agent, app_name),
+                session_service=service,
+                artifact_service=artifacts,
+            )
+            session, resumed = await open_or_resume(service, runner.app_name, user_id, session_id)
+            if resumed:
+                print_history(session)
+            else:
+                console.print(
+                    f"New session [bold]{session.id}[/] of user {user_id} in app "
+                    f"{runner.app_name}, stored in {show_url(session_url)} (type 'exit' or "
+                    "Ctrl-D to leave)."
+                )
+            async with runner:  # closes the agent's toolsets (MCP servers) at the end
+                return await converse(runner, session, script)
+
+    run_chat(go())

@@ -12,6 +12,7 @@ import importlib
 import os
 import sys
 from collections.abc import Callable, Coroutine
+from pathlib import Path
 from typing import TYPE_CHECKING, Any, TypeVar
 
 import click
@@ -37,6 +38,8 @@ ARTIFACT_URL_ENV = "ADK_RUNTIME_ARTIFACT_URL"
 MEMORY_URL_ENV = "ADK_RUNTIME_MEMORY_URL"
 AUTH_TOKEN_ENV = "ADK_RUNTIME_AUTH_TOKEN"
 DEFAULT_USER = "user"
+DEFAULT_CHAT_URL = "sqlite+aiosqlite:///.adk_runtime/sessions.db"
+"""The session store of ``chat``, ``run``, ``mcp``, ``web`` and ``api_server`` by default."""
 
 T = TypeVar("T")
 F = TypeVar("F", bound=Callable[..., Any])
@@ -60,6 +63,15 @@ class AdkGroup(click.Group):
             raise click.ClickException(
                 one_line(f"Cannot reach the storage backend ({exc}). Is it running?")
             ) from None
+
+
+def ensure_sqlite_dir(url: str) -> None:
+    """Create the directory of a SQLite file URL, so the first use can create the file."""
+    if not url.startswith("sqlite"):
+        return
+    _, _, path = url.partition(":///")
+    if path and path != ":memory:" and not path.startswith("file:"):
+        Path(path.split("?", 1)[0]).expanduser().parent.mkdir(parents=True, exist_ok=True)
 
 
 def run_async(coro: Coroutine[Any, Any, T]) -> T:
@@ -87,13 +99,14 @@ def session_url_option(
 
 
 def agent_option() -> Callable[[F], F]:
-    """The ``--agent MODULE:ATTR`` option (see :func:`load_agent`)."""
+    """The ``--agent MODULE:ATTR`` (or agent folder) option (see :func:`load_agent`)."""
     return click.option(
         "--agent",
         "agent_spec",
         required=True,
-        metavar="MODULE:ATTR",
-        help="The agent, a workflow, or an App (its root agent and plugins).",
+        metavar="MODULE:ATTR|FOLDER",
+        help="The agent, a workflow, or an App (its root agent and plugins); or an agent "
+        "folder (root_agent in its agent.py, as adk-runtime create makes).",
     )
 
 
@@ -128,18 +141,62 @@ def user_option(required: bool = False, default: str | None = None) -> Callable[
 
 
 def load_agent(spec: str) -> BaseAgent | App:
-    """Import the agent, workflow or App ``module:attr`` names (the current directory importable).
+    """Import the agent, workflow or App ``spec`` names.
 
-    A workflow node is returned as the agent that runs it (``Runner(node=...)``'s).
+    ``spec`` is ``module:attr`` (the current directory importable) or the path of an agent
+    folder, google-adk's layouts (``root_agent`` in its ``agent.py``; its ``.env`` read; see
+    :class:`~adk_runtime.cli.utils.agent_loader.AgentLoader`). A workflow node is returned as
+    the agent that runs it (``Runner(node=...)``'s).
 
     Raises:
         ConfigurationError: The spec is malformed, the module cannot be imported, or the
             attribute is missing or not an agent.
     """
+    if ":" not in spec and Path(spec).is_dir():
+        return _load_folder(Path(spec).resolve())
+    agent = _import_spec(spec)
+    from adk_runtime._foreign import refuse_google_adk
+    from adk_runtime.agents import BaseAgent
+    from adk_runtime.apps import App
+    from adk_runtime.workflow._base_node import BaseNode
+    from adk_runtime.workflow._root import as_agent
+
+    refuse_google_adk(f"--agent {spec!r}", agent=agent)
+    if isinstance(agent, BaseNode):  # a workflow: it runs as the root agent
+        agent = as_agent(agent)
+    if not isinstance(agent, BaseAgent | App):
+        raise ConfigurationError(
+            f"{spec!r} is a {type(agent).__name__}, not an agent (an adk_runtime BaseAgent), "
+            "a workflow node or an adk_runtime App."
+        )
+    return agent
+
+
+def _load_folder(folder: Path) -> App:
+    """The App of an agent folder: its own ``app``, or its ``root_agent`` in an App.
+
+    That App is named after the folder: the app its sessions are stored under, as google-adk
+    names it.
+    """
+    from adk_runtime.apps import App
+    from adk_runtime.cli.utils.agent_loader import AgentLoader
+
+    loaded = AgentLoader(folder.parent).load_agent(folder.name)
+    if isinstance(loaded, App):
+        return loaded
+    try:
+        return App(name=folder.name, root_agent=loaded)
+    except ValueError as exc:
+        raise ConfigurationError(f"Agent folder {folder}: {exc}") from None
+
+
+def _import_spec(spec: str) -> object:
+    """The object ``module:attr`` names (the current directory importable)."""
     module_name, sep, attr = spec.partition(":")
     if not sep or not module_name or not attr:
         raise ConfigurationError(
-            f"--agent {spec!r} must be 'module:attribute', e.g. 'my_app.agent:root_agent'."
+            f"--agent {spec!r} must be 'module:attribute', e.g. 'my_app.agent:root_agent', or "
+            "an agent folder (adk-runtime create NAME makes one)."
         )
     if os.getcwd() not in sys.path:
         sys.path.insert(0, os.getcwd())
@@ -158,20 +215,6 @@ def load_agent(spec: str) -> BaseAgent | App:
                 "e.g. 'my_app.agent:root_agent'."
             )
         agent = getattr(agent, part)
-    from adk_runtime._foreign import refuse_google_adk
-    from adk_runtime.agents import BaseAgent
-    from adk_runtime.apps import App
-    from adk_runtime.workflow._base_node import BaseNode
-    from adk_runtime.workflow._root import as_agent
-
-    refuse_google_adk(f"--agent {spec!r}", agent=agent)
-    if isinstance(agent, BaseNode):  # a workflow: it runs as the root agent
-        agent = as_agent(agent)
-    if not isinstance(agent, BaseAgent | App):
-        raise ConfigurationError(
-            f"{spec!r} is a {type(agent).__name__}, not an agent (an adk_runtime BaseAgent), "
-            "a workflow node or an adk_runtime App."
-        )
     return agent
 
 

@@ -17,15 +17,20 @@ from adk_runtime.version import __version__
 __all__ = ["main"]
 
 _COMMANDS: dict[str, tuple[str, str]] = {
+    "api_server": ("adk_runtime.cli.serve", "api_server"),
     "chat": ("adk_runtime.cli.chat", "chat"),
+    "create": ("adk_runtime.cli.create", "create"),
     "db": ("adk_runtime.cli.db", "db"),
     "demo": ("adk_runtime.cli.demo", "demo"),
     "mcp": ("adk_runtime.cli.mcp", "mcp"),
     "resume": ("adk_runtime.cli.durable", "resume"),
+    "run": ("adk_runtime.cli.run", "run"),
     "serve": ("adk_runtime.cli.serve", "serve"),
     "sessions": ("adk_runtime.cli.sessions", "sessions"),
+    "web": ("adk_runtime.cli.serve", "web"),
 }
-"""Command name -> (module, attribute)."""
+"""Command name -> (module, attribute). ``create``, ``run``, ``web`` and ``api_server`` are
+google-adk's ``adk`` verbs (``web`` and ``api_server`` are ``serve`` by those names)."""
 
 _SESSIONS_EXTRA: tuple[tuple[str, str], ...] = (
     ("adk_runtime.cli.durable", "interrupted_command"),

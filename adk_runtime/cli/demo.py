@@ -16,13 +16,17 @@ from adk_runtime.artifacts import BaseArtifactService
 from adk_runtime.cli._chat import (
     console,
     converse,
-    ensure_sqlite_dir,
     open_or_resume,
     print_history,
     print_state,
     run_chat,
 )
-from adk_runtime.cli._common import artifact_url_option, session_url_option, show_url
+from adk_runtime.cli._common import (
+    artifact_url_option,
+    ensure_sqlite_dir,
+    session_url_option,
+    show_url,
+)
 from adk_runtime.cli._services import stores
 from adk_runtime.errors import ConfigurationError
 from adk_runtime.runners import Runner

@@ -5,17 +5,17 @@ from __future__ import annotations
 import click
 
 from adk_runtime.apps import App
-from adk_runtime.cli._chat import ensure_sqlite_dir
 from adk_runtime.cli._common import (
+    DEFAULT_CHAT_URL,
     agent_option,
     artifact_url_option,
+    ensure_sqlite_dir,
     load_agent,
     run_async,
     runner_root,
     session_url_option,
 )
 from adk_runtime.cli._services import stores
-from adk_runtime.cli.chat import DEFAULT_CHAT_URL
 from adk_runtime.errors import ConfigurationError
 from adk_runtime.runners import Runner
 

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import copy
 from pathlib import Path
 from typing import Any
 
@@ -9,9 +10,11 @@ import click
 
 from adk_runtime.cli._common import (
     AUTH_TOKEN_ENV,
+    DEFAULT_CHAT_URL,
     MEMORY_URL_ENV,
     agent_option,
     artifact_url_option,
+    ensure_sqlite_dir,
     load_agent,
     run_async,
     session_url_option,
@@ -201,6 +204,47 @@ def serve(
         err=True,
     )
     uvicorn.run(app, host=host, port=port, log_level=log_level)
+
+
+def _alias(name: str, help: str, **defaults: Any) -> click.Command:
+    """``serve`` by one of google-adk's command names: its options, with ``defaults``.
+
+    The session store defaults to ``DEFAULT_CHAT_URL`` (that of ``run`` and ``chat``), as
+    google-adk's commands default to local storage.
+    """
+    defaults = {"session_url": DEFAULT_CHAT_URL, **defaults}
+    params = [_with_default(p, defaults[p.name]) if p.name in defaults else p for p in serve.params]
+    serve_callback = serve.callback
+    assert serve_callback is not None
+
+    def callback(**options: Any) -> None:
+        ensure_sqlite_dir(options["session_url"])
+        serve_callback(**options)
+
+    return click.Command(name, callback=callback, params=params, help=help)
+
+
+def _with_default(param: click.Parameter, default: Any) -> click.Parameter:
+    """A copy of ``param`` (``serve`` keeps its own) that is optional, with ``default``."""
+    changed = copy.copy(param)
+    changed.default = default
+    changed.required = False
+    if isinstance(changed, click.Option) and not changed.is_flag:
+        changed.show_default = True
+    return changed
+
+
+api_server = _alias(
+    "api_server",
+    "Serve an agent over HTTP: serve by google-adk's name (adk api_server), its options, "
+    "the sessions of run and chat by default.",
+)
+web = _alias(
+    "web",
+    "Serve an agent with google-adk's web UI at /dev-ui/: serve --dev-ui by google-adk's name "
+    "(adk web; needs the 'google-adk' extra), the sessions of run and chat by default.",
+    dev_ui=True,
+)
 
 
 def _allowed_hosts(host: str, given: tuple[str, ...]) -> tuple[str, ...]:

@@ -78,7 +78,7 @@ def _venv_with(wheel: Path, venv: Path) -> Path:
     return venv / "bin"
 
 
-def test_the_wheel_runs_the_demo_migrations_and_server_outside_the_checkout(
+def test_the_wheel_runs_the_demo_migrations_agents_and_server_outside_the_checkout(
     tmp_path: Path,
 ) -> None:
     dist = tmp_path / "dist"
@@ -121,6 +121,11 @@ def test_the_wheel_runs_the_demo_migrations_and_server_outside_the_checkout(
     _run([str(bin_dir / "adk-runtime"), "db", "upgrade", "--url", fresh], cwd=work, env=env)
     check = _run([str(bin_dir / "adk-runtime"), "db", "check", "--url", fresh], cwd=work, env=env)
     assert "up to date" in check.stdout + check.stderr
+
+    # an agent folder made by create, run offline with a piped message
+    _run([str(bin_dir / "adk-runtime"), "create", "my_agent"], cwd=work, env=env)
+    ran = _run([str(bin_dir / "adk-runtime"), "run", "my_agent"], cwd=work, env=env, stdin="hi\n")
+    assert "You said: 'hi'" in ran.stdout
 
     # serve the demo's database; its session is there
     port = free_port()
