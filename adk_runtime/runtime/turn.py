@@ -133,10 +133,7 @@ class Turn:
                         yield without_temp(event)
                         continue
                     span.events += 1
-                    if self._last(ctx, event, resuming):  # 5. release, with the last event
-                        stored = await self._commit_last(claim, session, event)
-                    else:
-                        stored = await self.service.append_event(session, event)
+                    stored = await self._commit(claim, ctx, session, event, resuming)
                     if _resume.shown(ctx, event):  # not a checkpoint kept for resuming only
                         yield stored
             for event in self._sealing(ctx, session):  # an aborted invocation's last events
@@ -273,6 +270,19 @@ class Turn:
         await claim.mark(ctx.invocation_id)  # no round trip unless the id changed above
         continue_with(ctx, agent, call_event)
         return session, ctx, shown
+
+    async def _commit(
+        self,
+        claim: SessionClaim,
+        ctx: InvocationContext,
+        session: Session,
+        event: Event,
+        resuming: bool,
+    ) -> Event:
+        """Commit one of the agent's events; the invocation's last also releases (step 5)."""
+        if self._last(ctx, event, resuming):
+            return await self._commit_last(claim, session, event)
+        return await self.service.append_event(session, event)
 
     def _last(self, ctx: InvocationContext, event: Event, resuming: bool) -> bool:
         """``event`` is the invocation's last: its commit may release the claim.
