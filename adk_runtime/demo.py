@@ -24,6 +24,7 @@ from google.genai import types
 
 from adk_runtime.agents import LlmAgent
 from adk_runtime.models import BaseLlm, LlmRequest, LlmResponse
+from adk_runtime.models._turn_end import turn_complete
 from adk_runtime.tools import ToolContext
 
 __all__ = ["APP_NAME", "FIRST_SCRIPT", "RESUME_SCRIPT", "DemoModel", "build_agent", "root_agent"]
@@ -173,7 +174,7 @@ def _response(parts: list[types.Part], partial: bool = False) -> LlmResponse:
     content = types.Content(role="model", parts=parts)
     if partial:
         return LlmResponse(content=content, partial=True)
-    return LlmResponse(content=content, turn_complete=True)
+    return LlmResponse(content=content, turn_complete=turn_complete(parts))
 
 
 def build_agent(model: str | None = None) -> LlmAgent:

@@ -13,6 +13,7 @@ from adk_runtime.models._litellm_convert import (
     parse_arguments,
     usage_to_metadata,
 )
+from adk_runtime.models._turn_end import turn_complete
 from adk_runtime.models.llm_response import LlmResponse
 
 __all__ = ["StreamFolder"]
@@ -115,7 +116,7 @@ class StreamFolder:
         return LlmResponse(
             content=types.Content(role="model", parts=parts) if parts else None,
             partial=False,
-            turn_complete=True,
+            turn_complete=turn_complete(parts),
             finish_reason=finish_reason(self._reason or "stop"),
             usage_metadata=usage_to_metadata(self._usage),
             model_version=self._version or self._model,

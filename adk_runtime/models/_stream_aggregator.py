@@ -24,6 +24,7 @@ from google.genai import types
 from adk_runtime.features import FeatureName, is_feature_enabled
 from adk_runtime.models import _json_path
 from adk_runtime.models._call_ids import CLIENT_CALL_ID_PREFIX
+from adk_runtime.models._turn_end import turn_complete
 from adk_runtime.models.llm_response import LlmResponse
 from adk_runtime.platform import uuid as platform_uuid
 
@@ -173,7 +174,7 @@ class StreamingResponseAggregator:
             usage_metadata=self._usage,
             finish_reason=finish,
             partial=False,
-            turn_complete=True,
+            turn_complete=turn_complete(parts),
             model_version=last.model_version,
         )
 

@@ -11,6 +11,7 @@ from google.genai import types
 from pydantic import Field
 
 from adk_runtime.errors import ScriptExhaustedError
+from adk_runtime.models._turn_end import turn_complete
 from adk_runtime.models.base_llm import BaseLlm
 from adk_runtime.models.llm_request import LlmRequest
 from adk_runtime.models.llm_response import LlmResponse
@@ -102,7 +103,8 @@ def _as_responses(reply: Reply) -> list[LlmResponse]:
 
 
 def _response(parts: list[types.Part]) -> LlmResponse:
-    return LlmResponse(content=types.Content(role="model", parts=parts), turn_complete=True)
+    content = types.Content(role="model", parts=parts)
+    return LlmResponse(content=content, turn_complete=turn_complete(parts))
 
 
 def _chunks(response: LlmResponse) -> list[LlmResponse]:

@@ -89,7 +89,7 @@ async def test_streamed_arguments_are_put_together(fake: FakeGemini) -> None:
     *partials, complete = responses
     assert [r.partial for r in partials] == [True] * 5
     assert complete.partial is False
-    assert complete.turn_complete
+    assert complete.turn_complete is None  # it asks for a call: the model's turn goes on
     assert complete.content is not None
     text, call_part = complete.content.parts or []
     assert text.text == "Checking the weather."

@@ -199,6 +199,7 @@ async def test_streaming_aggregates_text_and_tool_calls(fake: FakeApi) -> None:
         "check.",
     ]  # type: ignore[union-attr,index]
     assert final.partial is False
+    assert final.turn_complete is None  # it asks for a call: the model's turn goes on
     text, call = final.content.parts  # type: ignore[union-attr,misc]
     assert text.text == "Let me check."
     assert (call.function_call.id, call.function_call.args) == ("call_3", {"city": "Rome"})
