@@ -178,6 +178,7 @@ async def run_call_list(
     """
     confirmations = confirmations or {}
     inputs = inputs or {}
+    response_id = Event.new_id()  # the tool spans name the event their responses go into
     runs = [
         asyncio.ensure_future(
             _run_one(
@@ -192,6 +193,7 @@ async def run_call_list(
                     resume_inputs=inputs.get(call.id or ""),
                 ),
                 emit,
+                response_id,
             )
         )
         for call in calls
@@ -218,6 +220,7 @@ async def run_call_list(
     if not parts and actions.is_empty():
         return None
     return Event(
+        id=response_id,
         invocation_id=ctx.invocation_id,
         author=agent.name,
         branch=ctx.branch,
@@ -233,6 +236,7 @@ async def _run_one(
     tools: dict[str, BaseTool],
     tool_context: ToolContext,
     emit: Emit | None = None,
+    response_id: str | None = None,
 ) -> tuple[types.Part | None, EventActions, str | None]:
     name = call.name or ""
     tool = tools.get(name)
@@ -248,6 +252,7 @@ async def _run_one(
             tool_context,
             missing=missing,
             emit=emit,
+            response_id=response_id,
         )
     except PluginError:
         raise  # a plugin's hook raised: that stops the run, as every plugin hook does
@@ -309,6 +314,7 @@ async def _call_tool(
     *,
     missing: str | None = None,
     emit: Emit | None = None,
+    response_id: str | None = None,
 ) -> Any:
     """Before callbacks, the tool, error callbacks, after callbacks: the call's response.
 
@@ -326,7 +332,13 @@ async def _call_tool(
             return {"error": missing} if response is None else response
         return await _after_tool(agent, tool, args, tool_context, response)
     # The whole call, callbacks included, is the call's span, as in google-adk.
-    with telemetry.tool_span(tool.name, tool.description, tool_context.function_call_id) as call:
+    with telemetry.tool_span(
+        tool.name,
+        tool.description,
+        tool_context.function_call_id,
+        args=args,
+        event_id=response_id,
+    ) as call:
         response = await _before_tool(agent, tool, args, tool_context)
         if response is not None:
             call.answered_by("before_tool_callback")
@@ -340,7 +352,9 @@ async def _call_tool(
                 call.answered_by("on_tool_error_callback")
         if response is PAUSED:  # asked the user: no result for the after callbacks yet
             return response
-        return await _after_tool(agent, tool, args, tool_context, response)
+        response = await _after_tool(agent, tool, args, tool_context, response)
+        call.result(response)
+        return response
 
 
 async def _tool_hook(

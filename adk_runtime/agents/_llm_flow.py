@@ -179,10 +179,16 @@ class _Step:
     async def _call_model(self, request: LlmRequest) -> AsyncGenerator[LlmResponse, None]:
         llm = self.agent.canonical_model
         # Every model callback runs in the call's span, as in google-adk.
-        with telemetry.model_span(llm.model, self.ctx.invocation_id) as call:
+        with telemetry.model_span(
+            llm.model,
+            self.ctx.invocation_id,
+            session_id=self.ctx.session.id,
+            agent_name=self.agent.name,
+            event_id=self.model_event.id,
+        ) as call:
             answered = await self._before_model(request)
             if answered is not None:
-                call.answered_by("before_model_callback", self.model_event.id)
+                call.answered_by("before_model_callback", self.model_event.id, answered)
                 yield answered
                 return
             labels = request.config.labels or {}
@@ -190,7 +196,7 @@ class _Step:
                 request.config.labels = {**labels, AGENT_NAME_LABEL: self.agent.name}
             self.ctx.increment_llm_call_count()
             stream = self.ctx.run_config.streaming_mode == StreamingMode.SSE
-            call.start()
+            call.start(request)
             async with aclosing(llm.generate_content_async(request, stream=stream)) as responses:
                 while True:
                     try:
@@ -199,16 +205,14 @@ class _Step:
                         return
                     except Exception as exc:  # the model call failed: the error callbacks
                         recovered = await self._on_model_error(request, exc)
-                        call.answered_by("on_model_error_callback", self.model_event.id)
+                        call.answered_by("on_model_error_callback", self.model_event.id, recovered)
                         # As in google-adk, the after-model callbacks see the recovery too.
                         yield await self._after_model(recovered)
                         return
                     if response.partial:
                         yield response
                         continue
-                    call.response(
-                        response.finish_reason, response.usage_metadata, self.model_event.id
-                    )
+                    call.response(response, self.model_event.id)
                     _pass_grounding_on(self.ctx, request, response)
                     yield await self._after_model(response)
 

@@ -29,13 +29,15 @@ def install_span_recorder() -> Any:
     """Record finished spans in memory for the trace routes; return the :class:`SpanRecorder`.
 
     The recorder is added to the SDK tracer provider the application set (with
-    ``OTEL_*`` exporters of its own), or to a new one.
+    ``OTEL_*`` exporters of its own), or to a new one; it also keeps the content of the
+    process's model and tool calls, which no span carries.
     """
     from opentelemetry import trace
     from opentelemetry.sdk.trace import TracerProvider
     from opentelemetry.sdk.trace.export import SimpleSpanProcessor
 
     from adk_runtime.telemetry._recorder import SpanRecorder
+    from adk_runtime.telemetry._web_ui import add_content_store
 
     provider = trace.get_tracer_provider()
     if not isinstance(provider, TracerProvider):
@@ -43,4 +45,5 @@ def install_span_recorder() -> Any:
         trace.set_tracer_provider(provider)
     recorder = SpanRecorder()
     provider.add_span_processor(SimpleSpanProcessor(recorder))
+    add_content_store(recorder)  # the calls' content, for this server's dev UI only
     return recorder

@@ -95,7 +95,9 @@ class ToolNode(BaseNode):
         """Before callbacks, the tool, error callbacks, after callbacks: the result."""
         plugins = ctx.invocation_context.plugin_manager
         tool = self.tool
-        with telemetry.tool_span(tool.name, tool.description, ctx.function_call_id) as call:
+        with telemetry.tool_span(
+            tool.name, tool.description, ctx.function_call_id, args=args
+        ) as call:
             response = await plugins.run_before_tool_callback(
                 tool=tool, tool_args=args, tool_context=ctx
             )
@@ -120,7 +122,9 @@ class ToolNode(BaseNode):
             replaced = await plugins.run_after_tool_callback(
                 tool=tool, tool_args=args, tool_context=ctx, result=response
             )
-        return response if replaced is None else replaced
+            result = response if replaced is None else replaced
+            call.result(result)
+        return result
 
     async def _driven(
         self, ctx: NodeContext, args: dict[str, Any], produced: Any

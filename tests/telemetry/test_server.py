@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import contextlib
+import json
 import re
 from collections.abc import Iterator
 from typing import Any
@@ -109,6 +110,61 @@ async def test_trace_routes_answer_from_recorded_spans(spans: InMemorySpanExport
     assert missing.status_code == 200  # the dev UI asks after every message: never a 404
     assert missing.json() == {}
     assert other == []
+    exported = [dict(s.attributes or {}) for s in spans.get_finished_spans()]
+    assert not any(key in a for a in exported for key in CONTENT)  # the recorder's only
+
+
+CONTENT = (
+    "gcp.vertex.agent.llm_request",
+    "gcp.vertex.agent.llm_response",
+    "gcp.vertex.agent.tool_call_args",
+    "gcp.vertex.agent.tool_response",
+)
+
+
+async def test_the_session_trace_is_what_google_adks_web_ui_reads(
+    spans: InMemorySpanExporter,
+) -> None:
+    app = create_app(agent=root_agent, session_service=InMemorySessionService(), record_traces=True)
+    transport = httpx.ASGITransport(app=app)
+    async with httpx.AsyncClient(transport=transport, base_url="http://test") as client:
+        session_id = (await client.post(f"/apps/{APP}/users/u1/sessions")).json()["id"]
+        body = {
+            "app_name": APP,
+            "user_id": "u1",
+            "session_id": session_id,
+            "new_message": {"role": "user", "parts": [{"text": "weather?"}]},
+        }
+        call, response, answer = (await client.post("/run", json=body)).json()
+        trace = (await client.get(f"/dev/apps/{APP}/debug/trace/session/{session_id}")).json()
+        tool_trace = (await client.get(f"/dev/apps/{APP}/debug/trace/{response['id']}")).json()
+
+    invocation = call["invocationId"]
+    for span in trace:  # the UI's checks: it refuses the whole trace if one span fails them
+        attributes = span["attributes"]
+        assert attributes["gcp.vertex.agent.invocation_id"] == invocation
+        operation = attributes.get("gen_ai.operation.name")
+        if operation == "invoke_agent":
+            assert attributes["gen_ai.conversation.id"] == session_id
+        if operation == "generate_content":
+            assert isinstance(attributes["gcp.vertex.agent.event_id"], str)
+    models = [s["attributes"] for s in trace if s["name"] == "generate_content scripted"]
+    assert [m["gcp.vertex.agent.event_id"] for m in models] == [call["id"], answer["id"]]
+    assert {m["gcp.vertex.agent.session_id"] for m in models} == {session_id}
+    first_request = json.loads(models[0]["gcp.vertex.agent.llm_request"])
+    assert first_request["contents"][-1] == {"parts": [{"text": "weather?"}], "role": "user"}
+    assert [d["name"] for d in first_request["config"]["tools"][0]["function_declarations"]] == [
+        "lookup"
+    ]
+    first_response = json.loads(models[0]["gcp.vertex.agent.llm_response"])
+    assert first_response["content"]["parts"][0]["function_call"]["name"] == "lookup"
+    [tool] = [s["attributes"] for s in trace if s["name"] == "execute_tool lookup"]
+    assert tool["gcp.vertex.agent.event_id"] == response["id"]  # the function-response event
+    assert json.loads(tool["gcp.vertex.agent.tool_call_args"]) == {"city": "Paris"}
+    assert json.loads(tool["gcp.vertex.agent.tool_response"]) == {"result": "sunny in Paris"}
+    assert tool_trace["gcp.vertex.agent.tool_response"] == tool["gcp.vertex.agent.tool_response"]
+    exported = [dict(s.attributes or {}) for s in spans.get_finished_spans()]
+    assert not any(key in a for a in exported for key in CONTENT)  # the recorder's only
 
 
 @pytest.mark.sqlite

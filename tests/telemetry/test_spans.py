@@ -254,3 +254,25 @@ async def test_runner_run_thread_keeps_one_trace(spans: InMemorySpanExporter) ->
     assert invocation.parent is not None
     assert invocation.parent.span_id == request.context.span_id
     assert len([s for s in finished if s.name.startswith("generate_content")]) == 2
+
+
+async def test_model_spans_carry_google_adks_ids_from_the_start(
+    spans: InMemorySpanExporter,
+) -> None:
+    def broken(request: Any) -> str:
+        raise RuntimeError("the model is down")
+
+    agent = LlmAgent(name="weather", model=ScriptedModel(handler=broken))
+    runner = await start(agent, InMemorySessionService())
+    spans.clear()
+    with pytest.raises(RuntimeError):
+        await send(runner, "weather?")
+    model = _one(list(spans.get_finished_spans()), "generate_content scripted")
+    attributes = dict(model.attributes or {})
+    assert model.status.status_code == trace.StatusCode.ERROR
+    # google-adk's web UI refuses a trace whose model call names no event and invocation
+    assert attributes["gcp.vertex.agent.event_id"] == attributes["adk.event.id"]
+    assert attributes["gcp.vertex.agent.invocation_id"] == attributes["adk.invocation.id"]
+    assert attributes["gcp.vertex.agent.session_id"] == "s1"
+    assert attributes["gen_ai.conversation.id"] == "s1"
+    assert attributes["gen_ai.agent.name"] == "weather"
