@@ -5,9 +5,11 @@ extra); it is found through the package's metadata, without importing google-adk
 the files (under ``/dev-ui/``, open like ``/health``: they hold no data) and their runtime
 config (:func:`add_dev_ui`), every server answers what the UI asks besides the
 ``api_server`` routes (:data:`router`, also for a UI served from elsewhere through CORS):
-``/version``, ``/apps/{app}/app-info``, the agent graph, and a clear 501 for google-adk's
-development routes that do not apply here (builder, eval, tests, deploy). Every API route
-keeps the bearer token.
+``/version``, ``/apps/{app}/app-info``, the agent graph (``build_graph``,
+``build_graph_image``, see :mod:`._agent_graph`), ``/config/telemetry`` (always off),
+empty answers to what the UI asks on every load and does not apply here (the builder's
+file, eval sets and results), and a clear 501 for google-adk's other development routes
+(builder, eval, tests, deploy). Every API route keeps the bearer token.
 """
 
 from __future__ import annotations
@@ -18,12 +20,20 @@ import secrets
 from pathlib import Path
 from typing import Any
 
-from fastapi import APIRouter, FastAPI, Request, WebSocket
-from fastapi.responses import JSONResponse, RedirectResponse
+from fastapi import APIRouter, FastAPI, HTTPException, Request, WebSocket
+from fastapi.responses import (
+    FileResponse,
+    JSONResponse,
+    PlainTextResponse,
+    RedirectResponse,
+    Response,
+)
 from fastapi.staticfiles import StaticFiles
+from pydantic import BaseModel
 
 from adk_runtime.agents import BaseAgent, LlmAgent
 from adk_runtime.errors import ConfigurationError
+from adk_runtime.server import _agent_graph
 from adk_runtime.server._state import AdkState
 from adk_runtime.version import __version__
 
@@ -120,7 +130,42 @@ async def _tool_declarations(agent: BaseAgent) -> list[dict[str, Any]]:
 async def agent_graph(app_name: str, state: AdkState) -> dict[str, str]:
     """The agent tree as Graphviz DOT source."""
     state.check_app(app_name)
-    return {"dotSrc": _dot(state.runner.agent, None)}
+    return {"dotSrc": _agent_graph.dot(_agent_graph.describe(state.runner.agent))}
+
+
+@router.get("/dev/apps/{app_name}/build_graph")
+async def build_graph(app_name: str, state: AdkState) -> dict[str, Any]:
+    """The app as google-adk's UI navigates it: ``name``, ``root_agent`` (the tree), plugins."""
+    state.check_app(app_name)
+    info: dict[str, Any] = {
+        "name": app_name,
+        "root_agent": _agent_graph.describe(state.runner.agent),
+    }
+    plugins = state.runner.app.plugins
+    if plugins:
+        info["plugins"] = [{"name": plugin.name} for plugin in plugins]
+    return info
+
+
+@router.get("/dev/apps/{app_name}/build_graph_image")
+async def build_graph_image(
+    app_name: str, state: AdkState, dark_mode: bool = False, node: str | None = None
+) -> dict[str, dict[str, str]]:
+    """DOT of the level at ``node`` (the root by default) and of each workflow under it.
+
+    Keys are paths of names, as google-adk's: ``node`` (``""``: the root) for the level
+    asked for, and each workflow's path under it (``inner`` under the root, ``node/inner``
+    under ``node``); each value is ``{"dotSrc": ...}``. An unknown ``node`` is a 404.
+    """
+    state.check_app(app_name)
+    described = _agent_graph.describe(state.runner.agent)
+    level = _agent_graph.find(described, node or "")
+    if level is None:
+        raise HTTPException(status_code=404, detail=f"No node {node!r} in app {app_name!r}.")
+    return {
+        path: {"dotSrc": _agent_graph.dot(found, dark=dark_mode)}
+        for path, found in _agent_graph.graphs(level, node or "").items()
+    }
 
 
 @router.get("/dev/apps/{app_name}/users/{user_id}/sessions/{session_id}/events/{event_id}/graph")
@@ -132,21 +177,45 @@ async def event_graph(
 
     session = await load_session(state, app_name, user_id, session_id)
     author = next((e.author for e in session.events if e.id == event_id), None)
-    return {"dotSrc": _dot(state.runner.agent, author)}
+    described = _agent_graph.describe(state.runner.agent)
+    return {"dotSrc": _agent_graph.dot(described, highlight=author)}
 
 
-def _dot(root: BaseAgent, highlight: str | None) -> str:
-    lines = ["digraph agents {", '  rankdir="LR";', '  node [shape="box" style="rounded"];']
-    pending = [root]
-    while pending:
-        agent = pending.pop(0)
-        color = ' color="#0F5223" penwidth="2"' if agent.name == highlight else ""
-        lines.append(f'  "{agent.name}" [label="{agent.name}"{color}];')
-        for sub in agent.sub_agents:
-            lines.append(f'  "{agent.name}" -> "{sub.name}";')
-            pending.append(sub)
-    lines.append("}")
-    return "\n".join(lines)
+class TelemetryConsent(BaseModel):
+    """The body of ``POST /config/telemetry``."""
+
+    telemetry: bool
+
+
+@router.get("/config/telemetry")
+async def telemetry_consent() -> TelemetryConsent:
+    """Usage telemetry to Google: always off (adk-runtime sends none)."""
+    return TelemetryConsent(telemetry=False)
+
+
+@router.post("/config/telemetry")
+async def set_telemetry_consent(consent: TelemetryConsent, request: Request) -> JSONResponse:
+    """Accept "off" only: adk-runtime sends no usage telemetry, so it cannot be turned on.
+
+    As google-adk's, the route needs the ``X-ADK-Telemetry-Request: true`` header (a form
+    posted by another site cannot send it).
+    """
+    if request.headers.get("x-adk-telemetry-request") != "true":
+        detail = "Send the header X-ADK-Telemetry-Request: true."
+        return JSONResponse({"detail": detail}, status_code=400)
+    if consent.telemetry:
+        detail = "adk-runtime sends no usage telemetry; it cannot be turned on."
+        return JSONResponse({"detail": detail}, status_code=400)
+    return JSONResponse({"telemetry": False})
+
+
+# Out of the schema like the builder's 501 routes on the same path (other methods).
+@router.get(
+    "/dev/apps/{app_name}/builder", response_class=PlainTextResponse, include_in_schema=False
+)
+async def builder_file(app_name: str) -> str:
+    """No builder YAML: empty, google-adk's answer for an agent its builder did not make."""
+    return ""
 
 
 _NOT_HERE = (
@@ -194,6 +263,17 @@ async def not_here(request: Request) -> JSONResponse:
     return JSONResponse({"detail": _NOT_HERE.format(path=request.url.path)}, status_code=501)
 
 
+async def no_evals() -> list[str]:
+    """No eval sets or results here (the UI lists them on every load; creating one is a 501)."""
+    return []
+
+
+for _listing in ("eval_sets", "eval_results"):
+    router.add_api_route(
+        f"/dev/apps/{{app_name}}/{_listing}", no_evals, methods=["GET"], include_in_schema=False
+    )
+
+
 for _area in _DEV_ONLY_AREAS:
     for _path in (
         f"/dev/apps/{{app_name}}/{_area}",
@@ -219,6 +299,16 @@ def add_dev_ui(app: FastAPI, bundle: Path) -> None:
     @app.get(f"{OPEN_PREFIX}/config", include_in_schema=False)
     async def ui_config() -> dict[str, str | None]:
         return {"logo_text": None, "logo_image_url": None}
+
+    @app.get(OPEN_PREFIX + "/prism-{theme}.css", include_in_schema=False)
+    async def code_theme(theme: str) -> Response:
+        # The UI links prism-light.css / prism-dark.css, which google-adk's wheel lacks.
+        if theme not in ("light", "dark"):
+            raise HTTPException(status_code=404)
+        shipped = bundle / f"prism-{theme}.css"
+        if shipped.is_file():
+            return FileResponse(shipped, media_type="text/css")
+        return Response("", media_type="text/css")
 
     @app.get("/", include_in_schema=False)
     @app.get(OPEN_PREFIX, include_in_schema=False)

@@ -2,7 +2,8 @@
 
 Needs Debian's ``chromium`` and ``chromium-driver`` (``make system-deps`` installs them);
 screenshots go to ``$ADK_RUNTIME_TEST_ARTIFACTS/dev-ui`` (default: the test's tmp_path).
-The served agent (``tests/browser/agent.py``) streams its reply in chunks 0.4 s apart.
+The served agents: ``tests/browser/agent.py`` streams its reply in chunks 0.4 s apart;
+``tests/browser/model_agent.py`` is an LlmAgent whose scripted model calls a tool.
 """
 
 from __future__ import annotations
@@ -12,6 +13,7 @@ import shutil
 import time
 from collections.abc import Callable, Iterator
 from pathlib import Path
+from typing import Any
 
 import httpx
 import pytest
@@ -21,6 +23,7 @@ from selenium.common.exceptions import (
     StaleElementReferenceException,
 )
 from selenium.webdriver.chrome.service import Service
+from selenium.webdriver.chromium.webdriver import ChromiumDriver
 from selenium.webdriver.common.by import By
 from selenium.webdriver.common.keys import Keys
 from selenium.webdriver.remote.webdriver import WebDriver
@@ -30,6 +33,8 @@ from tests.serving import running_server
 
 APP = "ui_app"
 AGENT = "tests.browser.agent:root_agent"
+MODEL_APP = "model_app"
+MODEL_AGENT = "tests.browser.model_agent:root_agent"
 
 
 def _artifacts(tmp_path: Path) -> Path:
@@ -39,7 +44,7 @@ def _artifacts(tmp_path: Path) -> Path:
 
 
 @pytest.fixture
-def browser() -> Iterator[WebDriver]:
+def browser() -> Iterator[ChromiumDriver]:
     chromium = shutil.which("chromium")
     driver_path = shutil.which("chromedriver")
     assert chromium, "install Debian's chromium (make system-deps)"
@@ -49,6 +54,7 @@ def browser() -> Iterator[WebDriver]:
     for flag in ("--headless=new", "--no-sandbox", "--disable-dev-shm-usage", "--disable-gpu"):
         options.add_argument(flag)
     options.add_argument("--window-size=1400,900")
+    options.set_capability("goog:loggingPrefs", {"browser": "ALL"})  # the console
     driver = webdriver.Chrome(service=Service(driver_path), options=options)
     try:
         yield driver
@@ -103,7 +109,7 @@ def _watch_stream(driver: WebDriver, final: str, timeout: float = 20) -> bool:
 @pytest.mark.browser
 @pytest.mark.sqlite
 def test_dev_ui_chat_stream_state_artifacts_traces_reload_delete(
-    browser: WebDriver, tmp_path: Path
+    browser: ChromiumDriver, tmp_path: Path
 ) -> None:
     shots = _artifacts(tmp_path)
     url = f"sqlite+aiosqlite:///{tmp_path / 'ui.db'}"
@@ -143,6 +149,7 @@ def test_dev_ui_chat_stream_state_artifacts_traces_reload_delete(
         _click(browser, By.XPATH, "//button[normalize-space(.)='Traces']")
         _wait(browser, lambda body: "session_store.append" in body and "Total latency" in body)
         browser.save_screenshot(str(shots / "5-traces.png"))
+        assert _console_errors(browser, base) == []  # every route the UI asked answered
 
         # A reload: the conversation is rebuilt from the SQLite file (the UI keeps the Traces
         # view across reloads; its traces are answered again, then back to the events).
@@ -163,3 +170,53 @@ def test_dev_ui_chat_stream_state_artifacts_traces_reload_delete(
         WebDriverWait(browser, 10).until(
             lambda d: httpx.get(f"{base}/apps/{APP}/users/user/sessions", timeout=10).json() == []
         )
+
+
+def _graph_titles(driver: WebDriver) -> set[str]:
+    """The titles in the rendered graph SVGs (graphviz titles each edge ``a->b``)."""
+    titles = driver.find_elements(By.XPATH, "//*[local-name()='svg']//*[local-name()='title']")
+    return {str(title.get_attribute("textContent")) for title in titles}
+
+
+def _console_errors(driver: ChromiumDriver, base: str) -> list[str]:
+    """The console's errors about this server: its answers and the UI's own code.
+
+    (The UI's web fonts come from fonts.gstatic.com, out of reach of a test machine.)
+    """
+    entries: list[dict[str, Any]] = driver.get_log("browser")  # type: ignore[no-untyped-call]
+    return [e["message"] for e in entries if e["level"] == "SEVERE" and base in e["message"]]
+
+
+@pytest.mark.browser
+def test_dev_ui_with_a_model_graph_calls_and_traces(
+    browser: ChromiumDriver, tmp_path: Path
+) -> None:
+    shots = _artifacts(tmp_path)
+    with running_server("--agent", MODEL_AGENT, "--url", "memory://", "--dev-ui") as base:
+        browser.get(f"{base}/dev-ui/?app={MODEL_APP}")
+        _send(browser, "weather in paris")
+        _wait(browser, lambda body: "The answer is found weather in paris." in body)
+        # "Turn complete" on the answer only, not on the call for the tool before it
+        assert _body(browser).lower().count("turn complete") == 1
+        # The agent graph: the sub-agent's edge and the tool's (build_graph_image's DOT)
+        wanted = {"model_app->helper", "model_app->lookup"}
+        WebDriverWait(browser, 20).until(lambda d: wanted <= _graph_titles(d))
+        browser.save_screenshot(str(shots / "m1-answer-and-graph.png"))
+
+        # The model call that asked for the tool: its request and response
+        _click(browser, By.XPATH, "//*[contains(text(), 'lookup(\"weather in paris\")')]")
+        _click(browser, By.XPATH, "//button[.//mat-icon[normalize-space(text())='input']]")
+        _wait(
+            browser, lambda body: "system_instruction" in body and "function_declarations" in body
+        )
+        browser.save_screenshot(str(shots / "m2-request.png"))
+        _click(browser, By.XPATH, "//button[.//mat-icon[normalize-space(text())='output']]")
+        _wait(browser, lambda body: "function_call" in body and "call-" in body)
+        browser.save_screenshot(str(shots / "m3-response.png"))
+
+        # Traces: the spans of the turn, the model calls and the tool call among them
+        _click(browser, By.XPATH, "//button[normalize-space(.)='Traces']")
+        _wait(browser, lambda body: "Total latency" in body and "generate_content" in body)
+        assert "session_store.append" in _body(browser)
+        browser.save_screenshot(str(shots / "m4-traces.png"))
+        assert _console_errors(browser, base) == []

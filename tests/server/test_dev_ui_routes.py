@@ -16,6 +16,8 @@ from adk_runtime.errors import ConfigurationError
 from adk_runtime.server import create_app
 from adk_runtime.server.dev_ui import find_web_bundle
 from adk_runtime.sessions import InMemorySessionService
+from adk_runtime.workflow import START, Workflow
+from adk_runtime.workflow._root import as_agent
 from tests.serving import ROOT, cli_env
 
 TOKEN = "s3cret"
@@ -28,7 +30,8 @@ def lookup(city: str) -> str:
 
 @pytest.fixture
 async def client() -> AsyncIterator[httpx.AsyncClient]:
-    agent = LlmAgent(name="root", instruction="Be brief.", tools=[lookup])
+    helper = LlmAgent(name="helper", description="Helps.")
+    agent = LlmAgent(name="root", instruction="Be brief.", tools=[lookup], sub_agents=[helper])
     app = create_app(
         agent=agent,
         session_service=InMemorySessionService(),
@@ -74,6 +77,99 @@ async def test_version_app_info_graph_traces_and_501(client: httpx.AsyncClient) 
         answer = await client.post(path, headers=auth)
         assert answer.status_code == 501, path
         assert "adk-runtime serve does not provide it" in answer.json()["detail"]
+
+
+async def test_what_the_ui_asks_on_every_load(client: httpx.AsyncClient) -> None:
+    """google-adk 2.13's UI asks these whatever the agent: none may be an error."""
+    auth = {"Authorization": f"Bearer {TOKEN}"}
+    builder = await client.get("/dev/apps/root/builder?ts=1", headers=auth)
+    assert (builder.status_code, builder.text) == (200, "")  # not made by the builder
+    for listing in ("eval_sets", "eval_results"):
+        answer = await client.get(f"/dev/apps/root/{listing}", headers=auth)
+        assert (answer.status_code, answer.json()) == (200, []), listing
+    consent = await client.get("/config/telemetry", headers=auth)
+    assert (consent.status_code, consent.json()) == (200, {"telemetry": False})
+    for theme in ("light", "dark"):  # linked by the UI, absent from google-adk's wheel
+        css = await client.get(f"/dev-ui/prism-{theme}.css")
+        assert css.status_code == 200
+        assert css.headers["content-type"].startswith("text/css")
+    assert (await client.get("/dev-ui/prism-other.css")).status_code == 404
+
+
+async def test_telemetry_consent_stays_off(client: httpx.AsyncClient) -> None:
+    auth = {"Authorization": f"Bearer {TOKEN}"}
+    header = {**auth, "X-ADK-Telemetry-Request": "true"}
+    off = await client.post("/config/telemetry", json={"telemetry": False}, headers=header)
+    assert (off.status_code, off.json()) == (200, {"telemetry": False})
+    on = await client.post("/config/telemetry", json={"telemetry": True}, headers=header)
+    assert on.status_code == 400
+    assert "sends no usage telemetry" in on.json()["detail"]
+    unsigned = await client.post("/config/telemetry", json={"telemetry": False}, headers=auth)
+    assert unsigned.status_code == 400  # a form posted by another site cannot add the header
+    assert (await client.get("/config/telemetry")).status_code == 401
+
+
+async def test_build_graph_is_the_agent_tree(client: httpx.AsyncClient) -> None:
+    auth = {"Authorization": f"Bearer {TOKEN}"}
+    info = (await client.get("/dev/apps/root/build_graph", headers=auth)).json()
+    assert info["name"] == "root"
+    root = info["root_agent"]
+    assert (root["name"], root["instruction"]) == ("root", "Be brief.")
+    assert root["tools"] == [{"name": "lookup", "type": "tool"}]
+    assert [sub["name"] for sub in root["sub_agents"]] == ["helper"]
+    missing = await client.get("/dev/apps/nope/build_graph", headers=auth)
+    assert missing.status_code == 404
+
+
+async def test_build_graph_image_is_dot_by_path(client: httpx.AsyncClient) -> None:
+    auth = {"Authorization": f"Bearer {TOKEN}"}
+    light = (await client.get("/dev/apps/root/build_graph_image", headers=auth)).json()
+    assert list(light) == [""]
+    source = light[""]["dotSrc"]
+    assert source.startswith("digraph")
+    assert '"root" -> "helper";' in source
+    assert '"root" -> "lookup" [style="dashed"];' in source  # tools: dashed
+    dark = await client.get("/dev/apps/root/build_graph_image?dark_mode=true", headers=auth)
+    assert dark.json()[""]["dotSrc"] != source
+    helper = await client.get("/dev/apps/root/build_graph_image?node=helper", headers=auth)
+    assert list(helper.json()) == ["helper"]
+    unknown = await client.get("/dev/apps/root/build_graph_image?node=nope", headers=auth)
+    assert unknown.status_code == 404
+
+
+def pick(text: str) -> str:
+    """Route the text."""
+    return text
+
+
+def shout(text: str) -> str:
+    """Shout the text."""
+    return text.upper()
+
+
+async def test_a_workflows_graph_and_each_inner_workflows() -> None:
+    inner = Workflow(name="inner", edges=[(START, shout)])
+    writer = LlmAgent(name="writer", tools=[shout])
+    flow = Workflow(name="flow", edges=[(START, pick, {"a": inner, "b": writer})])
+    app = create_app(agent=as_agent(flow), session_service=InMemorySessionService())
+    transport = httpx.ASGITransport(app=app)
+    async with httpx.AsyncClient(transport=transport, base_url="http://test") as http:
+        info = (await http.get("/dev/apps/flow/build_graph")).json()
+        images = (await http.get("/dev/apps/flow/build_graph_image")).json()
+    root = info["root_agent"]
+    assert (root["name"], root["type"]) == ("flow", "workflow")
+    nodes = {node["name"]: node["type"] for node in root["graph"]["nodes"]}
+    assert nodes == {
+        "__START__": "start",
+        "pick": "function",
+        "inner": "workflow",
+        "writer": "agent",
+    }
+    routes = {(e["to_node"]["name"], e.get("route")) for e in root["graph"]["edges"]}
+    assert routes == {("pick", None), ("inner", "a"), ("writer", "b")}
+    assert sorted(images) == ["", "inner"]
+    assert '"pick" -> "inner" [label="a"];' in images[""]["dotSrc"]
+    assert '"__START__" -> "shout";' in images["inner"]["dotSrc"]
 
 
 async def test_cors_only_for_allowed_origins(client: httpx.AsyncClient) -> None:
