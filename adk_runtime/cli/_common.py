@@ -129,14 +129,14 @@ def artifact_url_option(help: str = ARTIFACT_URL_HELP) -> Callable[[F], F]:
 
 
 def user_option(required: bool = False, default: str | None = None) -> Callable[[F], F]:
-    """The ``--user`` option."""
+    """The ``--user`` option.
+
+    A default is passed to click only when there is one: click treats an explicit
+    ``default=None`` as a value given, and then no longer enforces ``required``.
+    """
+    extra: dict[str, Any] = {} if default is None else {"default": default}
     return click.option(
-        "--user",
-        "user_id",
-        default=default,
-        required=required,
-        metavar="USER",
-        help="User id.",
+        "--user", "user_id", required=required, metavar="USER", help="User id.", **extra
     )
 
 
