@@ -2,7 +2,9 @@
 
 Storage is chosen by URL everywhere (sessions, artifacts, memory, the CLI, Alembic). This
 module is the only place that reads a scheme out of a URL (:func:`url_scheme`) and that lists
-which schemes are SQL (:data:`SQL_SCHEMES`) or Redis (:data:`REDIS_SCHEMES`).
+which schemes are SQL (:data:`SQL_SCHEMES`) or Redis (:data:`REDIS_SCHEMES`). Each backend
+reads the options of a URL's query itself and refuses a name it does not know with
+:func:`unknown_option` (the valid names, and the nearest one).
 
 Each :class:`UrlRegistry` maps a URL scheme to ``"module:Class"`` and the pip requirement
 that provides it; the class is imported only when a URL asks for it and builds itself through
@@ -14,9 +16,12 @@ service's public names (``register_session_backend``, ``supported_schemes``), as
 
 from __future__ import annotations
 
+import difflib
 import importlib
 import re
+from collections.abc import Collection, Iterable
 from typing import Any, Generic, Protocol, TypeVar, cast
+from urllib.parse import parse_qsl, urlsplit
 
 from adk_runtime.errors import ConfigurationError, redact_url
 
@@ -24,7 +29,10 @@ __all__ = [
     "REDIS_SCHEMES",
     "SQL_SCHEMES",
     "UrlRegistry",
+    "check_query_options",
     "is_sql_url",
+    "query_option_names",
+    "unknown_option",
     "url_dialect",
     "url_scheme",
 ]
@@ -54,6 +62,39 @@ def url_dialect(url: object) -> str:
 def is_sql_url(url: object) -> bool:
     """Whether ``url`` names a SQL store."""
     return url_dialect(url) in {scheme.split("+", 1)[0] for scheme in SQL_SCHEMES}
+
+
+def query_option_names(url: str) -> list[str]:
+    """The names of the options in ``url``'s query, in order (``[]`` without a query)."""
+    try:
+        query = urlsplit(url).query
+    except ValueError:
+        return []
+    return [name for name, _ in parse_qsl(query, keep_blank_values=True)]
+
+
+def unknown_option(url: str, name: str, valid: Iterable[str], *, what: str) -> ConfigurationError:
+    """The error for option ``name`` in the query of ``url`` (a ``what`` URL) that nothing reads.
+
+    It names the option, the nearest valid name (a close spelling, or a name it begins) and
+    every valid name.
+    """
+    names = sorted(set(valid))
+    close = difflib.get_close_matches(name, names, n=1) or [
+        known for known in names if len(name) >= 3 and known.startswith(name)
+    ]
+    hint = f" Did you mean {close[0]!r}?" if close else ""
+    known = f" Valid options: {', '.join(names)}." if names else " It takes no options."
+    return ConfigurationError(
+        f"Unknown option {name!r} in the {what} URL {redact_url(url)!r}.{hint}{known}"
+    )
+
+
+def check_query_options(url: str, valid: Collection[str], *, what: str) -> None:
+    """Raise :func:`unknown_option` for the first option of ``url``'s query not in ``valid``."""
+    for name in query_option_names(url):
+        if name not in valid:
+            raise unknown_option(url, name, valid, what=what)
 
 
 T_co = TypeVar("T_co", covariant=True)

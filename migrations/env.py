@@ -17,6 +17,7 @@ from adk_runtime.errors import ConfigurationError
 from adk_runtime.sql.engine import create_engine
 from adk_runtime.sql.migrate import lock_for_migrations
 from adk_runtime.sql.schema import include_object, load_all_tables
+from adk_runtime.sql.url import SESSION_OPTIONS
 
 config = context.config
 target_metadata = load_all_tables()
@@ -45,7 +46,7 @@ def _run(connection: Connection) -> None:
 
 
 async def _run_async() -> None:
-    engine = create_engine(_url())
+    engine = create_engine(_url(), service_options=SESSION_OPTIONS)
     try:
         async with engine.connect() as connection:
             await connection.run_sync(_run)

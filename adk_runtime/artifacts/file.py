@@ -32,6 +32,7 @@ from urllib.parse import quote, unquote, urlsplit
 from google.genai import types
 from pydantic import Field
 
+from adk_runtime._url_registry import check_query_options
 from adk_runtime.artifacts._store import ArtifactRecord, StoredArtifactService
 from adk_runtime.artifacts._validation import ArtifactKey
 from adk_runtime.artifacts.base import ArtifactVersion
@@ -171,7 +172,11 @@ class FileArtifactService(StoredArtifactService):
 
     @classmethod
     def from_url(cls, url: str, **kwargs: Any) -> FileArtifactService:
-        """Build the store for ``file:///absolute/dir`` (or ``file://./relative/dir``)."""
+        """Build the store for ``file:///absolute/dir`` (or ``file://./relative/dir``).
+
+        It takes no options: a query is refused.
+        """
+        check_query_options(url, (), what="file://")
         parts = urlsplit(url)
         if parts.netloc in ("", "localhost"):
             path = unquote(parts.path)

@@ -6,6 +6,7 @@ import dataclasses
 import threading
 from typing import Any
 
+from adk_runtime._url_registry import check_query_options
 from adk_runtime.artifacts._store import ArtifactRecord, StoredArtifactService
 from adk_runtime.artifacts._validation import ArtifactKey
 from adk_runtime.errors import AlreadyExistsError
@@ -31,7 +32,8 @@ class InMemoryArtifactService(StoredArtifactService):
 
     @classmethod
     def from_url(cls, url: str, **kwargs: Any) -> InMemoryArtifactService:
-        """Build the store for ``memory://``."""
+        """Build the store for ``memory://`` (takes no options: a query is refused)."""
+        check_query_options(url, (), what="memory://")
         return cls(**kwargs)
 
     async def _save(self, key: ArtifactKey, record: ArtifactRecord) -> int:

@@ -28,11 +28,17 @@ DEFAULT_ARTIFACT_DIR = Path(".adk_runtime") / "artifacts"
 def default_artifact_url(session_url: str) -> str:
     """Where artifacts go when no artifact URL is given: as durable as the sessions.
 
-    In the session database when it is SQL (same file or database, its own tables); in
-    ``./.adk_runtime/artifacts`` (a ``file://`` store) for any other durable store (Redis);
-    in memory only when the sessions are in memory too.
+    In the session database when it is SQL (same file or database, its own tables, the
+    session service's own options left out of the query); in ``./.adk_runtime/artifacts`` (a
+    ``file://`` store) for any other durable store (Redis); in memory only when the sessions
+    are in memory too.
     """
     if is_sql_url(session_url):
+        from adk_runtime.sql.pool import take_query_option
+        from adk_runtime.sql.url import SESSION_OPTIONS
+
+        for name in SESSION_OPTIONS:
+            session_url, _ = take_query_option(session_url, name)
         return session_url
     if url_scheme(session_url) == "memory":
         return "memory://"

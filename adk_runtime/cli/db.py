@@ -32,9 +32,10 @@ _url_option = click.option(
 def _run(url: str, action: Callable[..., Awaitable[T]], *args: str) -> T:
     # Imported here so `adk-runtime --help` does not load SQLAlchemy and Alembic.
     from adk_runtime.sql import Database, create_engine
+    from adk_runtime.sql.url import SESSION_OPTIONS
 
     async def run() -> T:
-        db = Database(create_engine(url), owns_engine=True)
+        db = Database(create_engine(url, service_options=SESSION_OPTIONS), owns_engine=True)
         try:
             return await action(db, *args)
         finally:

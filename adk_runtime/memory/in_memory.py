@@ -5,6 +5,7 @@ from __future__ import annotations
 import threading
 from typing import TYPE_CHECKING, Any
 
+from adk_runtime._url_registry import check_query_options
 from adk_runtime.memory._text import (
     EventText,
     decode_metadata,
@@ -38,7 +39,8 @@ class InMemoryMemoryService(EventMemoryService):
 
     @classmethod
     def from_url(cls, url: str, **kwargs: Any) -> InMemoryMemoryService:
-        """Build the memory for ``memory://``."""
+        """Build the memory for ``memory://`` (takes no options: a query is refused)."""
+        check_query_options(url, (), what="memory://")
         return cls(**kwargs)
 
     async def _remember(

@@ -18,6 +18,7 @@ import uuid
 from typing import Any
 
 from adk_runtime import codec
+from adk_runtime._url_registry import check_query_options
 from adk_runtime.errors import (
     RECREATED_SESSION_MESSAGE,
     AlreadyExistsError,
@@ -113,7 +114,8 @@ class InMemorySessionService(BaseSessionService):
 
     @classmethod
     def from_url(cls, url: str, **kwargs: Any) -> InMemorySessionService:
-        """Build the service for ``memory://`` (takes no options)."""
+        """Build the service for ``memory://`` (takes no options: a query is refused)."""
+        check_query_options(url, (), what="memory://")
         return cls(**kwargs)
 
     def create_session_sync(

@@ -20,7 +20,7 @@ import contextlib
 import importlib
 import json
 import weakref
-from collections.abc import AsyncIterator, Callable
+from collections.abc import AsyncIterator, Callable, Collection
 from typing import Any, TypeVar
 
 from sqlalchemy import event
@@ -31,6 +31,7 @@ from sqlalchemy.pool import PoolProxiedConnection, QueuePool, StaticPool
 
 from adk_runtime._slots import Slots
 from adk_runtime.errors import BackendUnavailableError, DatabaseUrlError, redact_url
+from adk_runtime.sql._driver_options import split_driver_options
 from adk_runtime.sql._logs import hide_values_in_driver_logs
 from adk_runtime.sql._sqlite_settings import BUSY_TIMEOUT_MS, apply_settings
 from adk_runtime.sql._sqlite_writer import (
@@ -40,7 +41,7 @@ from adk_runtime.sql._sqlite_writer import (
     connect_args,
 )
 from adk_runtime.sql.errors import is_driver_disconnect, translate_errors
-from adk_runtime.sql.pool import POOL_DEFAULTS, split_pool_options
+from adk_runtime.sql.pool import POOL_DEFAULTS, split_pool_options, take_query_option, url_knobs
 from adk_runtime.sql.url import is_sqlite, normalize_url, sqlite_is_memory
 
 __all__ = ["BUSY_TIMEOUT_MS", "Database", "configure_engine", "create_engine"]
@@ -55,19 +56,36 @@ def _json_dumps(value: Any) -> str:
     return json.dumps(value, ensure_ascii=False, allow_nan=False, separators=(",", ":"))
 
 
-def create_engine(url: str, **engine_kwargs: Any) -> AsyncEngine:
+def create_engine(
+    url: str, *, service_options: Collection[str] = (), **engine_kwargs: Any
+) -> AsyncEngine:
     """Create and configure an async engine for ``url``.
 
     Args:
-        url: Any accepted database URL (normalized to the async driver). Pool knobs may be
-            given as query parameters (see :mod:`.pool`).
+        url: Any accepted database URL (normalized to the async driver). Pool knobs and the
+            driver's options may be given as query parameters (see :mod:`.pool` and
+            :mod:`._driver_options`); any other name is refused.
+        service_options: The query options of the service the URL is for (e.g.
+            :data:`~adk_runtime.sql.url.SESSION_OPTIONS`): taken out of the URL, never passed
+            to the driver (the service reads them), and named with the others when an option
+            is unknown.
         **engine_kwargs: Passed to :func:`sqlalchemy.ext.asyncio.create_async_engine`, after
             the pool defaults of :mod:`.pool` (which they override).
 
     Raises:
         DatabaseUrlError: The URL is not a supported database URL (a ConfigurationError).
+        ConfigurationError: A query option is unknown, or its value is invalid.
     """
-    normalized, engine_kwargs = split_pool_options(normalize_url(url), engine_kwargs)
+    normalized = normalize_url(url)
+    for name in service_options:
+        normalized, _ = take_query_option(normalized, name)
+    normalized, engine_kwargs = split_pool_options(normalized, engine_kwargs)
+    sqlite = is_sqlite(normalized)
+    known = (*url_knobs("sqlite" if sqlite else "postgresql"), *service_options)
+    what = "SQLite" if sqlite else "PostgreSQL"
+    normalized, connect_args = split_driver_options(normalized, known, what=what)
+    if connect_args:
+        engine_kwargs["connect_args"] = {**connect_args, **engine_kwargs.get("connect_args", {})}
     _require_driver(normalized)
     hide_values_in_driver_logs()
     # No SQL parameter (a state value, an event payload) in a log line or error message.

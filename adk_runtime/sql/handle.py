@@ -9,6 +9,7 @@ owns its engine) or from an engine the caller shares with other services.
 from __future__ import annotations
 
 import asyncio
+from collections.abc import Collection
 from typing import Any
 
 from sqlalchemy.ext.asyncio import AsyncEngine
@@ -22,7 +23,12 @@ from adk_runtime.sql.url import ASYNC_DRIVERS
 __all__ = ["SqlHandle", "SqlService"]
 
 
-def _database(db_url: str | None, db_engine: AsyncEngine | None, engine_kwargs: Any) -> Database:
+def _database(
+    db_url: str | None,
+    db_engine: AsyncEngine | None,
+    engine_kwargs: Any,
+    service_options: Collection[str],
+) -> Database:
     if (db_url is None) == (db_engine is None):
         raise DatabaseUrlError(
             "Exactly one of 'db_url' or 'db_engine' must be provided: pass either the "
@@ -30,7 +36,8 @@ def _database(db_url: str | None, db_engine: AsyncEngine | None, engine_kwargs: 
         )
     if db_engine is None:
         assert db_url is not None
-        return Database(create_engine(db_url, **engine_kwargs), owns_engine=True)
+        engine = create_engine(db_url, service_options=service_options, **engine_kwargs)
+        return Database(engine, owns_engine=True)
     dialect = db_engine.dialect
     if ASYNC_DRIVERS.get(dialect.name) != dialect.driver:
         raise DatabaseUrlError(
@@ -49,9 +56,14 @@ class SqlHandle:
         db_engine: AsyncEngine | None,
         auto_migrate: bool | None,
         engine_kwargs: Any,
+        service_options: Collection[str] = (),
     ) -> None:
-        """Wrap ``db_engine``, or create an engine for ``db_url`` (nothing connects yet)."""
-        self._db = _database(db_url, db_engine, engine_kwargs)
+        """Wrap ``db_engine``, or create an engine for ``db_url`` (nothing connects yet).
+
+        ``service_options``: the query options the service took out of ``db_url`` itself,
+        named with the engine's when the URL carries an unknown one.
+        """
+        self._db = _database(db_url, db_engine, engine_kwargs, service_options)
         self._auto_migrate = self._db.dialect == "sqlite" if auto_migrate is None else auto_migrate
         self._ready = False
         self._lock = asyncio.Lock()

@@ -8,7 +8,8 @@ keep a fixed set of connections instead; callers beyond it wait for one (up to
 
 Every knob is accepted as a keyword argument or as a URL query parameter
 (``postgresql+asyncpg://app@db/app?pool_size=20&pool_timeout=5``); keyword arguments win. The
-query parameters are removed from the URL before it reaches the driver.
+query parameters are removed from the URL before it reaches the driver; what the driver gets of
+the query is checked by :mod:`._driver_options`.
 
 =========================  ===========  ========================================================
 option                     default      meaning
@@ -31,7 +32,7 @@ from sqlalchemy.engine import make_url
 
 from adk_runtime.errors import ConfigurationError
 
-__all__ = ["POOL_DEFAULTS", "parse_count", "split_pool_options", "take_query_option"]
+__all__ = ["POOL_DEFAULTS", "parse_count", "split_pool_options", "take_query_option", "url_knobs"]
 
 POOL_DEFAULTS: Mapping[str, int] = {
     "pool_size": 10,
@@ -48,6 +49,16 @@ _KNOBS: dict[str, type] = {
     "pool_recycle": int,
     "statement_cache_size": int,
 }
+
+
+_POSTGRES_ONLY = ("statement_cache_size",)
+
+
+def url_knobs(backend: str) -> tuple[str, ...]:
+    """The knobs a URL of ``backend`` (``"sqlite"``, ``"postgresql"``) may carry in its query."""
+    if backend == "postgresql":
+        return tuple(_KNOBS)
+    return tuple(name for name in _KNOBS if name not in _POSTGRES_ONLY)
 
 
 def _number(name: str, raw: Any) -> int | float:
@@ -78,7 +89,8 @@ def split_pool_options(url: str, kwargs: Mapping[str, Any]) -> tuple[str, dict[s
         ConfigurationError: A knob is not a number, or is negative.
     """
     parsed = make_url(url)
-    from_query = {k: v for k, v in parsed.query.items() if k in _KNOBS}
+    knobs = url_knobs(parsed.get_backend_name())
+    from_query = {k: v for k, v in parsed.query.items() if k in knobs}
     stripped = parsed.difference_update_query(list(from_query))
     options: dict[str, Any] = {}
     if not _sqlite_memory(parsed.get_backend_name(), parsed.database):

@@ -14,7 +14,14 @@ from sqlalchemy.exc import ArgumentError
 from adk_runtime._url_registry import SQL_SCHEMES, url_scheme
 from adk_runtime.errors import DatabaseUrlError, redact_url
 
-__all__ = ["ASYNC_DRIVERS", "SQL_SCHEMES", "is_sqlite", "normalize_url", "sqlite_is_memory"]
+__all__ = [
+    "ASYNC_DRIVERS",
+    "SESSION_OPTIONS",
+    "SQL_SCHEMES",
+    "is_sqlite",
+    "normalize_url",
+    "sqlite_is_memory",
+]
 
 SQLITE = "sqlite+aiosqlite"
 POSTGRES = "postgresql+asyncpg"
@@ -25,6 +32,10 @@ _ACCEPTED = {"sqlite": "aiosqlite", "postgresql": "asyncpg", "postgres": "asyncp
 
 ASYNC_DRIVERS = {"sqlite": "aiosqlite", "postgresql": "asyncpg"}
 """The async driver of each SQL dialect (SQLAlchemy's dialect name → driver name)."""
+
+SESSION_OPTIONS = ("cache_bytes", "ttl_seconds")
+"""The session service's options a database URL's query may carry (read by the service, never
+by the engine): the ``db`` commands and Alembic, given the session URL, leave them out."""
 
 
 def _suggest(url: str, drivername: str) -> str:
@@ -59,10 +70,23 @@ def normalize_url(url: str | URL) -> str:
         )
     normalized = f"{target}:{text.split(':', 1)[1]}"
     try:
-        make_url(normalized)
+        parsed = make_url(normalized)
     except ArgumentError:
         raise DatabaseUrlError(f"{redact_url(text)!r} is not a valid database URL.") from None
+    if target == SQLITE and (parsed.host or parsed.username or parsed.port):
+        raise DatabaseUrlError(_sqlite_with_host(text, parsed.host or ""))
     return normalized
+
+
+def _sqlite_with_host(text: str, host: str) -> str:
+    """What to write instead of ``sqlite://name.db`` (two slashes: ``name.db`` is a host)."""
+    scheme, _, rest = text.partition("://")
+    relative = rest.rsplit("@", 1)[-1]
+    return (
+        f"{redact_url(text)!r} names a host ({host!r}); a SQLite URL names a file after three "
+        f"slashes: {f'{scheme}:///{relative}'!r} for a path relative to the current directory, "
+        f"{f'{scheme}:////abs/path.db'!r} (four) for an absolute one."
+    )
 
 
 def is_sqlite(url: str) -> bool:

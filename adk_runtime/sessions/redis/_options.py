@@ -1,7 +1,10 @@
 """The options of a Redis session service: checked values, and those a URL's query carries.
 
 ``redis://host/0?key_prefix=myapp:&ttl_seconds=86400`` sets ``key_prefix`` and ``ttl_seconds``
-(and any option of :data:`URL_OPTIONS`); what is left of the query goes on to redis-py.
+(and any option of :data:`URL_OPTIONS`); what is left of the query goes on to redis-py, which
+takes the options of :data:`DRIVER_OPTIONS`. Any other name is refused here, naming the nearest
+valid one: redis-py would pass it on to its connection class, which fails with a ``TypeError``
+at the first command. The path is the database number (``/0``) or nothing.
 """
 
 from __future__ import annotations
@@ -10,10 +13,21 @@ from collections.abc import Callable
 from typing import Any
 from urllib.parse import parse_qsl, urlencode, urlsplit, urlunsplit
 
+from redis.asyncio.connection import URL_QUERY_ARGUMENT_PARSERS
+
+from adk_runtime._url_registry import unknown_option
 from adk_runtime.errors import ConfigurationError, redact_url
 from adk_runtime.sessions.retention import check_ttl_seconds
 
-__all__ = ["URL_OPTIONS", "count", "describe", "positive_int", "split_url", "ttl_ms"]
+__all__ = [
+    "DRIVER_OPTIONS",
+    "URL_OPTIONS",
+    "count",
+    "describe",
+    "positive_int",
+    "split_url",
+    "ttl_ms",
+]
 
 URL_OPTIONS: dict[str, Callable[[str], Any]] = {
     "key_prefix": str,
@@ -25,6 +39,19 @@ URL_OPTIONS: dict[str, Callable[[str], Any]] = {
     "wait_timeout_ms": int,
 }
 """The service options a URL's query may set, and how each is read from text."""
+
+DRIVER_OPTIONS: frozenset[str] = frozenset(URL_QUERY_ARGUMENT_PARSERS) | {
+    "client_name",
+    "ssl_ca_certs",
+    "ssl_ca_path",
+    "ssl_cert_reqs",
+    "ssl_certfile",
+    "ssl_ciphers",
+    "ssl_keyfile",
+    "ssl_password",
+}
+"""The query options redis-py takes from a URL: those it reads itself, and the connection's
+text options (a client name, the TLS files and checks)."""
 
 
 def split_url(url: str) -> tuple[str, dict[str, Any]]:
@@ -40,11 +67,25 @@ def split_url(url: str) -> tuple[str, dict[str, Any]]:
     except ValueError:
         raise ConfigurationError(f"{redact_url(url)!r} is not a valid Redis URL.") from None
     query = parse_qsl(parts.query, keep_blank_values=True)
+    for key, _ in query:
+        if key not in URL_OPTIONS and key not in DRIVER_OPTIONS:
+            raise unknown_option(url, key, (*URL_OPTIONS, *DRIVER_OPTIONS), what="Redis")
+    _check_database(url, parts.scheme, parts.path)
     options = {key: _parse(key, value) for key, value in query if key in URL_OPTIONS}
     if not options:
         return url, options
     rest = urlencode([(key, value) for key, value in query if key not in URL_OPTIONS])
     return urlunsplit(parts._replace(query=rest)), options
+
+
+def _check_database(url: str, scheme: str, path: str) -> None:  # path: never in a message
+    """Refuse a path that is not a database number (redis-py would use database 0 instead)."""
+    number = path.strip("/")
+    if scheme.lower() == "unix" or not number or number.isdecimal():
+        return
+    raise ConfigurationError(
+        f"{redact_url(url)!r}: the path of a Redis URL is the database number (e.g. /0) or nothing."
+    )
 
 
 def _parse(name: str, text: str) -> Any:

@@ -43,6 +43,7 @@ from adk_runtime.sessions.state import merge_state
 from adk_runtime.sql.engine import Database
 from adk_runtime.sql.handle import SqlHandle
 from adk_runtime.sql.pool import parse_count, take_query_option
+from adk_runtime.sql.url import SESSION_OPTIONS, normalize_url
 
 __all__ = ["DatabaseSessionService"]
 
@@ -96,8 +97,10 @@ class DatabaseSessionService(BaseSessionService):
         **engine_kwargs: Any,
     ) -> None:
         """Create the service; the schema is checked (or migrated) on first use."""
+        if db_url is not None:
+            db_url, cache_bytes, ttl_seconds = _url_options(db_url, cache_bytes, ttl_seconds)
         self._expiry = Expiry(ttl_seconds)
-        self._handle = SqlHandle(db_url, db_engine, auto_migrate, engine_kwargs)
+        self._handle = SqlHandle(db_url, db_engine, auto_migrate, engine_kwargs, SESSION_OPTIONS)
         if cache_bytes is not None:
             self._session_cache = SessionCache(cache_bytes)
 
@@ -107,14 +110,8 @@ class DatabaseSessionService(BaseSessionService):
 
         ``cache_bytes`` and ``ttl_seconds`` may also be given as query parameters
         (``…/app.db?cache_bytes=67108864&ttl_seconds=2592000``), like the pool knobs of
-        :mod:`adk_runtime.sql.pool`; keyword arguments win.
+        :mod:`adk_runtime.sql.pool`; keyword arguments win. Any other name is refused.
         """
-        url, cache_bytes = take_query_option(url, "cache_bytes")
-        if cache_bytes is not None:
-            kwargs.setdefault("cache_bytes", parse_count("cache_bytes", cache_bytes))
-        url, ttl = take_query_option(url, "ttl_seconds")
-        if ttl is not None:
-            kwargs.setdefault("ttl_seconds", _parse_seconds(ttl))
         return cls(url, **kwargs)
 
     @property
@@ -435,6 +432,19 @@ class DatabaseSessionService(BaseSessionService):
         """Stop background sweeps; dispose the engine if this service created it."""
         await self._expiry.close()
         await self._handle.close()
+
+
+def _url_options(
+    url: str, cache_bytes: int | None, ttl_seconds: float | None
+) -> tuple[str, int | None, float | None]:
+    """``url`` without the service's options, and the options (keyword arguments win)."""
+    url, cache_text = take_query_option(normalize_url(url), "cache_bytes")
+    if cache_text is not None and cache_bytes is None:
+        cache_bytes = parse_count("cache_bytes", cache_text)
+    url, ttl_text = take_query_option(url, "ttl_seconds")
+    if ttl_text is not None and ttl_seconds is None:
+        ttl_seconds = _parse_seconds(ttl_text)
+    return url, cache_bytes, ttl_seconds
 
 
 def _parse_seconds(raw: str) -> float:
