@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import asyncio
 import dataclasses
+from collections.abc import Callable, Coroutine
 from typing import Annotated, Any, TypedDict
 
 from fastapi import Depends, HTTPException, Request
@@ -53,6 +54,8 @@ class ServerState:
     owns_services: bool
     abort_on_disconnect: bool = False
     tasks: set[asyncio.Task[Any]] = dataclasses.field(default_factory=set)
+    waiting: set[asyncio.Task[Any]] = dataclasses.field(default_factory=set)
+    """Tasks of :meth:`spawn_later` still waiting (cancelled at shutdown, never waited for)."""
 
     @property
     def sessions(self) -> BaseSessionService:
@@ -79,6 +82,17 @@ class ServerState:
         self.tasks.add(task)
         task.add_done_callback(self.tasks.discard)
         return task
+
+    def spawn_later(self, delay: float, make: Callable[[], Coroutine[Any, Any, Any]]) -> None:
+        """:meth:`spawn` ``make()`` after ``delay`` seconds (a shutdown meanwhile cancels it)."""
+
+        async def later() -> None:
+            await asyncio.sleep(delay)
+            self.spawn(make())
+
+        task = asyncio.get_running_loop().create_task(later())
+        self.waiting.add(task)
+        task.add_done_callback(self.waiting.discard)
 
 
 def server_state(request: Request) -> ServerState:

@@ -45,6 +45,7 @@ from adk_runtime.server._state import AdkState, ServerState, server_state, statu
 from adk_runtime.server.dev_ui import OPEN_PREFIX, add_dev_ui
 from adk_runtime.sessions import BaseSessionService
 from adk_runtime.sessions.claims import DEFAULT_LEASE_SECONDS, DEFAULT_WAIT_SECONDS
+from adk_runtime.sessions.invocations import OpenInvocation
 from adk_runtime.version import __version__
 
 if TYPE_CHECKING:
@@ -123,7 +124,9 @@ def create_app(
             page from reaching a server on this machine by DNS rebinding (its requests name
             the page's own host). Empty (the default): any host.
         resume_interrupted: At start-up, resume every interrupted invocation of the app in
-            the background (each outcome logged on ``adk_runtime.server``).
+            the background (each outcome logged on ``adk_runtime.server``); those a lease
+            still holds then (a process killed mid-turn and restarted within its lease) are
+            resumed once that lease has run out.
         abort_on_disconnect: Stop an invocation when the client that started it with
             ``/run`` or ``/run_sse`` disconnects, as google-adk's server does (what was
             committed stays and the turn is closed as ``INVOCATION_ABORTED``). Off: the
@@ -207,9 +210,34 @@ def _add_telemetry(app: FastAPI, *, metrics: bool, record_traces: bool) -> None:
         app.include_router(trace_routes.metrics_router)
 
 
-async def _resume_interrupted(state: ServerState) -> None:
-    """Finish the app's interrupted invocations (``serve --resume-interrupted``)."""
-    outcomes = await state.runner.resume_interrupted()
+_LEASE_MARGIN_SECONDS = 0.5
+"""How long after a held invocation's lease runs out the start-up resume looks again."""
+
+
+async def _resume_interrupted(state: ServerState, *, again: bool = True) -> None:
+    """Finish the app's interrupted invocations (``serve --resume-interrupted``).
+
+    Those a lease still holds (a holder that died just before this start, or a turn running
+    elsewhere) are looked at once more when that lease has run out: by then they are
+    interrupted, or finished by their live holder.
+    """
+    _log_outcomes(await state.runner.resume_interrupted())
+    service, app_name = state.runner.session_service, state.runner.app_name
+    found = await service.list_interrupted_invocations(app_name=app_name, include_running=True)
+    held = [item for item in found if not item.interrupted]
+    if not (held and again):
+        return
+    wait = max(item.held_for for item in held) + _LEASE_MARGIN_SECONDS
+    logger.info(
+        "%d invocation(s) held by a lease (a holder that died, or a turn running elsewhere); "
+        "looking again in %.1f s.",
+        len(held),
+        wait,
+    )
+    state.spawn_later(wait, lambda: _resume_interrupted(state, again=False))
+
+
+def _log_outcomes(outcomes: list[tuple[OpenInvocation, BaseException | None]]) -> None:
     for item, error in outcomes:
         if error is None:
             logger.info("Resumed invocation %r of session %r.", item.invocation_id, item.session_id)
@@ -224,6 +252,8 @@ async def _resume_interrupted(state: ServerState) -> None:
 
 async def _shutdown(state: ServerState) -> None:
     """Let running invocations finish (grace period), close toolsets, close owned services."""
+    for waiting in set(state.waiting):
+        waiting.cancel()
     if state.tasks:
         _, pending = await asyncio.wait(set(state.tasks), timeout=SHUTDOWN_GRACE_SECONDS)
         for task in pending:

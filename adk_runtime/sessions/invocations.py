@@ -4,7 +4,8 @@ A turn's claim records its invocation on the session when it is acquired and cle
 the turn ends normally (:mod:`adk_runtime.sessions.claims`), so the store always knows which
 invocation of a session is open and how it stands:
 
-- ``running``: its turn still holds the session (a live lease);
+- ``running``: its turn still holds the session (a live lease). A holder that died mid-turn
+  (``kill -9``) is listed so until its lease runs out: ``held_for`` says how long at most;
 - ``failed``: its turn raised (or its caller stopped reading) and released the session;
 - ``crashed``: its holder died (or stalled): the lease ran out without a release.
 
@@ -35,6 +36,10 @@ class OpenInvocation:
         invocation_id: The invocation.
         started_at: When its turn claimed the session (seconds since the epoch, store clock).
         status: ``running``, ``failed`` or ``crashed`` (see the module docstring).
+        held_for: Seconds the lease of the turn holding the session still ran when it was
+            read (store clock), 0.0 when none runs: a running invocation whose holder died
+            becomes ``crashed`` (resumable) after that long; a live holder renews it. Not
+            compared (it changes as time passes).
     """
 
     app_name: str
@@ -43,6 +48,7 @@ class OpenInvocation:
     invocation_id: str
     started_at: float
     status: InvocationStatus
+    held_for: float = dataclasses.field(default=0.0, compare=False)
 
     @property
     def interrupted(self) -> bool:
@@ -58,6 +64,7 @@ class OpenInvocation:
             "invocationId": self.invocation_id,
             "startedAt": self.started_at,
             "status": self.status,
+            "heldFor": round(self.held_for, 3),
         }
 
 

@@ -416,11 +416,12 @@ class InMemorySessionService(BaseSessionService):
                     continue
                 stored = self._sessions[key]
                 assert stored.open_invocation is not None
-                status = status_of(
-                    released=stored.claim_until is None, held=stored.claim_held_for(now) > 0
-                )
+                held_for = stored.claim_held_for(now)
+                status = status_of(released=stored.claim_until is None, held=held_for > 0)
                 found.append(
-                    OpenInvocation(*key, stored.open_invocation, stored.open_since, status)
+                    OpenInvocation(
+                        *key, stored.open_invocation, stored.open_since, status, held_for
+                    )
                 )
             return found
 

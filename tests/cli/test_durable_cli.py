@@ -7,9 +7,11 @@ import json
 from pathlib import Path
 
 import pytest
+from click.testing import CliRunner
 from google.genai import types
 
 from adk_runtime.artifacts.database import DatabaseArtifactService
+from adk_runtime.cli import main
 from adk_runtime.sessions import session_service_from_url
 from tests.durable_agent import APP, final_text, leave_interrupted
 from tests.serving import run_cli
@@ -118,3 +120,48 @@ def test_fork_copies_the_session_artifacts_of_the_default_store(tmp_path: Path) 
             return None if part is None else part.text
 
     assert asyncio.run(load()) == "uploaded"
+
+
+def test_an_invocation_held_by_a_dead_holders_lease_is_listed_and_waited_for(
+    tmp_path: Path,
+) -> None:
+    # What a chat killed mid-tool leaves: its claim, never released, holds the session (and
+    # its open invocation) until the lease runs out. In-process (CliRunner): the lease is short.
+    url = f"sqlite+aiosqlite:///{tmp_path / 'store.db'}"
+    lease = 6.0
+
+    async def kill_mid_tool() -> None:
+        async with session_service_from_url(url) as service:
+            await leave_interrupted(service, "ann", "s1", "e-held", lease_seconds=lease)
+
+    asyncio.run(kill_mid_tool())
+    cli = CliRunner()
+    listed = cli.invoke(main, ["sessions", "interrupted", "--url", url, "--app", APP, "--json"])
+    assert listed.exit_code == 0, listed.output
+    [item] = json.loads(listed.stdout)
+    assert (item["invocationId"], item["status"]) == ("e-held", "running")
+    assert 0 < item["heldFor"] <= lease
+    table = cli.invoke(main, ["sessions", "interrupted", "--url", url, "--app", APP])
+    assert "held: lease frees in" in table.stdout
+    assert "its process died" in table.stdout
+
+    at_once = cli.invoke(main, ["resume", "--agent", AGENT, "--url", url, "--wait", "0"])
+    assert at_once.exit_code == 1
+    assert "e-held (session s1): still held by a turn's lease" in at_once.stderr
+    assert "run resume again" in at_once.stderr
+
+    waited = cli.invoke(main, ["resume", "--agent", AGENT, "--url", url, "--wait", "60"])
+    assert waited.exit_code == 0, waited.output
+    assert "waiting for e-held (session s1)" in waited.stderr
+    assert waited.stdout.strip() == "e-held (session s1): resumed"
+    assert _final(url, "s1") == "calc total=322"
+
+
+def test_resume_says_when_there_is_nothing_to_resume(tmp_path: Path) -> None:
+    url = f"sqlite+aiosqlite:///{tmp_path / 'store.db'}"
+    result = CliRunner().invoke(main, ["resume", "--agent", AGENT, "--url", url, "--user", "ann"])
+    assert result.exit_code == 0, result.output
+    assert result.stdout == ""
+    assert "nothing to resume: no interrupted invocation of user 'ann' in app 'calc'" in (
+        result.stderr
+    )

@@ -252,3 +252,27 @@ async def test_a_retried_acquisition_gets_the_first_answer_not_its_own_lease(
     await session_service._release_claim(key, taker, finished=True)
     async with _claim(session_service, sid, wait_seconds=0) as claim:
         assert not claim.took_over
+
+
+async def test_a_held_invocation_says_how_long_its_lease_still_runs(
+    session_service: BaseSessionService,
+) -> None:
+    # A holder killed mid-turn leaves its invocation held until its lease runs out: the
+    # listing says for how long (by the store's clock), read from another service object.
+    sid = (await _new(session_service)).id
+    key = (APP, "u", sid)
+    attempt = await session_service._try_claim(key, 30.0, "e-held")
+    assert attempt.token is not None
+    async with twin(session_service) as other:
+        [held] = await other.list_interrupted_invocations(app_name=APP, include_running=True)
+        assert await other.list_interrupted_invocations(app_name=APP) == []
+    assert (held.invocation_id, held.status) == ("e-held", "running")
+    assert 20.0 < held.held_for <= 30.0
+    assert held.to_json()["heldFor"] == round(held.held_for, 3)
+    await asyncio.sleep(0.05)
+    [again] = await session_service.list_interrupted_invocations(app_name=APP, include_running=True)
+    assert again == held  # the same invocation: the seconds left are not compared
+    assert again.held_for < held.held_for
+    await session_service._release_claim(key, attempt.token)
+    [failed] = await session_service.list_interrupted_invocations(app_name=APP)
+    assert (failed.invocation_id, failed.status, failed.held_for) == ("e-held", "failed", 0.0)

@@ -17,10 +17,10 @@ from tests.serving import running_server
 pytestmark = pytest.mark.sqlite
 
 
-async def _wait_until_empty(client: httpx.AsyncClient) -> None:
+async def _wait_until_empty(client: httpx.AsyncClient, seconds: float = 30) -> None:
     # Running ones too: an invocation the start-up resume holds is not listed otherwise, so
     # on a busy machine the list would be empty before it had finished.
-    deadline = time.monotonic() + 30
+    deadline = time.monotonic() + seconds
     url = f"/apps/{APP}/interrupted-invocations"
     while (await client.get(url, params={"includeRunning": "true"})).json():
         assert time.monotonic() < deadline, "serve --resume-interrupted did not finish them"
@@ -75,3 +75,22 @@ async def test_serve_finishes_interrupted_invocations_and_resumes_and_forks(
     async with session_service_from_url(url) as service:
         session = await service.get_session(app_name=APP, user_id="ann", session_id="later")
         assert final_text(session) == "calc total=322"
+
+
+async def test_serve_resumes_an_invocation_held_at_start_up_once_its_lease_runs_out(
+    tmp_path: Path,
+) -> None:
+    # The process killed mid-tool and the server restarted within the lease: at start-up the
+    # invocation is still held; it is resumed when the lease runs out.
+    url = f"sqlite+aiosqlite:///{tmp_path / 'sessions.db'}"
+    lease = 20.0
+    async with session_service_from_url(url) as service:
+        await leave_interrupted(service, "ann", "killed", "e-killed", lease_seconds=lease)
+    claimed = time.monotonic()
+    args = ("--agent", "tests.durable_agent:root_agent", "--session-url", url)
+    with running_server(*args, "--resume-interrupted", "--log-level", "warning") as base:
+        assert time.monotonic() < claimed + lease, "the server started after the lease ended"
+        async with httpx.AsyncClient(base_url=base, timeout=30) as client:
+            await _wait_until_empty(client, seconds=lease + 30)
+            got = await client.get(f"/apps/{APP}/users/ann/sessions/killed")
+            assert got.json()["events"][-1]["content"]["parts"][0]["text"] == "calc total=322"

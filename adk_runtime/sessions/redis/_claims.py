@@ -113,9 +113,12 @@ async def open_invocations(
     """The open invocations of the app (of one user, of one session), from its open index."""
     reply = await link.read("open", protocol.open_call(app, user_id, session_id))
     found = []
-    for i in range(0, len(reply), 4):
+    for i in range(0, len(reply), 5):
         owner, sid = parse_app_index_member(text(reply[i]))
         status = _STATUSES[text(reply[i + 3])]
-        started = int(reply[i + 2]) / 1000
-        found.append(OpenInvocation(app.app_name, owner, sid, text(reply[i + 1]), started, status))
+        started, held_for = int(reply[i + 2]) / 1000, int(reply[i + 4]) / 1000
+        invocation = text(reply[i + 1])
+        found.append(
+            OpenInvocation(app.app_name, owner, sid, invocation, started, status, held_for)
+        )
     return found

@@ -318,6 +318,7 @@ def _open(*, by_user: bool, by_session: bool) -> AnySelect:
         sessions.c.open_since,
         sessions.c.claim_until.is_(None).label("released"),
         (sessions.c.claim_until > epoch_now()).label("held"),
+        (sessions.c.claim_until - epoch_now()).label("held_for"),
     ).where(sessions.c.app_name == APP, _OPEN_ID.is_not(None), _FRESH)
     if by_user:
         query = query.where(sessions.c.user_id == USER)

@@ -424,6 +424,7 @@ class DatabaseSessionService(BaseSessionService):
                 row.open_invocation_id,
                 float(row.open_since or 0.0),
                 status_of(released=bool(row.released), held=bool(row.held)),
+                max(float(row.held_for or 0.0), 0.0) if row.held else 0.0,
             )
             for row in rows
         ]

@@ -4,7 +4,8 @@
 -- dropped from the index. The session keys derive from `base` (the app's key start, with its
 -- hash tag): they share the app's slot, as every key of the app does.
 -- user: '' (every user) or the escaped user id; session: '' or the escaped session id.
--- Returns {member, invocation id, started ms, status ('running'|'failed'|'crashed'), ...}.
+-- Returns {member, invocation id, started ms, status ('running'|'failed'|'crashed'),
+-- lease ms left (0 unless running), ...}.
 
 local members
 if session ~= '' then
@@ -25,15 +26,18 @@ for _, member in ipairs(members) do
   else
     local until_ms = tonumber(meta[4] or '0')
     local status = 'crashed'
+    local held_ms = 0
     if until_ms == 0 then
       status = 'failed'
     elseif until_ms > now_ms then
       status = 'running'
+      held_ms = until_ms - now_ms
     end
     table.insert(found, member)
     table.insert(found, meta[2])
     table.insert(found, meta[3] or '0')
     table.insert(found, status)
+    table.insert(found, held_ms)
   end
 end
 return found
