@@ -7,6 +7,7 @@ script does not import the agents, google-genai or the HTTP server.
 
 from __future__ import annotations
 
+import difflib
 import importlib
 
 import click
@@ -49,6 +50,23 @@ class _LazyGroup(AdkGroup):
 
     def list_commands(self, ctx: click.Context) -> list[str]:
         return sorted(_COMMANDS)
+
+    def resolve_command(
+        self, ctx: click.Context, args: list[str]
+    ) -> tuple[str | None, click.Command | None, list[str]]:
+        """As click's, with a did-you-mean taken from :data:`_COMMANDS` for an unknown name.
+
+        click suggests from the commands the group holds, and this one holds none until one
+        is asked for.
+        """
+        name = args[0] if args else ""
+        unknown = name and not name.startswith("-") and self.get_command(ctx, name) is None
+        if unknown and not ctx.resilient_parsing:
+            close = difflib.get_close_matches(name, self.list_commands(ctx), n=1)
+            ctx.fail(
+                f"No such command {name!r}." + (f" Did you mean {close[0]!r}?" if close else "")
+            )
+        return super().resolve_command(ctx, args)
 
     def get_command(self, ctx: click.Context, cmd_name: str) -> click.Command | None:
         where = _COMMANDS.get(cmd_name)

@@ -2,6 +2,9 @@
 
 from __future__ import annotations
 
+import socket
+from typing import Any
+
 import click
 
 from adk_runtime.apps import App
@@ -15,6 +18,7 @@ from adk_runtime.cli._common import (
     runner_root,
     session_url_option,
 )
+from adk_runtime.cli._listen import bind, url_host
 from adk_runtime.cli._services import stores
 from adk_runtime.errors import ConfigurationError
 from adk_runtime.runners import Runner
@@ -62,6 +66,7 @@ def mcp(
     if agent is None:
         raise click.ClickException(f"{agent_spec} is an App without a root agent: give it one.")
     ensure_sqlite_dir(session_url)
+    listener = None if transport == "stdio" else bind(host, port)
 
     async def go() -> None:
         async with stores(session_url, artifact_url) as (service, artifacts):
@@ -70,9 +75,20 @@ def mcp(
             )
             server = to_mcp_server(agent, name=name, runner=runner)
             async with runner:  # closes the agent's own toolsets at the end
-                if transport == "stdio":
+                if listener is None:
                     await server.run_stdio_async()
                 else:
-                    await server.run_streamable_http_async(host=host, port=port)
+                    await _serve_http(server, host, listener)
 
     run_async(go())
+
+
+async def _serve_http(server: Any, host: str, listener: socket.socket) -> None:
+    """Serve ``server``'s streamable HTTP app on the bound ``listener`` (as the SDK would)."""
+    import uvicorn
+
+    app = server.streamable_http_app(host=host)
+    config = uvicorn.Config(app, log_level=server.settings.log_level.lower())
+    where = f"http://{url_host(host)}:{listener.getsockname()[1]}/mcp"
+    click.echo(f"serving MCP on {where}", err=True)
+    await uvicorn.Server(config).serve(sockets=[listener])

@@ -1,4 +1,8 @@
-"""``adk-runtime serve``: the HTTP API (google-adk ``api_server`` routes) for one agent."""
+"""``adk-runtime serve``: the HTTP API (google-adk ``api_server`` routes) for one agent.
+
+The listening socket is bound before anything is announced (:mod:`._listen`): a port in use
+or a host that does not resolve is one error line, and "serving on" names the port bound.
+"""
 
 from __future__ import annotations
 
@@ -20,6 +24,7 @@ from adk_runtime.cli._common import (
     session_url_option,
     show_url,
 )
+from adk_runtime.cli._listen import bind, url_host
 from adk_runtime.cli._services import artifact_service_for, memory_service_for
 from adk_runtime.errors import ConfigurationError
 from adk_runtime.sessions import BaseSessionService, session_service_from_url
@@ -195,15 +200,18 @@ def serve(
         allowed_hosts=_allowed_hosts(host, allowed_hosts),
         **services,
     )
+    listener = bind(host, port)
+    where = f"http://{url_host(host)}:{listener.getsockname()[1]}"
     click.echo(
-        f"serving {app.state.adk.app_name!r} on http://{host}:{port} "
+        f"serving {app.state.adk.app_name!r} on {where} "
         f"(sessions: {show_url(session_url)}"
         + (", bearer token required" if auth_token else "")
         + ")"
-        + (f"; dev UI: http://{host}:{port}/dev-ui/" if bundle else ""),
+        + (f"; dev UI: {where}/dev-ui/" if bundle else ""),
         err=True,
     )
-    uvicorn.run(app, host=host, port=port, log_level=log_level)
+    server = uvicorn.Server(uvicorn.Config(app, host=host, port=port, log_level=log_level))
+    server.run(sockets=[listener])
 
 
 def _alias(name: str, help: str, **defaults: Any) -> click.Command:

@@ -15,6 +15,7 @@ import sqlite3
 from collections.abc import Iterator
 
 from sqlalchemy import exc as sa_exc
+from sqlalchemy.engine import make_url
 
 from adk_runtime.errors import (
     AdkRuntimeError,
@@ -24,6 +25,7 @@ from adk_runtime.errors import (
     UnreadableDataError,
     redact_url,
 )
+from adk_runtime.utils._hosts import unresolved_host, unresolved_host_error
 
 __all__ = ["is_driver_disconnect", "refusal_typed", "translate_errors", "upgrade_hint"]
 
@@ -143,6 +145,8 @@ def _sqlite_problem(error: BaseException, url: str) -> Exception | None:
 
 def _classify(error: BaseException, url: str) -> Exception | None:
     where = redact_url(url)
+    if unresolved_host(error):
+        return unresolved_host_error(make_url(url).host, where)
     configuration = _configuration(error, url) or _sqlite_problem(error, url)
     if configuration is not None:
         return configuration
@@ -233,6 +237,8 @@ def translate_errors(url: str) -> Iterator[None]:
             "pool_timeout."
         ) from error
     except (OSError, asyncio.TimeoutError) as error:
+        if unresolved_host(error):
+            raise unresolved_host_error(make_url(url).host, redact_url(url)) from error
         raise BackendUnavailableError(
             f"Cannot reach the database at {redact_url(url)} ({type(error).__name__}); "
             "the operation did not complete. Retry it."

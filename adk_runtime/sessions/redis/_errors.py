@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from urllib.parse import urlsplit
+
 from redis import exceptions as redis_errors
 
 from adk_runtime.errors import (
@@ -14,6 +16,7 @@ from adk_runtime.errors import (
     SessionNotFoundError,
     StaleSessionError,
 )
+from adk_runtime.utils._hosts import unresolved_host, unresolved_host_error
 
 # Server replies that mean "not now" rather than "never": retrying later can succeed.
 _TRANSIENT_REPLIES = ("BUSY", "LOADING", "MASTERDOWN", "MISCONF", "NOREPLICAS", "OOM", "READONLY")
@@ -40,6 +43,8 @@ def translate(exc: BaseException, where: str) -> AdkRuntimeError:
         where: The server, already redacted (``redis://host:6379/0``), for the message.
     """
     detail = f"{type(exc).__name__}: {exc}"
+    if unresolved_host(exc):
+        return unresolved_host_error(_host(where), where)
     if isinstance(exc, redis_errors.NoPermissionError):
         return ConfigurationError(
             f"The Redis user at {where} may not run a command the session store needs "
@@ -52,6 +57,13 @@ def translate(exc: BaseException, where: str) -> AdkRuntimeError:
             "or its outcome is unknown; retrying it is safe."
         )
     return AdkRuntimeError(f"Redis at {where} rejected a command ({detail}).")
+
+
+def _host(where: str) -> str | None:
+    try:
+        return urlsplit(where).hostname
+    except ValueError:
+        return None
 
 
 def append_refused(status: str, session_id: str, held_ms: int) -> AdkRuntimeError:
