@@ -3,6 +3,8 @@
 The URL comes from ``--url`` or ``ADK_RUNTIME_SESSION_URL``; it is redacted in all output.
 ``check`` exits with status 1 when the schema is missing or behind, so deploy scripts can
 gate on it. A user mistake (bad URL, unreachable server) prints one error line, no traceback.
+A store that has no schema (Redis, ``memory://``) is said to need none, and every command on
+it succeeds doing nothing, so one deploy script serves every store.
 """
 
 from __future__ import annotations
@@ -15,6 +17,7 @@ from typing import TypeVar
 import click
 from rich.console import Console
 
+from adk_runtime._url_registry import REDIS_SCHEMES, url_scheme
 from adk_runtime.errors import AdkRuntimeError, BackendUnavailableError, redact_url
 
 T = TypeVar("T")
@@ -64,6 +67,21 @@ def _unreachable(url: str, error: BackendUnavailableError) -> str:
     )
 
 
+_SCHEMALESS = {**dict.fromkeys((*REDIS_SCHEMES, "unix"), "Redis"), "memory": "An in-memory store"}
+
+
+def _needs_no_schema(url: str, what: str) -> bool:
+    """Say so, and return True, when ``url`` names a store without a schema (Redis, memory)."""
+    kind = _SCHEMALESS.get(url_scheme(url))
+    if kind is None:
+        return False
+    _console.print(
+        f"[green]✓[/] {redact_url(url)}: {kind} needs no schema (adk-runtime db is for SQLite "
+        f"and PostgreSQL); nothing to {what}."
+    )
+    return True
+
+
 def _require_sqlite_file(url: str) -> None:
     """Refuse a SQLite path that does not exist (opening it would create an empty file)."""
     from sqlalchemy.engine import make_url
@@ -95,6 +113,9 @@ def upgrade(url: str, revision: str) -> None:
     """Upgrade the schema (safe to run from many replicas at once)."""
     from adk_runtime.sql import Database, migrate
 
+    if _needs_no_schema(url, "upgrade"):
+        return
+
     async def action(database: Database, target: str) -> migrate.SchemaStatus:
         await migrate.upgrade(database, target)
         return await migrate.schema_status(database)
@@ -113,6 +134,8 @@ def check(url: str) -> None:
     from adk_runtime.sql import migrate
     from adk_runtime.sql.errors import upgrade_hint
 
+    if _needs_no_schema(url, "check"):
+        return
     _require_sqlite_file(url)
     status = _run(url, migrate.schema_status)
     if status.up_to_date:
@@ -137,6 +160,8 @@ def current(url: str) -> None:
     """Print the schema revision the database is at."""
     from adk_runtime.sql import migrate
 
+    if _needs_no_schema(url, "report"):
+        return
     _require_sqlite_file(url)
     status = _run(url, migrate.schema_status)
     marker = " (newest)" if status.up_to_date else f" (newest: {status.head})"
@@ -154,6 +179,8 @@ def stamp(url: str, revision: str) -> None:
         await migrate.stamp(database, target)
         return await migrate.schema_status(database)
 
+    if _needs_no_schema(url, "stamp"):
+        return
     _require_sqlite_file(url)
     status = _run(url, action, revision)
     _console.print(

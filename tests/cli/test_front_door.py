@@ -1,4 +1,4 @@
-"""What a first-time user trips over: typos, a busy port, a host that does not resolve."""
+"""What a first-time user trips over: typos, a busy port, a bad host, piped output, re-runs."""
 
 from __future__ import annotations
 
@@ -14,6 +14,7 @@ from adk_runtime.cli import main
 from adk_runtime.utils._hosts import unresolved_host
 from tests.cli.test_cli import assert_one_line_error
 from tests.serving import cli_env, run_cli
+from tests.stores import REDIS_URL
 
 AGENT = "tests.server.agent:root_agent"
 
@@ -117,3 +118,12 @@ def test_only_a_name_that_does_not_exist_counts_as_unresolved() -> None:
     # No DNS server reachable for now: a retry may succeed.
     assert not unresolved_host(raised_from(socket.gaierror(socket.EAI_AGAIN, "Try again")))
     assert not unresolved_host(ConnectionRefusedError())
+
+
+@pytest.mark.parametrize("command", ["check", "upgrade", "current", "stamp"])
+@pytest.mark.parametrize("url", [REDIS_URL, "memory://"])
+def test_db_on_a_store_without_a_schema_says_it_needs_none(command: str, url: str) -> None:
+    result = CliRunner().invoke(main, ["db", command, "--url", url])
+    assert result.exit_code == 0, result.output
+    assert "needs no schema" in result.stdout
+    assert "not a supported database" not in result.output
