@@ -12,6 +12,8 @@ from typing import Any
 import click
 from google.genai import types
 from rich.console import Console
+from rich.markup import escape
+from rich.text import Text
 
 from adk_runtime.agents import BaseAgent, RunConfig, StreamingMode
 from adk_runtime.apps import App
@@ -38,7 +40,8 @@ __all__ = [
     "print_history",
 ]
 
-console = Console(highlight=False)
+console = Console(highlight=False, soft_wrap=True)
+"""The chat's and the demo's output: never hard-wrapped (piped, a JSON line stays one line)."""
 HISTORY_SHOWN = 10
 
 
@@ -93,8 +96,8 @@ def print_history(session: Session) -> None:
     """Show what a resumed session holds: its last turns and its state."""
     events = session.events
     console.print(
-        f"[bold green]Resumed[/] session [bold]{session.id}[/]: revision {session.revision}, "
-        f"{len(events)} event(s) found in storage."
+        f"[bold green]Resumed[/] session [bold]{escape(session.id)}[/]: revision "
+        f"{session.revision}, {len(events)} event(s) found in storage."
     )
     if len(events) > HISTORY_SHOWN:
         console.print(f"[dim]… {len(events) - HISTORY_SHOWN} earlier event(s)[/]")
@@ -107,7 +110,7 @@ def print_history(session: Session) -> None:
 def print_state(session: Session) -> None:
     """Print the session's merged state."""
     state = json.dumps(session.state, ensure_ascii=False, default=str)
-    console.print(f"[bold]state[/] {state}", markup=True, highlight=False)
+    console.print(Text.assemble(("state", "bold"), " ", state), highlight=False)
 
 
 async def _lines(script: Iterable[str] | None) -> AsyncIterator[str]:
@@ -246,9 +249,9 @@ def chat_with(
                 print_history(session)
             else:
                 console.print(
-                    f"New session [bold]{session.id}[/] of user {user_id} in app "
-                    f"{runner.app_name}, stored in {show_url(session_url)} (type 'exit' or "
-                    "Ctrl-D to leave)."
+                    f"New session [bold]{escape(session.id)}[/] of user {escape(user_id)} in app "
+                    f"{escape(runner.app_name)}, stored in {escape(show_url(session_url))} (type "
+                    "'exit' or Ctrl-D to leave)."
                 )
             async with runner:  # closes the agent's toolsets (MCP servers) at the end
                 return await converse(runner, session, script)

@@ -8,6 +8,7 @@ import sys
 from pathlib import Path
 
 import click
+from rich.markup import escape
 
 from adk_runtime import demo as notes
 from adk_runtime._url_registry import url_scheme
@@ -65,9 +66,9 @@ def demo(session_url: str, artifact_url: str | None, session_id: str, model: str
                 await _print_artifacts(artifacts, session.id)
             else:
                 console.print(
-                    f"[bold]New[/] session [bold]{session.id}[/] of user [bold]{DEMO_USER}[/] in "
-                    f"app [bold]{notes.APP_NAME}[/], stored in {show_url(session_url)}; run the "
-                    "demo again to see it resume."
+                    f"[bold]New[/] session [bold]{escape(session.id)}[/] of user "
+                    f"[bold]{DEMO_USER}[/] in app [bold]{notes.APP_NAME}[/], stored in "
+                    f"{escape(show_url(session_url))}; run the demo again to see it resume."
                 )
             script = None
             if not sys.stdin.isatty():
@@ -85,7 +86,8 @@ def demo(session_url: str, artifact_url: str | None, session_id: str, model: str
             console.rule()
             console.print(
                 f"session {final.id}: revision {final.revision}, {len(final.events)} events "
-                f"stored in {show_url(session_url)}"
+                f"stored in {show_url(session_url)}",
+                markup=False,
             )
             print_state(final)
             await _print_artifacts(artifacts, final.id)
@@ -105,7 +107,7 @@ def _print_where(session_url: str, session_id: str, artifact_url: str | None) ->
     extra = f" --artifact-url {show_url(artifact_url)}" if artifact_url else ""
     console.print(
         f"\nApp [bold]{notes.APP_NAME}[/], user [bold]{DEMO_USER}[/], session "
-        f"[bold]{session_id}[/]. Look at the data with:"
+        f"[bold]{escape(session_id)}[/]. Look at the data with:"
     )
     for line in (
         f"{exe} sessions list --url {url} --app {notes.APP_NAME}",
@@ -136,7 +138,7 @@ async def _print_artifacts(artifacts: BaseArtifactService, session_id: str) -> N
         versions = await artifacts.list_versions(
             app_name=notes.APP_NAME, user_id=DEMO_USER, session_id=session_id, filename=name
         )
-        console.print(f"[bold]artifact[/] {name}: versions {versions}")
+        console.print(f"[bold]artifact[/] {escape(name)}: versions {versions}")
 
 
 _KEY_VARIABLES = ("GOOGLE_API_KEY", "GEMINI_API_KEY", "GOOGLE_GENAI_USE_VERTEXAI")

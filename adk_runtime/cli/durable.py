@@ -16,6 +16,7 @@ import math
 import click
 from rich.console import Console
 from rich.table import Table
+from rich.text import Text
 
 from adk_runtime.cli._common import (
     agent_option,
@@ -34,7 +35,7 @@ from adk_runtime.sessions.invocations import OpenInvocation
 
 __all__ = ["fork_command", "interrupted_command", "resume"]
 
-console = Console()
+console = Console(soft_wrap=True)
 _app_option = click.option("--app", "app_name", required=True, help="Application name.")
 _session_option = click.option(
     "--session", "session_id", default=None, metavar="SESSION", help="Only this session."
@@ -74,8 +75,9 @@ def interrupted_command(
     for column in ("invocation", "session", "user", "status"):
         table.add_column(column, overflow="fold")
     for item in found:
-        table.add_row(item.invocation_id, item.session_id, item.user_id, _status(item))
-    console.print(table)
+        ids = (item.invocation_id, item.session_id, item.user_id)
+        table.add_row(*map(Text, ids), _status(item))
+    console.print(table, soft_wrap=False)
     console.print(f"{len(found)} invocation(s)")
     held = [item for item in found if not item.interrupted]
     if held:

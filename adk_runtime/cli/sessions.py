@@ -1,4 +1,8 @@
-"""``adk-runtime sessions list|show|delete|prune|export|import``: inspect and move sessions."""
+"""``adk-runtime sessions list|show|delete|prune|export|import``: inspect and move sessions.
+
+Output is never hard-wrapped (a JSON line piped to a file stays one line), and stored data
+(ids, text, state) is printed as text, never read as rich markup.
+"""
 
 from __future__ import annotations
 
@@ -9,7 +13,9 @@ from typing import Any
 
 import click
 from rich.console import Console
+from rich.markup import escape
 from rich.table import Table
+from rich.text import Text
 
 from adk_runtime import codec
 from adk_runtime.cli._common import (
@@ -32,7 +38,7 @@ from adk_runtime.sessions import (
 )
 from adk_runtime.sessions.retention import parse_idle_time
 
-console = Console()
+console = Console(soft_wrap=True)
 _app_option = click.option(
     "--app",
     "app_name",
@@ -88,12 +94,16 @@ def list_command(
     table.add_column("state keys", justify="right")
     for s in page.sessions:
         table.add_row(
-            s.id, s.user_id, str(s.revision), _when(s.last_update_time), str(len(s.state))
+            Text(s.id),
+            Text(s.user_id),
+            str(s.revision),
+            _when(s.last_update_time),
+            str(len(s.state)),
         )
-    console.print(table)
+    console.print(table, soft_wrap=False)
     console.print(f"{len(page.sessions)} session(s)")
     if page.next_page_token:
-        console.print(f"next page: --page-token {page.next_page_token}")
+        console.print(f"next page: --page-token {page.next_page_token}", markup=False)
 
 
 def _page_json(page: ListSessionsResponse) -> dict[str, Any]:
@@ -163,16 +173,18 @@ def show_command(
             click.echo(json.dumps(data, ensure_ascii=False))
             return
         console.print(
-            f"[bold]session {session.id}[/] user {session.user_id} app {session.app_name} "
-            f"revision {session.revision}, updated {_when(session.last_update_time)}"
+            f"[bold]session {escape(session.id)}[/] user {escape(session.user_id)} app "
+            f"{escape(session.app_name)} revision {session.revision}, updated "
+            f"{_when(session.last_update_time)}"
         )
-        console.print("state:", json.dumps(session.state, default=str, ensure_ascii=False))
+        state = json.dumps(session.state, default=str, ensure_ascii=False)
+        console.print(f"state: {state}", markup=False, highlight=False)
         table = Table()
         for column in ("#", "author", "event"):
             table.add_column(column)
         for number, event in enumerate(session.events, 1):
-            table.add_row(str(number), event.author, event_summary(event))
-        console.print(table)
+            table.add_row(str(number), Text(event.author), Text(event_summary(event)))
+        console.print(table, soft_wrap=False)
 
     run_async(go())
 
@@ -208,7 +220,10 @@ def delete_command(
                     app_name=app_name, user_id=user_id, session_id=session_id
                 )
                 if left:
-                    console.print(f"deleted {len(left)} artifact(s) left by session {session_id}")
+                    console.print(
+                        f"deleted {len(left)} artifact(s) left by session {session_id}",
+                        markup=False,
+                    )
                 raise
             if not yes:
                 click.confirm(
@@ -220,7 +235,7 @@ def delete_command(
                 session_id=session_id,
                 artifact_service=artifacts,
             )
-        console.print(f"deleted session {session_id}")
+        console.print(f"deleted session {session_id}", markup=False)
 
     run_async(go())
 

@@ -1,16 +1,21 @@
-"""What a first-time user trips over: typos, a busy port, a bad host, piped output, re-runs."""
+"""What a first-time user trips over: typos, a busy port, a bad host, `db` on Redis, pipes."""
 
 from __future__ import annotations
 
+import asyncio
+import json
 import socket
 import subprocess
 import sys
 from collections.abc import Iterator
+from pathlib import Path
 
 import pytest
 from click.testing import CliRunner
 
 from adk_runtime.cli import main
+from adk_runtime.sessions import session_service_from_url
+from adk_runtime.testing import text_event
 from adk_runtime.utils._hosts import unresolved_host
 from tests.cli.test_cli import assert_one_line_error
 from tests.serving import cli_env, run_cli
@@ -127,3 +132,39 @@ def test_db_on_a_store_without_a_schema_says_it_needs_none(command: str, url: st
     assert result.exit_code == 0, result.output
     assert "needs no schema" in result.stdout
     assert "not a supported database" not in result.output
+
+
+def _long_state_session(url: str) -> None:
+    async def fill() -> None:
+        async with session_service_from_url(url) as service:
+            state = {"notes": [f"a rather long note number {i}" for i in range(12)]}
+            state["markup"] = "[/x] [bold]not bold[/bold]"  # printed as it is, never as markup
+            session = await service.create_session(
+                app_name="notes", user_id="u", session_id="s", state=state
+            )
+            await service.append_event(session, text_event("[/oops] " + "word " * 40, role="user"))
+
+    asyncio.run(fill())
+
+
+@pytest.mark.sqlite
+def test_piped_output_is_never_hard_wrapped(tmp_path: Path) -> None:
+    url = f"sqlite+aiosqlite:///{tmp_path / 's.db'}"
+    _long_state_session(url)
+    env = cli_env()
+    del env["COLUMNS"]  # piped to a file: rich would wrap at 80 columns
+    shown = run_cli("sessions", "show", "s", "--url", url, "--app", "notes", "--user", "u", env=env)
+    assert shown.returncode == 0, shown.stderr
+    [state_line] = [line for line in shown.stdout.splitlines() if line.startswith("state: ")]
+    state = json.loads(state_line.removeprefix("state: "))
+    assert state["markup"] == "[/x] [bold]not bold[/bold]"
+    assert len(state["notes"]) == 12
+    assert "[/oops]" in shown.stdout  # an event's text is text too (it crashed rich before)
+
+    chat = run_cli(
+        "chat", "--agent", AGENT, "--url", url, "--app", "notes", "--user", "u", "--session", "s",
+        stdin="exit\n", env=env,
+    )  # fmt: skip
+    assert chat.returncode == 0, chat.stderr
+    [state_line] = [line for line in chat.stdout.splitlines() if line.startswith("state ")]
+    assert json.loads(state_line.removeprefix("state "))["markup"] == state["markup"]
