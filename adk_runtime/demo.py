@@ -5,7 +5,7 @@ from the user's words, so the demo needs no network and no API key; ``build_agen
 uses Gemini instead (with ``GOOGLE_API_KEY`` set).
 
 - ``remember <fact>``: ``remember_fact`` adds the fact to ``user:notes`` (every session of the
-  user sees it);
+  user sees it) unless it is there already, so running the demo again adds nothing twice;
 - ``todo <item>`` / ``done <n>``: ``add_todo`` / ``complete_todo`` keep the session's to-do list;
 - ``what do you remember?`` / ``list``: ``recall``;
 - ``save``: ``save_notes`` writes the notes to the artifact ``notes.md`` (a new version each time).
@@ -50,11 +50,16 @@ INSTRUCTION = (
 def remember_fact(fact: str, tool_context: ToolContext) -> dict[str, Any]:
     """Remember a fact about the user, for every future conversation.
 
+    A fact already remembered is not added again.
+
     Args:
         fact: The fact, in the user's words.
         tool_context: Given by the runtime.
     """
-    notes = [*tool_context.state.get("user:notes", []), fact]
+    known: list[str] = tool_context.state.get("user:notes", [])
+    if any(note.strip().casefold() == fact.strip().casefold() for note in known):
+        return {"message": f"I already remember that. I remember {len(known)} thing(s)."}
+    notes = [*known, fact]
     tool_context.state["user:notes"] = notes
     return {"message": f"Noted. I remember {len(notes)} thing(s)."}
 

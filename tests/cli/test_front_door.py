@@ -1,4 +1,4 @@
-"""What a first-time user trips over: typos, a busy port, a bad host, `db` on Redis, pipes."""
+"""What a first-time user trips over: typos, a busy port, a bad host, pipes, re-runs."""
 
 from __future__ import annotations
 
@@ -168,3 +168,16 @@ def test_piped_output_is_never_hard_wrapped(tmp_path: Path) -> None:
     assert chat.returncode == 0, chat.stderr
     [state_line] = [line for line in chat.stdout.splitlines() if line.startswith("state ")]
     assert json.loads(state_line.removeprefix("state "))["markup"] == state["markup"]
+
+
+@pytest.mark.sqlite
+def test_the_demo_run_again_and_again_adds_no_fact_twice(tmp_path: Path) -> None:
+    runs = [run_cli("demo", cwd=tmp_path) for _ in range(3)]
+    notes = []
+    for run in runs:
+        assert run.returncode == 0, run.stderr
+        *_, last_state = (line for line in run.stdout.splitlines() if line.startswith("state "))
+        notes.append(json.loads(last_state.removeprefix("state "))["user:notes"])
+    assert notes[1] == ["the meeting is at 3pm", "the demo resumed from storage"]
+    assert notes[2] == notes[1]
+    assert "I already remember that." in runs[2].stdout
