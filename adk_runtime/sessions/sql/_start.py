@@ -52,7 +52,7 @@ class Started:
         message: The message's commit (``already_stored``: stored before), or None.
     """
 
-    row: Mapping[str, Any]
+    row: Mapping[Any, Any]
     payloads: list[str]
     open_invocation: str | None
     message: AppendResult | None
@@ -145,7 +145,7 @@ async def _start_sqlite(
         found = (await connection.execute(statement, params)).first()
         if found is None or not alive(found.update_time, found.held):
             raise SessionNotFoundError(f"Session {key[2]!r} does not exist.")
-        row: Mapping[str, Any] = found._mapping
+        row: Mapping[Any, Any] = found._mapping
         if window == "since" and row["create_time"] != params["ctime"]:  # another one now
             found = (await connection.execute(statements.GET[(False, False)], params)).first()
             assert found is not None  # the transaction holds the write lock
