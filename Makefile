@@ -119,7 +119,7 @@ test-fast: install
 # The long crash/fault/race runs (@pytest.mark.reliability) plus the property tests at 300
 # examples each.
 test-reliability: install
-	$(BIN)/pytest tests/reliability --run-reliability
+	$(BIN)/pytest tests/reliability tests/server/test_fuzz.py --run-reliability
 
 $(DEMO_STAMP): pyproject.toml $(CONSTRAINTS)
 	@echo "Setting up $(DEMO_VENV) (first run only, under a minute): installing adk-runtime with its command line..."

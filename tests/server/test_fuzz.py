@@ -2,7 +2,8 @@
 
 `adk-runtime serve` runs on a SQLite file with a bearer token. schemathesis generates requests
 for every operation of ``/openapi.json`` (bounded: a few examples each) and fails on any 5xx
-or a response that does not match the schema's status codes. Then every operation is called
+or a response that does not match the schema's status codes; the coverage phase (every
+boundary value of every parameter, about 5 minutes) runs in ``make test-reliability``. Then every operation is called
 without the token: all of them answer 401 except ``/health``.
 """
 
@@ -34,7 +35,17 @@ def base_url(tmp_path_factory: pytest.TempPathFactory) -> Iterator[str]:
         yield url
 
 
-def test_no_generated_request_gets_a_server_error(base_url: str, tmp_path: Path) -> None:
+@pytest.mark.parametrize(
+    "phases",
+    [
+        "examples,fuzzing,stateful",
+        # every boundary value of every parameter: 5,400 requests, about 5 minutes alone
+        pytest.param("coverage", marks=[pytest.mark.reliability, pytest.mark.timeout(1200)]),
+    ],
+)
+def test_no_generated_request_gets_a_server_error(
+    base_url: str, tmp_path: Path, phases: str
+) -> None:
     result = subprocess.run(
         [
             sys.executable, "-m", "schemathesis.cli", "run", f"{base_url}/openapi.json",
@@ -44,6 +55,7 @@ def test_no_generated_request_gets_a_server_error(base_url: str, tmp_path: Path)
             "--seed", "1",
             "--no-color",
             "--request-timeout", "20",
+            "--phases", phases,
         ],
         capture_output=True, text=True, timeout=600, cwd=tmp_path, env=cli_env(),
     )  # fmt: skip

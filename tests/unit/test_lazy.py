@@ -18,7 +18,7 @@ def test_a_name_is_imported_from_its_module_on_first_use() -> None:
 def test_a_name_not_in_the_table_is_no_attribute() -> None:
     with pytest.raises(AttributeError, match="module 'pkg' has no attribute 'Nope'"):
         lazy_getattr("pkg", {})("Nope")
-    assert not hasattr(adk_runtime.sessions, "VertexAiSessionService")
+    assert not hasattr(adk_runtime.sessions, "NoSuchSessionService")
 
 
 def test_a_missing_dependency_names_the_extra_when_the_table_gives_one() -> None:
