@@ -3,8 +3,8 @@
 `adk-runtime serve` runs on a SQLite file with a bearer token. schemathesis generates requests
 for every operation of ``/openapi.json`` (bounded: a few examples each) and fails on any 5xx
 or a response that does not match the schema's status codes; the coverage phase (every
-boundary value of every parameter, about 5 minutes) runs in ``make test-reliability``. Then every operation is called
-without the token: all of them answer 401 except ``/health``.
+boundary value of every parameter, about 5 minutes) runs in ``make test-reliability``. Then
+every operation is called without the token: all of them answer 401 except ``/health``.
 """
 
 from __future__ import annotations
