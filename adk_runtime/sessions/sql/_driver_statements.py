@@ -68,6 +68,7 @@ __all__ = [
     "POSTGRESQL_STARTS",
     "SQLITE",
     "Compiled",
+    "Window",
 ]
 
 _ASYNCPG: Dialect = PGDialect_asyncpg()  # type: ignore[no-untyped-call]  # untyped in SQLAlchemy
@@ -223,11 +224,11 @@ def _postgresql() -> dict[str, Compiled]:
     }
 
 
-_Window = tuple[bool, bool] | str | None
-"""A read's events: a :data:`._statements.GET` key, or ``"since"`` (the session cache)."""
+Window = tuple[bool, bool] | str | None
+"""Which session read: a :data:`._statements.GET` key, or ``"since"`` (the cache's tail)."""
 
 
-def _start_postgresql(window: _Window) -> ClauseElement:
+def _start_postgresql(window: Window) -> ClauseElement:
     """Claim a released session, commit the turn's message, read the session: one statement.
 
     The claim is :data:`._statements.CLAIM` (a session held, or left unreleased by a holder
@@ -374,7 +375,7 @@ POSTGRESQL_READS: dict[tuple[bool, bool] | str | None, Compiled] = {
 """:data:`._statements.GET` (same keys) and ``"since"`` (:data:`._statements.GET_SINCE`) for
 asyncpg: a session read, the hottest read, on the driver connection."""
 
-POSTGRESQL_STARTS: dict[_Window, Compiled] = {
+POSTGRESQL_STARTS: dict[Window, Compiled] = {
     window: _compile_postgresql(_start_postgresql(window)) for window in POSTGRESQL_READS
 }
 """A turn's start (claim, message, read) for asyncpg, by the read's events (keys as

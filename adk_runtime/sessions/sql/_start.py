@@ -32,8 +32,7 @@ from adk_runtime.sql.engine import Database
 
 __all__ = ["Started", "Window", "start"]
 
-Window = tuple[bool, bool] | str | None
-"""Which session read: a :data:`._statements.GET` key, or ``"since"`` (the cache's tail)."""
+Window = driver_statements.Window
 
 _Key = tuple[str, str, str]
 Alive = Callable[[datetime, object], bool]

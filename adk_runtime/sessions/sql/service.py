@@ -50,9 +50,6 @@ __all__ = ["DatabaseSessionService"]
 _FirstRow = Callable[[str, dict[str, Any]], Awaitable[tuple[Any, ...] | None]]
 """Runs a named claim statement, returns its first row (see ``_claim_rows``)."""
 
-_Read = tuple[bool, bool] | str | None
-"""Which session read: a :data:`statements.GET` key, or ``"since"`` (:data:`GET_SINCE`)."""
-
 
 def _now() -> datetime:
     return datetime.now(timezone.utc)
@@ -169,10 +166,8 @@ class DatabaseSessionService(BaseSessionService):
         self, app_name: str, user_id: str, session_id: str, config: GetSessionConfig | None
     ) -> Session | None:
         params: dict[str, Any] = {"app": app_name, "user": user_id, "sid": session_id}
-        window = _event_window(config)
-        if config is not None:
-            params.update(k=config.num_recent_events, after=config.after_timestamp)
-        row = await self._read_live(window, params)
+        window, window_params = _start.window_of(ReadPlan(config))
+        row = await self._read_live(window, params | window_params)
         if row is None:
             return None
         session = _session(row)
@@ -184,7 +179,7 @@ class DatabaseSessionService(BaseSessionService):
         self, app_name: str, user_id: str, session_id: str, after_revision: int | None
     ) -> SessionTail | None:
         params: dict[str, Any] = {"app": app_name, "user": user_id, "sid": session_id}
-        read: _Read = (False, False)
+        read: _start.Window = (False, False)
         if after_revision is not None:
             read, params["since"] = "since", after_revision
         row = await self._read_live(read, params)
@@ -196,7 +191,9 @@ class DatabaseSessionService(BaseSessionService):
         size = sum(len(payload) for payload in payloads)
         return SessionTail(session, session._incarnation or "", size)
 
-    async def _read_live(self, read: _Read, params: dict[str, Any]) -> Mapping[Any, Any] | None:
+    async def _read_live(
+        self, read: _start.Window, params: dict[str, Any]
+    ) -> Mapping[Any, Any] | None:
         """The session row a :data:`statements.GET` form (or ``"since"``) reads.
 
         None when it is missing or expired.
@@ -457,15 +454,6 @@ def _parse_seconds(raw: str) -> float:
 
 def _key_params(key: tuple[str, str, str]) -> dict[str, Any]:
     return {"app": key[0], "user": key[1], "sid": key[2]}
-
-
-def _event_window(config: GetSessionConfig | None) -> tuple[bool, bool] | None:
-    """Which :data:`statements.GET` form serves ``config`` (None: no events at all)."""
-    if config is None:
-        return (False, False)
-    if config.num_recent_events == 0:
-        return None
-    return (config.num_recent_events is not None, config.after_timestamp is not None)
 
 
 def _session(row: Mapping[Any, Any]) -> Session:
