@@ -15,10 +15,10 @@ end
 if incarnation ~= '' and meta[3] ~= incarnation then
   return {'recreated'}
 end
-local seq = redis.call('HGET', event_ids_key, event_id)
+local seq, stored = stored_event(event_ids_key, events_key, event_id)
 if seq then
   mark_replicated(ack_key, ack_ms)
-  return {'dup', seq, redis.call('LINDEX', events_key, tonumber(seq) - 1), meta[2]}
+  return {'dup', seq, stored, meta[2]}
 end
 local time = redis.call('TIME')
 local lease_until = tonumber(meta[5] or '0')

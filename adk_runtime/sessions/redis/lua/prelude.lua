@@ -127,6 +127,15 @@ local function read_session(keys, count, after, since)
           redis.call('HGETALL', keys[6]), events}
 end
 
+-- The event stored under event_id: its sequence number and its JSON; nil when none is.
+local function stored_event(event_ids_key, events_key, event_id)
+  local seq = redis.call('HGET', event_ids_key, event_id)
+  if not seq then
+    return nil
+  end
+  return seq, redis.call('LINDEX', events_key, tonumber(seq) - 1)
+end
+
 -- Store an event as the session's next revision (its checks made): the event, its id and
 -- time indexes, the state pairs of ARGV from `first` (`counts`: session, app, user pairs),
 -- the revision, the update time (the server's `time`, never before the last one, `mtime`)

@@ -31,9 +31,9 @@ end
 local idle_deadline = math.floor(tonumber(meta[4]) * 1000) + ttl_ms
 local commit = {}
 if event_id ~= '' then
-  local seq = redis.call('HGET', event_ids_key, event_id)
+  local seq, stored = stored_event(event_ids_key, events_key, event_id)
   if seq then
-    commit = {'dup', seq, redis.call('LINDEX', events_key, tonumber(seq) - 1), meta[4]}
+    commit = {'dup', seq, stored, meta[4]}
   else
     local rev, stored_at = store_event(
       {meta_key, events_key, event_ids_key, event_times_key, state_key, app_state_key,
