@@ -10,8 +10,8 @@ import time
 from collections.abc import Awaitable, Callable
 
 from adk_runtime.errors import EventIdConflictError, StaleSessionError
-from adk_runtime.sessions._prepare import AppendResult, PreparedAppend, SessionTail
-from adk_runtime.sessions.claims import ClaimAttempt
+from adk_runtime.sessions._prepare import AppendResult, PreparedAppend
+from adk_runtime.sessions.claims import ClaimedStart
 from adk_runtime.sessions.session import Session
 from adk_runtime.telemetry import record_append, store_span
 
@@ -20,7 +20,7 @@ __all__ = ["Commit", "Start", "read_attributes", "traced_append", "traced_start"
 Commit = Callable[[Session, PreparedAppend], Awaitable[AppendResult]]
 """The one append path of a service (``BaseSessionService._commit``)."""
 
-Start = Callable[[], Awaitable[tuple[ClaimAttempt, SessionTail, AppendResult | None] | None]]
+Start = Callable[[], Awaitable[ClaimedStart | None]]
 """A turn's start (``BaseSessionService._claim_and_read`` with its arguments)."""
 
 
@@ -76,7 +76,7 @@ def read_attributes(session: Session | None) -> dict[str, int | bool]:
 
 async def traced_start(
     start: Start, backend: str, db_system: str | None, session_id: str
-) -> tuple[ClaimAttempt, SessionTail, AppendResult | None] | None:
+) -> ClaimedStart | None:
     """A turn's start (claim, read, message) in a span; its message counted as an append.
 
     ``adk.store.claimed`` says whether it claimed (False: the turn takes the usual steps);

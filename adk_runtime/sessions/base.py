@@ -88,6 +88,7 @@ from adk_runtime.sessions._validation import (
 from adk_runtime.sessions.claims import (
     DEFAULT_LEASE_SECONDS,
     ClaimAttempt,
+    ClaimedStart,
     SessionClaim,
     SessionKey,
     StartedTurn,
@@ -471,7 +472,7 @@ class BaseSessionService(abc.ABC):
         if entry is not None:
             plan = ReadPlan(None, entry.revision, entry.identity)
 
-        def step() -> Awaitable[tuple[ClaimAttempt, SessionTail, AppendResult | None] | None]:
+        def step() -> Awaitable[ClaimedStart | None]:
             return self._claim_and_read(key, lease_seconds, mark, token, plan, start.message)
 
         if telemetry_enabled():  # the same step, in a span
@@ -492,7 +493,7 @@ class BaseSessionService(abc.ABC):
         token: int,
         read: ReadPlan,
         message: PreparedAppend | None,
-    ) -> tuple[ClaimAttempt, SessionTail, AppendResult | None] | None:
+    ) -> ClaimedStart | None:
         """Claim the session if it is free, read it and commit ``message``: one atomic step.
 
         Only a session whose last claim was released (or that was never claimed) is claimed

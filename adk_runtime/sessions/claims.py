@@ -41,7 +41,7 @@ import logging
 import random
 import secrets
 from types import TracebackType
-from typing import TYPE_CHECKING, Protocol
+from typing import TYPE_CHECKING, Protocol, TypeAlias
 
 from adk_runtime.errors import (
     BackendUnavailableError,
@@ -49,9 +49,10 @@ from adk_runtime.errors import (
     InputValidationError,
     SessionBusyError,
 )
+from adk_runtime.sessions._prepare import AppendResult, SessionTail
 
 if TYPE_CHECKING:
-    from adk_runtime.sessions._prepare import AppendResult, PreparedAppend
+    from adk_runtime.sessions._prepare import PreparedAppend
     from adk_runtime.sessions.base import GetSessionConfig
     from adk_runtime.sessions.session import Session
 
@@ -60,6 +61,7 @@ __all__ = [
     "DEFAULT_WAIT_SECONDS",
     "ClaimAttempt",
     "ClaimStore",
+    "ClaimedStart",
     "SessionClaim",
     "SessionKey",
     "StartedTurn",
@@ -112,6 +114,11 @@ class ClaimAttempt:
     held_for: float = 0.0
     took_over: bool = False
     open_invocation: str | None = None
+
+
+ClaimedStart: TypeAlias = tuple[ClaimAttempt, SessionTail, AppendResult | None]
+"""What a turn's combined claim-and-read gives (``BaseSessionService._claim_and_read``): the
+claim, the session as read, and the message's commit (None: no message was given)."""
 
 
 @dataclasses.dataclass(frozen=True)

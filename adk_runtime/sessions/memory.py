@@ -41,7 +41,7 @@ from adk_runtime.sessions.base import (
     PreparedAppend,
     PreparedCreate,
 )
-from adk_runtime.sessions.claims import new_claim_token
+from adk_runtime.sessions.claims import ClaimedStart, new_claim_token
 from adk_runtime.sessions.fork import PreparedFork
 from adk_runtime.sessions.invocations import OpenInvocation, status_of
 from adk_runtime.sessions.retention import IdleQuery, IdleSession
@@ -296,7 +296,7 @@ class InMemorySessionService(BaseSessionService):
         token: int,
         read: ReadPlan,
         message: PreparedAppend | None,
-    ) -> tuple[ClaimAttempt, SessionTail, AppendResult | None] | None:
+    ) -> ClaimedStart | None:
         with self._lock:
             stored = self._existing(key)
             if stored.claim_until is not None:  # held, or left unreleased: the usual steps

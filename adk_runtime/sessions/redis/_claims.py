@@ -12,7 +12,7 @@ import math
 from adk_runtime.errors import SessionNotFoundError
 from adk_runtime.events import event_from_stored
 from adk_runtime.sessions._prepare import AppendResult, PreparedAppend, ReadPlan, SessionTail
-from adk_runtime.sessions.claims import ClaimAttempt
+from adk_runtime.sessions.claims import ClaimAttempt, ClaimedStart
 from adk_runtime.sessions.invocations import InvocationStatus, OpenInvocation
 from adk_runtime.sessions.redis import _protocol as protocol
 from adk_runtime.sessions.redis._keys import AppKeys, SessionKeys, parse_app_index_member
@@ -69,7 +69,7 @@ async def start_turn(
     mark: str | None,
     read: ReadPlan,
     message: PreparedAppend | None,
-) -> tuple[ClaimAttempt, SessionTail, AppendResult | None] | None:
+) -> ClaimedStart | None:
     """Claim a released session, read it and commit ``message``: one script (``start.lua``).
 
     None: the session is held or was left unreleased (nothing written).

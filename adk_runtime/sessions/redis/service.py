@@ -70,7 +70,7 @@ from adk_runtime.sessions.base import (
     PreparedCreate,
     SessionTail,
 )
-from adk_runtime.sessions.claims import SessionKey, new_claim_token
+from adk_runtime.sessions.claims import ClaimedStart, SessionKey, new_claim_token
 from adk_runtime.sessions.fork import PreparedFork
 from adk_runtime.sessions.invocations import OpenInvocation
 from adk_runtime.sessions.redis import _claims, _clients, _listing, _options
@@ -261,7 +261,7 @@ class RedisSessionService(BaseSessionService):
         token: int,
         read: ReadPlan,
         message: PreparedAppend | None,
-    ) -> tuple[ClaimAttempt, SessionTail, AppendResult | None] | None:
+    ) -> ClaimedStart | None:
         """One script, ``start.lua`` (:func:`._claims.start_turn`)."""
         keys = self._keys(*key)
         link, ttl_ms = self._link, self._ttl_ms

@@ -30,7 +30,7 @@ from adk_runtime.sessions.base import (
     PreparedCreate,
     SessionTail,
 )
-from adk_runtime.sessions.claims import new_claim_token
+from adk_runtime.sessions.claims import ClaimedStart, new_claim_token
 from adk_runtime.sessions.fork import PreparedFork
 from adk_runtime.sessions.invocations import OpenInvocation, status_of
 from adk_runtime.sessions.retention import IdleQuery, IdleSession
@@ -344,7 +344,7 @@ class DatabaseSessionService(BaseSessionService):
         token: int,
         read: ReadPlan,
         message: PreparedAppend | None,
-    ) -> tuple[ClaimAttempt, SessionTail, AppendResult | None] | None:
+    ) -> ClaimedStart | None:
         """One statement on PostgreSQL, one transaction on SQLite (:mod:`._start`)."""
         db = await self._open()
         claim: dict[str, Any] = {"lease": lease_seconds, "mark": mark, "new_token": token}
