@@ -456,16 +456,14 @@ class Turn:
         """
         if resuming is not None and claim.open_invocation != resuming:
             raise InvocationNotOpenError(resuming, self.session_id)
-        started = claim.started
-        if started is not None and started.session._fence is None:  # read with the claim
-            started.session._fence = claim.token
-            return started.session
-        session = await self.service.get_session(
-            app_name=self.runner.app_name,
-            user_id=self.user_id,
-            session_id=self.session_id,
-            config=None if run_config is None else run_config.get_session_config,
-        )
+        session = claim.take_started_session()  # read with the claim, where the store could
+        if session is None:
+            session = await self.service.get_session(
+                app_name=self.runner.app_name,
+                user_id=self.user_id,
+                session_id=self.session_id,
+                config=None if run_config is None else run_config.get_session_config,
+            )
         if session is None:  # deleted between the claim and the read
             raise self._missing()
         session._fence = claim.token

@@ -244,6 +244,17 @@ class SessionClaim:
         self._start = start
         self.started: StartedTurn | None = None
         """What the acquisition did of ``start`` (None: only the claim was taken)."""
+        self._session_taken = False
+
+    def take_started_session(self) -> Session | None:
+        """The session read with the claim, the first time only (later: None, read it again).
+
+        It is as the store held it at the claim, so it is current only until the turn writes.
+        """
+        if self.started is None or self._session_taken:
+            return None
+        self._session_taken = True
+        return self.started.session
 
     async def __aenter__(self) -> SessionClaim:
         """Acquire the claim, waiting up to ``wait_seconds`` for another holder.
