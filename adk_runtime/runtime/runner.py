@@ -1,6 +1,6 @@
 """The Runner: load the session, then for every event the agent yields — commit, yield, resume.
 
-``run_async`` drives one invocation (DESIGN §2):
+``run_async`` drives one invocation (contract §2, docs/explanation/contract.md):
 
 1. load the session (missing → ``SessionNotFoundError``, unless ``auto_create_session``);
 2. commit the user event (author ``"user"``, carrying the caller's ``state_delta``), not yielded;

@@ -1,6 +1,7 @@
-"""The SessionService contract every backend implements (DESIGN §4).
+"""The SessionService contract every backend implements.
 
-Guarantees, on every backend:
+Guarantees, on every backend (items 1-8 are contract §4.1-§4.8, item 9 is contract §5, in
+docs/explanation/contract.md):
 
 1. **Atomic append.** The event, the session/app/user state changes and the revision bump
    commit together or not at all.

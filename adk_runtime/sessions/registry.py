@@ -1,4 +1,6 @@
-"""Storage by configuration: one URL picks the session backend (DESIGN §5).
+"""Storage by configuration: one URL picks the session backend.
+
+The guarantees kept here are contract §9 (docs/explanation/contract.md).
 
 Backends register a URL scheme with the import path of their class and the extra that
 installs them (:class:`~adk_runtime._url_registry.UrlRegistry`, shared with the artifact and

@@ -1,4 +1,4 @@
-"""Session claims (DESIGN §4.11): one turn at a time per session, across service objects.
+"""Session claims (contract §5): one turn at a time per session, across service objects.
 
 Every test runs on every backend; "another replica" is a second service object on the same
 store (:func:`tests.backends.twin`), so the claim is proven to live in the store.

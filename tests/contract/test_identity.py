@@ -1,4 +1,4 @@
-"""Session identity (DESIGN §4.10): an object of a deleted session never writes into a new one.
+"""Session identity (contract §4.10): an object of a deleted session never writes into a new one.
 
 A session deleted and created again under the same id is another incarnation. An append from
 an object loaded before the delete fails with StaleSessionError and writes nothing, even when

@@ -1,4 +1,4 @@
-"""Nothing is committed that cannot be read back (DESIGN §4.9), on every backend.
+"""Nothing is committed that cannot be read back (contract §4.9), on every backend.
 
 Regression tests for what got through before: non-finite timestamps and numbers, event
 content nested too deep; a property test over generated events; and a row that is already

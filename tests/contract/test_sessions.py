@@ -1,4 +1,4 @@
-"""The SessionService contract (DESIGN §4), run on every backend through one fixture."""
+"""The SessionService contract (contract §4), run on every backend through one fixture."""
 
 from __future__ import annotations
 

@@ -1,4 +1,4 @@
-"""A model-based test across features, on every backend (DESIGN §4.13: guarantees compose).
+"""A model-based test across features, on every backend (contract §10: guarantees compose).
 
 Hypothesis drives random sequences of what users, operators and crashes do to one store seen
 by two replicas (:mod:`tests.reliability.model_support`): create, delete, re-create (also

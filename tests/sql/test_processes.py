@@ -1,4 +1,4 @@
-"""Several OS processes on one SQLite file or PostgreSQL database (DESIGN §4.3)."""
+"""Several OS processes on one SQLite file or PostgreSQL database (contract §4.3)."""
 
 from __future__ import annotations
 
