@@ -2,8 +2,9 @@
 
 ``tests/parity/test_module_parity.py`` walks google-adk's public modules in :data:`AREAS` and
 fails on any module path or name we lack that is not listed here, and on any entry here that
-is no longer missing. The README's parity table is rendered from this file:
-``python -m tests.parity.omissions`` prints it.
+is no longer missing. The parity table of ``docs/reference/parity.md`` is rendered from this
+file: ``python -m tests.parity.omissions`` prints it, and ``test_module_parity.py`` checks that
+the page holds the current rendering.
 
 A key is either a module path under ``google.adk`` (that module and every module below it) or
 ``module:Name`` (one name of a module we do have). Each value is the reason.
@@ -322,8 +323,11 @@ SIGNATURES_OMITTED: dict[str, str] = {
 """Parameters of google-adk functions not taken here (``module:qualname(parameter)``)."""
 
 
-def readme_table() -> str:
-    """The README's table: one row per reason, listing what it covers (``google.adk.`` paths)."""
+def parity_table() -> str:
+    """The table of ``docs/reference/parity.md``: one row per reason, with what it covers.
+
+    What a row covers is listed as paths under ``google.adk.``.
+    """
     rows: dict[str, list[str]] = {}
     listed = [*OMITTED.items(), *REFUSED.items(), *MEMBERS_OMITTED.items()]
     listed += [(key, reason) for key, reason in SIGNATURES_OMITTED.items()]
@@ -337,4 +341,4 @@ def readme_table() -> str:
 
 
 if __name__ == "__main__":
-    print(readme_table())
+    print(parity_table())

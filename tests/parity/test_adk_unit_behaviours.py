@@ -2,8 +2,8 @@
 
 Each test below follows one of google-adk's (an older release's ``tests/unittests``, which
 pass on google-adk 2.13; ``bench/adk_unit_tests.py`` runs them with rewritten imports): the
-same scenario, the same observable behaviour. Where adk_runtime differs on purpose (README,
-"Behaviours google-adk 2.13's own tests check that differ here on purpose"), the test asserts
+same scenario, the same observable behaviour. Where adk_runtime differs on purpose
+(``docs/tutorials/porting-from-google-adk.md``, "What behaves differently"), the test asserts
 everything that matches and pins the difference, so that neither drifts unnoticed.
 """
 
@@ -198,8 +198,9 @@ async def test_a_long_running_call_runs_once_and_each_later_answer_reaches_the_m
     assert [e.author for e in first] == ["root", "root"]
     assert first[0].long_running_tool_ids == {"c1"}
     assert first[1].get_function_responses()[0].name == "increase_by_one"
-    # The difference (README): google-adk asks the model once more after the pending result;
-    # here the invocation pauses there, so the model has been called once.
+    # The difference (docs/tutorials/porting-from-google-adk.md): google-adk asks the model
+    # once more after the pending result; here the invocation pauses there, so the model has
+    # been called once.
     assert len(model.requests) == 1
     assert _shape(model.requests[0].contents) == [("user", "test1")]
 
@@ -227,7 +228,8 @@ async def test_every_created_session_is_listed_newest_first() -> None:
         await service.create_session(app_name="my_app", user_id="test_user", session_id=session_id)
     listed = (await service.list_sessions(app_name="my_app", user_id="test_user")).sessions
     # google-adk lists in creation order; here newest update first, ties by id descending,
-    # on every backend (README: the keyset pages rest on that order)
+    # on every backend (the keyset pages rest on that order; see "What behaves differently"
+    # in docs/tutorials/porting-from-google-adk.md)
     assert [s.id for s in listed] == ids[::-1]
     assert all(s.events == [] for s in listed)
 

@@ -14,9 +14,9 @@ from types import ModuleType
 import pytest
 
 from tests.parity.adk_reference import REPO, RefModule, reference_modules
-from tests.parity.omissions import AREAS, OMITTED, PRESENT_ON_PURPOSE, readme_table
+from tests.parity.omissions import AREAS, OMITTED, PRESENT_ON_PURPOSE, parity_table
 
-README = REPO / "README.md"
+PARITY_PAGE = REPO / "docs" / "reference" / "parity.md"
 TABLE_START = "<!-- parity-table:start (python -m tests.parity.omissions) -->"
 TABLE_END = "<!-- parity-table:end -->"
 
@@ -96,11 +96,12 @@ def test_every_listed_omission_is_still_missing(modules: list[RefModule]) -> Non
     assert not stale, f"listed as missing but present (or gone from google-adk): {stale}"
 
 
-def test_the_readme_table_is_rendered_from_the_list() -> None:
-    text = README.read_text(encoding="utf-8")
+def test_the_parity_page_table_is_rendered_from_the_list() -> None:
+    text = PARITY_PAGE.read_text(encoding="utf-8")
     start, end = text.index(TABLE_START) + len(TABLE_START), text.index(TABLE_END)
-    assert text[start:end].strip() == readme_table(), (
-        "README parity table is stale: paste the output of `python -m tests.parity.omissions`"
+    assert text[start:end].strip() == parity_table(), (
+        "the parity table of docs/reference/parity.md is stale: paste the output of "
+        "`python -m tests.parity.omissions` between its parity-table markers"
     )
 
 
