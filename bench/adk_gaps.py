@@ -24,11 +24,14 @@ from tests.parity import omissions
 CATEGORIES: dict[str, str] = {
     "live": "the Live API (bidirectional streaming): out of scope",
     "google-cloud": "Google Cloud services (GCS, Vertex AI, BigQuery, ...): out of scope",
-    "omitted": "a public name the README's parity table lists as not here, with its reason",
+    "omitted": "a public name docs/reference/parity.md lists as not here, with its reason",
     "private": "a private name of google-adk (`_name`), imported, patched or read",
     "mocked-internals": "a mock of google-adk's internal calls or objects, which we do not make",
     "wording": "google-adk's exact message, warning or log text (never copied here)",
-    "difference": "a behaviour that differs on purpose (README: 'What behaves differently')",
+    "difference": (
+        "a behaviour that differs on purpose "
+        "(docs/tutorials/porting-from-google-adk.md: 'What behaves differently')"
+    ),
     "unexplained": "no rule explains it: to review",
 }
 
@@ -200,20 +203,26 @@ def classify(message: str) -> Gap:
 # stale by ``python -m bench.adk_unit_tests ... --explain``.
 _RAISES = (
     "difference",
-    "a tool (or transfer) that raises is answered to the model with an error (README)",
+    "a tool (or transfer) that raises is answered to the model with an error "
+    "(docs/tutorials/porting-from-google-adk.md)",
 )
 _CREDENTIALS = (
     "difference",
-    "auth configs and credentials are kept as JSON, the secret left out (README)",
+    "auth configs and credentials are kept as JSON, the secret left out "
+    "(docs/tutorials/porting-from-google-adk.md)",
 )
 _CONFIRM = ("wording", "the confirmation's waiting message is our own words")
 _MCP_MOCKED = ("mocked-internals", "replaces google-adk's private MCP session manager with a mock")
 _NON_TEXT = ("wording", "the note that stands for a non-text part")
 _NODE_ROOT = (
     "difference",
-    "a node given as an App's root runs inside a NodeAgent (README: workflows)",
+    "a node given as an App's root runs inside a NodeAgent (docs/how-to/agents/workflows.md)",
 )
-_PENDING = ("difference", "after a long-running tool's pending result the turn stops (README)")
+_PENDING = (
+    "difference",
+    "after a long-running tool's pending result the turn stops "
+    "(docs/tutorials/porting-from-google-adk.md)",
+)
 _SQL_MOCKED = ("mocked-internals", "mocks google-adk's SQLAlchemy session factory")
 _BRANCH = (
     "difference",
@@ -226,7 +235,8 @@ _SAMPLING = (
 )
 _UNSTORABLE = (
     "difference",
-    "a value that cannot be stored raises SerializationError naming its key path (README)",
+    "a value that cannot be stored raises SerializationError naming its key path "
+    "(docs/tutorials/porting-from-google-adk.md)",
 )
 _MCP_SDK_2 = (
     "difference",
@@ -234,9 +244,13 @@ _MCP_SDK_2 = (
 )
 _NOT_DEPRECATED = (
     "difference",
-    "LoopAgent, SequentialAgent and ParallelAgent are not deprecated here (README)",
+    "LoopAgent, SequentialAgent and ParallelAgent are not deprecated here "
+    "(docs/tutorials/porting-from-google-adk.md)",
 )
-_RECORD_IO = ("difference", "spans carry arguments and results only with record_io=True (README)")
+_RECORD_IO = (
+    "difference",
+    "spans carry arguments and results only with record_io=True (docs/how-to/observability.md)",
+)
 _REVIEWS: dict[str, dict[str, tuple[str, str]]] = {
     "agents/test_loop_agent.py": {
         "test_deprecation_mentions_sub_agent_limitation": _NOT_DEPRECATED
@@ -426,13 +440,15 @@ _REVIEWS: dict[str, dict[str, tuple[str, str]]] = {
         "test_transfer_to_unrelated_agent_raises_error": _RAISES,
         "test_auto_to_sequential_to_auto": (
             "difference",
-            "a transferring agent's end_of_agent is stored before its target runs (README)",
+            "a transferring agent's end_of_agent is stored before its target runs "
+            "(docs/tutorials/porting-from-google-adk.md)",
         ),
     },
     "flows/llm_flows/test_functions_simple.py": {
         "test_sync_function_blocks_async_functions": (
             "difference",
-            "sync tools run in a worker thread and do not block the event loop (README)",
+            "sync tools run in a worker thread and do not block the event loop "
+            "(docs/how-to/agents/tools.md)",
         ),
     },
     "flows/llm_flows/test_functions_thread_pool.py": {
@@ -473,7 +489,7 @@ _REVIEWS: dict[str, dict[str, tuple[str, str]]] = {
     "models/test_gemma_llm.py": {
         "test_gemma3_ollama_supported_models": (
             "difference",
-            "ollama_chat/gemma3 names resolve too (README)",
+            "ollama_chat/gemma3 names resolve too (docs/tutorials/porting-from-google-adk.md)",
         ),
     },
     "models/test_litellm_import.py": {
@@ -530,11 +546,13 @@ _REVIEWS: dict[str, dict[str, tuple[str, str]]] = {
         ),
         "test_create_and_list_sessions": (
             "difference",
-            "list_sessions gives newest update first, not creation order (README)",
+            "list_sessions gives newest update first, not creation order "
+            "(docs/tutorials/porting-from-google-adk.md)",
         ),
         "test_session_last_update_time_updates_on_event": (
             "difference",
-            "last_update_time is the store's commit time, not the event's timestamp (README)",
+            "last_update_time is the store's commit time, not the event's timestamp "
+            "(docs/tutorials/porting-from-google-adk.md)",
         ),
         "test_sqlite_session_service_preserves_uri_query_parameters": (
             "difference",
@@ -599,7 +617,8 @@ _REVIEWS: dict[str, dict[str, tuple[str, str]]] = {
     "workflow/test_workflow_bytes.py": {
         "test_raw_bytes_output": (
             "difference",
-            "a node output of raw bytes is refused: it would not read back as bytes (README)",
+            "a node output of raw bytes is refused: it would not read back as bytes "
+            "(docs/how-to/agents/workflows.md)",
         ),
     },
 }

@@ -133,7 +133,7 @@ class LlmAgent(BaseAgent):
             parent's call. ``"single_turn"``: called the same way, it answers from the
             arguments alone, in one run; its final answer (parsed by ``output_schema``) is
             the result. Agents in these two modes are not transfer targets and transfer to
-            no one. See the README's "Delegated tasks".
+            no one. See ``docs/how-to/agents/tasks.md``.
         parallel_worker: As a workflow node, run the agent once per item of a list input,
             concurrently (each item its own run and branch); the output is the list of
             their answers, in the items' order (``node(..., parallel_worker=True)``).

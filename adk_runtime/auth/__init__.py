@@ -4,7 +4,7 @@ A tool that needs the end user's credential (an OAuth2 sign-in, an API key, a be
 calls ``tool_context.request_credential(auth_config)``; the agent yields an
 ``adk_request_credential`` function call and the invocation pauses until the user answers,
 then the tool runs again and reads the credential with ``tool_context.get_auth_response``.
-See the README's "Tool authentication" section.
+See "Tool authentication" in ``docs/how-to/agents/tools.md``.
 
 Importing this package without FastAPI's OpenAPI models (the auth schemes are OpenAPI
 security schemes, as in google-adk) raises ``ConfigurationError`` naming the extra.

@@ -320,7 +320,7 @@ def prune_command(
 def export_command(
     session_url: str, app_names: tuple[str, ...], user_id: str | None, output: Path
 ) -> None:
-    """Export sessions, events and app/user state as JSONL (see the README for the format)."""
+    """Export sessions, events and app/user state as JSONL (docs/reference/storage-format.md)."""
 
     async def go() -> transfer.ImportCounts:
         total = transfer.ImportCounts()

@@ -100,8 +100,9 @@ def create_app(
         session_service: Where sessions live.
         artifact_service: Where artifacts live (default: in memory).
         memory_service: The memory service, if any (``PATCH …/memory`` needs it).
-        credential_service: Where the tools' sign-ins are kept (see "Tool authentication" in
-            the README); without one, a user signs in again on every turn that needs it.
+        credential_service: Where the tools' sign-ins are kept (see "Tool authentication"
+            in docs/how-to/agents/tools.md); without one, a user signs in again on every turn
+            that needs it.
         app_name: The app's name in URLs (default: the agent's name).
         auth_token: If set, every route but ``/health`` (the OpenAPI docs included) needs
             this bearer token; it is checked before a request body is read.

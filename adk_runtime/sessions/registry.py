@@ -40,7 +40,7 @@ def session_service_from_url(url: str, **kwargs: Any) -> BaseSessionService:
 
     Args:
         url: ``memory://``, ``sqlite+aiosqlite:///path.db``, ``postgresql+asyncpg://…`` or
-            ``redis://…`` (see the README for every form).
+            ``redis://…`` (every form: ``docs/reference/urls.md``).
         **kwargs: Passed to the backend's constructor (e.g. ``auto_migrate=True``).
 
     Raises:

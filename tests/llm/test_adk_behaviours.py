@@ -90,7 +90,8 @@ async def test_missing_required_arguments_ask_the_model_to_call_again() -> None:
 
 
 async def test_a_pending_long_running_result_ends_the_turn_without_a_second_model_call() -> None:
-    # An intentional difference from google-adk (README, "Porting from google-adk").
+    # An intentional difference from google-adk (docs/tutorials/porting-from-google-adk.md,
+    # "What behaves differently").
     def ask_approval(amount: int) -> dict[str, str]:
         """Ask a manager to approve a refund."""
         return {"status": "pending"}

@@ -1,6 +1,6 @@
 """Task mode of ``LlmAgent``: a parent delegates a task, the agent ends it with ``finish_task``.
 
-See ``LlmAgent.mode`` and the README's "Delegated tasks" section.
+See ``LlmAgent.mode`` and ``docs/how-to/agents/tasks.md`` (delegated tasks).
 """
 
 from adk_runtime.agents.llm.task._task_models import TaskRequest, TaskResult
