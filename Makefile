@@ -26,7 +26,7 @@ LATEST_STAMP := $(LATEST_VENV)/.passed
 ADK_REFERENCE := $(VENV)/adk-reference
 ADK_REFERENCE_STAMP := $(ADK_REFERENCE)/.installed
 
-.PHONY: install lint format typecheck test system-deps test-fast test-reliability test-core-install test-latest constraints demo bench clean
+.PHONY: install lint format typecheck docs test system-deps test-fast test-reliability test-core-install test-latest constraints demo bench clean
 
 install: $(STAMP) $(ADK_REFERENCE_STAMP)
 
@@ -45,26 +45,33 @@ $(ADK_REFERENCE_STAMP): pyproject.toml | $(STAMP)
 	touch $(ADK_REFERENCE_STAMP)
 
 lint: install
-	$(BIN)/ruff check adk_runtime tests bench migrations
-	$(BIN)/ruff format --check adk_runtime tests bench migrations
+	$(BIN)/ruff check adk_runtime tests bench migrations docs/hooks
+	$(BIN)/ruff format --check adk_runtime tests bench migrations docs/hooks
 	$(BIN)/lint-imports
 	$(BIN)/pytest -q -p no:cacheprovider tests/unit/test_layers.py
 
 format: install
-	$(BIN)/ruff check --fix adk_runtime tests bench migrations
-	$(BIN)/ruff format adk_runtime tests bench migrations
+	$(BIN)/ruff check --fix adk_runtime tests bench migrations docs/hooks
+	$(BIN)/ruff format adk_runtime tests bench migrations docs/hooks
 
 typecheck: install
 	$(BIN)/mypy adk_runtime
 	$(BIN)/basedpyright
 
-# Everything: lint, type check, a SQLite-only install, and the whole suite on every backend.
+# The documentation site (mkdocs.yml) into site/; --strict: a broken link or anchor, a page
+# missing from the nav, or a docstring griffe cannot read fails the build (make test runs
+# it). NO_MKDOCS_2_WARNING silences the theme's banner about its successor.
+docs: install
+	NO_MKDOCS_2_WARNING=1 $(BIN)/mkdocs build --strict
+
+# Everything: lint, type check, the docs site, a SQLite-only install, and the whole suite on
+# every backend (tests/test_docs_examples.py runs the docs' code blocks).
 # Three pytest workers (pytest-xdist): most of the suite's time is spent waiting on
 # processes and servers the tests start, so three workers on a 2-core machine finish in about
 # 8 minutes where one takes 13. Every test makes its own database, key prefix and ports.
 PYTEST_WORKERS ?= 3
 
-test: lint typecheck test-core-install system-deps
+test: lint typecheck docs test-core-install system-deps
 	$(BIN)/pytest -n $(PYTEST_WORKERS)
 
 # Debian packages the tests start themselves (PgBouncer, in front of the test PostgreSQL;
@@ -145,4 +152,4 @@ bench: $(BENCH_STAMP)
 	$(BIN)/python -m bench $(BENCH_ARGS)
 
 clean:
-	rm -rf $(VENV) $(CORE_VENV) $(LATEST_VENV) $(DEMO_VENV) .pytest_cache .mypy_cache .ruff_cache .hypothesis
+	rm -rf $(VENV) $(CORE_VENV) $(LATEST_VENV) $(DEMO_VENV) .pytest_cache .mypy_cache .ruff_cache .hypothesis site

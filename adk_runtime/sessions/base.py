@@ -695,8 +695,10 @@ class BaseSessionService(abc.ABC):
 
         Raises:
             InputValidationError: The event is partial (partial events are never stored).
-            StaleSessionError, SessionNotFoundError, SerializationError,
-                EventIdConflictError: As :meth:`append_event`.
+            StaleSessionError: As :meth:`append_event`.
+            SessionNotFoundError: As :meth:`append_event`.
+            SerializationError: As :meth:`append_event`.
+            EventIdConflictError: As :meth:`append_event`.
         """
         if event.partial:
             raise InputValidationError("A partial event is never stored; commit the final one.")
