@@ -120,12 +120,27 @@ async def _open_postgres(request: Any) -> AsyncIterator[BaseSessionService]:
             await truncate_all(url)
 
 
+@contextlib.asynccontextmanager
+async def _open_spanner(request: Any) -> AsyncIterator[BaseSessionService]:
+    from adk_runtime.sessions.spanner import SpannerSessionService
+    from tests.spanner_support import fresh_database
+
+    emulator = request.getfixturevalue("spanner_emulator")
+    async with (
+        fresh_database(emulator) as database,
+        SpannerSessionService(database, emulator_host=emulator.host) as service,
+    ):
+        await service.prepare()
+        yield service
+
+
 BACKENDS: list[Backend] = [
     Backend("memory", _open_memory),
     Backend("redis", _open_redis, durable=True),
     Backend("redis_cluster", _open_redis_cluster, durable=True),
     Backend("sqlite", _open_sqlite, durable=True),
     Backend("postgres", _open_postgres, durable=True),
+    Backend("spanner", _open_spanner, durable=True),
 ]
 
 
@@ -159,11 +174,23 @@ async def twin(service: BaseSessionService) -> AsyncIterator[BaseSessionService]
         async with other:
             yield other
         return
+    from adk_runtime.sessions.spanner import SpannerSessionService
+
+    if isinstance(service, SpannerSessionService):
+        async with SpannerSessionService(
+            service.database, emulator_host=service._emulator_host
+        ) as other:
+            yield other
+        return
     from adk_runtime.sessions import RedisSessionService
 
     assert isinstance(service, RedisSessionService)
     async with RedisSessionService(service._url, key_prefix=service._prefix) as other:
         yield other
+
+
+def _is_spanner(service: BaseSessionService) -> bool:
+    return type(service).__name__ == "SpannerSessionService"
 
 
 async def overwrite_stored_event(
@@ -191,6 +218,14 @@ async def overwrite_stored_event(
                 ),
                 {"p": payload, "a": app, "u": user, "s": session_id, "n": position + 1},
             )
+    elif _is_spanner(service):
+        from adk_runtime.sessions.spanner._link import Write
+
+        columns = ("app_name", "user_id", "session_id", "sequence", "payload")
+        write = Write(
+            "update", "adk_events", columns, (app, user, session_id, position + 1, payload)
+        )
+        await service._link.write("overwriting an event", [write])  # type: ignore[attr-defined]
     else:
         from adk_runtime.sessions import RedisSessionService
 

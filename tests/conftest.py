@@ -1,5 +1,7 @@
 from __future__ import annotations
 
+import asyncio
+import concurrent.futures
 from collections.abc import AsyncIterator, Iterator
 from typing import Any
 
@@ -10,6 +12,7 @@ from adk_runtime.sessions import BaseSessionService
 from tests import backends
 from tests.backends import BACKENDS, Backend
 from tests.redis_cluster import Cluster, running_cluster
+from tests.spanner_support import Emulator, create_instance, running_emulator
 from tests.sql_support import postgres_url  # noqa: F401 (a fixture)
 
 
@@ -32,6 +35,16 @@ def redis_cluster() -> Iterator[Cluster]:
     """A real Redis Cluster (3 primaries, 3 replicas) on loopback, for the whole run."""
     with running_cluster() as cluster:
         yield cluster
+
+
+@pytest.fixture(scope="session")
+def spanner_emulator() -> Iterator[Emulator]:
+    """The Cloud Spanner emulator with the test instance, for the whole run (per worker)."""
+    with running_emulator() as emulator:
+        # On a loop of its own: the fixture is first asked for inside a test's running loop.
+        with concurrent.futures.ThreadPoolExecutor(1) as thread:
+            thread.submit(asyncio.run, create_instance(emulator)).result()
+        yield emulator
 
 
 @pytest.fixture

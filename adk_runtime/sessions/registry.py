@@ -19,6 +19,7 @@ __all__ = ["register_session_backend", "session_service_from_url", "supported_sc
 
 _DATABASE = "adk_runtime.sessions.sql:DatabaseSessionService"
 _REDIS = "adk_runtime.sessions.redis:RedisSessionService"
+_SPANNER = "adk_runtime.sessions.spanner:SpannerSessionService"
 
 _REGISTRY: UrlRegistry[BaseSessionService] = UrlRegistry(
     "session service",
@@ -26,6 +27,7 @@ _REGISTRY: UrlRegistry[BaseSessionService] = UrlRegistry(
         "memory": ("adk_runtime.sessions.memory:InMemorySessionService", "adk-runtime"),
         **{scheme: (_REDIS, "adk-runtime[redis]") for scheme in REDIS_SCHEMES},
         **{scheme: (_DATABASE, "adk-runtime") for scheme in SQL_SCHEMES},
+        "spanner": (_SPANNER, "adk-runtime[spanner]"),
     },
 )
 
@@ -39,8 +41,9 @@ def session_service_from_url(url: str, **kwargs: Any) -> BaseSessionService:
     """Build the session service a URL names.
 
     Args:
-        url: ``memory://``, ``sqlite+aiosqlite:///path.db``, ``postgresql+asyncpg://…`` or
-            ``redis://…`` (every form: ``docs/reference/urls.md``).
+        url: ``memory://``, ``sqlite+aiosqlite:///path.db``, ``postgresql+asyncpg://…``,
+            ``redis://…`` or ``spanner:///projects/P/instances/I/databases/D`` (every form:
+            ``docs/reference/urls.md``).
         **kwargs: Passed to the backend's constructor (e.g. ``auto_migrate=True``).
 
     Raises:

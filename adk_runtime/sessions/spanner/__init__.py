@@ -1,0 +1,5 @@
+"""Sessions on Cloud Spanner (``spanner:///projects/P/instances/I/databases/D``)."""
+
+from adk_runtime.sessions.spanner.service import SpannerSessionService
+
+__all__ = ["SpannerSessionService"]

@@ -1,0 +1,98 @@
+"""The options of the Spanner session service, and those a URL carries.
+
+``spanner:///projects/P/instances/I/databases/D?emulator_host=127.0.0.1:9010&max_sessions=50``:
+the path names the database; the query may set :data:`URL_OPTIONS`, any other name is refused
+naming the nearest valid one. ``$SPANNER_EMULATOR_HOST`` (the variable Google's clients read)
+points the service at an emulator when ``emulator_host`` is not given.
+"""
+
+from __future__ import annotations
+
+import os
+import re
+from collections.abc import Callable
+from typing import Any
+from urllib.parse import parse_qsl, urlsplit
+
+from adk_runtime._url_registry import unknown_option
+from adk_runtime.errors import ConfigurationError
+
+__all__ = [
+    "URL_OPTIONS",
+    "database_path",
+    "emulator_host",
+    "positive_float",
+    "positive_int",
+    "split_url",
+]
+
+URL_OPTIONS: dict[str, Callable[[str], Any]] = {
+    "emulator_host": str,
+    "max_sessions": int,
+    "timeout": float,
+    "cache_bytes": int,
+}
+"""The service options a URL's query may set, and how each is read from text."""
+
+_DATABASE = re.compile(
+    r"projects/[a-z][a-z0-9\-.:]{0,62}/instances/[a-z][a-z0-9\-]{0,63}"
+    r"/databases/[a-z][a-z0-9_\-]{0,29}"
+)
+_EXAMPLE = "spanner:///projects/PROJECT/instances/INSTANCE/databases/DATABASE"
+
+
+def database_path(path: str) -> str:
+    """``path`` if it names a database (``projects/P/instances/I/databases/D``)."""
+    if not isinstance(path, str) or not _DATABASE.fullmatch(path):
+        raise ConfigurationError(
+            f"{path!r} is not a Spanner database path: expected "
+            "projects/PROJECT/instances/INSTANCE/databases/DATABASE."
+        )
+    return path
+
+
+def split_url(url: str) -> tuple[str, dict[str, Any]]:
+    """The database path of a ``spanner://`` URL and the options of its query.
+
+    Raises:
+        ConfigurationError: The URL is malformed, names no database, or an option is unknown
+            or not a number.
+    """
+    try:
+        parts = urlsplit(url)
+    except ValueError:
+        raise ConfigurationError(f"{url!r} is not a valid Spanner URL ({_EXAMPLE}).") from None
+    if parts.netloc:
+        raise ConfigurationError(
+            f"{url!r}: a Spanner URL has no host ({_EXAMPLE}; an emulator is given with "
+            "?emulator_host=HOST:PORT)."
+        )
+    options: dict[str, Any] = {}
+    for name, text in parse_qsl(parts.query, keep_blank_values=True):
+        if name not in URL_OPTIONS:
+            raise unknown_option(url, name, URL_OPTIONS, what="Spanner")
+        try:
+            options[name] = URL_OPTIONS[name](text)
+        except ValueError:
+            raise ConfigurationError(f"{name}={text!r} is not a number.") from None
+    return database_path(parts.path.lstrip("/")), options
+
+
+def emulator_host(given: str | None) -> str | None:
+    """The emulator to use: ``given``, else ``$SPANNER_EMULATOR_HOST``, else None (Spanner)."""
+    host = given if given is not None else os.environ.get("SPANNER_EMULATOR_HOST")
+    return host or None
+
+
+def positive_int(name: str, value: Any) -> int:
+    """``value`` if it is a positive integer, else ConfigurationError."""
+    if isinstance(value, bool) or not isinstance(value, int) or value < 1:
+        raise ConfigurationError(f"{name} must be a positive integer.")
+    return value
+
+
+def positive_float(name: str, value: Any) -> float:
+    """``value`` if it is a positive number of seconds, else ConfigurationError."""
+    if isinstance(value, bool) or not isinstance(value, (int, float)) or not 0 < value < 1e6:
+        raise ConfigurationError(f"{name} must be a positive number of seconds.")
+    return float(value)

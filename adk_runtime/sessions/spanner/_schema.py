@@ -1,0 +1,199 @@
+"""The Spanner schema, and the steps that create and upgrade it (``adk-runtime db``).
+
+**Layout.** A session is one row of ``adk_sessions``, keyed by ``(app_name, user_id,
+session_id)``: strings chosen by the application (a uuid4 by default), never a sequence, so
+new sessions spread over the key space instead of piling onto its end. Its events are rows
+of ``adk_events`` *interleaved* in it (stored beside the session row, in the same split, and
+deleted with it by ``ON DELETE CASCADE``), keyed by the per-session sequence; the unique
+index ``adk_events_by_id`` (interleaved too) finds an event by id inside its session (the
+idempotent append). App and user state are one row each (``adk_app_states``,
+``adk_user_states``); a session's own state lives in its row.
+
+**Indexes.** ``list_sessions`` of one user reads ``adk_sessions_by_user`` (the user's sessions,
+newest first). Listing a whole app, or pruning it, reads ``adk_sessions_by_app``, whose key
+starts with ``(app_name, shard)``: ``shard`` is a hash of the session's key (``SHARDS``
+values), so an index ordered by update time does not take every write of a busy app at one
+end of its key range (a hotspot); a listing reads the shards' heads and merges them.
+``adk_sessions_by_open_invocation`` holds only sessions with an open invocation
+(``NULL_FILTERED``).
+
+**Versions.** Each step of :data:`STEPS` is a list of DDL statements, each creating one named
+object. :func:`upgrade` applies, step by step, the statements whose object does not exist yet
+(so a step cut off half-way is finished by the next run), waits for Spanner to finish them,
+and only then records the step's version in ``adk_schema_versions``. Two upgraders at once are
+safe: each step's operation has a fixed id (``adk_runtime_v<version>``), so the second one's
+request is refused as a duplicate and it waits until the first one's objects exist.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import dataclasses
+import re
+import zlib
+
+import grpc
+from google.api_core import exceptions as api_errors
+from google.cloud.spanner_admin_database_v1 import UpdateDatabaseDdlRequest
+from google.cloud.spanner_admin_database_v1.services.database_admin import (
+    DatabaseAdminAsyncClient,
+)
+from google.cloud.spanner_admin_database_v1.services.database_admin.transports.grpc_asyncio import (
+    DatabaseAdminGrpcAsyncIOTransport,
+)
+
+from adk_runtime.errors import BackendUnavailableError
+from adk_runtime.sessions.spanner._link import Link, Write, translate
+from adk_runtime.sessions.spanner._values import COMMIT_TIMESTAMP
+
+__all__ = [
+    "HEAD",
+    "SHARDS",
+    "STEPS",
+    "SchemaStatus",
+    "open_admin",
+    "schema_status",
+    "shard_of",
+    "upgrade",
+]
+
+SHARDS = 8
+"""Values of ``adk_sessions.shard`` (see the module docstring)."""
+
+_KEY = "app_name STRING(128) NOT NULL, user_id STRING(128) NOT NULL, "
+_SESSION_KEY = _KEY + "session_id STRING(128) NOT NULL, "
+_STAMP = "OPTIONS (allow_commit_timestamp = true)"
+
+STEPS: tuple[tuple[str, ...], ...] = (
+    (
+        "CREATE TABLE adk_sessions ("
+        + _SESSION_KEY
+        + "shard INT64 NOT NULL, incarnation STRING(32) NOT NULL, revision INT64 NOT NULL, "
+        "state STRING(MAX) NOT NULL, creation_state STRING(MAX), "
+        f"create_time TIMESTAMP NOT NULL {_STAMP}, update_time TIMESTAMP NOT NULL {_STAMP}, "
+        "claim_token INT64 NOT NULL, claim_until TIMESTAMP, claim_took_over BOOL NOT NULL, "
+        f"open_invocation STRING(128), open_since TIMESTAMP {_STAMP}"
+        ") PRIMARY KEY (app_name, user_id, session_id)",
+        "CREATE TABLE adk_events ("
+        + _SESSION_KEY
+        + "sequence INT64 NOT NULL, event_id STRING(128) NOT NULL, invocation_id STRING(MAX), "
+        "timestamp FLOAT64 NOT NULL, payload STRING(MAX) NOT NULL"
+        ") PRIMARY KEY (app_name, user_id, session_id, sequence), "
+        "INTERLEAVE IN PARENT adk_sessions ON DELETE CASCADE",
+        "CREATE UNIQUE INDEX adk_events_by_id "
+        "ON adk_events (app_name, user_id, session_id, event_id), INTERLEAVE IN adk_sessions",
+        "CREATE TABLE adk_app_states (app_name STRING(128) NOT NULL, state STRING(MAX) NOT NULL)"
+        " PRIMARY KEY (app_name)",
+        "CREATE TABLE adk_user_states (" + _KEY + "state STRING(MAX) NOT NULL)"
+        " PRIMARY KEY (app_name, user_id)",
+        "CREATE INDEX adk_sessions_by_user "
+        "ON adk_sessions (app_name, user_id, update_time DESC, session_id DESC)",
+        "CREATE INDEX adk_sessions_by_app "
+        "ON adk_sessions (app_name, shard, update_time DESC, user_id DESC, session_id DESC)",
+        "CREATE NULL_FILTERED INDEX adk_sessions_by_open_invocation "
+        "ON adk_sessions (app_name, open_invocation) STORING (open_since, claim_until)",
+        "CREATE TABLE adk_schema_versions (version INT64 NOT NULL, "
+        f"applied_at TIMESTAMP NOT NULL {_STAMP}) PRIMARY KEY (version)",
+    ),
+)
+"""The schema's steps; step ``n`` (1-based) brings it to version ``n``."""
+
+HEAD = len(STEPS)
+"""The newest schema version."""
+
+_NAME = re.compile(r"CREATE (?:UNIQUE |NULL_FILTERED )*(?:TABLE|INDEX) (\w+)", re.IGNORECASE)
+_VERSIONS = "adk_schema_versions"
+
+
+def shard_of(user_id: str, session_id: str) -> int:
+    """The ``shard`` of a session (a stable hash of its key, 0 to ``SHARDS - 1``)."""
+    return zlib.crc32(f"{user_id}\x00{session_id}".encode()) % SHARDS
+
+
+def _object(statement: str) -> str:
+    found = _NAME.match(statement)
+    assert found is not None, statement
+    return found.group(1).lower()
+
+
+@dataclasses.dataclass(frozen=True)
+class SchemaStatus:
+    """Where a database's schema is: ``current`` (None: no schema) and the newest, ``head``."""
+
+    current: int | None
+    head: int = HEAD
+
+    @property
+    def up_to_date(self) -> bool:
+        """Whether the schema is at the newest version."""
+        return self.current == self.head
+
+    @property
+    def known(self) -> bool:
+        """Whether this version of adk-runtime knows the schema's version."""
+        return self.current is None or self.current <= self.head
+
+
+def open_admin(emulator_host: str | None) -> DatabaseAdminAsyncClient:
+    """The database admin client (plain gRPC to an emulator; else default credentials)."""
+    if emulator_host:
+        channel = grpc.aio.insecure_channel(emulator_host)
+        return DatabaseAdminAsyncClient(
+            transport=DatabaseAdminGrpcAsyncIOTransport(channel=channel)
+        )
+    return DatabaseAdminAsyncClient()
+
+
+async def _existing(admin: DatabaseAdminAsyncClient, database: str) -> set[str]:
+    response = await admin.get_database_ddl(database=database, retry=None)
+    return {_object(statement) for statement in response.statements if _NAME.match(statement)}
+
+
+async def schema_status(admin: DatabaseAdminAsyncClient, link: Link) -> SchemaStatus:
+    """Read the version the database's schema is at (two round trips)."""
+    try:
+        if _VERSIONS not in await _existing(admin, link.database):
+            return SchemaStatus(None)
+    except (api_errors.GoogleAPICallError, grpc.RpcError) as error:
+        raise translate(error, "reading the schema") from error
+    rows = await link.read(f"SELECT MAX(version) FROM {_VERSIONS}")
+    current = rows[0][0] if rows else None
+    return SchemaStatus(current)
+
+
+async def upgrade(admin: DatabaseAdminAsyncClient, link: Link) -> SchemaStatus:
+    """Bring the schema to :data:`HEAD` (see the module docstring); safe to run concurrently."""
+    status = await schema_status(admin, link)
+    for version in range(1, HEAD + 1):
+        if status.current is not None and version <= status.current:
+            continue
+        try:
+            await _apply(admin, link.database, version)
+        except (api_errors.GoogleAPICallError, grpc.RpcError) as error:
+            raise translate(error, f"schema step {version}") from error
+        values = (version, COMMIT_TIMESTAMP)
+        write = Write("insert_or_update", _VERSIONS, ("version", "applied_at"), values)
+        await link.write("recording the schema version", [write])
+    return await schema_status(admin, link)
+
+
+async def _apply(admin: DatabaseAdminAsyncClient, database: str, version: int) -> None:
+    statements = STEPS[version - 1]
+    for _ in range(600):  # up to about ten minutes for another upgrader's operation
+        existing = await _existing(admin, database)
+        missing = [s for s in statements if _object(s) not in existing]
+        if not missing:
+            return
+        request = UpdateDatabaseDdlRequest(
+            database=database,
+            statements=missing,
+            operation_id=f"adk_runtime_v{version}_{len(missing)}",
+        )
+        try:
+            operation = await admin.update_database_ddl(request=request, retry=None)
+            await operation.result()  # type: ignore[no-untyped-call]
+            continue
+        except api_errors.AlreadyExists:
+            pass  # another upgrader runs this very step: wait for its objects
+        await asyncio.sleep(1.0)
+    raise BackendUnavailableError(f"Schema step {version} did not finish in ten minutes.")

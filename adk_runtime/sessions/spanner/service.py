@@ -1,0 +1,681 @@
+"""SpannerSessionService: durable sessions on Cloud Spanner, one transaction per write.
+
+The service is the contract's storage steps; the rest lives by concern:
+
+=======================  ===============================================================
+module                   concern
+=======================  ===============================================================
+:mod:`._options`         the URL and its options
+:mod:`._link`            the async client, the session pool, reads, read-write
+                         transactions (retried when Spanner aborts them), driver errors
+:mod:`._schema`          the tables and indexes, and ``adk-runtime db`` (upgrade, status)
+:mod:`._queries`         the SQL
+:mod:`._claims`          claims and open invocations
+:mod:`._rows`            rows as sessions and events
+=======================  ===============================================================
+
+**Writes.** An append is one read-write transaction of two round trips: one query, which
+begins the transaction inline, reads what the append checks (the session's revision,
+incarnation and claim, the event id in ``adk_events_by_id``, and the app or user state it
+merges into, only when the event changes them), then one ``Commit`` carrying the mutations
+(the event row, the session row with its new revision and state, the app and user state
+rows). A refused append rolls back and writes nothing. When Spanner aborts the transaction
+(two writers of one session), it runs again from the query: a retry finds the revision
+moved (``StaleSessionError``) or, after a commit whose reply was lost, its own event id
+(returned as stored, never written twice).
+
+**Times** are Spanner's: a session's update time is its last write's commit timestamp
+(monotonic per session), a lease runs out by ``CURRENT_TIMESTAMP()``.
+
+**Reads** are one statement each (:mod:`._queries`), in a strong single-use read-only
+transaction: one round trip, no locks.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import uuid
+from typing import Any
+
+from adk_runtime import codec
+from adk_runtime.errors import (
+    RECREATED_SESSION_MESSAGE,
+    AlreadyExistsError,
+    ClaimLostError,
+    SessionBusyError,
+    SessionNotFoundError,
+    StaleSessionError,
+)
+from adk_runtime.events import event_from_stored
+from adk_runtime.sessions._cache import SessionCache
+from adk_runtime.sessions._prepare import ReadPlan
+from adk_runtime.sessions.base import (
+    MAX_RECENT_EVENTS,
+    AppendResult,
+    BaseSessionService,
+    ClaimAttempt,
+    GetSessionConfig,
+    ListQuery,
+    PreparedAppend,
+    PreparedCreate,
+    SessionTail,
+)
+from adk_runtime.sessions.claims import SessionKey
+from adk_runtime.sessions.fork import PreparedFork
+from adk_runtime.sessions.invocations import OpenInvocation
+from adk_runtime.sessions.retention import IdleQuery, IdleSession
+from adk_runtime.sessions.session import Session
+from adk_runtime.sessions.spanner import _claims, _options, _queries
+from adk_runtime.sessions.spanner._link import Link, Transaction, Write
+from adk_runtime.sessions.spanner._rows import events_of, session_of, state_of
+from adk_runtime.sessions.spanner._schema import (
+    SchemaStatus,
+    open_admin,
+    schema_status,
+    shard_of,
+    upgrade,
+)
+from adk_runtime.sessions.spanner._values import (
+    COMMIT_TIMESTAMP,
+    Param,
+    Timestamp,
+    micros,
+    seconds,
+)
+
+__all__ = ["SpannerSessionService"]
+
+_SESSION_ROW = ("app_name", "user_id", "session_id")
+_EVENT_COLUMNS = (
+    *_SESSION_ROW,
+    "sequence",
+    "event_id",
+    "invocation_id",
+    "timestamp",
+    "payload",
+)
+
+
+def _key_params(key: SessionKey) -> dict[str, Param]:
+    return {"app": key[0], "user": key[1], "sid": key[2]}
+
+
+def _merged(stored: str | None, delta: dict[str, Any]) -> str:
+    state = state_of(stored)
+    state.update(delta)
+    return codec.dumps(state)
+
+
+def _scope_writes(
+    app_name: str,
+    user_id: str,
+    app: tuple[str | None, dict[str, Any]],
+    user: tuple[str | None, dict[str, Any]],
+) -> list[Write]:
+    writes = []
+    if app[1]:
+        values = (app_name, _merged(app[0], app[1]))
+        writes.append(Write("insert_or_update", "adk_app_states", ("app_name", "state"), values))
+    if user[1]:
+        values_u = (app_name, user_id, _merged(user[0], user[1]))
+        columns = ("app_name", "user_id", "state")
+        writes.append(Write("insert_or_update", "adk_user_states", columns, values_u))
+    return writes
+
+
+class SpannerSessionService(BaseSessionService):
+    """Sessions on Cloud Spanner (see the module docstring for the layout and its costs)."""
+
+    def __init__(
+        self,
+        database: str,
+        *,
+        emulator_host: str | None = None,
+        max_sessions: int = 100,
+        timeout: float = 30.0,
+        cache_bytes: int | None = None,
+    ) -> None:
+        """Create the service (nothing is sent before the first call).
+
+        Args:
+            database: ``projects/P/instances/I/databases/D``.
+            emulator_host: ``host:port`` of a Spanner emulator (plain gRPC, no credentials);
+                None: ``$SPANNER_EMULATOR_HOST`` if set, else Spanner itself with the
+                application default credentials.
+            max_sessions: Spanner sessions the service keeps at most (one transaction or
+                read each at a time); a call beyond them waits for a free one.
+            timeout: Seconds one RPC may take before it fails with ``BackendUnavailableError``.
+            cache_bytes: Keep recently read conversations (up to this many bytes of event
+                JSON) so a full ``get_session`` reads only the newer events. None: no cache.
+
+        Raises:
+            ConfigurationError: The database path or an option is malformed.
+        """
+        self.database = _options.database_path(database)
+        self._emulator_host = _options.emulator_host(emulator_host)
+        self._link = Link(
+            self.database,
+            emulator_host=self._emulator_host,
+            max_sessions=_options.positive_int("max_sessions", max_sessions),
+            timeout=_options.positive_float("timeout", timeout),
+        )
+        if cache_bytes is not None:
+            self._session_cache = SessionCache(cache_bytes)
+
+    @classmethod
+    def from_url(cls, url: str, **kwargs: Any) -> SpannerSessionService:
+        """Build the service for ``spanner:///projects/P/instances/I/databases/D?options``.
+
+        The query may set ``emulator_host``, ``max_sessions``, ``timeout`` and
+        ``cache_bytes``; keyword arguments win.
+        """
+        database, options = _options.split_url(url)
+        return cls(database, **{**options, **kwargs})
+
+    @property
+    def db_system_name(self) -> str:
+        """``gcp.spanner`` (OpenTelemetry's ``db.system.name``)."""
+        return "gcp.spanner"
+
+    @property
+    def url(self) -> str:
+        """The URL of this store (``spanner:///…``, with the emulator host when one is used)."""
+        query = f"?emulator_host={self._emulator_host}" if self._emulator_host else ""
+        return f"spanner:///{self.database}{query}"
+
+    async def prepare(self) -> SchemaStatus:
+        """Create or upgrade the schema (as ``adk-runtime db upgrade``); safe to repeat."""
+        admin = open_admin(self._emulator_host)
+        try:
+            return await upgrade(admin, self._link)
+        finally:
+            await admin.transport.close()  # type: ignore[no-untyped-call]
+
+    async def schema_status(self) -> SchemaStatus:
+        """The schema's version and the newest one (as ``adk-runtime db check``)."""
+        admin = open_admin(self._emulator_host)
+        try:
+            return await schema_status(admin, self._link)
+        finally:
+            await admin.transport.close()  # type: ignore[no-untyped-call]
+
+    @property
+    def round_trips(self) -> int:
+        """RPCs this service object sent so far (for tests and benchmarks)."""
+        return self._link.round_trips
+
+    async def close(self) -> None:
+        """Delete the service's Spanner sessions and close its client."""
+        await self._link.close()
+
+    # -- create, read, list, delete ------------------------------------------------------
+
+    async def _create_session(
+        self, app_name: str, user_id: str, prepared: PreparedCreate
+    ) -> Session:
+        key = (app_name, user_id, prepared.session_id)
+        incarnation = uuid.uuid4().hex
+
+        async def body(transaction: Transaction) -> list[Any]:
+            rows = await transaction.query(
+                "SELECT (SELECT COUNT(*) FROM adk_sessions s WHERE "
+                + _queries.KEY
+                + "), (SELECT a.state FROM adk_app_states a WHERE a.app_name = @app), "
+                "(SELECT u.state FROM adk_user_states u "
+                "WHERE u.app_name = @app AND u.user_id = @user)",
+                _key_params(key),
+            )
+            exists, app_state, user_state = rows[0]
+            if exists:
+                raise AlreadyExistsError(f"Session {prepared.session_id!r} already exists.")
+            creation = prepared.creation_state
+            transaction.write(
+                Write(
+                    "insert",
+                    "adk_sessions",
+                    (
+                        *_SESSION_ROW,
+                        "shard",
+                        "incarnation",
+                        "revision",
+                        "state",
+                        "creation_state",
+                        "create_time",
+                        "update_time",
+                        "claim_token",
+                        "claim_took_over",
+                    ),
+                    (
+                        *key,
+                        shard_of(user_id, prepared.session_id),
+                        incarnation,
+                        len(prepared.events),
+                        codec.dumps(prepared.session_state),
+                        None if creation is None else codec.dumps(creation),
+                        COMMIT_TIMESTAMP,
+                        COMMIT_TIMESTAMP,
+                        0,
+                        False,
+                    ),
+                ),
+                *_scope_writes(
+                    app_name,
+                    user_id,
+                    (app_state, prepared.app_state),
+                    (user_state, prepared.user_state),
+                ),
+                *(
+                    Write(
+                        "insert",
+                        "adk_events",
+                        _EVENT_COLUMNS,
+                        (*key, n, e.id, e.invocation_id, e.timestamp, e.event_json),
+                    )
+                    for n, e in enumerate(prepared.events, 1)
+                ),
+            )
+            app = state_of(app_state) | prepared.app_state
+            user = state_of(user_state) | prepared.user_state
+            return [app, user]
+
+        (app, user), stamp = await self._link.transact("create_session", body)
+        assert stamp is not None
+        row = [
+            user_id,
+            prepared.session_id,
+            len(prepared.events),
+            incarnation,
+            codec.dumps(prepared.session_state),
+            stamp,
+            codec.dumps(app),
+            codec.dumps(user),
+        ]
+        return session_of(app_name, row)
+
+    async def _merge_scope_state(
+        self, app_name: str, user_id: str | None, state: dict[str, Any]
+    ) -> None:
+        async def body(transaction: Transaction) -> None:
+            if user_id is None:
+                rows = await transaction.query(
+                    "SELECT state FROM adk_app_states WHERE app_name = @app", {"app": app_name}
+                )
+                stored = rows[0][0] if rows else None
+                transaction.write(*_scope_writes(app_name, "", (stored, state), (None, {})))
+                return
+            rows = await transaction.query(
+                "SELECT state FROM adk_user_states WHERE app_name = @app AND user_id = @user",
+                {"app": app_name, "user": user_id},
+            )
+            stored = rows[0][0] if rows else None
+            transaction.write(*_scope_writes(app_name, user_id, (None, {}), (stored, state)))
+
+        await self._link.transact("merging state", body)
+
+    async def _read_session(
+        self, key: SessionKey, config: GetSessionConfig | None, since: int | None
+    ) -> tuple[Session, int] | None:
+        params, sql = _read_params(key, config, since, turn=False)
+        rows = await self._link.read(sql, params)
+        if not rows:
+            return None
+        row = rows[0]
+        events = events_of(key[2], row[8])
+        size = sum(len(payload) for _, payload in row[8])
+        return session_of(key[0], row, events), size
+
+    async def _get_session(
+        self, app_name: str, user_id: str, session_id: str, config: GetSessionConfig | None
+    ) -> Session | None:
+        found = await self._read_session((app_name, user_id, session_id), config, None)
+        return None if found is None else found[0]
+
+    async def _get_session_tail(
+        self, app_name: str, user_id: str, session_id: str, after_revision: int | None
+    ) -> SessionTail | None:
+        found = await self._read_session((app_name, user_id, session_id), None, after_revision)
+        if found is None:
+            return None
+        session, size = found
+        return SessionTail(session, session._incarnation or "", size)
+
+    async def _list_sessions(self, query: ListQuery) -> list[Session]:
+        params: dict[str, Param] = {"app": query.app_name}
+        if query.user_id is not None:
+            params["user"] = query.user_id
+        if query.limit is not None:
+            params["limit"] = query.limit
+        if query.after is not None:
+            params["t"] = micros(query.after.update_time)
+            params["cu"] = query.after.user_id
+            params["cs"] = query.after.session_id
+        sql = _queries.list_page(
+            user=query.user_id is not None,
+            after=query.after is not None,
+            limited=query.limit is not None,
+        )
+        rows = await self._link.read(sql, params)
+        return [session_of(query.app_name, row) for row in rows]
+
+    async def _get_user_state(self, app_name: str, user_id: str) -> dict[str, Any]:
+        rows = await self._link.read(
+            "SELECT state FROM adk_user_states WHERE app_name = @app AND user_id = @user",
+            {"app": app_name, "user": user_id},
+        )
+        return codec.decode_state(state_of(rows[0][0] if rows else None))
+
+    async def _stored_payloads(self, app_name: str, user_id: str, session_id: str) -> list[str]:
+        rows = await self._link.read(
+            "SELECT e.payload FROM adk_events e WHERE e.app_name = @app AND e.user_id = @user "
+            "AND e.session_id = @sid ORDER BY e.sequence",
+            _key_params((app_name, user_id, session_id)),
+        )
+        return [row[0] for row in rows]
+
+    async def _creation_state(
+        self, key: SessionKey, incarnation: str | None
+    ) -> dict[str, Any] | None:
+        rows = await self._link.read(
+            f"SELECT s.incarnation, s.creation_state FROM adk_sessions s WHERE {_queries.KEY}",
+            _key_params(key),
+        )
+        if not rows or rows[0][1] is None or incarnation not in (None, rows[0][0]):
+            return None
+        return state_of(rows[0][1])
+
+    async def _delete_session(self, app_name: str, user_id: str, session_id: str) -> None:
+        key = (app_name, user_id, session_id)
+        await self._link.write("delete_session", [Write("delete", "adk_sessions", key=key)])
+
+    async def _idle_sessions(self, query: IdleQuery) -> list[IdleSession]:
+        params: dict[str, Param] = {
+            "app": query.app_name,
+            "before": micros(query.before),
+            "limit": query.limit,
+        }
+        if query.user_id is not None:
+            params["user"] = query.user_id
+        if query.after is not None:
+            params["t"] = micros(query.after.last_update_time)
+            params["cu"] = query.after.user_id
+            params["cs"] = query.after.session_id
+        sql = _queries.idle_page(user=query.user_id is not None, after=query.after is not None)
+        rows = await self._link.read(sql, params)
+        return [IdleSession(user, sid, seconds(mtime)) for user, sid, mtime in rows]
+
+    async def _delete_if_idle(self, app_name: str, idle: IdleSession, before: float) -> bool:
+        key = (app_name, idle.user_id, idle.session_id)
+
+        async def body(transaction: Transaction) -> bool:
+            rows = await transaction.query(
+                "SELECT UNIX_MICROS(s.update_time), UNIX_MICROS(s.claim_until), "
+                f"UNIX_MICROS(CURRENT_TIMESTAMP()) FROM adk_sessions s WHERE {_queries.KEY}",
+                _key_params(key),
+            )
+            if not rows:
+                return False
+            mtime, until, now = rows[0]
+            if mtime >= micros(before) or (until is not None and until > now):
+                return False
+            transaction.write(Write("delete", "adk_sessions", key=key))
+            return True
+
+        deleted, _ = await self._link.transact("pruning", body)
+        return deleted
+
+    # -- append ----------------------------------------------------------------------------
+
+    async def _append_event(self, session: Session, prepared: PreparedAppend) -> AppendResult:
+        key = (session.app_name, session.user_id, session.id)
+        sql = _queries.append_check(
+            app_state=bool(prepared.app_delta), user_state=bool(prepared.user_delta)
+        )
+        params = _key_params(key) | {"eid": prepared.event.id}
+
+        async def body(transaction: Transaction) -> AppendResult | None:
+            rows = await transaction.query(sql, params)
+            if not rows:
+                raise SessionNotFoundError(f"Session {session.id!r} does not exist.")
+            revision, incarnation, state, mtime, token, until, now, found, app, user = rows[0]
+            if prepared.incarnation not in (None, incarnation):
+                raise StaleSessionError(RECREATED_SESSION_MESSAGE)
+            if found:
+                sequence, payload = found[0]
+                stored = event_from_stored(payload, session.id, sequence - 1)
+                return AppendResult(stored, sequence, seconds(mtime), already_stored=True)
+            _check_claim(session.id, prepared.fence, token, until, now)
+            if revision != prepared.expected_revision:
+                raise StaleSessionError()
+            sequence = revision + 1
+            transaction.write(*_append_writes(key, prepared, sequence, state, app, user))
+            return None
+
+        result, stamp = await self._link.transact("append_event", body)
+        if result is not None:
+            return result
+        assert stamp is not None
+        sequence = prepared.expected_revision + 1
+        return AppendResult(prepared.event, sequence, seconds(stamp), released=prepared.release)
+
+    async def _claim_and_read(
+        self,
+        key: SessionKey,
+        lease_seconds: float,
+        mark: str | None,
+        token: int,
+        read: ReadPlan,
+        message: PreparedAppend | None,
+    ) -> tuple[ClaimAttempt, SessionTail, AppendResult | None] | None:
+        """Claim, read and commit the message in one transaction (two round trips).
+
+        The query reads the claim, the session and the message's id; the commit takes the
+        claim and stores the message.
+        """
+        config = read.config
+        since = read.since if read.identity is not None else None
+        params, sql = _read_params(key, config, since, turn=True)
+        params["eid"] = "" if message is None else message.event.id
+
+        async def body(transaction: Transaction) -> _Started | None:
+            rows = await transaction.query(sql, params)
+            if not rows:
+                raise SessionNotFoundError(f"Session {key[2]!r} does not exist.")
+            row = rows[0]
+            until, open_invocation, now, found = row[9:13]
+            if until is not None:  # held, or left unreleased: the usual steps
+                return None
+            if since is not None and row[3] != read.identity:  # another incarnation: all
+                whole, whole_sql = _read_params(key, None, None, turn=False)
+                row = (await transaction.query(whole_sql, whole))[0]
+            columns: dict[str, Any] = {
+                "claim_token": token,
+                "claim_until": Timestamp(now + round(lease_seconds * 1_000_000)),
+                "claim_took_over": False,
+            }
+            if mark is not None:
+                columns |= {"open_invocation": mark, "open_since": COMMIT_TIMESTAMP}
+                open_invocation = mark
+            names = (*_SESSION_ROW, *columns)
+            transaction.write(Write("update", "adk_sessions", names, (*key, *columns.values())))
+            stored: AppendResult | None = None
+            if message is not None and found:
+                sequence, payload = found[0]
+                event = event_from_stored(payload, key[2], sequence - 1)
+                stored = AppendResult(event, sequence, seconds(row[5]), already_stored=True)
+            elif message is not None:
+                app, user = row[6], row[7]
+                writes = _append_writes(key, message, row[2] + 1, row[4], app, user)
+                transaction.write(*writes)
+            return _Started(row, ClaimAttempt(token, open_invocation=open_invocation), stored)
+
+        started, stamp = await self._link.transact("starting a turn", body)
+        if started is None:
+            return None
+        row = started.row
+        events = events_of(key[2], row[8])
+        tail = SessionTail(
+            session_of(key[0], row, events),
+            row[3],
+            sum(len(payload) for _, payload in row[8]),
+        )
+        result = started.stored
+        if message is not None and result is None:
+            assert stamp is not None
+            result = AppendResult(
+                message.event, row[2] + 1, seconds(stamp), released=message.release
+            )
+        return started.attempt, tail, result
+
+    # -- fork --------------------------------------------------------------------------------
+
+    async def _fork_session(self, key: SessionKey, prepared: PreparedFork) -> None:
+        target = (key[0], key[1], prepared.session_id)
+
+        async def body(transaction: Transaction) -> None:
+            rows = await transaction.query(
+                "SELECT s.incarnation, s.revision, "
+                "(SELECT COUNT(*) FROM adk_sessions t WHERE t.app_name = @app "
+                "AND t.user_id = @user AND t.session_id = @target), "
+                "ARRAY(SELECT AS STRUCT e.sequence, e.event_id, e.invocation_id, e.timestamp, "
+                "e.payload FROM adk_events e WHERE e.app_name = s.app_name "
+                "AND e.user_id = s.user_id AND e.session_id = s.session_id "
+                "AND e.sequence <= @upto ORDER BY e.sequence) "
+                f"FROM adk_sessions s WHERE {_queries.KEY}",
+                _key_params(key) | {"target": prepared.session_id, "upto": prepared.sequence},
+            )
+            if (
+                not rows
+                or prepared.incarnation not in (None, rows[0][0])
+                or rows[0][1] < prepared.sequence
+            ):
+                raise SessionNotFoundError(f"Session {key[2]!r} does not exist.")
+            if rows[0][2]:
+                raise AlreadyExistsError(f"Session {prepared.session_id!r} already exists.")
+            creation = prepared.creation_state
+            transaction.write(
+                Write(
+                    "insert",
+                    "adk_sessions",
+                    (
+                        *_SESSION_ROW,
+                        "shard",
+                        "incarnation",
+                        "revision",
+                        "state",
+                        "creation_state",
+                        "create_time",
+                        "update_time",
+                        "claim_token",
+                        "claim_took_over",
+                    ),
+                    (
+                        *target,
+                        shard_of(key[1], prepared.session_id),
+                        uuid.uuid4().hex,
+                        prepared.sequence,
+                        codec.dumps(prepared.session_state),
+                        None if creation is None else codec.dumps(creation),
+                        COMMIT_TIMESTAMP,
+                        COMMIT_TIMESTAMP,
+                        0,
+                        False,
+                    ),
+                ),
+                *(
+                    Write("insert", "adk_events", _EVENT_COLUMNS, (*target, *event))
+                    for event in rows[0][3]
+                ),
+            )
+
+        await self._link.transact("fork_session", body)
+
+    # -- claims ------------------------------------------------------------------------------
+
+    async def _try_claim(
+        self,
+        key: SessionKey,
+        lease_seconds: float,
+        mark: str | None = None,
+        *,
+        token: int | None = None,
+    ) -> ClaimAttempt:
+        return await _claims.try_claim(self._link, key, lease_seconds, mark, token)
+
+    async def _extend_claim(
+        self, key: SessionKey, token: int, lease_seconds: float, mark: str | None = None
+    ) -> bool:
+        return await _claims.extend(self._link, key, token, lease_seconds, mark)
+
+    async def _release_claim(self, key: SessionKey, token: int, finished: bool = False) -> None:
+        await _claims.release(self._link, key, token, finished)
+
+    async def _open_invocations(
+        self, app_name: str, user_id: str | None, session_id: str | None
+    ) -> list[OpenInvocation]:
+        return await _claims.open_invocations(self._link, app_name, user_id, session_id)
+
+
+@dataclasses.dataclass(frozen=True)
+class _Started:
+    """What a turn's start read (the session row) and did."""
+
+    row: list[Any]
+    attempt: ClaimAttempt
+    stored: AppendResult | None
+
+
+def _read_params(
+    key: SessionKey, config: GetSessionConfig | None, since: int | None, *, turn: bool
+) -> tuple[dict[str, Param], str]:
+    """The parameters and SQL of a session read (:func:`._queries.session_read`)."""
+    after = None if config is None else config.after_timestamp
+    count = None if config is None else config.num_recent_events
+    params = _key_params(key)
+    if since is not None:
+        params["since"] = since
+    if after is not None:
+        params["after"] = float(after)
+    if count is not None:
+        params["count"] = min(count, MAX_RECENT_EVENTS)
+    sql = _queries.session_read(
+        since=since is not None, after=after is not None, limited=count is not None, turn=turn
+    )
+    return params, sql
+
+
+def _append_writes(
+    key: SessionKey,
+    prepared: PreparedAppend,
+    sequence: int,
+    state: str,
+    app: str | None,
+    user: str | None,
+) -> list[Write]:
+    """The mutations of an append whose checks passed (``state``: the session's, as read)."""
+    event = prepared.event
+    columns = [*_SESSION_ROW, "revision", "update_time"]
+    values: list[Any] = [*key, sequence, COMMIT_TIMESTAMP]
+    if prepared.session_delta:
+        columns.append("state")
+        values.append(_merged(state, prepared.session_delta))
+    if prepared.release:  # the turn's last event: its claim ends with it
+        columns += ["claim_until", "open_invocation", "open_since"]
+        values += [None, None, None]
+    event_values = (*key, sequence, event.id, event.invocation_id, event.timestamp)
+    return [
+        Write("update", "adk_sessions", tuple(columns), tuple(values)),
+        Write("insert", "adk_events", _EVENT_COLUMNS, (*event_values, prepared.event_json)),
+        *_scope_writes(key[0], key[1], (app, prepared.app_delta), (user, prepared.user_delta)),
+    ]
+
+
+def _check_claim(
+    session_id: str, fence: int | None, token: int, until: int | None, now: int
+) -> None:
+    """Refuse an append under a lost claim, or without one while another lease runs."""
+    if fence is not None:
+        if token != fence:
+            raise ClaimLostError(session_id)
+        return
+    if until is not None and until > now:
+        raise SessionBusyError(session_id, (until - now) / 1_000_000)

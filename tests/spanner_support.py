@@ -1,0 +1,170 @@
+"""The Cloud Spanner emulator for the tests: started once per test process, a database per test.
+
+:func:`running_emulator` starts ``emulator_main`` (gcloud's ``cloud-spanner-emulator``
+component: in memory, no credentials) on a free loopback port and stops it afterwards; the
+``spanner_emulator`` fixture (``tests/conftest.py``) does so once per pytest process (so once
+per xdist worker) and creates the test instance. :func:`fresh_database` creates an empty
+database on it, yields its path and drops it.
+
+A missing emulator fails the tests that need it, with the way to install it (never a skip):
+``$SPANNER_EMULATOR_BINARY``, else the Google Cloud SDK's path, else ``emulator_main`` on
+``PATH``.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import dataclasses
+import os
+import shutil
+import socket
+import subprocess
+import time
+import uuid
+from collections.abc import AsyncIterator, Iterator
+from pathlib import Path
+
+import grpc
+import pytest
+
+PROJECT = "adk-test"
+INSTANCE = "adk-test"
+_SDK_BINARY = "/usr/lib/google-cloud-sdk/bin/cloud_spanner_emulator/emulator_main"
+_INSTALL = (
+    "Install it with: apt-get install google-cloud-cli-spanner-emulator (Google Cloud SDK's "
+    "apt repository), or gcloud components install cloud-spanner-emulator; or point "
+    "SPANNER_EMULATOR_BINARY at emulator_main."
+)
+
+
+@dataclasses.dataclass(frozen=True)
+class Emulator:
+    """A running emulator: ``host`` is ``127.0.0.1:PORT`` (``SPANNER_EMULATOR_HOST``)."""
+
+    host: str
+
+    @property
+    def instance(self) -> str:
+        """The test instance's path."""
+        return f"projects/{PROJECT}/instances/{INSTANCE}"
+
+
+def emulator_binary() -> str:
+    """The emulator's path, or a test failure saying how to install it."""
+    candidates = [os.environ.get("SPANNER_EMULATOR_BINARY", ""), _SDK_BINARY]
+    candidates.append(shutil.which("emulator_main") or "")
+    for candidate in candidates:
+        if candidate and Path(candidate).is_file() and os.access(candidate, os.X_OK):
+            return candidate
+    pytest.fail(f"The Cloud Spanner emulator (emulator_main) was not found. {_INSTALL}")
+
+
+def _free_port() -> int:
+    with socket.socket() as probe:
+        probe.bind(("127.0.0.1", 0))
+        port: int = probe.getsockname()[1]
+        return port
+
+
+def _wait_until_listening(process: subprocess.Popen[bytes], port: int) -> None:
+    deadline = time.monotonic() + 30
+    while time.monotonic() < deadline:
+        if process.poll() is not None:
+            pytest.fail(f"The Spanner emulator exited at start (status {process.returncode}).")
+        with contextlib.suppress(OSError), socket.create_connection(("127.0.0.1", port), 0.2):
+            return
+        time.sleep(0.05)
+    pytest.fail("The Spanner emulator did not listen within 30 s.")
+
+
+@contextlib.contextmanager
+def running_emulator() -> Iterator[Emulator]:
+    """Start the emulator on a free loopback port; stop it afterwards."""
+    binary = emulator_binary()
+    for _attempt in range(3):  # another process may take the free port first
+        port = _free_port()
+        process = subprocess.Popen(
+            [binary, "--host_port", f"127.0.0.1:{port}"],
+            stdout=subprocess.DEVNULL,
+            stderr=subprocess.DEVNULL,
+        )
+        try:
+            _wait_until_listening(process, port)
+        except pytest.fail.Exception:
+            process.kill()
+            process.wait()
+            continue
+        try:
+            yield Emulator(f"127.0.0.1:{port}")
+        finally:
+            process.terminate()
+            try:
+                process.wait(timeout=10)
+            except subprocess.TimeoutExpired:
+                process.kill()
+                process.wait()
+        return
+    pytest.fail("The Spanner emulator could not start on a free port (3 attempts).")
+
+
+async def create_instance(emulator: Emulator) -> None:
+    """Create the test instance on ``emulator``."""
+    from google.cloud.spanner_admin_instance_v1 import Instance
+    from google.cloud.spanner_admin_instance_v1.services.instance_admin import (
+        InstanceAdminAsyncClient,
+    )
+    from google.cloud.spanner_admin_instance_v1.services.instance_admin.transports import (
+        grpc_asyncio,
+    )
+
+    channel = grpc.aio.insecure_channel(emulator.host)
+    transport = grpc_asyncio.InstanceAdminGrpcAsyncIOTransport(channel=channel)
+    client = InstanceAdminAsyncClient(transport=transport)
+    try:
+        instance = Instance(
+            name=emulator.instance,
+            config=f"projects/{PROJECT}/instanceConfigs/emulator-config",
+            display_name="adk_runtime tests",
+            node_count=1,
+        )
+        operation = await client.create_instance(
+            parent=f"projects/{PROJECT}", instance_id=INSTANCE, instance=instance
+        )
+        await operation.result()
+    finally:
+        await transport.close()
+
+
+@contextlib.asynccontextmanager
+async def fresh_database(emulator: Emulator) -> AsyncIterator[str]:
+    """Create an empty database on the test instance; yield its path; drop it."""
+    from google.cloud.spanner_admin_database_v1 import CreateDatabaseRequest
+    from google.cloud.spanner_admin_database_v1.services.database_admin import (
+        DatabaseAdminAsyncClient,
+    )
+    from google.cloud.spanner_admin_database_v1.services.database_admin.transports import (
+        grpc_asyncio,
+    )
+
+    name = "t" + uuid.uuid4().hex[:20]
+    channel = grpc.aio.insecure_channel(emulator.host)
+    transport = grpc_asyncio.DatabaseAdminGrpcAsyncIOTransport(channel=channel)
+    client = DatabaseAdminAsyncClient(transport=transport)
+    path = f"{emulator.instance}/databases/{name}"
+    try:
+        request = CreateDatabaseRequest(
+            parent=emulator.instance, create_statement=f"CREATE DATABASE `{name}`"
+        )
+        operation = await client.create_database(request=request)
+        await operation.result()
+        try:
+            yield path
+        finally:
+            await client.drop_database(database=path)
+    finally:
+        await transport.close()
+
+
+def spanner_url(emulator: Emulator, database: str) -> str:
+    """The session URL of ``database`` on ``emulator``."""
+    return f"spanner:///{database}?emulator_host={emulator.host}"
