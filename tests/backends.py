@@ -220,10 +220,11 @@ async def overwrite_stored_event(
             )
     elif _is_spanner(service):
         from adk_runtime.sessions.spanner._link import Write
+        from adk_runtime.sessions.spanner._values import Blob
 
         columns = ("app_name", "user_id", "session_id", "sequence", "payload")
         write = Write(
-            "update", "adk_events", columns, (app, user, session_id, position + 1, payload)
+            "update", "adk_events", columns, (app, user, session_id, position + 1, Blob(payload))
         )
         await service._link.write("overwriting an event", [write])  # type: ignore[attr-defined]
     else:

@@ -42,6 +42,12 @@ class Emulator:
     """A running emulator: ``host`` is ``127.0.0.1:PORT`` (``SPANNER_EMULATOR_HOST``)."""
 
     host: str
+    process: subprocess.Popen[bytes] = dataclasses.field(repr=False, compare=False)
+
+    def stop(self) -> None:
+        """Stop the emulator now (a test of a server that goes away)."""
+        self.process.terminate()
+        self.process.wait(timeout=10)
 
     @property
     def instance(self) -> str:
@@ -59,7 +65,8 @@ def emulator_binary() -> str:
     pytest.fail(f"The Cloud Spanner emulator (emulator_main) was not found. {_INSTALL}")
 
 
-def _free_port() -> int:
+def free_port() -> int:
+    """A TCP port free on loopback now."""
     with socket.socket() as probe:
         probe.bind(("127.0.0.1", 0))
         port: int = probe.getsockname()[1]
@@ -82,7 +89,7 @@ def running_emulator() -> Iterator[Emulator]:
     """Start the emulator on a free loopback port; stop it afterwards."""
     binary = emulator_binary()
     for _attempt in range(3):  # another process may take the free port first
-        port = _free_port()
+        port = free_port()
         process = subprocess.Popen(
             [binary, "--host_port", f"127.0.0.1:{port}"],
             stdout=subprocess.DEVNULL,
@@ -95,9 +102,9 @@ def running_emulator() -> Iterator[Emulator]:
             process.wait()
             continue
         try:
-            yield Emulator(f"127.0.0.1:{port}")
+            yield Emulator(f"127.0.0.1:{port}", process)
         finally:
-            process.terminate()
+            process.terminate()  # a no-op when a test stopped it already
             try:
                 process.wait(timeout=10)
             except subprocess.TimeoutExpired:
@@ -136,8 +143,8 @@ async def create_instance(emulator: Emulator) -> None:
 
 
 @contextlib.asynccontextmanager
-async def fresh_database(emulator: Emulator) -> AsyncIterator[str]:
-    """Create an empty database on the test instance; yield its path; drop it."""
+async def fresh_database(emulator: Emulator, *, drop: bool = True) -> AsyncIterator[str]:
+    """Create an empty database on the test instance; yield its path; drop it (if ``drop``)."""
     from google.cloud.spanner_admin_database_v1 import CreateDatabaseRequest
     from google.cloud.spanner_admin_database_v1.services.database_admin import (
         DatabaseAdminAsyncClient,
@@ -160,7 +167,8 @@ async def fresh_database(emulator: Emulator) -> AsyncIterator[str]:
         try:
             yield path
         finally:
-            await client.drop_database(database=path)
+            if drop:
+                await client.drop_database(database=path)
     finally:
         await transport.close()
 

@@ -170,6 +170,7 @@ _DB_SYSTEM = {
     "postgres": "postgresql",
     "redis": "redis",
     "redis_cluster": "redis",
+    "spanner": "gcp.spanner",
 }
 
 

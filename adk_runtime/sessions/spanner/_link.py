@@ -72,6 +72,8 @@ _STRONG_READ = TransactionSelector(
 )
 _ABORT_DEADLINE = 30.0  # seconds an aborted transaction is retried for
 _SESSIONS_PER_BATCH = 10
+_UNLIMITED = [("grpc.max_send_message_length", -1), ("grpc.max_receive_message_length", -1)]
+"""Channel options: no message size limit of gRPC's own (an event is up to 16 MiB of JSON)."""
 
 
 @dataclasses.dataclass(frozen=True)
@@ -203,6 +205,7 @@ class Transaction:
     async def _rollback(self) -> None:
         if self._id is None:
             return
+        self.round_trips += 1
         with contextlib.suppress(api_errors.GoogleAPICallError, grpc.RpcError):
             await self._link.client.rollback(
                 session=self._session,
@@ -223,7 +226,7 @@ class _Connection:
         self.timeout = timeout
         self.metadata = (("google-cloud-resource-prefix", database),)
         if emulator_host:
-            channel = grpc.aio.insecure_channel(emulator_host)
+            channel = grpc.aio.insecure_channel(emulator_host, options=_UNLIMITED)
             self.client = SpannerAsyncClient(transport=SpannerGrpcAsyncIOTransport(channel=channel))
         else:
             self.client = SpannerAsyncClient()
@@ -289,7 +292,9 @@ class Link:
         self._connection: _Connection | None = None
         self._loop: asyncio.AbstractEventLoop | None = None
         self.round_trips = 0
-        """RPCs sent on behalf of the service (a counter for tests and benchmarks)."""
+        """RPCs sent for reads and transactions (a counter for tests and benchmarks)."""
+        self.aborted = 0
+        """Transaction attempts Spanner aborted (each was run again)."""
 
     def _current(self) -> _Connection:
         loop = asyncio.get_running_loop()
@@ -345,6 +350,7 @@ class Link:
             try:
                 return await self._attempt(connection, body)
             except api_errors.Aborted as error:
+                self.aborted += 1
                 if loop.time() >= deadline:
                     raise BackendUnavailableError(
                         f"Spanner kept aborting {where} for {_ABORT_DEADLINE:.0f} s."

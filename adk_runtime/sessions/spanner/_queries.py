@@ -42,25 +42,34 @@ _SESSION_NAMES = "user_id, session_id, revision, incarnation, state, mtime, app_
 
 
 def session_read(*, since: bool, after: bool, limited: bool, turn: bool = False) -> str:
-    """A session and its events, those asked for.
+    """A session (the first row) and its events asked for (one row each, newest first).
 
     Events after revision ``@since``, at or after ``@after`` (their timestamp), the last
-    ``@count`` of them (each only when asked for).
-
-    ``turn``: also what a turn's start checks (:func:`turn_columns`).
+    ``@count`` of them (each only when asked for). The events come as rows of a ``UNION
+    ALL``, not as an array in the session's row: a constructed value is limited in size.
+    ``turn``: the session row also has what a turn's start checks (:func:`turn_columns`).
+    Every row ends with the event's sequence and payload (NULL in the session's row).
     """
-    conditions = [_EVENT_KEY]
+    conditions = ["e.app_name = @app", "e.user_id = @user", "e.session_id = @sid"]
     if since:
         conditions.append("e.sequence > @since")
     if after:
         conditions.append("e.timestamp >= @after")
     limit = " LIMIT @count" if limited else ""
-    events = (
-        "ARRAY(SELECT AS STRUCT e.sequence, e.payload FROM adk_events e "
-        f"WHERE {' AND '.join(conditions)} ORDER BY e.sequence DESC{limit})"
-    )
     extra = f", {turn_columns()}" if turn else ""
-    return f"SELECT {SESSION_COLUMNS}, {events}{extra} FROM adk_sessions s WHERE {KEY}"
+    blanks = ", ".join(["NULL"] * (_SESSION_WIDTH + (_TURN_WIDTH if turn else 0)))
+    return (
+        f"SELECT 0 AS kind, {SESSION_COLUMNS}{extra}, CAST(NULL AS INT64) AS sequence, "
+        f"CAST(NULL AS BYTES) AS payload FROM adk_sessions s WHERE {KEY} "
+        f"UNION ALL SELECT 1, {blanks}, e.sequence, e.payload FROM ("
+        f"SELECT e.sequence, e.payload FROM adk_events e WHERE {' AND '.join(conditions)} "
+        f"ORDER BY e.sequence DESC{limit}) e "
+        "ORDER BY kind, sequence DESC"
+    )
+
+
+_SESSION_WIDTH = 8
+_TURN_WIDTH = 4
 
 
 def turn_columns() -> str:
@@ -72,11 +81,18 @@ def turn_columns() -> str:
 
 
 def _found_event() -> str:
+    """The sequence of event ``@eid`` in the session (an array of one, or empty)."""
     return (
-        "ARRAY(SELECT AS STRUCT e.sequence, e.payload "
-        "FROM adk_events@{FORCE_INDEX=adk_events_by_id} e "
+        "ARRAY(SELECT e.sequence FROM adk_events@{FORCE_INDEX=adk_events_by_id} e "
         f"WHERE {_EVENT_KEY} AND e.event_id = @eid)"
     )
+
+
+STORED_EVENT = (
+    "SELECT e.payload FROM adk_events e WHERE e.app_name = @app AND e.user_id = @user "
+    "AND e.session_id = @sid AND e.sequence = @sequence"
+)
+"""One stored event's payload (read only by a retried append)."""
 
 
 def append_check(*, app_state: bool, user_state: bool) -> str:

@@ -21,7 +21,7 @@ def state_of(text: str | None) -> dict[str, Any]:
     return loaded
 
 
-def events_of(session_id: str, newest_first: list[list[Any]]) -> list[Event]:
+def events_of(session_id: str, newest_first: list[tuple[int, str]]) -> list[Event]:
     """Events read as ``(sequence, payload)`` pairs, newest first, oldest first."""
     return [
         event_from_stored(payload, session_id, sequence - 1)

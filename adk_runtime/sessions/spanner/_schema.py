@@ -7,7 +7,9 @@ of ``adk_events`` *interleaved* in it (stored beside the session row, in the sam
 deleted with it by ``ON DELETE CASCADE``), keyed by the per-session sequence; the unique
 index ``adk_events_by_id`` (interleaved too) finds an event by id inside its session (the
 idempotent append). App and user state are one row each (``adk_app_states``,
-``adk_user_states``); a session's own state lives in its row.
+``adk_user_states``); a session's own state lives in its row. JSON (events, states) is stored
+as UTF-8 in ``BYTES(MAX)`` columns: a cell holds 10 MiB of BYTES, only 2.5 Mi characters of
+STRING.
 
 **Indexes.** ``list_sessions`` of one user reads ``adk_sessions_by_user`` (the user's sessions,
 newest first). Listing a whole app, or pruning it, reads ``adk_sessions_by_app``, whose key
@@ -21,8 +23,9 @@ end of its key range (a hotspot); a listing reads the shards' heads and merges t
 object. :func:`upgrade` applies, step by step, the statements whose object does not exist yet
 (so a step cut off half-way is finished by the next run), waits for Spanner to finish them,
 and only then records the step's version in ``adk_schema_versions``. Two upgraders at once are
-safe: each step's operation has a fixed id (``adk_runtime_v<version>``), so the second one's
-request is refused as a duplicate and it waits until the first one's objects exist.
+safe: each step's operation has a fixed id (``adk_runtime_v<version>_<count>``) and Spanner
+runs one schema change at a time, so the second one's request is refused (a duplicate id, or
+a change in progress) and it waits until the first one's objects exist.
 """
 
 from __future__ import annotations
@@ -69,7 +72,7 @@ STEPS: tuple[tuple[str, ...], ...] = (
         "CREATE TABLE adk_sessions ("
         + _SESSION_KEY
         + "shard INT64 NOT NULL, incarnation STRING(32) NOT NULL, revision INT64 NOT NULL, "
-        "state STRING(MAX) NOT NULL, creation_state STRING(MAX), "
+        "state BYTES(MAX) NOT NULL, creation_state BYTES(MAX), "
         f"create_time TIMESTAMP NOT NULL {_STAMP}, update_time TIMESTAMP NOT NULL {_STAMP}, "
         "claim_token INT64 NOT NULL, claim_until TIMESTAMP, claim_took_over BOOL NOT NULL, "
         f"open_invocation STRING(128), open_since TIMESTAMP {_STAMP}"
@@ -77,14 +80,14 @@ STEPS: tuple[tuple[str, ...], ...] = (
         "CREATE TABLE adk_events ("
         + _SESSION_KEY
         + "sequence INT64 NOT NULL, event_id STRING(128) NOT NULL, invocation_id STRING(MAX), "
-        "timestamp FLOAT64 NOT NULL, payload STRING(MAX) NOT NULL"
+        "timestamp FLOAT64 NOT NULL, payload BYTES(MAX) NOT NULL"
         ") PRIMARY KEY (app_name, user_id, session_id, sequence), "
         "INTERLEAVE IN PARENT adk_sessions ON DELETE CASCADE",
         "CREATE UNIQUE INDEX adk_events_by_id "
         "ON adk_events (app_name, user_id, session_id, event_id), INTERLEAVE IN adk_sessions",
-        "CREATE TABLE adk_app_states (app_name STRING(128) NOT NULL, state STRING(MAX) NOT NULL)"
+        "CREATE TABLE adk_app_states (app_name STRING(128) NOT NULL, state BYTES(MAX) NOT NULL)"
         " PRIMARY KEY (app_name)",
-        "CREATE TABLE adk_user_states (" + _KEY + "state STRING(MAX) NOT NULL)"
+        "CREATE TABLE adk_user_states (" + _KEY + "state BYTES(MAX) NOT NULL)"
         " PRIMARY KEY (app_name, user_id)",
         "CREATE INDEX adk_sessions_by_user "
         "ON adk_sessions (app_name, user_id, update_time DESC, session_id DESC)",
@@ -179,7 +182,7 @@ async def upgrade(admin: DatabaseAdminAsyncClient, link: Link) -> SchemaStatus:
 
 async def _apply(admin: DatabaseAdminAsyncClient, database: str, version: int) -> None:
     statements = STEPS[version - 1]
-    for _ in range(600):  # up to about ten minutes for another upgrader's operation
+    for _ in range(1200):  # up to about ten minutes for another upgrader's operation
         existing = await _existing(admin, database)
         missing = [s for s in statements if _object(s) not in existing]
         if not missing:
@@ -193,7 +196,7 @@ async def _apply(admin: DatabaseAdminAsyncClient, database: str, version: int) -
             operation = await admin.update_database_ddl(request=request, retry=None)
             await operation.result()  # type: ignore[no-untyped-call]
             continue
-        except api_errors.AlreadyExists:
-            pass  # another upgrader runs this very step: wait for its objects
-        await asyncio.sleep(1.0)
+        except (api_errors.AlreadyExists, api_errors.FailedPrecondition):
+            pass  # another upgrader runs this step (or another change): wait, look again
+        await asyncio.sleep(0.5)
     raise BackendUnavailableError(f"Schema step {version} did not finish in ten minutes.")

@@ -10,6 +10,7 @@ but integers.
 
 from __future__ import annotations
 
+import base64
 from collections.abc import Mapping, Sequence
 from datetime import datetime, timedelta, timezone
 from typing import Any, Final
@@ -19,6 +20,7 @@ from google.protobuf import struct_pb2
 
 __all__ = [
     "COMMIT_TIMESTAMP",
+    "Blob",
     "Param",
     "Timestamp",
     "Value",
@@ -48,7 +50,15 @@ class Timestamp(int):
     """A TIMESTAMP mutation value, in microseconds since the epoch."""
 
 
-Value = Param | _CommitTimestamp | Timestamp
+class Blob(str):
+    """A BYTES mutation value: text stored as UTF-8 (read back as ``str``).
+
+    The service's JSON columns are BYTES, not STRING: a Spanner cell holds up to 10 MiB of
+    BYTES but only 2.5 Mi characters of STRING.
+    """
+
+
+Value = Param | _CommitTimestamp | Timestamp | Blob
 """A mutation's value."""
 
 _EPOCH = datetime(1970, 1, 1, tzinfo=timezone.utc)
@@ -84,6 +94,8 @@ def _value(value: Value) -> struct_pb2.Value:
         return struct_pb2.Value(string_value=str(value))
     if isinstance(value, float):
         return struct_pb2.Value(number_value=value)
+    if isinstance(value, Blob):
+        return struct_pb2.Value(string_value=base64.b64encode(value.encode()).decode("ascii"))
     if isinstance(value, str):
         return struct_pb2.Value(string_value=value)
     if isinstance(value, _CommitTimestamp):
@@ -126,6 +138,8 @@ def _decode(value: struct_pb2.Value, kind: Any) -> Any:
         return value.number_value
     if code == TypeCode.BOOL:
         return value.bool_value
+    if code == TypeCode.BYTES:  # only text is stored as BYTES here (see Blob)
+        return base64.b64decode(value.string_value).decode()
     if code == TypeCode.ARRAY:
         element = kind.array_element_type
         return [_decode(item, element) for item in value.list_value.values]

@@ -46,7 +46,7 @@ from adk_runtime.errors import (
     SessionNotFoundError,
     StaleSessionError,
 )
-from adk_runtime.events import event_from_stored
+from adk_runtime.events import Event, event_from_stored
 from adk_runtime.sessions._cache import SessionCache
 from adk_runtime.sessions._prepare import ReadPlan
 from adk_runtime.sessions.base import (
@@ -77,6 +77,7 @@ from adk_runtime.sessions.spanner._schema import (
 )
 from adk_runtime.sessions.spanner._values import (
     COMMIT_TIMESTAMP,
+    Blob,
     Param,
     Timestamp,
     micros,
@@ -100,10 +101,14 @@ def _key_params(key: SessionKey) -> dict[str, Param]:
     return {"app": key[0], "user": key[1], "sid": key[2]}
 
 
-def _merged(stored: str | None, delta: dict[str, Any]) -> str:
+def _merged(stored: str | None, delta: dict[str, Any]) -> Blob:
     state = state_of(stored)
     state.update(delta)
-    return codec.dumps(state)
+    return Blob(codec.dumps(state))
+
+
+def _blob(state: dict[str, Any] | None) -> Blob | None:
+    return None if state is None else Blob(codec.dumps(state))
 
 
 def _scope_writes(
@@ -250,8 +255,8 @@ class SpannerSessionService(BaseSessionService):
                         shard_of(user_id, prepared.session_id),
                         incarnation,
                         len(prepared.events),
-                        codec.dumps(prepared.session_state),
-                        None if creation is None else codec.dumps(creation),
+                        _blob(prepared.session_state),
+                        _blob(creation),
                         COMMIT_TIMESTAMP,
                         COMMIT_TIMESTAMP,
                         0,
@@ -269,7 +274,7 @@ class SpannerSessionService(BaseSessionService):
                         "insert",
                         "adk_events",
                         _EVENT_COLUMNS,
-                        (*key, n, e.id, e.invocation_id, e.timestamp, e.event_json),
+                        (*key, n, e.id, e.invocation_id, e.timestamp, Blob(e.event_json)),
                     )
                     for n, e in enumerate(prepared.events, 1)
                 ),
@@ -316,12 +321,12 @@ class SpannerSessionService(BaseSessionService):
         self, key: SessionKey, config: GetSessionConfig | None, since: int | None
     ) -> tuple[Session, int] | None:
         params, sql = _read_params(key, config, since, turn=False)
-        rows = await self._link.read(sql, params)
-        if not rows:
+        found = _split(await self._link.read(sql, params))
+        if found is None:
             return None
-        row = rows[0]
-        events = events_of(key[2], row[8])
-        size = sum(len(payload) for _, payload in row[8])
+        row, newest_first = found
+        events = events_of(key[2], newest_first)
+        size = sum(len(payload) for _, payload in newest_first)
         return session_of(key[0], row, events), size
 
     async def _get_session(
@@ -440,9 +445,8 @@ class SpannerSessionService(BaseSessionService):
             if prepared.incarnation not in (None, incarnation):
                 raise StaleSessionError(RECREATED_SESSION_MESSAGE)
             if found:
-                sequence, payload = found[0]
-                stored = event_from_stored(payload, session.id, sequence - 1)
-                return AppendResult(stored, sequence, seconds(mtime), already_stored=True)
+                stored = await _stored_event(transaction, key, found[0])
+                return AppendResult(stored, found[0], seconds(mtime), already_stored=True)
             _check_claim(session.id, prepared.fence, token, until, now)
             if revision != prepared.expected_revision:
                 raise StaleSessionError()
@@ -477,16 +481,18 @@ class SpannerSessionService(BaseSessionService):
         params["eid"] = "" if message is None else message.event.id
 
         async def body(transaction: Transaction) -> _Started | None:
-            rows = await transaction.query(sql, params)
-            if not rows:
+            read_rows = _split(await transaction.query(sql, params))
+            if read_rows is None:
                 raise SessionNotFoundError(f"Session {key[2]!r} does not exist.")
-            row = rows[0]
-            until, open_invocation, now, found = row[9:13]
+            row, newest_first = read_rows
+            until, open_invocation, now, found = row[8:12]
             if until is not None:  # held, or left unreleased: the usual steps
                 return None
             if since is not None and row[3] != read.identity:  # another incarnation: all
                 whole, whole_sql = _read_params(key, None, None, turn=False)
-                row = (await transaction.query(whole_sql, whole))[0]
+                again = _split(await transaction.query(whole_sql, whole))
+                assert again is not None
+                newest_first = again[1]
             columns: dict[str, Any] = {
                 "claim_token": token,
                 "claim_until": Timestamp(now + round(lease_seconds * 1_000_000)),
@@ -499,24 +505,23 @@ class SpannerSessionService(BaseSessionService):
             transaction.write(Write("update", "adk_sessions", names, (*key, *columns.values())))
             stored: AppendResult | None = None
             if message is not None and found:
-                sequence, payload = found[0]
-                event = event_from_stored(payload, key[2], sequence - 1)
-                stored = AppendResult(event, sequence, seconds(row[5]), already_stored=True)
+                event = await _stored_event(transaction, key, found[0])
+                stored = AppendResult(event, found[0], seconds(row[5]), already_stored=True)
             elif message is not None:
                 app, user = row[6], row[7]
                 writes = _append_writes(key, message, row[2] + 1, row[4], app, user)
                 transaction.write(*writes)
-            return _Started(row, ClaimAttempt(token, open_invocation=open_invocation), stored)
+            attempt = ClaimAttempt(token, open_invocation=open_invocation)
+            return _Started(row, newest_first, attempt, stored)
 
         started, stamp = await self._link.transact("starting a turn", body)
         if started is None:
             return None
-        row = started.row
-        events = events_of(key[2], row[8])
+        row, newest_first = started.row, started.events
         tail = SessionTail(
-            session_of(key[0], row, events),
+            session_of(key[0], row, events_of(key[2], newest_first)),
             row[3],
-            sum(len(payload) for _, payload in row[8]),
+            sum(len(payload) for _, payload in newest_first),
         )
         result = started.stored
         if message is not None and result is None:
@@ -535,13 +540,9 @@ class SpannerSessionService(BaseSessionService):
             rows = await transaction.query(
                 "SELECT s.incarnation, s.revision, "
                 "(SELECT COUNT(*) FROM adk_sessions t WHERE t.app_name = @app "
-                "AND t.user_id = @user AND t.session_id = @target), "
-                "ARRAY(SELECT AS STRUCT e.sequence, e.event_id, e.invocation_id, e.timestamp, "
-                "e.payload FROM adk_events e WHERE e.app_name = s.app_name "
-                "AND e.user_id = s.user_id AND e.session_id = s.session_id "
-                "AND e.sequence <= @upto ORDER BY e.sequence) "
+                "AND t.user_id = @user AND t.session_id = @target) "
                 f"FROM adk_sessions s WHERE {_queries.KEY}",
-                _key_params(key) | {"target": prepared.session_id, "upto": prepared.sequence},
+                _key_params(key) | {"target": prepared.session_id},
             )
             if (
                 not rows
@@ -551,6 +552,12 @@ class SpannerSessionService(BaseSessionService):
                 raise SessionNotFoundError(f"Session {key[2]!r} does not exist.")
             if rows[0][2]:
                 raise AlreadyExistsError(f"Session {prepared.session_id!r} already exists.")
+            copied = await transaction.query(
+                "SELECT e.sequence, e.event_id, e.invocation_id, e.timestamp, e.payload "
+                "FROM adk_events e WHERE e.app_name = @app AND e.user_id = @user "
+                "AND e.session_id = @sid AND e.sequence <= @upto ORDER BY e.sequence",
+                _key_params(key) | {"upto": prepared.sequence},
+            )
             creation = prepared.creation_state
             transaction.write(
                 Write(
@@ -573,8 +580,8 @@ class SpannerSessionService(BaseSessionService):
                         shard_of(key[1], prepared.session_id),
                         uuid.uuid4().hex,
                         prepared.sequence,
-                        codec.dumps(prepared.session_state),
-                        None if creation is None else codec.dumps(creation),
+                        _blob(prepared.session_state),
+                        _blob(creation),
                         COMMIT_TIMESTAMP,
                         COMMIT_TIMESTAMP,
                         0,
@@ -582,8 +589,13 @@ class SpannerSessionService(BaseSessionService):
                     ),
                 ),
                 *(
-                    Write("insert", "adk_events", _EVENT_COLUMNS, (*target, *event))
-                    for event in rows[0][3]
+                    Write(
+                        "insert",
+                        "adk_events",
+                        _EVENT_COLUMNS,
+                        (*target, *event[:4], Blob(event[4])),
+                    )
+                    for event in copied
                 ),
             )
 
@@ -620,8 +632,23 @@ class _Started:
     """What a turn's start read (the session row) and did."""
 
     row: list[Any]
+    events: list[tuple[int, str]]
     attempt: ClaimAttempt
     stored: AppendResult | None
+
+
+def _split(rows: list[list[Any]]) -> tuple[list[Any], list[tuple[int, str]]] | None:
+    """A :func:`._queries.session_read` result: the session's row, its events newest first."""
+    if not rows or rows[0][0] != 0:
+        return None
+    return rows[0][1:-2], [(row[-2], row[-1]) for row in rows[1:]]
+
+
+async def _stored_event(transaction: Transaction, key: SessionKey, sequence: int) -> Event:
+    """The stored event ``sequence`` of the session (a retried append's answer)."""
+    params = _key_params(key) | {"sequence": sequence}
+    rows = await transaction.query(_queries.STORED_EVENT, params)
+    return event_from_stored(rows[0][0], key[2], sequence - 1)
 
 
 def _read_params(
@@ -664,7 +691,7 @@ def _append_writes(
     event_values = (*key, sequence, event.id, event.invocation_id, event.timestamp)
     return [
         Write("update", "adk_sessions", tuple(columns), tuple(values)),
-        Write("insert", "adk_events", _EVENT_COLUMNS, (*event_values, prepared.event_json)),
+        Write("insert", "adk_events", _EVENT_COLUMNS, (*event_values, Blob(prepared.event_json))),
         *_scope_writes(key[0], key[1], (app, prepared.app_delta), (user, prepared.user_delta)),
     ]
 
