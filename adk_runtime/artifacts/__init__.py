@@ -1,6 +1,7 @@
 """Artifact services (``google.adk.artifacts`` → ``adk_runtime.artifacts``).
 
-``DatabaseArtifactService`` (SQLAlchemy) is imported on first use, and so is
+``DatabaseArtifactService`` (SQLAlchemy), ``SpannerArtifactService`` (the ``[spanner]`` extra)
+are imported on first use, and so is
 ``GcsArtifactService``, google-adk's Google Cloud Storage store: the name is here so that code
 importing it loads, and building one raises ``ConfigurationError``.
 """
@@ -16,6 +17,7 @@ from adk_runtime.artifacts.registry import artifact_service_from_url, register_a
 if TYPE_CHECKING:
     from adk_runtime.artifacts.database import DatabaseArtifactService
     from adk_runtime.artifacts.gcs_artifact_service import GcsArtifactService
+    from adk_runtime.artifacts.spanner import SpannerArtifactService
 
 __all__ = [
     "ArtifactVersion",
@@ -24,6 +26,7 @@ __all__ = [
     "FileArtifactService",
     "GcsArtifactService",
     "InMemoryArtifactService",
+    "SpannerArtifactService",
     "artifact_service_from_url",
     "register_artifact_backend",
 ]
@@ -33,5 +36,6 @@ __getattr__ = lazy_getattr(
     {
         "DatabaseArtifactService": "adk_runtime.artifacts.database",
         "GcsArtifactService": "adk_runtime.artifacts.gcs_artifact_service",
+        "SpannerArtifactService": "adk_runtime.artifacts.spanner",
     },
 )

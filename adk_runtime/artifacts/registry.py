@@ -5,6 +5,7 @@
 | ``memory://`` | :class:`~adk_runtime.artifacts.InMemoryArtifactService` |
 | ``file:///abs/dir`` | :class:`~adk_runtime.artifacts.FileArtifactService` |
 | ``sqlite+aiosqlite:///x.db``, ``postgresql+asyncpg://…`` | ``DatabaseArtifactService`` |
+| ``spanner:///projects/P/instances/I/databases/D`` | ``SpannerArtifactService`` |
 """
 
 from __future__ import annotations
@@ -24,6 +25,7 @@ _REGISTRY: UrlRegistry[BaseArtifactService] = UrlRegistry(
         "memory": ("adk_runtime.artifacts.memory:InMemoryArtifactService", "adk-runtime"),
         "file": ("adk_runtime.artifacts.file:FileArtifactService", "adk-runtime"),
         **{scheme: (_DATABASE, "adk-runtime") for scheme in SQL_SCHEMES},
+        "spanner": ("adk_runtime.artifacts.spanner:SpannerArtifactService", "adk-runtime[spanner]"),
     },
 )
 
@@ -37,8 +39,8 @@ def artifact_service_from_url(url: str, **kwargs: Any) -> BaseArtifactService:
     """Build the artifact service a URL names.
 
     Args:
-        url: ``memory://``, ``file:///dir``, ``sqlite+aiosqlite:///path.db`` or
-            ``postgresql+asyncpg://…``.
+        url: ``memory://``, ``file:///dir``, ``sqlite+aiosqlite:///path.db``,
+            ``postgresql+asyncpg://…`` or ``spanner:///projects/P/instances/I/databases/D``.
         **kwargs: Passed to the store's constructor (e.g. ``auto_migrate=True``).
 
     Raises:

@@ -1,6 +1,7 @@
 """Memory services (``google.adk.memory`` → ``adk_runtime.memory``).
 
-``DatabaseMemoryService`` and ``SqliteMemoryService`` (SQLAlchemy) are imported on first use.
+``DatabaseMemoryService`` and ``SqliteMemoryService`` (SQLAlchemy) and ``SpannerMemoryService``
+(the ``[spanner]`` extra) are imported on first use.
 """
 
 from typing import TYPE_CHECKING
@@ -12,6 +13,7 @@ from adk_runtime.memory.registry import memory_service_from_url, register_memory
 
 if TYPE_CHECKING:
     from adk_runtime.memory.database import DatabaseMemoryService
+    from adk_runtime.memory.spanner import SpannerMemoryService
     from adk_runtime.memory.sqlite import SqliteMemoryService
 
 __all__ = [
@@ -20,6 +22,7 @@ __all__ = [
     "InMemoryMemoryService",
     "MemoryEntry",
     "SearchMemoryResponse",
+    "SpannerMemoryService",
     "SqliteMemoryService",
     "memory_service_from_url",
     "register_memory_backend",
@@ -29,6 +32,7 @@ __getattr__ = lazy_getattr(
     __name__,
     {
         "DatabaseMemoryService": "adk_runtime.memory.database",
+        "SpannerMemoryService": "adk_runtime.memory.spanner",
         "SqliteMemoryService": "adk_runtime.memory.sqlite",
     },
 )

@@ -1,7 +1,8 @@
 """Memory storage by configuration: one URL picks the memory service.
 
 ``memory://`` is :class:`~adk_runtime.memory.InMemoryMemoryService`;
-``sqlite+aiosqlite:///x.db`` and ``postgresql+asyncpg://…`` are ``DatabaseMemoryService``.
+``sqlite+aiosqlite:///x.db`` and ``postgresql+asyncpg://…`` are ``DatabaseMemoryService``;
+``spanner:///projects/P/instances/I/databases/D`` is ``SpannerMemoryService``.
 """
 
 from __future__ import annotations
@@ -20,6 +21,7 @@ _REGISTRY: UrlRegistry[BaseMemoryService] = UrlRegistry(
     {
         "memory": ("adk_runtime.memory.in_memory:InMemoryMemoryService", "adk-runtime"),
         **{scheme: (_DATABASE, "adk-runtime") for scheme in SQL_SCHEMES},
+        "spanner": ("adk_runtime.memory.spanner:SpannerMemoryService", "adk-runtime[spanner]"),
     },
 )
 
@@ -33,7 +35,8 @@ def memory_service_from_url(url: str, **kwargs: Any) -> BaseMemoryService:
     """Build the memory service a URL names.
 
     Args:
-        url: ``memory://``, ``sqlite+aiosqlite:///path.db`` or ``postgresql+asyncpg://…``.
+        url: ``memory://``, ``sqlite+aiosqlite:///path.db``, ``postgresql+asyncpg://…`` or
+            ``spanner:///projects/P/instances/I/databases/D``.
         **kwargs: Passed to the service's constructor (e.g. ``auto_migrate=True``).
 
     Raises:

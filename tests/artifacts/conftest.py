@@ -59,11 +59,26 @@ async def _open_postgres(request: Any) -> AsyncIterator[BaseArtifactService]:
         await truncate_all(url)
 
 
+@contextlib.asynccontextmanager
+async def _open_spanner(request: Any) -> AsyncIterator[BaseArtifactService]:
+    from adk_runtime.artifacts.spanner import SpannerArtifactService
+    from tests.spanner_support import fresh_database
+
+    emulator = request.getfixturevalue("spanner_emulator")
+    async with (
+        fresh_database(emulator) as database,
+        SpannerArtifactService(database, emulator_host=emulator.host) as service,
+    ):
+        await service.prepare()
+        yield service
+
+
 STORES: list[ArtifactStore] = [
     ArtifactStore("memory", _open_memory),
     ArtifactStore("file", _open_file),
     ArtifactStore("sqlite", _open_sqlite),
     ArtifactStore("postgres", _open_postgres),
+    ArtifactStore("spanner", _open_spanner),
 ]
 
 

@@ -1,4 +1,4 @@
-"""The artifact contract, on every store (memory, file, sqlite, postgres)."""
+"""The artifact contract, on every store (memory, file, sqlite, postgres, spanner)."""
 
 from __future__ import annotations
 

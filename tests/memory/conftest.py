@@ -57,10 +57,26 @@ async def _open_postgres(request: Any) -> AsyncIterator[BaseMemoryService]:
         await truncate_all(url)
 
 
+@contextlib.asynccontextmanager
+async def _open_spanner(request: Any) -> AsyncIterator[BaseMemoryService]:
+    from adk_runtime.memory.spanner import SpannerMemoryService
+    from tests.spanner_support import fresh_database
+
+    emulator = request.getfixturevalue("spanner_emulator")
+    async with fresh_database(emulator) as database:
+        service = SpannerMemoryService(database, emulator_host=emulator.host)
+        try:
+            await service.prepare()
+            yield service
+        finally:
+            await service.close()
+
+
 MEMORY_STORES: list[MemoryStore] = [
     MemoryStore("memory", _open_memory),
     MemoryStore("sqlite", _open_sqlite),
     MemoryStore("postgres", _open_postgres),
+    MemoryStore("spanner", _open_spanner),
 ]
 
 

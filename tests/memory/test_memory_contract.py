@@ -1,4 +1,4 @@
-"""The memory contract, on every memory store (memory, sqlite, postgres)."""
+"""The memory contract, on every memory store (memory, sqlite, postgres, spanner)."""
 
 from __future__ import annotations
 

@@ -138,10 +138,10 @@ class _Rows:
     """Decoded rows of one result set."""
 
     @staticmethod
-    def of(result: ResultSet) -> list[list[Any]]:
+    def of(result: ResultSet, binary: bool = False) -> list[list[Any]]:
         raw = ResultSet.pb(result)
         types = [field.type_ for field in raw.metadata.row_type.fields]
-        return [decode_row(row, types) for row in raw.rows]
+        return [decode_row(row, types, binary=binary) for row in raw.rows]
 
 
 class Transaction:
@@ -156,8 +156,13 @@ class Transaction:
         self.commit_micros: int | None = None
         """The commit timestamp (microseconds) once committed with writes."""
 
-    async def query(self, sql: str, params: Mapping[str, Param] | None = None) -> list[list[Any]]:
-        """Run ``sql`` in the transaction (the first query begins it) and return its rows."""
+    async def query(
+        self, sql: str, params: Mapping[str, Param] | None = None, *, binary: bool = False
+    ) -> list[list[Any]]:
+        """Run ``sql`` in the transaction (the first query begins it) and return its rows.
+
+        BYTES columns come back as text, or as ``bytes`` when ``binary``.
+        """
         fields, types = encode_params(params or {})
         selector = (
             TransactionSelector(begin=_READ_WRITE)
@@ -177,7 +182,7 @@ class Transaction:
         )
         if self._id is None:
             self._id = result.metadata.transaction.id
-        return _Rows.of(result)
+        return _Rows.of(result, binary)
 
     def write(self, *writes: Write) -> None:
         """Buffer mutations for the commit."""
@@ -305,8 +310,13 @@ class Link:
             self._loop = loop
         return self._connection
 
-    async def read(self, sql: str, params: Mapping[str, Param] | None = None) -> list[list[Any]]:
-        """Run ``sql`` as a strong single-use read (one round trip) and return its rows."""
+    async def read(
+        self, sql: str, params: Mapping[str, Param] | None = None, *, binary: bool = False
+    ) -> list[list[Any]]:
+        """Run ``sql`` as a strong single-use read (one round trip) and return its rows.
+
+        BYTES columns come back as text, or as ``bytes`` when ``binary``.
+        """
         fields, types = encode_params(params or {})
         for _ in range(3):  # a session the server dropped is replaced
             connection = self._current()
@@ -326,7 +336,7 @@ class Link:
                         timeout=connection.timeout,
                         metadata=connection.metadata,
                     )
-                    return _Rows.of(result)
+                    return _Rows.of(result, binary)
             except (api_errors.GoogleAPICallError, grpc.RpcError, OSError) as error:
                 if _session_gone(error):
                     continue

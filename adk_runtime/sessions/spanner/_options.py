@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import os
 import re
-from collections.abc import Callable
+from collections.abc import Callable, Mapping
 from typing import Any
 from urllib.parse import parse_qsl, urlsplit
 
@@ -18,6 +18,7 @@ from adk_runtime._url_registry import unknown_option
 from adk_runtime.errors import ConfigurationError
 
 __all__ = [
+    "STORE_OPTIONS",
     "URL_OPTIONS",
     "database_path",
     "emulator_host",
@@ -32,7 +33,10 @@ URL_OPTIONS: dict[str, Callable[[str], Any]] = {
     "timeout": float,
     "cache_bytes": int,
 }
-"""The service options a URL's query may set, and how each is read from text."""
+"""The session service's options a URL's query may set, and how each is read from text."""
+
+STORE_OPTIONS = {name: URL_OPTIONS[name] for name in ("emulator_host", "max_sessions", "timeout")}
+"""The options of the artifact and memory stores' URLs (no session cache)."""
 
 _DATABASE = re.compile(
     r"projects/[a-z][a-z0-9\-.:]{0,62}/instances/[a-z][a-z0-9\-]{0,63}"
@@ -51,8 +55,12 @@ def database_path(path: str) -> str:
     return path
 
 
-def split_url(url: str) -> tuple[str, dict[str, Any]]:
+def split_url(
+    url: str, valid: Mapping[str, Callable[[str], Any]] = URL_OPTIONS
+) -> tuple[str, dict[str, Any]]:
     """The database path of a ``spanner://`` URL and the options of its query.
+
+    ``valid``: the options the query may set, and how each is read from text.
 
     Raises:
         ConfigurationError: The URL is malformed, names no database, or an option is unknown
@@ -69,10 +77,10 @@ def split_url(url: str) -> tuple[str, dict[str, Any]]:
         )
     options: dict[str, Any] = {}
     for name, text in parse_qsl(parts.query, keep_blank_values=True):
-        if name not in URL_OPTIONS:
-            raise unknown_option(url, name, URL_OPTIONS, what="Spanner")
+        if name not in valid:
+            raise unknown_option(url, name, valid, what="Spanner")
         try:
-            options[name] = URL_OPTIONS[name](text)
+            options[name] = valid[name](text)
         except ValueError:
             raise ConfigurationError(f"{name}={text!r} is not a number.") from None
     return database_path(parts.path.lstrip("/")), options

@@ -19,6 +19,16 @@ end of its key range (a hotspot); a listing reads the shards' heads and merges t
 ``adk_sessions_by_open_invocation`` holds only sessions with an open invocation
 (``NULL_FILTERED``).
 
+**Artifacts and memory** (step 2). ``adk_artifact_heads`` keeps one row per artifact (its
+``scope`` is the session id, ``""`` for a ``user:`` file) with ``next_version``, the
+high-water mark that survives deletes; its versions are rows of ``adk_artifact_versions``
+interleaved in it (keyed by version, the bytes in ``BYTES(MAX)``). ``adk_memory_entries``
+holds one row per remembered event, keyed by ``(app_name, user_id, session_id, event_id)``,
+with the event's distinct lower-cased words in ``words``; the search index
+``adk_memory_by_word`` (exact tokens of ``words``, partitioned by app and user) finds the
+entries that hold a word. Neither is interleaved in ``adk_sessions``: artifacts of the user's
+scope and memories outlive their sessions.
+
 **Versions.** Each step of :data:`STEPS` is a list of DDL statements, each creating one named
 object. :func:`upgrade` applies, step by step, the statements whose object does not exist yet
 (so a step cut off half-way is finished by the next run), waits for Spanner to finish them,
@@ -65,6 +75,7 @@ SHARDS = 8
 
 _KEY = "app_name STRING(128) NOT NULL, user_id STRING(128) NOT NULL, "
 _SESSION_KEY = _KEY + "session_id STRING(128) NOT NULL, "
+_ARTIFACT_KEY = _KEY + "scope STRING(128) NOT NULL, filename STRING(255) NOT NULL, "
 _STAMP = "OPTIONS (allow_commit_timestamp = true)"
 
 STEPS: tuple[tuple[str, ...], ...] = (
@@ -98,13 +109,36 @@ STEPS: tuple[tuple[str, ...], ...] = (
         "CREATE TABLE adk_schema_versions (version INT64 NOT NULL, "
         f"applied_at TIMESTAMP NOT NULL {_STAMP}) PRIMARY KEY (version)",
     ),
+    (
+        "CREATE TABLE adk_artifact_heads ("
+        + _ARTIFACT_KEY
+        + "next_version INT64 NOT NULL) PRIMARY KEY (app_name, user_id, scope, filename)",
+        "CREATE TABLE adk_artifact_versions ("
+        + _ARTIFACT_KEY
+        + "version INT64 NOT NULL, mime_type STRING(MAX), size INT64 NOT NULL, "
+        "create_time FLOAT64 NOT NULL, part BYTES(MAX) NOT NULL, "
+        "custom_metadata BYTES(MAX) NOT NULL, data BYTES(MAX) NOT NULL"
+        ") PRIMARY KEY (app_name, user_id, scope, filename, version), "
+        "INTERLEAVE IN PARENT adk_artifact_heads ON DELETE CASCADE",
+        "CREATE TABLE adk_memory_entries ("
+        + _SESSION_KEY
+        + "event_id STRING(128) NOT NULL, author STRING(MAX), timestamp FLOAT64 NOT NULL, "
+        "content BYTES(MAX) NOT NULL, custom_metadata BYTES(MAX) NOT NULL, "
+        f"words ARRAY<STRING(MAX)> NOT NULL, remembered_at TIMESTAMP NOT NULL {_STAMP}, "
+        "words_tokens TOKENLIST AS (TOKEN(words)) HIDDEN"
+        ") PRIMARY KEY (app_name, user_id, session_id, event_id)",
+        "CREATE SEARCH INDEX adk_memory_by_word ON adk_memory_entries (words_tokens) "
+        "PARTITION BY app_name, user_id",
+    ),
 )
 """The schema's steps; step ``n`` (1-based) brings it to version ``n``."""
 
 HEAD = len(STEPS)
 """The newest schema version."""
 
-_NAME = re.compile(r"CREATE (?:UNIQUE |NULL_FILTERED )*(?:TABLE|INDEX) (\w+)", re.IGNORECASE)
+_NAME = re.compile(
+    r"CREATE (?:UNIQUE |NULL_FILTERED |SEARCH )*(?:TABLE|INDEX) (\w+)", re.IGNORECASE
+)
 _VERSIONS = "adk_schema_versions"
 
 

@@ -3,9 +3,9 @@
 Spanner sends every value as a ``google.protobuf.Value``: INT64 and TIMESTAMP as text, FLOAT64
 as a number (or the text ``NaN``/``Infinity``), ARRAY and STRUCT as lists. Parameters are typed
 by their Python type here (``str`` → STRING, ``int`` → INT64, ``float`` → FLOAT64, ``bool``
-→ BOOL, a list of ``str`` → ARRAY<STRING>); times are passed and read as INT64 microseconds
-since the epoch (``UNIX_MICROS``, ``TIMESTAMP_MICROS``), so no value is ever parsed from text
-but integers.
+→ BOOL, ``bytes`` → BYTES, a list of ``str`` → ARRAY<STRING>); times are passed and read as
+INT64 microseconds since the epoch (``UNIX_MICROS``, ``TIMESTAMP_MICROS``), so no value is
+ever parsed from text but integers.
 """
 
 from __future__ import annotations
@@ -31,7 +31,7 @@ __all__ = [
     "seconds",
 ]
 
-Param = str | int | float | bool | list[str] | None
+Param = str | int | float | bool | bytes | list[str] | None
 """A query parameter's or a mutation's value."""
 
 
@@ -69,6 +69,7 @@ _TYPES: dict[type, Type] = {
     bool: Type(code=TypeCode.BOOL),
     int: Type(code=TypeCode.INT64),
     float: Type(code=TypeCode.FLOAT64),
+    bytes: Type(code=TypeCode.BYTES),
 }
 _STRING_ARRAY = Type(code=TypeCode.ARRAY, array_element_type=Type(code=TypeCode.STRING))
 
@@ -96,6 +97,8 @@ def _value(value: Value) -> struct_pb2.Value:
         return struct_pb2.Value(number_value=value)
     if isinstance(value, Blob):
         return struct_pb2.Value(string_value=base64.b64encode(value.encode()).decode("ascii"))
+    if isinstance(value, bytes):
+        return struct_pb2.Value(string_value=base64.b64encode(value).decode("ascii"))
     if isinstance(value, str):
         return struct_pb2.Value(string_value=value)
     if isinstance(value, _CommitTimestamp):
@@ -126,7 +129,7 @@ def encode_values(values: Sequence[Value]) -> struct_pb2.ListValue:
     return struct_pb2.ListValue(values=[_value(value) for value in values])
 
 
-def _decode(value: struct_pb2.Value, kind: Any) -> Any:
+def _decode(value: struct_pb2.Value, kind: Any, binary: bool) -> Any:
     if value.WhichOneof("kind") == "null_value":
         return None
     code = kind.code
@@ -138,20 +141,26 @@ def _decode(value: struct_pb2.Value, kind: Any) -> Any:
         return value.number_value
     if code == TypeCode.BOOL:
         return value.bool_value
-    if code == TypeCode.BYTES:  # only text is stored as BYTES here (see Blob)
-        return base64.b64decode(value.string_value).decode()
+    if code == TypeCode.BYTES:  # text stored as BYTES (see Blob), unless binary is asked for
+        raw = base64.b64decode(value.string_value)
+        return raw if binary else raw.decode()
     if code == TypeCode.ARRAY:
         element = kind.array_element_type
-        return [_decode(item, element) for item in value.list_value.values]
+        return [_decode(item, element, binary) for item in value.list_value.values]
     if code == TypeCode.STRUCT:
         fields = kind.struct_type.fields
         return [
-            _decode(item, field.type_)
+            _decode(item, field.type_, binary)
             for item, field in zip(value.list_value.values, fields, strict=True)
         ]
     return value.string_value  # STRING, JSON, TIMESTAMP (text), ...
 
 
-def decode_row(row: struct_pb2.ListValue, types: Sequence[Any]) -> list[Any]:
-    """One result row as Python values (``types``: the raw ``StructType.Field.type`` list)."""
-    return [_decode(value, kind) for value, kind in zip(row.values, types, strict=True)]
+def decode_row(
+    row: struct_pb2.ListValue, types: Sequence[Any], *, binary: bool = False
+) -> list[Any]:
+    """One result row as Python values (``types``: the raw ``StructType.Field.type`` list).
+
+    BYTES values are read as UTF-8 text (:class:`Blob`), or as ``bytes`` when ``binary``.
+    """
+    return [_decode(value, kind, binary) for value, kind in zip(row.values, types, strict=True)]
