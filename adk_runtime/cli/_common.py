@@ -111,8 +111,8 @@ def agent_option() -> Callable[[F], F]:
 
 
 ARTIFACT_URL_HELP = (
-    "Artifact store (default: the session database if SQL, .adk_runtime/artifacts for "
-    "Redis, in memory for memory://)."
+    "Artifact store (default: the session database if SQL or Spanner, "
+    ".adk_runtime/artifacts for Redis, in memory for memory://)."
 )
 
 

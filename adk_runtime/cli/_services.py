@@ -22,15 +22,15 @@ __all__ = [
 ]
 
 DEFAULT_ARTIFACT_DIR = Path(".adk_runtime") / "artifacts"
-"""Where artifacts go, relative to the current directory, when sessions are not in SQL."""
+"""Where artifacts go, relative to the current directory, when sessions are in Redis."""
 
 
 def default_artifact_url(session_url: str) -> str:
     """Where artifacts go when no artifact URL is given: as durable as the sessions.
 
-    In the session database when it is SQL (same file or database, its own tables, the
-    session service's own options left out of the query); in ``./.adk_runtime/artifacts`` (a
-    ``file://`` store) for any other durable store (Redis); in memory only when the sessions
+    In the session database when it is SQL or Spanner (same file or database, its own tables,
+    the session service's own options left out of the query); in ``./.adk_runtime/artifacts``
+    (a ``file://`` store) for any other durable store (Redis); in memory only when the sessions
     are in memory too.
     """
     if is_sql_url(session_url):
@@ -40,6 +40,10 @@ def default_artifact_url(session_url: str) -> str:
         for name in SESSION_OPTIONS:
             session_url, _ = take_query_option(session_url, name)
         return session_url
+    if url_scheme(session_url) == "spanner":
+        from adk_runtime.sessions.spanner.store import store_url
+
+        return store_url(session_url)
     if url_scheme(session_url) == "memory":
         return "memory://"
     return DEFAULT_ARTIFACT_DIR.resolve().as_uri()

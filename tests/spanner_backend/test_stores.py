@@ -166,3 +166,14 @@ async def test_a_long_session_is_remembered_in_several_commits(
     assert sorted(entry.id or "" for entry in response.memories) == sorted(
         event.id for event in session.events
     )
+
+
+def test_the_command_line_keeps_artifacts_in_the_spanner_database() -> None:
+    from adk_runtime.cli._services import artifact_service_for, default_artifact_url
+
+    session_url = f"spanner:///{DATABASE}?emulator_host=127.0.0.1:1&cache_bytes=100&timeout=2"
+    url = default_artifact_url(session_url)
+    assert url == f"spanner:///{DATABASE}?emulator_host=127.0.0.1:1&timeout=2"
+    service = artifact_service_for(None, session_url)
+    assert isinstance(service, SpannerArtifactService)
+    assert service.database == DATABASE

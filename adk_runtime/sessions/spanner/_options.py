@@ -12,7 +12,7 @@ import os
 import re
 from collections.abc import Callable, Mapping
 from typing import Any
-from urllib.parse import parse_qsl, urlsplit
+from urllib.parse import parse_qsl, urlencode, urlsplit
 
 from adk_runtime._url_registry import unknown_option
 from adk_runtime.errors import ConfigurationError
@@ -25,6 +25,7 @@ __all__ = [
     "positive_float",
     "positive_int",
     "split_url",
+    "store_url",
 ]
 
 URL_OPTIONS: dict[str, Callable[[str], Any]] = {
@@ -84,6 +85,13 @@ def split_url(
         except ValueError:
             raise ConfigurationError(f"{name}={text!r} is not a number.") from None
     return database_path(parts.path.lstrip("/")), options
+
+
+def store_url(url: str) -> str:
+    """``url`` with only the options of :data:`STORE_OPTIONS` (for an artifact store beside it)."""
+    head, _, query = url.partition("?")
+    kept = [(k, v) for k, v in parse_qsl(query, keep_blank_values=True) if k in STORE_OPTIONS]
+    return f"{head}?{urlencode(kept, safe=':/')}" if kept else head
 
 
 def emulator_host(given: str | None) -> str | None:

@@ -16,6 +16,7 @@ from typing_extensions import Self
 
 from adk_runtime.sessions.spanner import _options
 from adk_runtime.sessions.spanner._link import Link, Transaction, Write
+from adk_runtime.sessions.spanner._options import store_url
 from adk_runtime.sessions.spanner._schema import SchemaStatus, open_admin, schema_status, upgrade
 from adk_runtime.sessions.spanner._values import COMMIT_TIMESTAMP, Blob, Param
 
@@ -28,6 +29,7 @@ __all__ = [
     "SpannerStore",
     "Transaction",
     "Write",
+    "store_url",
 ]
 
 CELL_BYTES = 10 * 1024 * 1024
