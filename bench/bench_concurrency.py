@@ -1,8 +1,8 @@
 """Many conversations appending at once: aggregate events/s, p50 and p99 as C grows.
 
 For C = 1, 16, 64 and 256 conversations on one service (memory, a SQLite file, PostgreSQL,
-Redis), each conversation appends its share of ``TOTAL`` events one after another while the
-others do the same. Same run, same C:
+Redis, and Cloud Spanner's emulator), each conversation appends its share of ``TOTAL`` events
+one after another while the others do the same. Same run, same C:
 
 - ``raw_driver``: the floor. PostgreSQL: an asyncpg pool with as many connections as our
   pool (no reset query on release), running our one-statement append; Redis: redis-py with
@@ -21,6 +21,13 @@ For ours, the floors and google-adk the bench also prints this process's CPU tim
 (``client cpu/append``): on a machine shared with the database, client CPU is what caps throughput.
 Targets (issue 13): events/s never falls as C rises; PostgreSQL at C=16 ≥ 0.6x the floor and
 ≥ 4x google-adk; p99 at C=64 ≤ 10x p50.
+
+Spanner runs on the emulator the bench starts (as the tests do): one process that runs one
+read-write transaction at a time and aborts the others, which the service retries (C = 1, 16
+and 64 only: see :data:`SPANNER_LEVELS`). Its events/s are the emulator's, not Spanner's
+(every Spanner row says so); what carries over is ``round trips/append`` (RPCs per append, retries of aborted transactions included: 2 when
+nothing aborts) and ``read back exact`` (the events every conversation holds afterwards, each
+exactly once and in order, or the run fails).
 """
 
 from __future__ import annotations
@@ -56,16 +63,22 @@ from adk_runtime.sessions.sql._append import _PG_APPEND
 from adk_runtime.sessions.sql._ttl import NEVER as _NEVER
 from adk_runtime.sql.pool import POOL_DEFAULTS
 from bench.common import (
+    EMULATOR_NOTE,
     Report,
     Row,
     google_adk_available,
     percentile,
     postgres_database,
     quick,
+    spanner_database,
 )
 
 SUITE = "concurrency"
 LEVELS = (1, 16, 64, 256)
+SPANNER_LEVELS = (1, 16, 64)
+"""The emulator runs one read-write transaction at a time: at C=256 some appends see their
+transaction aborted for longer than the service retries (30 s) and fail with
+BackendUnavailableError, the emulator's limit and not Spanner's."""
 REDIS_URL = os.environ.get("ADK_RUNTIME_BENCH_REDIS_URL", "redis://127.0.0.1:6379/0")
 REDIS_POOL = 50
 
@@ -117,8 +130,8 @@ class _Level:
 class _Levels:
     """Collects rounds per level, then reports each level's median (rows in LEVELS order)."""
 
-    def __init__(self, backend: str, impl: str) -> None:
-        self.backend, self.impl = backend, impl
+    def __init__(self, backend: str, impl: str, note: str = "") -> None:
+        self.backend, self.impl, self.note = backend, impl, note
         self.levels: dict[int, _Level] = {}
 
     def add(self, c: int, wall: float, samples: list[float], cpu: float | None = None) -> None:
@@ -135,7 +148,9 @@ class _Levels:
             level = self.levels[c]
             rate = statistics.median(level.rates)
             spread = f"{len(level.rates)} rounds: " + " / ".join(f"{r:,.0f}" for r in level.rates)
-            note = spread if len(level.rates) > 1 else ""
+            note = "; ".join(
+                text for text in (spread if len(level.rates) > 1 else "", self.note) if text
+            )
             report.add(SUITE, backend, f"C={c} events/s", rate, "ev/s", impl=impl, note=note)
             report.add(SUITE, backend, f"C={c} p50", percentile(level.samples, 50), "ms", impl=impl)
             report.add(SUITE, backend, f"C={c} p99", percentile(level.samples, 99), "ms", impl=impl)
@@ -144,9 +159,9 @@ class _Levels:
                 report.add(SUITE, backend, f"C={c} client cpu/append", cpu, "us", impl=impl)
 
 
-def _plan(rounds: int) -> list[int]:
+def _plan(rounds: int, levels: tuple[int, ...] = LEVELS) -> list[int]:
     """The levels in the order they run: every level once per round."""
-    return [c for _ in range(rounds) for c in LEVELS]
+    return [c for _ in range(rounds) for c in levels]
 
 
 # --- ours and google-adk: any session service ------------------------------------------
@@ -161,8 +176,9 @@ async def _services(
     total: int | None = None,
     rounds: int = 1,
 ) -> None:
-    levels = _Levels(backend, impl)
-    for c in _plan(rounds):
+    note = EMULATOR_NOTE if backend == "spanner" else ""
+    levels = _Levels(backend, impl, note)
+    for c in _plan(rounds, SPANNER_LEVELS if note else LEVELS):
         per = max(2, (total or _total()) // c)
         app = f"conc-{uuid.uuid4().hex[:8]}"
         sessions = [
@@ -183,7 +199,7 @@ async def _services(
                     for s in sessions
                 )
             )
-            cpu = time.process_time()
+            cpu, trips = time.process_time(), getattr(service, "round_trips", None)
             wall, samples = await _drive(c, per, append)
             cpu = time.process_time() - cpu
         except Exception as exc:  # google-adk may fail under load: report, go on
@@ -192,6 +208,12 @@ async def _services(
             continue
         levels.add(c, wall, samples, cpu)
         await _check(service, app, sessions, events)
+        if note:  # Spanner: what the emulator can tell about Spanner
+            rpcs = (service.round_trips - trips) / len(samples)
+            report.add(
+                SUITE, backend, f"C={c} round trips/append", rpcs, "rt", impl=impl, note=note
+            )
+            report.add(SUITE, backend, f"C={c} read back exact", len(samples), "events", impl=impl)
     levels.report(report)
 
 
@@ -450,6 +472,12 @@ async def _backend(report: Report, backend: str) -> None:
             await _ours(report, "sqlite", url)
             await _floor_sqlite(report, url)
             await _adk(report, "sqlite", url)
+    elif backend == "spanner":
+        async with spanner_database("conc") as url:
+            async with session_service_from_url(url) as service:
+                await service.prepare()
+            await _ours(report, "spanner", url)
+        return  # no raw-driver floor, no google-adk service on Spanner
     elif backend == "postgres":
         async with postgres_database("conc") as url:
             await _migrate(url)
@@ -470,7 +498,7 @@ async def _backend(report: Report, backend: str) -> None:
     await _ratios(report, backend)
 
 
-BACKENDS = ("memory", "sqlite", "postgres", "redis")
+BACKENDS = ("memory", "sqlite", "postgres", "redis", "spanner")
 _ROOT = Path(__file__).resolve().parent.parent  # the children run ``-m bench...`` from here
 
 

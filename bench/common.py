@@ -379,3 +379,31 @@ async def postgres_database(tag: str) -> AsyncIterator[str]:
     finally:
         await admin.execute(f'DROP DATABASE IF EXISTS "{name}" WITH (FORCE)')
         await admin.close()
+
+
+EMULATOR_NOTE = "Spanner emulator: its throughput is not Spanner's"
+"""The note on every Spanner figure: the emulator is one process running one read-write
+transaction at a time (the others abort and are retried), so only its round trips and its
+correctness say something about Cloud Spanner."""
+
+
+@contextlib.asynccontextmanager
+async def spanner_database(tag: str) -> AsyncIterator[str]:
+    """Start the Cloud Spanner emulator, create an empty database on it, yield its URL.
+
+    The emulator is started as the tests start it (``tests/spanner_support.py``: a free
+    loopback port, the test instance) and stopped afterwards; the URL carries its
+    ``emulator_host``. A missing emulator is a ``RuntimeError`` saying how to install it.
+    """
+    import pytest
+
+    from tests import spanner_support
+
+    try:
+        with spanner_support.running_emulator() as emulator:
+            await spanner_support.create_instance(emulator)
+            async with spanner_support.fresh_database(emulator, drop=False) as path:
+                print(f"  ({tag}: Cloud Spanner emulator at {emulator.host}; {EMULATOR_NOTE})")
+                yield spanner_support.spanner_url(emulator, path)
+    except pytest.fail.Exception as failed:  # the helper's way of saying it could not start
+        raise RuntimeError(str(failed)) from None
