@@ -13,6 +13,11 @@ One directive line right above a block's fence changes how it runs:
   (``postgresql+asyncpg://postgres@127.0.0.1:5432/adk``, ``redis://127.0.0.1:6379/0``); the
   runner puts a fresh database (created, then dropped) or a fresh key prefix (its keys deleted
   afterwards) in their place.
+- ``<!-- docs-test: spanner -->``: run against the Cloud Spanner emulator the tests start
+  (``tests/spanner_support.py``), with the ``spanner`` marker. The block writes the documented
+  URL ``spanner:///projects/adk/instances/adk/databases/adk`` (with no ``emulator_host``); the
+  runner puts a fresh database on the emulator in its place (dropped afterwards) and sets
+  ``$SPANNER_EMULATOR_HOST`` for the block.
 - ``<!-- docs-test: own <test path> <reason> -->``: run by that test, which must exist and
   name the doc file; the generic runner skips it.
 - ``<!-- docs-test: curl <comment> -->``: a bash block of curl calls, run against a real
@@ -39,16 +44,18 @@ from urllib.parse import parse_qsl, urlencode
 import pytest
 
 from tests.serving import ROOT, cli_env, running_server
+from tests.spanner_support import Emulator, fresh_database
 from tests.stores import REDIS_URL, fresh_store
 
 TIMEOUT_SECONDS = 120
 RUN_LANGS = ("python", "bash")
-KINDS = ("fragment", "postgres", "redis", "own", "curl")
+KINDS = ("fragment", "postgres", "redis", "spanner", "own", "curl")
 
 DOCUMENTED_POSTGRES = re.compile(
     r"(?P<scheme>postgresql(?:\+asyncpg)?)://postgres@127\.0\.0\.1:5432/adk(?![\w-])"
 )
 DOCUMENTED_REDIS = re.compile(r"redis://127\.0\.0\.1:6379/0(?:\?(?P<query>[^\s'\"`]*))?")
+DOCUMENTED_SPANNER = re.compile(r"spanner:///projects/adk/instances/adk/databases/adk(?![\w-])")
 
 _DIRECTIVE = re.compile(r"^\s*<!-- docs-test: (?P<body>.*?) -->\s*$")
 _FENCE = re.compile(r"^(?P<indent> *)(?P<fence>`{3,}|~{3,})(?P<info>[^`]*)$")
@@ -188,7 +195,7 @@ def _marks(block: Block) -> list[pytest.MarkDecorator]:
     if kind == "curl":
         reason = "run against a real server by test_curl_examples_are_accepted_by_a_real_server"
         return [pytest.mark.skip(reason=f"{block.where}: {reason}")]
-    if kind in ("postgres", "redis"):
+    if kind in ("postgres", "redis", "spanner"):
         return [getattr(pytest.mark, kind)]
     return []  # an unknown directive: the block runs and test_directives_are_known fails
 
@@ -196,10 +203,13 @@ def _marks(block: Block) -> list[pytest.MarkDecorator]:
 # --- the runner ------------------------------------------------------------------------
 
 
-def block_env() -> dict[str, str]:
-    """``cli_env()`` with the venv's ``bin`` first on ``PATH``."""
+def block_env(emulator: Emulator | None = None) -> dict[str, str]:
+    """``cli_env()`` with the venv's ``bin`` first on ``PATH`` (and ``emulator``'s host)."""
     env = cli_env()
     env["PATH"] = str(Path(sys.executable).parent) + os.pathsep + env.get("PATH", "")
+    env.pop("SPANNER_EMULATOR_HOST", None)
+    if emulator is not None:
+        env["SPANNER_EMULATOR_HOST"] = emulator.host
     return env
 
 
@@ -230,10 +240,21 @@ def with_redis(code: str, url: str, prefix: str) -> str:
     return DOCUMENTED_REDIS.sub(replace, code)
 
 
+def with_spanner(code: str, database: str) -> str:
+    """``code`` with the documented Spanner URL naming ``database`` (``projects/…``) instead."""
+    return DOCUMENTED_SPANNER.sub(f"spanner:///{database}", code)
+
+
 @contextlib.asynccontextmanager
-async def prepared(block: Block, tmp_path: Path) -> AsyncIterator[str]:
+async def prepared(
+    block: Block, tmp_path: Path, emulator: Emulator | None = None
+) -> AsyncIterator[str]:
     """The block's code, pointed at a fresh database or key prefix for the duration."""
-    if block.kind == "postgres":
+    if block.kind == "spanner":
+        assert emulator is not None
+        async with fresh_database(emulator) as database:
+            yield with_spanner(block.code, database)
+    elif block.kind == "postgres":
         async with fresh_store("postgres", tmp_path) as store:
             yield with_postgres(block.code, store.url)
     elif block.kind == "redis":
@@ -243,17 +264,19 @@ async def prepared(block: Block, tmp_path: Path) -> AsyncIterator[str]:
         yield block.code
 
 
-async def run_block(block: Block, tmp_path: Path) -> None:
+async def run_block(block: Block, tmp_path: Path, request: pytest.FixtureRequest) -> None:
     work = tmp_path / "work"
     work.mkdir()
-    async with prepared(block, tmp_path) as code:
+    # The emulator only for the blocks that use it (the fixture starts it once per process).
+    emulator = request.getfixturevalue("spanner_emulator") if block.kind == "spanner" else None
+    async with prepared(block, tmp_path, emulator) as code:
         runnable = Block(block.path, block.line, block.lang, code, block.directive)
         try:
             result = await asyncio.to_thread(
                 subprocess.run,
                 command(runnable),
                 cwd=work,
-                env=block_env(),
+                env=block_env(emulator),
                 capture_output=True,
                 text=True,
                 timeout=TIMEOUT_SECONDS,
@@ -268,13 +291,17 @@ async def run_block(block: Block, tmp_path: Path) -> None:
 
 
 @pytest.mark.parametrize("block", params("python"))
-async def test_python_example_runs_as_written(block: Block, tmp_path: Path) -> None:
-    await run_block(block, tmp_path)
+async def test_python_example_runs_as_written(
+    block: Block, tmp_path: Path, request: pytest.FixtureRequest
+) -> None:
+    await run_block(block, tmp_path, request)
 
 
 @pytest.mark.parametrize("block", params("bash"))
-async def test_bash_example_runs_as_written(block: Block, tmp_path: Path) -> None:
-    await run_block(block, tmp_path)
+async def test_bash_example_runs_as_written(
+    block: Block, tmp_path: Path, request: pytest.FixtureRequest
+) -> None:
+    await run_block(block, tmp_path, request)
 
 
 def curl_blocks() -> list[Block]:
@@ -312,6 +339,14 @@ def test_curl_examples_are_accepted_by_a_real_server(block: Block, tmp_path: Pat
 # --- the docs' directives --------------------------------------------------------------
 
 
+DOCUMENTED = {
+    "postgres": DOCUMENTED_POSTGRES,
+    "redis": DOCUMENTED_REDIS,
+    "spanner": DOCUMENTED_SPANNER,
+}
+"""The URL a block of each server kind must write, for the runner to replace."""
+
+
 def all_directives() -> list[Directive]:
     return [directive for page in pages() for directive in page.directives]
 
@@ -335,10 +370,9 @@ def directive_problems(page: Page) -> list[str]:
             problems.append(f"{where}: own takes a test path and a reason")
         if directive.kind == "curl" and block is not None and block.lang != "bash":
             problems.append(f"{where}: curl applies to a bash block")
-        if directive.kind in ("postgres", "redis") and block is not None:
-            url = DOCUMENTED_POSTGRES if directive.kind == "postgres" else DOCUMENTED_REDIS
-            if not url.search(block.code):
-                problems.append(f"{where}: the block does not use the documented URL")
+        documented = DOCUMENTED.get(directive.kind)
+        if documented is not None and block is not None and not documented.search(block.code):
+            problems.append(f"{where}: the block does not use the documented URL")
     return problems
 
 
@@ -438,6 +472,7 @@ def test_skip_reasons_and_ids_name_the_file_and_line() -> None:
         ("<!-- docs-test: fragment x -->\n```yaml\na: 1\n```\n", "not run"),
         ("<!-- docs-test: own tests/x.py -->\n```python\npass\n```\n", "test path and a reason"),
         ("<!-- docs-test: postgres -->\n```python\nurl = 'sqlite://'\n```\n", "documented URL"),
+        ("<!-- docs-test: spanner -->\n```bash\necho spanner:///x\n```\n", "documented URL"),
     ],
 )
 def test_a_bad_directive_is_reported(text: str, problem: str) -> None:
@@ -460,4 +495,17 @@ def test_the_documented_urls_point_at_a_fresh_database_and_key_prefix() -> None:
         'b = "postgresql+asyncpg://postgres@127.0.0.1:5432/adk_runtime"\n'
         'c = "redis://h:2/3?key_prefix=t:"\n'
         "d = 'redis://h:2/3?key_prefix=t:app:&ttl_seconds=60'\n"
+    )
+
+
+def test_the_documented_spanner_url_points_at_a_fresh_database() -> None:
+    code = (
+        'a = "spanner:///projects/adk/instances/adk/databases/adk"\n'
+        'b = "spanner:///projects/adk/instances/adk/databases/adk?max_sessions=5"\n'
+        'c = "spanner:///projects/adk/instances/adk/databases/adk_other"\n'
+    )
+    assert with_spanner(code, "projects/p/instances/i/databases/t1") == (
+        'a = "spanner:///projects/p/instances/i/databases/t1"\n'
+        'b = "spanner:///projects/p/instances/i/databases/t1?max_sessions=5"\n'
+        'c = "spanner:///projects/adk/instances/adk/databases/adk_other"\n'
     )
