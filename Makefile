@@ -77,8 +77,11 @@ test: lint typecheck docs test-core-install system-deps
 # Debian packages the tests start themselves (PgBouncer, in front of the test PostgreSQL;
 # chromium and its driver for tests/browser, which drives serve --dev-ui): installed when
 # missing and this runs as root; otherwise a one-line error says what to install. (The
-# chromium-driver package's command is chromedriver.)
+# chromium-driver package's command is chromedriver.) The Cloud Spanner emulator the Spanner
+# tests start comes from Google Cloud's apt repository, which this does not add: when it is
+# missing, the one-line error names the package and the repository.
 SYSTEM_PACKAGES := pgbouncer chromium chromium-driver
+SPANNER_EMULATOR := /usr/lib/google-cloud-sdk/bin/cloud_spanner_emulator/emulator_main
 system-deps:
 	@missing=""; for p in $(SYSTEM_PACKAGES); do \
 	  c=$$p; [ $$p = chromium-driver ] && c=chromedriver; \
@@ -89,6 +92,7 @@ system-deps:
 	    apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq $$missing >/dev/null; \
 	  else echo "missing:$$missing -- install the Debian package(s) (apt-get install$$missing)" >&2; exit 1; fi; \
 	fi
+	@test -x $${SPANNER_EMULATOR_BINARY:-$(SPANNER_EMULATOR)} || { echo "missing: the Cloud Spanner emulator ($(SPANNER_EMULATOR)) -- install the Debian package google-cloud-cli-spanner-emulator from Google Cloud's apt repository (https://packages.cloud.google.com/apt), or set SPANNER_EMULATOR_BINARY" >&2; exit 1; }
 
 # The core package alone (no extra) in a venv of its own: SQLite works, missing extras say so.
 test-core-install:

@@ -1,5 +1,6 @@
 """docker-compose.yml: PostgreSQL 16 and Redis 7, healthy, local-only, persistent; and the
-two scale-out profiles (PgBouncer + replicas, a Redis Cluster + replicas).
+two scale-out profiles (PgBouncer + replicas, a Redis Cluster + replicas), and the Cloud
+Spanner emulator behind a profile of its own.
 
 There is no Docker engine here, so the file's structure is checked instead of running it.
 """
@@ -114,3 +115,11 @@ def test_the_load_balancers_stream_and_spread_over_both_replicas(
     for letter in replicas:
         assert f"server app-{letter}:8000;" in text
     assert "proxy_buffering off;" in text  # server-sent events pass as they come
+
+
+def test_the_spanner_profile_runs_the_emulator_on_localhost_only(compose: dict[str, Any]) -> None:
+    services = _profile(compose, "spanner")
+    assert set(services) == {"spanner"}  # `docker compose up -d` alone leaves it out
+    emulator = services["spanner"]
+    assert emulator["image"].startswith("gcr.io/cloud-spanner-emulator/emulator")
+    assert emulator["ports"] == ["127.0.0.1:9010:9010", "127.0.0.1:9020:9020"]
