@@ -25,9 +25,10 @@ Targets (issue 13): events/s never falls as C rises; PostgreSQL at C=16 ≥ 0.6x
 Spanner runs on the emulator the bench starts (as the tests do): one process that runs one
 read-write transaction at a time and aborts the others, which the service retries (C = 1, 16
 and 64 only: see :data:`SPANNER_LEVELS`). Its events/s are the emulator's, not Spanner's
-(every Spanner row says so); what carries over is ``round trips/append`` (RPCs per append, retries of aborted transactions included: 2 when
-nothing aborts) and ``read back exact`` (the events every conversation holds afterwards, each
-exactly once and in order, or the run fails).
+(every Spanner row says so); what carries over is ``round trips/append`` (RPCs per append,
+retries of aborted transactions included: 2 when nothing aborts) and ``read back exact``
+(the events every conversation holds afterwards, each exactly once and in order, or the run
+fails).
 """
 
 from __future__ import annotations
@@ -159,9 +160,9 @@ class _Levels:
                 report.add(SUITE, backend, f"C={c} client cpu/append", cpu, "us", impl=impl)
 
 
-def _plan(rounds: int, levels: tuple[int, ...] = LEVELS) -> list[int]:
-    """The levels in the order they run: every level once per round."""
-    return [c for _ in range(rounds) for c in levels]
+def _plan(rounds: int, levels: tuple[int, ...] | None = None) -> list[int]:
+    """The levels (default :data:`LEVELS`) in the order they run: each once per round."""
+    return [c for _ in range(rounds) for c in levels or LEVELS]
 
 
 # --- ours and google-adk: any session service ------------------------------------------
@@ -473,9 +474,12 @@ async def _backend(report: Report, backend: str) -> None:
             await _floor_sqlite(report, url)
             await _adk(report, "sqlite", url)
     elif backend == "spanner":
+        from adk_runtime.sessions.spanner import SpannerSessionService
+
         async with spanner_database("conc") as url:
-            async with session_service_from_url(url) as service:
-                await service.prepare()
+            schema = SpannerSessionService.from_url(url)
+            async with schema:
+                await schema.prepare()
             await _ours(report, "spanner", url)
         return  # no raw-driver floor, no google-adk service on Spanner
     elif backend == "postgres":

@@ -324,8 +324,11 @@ def _spanner_via(url: str, port: int) -> str:
 async def _spanner(report: Report) -> None:
     ours = (Event, EventActions, GetSessionConfig)
     async with spanner_database("rtt") as url:
-        async with session_service_from_url(url) as service:
-            await service.prepare()
+        from adk_runtime.sessions.spanner import SpannerSessionService
+
+        schema = SpannerSessionService.from_url(url)
+        async with schema:
+            await schema.prepare()
         port = int(url.rsplit(":", 1)[1])
         for rtt in (RTT_MS, LONG_RTT_MS):
             with DelayProxy(port, rtt, protocol="http2") as proxy:

@@ -36,7 +36,8 @@ async def proxied(
     service: SpannerSessionService, database: str, proxy: DelayProxy
 ) -> AsyncIterator[SpannerSessionService]:
     """A second service on the same database (schema made), reached through the proxy."""
-    async with SpannerSessionService(database, emulator_host=f"127.0.0.1:{proxy.port}") as made:
+    made = SpannerSessionService(database, emulator_host=f"127.0.0.1:{proxy.port}")
+    async with made:
         await made.list_sessions(app_name=APP)  # the channel and the pool's sessions exist now
         yield made
 
