@@ -22,9 +22,11 @@ service instead.
 
 from __future__ import annotations
 
+import asyncio
 import dataclasses
 import math
 import re
+import time
 from datetime import timedelta
 from typing import Protocol
 
@@ -34,6 +36,7 @@ from adk_runtime.sessions._cache import SessionCache
 __all__ = [
     "MAX_TTL_SECONDS",
     "DeleteArtifacts",
+    "IdleExpiry",
     "IdleQuery",
     "IdleSession",
     "PruneResult",
@@ -88,7 +91,10 @@ class PruneStore(Protocol):
     The two storage steps' contracts are on ``BaseSessionService``.
     """
 
-    _session_cache: SessionCache | None
+    @property
+    def _session_cache(self) -> SessionCache | None:
+        """The store's session cache, if any (a pruned session leaves it)."""
+        ...
 
     async def _idle_sessions(self, query: IdleQuery) -> list[IdleSession]:
         """One batch of idle sessions, oldest first (see :class:`IdleQuery`)."""
@@ -217,6 +223,51 @@ def check_ttl_seconds(ttl_seconds: object) -> float | None:
     if ttl_seconds >= MAX_TTL_SECONDS:
         return MAX_TTL_SECONDS
     return float(ttl_seconds)
+
+
+_SWEEP_BATCH = 500
+_MAX_SWEEP_INTERVAL = 60.0
+
+
+class IdleExpiry:
+    """A store's idle TTL (``ttl_seconds``; inactive when None) and its background sweeps.
+
+    What "expired" means for readers is the store's (each checks it in its reads and
+    writes); this holds the TTL and removes expired sessions: :meth:`maybe_sweep`.
+    """
+
+    def __init__(self, ttl_seconds: float | None) -> None:
+        """Check ``ttl_seconds`` (see :func:`check_ttl_seconds`)."""
+        self.ttl = check_ttl_seconds(ttl_seconds)
+        self._next_sweep: dict[str, float] = {}
+        self._sweeps: set[asyncio.Task[object]] = set()
+
+    def maybe_sweep(self, service: PruneStore, app_name: str) -> None:
+        """Start a background sweep of the app's expired sessions, if one is due.
+
+        At most once per sweep interval (the TTL, capped at a minute) per app and process:
+        the retention walk (:func:`prune`) over the sessions idle longer than the TTL, a
+        batch at a time, each deleted on its own if still idle and unheld.
+        """
+        if self.ttl is None:
+            return
+        now = time.monotonic()
+        if self._next_sweep.get(app_name, 0.0) > now:
+            return
+        self._next_sweep[app_name] = now + min(self.ttl, _MAX_SWEEP_INTERVAL)
+        before = time.time() - self.ttl
+        task = asyncio.get_running_loop().create_task(
+            prune(service, app_name, None, before, _SWEEP_BATCH, dry_run=False)
+        )
+        self._sweeps.add(task)
+        task.add_done_callback(self._sweeps.discard)
+
+    async def close(self) -> None:
+        """Stop the sweeps still running (what they deleted stays deleted)."""
+        for task in list(self._sweeps):
+            task.cancel()
+        if self._sweeps:
+            await asyncio.gather(*self._sweeps, return_exceptions=True)
 
 
 def check_batch_size(batch_size: int) -> int:

@@ -5,7 +5,8 @@ transaction) and commits the new claim with a mutation: two round trips (Spanner
 conditional write in one RPC). A lease's end is ``claim_until`` (Spanner's clock);
 ``claim_until`` NULL means released (or never claimed); an expired, unreleased lease is a
 holder that died (``took_over``). ``open_since`` is the commit timestamp of the step that
-recorded the open invocation.
+recorded the open invocation. A claim on an expired session (:mod:`._expiry`) finds no
+session; a lease moves the session's ``expire_at`` to its end if that is later.
 """
 
 from __future__ import annotations
@@ -16,6 +17,7 @@ from adk_runtime.errors import SessionNotFoundError
 from adk_runtime.sessions.claims import ClaimAttempt, SessionKey, new_claim_token
 from adk_runtime.sessions.invocations import OpenInvocation, status_of
 from adk_runtime.sessions.spanner import _queries
+from adk_runtime.sessions.spanner._expiry import lease_expiry
 from adk_runtime.sessions.spanner._link import Link, Transaction, Write
 from adk_runtime.sessions.spanner._values import COMMIT_TIMESTAMP, Param, Timestamp, seconds
 
@@ -28,8 +30,9 @@ def _params(key: SessionKey) -> dict[str, Param]:
     return {"app": key[0], "user": key[1], "sid": key[2]}
 
 
-async def _read(transaction: Transaction, key: SessionKey) -> list[Any] | None:
-    rows = await transaction.query(_queries.claim_check(), _params(key))
+async def _read(transaction: Transaction, key: SessionKey, ttl: int) -> list[Any] | None:
+    """The claim columns of :func:`._queries.claim_check` (``ttl``: its ``@ttl``)."""
+    rows = await transaction.query(_queries.claim_check(), _params(key) | {"ttl": ttl})
     return rows[0] if rows else None
 
 
@@ -42,19 +45,25 @@ def _lease_end(now: int, lease_seconds: float) -> Timestamp:
 
 
 async def try_claim(
-    link: Link, key: SessionKey, lease_seconds: float, mark: str | None, token: int | None
+    link: Link,
+    key: SessionKey,
+    lease_seconds: float,
+    mark: str | None,
+    token: int | None,
+    ttl: int,
 ) -> ClaimAttempt:
-    """``BaseSessionService._try_claim`` (see its contract)."""
+    """``BaseSessionService._try_claim`` (see its contract; ``ttl``: microseconds)."""
     wanted = new_claim_token() if token is None else token
 
     async def body(transaction: Transaction) -> ClaimAttempt:
-        row = await _read(transaction, key)
-        if row is None:
+        row = await _read(transaction, key, ttl)
+        if row is None or not row[6]:
             raise SessionNotFoundError(f"Session {key[2]!r} does not exist.")
-        stored, until, took_over_before, open_invocation, now = row
+        stored, until, took_over_before, open_invocation, now, expire_at, _ = row
         end = _lease_end(now, lease_seconds)
+        expiry = lease_expiry(expire_at, end)
         if stored == wanted and until is not None:  # a retry of this very acquisition
-            transaction.write(_claim_write(key, claim_until=end))
+            transaction.write(_claim_write(key, claim_until=end, expire_at=expiry))
             return ClaimAttempt(wanted, took_over=took_over_before, open_invocation=open_invocation)
         if until is not None and until > now:
             return ClaimAttempt(None, (until - now) / 1_000_000)
@@ -63,6 +72,7 @@ async def try_claim(
             "claim_token": wanted,
             "claim_until": end,
             "claim_took_over": took_over,
+            "expire_at": expiry,
         }
         if mark is not None and not (took_over and open_invocation is not None):
             columns |= {"open_invocation": mark, "open_since": COMMIT_TIMESTAMP}
@@ -75,15 +85,16 @@ async def try_claim(
 
 
 async def extend(
-    link: Link, key: SessionKey, token: int, lease_seconds: float, mark: str | None
+    link: Link, key: SessionKey, token: int, lease_seconds: float, mark: str | None, ttl: int
 ) -> bool:
-    """``BaseSessionService._extend_claim`` (see its contract)."""
+    """``BaseSessionService._extend_claim`` (see its contract; ``ttl``: microseconds)."""
 
     async def body(transaction: Transaction) -> bool:
-        row = await _read(transaction, key)
+        row = await _read(transaction, key, ttl)
         if row is None or row[0] != token:
             return False
-        columns: dict[str, Any] = {"claim_until": _lease_end(row[4], lease_seconds)}
+        end = _lease_end(row[4], lease_seconds)
+        columns: dict[str, Any] = {"claim_until": end, "expire_at": lease_expiry(row[5], end)}
         if mark is not None:
             columns |= {"open_invocation": mark, "open_since": COMMIT_TIMESTAMP}
         transaction.write(_claim_write(key, **columns))
@@ -93,11 +104,11 @@ async def extend(
     return held
 
 
-async def release(link: Link, key: SessionKey, token: int, finished: bool) -> None:
-    """``BaseSessionService._release_claim`` (see its contract)."""
+async def release(link: Link, key: SessionKey, token: int, finished: bool, ttl: int) -> None:
+    """``BaseSessionService._release_claim`` (see its contract; ``ttl``: microseconds)."""
 
     async def body(transaction: Transaction) -> None:
-        row = await _read(transaction, key)
+        row = await _read(transaction, key, ttl)
         if row is None or row[0] != token:
             return
         columns: dict[str, Any] = {"claim_until": None}
@@ -109,10 +120,10 @@ async def release(link: Link, key: SessionKey, token: int, finished: bool) -> No
 
 
 async def open_invocations(
-    link: Link, app_name: str, user_id: str | None, session_id: str | None
+    link: Link, app_name: str, user_id: str | None, session_id: str | None, ttl: int
 ) -> list[OpenInvocation]:
     """``BaseSessionService._open_invocations``: one read of the null-filtered index."""
-    params: dict[str, Param] = {"app": app_name}
+    params: dict[str, Param] = {"app": app_name, "ttl": ttl}
     if user_id is not None:
         params["user"] = user_id
     if session_id is not None:

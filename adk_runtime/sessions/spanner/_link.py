@@ -3,7 +3,8 @@
 Everything goes through google-cloud-spanner's generated asyncio client
 (``SpannerAsyncClient`` over ``grpc.aio``), one RPC per round trip:
 
-- :meth:`Link.read` is one ``ExecuteSql`` in a single-use, strong read-only transaction.
+- :meth:`Link.read` is one ``ExecuteStreamingSql`` (:mod:`._stream`: no 10 MiB limit on a
+  result) in a single-use, strong read-only transaction.
 - :meth:`Link.transact` runs a read-write transaction: its first query begins the transaction
   inline (no ``BeginTransaction`` round trip) and the body's buffered mutations go out with
   ``Commit``; a body that only writes commits in one ``Commit`` with a single-use transaction.
@@ -28,7 +29,7 @@ import asyncio
 import contextlib
 import dataclasses
 import random
-from collections.abc import AsyncIterator, Awaitable, Callable, Mapping, Sequence
+from collections.abc import AsyncIterable, AsyncIterator, Awaitable, Callable, Mapping, Sequence
 from typing import Any, TypeVar
 
 import grpc
@@ -39,7 +40,7 @@ from google.cloud.spanner_v1 import (
     CommitResponse,
     ExecuteSqlRequest,
     Mutation,
-    ResultSet,
+    PartialResultSet,
     TransactionOptions,
     TransactionSelector,
 )
@@ -54,13 +55,9 @@ from adk_runtime.errors import (
     BackendUnavailableError,
     ConfigurationError,
 )
-from adk_runtime.sessions.spanner._values import (
-    Param,
-    Value,
-    decode_row,
-    encode_params,
-    encode_values,
-)
+from adk_runtime.sessions.spanner._limits import check_commit
+from adk_runtime.sessions.spanner._stream import Rows
+from adk_runtime.sessions.spanner._values import Param, Value, encode_params, encode_values
 
 __all__ = ["Link", "Transaction", "Write", "translate"]
 
@@ -85,6 +82,14 @@ class Write:
     columns: tuple[str, ...] = ()
     values: tuple[Value, ...] = ()
     key: tuple[Param, ...] = ()
+
+    def cost(self) -> tuple[str, int, int]:
+        """The table, the columns written and an estimate of the bytes (for :mod:`._limits`)."""
+        values = self.key if self.kind == "delete" else self.values
+        size = 0
+        for value in values:
+            size += len(value.encode()) if isinstance(value, str) else 8
+        return self.table, max(len(self.columns), 1), size
 
     def mutation(self) -> Mutation:
         if self.kind == "delete":
@@ -134,20 +139,12 @@ def _session_gone(error: BaseException) -> bool:
     return isinstance(error, api_errors.NotFound) and "Session not found" in str(error.message)
 
 
-class _Rows:
-    """Decoded rows of one result set."""
-
-    @staticmethod
-    def of(result: ResultSet, binary: bool = False) -> list[list[Any]]:
-        raw = ResultSet.pb(result)
-        types = [field.type_ for field in raw.metadata.row_type.fields]
-        return [decode_row(row, types, binary=binary) for row in raw.rows]
-
-
 class Transaction:
     """One attempt of a read-write transaction (see :meth:`Link.transact`)."""
 
-    def __init__(self, link: _Connection, session: str) -> None:
+    def __init__(self, link: _Connection, session: str, where: str) -> None:
+        self.where = where
+        """What the transaction does (for errors)."""
         self._link = link
         self._session = session
         self._id: bytes | None = None
@@ -177,12 +174,12 @@ class Transaction:
             transaction=selector,
         )
         self.round_trips += 1
-        result = await self._link.client.execute_sql(
-            request=request, retry=None, timeout=self._link.timeout, metadata=self._link.metadata
-        )
-        if self._id is None:
-            self._id = result.metadata.transaction.id
-        return _Rows.of(result, binary)
+        rows = Rows(binary=binary)
+        try:
+            return await rows.read(await self._link.stream(request))
+        finally:
+            if self._id is None:
+                self._id = rows.transaction_id
 
     def write(self, *writes: Write) -> None:
         """Buffer mutations for the commit."""
@@ -193,6 +190,7 @@ class Transaction:
             if self._id is not None:
                 await self._rollback()
             return
+        check_commit((write.cost() for write in self._writes), self.where)
         request = CommitRequest(
             session=self._session, mutations=[write.mutation() for write in self._writes]
         )
@@ -238,6 +236,12 @@ class _Connection:
         self._free: list[str] = []
         self._slots = asyncio.Semaphore(max_sessions)
         self._all: set[str] = set()
+
+    async def stream(self, request: ExecuteSqlRequest) -> AsyncIterable[PartialResultSet]:
+        """Send ``request`` as ``ExecuteStreamingSql`` (one RPC; see :mod:`._stream`)."""
+        return await self.client.execute_streaming_sql(
+            request=request, retry=None, timeout=self.timeout, metadata=self.metadata
+        )
 
     async def _new_sessions(self) -> None:
         request = BatchCreateSessionsRequest(
@@ -330,13 +334,7 @@ class Link:
                         transaction=_STRONG_READ,
                     )
                     self.round_trips += 1
-                    result = await connection.client.execute_sql(
-                        request=request,
-                        retry=None,
-                        timeout=connection.timeout,
-                        metadata=connection.metadata,
-                    )
-                    return _Rows.of(result, binary)
+                    return await Rows(binary=binary).read(await connection.stream(request))
             except (api_errors.GoogleAPICallError, grpc.RpcError, OSError) as error:
                 if _session_gone(error):
                     continue
@@ -358,7 +356,7 @@ class Link:
         while True:
             connection = self._current()
             try:
-                return await self._attempt(connection, body)
+                return await self._attempt(connection, body, where)
             except api_errors.Aborted as error:
                 self.aborted += 1
                 if loop.time() >= deadline:
@@ -372,10 +370,10 @@ class Link:
             pause = min(pause * 2, 0.5)
 
     async def _attempt(
-        self, connection: _Connection, body: Callable[[Transaction], Awaitable[T]]
+        self, connection: _Connection, body: Callable[[Transaction], Awaitable[T]], where: str
     ) -> tuple[T, int | None]:
         async with connection.session() as session:
-            transaction = Transaction(connection, session)
+            transaction = Transaction(connection, session, where)
             try:
                 result = await body(transaction)
                 await transaction._finish()

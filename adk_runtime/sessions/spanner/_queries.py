@@ -11,6 +11,7 @@ from __future__ import annotations
 from adk_runtime.sessions.spanner._schema import SHARDS
 
 __all__ = [
+    "ALIVE",
     "KEY",
     "SESSION_COLUMNS",
     "append_check",
@@ -24,6 +25,13 @@ __all__ = [
 
 KEY = "s.app_name = @app AND s.user_id = @user AND s.session_id = @sid"
 """The session of ``@app``, ``@user``, ``@sid`` (table alias ``s``)."""
+
+ALIVE = (
+    "(s.update_time >= TIMESTAMP_SUB(CURRENT_TIMESTAMP(), INTERVAL @ttl MICROSECOND) "
+    "OR s.claim_until > CURRENT_TIMESTAMP())"
+)
+"""The session is there for readers: written in the last ``@ttl`` microseconds (the idle TTL;
+a century without one), or held by a turn (its lease runs), both by Spanner's clock."""
 
 _EVENT_KEY = "e.app_name = s.app_name AND e.user_id = s.user_id AND e.session_id = s.session_id"
 _APP_STATE = "(SELECT a.state FROM adk_app_states a WHERE a.app_name = s.app_name)"
@@ -60,7 +68,7 @@ def session_read(*, since: bool, after: bool, limited: bool, turn: bool = False)
     blanks = ", ".join(["NULL"] * (_SESSION_WIDTH + (_TURN_WIDTH if turn else 0)))
     return (
         f"SELECT 0 AS kind, {SESSION_COLUMNS}{extra}, CAST(NULL AS INT64) AS sequence, "
-        f"CAST(NULL AS BYTES) AS payload FROM adk_sessions s WHERE {KEY} "
+        f"CAST(NULL AS BYTES) AS payload FROM adk_sessions s WHERE {KEY} AND {ALIVE} "
         f"UNION ALL SELECT 1, {blanks}, e.sequence, e.payload FROM ("
         f"SELECT e.sequence, e.payload FROM adk_events e WHERE {' AND '.join(conditions)} "
         f"ORDER BY e.sequence DESC{limit}) e "
@@ -69,14 +77,18 @@ def session_read(*, since: bool, after: bool, limited: bool, turn: bool = False)
 
 
 _SESSION_WIDTH = 8
-_TURN_WIDTH = 4
+_TURN_WIDTH = 5
 
 
 def turn_columns() -> str:
-    """The claim, the clock and the message's id lookup (``@eid``; '' when there is none)."""
+    """What a turn's start checks: the claim, the clock, the message's id (``@eid``).
+
+    The message's id lookup is '' when there is none; the last column is ``expire_at``.
+    """
     return (
         "UNIX_MICROS(s.claim_until), s.open_invocation, UNIX_MICROS(CURRENT_TIMESTAMP()), "
         + _found_event()
+        + ", UNIX_MICROS(s.expire_at)"
     )
 
 
@@ -96,7 +108,10 @@ STORED_EVENT = (
 
 
 def append_check(*, app_state: bool, user_state: bool) -> str:
-    """What an append checks (and the states it merges into), read in its transaction."""
+    """What an append checks (and the states it merges into), read in its transaction.
+
+    The last column says whether the session is still there (:data:`ALIVE`).
+    """
     extra = (f", {_APP_STATE}" if app_state else ", NULL") + (
         f", {_USER_STATE}" if user_state else ", NULL"
     )
@@ -104,16 +119,19 @@ def append_check(*, app_state: bool, user_state: bool) -> str:
     return (
         "SELECT s.revision, s.incarnation, s.state, UNIX_MICROS(s.update_time), "
         "s.claim_token, UNIX_MICROS(s.claim_until), UNIX_MICROS(CURRENT_TIMESTAMP()), "
-        f"{found}{extra} FROM adk_sessions s WHERE {KEY}"
+        f"{found}{extra}, {ALIVE} FROM adk_sessions s WHERE {KEY}"
     )
 
 
 def claim_check() -> str:
-    """A session's claim, as a claim step reads it in its transaction."""
+    """A session's claim, as a claim step reads it in its transaction.
+
+    With the session's ``expire_at`` and whether it is still there (:data:`ALIVE`).
+    """
     return (
         "SELECT s.claim_token, UNIX_MICROS(s.claim_until), s.claim_took_over, "
-        "s.open_invocation, UNIX_MICROS(CURRENT_TIMESTAMP()) "
-        f"FROM adk_sessions s WHERE {KEY}"
+        "s.open_invocation, UNIX_MICROS(CURRENT_TIMESTAMP()), UNIX_MICROS(s.expire_at), "
+        f"{ALIVE} FROM adk_sessions s WHERE {KEY}"
     )
 
 
@@ -135,14 +153,14 @@ def list_page(*, user: bool, after: bool, limited: bool) -> str:
     order = "ORDER BY mtime DESC, user_id DESC, session_id DESC"
     limit = " LIMIT @limit" if limited else ""
     if user:
-        where = "s.app_name = @app AND s.user_id = @user"
+        where = f"s.app_name = @app AND s.user_id = @user AND {ALIVE}"
         if after:
             where += " AND " + _after(True, True)
         return (
             f"SELECT {SESSION_COLUMNS} FROM adk_sessions@{{FORCE_INDEX=adk_sessions_by_user}} s "
             f"WHERE {where} ORDER BY s.update_time DESC, s.session_id DESC{limit}"
         )
-    return _merged_shards(SESSION_COLUMNS, _SESSION_NAMES, True, after, limit, order)
+    return _merged_shards(SESSION_COLUMNS, _SESSION_NAMES, True, after, limit, order, ALIVE)
 
 
 def idle_page(*, user: bool, after: bool) -> str:
@@ -197,7 +215,7 @@ def _merged_shards(
 
 def open_invocations(*, user: bool, session: bool) -> str:
     """The sessions of the app (of one user, of one session) with an open invocation."""
-    where = "s.app_name = @app AND s.open_invocation IS NOT NULL"
+    where = f"s.app_name = @app AND s.open_invocation IS NOT NULL AND {ALIVE}"
     if user:
         where += " AND s.user_id = @user"
     if session:

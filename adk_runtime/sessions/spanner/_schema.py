@@ -19,6 +19,10 @@ end of its key range (a hotspot); a listing reads the shards' heads and merges t
 ``adk_sessions_by_open_invocation`` holds only sessions with an open invocation
 (``NULL_FILTERED``).
 
+**Expiry.** ``adk_sessions.expire_at`` is when a session expires under the idle TTL of the
+service that last wrote it (NULL: never); the table's row deletion policy lets Spanner remove
+such sessions, with their events, in the background (see :mod:`._expiry`).
+
 **Artifacts and memory** (step 2). ``adk_artifact_heads`` keeps one row per artifact (its
 ``scope`` is the session id, ``""`` for a ``user:`` file) with ``next_version``, the
 high-water mark that survives deletes; its versions are rows of ``adk_artifact_versions``
@@ -60,6 +64,7 @@ from adk_runtime.sessions.spanner._link import Link, Write, translate
 from adk_runtime.sessions.spanner._values import COMMIT_TIMESTAMP
 
 __all__ = [
+    "EXPIRY_GRACE_DAYS",
     "HEAD",
     "SHARDS",
     "STEPS",
@@ -72,6 +77,10 @@ __all__ = [
 
 SHARDS = 8
 """Values of ``adk_sessions.shard`` (see the module docstring)."""
+
+EXPIRY_GRACE_DAYS = 1
+"""Whole days after a session's ``expire_at`` before Spanner's row deletion policy may remove
+it (see :mod:`._expiry`)."""
 
 _KEY = "app_name STRING(128) NOT NULL, user_id STRING(128) NOT NULL, "
 _SESSION_KEY = _KEY + "session_id STRING(128) NOT NULL, "
@@ -86,8 +95,9 @@ STEPS: tuple[tuple[str, ...], ...] = (
         "state BYTES(MAX) NOT NULL, creation_state BYTES(MAX), "
         f"create_time TIMESTAMP NOT NULL {_STAMP}, update_time TIMESTAMP NOT NULL {_STAMP}, "
         "claim_token INT64 NOT NULL, claim_until TIMESTAMP, claim_took_over BOOL NOT NULL, "
-        f"open_invocation STRING(128), open_since TIMESTAMP {_STAMP}"
-        ") PRIMARY KEY (app_name, user_id, session_id)",
+        f"open_invocation STRING(128), open_since TIMESTAMP {_STAMP}, expire_at TIMESTAMP"
+        ") PRIMARY KEY (app_name, user_id, session_id), "
+        f"ROW DELETION POLICY (OLDER_THAN(expire_at, INTERVAL {EXPIRY_GRACE_DAYS} DAY))",
         "CREATE TABLE adk_events ("
         + _SESSION_KEY
         + "sequence INT64 NOT NULL, event_id STRING(128) NOT NULL, invocation_id STRING(MAX), "

@@ -157,10 +157,10 @@ def _decode(value: struct_pb2.Value, kind: Any, binary: bool) -> Any:
 
 
 def decode_row(
-    row: struct_pb2.ListValue, types: Sequence[Any], *, binary: bool = False
+    values: Sequence[struct_pb2.Value], types: Sequence[Any], *, binary: bool = False
 ) -> list[Any]:
     """One result row as Python values (``types``: the raw ``StructType.Field.type`` list).
 
     BYTES values are read as UTF-8 text (:class:`Blob`), or as ``bytes`` when ``binary``.
     """
-    return [_decode(value, kind, binary) for value, kind in zip(row.values, types, strict=True)]
+    return [_decode(value, kind, binary) for value, kind in zip(values, types, strict=True)]

@@ -35,6 +35,7 @@ from __future__ import annotations
 
 import dataclasses
 import uuid
+from collections.abc import Iterable
 from typing import Any
 
 from adk_runtime import codec
@@ -66,6 +67,8 @@ from adk_runtime.sessions.invocations import OpenInvocation
 from adk_runtime.sessions.retention import IdleQuery, IdleSession
 from adk_runtime.sessions.session import Session
 from adk_runtime.sessions.spanner import _claims, _options, _queries
+from adk_runtime.sessions.spanner._expiry import Expiry, lease_expiry
+from adk_runtime.sessions.spanner._limits import check_commit, check_value
 from adk_runtime.sessions.spanner._link import Link, Transaction, Write
 from adk_runtime.sessions.spanner._rows import events_of, session_of, state_of
 from adk_runtime.sessions.spanner._schema import (
@@ -101,14 +104,46 @@ def _key_params(key: SessionKey) -> dict[str, Param]:
     return {"app": key[0], "user": key[1], "sid": key[2]}
 
 
+_CREATE_CHECK = (
+    f"SELECT (SELECT {_queries.ALIVE} FROM adk_sessions s WHERE {_queries.KEY}), "
+    "(SELECT a.state FROM adk_app_states a WHERE a.app_name = @app), "
+    "(SELECT u.state FROM adk_user_states u WHERE u.app_name = @app AND u.user_id = @user), "
+    "UNIX_MICROS(CURRENT_TIMESTAMP())"
+)
+"""What a create reads: whether the session is there (NULL: no row; FALSE: expired), the
+states it merges into, the clock."""
+
+_FORK_CHECK = (
+    "SELECT s.incarnation, s.revision, "
+    "(SELECT COUNT(*) FROM adk_sessions t WHERE t.app_name = @app "
+    "AND t.user_id = @user AND t.session_id = @target), "
+    f"{_queries.ALIVE}, "
+    "ARRAY(SELECT AS STRUCT BYTE_LENGTH(e.payload), CHAR_LENGTH(e.event_id) FROM adk_events e "
+    "WHERE e.app_name = s.app_name AND e.user_id = s.user_id AND e.session_id = s.session_id "
+    "AND e.sequence <= @upto), "
+    f"UNIX_MICROS(CURRENT_TIMESTAMP()) FROM adk_sessions s WHERE {_queries.KEY}"
+)
+"""What a fork reads first: the source's incarnation and revision, whether the target exists,
+whether the source is there (:data:`._queries.ALIVE`), the size of each event to copy (so a
+fork too large for one transaction is refused before the events are read), the clock."""
+_FORK_HINT = "Fork at an earlier event, or export the session and import it in parts."
+
+
 def _merged(stored: str | None, delta: dict[str, Any]) -> Blob:
     state = state_of(stored)
     state.update(delta)
-    return Blob(codec.dumps(state))
+    text = codec.dumps(state)
+    check_value("state", text)
+    return Blob(text)
 
 
 def _blob(state: dict[str, Any] | None) -> Blob | None:
-    return None if state is None else Blob(codec.dumps(state))
+    return None if state is None else _merged(None, state)
+
+
+def _event_rows(events: Iterable[tuple[int, int]]) -> list[tuple[str, int, int]]:
+    """:func:`._limits.check_commit` rows of event inserts: (payload bytes, id length) each."""
+    return [("adk_events", len(_EVENT_COLUMNS), size + 3 * length + 200) for size, length in events]
 
 
 def _scope_writes(
@@ -139,6 +174,7 @@ class SpannerSessionService(BaseSessionService):
         max_sessions: int = 100,
         timeout: float = 30.0,
         cache_bytes: int | None = None,
+        ttl_seconds: float | None = None,
     ) -> None:
         """Create the service (nothing is sent before the first call).
 
@@ -152,10 +188,14 @@ class SpannerSessionService(BaseSessionService):
             timeout: Seconds one RPC may take before it fails with ``BackendUnavailableError``.
             cache_bytes: Keep recently read conversations (up to this many bytes of event
                 JSON) so a full ``get_session`` reads only the newer events. None: no cache.
+            ttl_seconds: Expire a session not written for this many seconds and not held by a
+                turn: it is gone for readers and writers at once, and removed in the
+                background (see :mod:`._expiry`). None (the default): sessions never expire.
 
         Raises:
             ConfigurationError: The database path or an option is malformed.
         """
+        self._expiry = Expiry(ttl_seconds)
         self.database = _options.database_path(database)
         self._emulator_host = _options.emulator_host(emulator_host)
         self._link = Link(
@@ -171,8 +211,8 @@ class SpannerSessionService(BaseSessionService):
     def from_url(cls, url: str, **kwargs: Any) -> SpannerSessionService:
         """Build the service for ``spanner:///projects/P/instances/I/databases/D?options``.
 
-        The query may set ``emulator_host``, ``max_sessions``, ``timeout`` and
-        ``cache_bytes``; keyword arguments win.
+        The query may set ``emulator_host``, ``max_sessions``, ``timeout``, ``cache_bytes``
+        and ``ttl_seconds``; keyword arguments win.
         """
         database, options = _options.split_url(url)
         return cls(database, **{**options, **kwargs})
@@ -210,7 +250,8 @@ class SpannerSessionService(BaseSessionService):
         return self._link.round_trips
 
     async def close(self) -> None:
-        """Delete the service's Spanner sessions and close its client."""
+        """Stop background sweeps, delete the service's Spanner sessions, close its client."""
+        await self._expiry.close()
         await self._link.close()
 
     # -- create, read, list, delete ------------------------------------------------------
@@ -220,19 +261,18 @@ class SpannerSessionService(BaseSessionService):
     ) -> Session:
         key = (app_name, user_id, prepared.session_id)
         incarnation = uuid.uuid4().hex
+        for event in prepared.events:  # nothing is sent for a session Spanner cannot hold
+            check_value("event", event.event_json)
+        sizes = ((len(e.event_json.encode()), len(e.id)) for e in prepared.events)
+        check_commit(_event_rows(sizes), "create_session")
 
         async def body(transaction: Transaction) -> list[Any]:
-            rows = await transaction.query(
-                "SELECT (SELECT COUNT(*) FROM adk_sessions s WHERE "
-                + _queries.KEY
-                + "), (SELECT a.state FROM adk_app_states a WHERE a.app_name = @app), "
-                "(SELECT u.state FROM adk_user_states u "
-                "WHERE u.app_name = @app AND u.user_id = @user)",
-                _key_params(key),
-            )
-            exists, app_state, user_state = rows[0]
-            if exists:
+            params = _key_params(key) | {"ttl": self._expiry.ttl_micros}
+            alive, app_state, user_state, now = (await transaction.query(_CREATE_CHECK, params))[0]
+            if alive:
                 raise AlreadyExistsError(f"Session {prepared.session_id!r} already exists.")
+            if alive is not None:  # expired (idle TTL): gone, replaced in this transaction
+                transaction.write(Write("delete", "adk_sessions", key=key))
             creation = prepared.creation_state
             transaction.write(
                 Write(
@@ -249,6 +289,7 @@ class SpannerSessionService(BaseSessionService):
                         "update_time",
                         "claim_token",
                         "claim_took_over",
+                        "expire_at",
                     ),
                     (
                         *key,
@@ -261,6 +302,7 @@ class SpannerSessionService(BaseSessionService):
                         COMMIT_TIMESTAMP,
                         0,
                         False,
+                        self._expiry.expire_at(now),
                     ),
                 ),
                 *_scope_writes(
@@ -283,6 +325,7 @@ class SpannerSessionService(BaseSessionService):
             user = state_of(user_state) | prepared.user_state
             return [app, user]
 
+        self._expiry.maybe_sweep(self, app_name)
         (app, user), stamp = await self._link.transact("create_session", body)
         assert stamp is not None
         row = [
@@ -321,6 +364,7 @@ class SpannerSessionService(BaseSessionService):
         self, key: SessionKey, config: GetSessionConfig | None, since: int | None
     ) -> tuple[Session, int] | None:
         params, sql = _read_params(key, config, since, turn=False)
+        params["ttl"] = self._expiry.ttl_micros
         found = _split(await self._link.read(sql, params))
         if found is None:
             return None
@@ -345,7 +389,7 @@ class SpannerSessionService(BaseSessionService):
         return SessionTail(session, session._incarnation or "", size)
 
     async def _list_sessions(self, query: ListQuery) -> list[Session]:
-        params: dict[str, Param] = {"app": query.app_name}
+        params: dict[str, Param] = {"app": query.app_name, "ttl": self._expiry.ttl_micros}
         if query.user_id is not None:
             params["user"] = query.user_id
         if query.limit is not None:
@@ -431,17 +475,18 @@ class SpannerSessionService(BaseSessionService):
     # -- append ----------------------------------------------------------------------------
 
     async def _append_event(self, session: Session, prepared: PreparedAppend) -> AppendResult:
+        check_value("event", prepared.event_json)  # before anything is sent
         key = (session.app_name, session.user_id, session.id)
         sql = _queries.append_check(
             app_state=bool(prepared.app_delta), user_state=bool(prepared.user_delta)
         )
-        params = _key_params(key) | {"eid": prepared.event.id}
+        params = _key_params(key) | {"eid": prepared.event.id, "ttl": self._expiry.ttl_micros}
 
         async def body(transaction: Transaction) -> AppendResult | None:
             rows = await transaction.query(sql, params)
-            if not rows:
+            if not rows or not rows[0][-1]:  # no such session, or expired (idle TTL)
                 raise SessionNotFoundError(f"Session {session.id!r} does not exist.")
-            revision, incarnation, state, mtime, token, until, now, found, app, user = rows[0]
+            revision, incarnation, state, mtime, token, until, now, found, app, user, _ = rows[0]
             if prepared.incarnation not in (None, incarnation):
                 raise StaleSessionError(RECREATED_SESSION_MESSAGE)
             if found:
@@ -451,7 +496,11 @@ class SpannerSessionService(BaseSessionService):
             if revision != prepared.expected_revision:
                 raise StaleSessionError()
             sequence = revision + 1
-            transaction.write(*_append_writes(key, prepared, sequence, state, app, user))
+            held = None if prepared.release else until
+            expire_at = self._expiry.expire_at(now, held)
+            transaction.write(
+                *_append_writes(key, prepared, sequence, (state, app, user), expire_at)
+            )
             return None
 
         result, stamp = await self._link.transact("append_event", body)
@@ -475,28 +524,33 @@ class SpannerSessionService(BaseSessionService):
         The query reads the claim, the session and the message's id; the commit takes the
         claim and stores the message.
         """
+        check_value("event", "" if message is None else message.event_json)  # before sending
         config = read.config
         since = read.since if read.identity is not None else None
         params, sql = _read_params(key, config, since, turn=True)
         params["eid"] = "" if message is None else message.event.id
+        params["ttl"] = self._expiry.ttl_micros
 
         async def body(transaction: Transaction) -> _Started | None:
             read_rows = _split(await transaction.query(sql, params))
             if read_rows is None:
                 raise SessionNotFoundError(f"Session {key[2]!r} does not exist.")
             row, newest_first = read_rows
-            until, open_invocation, now, found = row[8:12]
+            until, open_invocation, now, found, expire_at = row[8:13]
             if until is not None:  # held, or left unreleased: the usual steps
                 return None
             if since is not None and row[3] != read.identity:  # another incarnation: all
                 whole, whole_sql = _read_params(key, None, None, turn=False)
+                whole["ttl"] = params["ttl"]
                 again = _split(await transaction.query(whole_sql, whole))
                 assert again is not None
                 newest_first = again[1]
+            end = now + round(lease_seconds * 1_000_000)
             columns: dict[str, Any] = {
                 "claim_token": token,
-                "claim_until": Timestamp(now + round(lease_seconds * 1_000_000)),
+                "claim_until": Timestamp(end),
                 "claim_took_over": False,
+                "expire_at": lease_expiry(expire_at, end),
             }
             if mark is not None:
                 columns |= {"open_invocation": mark, "open_since": COMMIT_TIMESTAMP}
@@ -508,9 +562,10 @@ class SpannerSessionService(BaseSessionService):
                 event = await _stored_event(transaction, key, found[0])
                 stored = AppendResult(event, found[0], seconds(row[5]), already_stored=True)
             elif message is not None:
-                app, user = row[6], row[7]
-                writes = _append_writes(key, message, row[2] + 1, row[4], app, user)
-                transaction.write(*writes)
+                held = None if message.release else end
+                stored_at = self._expiry.expire_at(now, held)
+                states = (row[4], row[6], row[7])
+                transaction.write(*_append_writes(key, message, row[2] + 1, states, stored_at))
             attempt = ClaimAttempt(token, open_invocation=open_invocation)
             return _Started(row, newest_first, attempt, stored)
 
@@ -537,26 +592,23 @@ class SpannerSessionService(BaseSessionService):
         target = (key[0], key[1], prepared.session_id)
 
         async def body(transaction: Transaction) -> None:
-            rows = await transaction.query(
-                "SELECT s.incarnation, s.revision, "
-                "(SELECT COUNT(*) FROM adk_sessions t WHERE t.app_name = @app "
-                "AND t.user_id = @user AND t.session_id = @target) "
-                f"FROM adk_sessions s WHERE {_queries.KEY}",
-                _key_params(key) | {"target": prepared.session_id},
-            )
+            params = _key_params(key) | {"target": prepared.session_id, "upto": prepared.sequence}
+            rows = await transaction.query(_FORK_CHECK, params | {"ttl": self._expiry.ttl_micros})
             if (
                 not rows
+                or not rows[0][3]
                 or prepared.incarnation not in (None, rows[0][0])
                 or rows[0][1] < prepared.sequence
             ):
                 raise SessionNotFoundError(f"Session {key[2]!r} does not exist.")
-            if rows[0][2]:
+            if rows[0][2]:  # the target exists (expired or not: the caller chose its id)
                 raise AlreadyExistsError(f"Session {prepared.session_id!r} already exists.")
+            check_commit(_event_rows(rows[0][4]), "fork_session", _FORK_HINT)
             copied = await transaction.query(
                 "SELECT e.sequence, e.event_id, e.invocation_id, e.timestamp, e.payload "
                 "FROM adk_events e WHERE e.app_name = @app AND e.user_id = @user "
                 "AND e.session_id = @sid AND e.sequence <= @upto ORDER BY e.sequence",
-                _key_params(key) | {"upto": prepared.sequence},
+                params,
             )
             creation = prepared.creation_state
             transaction.write(
@@ -574,6 +626,7 @@ class SpannerSessionService(BaseSessionService):
                         "update_time",
                         "claim_token",
                         "claim_took_over",
+                        "expire_at",
                     ),
                     (
                         *target,
@@ -586,6 +639,7 @@ class SpannerSessionService(BaseSessionService):
                         COMMIT_TIMESTAMP,
                         0,
                         False,
+                        self._expiry.expire_at(rows[0][5]),
                     ),
                 ),
                 *(
@@ -611,20 +665,23 @@ class SpannerSessionService(BaseSessionService):
         *,
         token: int | None = None,
     ) -> ClaimAttempt:
-        return await _claims.try_claim(self._link, key, lease_seconds, mark, token)
+        ttl = self._expiry.ttl_micros
+        return await _claims.try_claim(self._link, key, lease_seconds, mark, token, ttl)
 
     async def _extend_claim(
         self, key: SessionKey, token: int, lease_seconds: float, mark: str | None = None
     ) -> bool:
-        return await _claims.extend(self._link, key, token, lease_seconds, mark)
+        ttl = self._expiry.ttl_micros
+        return await _claims.extend(self._link, key, token, lease_seconds, mark, ttl)
 
     async def _release_claim(self, key: SessionKey, token: int, finished: bool = False) -> None:
-        await _claims.release(self._link, key, token, finished)
+        await _claims.release(self._link, key, token, finished, self._expiry.ttl_micros)
 
     async def _open_invocations(
         self, app_name: str, user_id: str | None, session_id: str | None
     ) -> list[OpenInvocation]:
-        return await _claims.open_invocations(self._link, app_name, user_id, session_id)
+        ttl = self._expiry.ttl_micros
+        return await _claims.open_invocations(self._link, app_name, user_id, session_id, ttl)
 
 
 @dataclasses.dataclass(frozen=True)
@@ -674,14 +731,18 @@ def _append_writes(
     key: SessionKey,
     prepared: PreparedAppend,
     sequence: int,
-    state: str,
-    app: str | None,
-    user: str | None,
+    states: tuple[str, str | None, str | None],
+    expire_at: Timestamp | None,
 ) -> list[Write]:
-    """The mutations of an append whose checks passed (``state``: the session's, as read)."""
+    """The mutations of an append whose checks passed.
+
+    ``states``: the session's, the app's and the user's state as read (the last two None when
+    the append does not change them); ``expire_at``: the session's new one (:mod:`._expiry`).
+    """
     event = prepared.event
-    columns = [*_SESSION_ROW, "revision", "update_time"]
-    values: list[Any] = [*key, sequence, COMMIT_TIMESTAMP]
+    state, app, user = states
+    columns = [*_SESSION_ROW, "revision", "update_time", "expire_at"]
+    values: list[Any] = [*key, sequence, COMMIT_TIMESTAMP, expire_at]
     if prepared.session_delta:
         columns.append("state")
         values.append(_merged(state, prepared.session_delta))
