@@ -27,6 +27,8 @@ from pathlib import Path
 import grpc
 import pytest
 
+from tests.stores import Store, fresh_store
+
 PROJECT = "adk-test"
 INSTANCE = "adk-test"
 _SDK_BINARY = "/usr/lib/google-cloud-sdk/bin/cloud_spanner_emulator/emulator_main"
@@ -176,3 +178,31 @@ async def fresh_database(emulator: Emulator, *, drop: bool = True) -> AsyncItera
 def spanner_url(emulator: Emulator, database: str) -> str:
     """The session URL of ``database`` on ``emulator``."""
     return f"spanner:///{database}?emulator_host={emulator.host}"
+
+
+SPANNER_PARAM = pytest.param("spanner", id="spanner", marks=[pytest.mark.spanner])
+"""The Spanner backend as a ``parametrize`` value beside :func:`tests.stores.durable_params`."""
+
+
+@contextlib.asynccontextmanager
+async def spanner_store(emulator: Emulator) -> AsyncIterator[Store]:
+    """A fresh database with the schema on ``emulator`` as a :class:`~tests.stores.Store`."""
+    from adk_runtime.sessions.spanner import SpannerSessionService
+
+    async with fresh_database(emulator) as database:
+        async with SpannerSessionService(database, emulator_host=emulator.host) as service:
+            await service.prepare()
+        yield Store("spanner", spanner_url(emulator, database))
+
+
+@contextlib.asynccontextmanager
+async def fresh_store_or_spanner(
+    request: pytest.FixtureRequest, tmp_path: Path
+) -> AsyncIterator[Store]:
+    """:func:`tests.stores.fresh_store` for ``request.param``, Spanner included."""
+    if request.param == "spanner":
+        async with spanner_store(request.getfixturevalue("spanner_emulator")) as store:
+            yield store
+    else:
+        async with fresh_store(request.param, tmp_path) as store:
+            yield store

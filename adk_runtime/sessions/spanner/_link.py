@@ -75,7 +75,11 @@ _UNLIMITED = [("grpc.max_send_message_length", -1), ("grpc.max_receive_message_l
 
 @dataclasses.dataclass(frozen=True)
 class Write:
-    """One buffered mutation: ``kind`` is insert, update, insert_or_update or delete."""
+    """One buffered mutation: ``kind`` is insert, update, insert_or_update, replace or delete.
+
+    ``replace`` writes the row anew, deleting the one there (and its interleaved rows, ``ON
+    DELETE CASCADE``).
+    """
 
     kind: str
     table: str
@@ -104,6 +108,8 @@ class Write:
             return Mutation(insert=write)
         if self.kind == "update":
             return Mutation(update=write)
+        if self.kind == "replace":
+            return Mutation(replace=write)
         assert self.kind == "insert_or_update", self.kind
         return Mutation(insert_or_update=write)
 

@@ -33,6 +33,7 @@ URL_OPTIONS: dict[str, Callable[[str], Any]] = {
     "max_sessions": int,
     "timeout": float,
     "cache_bytes": int,
+    "ttl_seconds": float,
 }
 """The session service's options a URL's query may set, and how each is read from text."""
 

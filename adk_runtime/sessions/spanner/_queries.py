@@ -28,10 +28,11 @@ KEY = "s.app_name = @app AND s.user_id = @user AND s.session_id = @sid"
 
 ALIVE = (
     "(s.update_time >= TIMESTAMP_SUB(CURRENT_TIMESTAMP(), INTERVAL @ttl MICROSECOND) "
-    "OR s.claim_until > CURRENT_TIMESTAMP())"
+    "OR IFNULL(s.claim_until > CURRENT_TIMESTAMP(), FALSE))"
 )
 """The session is there for readers: written in the last ``@ttl`` microseconds (the idle TTL;
-a century without one), or held by a turn (its lease runs), both by Spanner's clock."""
+a century without one), or held by a turn (its lease runs), both by Spanner's clock; never
+NULL (a session never claimed is not held)."""
 
 _EVENT_KEY = "e.app_name = s.app_name AND e.user_id = s.user_id AND e.session_id = s.session_id"
 _APP_STATE = "(SELECT a.state FROM adk_app_states a WHERE a.app_name = s.app_name)"

@@ -271,12 +271,10 @@ class SpannerSessionService(BaseSessionService):
             alive, app_state, user_state, now = (await transaction.query(_CREATE_CHECK, params))[0]
             if alive:
                 raise AlreadyExistsError(f"Session {prepared.session_id!r} already exists.")
-            if alive is not None:  # expired (idle TTL): gone, replaced in this transaction
-                transaction.write(Write("delete", "adk_sessions", key=key))
             creation = prepared.creation_state
             transaction.write(
                 Write(
-                    "insert",
+                    "insert" if alive is None else "replace",  # replace: an expired session
                     "adk_sessions",
                     (
                         *_SESSION_ROW,
