@@ -12,6 +12,9 @@ module                   concern
 :mod:`._queries`         the SQL
 :mod:`._claims`          claims and open invocations
 :mod:`._rows`            rows as sessions and events
+:mod:`._stream`          streamed query results (no 10 MiB limit on a result)
+:mod:`._expiry`          the idle TTL: expired sessions, ``expire_at``, the sweep
+:mod:`._limits`          Spanner's size limits, checked before anything is sent
 =======================  ===============================================================
 
 **Writes.** An append is one read-write transaction of two round trips: one query, which
@@ -27,8 +30,8 @@ moved (``StaleSessionError``) or, after a commit whose reply was lost, its own e
 **Times** are Spanner's: a session's update time is its last write's commit timestamp
 (monotonic per session), a lease runs out by ``CURRENT_TIMESTAMP()``.
 
-**Reads** are one statement each (:mod:`._queries`), in a strong single-use read-only
-transaction: one round trip, no locks.
+**Reads** are one statement each (:mod:`._queries`), streamed, in a strong single-use
+read-only transaction: one round trip, no locks.
 """
 
 from __future__ import annotations
