@@ -123,9 +123,10 @@ constraints:
 	} > $(CONSTRAINTS).new
 	mv $(CONSTRAINTS).new $(CONSTRAINTS)
 
-# The suite without the server backends, for a machine with no PostgreSQL or Redis.
+# The suite without the server backends, for a machine with no PostgreSQL, Redis or Spanner
+# emulator.
 test-fast: install
-	$(BIN)/pytest -m "not postgres and not redis and not redis_cluster"
+	$(BIN)/pytest -m "not postgres and not redis and not redis_cluster and not spanner"
 
 # The long crash/fault/race runs (@pytest.mark.reliability) plus the property tests at 300
 # examples each.

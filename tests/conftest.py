@@ -12,7 +12,12 @@ from adk_runtime.sessions import BaseSessionService
 from tests import backends
 from tests.backends import BACKENDS, Backend
 from tests.redis_cluster import Cluster, running_cluster
-from tests.spanner_support import Emulator, create_instance, running_emulator
+from tests.spanner_support import (
+    Emulator,
+    create_instance,
+    running_emulator,
+    set_current_emulator,
+)
 from tests.sql_support import postgres_url  # noqa: F401 (a fixture)
 
 
@@ -44,7 +49,18 @@ def spanner_emulator() -> Iterator[Emulator]:
         # On a loop of its own: the fixture is first asked for inside a test's running loop.
         with concurrent.futures.ThreadPoolExecutor(1) as thread:
             thread.submit(asyncio.run, create_instance(emulator)).result()
-        yield emulator
+        set_current_emulator(emulator)
+        try:
+            yield emulator
+        finally:
+            set_current_emulator(None)
+
+
+@pytest.fixture(autouse=True)
+def _spanner_emulator_for_marked_tests(request: pytest.FixtureRequest) -> None:
+    """A test marked ``spanner`` has the emulator running (``tests.stores.fresh_store``)."""
+    if request.node.get_closest_marker("spanner") is not None:
+        request.getfixturevalue("spanner_emulator")
 
 
 @pytest.fixture
@@ -88,7 +104,11 @@ def pytest_addoption(parser: Any) -> None:
 
 
 def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item]) -> None:
-    """Skip tests marked ``reliability`` (the long runs) unless ``--run-reliability`` is given."""
+    """Mark ``spanner`` every test that uses the emulator; skip tests marked ``reliability``
+    (the long runs) unless ``--run-reliability`` is given."""
+    for item in items:
+        if "spanner_emulator" in getattr(item, "fixturenames", ()):
+            item.add_marker(pytest.mark.spanner)
     if config.getoption("--run-reliability"):
         return
     skip = pytest.mark.skip(reason="long reliability run: use --run-reliability")

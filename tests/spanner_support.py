@@ -6,6 +6,10 @@ component: in memory, no credentials) on a free loopback port and stops it after
 per xdist worker) and creates the test instance. :func:`fresh_database` creates an empty
 database on it, yields its path and drops it.
 
+:func:`current_emulator` is that emulator for code that has no fixture request (the
+``fresh_store`` of :mod:`tests.stores`): every test marked ``spanner`` has it started first
+(an autouse fixture in ``tests/conftest.py``).
+
 A missing emulator fails the tests that need it, with the way to install it (never a skip):
 ``$SPANNER_EMULATOR_BINARY``, else the Google Cloud SDK's path, else ``emulator_main`` on
 ``PATH``.
@@ -26,8 +30,6 @@ from pathlib import Path
 
 import grpc
 import pytest
-
-from tests.stores import Store, fresh_store
 
 PROJECT = "adk-test"
 INSTANCE = "adk-test"
@@ -55,6 +57,24 @@ class Emulator:
     def instance(self) -> str:
         """The test instance's path."""
         return f"projects/{PROJECT}/instances/{INSTANCE}"
+
+
+_CURRENT: list[Emulator] = []
+
+
+def set_current_emulator(emulator: Emulator | None) -> None:
+    """Record the process's emulator (the ``spanner_emulator`` fixture does), or forget it."""
+    _CURRENT[:] = [emulator] if emulator is not None else []
+
+
+def current_emulator() -> Emulator:
+    """The emulator of this test process, started by the ``spanner_emulator`` fixture."""
+    if not _CURRENT:
+        pytest.fail(
+            "No Spanner emulator runs in this test process: mark the test spanner (or ask "
+            "for the spanner_emulator fixture)."
+        )
+    return _CURRENT[0]
 
 
 def emulator_binary() -> str:
@@ -178,31 +198,3 @@ async def fresh_database(emulator: Emulator, *, drop: bool = True) -> AsyncItera
 def spanner_url(emulator: Emulator, database: str) -> str:
     """The session URL of ``database`` on ``emulator``."""
     return f"spanner:///{database}?emulator_host={emulator.host}"
-
-
-SPANNER_PARAM = pytest.param("spanner", id="spanner", marks=[pytest.mark.spanner])
-"""The Spanner backend as a ``parametrize`` value beside :func:`tests.stores.durable_params`."""
-
-
-@contextlib.asynccontextmanager
-async def spanner_store(emulator: Emulator) -> AsyncIterator[Store]:
-    """A fresh database with the schema on ``emulator`` as a :class:`~tests.stores.Store`."""
-    from adk_runtime.sessions.spanner import SpannerSessionService
-
-    async with fresh_database(emulator) as database:
-        async with SpannerSessionService(database, emulator_host=emulator.host) as service:
-            await service.prepare()
-        yield Store("spanner", spanner_url(emulator, database))
-
-
-@contextlib.asynccontextmanager
-async def fresh_store_or_spanner(
-    request: pytest.FixtureRequest, tmp_path: Path
-) -> AsyncIterator[Store]:
-    """:func:`tests.stores.fresh_store` for ``request.param``, Spanner included."""
-    if request.param == "spanner":
-        async with spanner_store(request.getfixturevalue("spanner_emulator")) as store:
-            yield store
-    else:
-        async with fresh_store(request.param, tmp_path) as store:
-            yield store

@@ -2,14 +2,17 @@
 
 - The servers: ``ADK_RUNTIME_TEST_POSTGRES_URL`` and ``ADK_RUNTIME_TEST_REDIS_URL`` (default:
   the local ones). A server that cannot be reached fails the tests that need it (never a skip).
+- The Cloud Spanner emulator: one per test process (``tests/spanner_support.py``), started
+  for every test marked ``spanner``.
 - :data:`DURABLE_BACKENDS`: the durable backends, each with a marker of the same name
-  (:func:`durable_params`), so ``pytest -m "not postgres and not redis and not redis_cluster"``
-  runs anywhere.
+  (:func:`durable_params`), so ``pytest -m "not postgres and not redis and not redis_cluster
+  and not spanner"`` runs anywhere.
 - A :class:`Store` is what a second service object or a subprocess needs to reach the same
   data: the URL and the keyword arguments for :func:`session_service_from_url` (JSON-able, so
   it crosses a process boundary). :func:`fresh_store` makes one and removes it afterwards: a
   SQLite file in a temp dir, a PostgreSQL database created and dropped by the test, or a
-  random Redis key prefix whose keys are deleted.
+  random Redis key prefix whose keys are deleted, or a Spanner database on the emulator with
+its schema (created and dropped; the URL names the emulator, so a subprocess reaches it).
 
 The per-test ``session_service`` / ``artifact_service`` fixtures (``tests/backends.py``,
 ``tests/artifacts/conftest.py``) use the same servers and helpers.
@@ -36,7 +39,7 @@ POSTGRES_URL = os.environ.get(
 )
 REDIS_URL = os.environ.get("ADK_RUNTIME_TEST_REDIS_URL", "redis://127.0.0.1:6379/0")
 
-DURABLE_BACKENDS = ("sqlite", "postgres", "redis")
+DURABLE_BACKENDS = ("sqlite", "postgres", "redis", "spanner")
 """The durable session backends (and the markers of their tests)."""
 
 
@@ -63,7 +66,7 @@ class Store:
 
 
 def durable_backends() -> list[str]:
-    """Names of the durable backends (SQLite, PostgreSQL, Redis)."""
+    """Names of the durable backends (SQLite, PostgreSQL, Redis, Spanner)."""
     return list(DURABLE_BACKENDS)
 
 
@@ -90,6 +93,9 @@ async def fresh_store(backend: str, tmp_path: Path) -> AsyncIterator[Store]:
             yield Store(backend, REDIS_URL, {"key_prefix": prefix})
         finally:
             await drop_redis_prefix(REDIS_URL, prefix)
+    elif backend == "spanner":
+        async with _spanner_database() as url:
+            yield Store(backend, url)
     else:
         raise ValueError(f"not a durable backend: {backend}")
 
@@ -98,8 +104,8 @@ async def fresh_store(backend: str, tmp_path: Path) -> AsyncIterator[Store]:
 async def served_store(backend: str, tmp_path: Path) -> AsyncIterator[str]:
     """A fresh store on ``backend`` as a URL ``adk-runtime serve`` takes as it is.
 
-    PostgreSQL is migrated first (serve never migrates a server database); Redis gets its key
-    prefix in the query.
+    PostgreSQL is migrated first (serve never migrates a server database; a Spanner store has
+    its schema already); Redis gets its key prefix in the query.
     """
     async with fresh_store(backend, tmp_path) as store:
         if backend == "postgres":
@@ -115,6 +121,20 @@ async def served_store(backend: str, tmp_path: Path) -> AsyncIterator[str]:
             yield f"{store.url}?key_prefix={store.kwargs['key_prefix']}"
         else:
             yield store.url
+
+
+@contextlib.asynccontextmanager
+async def _spanner_database() -> AsyncIterator[str]:
+    """A new database on this process's emulator, its schema made (``db upgrade``): its URL."""
+    from adk_runtime.sessions.spanner import SpannerSessionService
+    from tests.spanner_support import current_emulator, fresh_database, spanner_url
+
+    emulator = current_emulator()
+    async with fresh_database(emulator) as database:
+        url = spanner_url(emulator, database)
+        async with SpannerSessionService.from_url(url) as service:
+            await service.prepare()
+        yield url
 
 
 def _postgres_kwargs() -> dict[str, Any]:

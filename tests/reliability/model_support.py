@@ -18,6 +18,7 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import dataclasses
+import hashlib
 import json
 import uuid
 from collections.abc import AsyncIterator
@@ -211,8 +212,10 @@ async def open_world(
 
 
 def _artifact_service(store: Store, tmp_path: Path) -> BaseArtifactService:
-    if store.backend == "redis":  # no Redis artifact store: files, shared by both replicas
-        return FileArtifactService(tmp_path / f"artifacts-{store.kwargs['key_prefix']}")
+    if store.backend in ("redis", "spanner"):  # no artifact store there: files, one
+        # directory per store, shared by both replicas
+        name = hashlib.sha256(store.to_json().encode()).hexdigest()[:12]
+        return FileArtifactService(tmp_path / f"artifacts-{name}")
     return DatabaseArtifactService(store.url, auto_migrate=True)
 
 

@@ -158,14 +158,15 @@ class Conversations(RuleBasedStateMachine):
     @initialize(cache=st.booleans(), ttl=st.booleans())
     def open(self, cache: bool, ttl: bool) -> None:
         durable = self.store is not None
-        self.ref = Reference(ttl=ttl and durable)
+        ttl = ttl and durable
+        self.ref = Reference(ttl=ttl)
         self.world = self.run(
             open_world(
                 self.backend,
                 self.store,
                 self.tmp_path,
                 cache=cache and durable,
-                ttl=ttl and durable,
+                ttl=ttl,
             )
         )
         for index, key in enumerate(BASE_KEYS):

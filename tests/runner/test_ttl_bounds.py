@@ -14,15 +14,14 @@ import pytest
 from adk_runtime.errors import ConfigurationError
 from adk_runtime.events import Event, EventActions
 from adk_runtime.sessions import session_service_from_url
-from tests.spanner_support import SPANNER_PARAM, fresh_store_or_spanner
-from tests.stores import Store, durable_params
+from tests.stores import Store, durable_params, fresh_store
 
 APP = "ttl_bounds"
 
 
-@pytest.fixture(params=[*durable_params(), SPANNER_PARAM])
+@pytest.fixture(params=durable_params())
 async def store(request: pytest.FixtureRequest, tmp_path: Path) -> AsyncIterator[Store]:
-    async with fresh_store_or_spanner(request, tmp_path) as store:
+    async with fresh_store(request.param, tmp_path) as store:
         yield store
 
 

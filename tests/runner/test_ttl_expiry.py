@@ -16,8 +16,7 @@ import pytest
 from adk_runtime.errors import SessionNotFoundError
 from adk_runtime.events import Event, EventActions
 from adk_runtime.sessions import session_service_from_url
-from tests.spanner_support import SPANNER_PARAM, fresh_store_or_spanner
-from tests.stores import Store
+from tests.stores import Store, fresh_store
 
 TTL = 1.0
 
@@ -26,11 +25,11 @@ TTL = 1.0
     params=[
         pytest.param("sqlite", marks=pytest.mark.sqlite),
         pytest.param("postgres", marks=pytest.mark.postgres),
-        SPANNER_PARAM,
+        pytest.param("spanner", marks=pytest.mark.spanner),
     ]
 )
 async def store(request: pytest.FixtureRequest, tmp_path: Path) -> AsyncIterator[Store]:
-    async with fresh_store_or_spanner(request, tmp_path) as store:
+    async with fresh_store(request.param, tmp_path) as store:
         yield store
 
 

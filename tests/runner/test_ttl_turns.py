@@ -19,19 +19,18 @@ from adk_runtime.events import Event
 from adk_runtime.runners import Runner
 from adk_runtime.sessions import BaseSessionService
 from adk_runtime.testing import ScriptedAgent, text_event
-from tests.spanner_support import SPANNER_PARAM, fresh_store_or_spanner
-from tests.stores import durable_params
+from tests.stores import durable_params, fresh_store
 
 APP = "ttl_turns"
 TTL = 1.0
 STEP = 1.5  # longer than the TTL, with no write in between
 
 
-@pytest.fixture(params=[*durable_params(), SPANNER_PARAM])
+@pytest.fixture(params=durable_params())
 async def expiring(
     request: pytest.FixtureRequest, tmp_path: Path
 ) -> AsyncIterator[BaseSessionService]:
-    async with fresh_store_or_spanner(request, tmp_path) as store:
+    async with fresh_store(request.param, tmp_path) as store:
         store.kwargs["ttl_seconds"] = TTL
         async with store.open() as service:
             yield service

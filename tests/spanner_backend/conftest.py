@@ -9,8 +9,6 @@ import pytest
 from adk_runtime.sessions.spanner import SpannerSessionService
 from tests.spanner_support import Emulator, fresh_database
 
-pytestmark = pytest.mark.spanner
-
 
 @pytest.fixture
 async def database(spanner_emulator: Emulator) -> AsyncIterator[str]:

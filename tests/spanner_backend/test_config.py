@@ -75,6 +75,7 @@ async def test_an_unreachable_server_is_backend_unavailable() -> None:
             await service.get_session(app_name="a", user_id="u", session_id="s")
 
 
+@pytest.mark.spanner  # an emulator of its own, stopped mid-test
 async def test_a_server_gone_mid_use_is_backend_unavailable_and_nothing_half_written() -> None:
     with running_emulator() as emulator:
         await create_instance(emulator)
