@@ -93,7 +93,7 @@ def session_url_option(
         required=required and default is None,
         metavar="URL",
         help="Session store: sqlite+aiosqlite:///file.db, postgresql+asyncpg://…, redis://…, "
-        "memory://.",
+        "spanner:///projects/P/instances/I/databases/D, memory://.",
         **extra,
     )
 

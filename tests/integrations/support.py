@@ -8,7 +8,10 @@ from pathlib import Path
 
 from google.genai import types
 
+from adk_runtime._url_registry import url_scheme
+from adk_runtime.artifacts import registry as artifact_registry
 from adk_runtime.integrations.google_adk import DurableArtifactService, DurableSessionService
+from adk_runtime.integrations.google_adk._uri import store_url
 from tests.stores import served_store
 
 APP = "durable_app"
@@ -19,8 +22,9 @@ def message(text: str) -> types.Content:
 
 
 def artifact_uri(store_uri: str, tmp_path: Path) -> str:
-    """Artifacts beside the sessions: in the SQL database, in a directory for Redis."""
-    if store_uri.startswith(("adkrt+redis", "redis")):
+    """Artifacts beside the sessions: in the store when it has an artifact store (SQL), else in
+    a directory (Redis, Spanner)."""
+    if url_scheme(store_url(store_uri)) not in artifact_registry.supported_schemes():
         return "adkrt+" + (tmp_path / "artifacts").as_uri()
     return store_uri
 

@@ -18,6 +18,7 @@ from adk_runtime.integrations.google_adk import (
     register,
 )
 from adk_runtime.sessions import InMemorySessionService
+from adk_runtime.sessions.spanner import SpannerSessionService
 from tests.integrations.support import APP, store_uri
 
 
@@ -64,6 +65,7 @@ def test_register_adds_every_store_scheme() -> None:
         "adkrt+sqlite+aiosqlite",
         "adkrt+postgresql+asyncpg",
         "adkrt+redis",
+        "adkrt+spanner",
         "adkrt+memory",
         "adkrt+file",
     ):
@@ -74,6 +76,13 @@ def test_register_adds_every_store_scheme() -> None:
     assert isinstance(made.service, InMemorySessionService)
     artifacts = services.create_artifact_service("adkrt+memory://", agents_dir="/ignored")
     assert isinstance(artifacts, DurableArtifactService)
+    database = "projects/p1/instances/i1/databases/d1"
+    on_spanner = services.create_session_service(
+        f"adkrt+spanner:///{database}?emulator_host=127.0.0.1:1", agents_dir="/ignored"
+    )  # nothing is sent before the first call
+    assert isinstance(on_spanner, DurableSessionService)
+    assert isinstance(on_spanner.service, SpannerSessionService)
+    assert on_spanner.service.database == database
 
 
 def test_services_yaml_as_written(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:

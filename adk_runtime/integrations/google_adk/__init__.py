@@ -8,7 +8,8 @@ stale writers refused across processes, paginated listing.
   :class:`DurableMemoryService`: google-adk service classes over an adk_runtime store, built
   from a URL (``uri=``) or around a service object (``service=``).
 - :func:`register`: adds the ``adkrt+<scheme>`` URI schemes (``adkrt+sqlite+aiosqlite:///
-  app.db``, ``adkrt+postgresql+asyncpg://…``, ``adkrt+redis://…``) to google-adk's service
+  app.db``, ``adkrt+postgresql+asyncpg://…``, ``adkrt+redis://…``, ``adkrt+spanner:///…``) to
+  google-adk's service
   registry, so ``adk web --session_service_uri adkrt+…`` uses them.
 
 Importing this module without google-adk installed raises

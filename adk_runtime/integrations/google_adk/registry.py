@@ -2,7 +2,8 @@
 
 After ``register()`` (e.g. in an agents directory's ``services.py``), ``adk web`` and
 ``adk api_server`` accept ``--session_service_uri adkrt+sqlite+aiosqlite:///app.db`` (or
-``adkrt+postgresql+asyncpg://…``, ``adkrt+redis://…``), and likewise
+``adkrt+postgresql+asyncpg://…``, ``adkrt+redis://…``,
+``adkrt+spanner:///projects/P/instances/I/databases/D``), and likewise
 ``--artifact_service_uri`` and ``--memory_service_uri`` for the stores adk_runtime has.
 """
 

@@ -37,7 +37,8 @@ class DurableSessionService(DurableAdapter[BaseSessionService], GoogleBase):
 
     Args:
         uri: The store: ``adkrt+sqlite+aiosqlite:///app.db``, ``adkrt+postgresql+asyncpg://…``,
-            ``adkrt+redis://…`` (or the same URL without ``adkrt+``).
+            ``adkrt+redis://…``, ``adkrt+spanner:///projects/P/instances/I/databases/D`` (or
+            the same URL without ``adkrt+``).
         service: An adk_runtime session service object to use instead of a URI (not closed by
             :meth:`close`).
         agents_dir: Ignored (google-adk's service registry passes it to every factory).
