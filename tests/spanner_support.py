@@ -17,6 +17,8 @@ A missing emulator fails the tests that need it, with the way to install it (nev
 
 from __future__ import annotations
 
+import asyncio
+import concurrent.futures
 import contextlib
 import dataclasses
 import os
@@ -25,12 +27,14 @@ import socket
 import subprocess
 import time
 import uuid
-from collections.abc import AsyncIterator, Iterator
+from collections.abc import AsyncIterator, Awaitable, Callable, Iterator
 from pathlib import Path
+from typing import TypeVar
 
 import grpc
 import pytest
 
+T = TypeVar("T")
 PROJECT = "adk-test"
 INSTANCE = "adk-test"
 _SDK_BINARY = "/usr/lib/google-cloud-sdk/bin/cloud_spanner_emulator/emulator_main"
@@ -193,6 +197,42 @@ async def fresh_database(emulator: Emulator, *, drop: bool = True) -> AsyncItera
                 await client.drop_database(database=path)
     finally:
         await transport.close()
+
+
+async def drop_database(emulator: Emulator, path: str) -> None:
+    """Drop the database ``path`` (made by :func:`fresh_database` with ``drop=False``)."""
+    from google.cloud.spanner_admin_database_v1.services.database_admin import (
+        DatabaseAdminAsyncClient,
+    )
+    from google.cloud.spanner_admin_database_v1.services.database_admin.transports import (
+        grpc_asyncio,
+    )
+
+    channel = grpc.aio.insecure_channel(emulator.host)
+    transport = grpc_asyncio.DatabaseAdminGrpcAsyncIOTransport(channel=channel)
+    try:
+        await DatabaseAdminAsyncClient(transport=transport).drop_database(database=path)
+    finally:
+        await transport.close()
+
+
+@contextlib.contextmanager
+def fresh_database_sync(emulator: Emulator) -> Iterator[str]:
+    """:func:`fresh_database` for a test without an event loop (on a loop in a thread)."""
+
+    async def create() -> str:
+        async with fresh_database(emulator, drop=False) as path:
+            return path
+
+    def in_thread(make: Callable[[], Awaitable[T]]) -> T:
+        with concurrent.futures.ThreadPoolExecutor(1) as pool:
+            return pool.submit(asyncio.run, make()).result()  # type: ignore[arg-type]
+
+    path = in_thread(create)
+    try:
+        yield path
+    finally:
+        in_thread(lambda: drop_database(emulator, path))
 
 
 def spanner_url(emulator: Emulator, database: str) -> str:

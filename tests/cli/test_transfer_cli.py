@@ -1,4 +1,5 @@
-"""Move sessions SQLite → PostgreSQL → Redis with `sessions export|import` (subprocesses).
+"""Move sessions SQLite → PostgreSQL → Redis with `sessions export|import` (subprocesses);
+damaged files refused on every durable store (Spanner too).
 
 Every hop must keep every session, event (id, order, content), revision and app/user state:
 the export of each target equals the export of the source, except update times.
@@ -20,9 +21,10 @@ from adk_runtime.sessions import session_service_from_url, transfer
 from tests.backends import REDIS_URL, drop_redis_prefix, redis_test_prefix
 from tests.contract.test_import import APP, BAD, good_file
 from tests.serving import run_cli
+from tests.spanner_support import Emulator, fresh_database_sync, spanner_url
 from tests.sql_support import create_database, drop_database, run_in_thread, unique_name
 
-pytestmark = [pytest.mark.sqlite, pytest.mark.postgres, pytest.mark.redis]
+pytestmark = [pytest.mark.sqlite, pytest.mark.postgres, pytest.mark.redis]  # + spanner: by fixture
 APPS = ("notes", "echo_app")
 
 
@@ -34,6 +36,12 @@ def postgres_target() -> Iterator[str]:
         yield url
     finally:
         run_in_thread(drop_database, name)
+
+
+@pytest.fixture
+def spanner_target(spanner_emulator: Emulator) -> Iterator[str]:
+    with fresh_database_sync(spanner_emulator) as database:
+        yield spanner_url(spanner_emulator, database)
 
 
 @pytest.fixture
@@ -189,17 +197,17 @@ def _refused_twice(url: str, path: Path, fragment: str, *, subprocess: bool = Fa
     assert errors[0] == errors[1]
 
 
-def _targets(tmp_path: Path, postgres: str, redis: str) -> dict[str, str]:
+def _targets(tmp_path: Path, postgres: str, redis: str, spanner: str) -> dict[str, str]:
     sqlite = f"sqlite+aiosqlite:///{tmp_path / 'target.db'}"
-    for url in (sqlite, postgres):
+    for url in (sqlite, postgres, spanner):
         _ok("db", "upgrade", "--url", url)
-    return {"sqlite": sqlite, "postgres": postgres, "redis": redis}
+    return {"sqlite": sqlite, "postgres": postgres, "redis": redis, "spanner": spanner}
 
 
 def test_every_damaged_file_is_refused_in_one_line_and_writes_nothing(
-    tmp_path: Path, postgres_target: str, redis_target: str
+    tmp_path: Path, postgres_target: str, redis_target: str, spanner_target: str
 ) -> None:
-    targets = _targets(tmp_path, postgres_target, redis_target)
+    targets = _targets(tmp_path, postgres_target, redis_target, spanner_target)
     for url in targets.values():
         _add_witness(url)
     for number, (name, text, fragment) in enumerate(DAMAGED):
@@ -214,11 +222,11 @@ def test_every_damaged_file_is_refused_in_one_line_and_writes_nothing(
 
 
 def test_a_good_file_imports_whole_on_every_backend_and_again_changes_nothing(
-    tmp_path: Path, postgres_target: str, redis_target: str
+    tmp_path: Path, postgres_target: str, redis_target: str, spanner_target: str
 ) -> None:
     path = tmp_path / "good.jsonl"
     path.write_text(_text(good_file()), encoding="utf-8")
-    for url in _targets(tmp_path, postgres_target, redis_target).values():
+    for url in _targets(tmp_path, postgres_target, redis_target, spanner_target).values():
         out = _ok("sessions", "import", str(path), "--url", url)
         assert "imported 2 session(s) (2 created, 0 already present), 4 event(s)" in out
         state = _store_state(url)
