@@ -1,10 +1,12 @@
-"""Durable execution over HTTP on a real ``adk-runtime serve --resume-interrupted``."""
+"""Durable execution over HTTP on a real ``adk-runtime serve --resume-interrupted`` (on a
+SQLite file and on Spanner)."""
 
 from __future__ import annotations
 
 import asyncio
 import json
 import time
+from collections.abc import AsyncIterator
 from pathlib import Path
 
 import httpx
@@ -13,8 +15,24 @@ import pytest
 from adk_runtime.sessions import session_service_from_url
 from tests.durable_agent import APP, final_text, leave_interrupted
 from tests.serving import running_server
+from tests.stores import served_store
 
-pytestmark = pytest.mark.sqlite
+
+@pytest.fixture(
+    params=[
+        pytest.param("sqlite", marks=pytest.mark.sqlite),
+        pytest.param("spanner", marks=pytest.mark.spanner),
+    ]
+)
+async def url(request: pytest.FixtureRequest, tmp_path: Path) -> AsyncIterator[str]:
+    async with served_store(request.param, tmp_path) as found:
+        yield found
+
+
+def _serve_args(url: str, tmp_path: Path) -> tuple[str, ...]:
+    files = (tmp_path / "artifacts").as_uri()  # not the default directory (in the checkout)
+    return ("--agent", "tests.durable_agent:root_agent", "--session-url", url,
+            "--artifact-url", files)  # fmt: skip
 
 
 async def _wait_until_empty(client: httpx.AsyncClient, seconds: float = 30) -> None:
@@ -28,12 +46,11 @@ async def _wait_until_empty(client: httpx.AsyncClient, seconds: float = 30) -> N
 
 
 async def test_serve_finishes_interrupted_invocations_and_resumes_and_forks(
-    tmp_path: Path,
+    url: str, tmp_path: Path
 ) -> None:
-    url = f"sqlite+aiosqlite:///{tmp_path / 'sessions.db'}"
     async with session_service_from_url(url) as service:
         await leave_interrupted(service, "ann", "before-start", "e-before")
-    args = ("--agent", "tests.durable_agent:root_agent", "--session-url", url)
+    args = _serve_args(url, tmp_path)
     with running_server(*args, "--resume-interrupted", "--log-level", "warning") as base:
         async with httpx.AsyncClient(base_url=base, timeout=30) as client:
             await _wait_until_empty(client)  # finished at start-up
@@ -78,16 +95,15 @@ async def test_serve_finishes_interrupted_invocations_and_resumes_and_forks(
 
 
 async def test_serve_resumes_an_invocation_held_at_start_up_once_its_lease_runs_out(
-    tmp_path: Path,
+    url: str, tmp_path: Path
 ) -> None:
     # The process killed mid-tool and the server restarted within the lease: at start-up the
     # invocation is still held; it is resumed when the lease runs out.
-    url = f"sqlite+aiosqlite:///{tmp_path / 'sessions.db'}"
     lease = 20.0
     async with session_service_from_url(url) as service:
         await leave_interrupted(service, "ann", "killed", "e-killed", lease_seconds=lease)
     claimed = time.monotonic()
-    args = ("--agent", "tests.durable_agent:root_agent", "--session-url", url)
+    args = _serve_args(url, tmp_path)
     with running_server(*args, "--resume-interrupted", "--log-level", "warning") as base:
         assert time.monotonic() < claimed + lease, "the server started after the lease ended"
         async with httpx.AsyncClient(base_url=base, timeout=30) as client:
