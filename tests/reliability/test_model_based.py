@@ -669,10 +669,9 @@ class Conversations(RuleBasedStateMachine):
     @invariant()
     def every_message_answered_or_interrupted(self) -> None:
         for key, ref in list(self.ref.sessions.items()):
-            stored = self.run(self.read(key))
-            if stored is None:
-                self.gone(key)
-                continue
+            # The listing first: a session still readable afterwards was alive when it was
+            # listed (nothing writes in between, and an idle TTL only ever expires it), so a
+            # session expiring between the two reads cannot look like a lost message.
             open_ids = {
                 o.invocation_id
                 for o in self.run(
@@ -681,6 +680,10 @@ class Conversations(RuleBasedStateMachine):
                     )
                 )
             }
+            stored = self.run(self.read(key))
+            if stored is None:
+                self.gone(key)
+                continue
             live = live_events(stored.events)
             for index, event in enumerate(live):
                 if event.author != "user" or not event.content or event.id in ref.copied:
