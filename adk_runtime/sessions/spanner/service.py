@@ -72,14 +72,10 @@ from adk_runtime.sessions.session import Session
 from adk_runtime.sessions.spanner import _claims, _options, _queries
 from adk_runtime.sessions.spanner._expiry import Expiry, lease_expiry
 from adk_runtime.sessions.spanner._limits import check_commit, check_value
-from adk_runtime.sessions.spanner._link import Link, Transaction, Write
+from adk_runtime.sessions.spanner._link import Transaction, Write
 from adk_runtime.sessions.spanner._rows import events_of, session_of, state_of
 from adk_runtime.sessions.spanner._schema import (
-    SchemaStatus,
-    open_admin,
-    schema_status,
     shard_of,
-    upgrade,
 )
 from adk_runtime.sessions.spanner._values import (
     COMMIT_TIMESTAMP,
@@ -89,6 +85,7 @@ from adk_runtime.sessions.spanner._values import (
     micros,
     seconds,
 )
+from adk_runtime.sessions.spanner.store import SpannerDatabase
 
 __all__ = ["SpannerSessionService"]
 
@@ -149,6 +146,51 @@ def _event_rows(events: Iterable[tuple[int, int]]) -> list[tuple[str, int, int]]
     return [("adk_events", len(_EVENT_COLUMNS), size + 3 * length + 200) for size, length in events]
 
 
+def _new_session(
+    mode: str,
+    key: tuple[str, str, str],
+    incarnation: str,
+    revision: int,
+    states: tuple[dict[str, Any], dict[str, Any] | None],
+    expire_at: Any,
+) -> Write:
+    """The row of a session created (``mode``: insert, or replace an expired one) or forked.
+
+    ``states``: its state and its creation state. Unclaimed, stamped with the commit time.
+    """
+    state, creation = states
+    return Write(
+        mode,
+        "adk_sessions",
+        (
+            *_SESSION_ROW,
+            "shard",
+            "incarnation",
+            "revision",
+            "state",
+            "creation_state",
+            "create_time",
+            "update_time",
+            "claim_token",
+            "claim_took_over",
+            "expire_at",
+        ),
+        (
+            *key,
+            shard_of(key[1], key[2]),
+            incarnation,
+            revision,
+            _blob(state),
+            _blob(creation),
+            COMMIT_TIMESTAMP,
+            COMMIT_TIMESTAMP,
+            0,
+            False,
+            expire_at,
+        ),
+    )
+
+
 def _scope_writes(
     app_name: str,
     user_id: str,
@@ -166,7 +208,7 @@ def _scope_writes(
     return writes
 
 
-class SpannerSessionService(BaseSessionService):
+class SpannerSessionService(BaseSessionService, SpannerDatabase):
     """Sessions on Cloud Spanner (see the module docstring for the layout and its costs)."""
 
     def __init__(
@@ -199,13 +241,8 @@ class SpannerSessionService(BaseSessionService):
             ConfigurationError: The database path or an option is malformed.
         """
         self._expiry = Expiry(ttl_seconds)
-        self.database = _options.database_path(database)
-        self._emulator_host = _options.emulator_host(emulator_host)
-        self._link = Link(
-            self.database,
-            emulator_host=self._emulator_host,
-            max_sessions=_options.positive_int("max_sessions", max_sessions),
-            timeout=_options.positive_float("timeout", timeout),
+        SpannerDatabase.__init__(
+            self, database, emulator_host=emulator_host, max_sessions=max_sessions, timeout=timeout
         )
         if cache_bytes is not None:
             self._session_cache = SessionCache(cache_bytes)
@@ -224,33 +261,6 @@ class SpannerSessionService(BaseSessionService):
     def db_system_name(self) -> str:
         """``gcp.spanner`` (OpenTelemetry's ``db.system.name``)."""
         return "gcp.spanner"
-
-    @property
-    def url(self) -> str:
-        """The URL of this store (``spanner:///…``, with the emulator host when one is used)."""
-        query = f"?emulator_host={self._emulator_host}" if self._emulator_host else ""
-        return f"spanner:///{self.database}{query}"
-
-    async def prepare(self) -> SchemaStatus:
-        """Create or upgrade the schema (as ``adk-runtime db upgrade``); safe to repeat."""
-        admin = open_admin(self._emulator_host)
-        try:
-            return await upgrade(admin, self._link)
-        finally:
-            await admin.transport.close()  # type: ignore[no-untyped-call]
-
-    async def schema_status(self) -> SchemaStatus:
-        """The schema's version and the newest one (as ``adk-runtime db check``)."""
-        admin = open_admin(self._emulator_host)
-        try:
-            return await schema_status(admin, self._link)
-        finally:
-            await admin.transport.close()  # type: ignore[no-untyped-call]
-
-    @property
-    def round_trips(self) -> int:
-        """RPCs this service object sent so far (for tests and benchmarks)."""
-        return self._link.round_trips
 
     async def close(self) -> None:
         """Stop background sweeps, delete the service's Spanner sessions, close its client."""
@@ -276,35 +286,13 @@ class SpannerSessionService(BaseSessionService):
                 raise AlreadyExistsError(f"Session {prepared.session_id!r} already exists.")
             creation = prepared.creation_state
             transaction.write(
-                Write(
+                _new_session(
                     "insert" if alive is None else "replace",  # replace: an expired session
-                    "adk_sessions",
-                    (
-                        *_SESSION_ROW,
-                        "shard",
-                        "incarnation",
-                        "revision",
-                        "state",
-                        "creation_state",
-                        "create_time",
-                        "update_time",
-                        "claim_token",
-                        "claim_took_over",
-                        "expire_at",
-                    ),
-                    (
-                        *key,
-                        shard_of(user_id, prepared.session_id),
-                        incarnation,
-                        len(prepared.events),
-                        _blob(prepared.session_state),
-                        _blob(creation),
-                        COMMIT_TIMESTAMP,
-                        COMMIT_TIMESTAMP,
-                        0,
-                        False,
-                        self._expiry.expire_at(now),
-                    ),
+                    key,
+                    incarnation,
+                    len(prepared.events),
+                    (prepared.session_state, creation),
+                    self._expiry.expire_at(now),
                 ),
                 *_scope_writes(
                     app_name,
@@ -613,35 +601,13 @@ class SpannerSessionService(BaseSessionService):
             )
             creation = prepared.creation_state
             transaction.write(
-                Write(
+                _new_session(
                     "insert",
-                    "adk_sessions",
-                    (
-                        *_SESSION_ROW,
-                        "shard",
-                        "incarnation",
-                        "revision",
-                        "state",
-                        "creation_state",
-                        "create_time",
-                        "update_time",
-                        "claim_token",
-                        "claim_took_over",
-                        "expire_at",
-                    ),
-                    (
-                        *target,
-                        shard_of(key[1], prepared.session_id),
-                        uuid.uuid4().hex,
-                        prepared.sequence,
-                        _blob(prepared.session_state),
-                        _blob(creation),
-                        COMMIT_TIMESTAMP,
-                        COMMIT_TIMESTAMP,
-                        0,
-                        False,
-                        self._expiry.expire_at(rows[0][5]),
-                    ),
+                    target,
+                    uuid.uuid4().hex,
+                    prepared.sequence,
+                    (prepared.session_state, creation),
+                    self._expiry.expire_at(rows[0][5]),
                 ),
                 *(
                     Write(

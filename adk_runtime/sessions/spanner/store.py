@@ -1,11 +1,12 @@
 """What the Spanner artifact and memory stores share with the session store: one database.
 
-:class:`SpannerStore` is the making (a database path or a ``spanner://`` URL), the line to
-Spanner (:class:`~adk_runtime.sessions.spanner._link.Link`: the async client, the session
-pool, reads, transactions retried when Spanner aborts them, the one place driver errors are
-translated), the schema (:meth:`SpannerStore.prepare` runs the same steps as ``adk-runtime db
-upgrade``) and the closing. The artifact and memory services build on it, so they reach
-Spanner exactly as the session service does; their tables are steps of the same schema.
+:class:`SpannerDatabase` is the line to Spanner
+(:class:`~adk_runtime.sessions.spanner._link.Link`: the async client, the session pool, reads,
+transactions retried when Spanner aborts them, the one place driver errors are translated), the
+schema (:meth:`SpannerDatabase.prepare` runs the same steps as ``adk-runtime db upgrade``) and
+the closing; :class:`SpannerStore` adds the building from a ``spanner://`` URL and the context
+manager. The session service builds on the first, the artifact and memory services on the
+second, so all three reach Spanner the same way; their tables are steps of the same schema.
 """
 
 from __future__ import annotations
@@ -26,6 +27,7 @@ __all__ = [
     "Blob",
     "Link",
     "Param",
+    "SpannerDatabase",
     "SpannerStore",
     "Transaction",
     "Write",
@@ -36,8 +38,8 @@ CELL_BYTES = 10 * 1024 * 1024
 """The most bytes one Spanner cell holds (a ``BYTES(MAX)`` value): 10 MiB."""
 
 
-class SpannerStore:
-    """A service on one Spanner database (see the module docstring).
+class SpannerDatabase:
+    """One Spanner database: the line to it, its schema, its URL (see the module docstring).
 
     Args:
         database: ``projects/P/instances/I/databases/D``.
@@ -70,16 +72,6 @@ class SpannerStore:
             timeout=_options.positive_float("timeout", timeout),
         )
 
-    @classmethod
-    def from_url(cls, url: str, **kwargs: Any) -> Self:
-        """Build the service for ``spanner:///projects/P/instances/I/databases/D?options``.
-
-        The query may set ``emulator_host``, ``max_sessions`` and ``timeout`` (any other name
-        is refused); keyword arguments win.
-        """
-        database, options = _options.split_url(url, _options.STORE_OPTIONS)
-        return cls(database, **{**options, **kwargs})
-
     @property
     def url(self) -> str:
         """The URL of this store (``spanner:///…``, with the emulator host when one is used)."""
@@ -110,6 +102,20 @@ class SpannerStore:
     async def close(self) -> None:
         """Delete the service's Spanner sessions and close its client."""
         await self._link.close()
+
+
+class SpannerStore(SpannerDatabase):
+    """A store service on one Spanner database, built from a URL, closed as a context."""
+
+    @classmethod
+    def from_url(cls, url: str, **kwargs: Any) -> Self:
+        """Build the service for ``spanner:///projects/P/instances/I/databases/D?options``.
+
+        The query may set ``emulator_host``, ``max_sessions`` and ``timeout`` (any other name
+        is refused); keyword arguments win.
+        """
+        database, options = _options.split_url(url, _options.STORE_OPTIONS)
+        return cls(database, **{**options, **kwargs})
 
     async def __aenter__(self) -> Self:
         return self
