@@ -131,5 +131,8 @@ def _allow_runner_construction(bb: BlockBuster) -> None:
     # grpcio's asyncio layer joins its poller thread when the process's last channel is
     # closed or collected (a Spanner service's, in the test before perhaps): grpc's own
     # shutdown, on whatever test's loop is running when the collector gets to it.
+    # (Cython frames carry the qualified name.)
+    shutdown = {"_actual_aio_shutdown", "shutdown_grpc_aio"}
+    shutdown |= {f"grpc._cython.cygrpc.{name}" for name in shutdown}
     for function in bb.functions.values():
-        function.can_block_in("aio/grpc_aio.pyx.pxi", {"_actual_aio_shutdown", "shutdown_grpc_aio"})
+        function.can_block_in("aio/grpc_aio.pyx.pxi", shutdown)
